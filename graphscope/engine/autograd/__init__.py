@@ -1,0 +1,22 @@
+"""graphscope.autograd: grad, user-defined Functions, gradcheck and anomaly detection (as torch.autograd)."""
+
+from ..grad_mode import enable_grad, no_grad, set_grad_enabled
+from .anomaly import detect_anomaly
+from .custom import Function, FunctionCtx
+from .grad import grad
+from .gradcheck import GradcheckError, gradcheck
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None):
+    """torch.autograd.backward: call .backward() on each tensor with its grad."""
+    from ..tensor import Tensor
+
+    tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
+    grad_tensors = (None,) * len(tensors) if grad_tensors is None else (
+        (grad_tensors,) if isinstance(grad_tensors, Tensor) else tuple(grad_tensors))
+    for n, (t, g) in enumerate(zip(tensors, grad_tensors), 1):
+        t.backward(g, retain_graph=retain_graph or n < len(tensors), inputs=inputs)
+
+
+__all__ = ["Function", "FunctionCtx", "GradcheckError", "backward", "detect_anomaly",
+           "enable_grad", "grad", "gradcheck", "no_grad", "set_grad_enabled"]

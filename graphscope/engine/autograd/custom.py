@@ -1,0 +1,135 @@
+"""User-defined ops, as torch.autograd.Function: static forward(ctx, ...) and backward(ctx, grad)."""
+
+from __future__ import annotations
+
+from .. import grad_mode
+from ..function import Function as Node
+from ..hooks import announce, observers, user_site
+from ..tensor import Tensor, wrap
+
+
+class FunctionCtx:
+    """The `ctx` passed to a user's forward and backward: saved tensors and flags."""
+
+    def __init__(self):
+        self.saved = ()
+        self.needs_input_grad = ()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors):
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_backward can only save tensors (or None), got {type(t).__name__}; "
+                    "store other values as attributes of ctx"
+                )
+        self.saved = tuple((t, t._vc[0]) if t is not None else (None, 0) for t in tensors)
+
+    @property
+    def saved_tensors(self):
+        for position, (t, version) in enumerate(self.saved):
+            if t is not None and t._vc[0] != version:
+                raise RuntimeError(
+                    "one of the variables needed for gradient computation has been modified by an "
+                    f"inplace operation: saved tensor {position} is at version {t._vc[0]}; "
+                    f"expected version {version} instead"
+                )
+        return tuple(t for t, _ in self.saved)
+
+    def mark_non_differentiable(self, *tensors):
+        """Accepted for compatibility: outputs of a custom Function carry one gradient."""
+
+    def set_materialize_grads(self, value: bool):
+        self.materialize_grads = value
+
+
+class CustomNode(Node):
+    """The graph node of one call to a user-defined Function."""
+
+    saved_inputs = ()
+
+    def __init__(self, function_cls, ctx):
+        self.function_cls = function_cls
+        self.ctx = ctx
+
+    def name(self) -> str:
+        return f"{self.function_cls.__name__}Backward"
+
+    @property
+    def op(self):
+        return self.function_cls.__name__
+
+    def backward(self, grad):
+        with grad_mode.no_grad():
+            result = self.function_cls.backward(self.ctx, wrap(grad))
+        result = result if isinstance(result, tuple) else (result,)
+        if len(result) != len(self.inputs):
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients "
+                f"(expected {len(self.inputs)}, got {len(result)})"
+            )
+        grads = []
+        for i, (g, t) in enumerate(zip(result, self.inputs)):
+            if g is None or not self.needs_input_grad[i]:
+                grads.append(None)
+                continue
+            if not isinstance(g, Tensor):
+                raise TypeError(f"{self.name()} must return Tensors or None, got {type(g).__name__} for input {i}")
+            if g.shape != t.shape and g.numel() != t.numel():
+                raise RuntimeError(
+                    f"function {self.name()} returned an invalid gradient at index {i} - got "
+                    f"{list(g.shape)} but expected shape compatible with {list(t.shape)}"
+                )
+            grads.append(g.array.reshape(t.shape) if g.shape != t.shape else g.array)
+        return tuple(grads)
+
+    def release(self):
+        function_cls = self.function_cls
+        super().release()
+        self.function_cls = function_cls  # the node keeps its name after its saved state is freed
+
+    def saved_arrays(self) -> dict:
+        ctx = self.__dict__.get("ctx")
+        if ctx is None:
+            return {}
+        return {f"saved_tensors[{i}]": t.array for i, (t, _) in enumerate(ctx.saved) if t is not None}
+
+
+class Function:
+    """Subclass with static `forward(ctx, *args)` and `backward(ctx, *grads)`; call `.apply`."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("a custom Function must define a static forward(ctx, ...)")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("a custom Function must define a static backward(ctx, grad)")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = FunctionCtx()
+        needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx.needs_input_grad = needs
+        with grad_mode.no_grad():
+            output = cls.forward(ctx, *args, **kwargs)
+        if not isinstance(output, Tensor):
+            raise TypeError(
+                f"{cls.__name__}.forward must return a single Tensor (got {type(output).__name__}); "
+                "graphscope's custom Functions have one output"
+            )
+        if not (grad_mode.state.enabled and True in needs):
+            return output
+        node = CustomNode(cls, ctx)
+        node.inputs = args
+        node.needs_input_grad = needs
+        node.pre_hooks = None
+        node.released = False
+        node.versions = ()
+        if any(output is a for a in args):
+            output = wrap(output.array)
+        output.grad_fn = node
+        output.requires_grad = True
+        if observers:
+            announce("node_created", node, args, output, user_site())
+        return output

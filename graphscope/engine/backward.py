@@ -1,0 +1,242 @@
+"""The backward pass: plan the node order once, then run it iteratively, announcing every step."""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from .backend import namespace, same_device
+from .hooks import announce, observers
+from .tensor import Tensor, wrap
+
+_SECOND_BACKWARD = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+
+def plan(root):
+    """Nodes reachable from `root`, consumers before producers, and how many edges feed each leaf.
+
+    An explicit stack (never recursion) so a 100,000-node chain plans fine.
+    """
+    order = []
+    seen = {id(root)}
+    leaf_uses = {}
+    stack = [(root, zip(root.inputs, root.needs_input_grad))]
+    while stack:
+        node, edges = stack[-1]
+        for tensor, needed in edges:
+            if not needed:
+                continue
+            child = tensor.grad_fn
+            if child is None:
+                entry = leaf_uses.get(id(tensor))
+                if entry is None:
+                    leaf_uses[id(tensor)] = [tensor, 1, None]
+                else:
+                    entry[1] += 1
+            elif id(child) not in seen:
+                seen.add(id(child))
+                stack.append((child, zip(child.inputs, child.needs_input_grad)))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    order.reverse()
+    return order, leaf_uses
+
+
+def _seed(root: Tensor, gradient):
+    if gradient is None:
+        if root.array.size != 1:
+            raise RuntimeError(
+                "grad can be implicitly created only for scalar outputs "
+                f"(this tensor has shape {tuple(root.shape)}); pass gradient= with that shape"
+            )
+        return namespace(root.array).ones_like(root.array)
+    array = gradient.array if isinstance(gradient, Tensor) else namespace(root.array).asarray(gradient)
+    if array.shape != root.array.shape:
+        raise RuntimeError(
+            f"Mismatch in shape: grad_output[0] has a shape of {tuple(array.shape)} and "
+            f"output[0] has a shape of {tuple(root.array.shape)}"
+        )
+    return array.astype(root.array.dtype, copy=True)
+
+
+def _sum_to(grad, shape):
+    """Sum a broadcast grad back down to an input's shape."""
+    extra = grad.ndim - len(shape)
+    axes = tuple(range(extra)) + tuple(
+        i + extra for i, n in enumerate(shape) if n == 1 and grad.shape[i + extra] != 1
+    )
+    if axes:
+        grad = grad.sum(axis=axes, keepdims=True)
+    if extra:
+        grad = grad.reshape(shape)
+    return grad
+
+
+class RetainGrad:
+    """The pre-hook that retain_grad() puts on a non-leaf's node: keep its grad in `.grad`."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = weakref.ref(tensor)
+
+
+def _run_tensor_hooks(hooks, grad, store=None):
+    """User hooks in order (each may replace the grad), then retain_grad's, as PyTorch."""
+    for hook in tuple(hooks):
+        if isinstance(hook, RetainGrad):
+            continue
+        result = hook(wrap(grad))
+        if result is not None:
+            if not isinstance(result, Tensor) or result.shape != grad.shape:
+                raise RuntimeError(
+                    f"a tensor hook must return None or a tensor of shape {tuple(grad.shape)}, "
+                    f"got {result!r}"
+                )
+            grad = result.array
+    for hook in hooks:
+        if isinstance(hook, RetainGrad) and store is not None:
+            tensor = hook.tensor()
+            if tensor is not None:
+                store.accumulate(tensor, grad)
+    return grad
+
+
+class _GradStore:
+    """Puts finished grads into `.grad`, copying only arrays another owner may still hold."""
+
+    def __init__(self):
+        self.handed_out = set()
+
+    def own(self, grad):
+        if isinstance(grad, np.generic):
+            grad = np.asarray(grad)
+        elif (grad.base is not None or id(grad) in self.handed_out
+              or not getattr(grad.flags, "writeable", True)):
+            grad = grad.copy()
+        self.handed_out.add(id(grad))
+        return grad
+
+    def accumulate(self, tensor: Tensor, grad):
+        current = tensor._grad
+        if current is None:
+            tensor._grad = wrap(self.own(grad))
+        elif current.array.shape == grad.shape and current.array.flags.writeable:
+            current.array += grad
+            current._vc[0] += 1
+        else:
+            tensor._grad = wrap(current.array + grad)
+
+
+def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=False, inputs=None,
+                 capture=None):
+    """Backpropagate from `root`; with `capture` (a dict id(tensor) -> None), fill it instead of `.grad`."""
+    if create_graph:
+        raise NotImplementedError(
+            "create_graph=True (higher-order gradients) is not supported by graphscope's engine yet"
+        )
+    if not root.requires_grad:
+        raise RuntimeError(
+            "element 0 of tensors does not require grad and does not have a grad_fn: "
+            "set requires_grad=True on the inputs you want gradients for"
+        )
+    seed = _seed(root, gradient)
+    if inputs is not None:
+        inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+        capture_only = {id(t) for t in inputs}
+    else:
+        capture_only = None
+    store = _GradStore()
+    if root.grad_fn is None:
+        _finish_leaf(root, seed, store, capture, capture_only)
+        return
+    order, leaf_uses = plan(root.grad_fn)
+    watching = bool(observers)
+    if watching:
+        announce("backward_begun", root, order)
+    grads = {root.grad_fn: seed}
+    try:
+        for node in order:
+            grad = grads.pop(node, None)
+            if grad is not None:
+                grad = _node_backward(node, grad, watching, store, capture)
+                grad_inputs = grad
+            else:
+                grad_inputs = None
+            for i, tensor in enumerate(node.inputs):
+                if not node.needs_input_grad[i]:
+                    continue
+                g = None if grad_inputs is None else grad_inputs[i]
+                if g is not None:
+                    if g.shape != tensor.array.shape:
+                        g = _sum_to(g, tensor.array.shape)
+                    if g.dtype != tensor.array.dtype:
+                        g = g.astype(tensor.array.dtype)
+                child = tensor.grad_fn
+                if child is not None:
+                    if g is not None:
+                        pending = grads.get(child)
+                        grads[child] = g if pending is None else pending + g
+                    continue
+                entry = leaf_uses[id(tensor)]
+                if g is not None:
+                    entry[2] = g if entry[2] is None else entry[2] + g
+                entry[1] -= 1
+                if entry[1] == 0 and entry[2] is not None:
+                    _finish_leaf(tensor, entry[2], store, capture, capture_only, watching)
+            if not retain_graph:
+                node.release()
+    finally:
+        if watching:
+            announce("backward_ended", root)
+
+
+def _node_backward(node, grad, watching, store, capture):
+    """Run one node's backward (with its tensor hooks and observers) and return its input grads."""
+    if node.pre_hooks:
+        grad = _run_tensor_hooks(node.pre_hooks, grad, store if capture is None else None)
+    if capture is not None and id(node) in capture:
+        capture[id(node)] = grad
+    if watching:
+        announce("before_node", node, grad)
+    if node.released:
+        raise RuntimeError(_SECOND_BACKWARD)
+    for position, version in node.versions:
+        tensor = node.inputs[position]
+        if tensor._vc[0] != version:
+            raise RuntimeError(
+                "one of the variables needed for gradient computation has been modified by an "
+                f"inplace operation: input {position} of {node.name()} (a tensor of shape "
+                f"{tuple(tensor.shape)} and dtype {tensor.dtype.name}) is at version "
+                f"{tensor._vc[0]}; expected version {version} instead. Hint: replace the in-place "
+                "operation (x += ..., x.add_(...), x[...] = ...) with an out-of-place one (x = x + ...)."
+            )
+    grad_inputs = node.backward(grad)
+    if watching:
+        announce("after_node", node, grad_inputs)
+    return grad_inputs
+
+
+def _finish_leaf(tensor, grad, store, capture, capture_only, watching=False):
+    """A leaf's total grad for this pass is known: hooks, then `.grad` (or the capture)."""
+    if tensor._hooks:
+        grad = _run_tensor_hooks(tensor._hooks, grad)
+    if capture is not None:
+        if id(tensor) in capture:
+            capture[id(tensor)] = grad
+        return
+    if capture_only is not None and id(tensor) not in capture_only:
+        return
+    if not same_device(grad, tensor.array):
+        raise RuntimeError(f"grad on {grad} device does not match its tensor's device {tensor.device}")
+    store.accumulate(tensor, grad)
+    if watching:
+        announce("leaf_grad_accumulated", tensor, grad)

@@ -1,0 +1,196 @@
+"""Creation functions (tensor, zeros, randn, arange, ...) with PyTorch's dtype defaults."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import backend, dtypes
+from .random import generator_for
+from .tensor import Tensor, wrap
+
+
+def _finish(array, requires_grad) -> Tensor:
+    out = wrap(array)
+    if requires_grad:
+        out.requires_grad_(True)
+    return out
+
+
+def _infer(data):
+    """A host array for Python data: floats -> default float, ints -> int64, as torch.tensor."""
+    try:
+        array = np.array(data)
+    except (ValueError, TypeError) as error:
+        raise TypeError(f"tensor(): could not build a tensor from this data ({error})") from None
+    if array.dtype == object or array.dtype.kind not in "biuf":
+        raise TypeError(
+            f"tensor(): data must be numbers (nested lists of equal length), got {type(data).__name__} "
+            f"with elements of dtype {array.dtype}"
+        )
+    kind = array.dtype.kind
+    if kind == "f" and not _holds_float_arrays(data):
+        return array.astype(dtypes.default_float_numpy())
+    if kind in "iu" and not isinstance(data, np.generic):
+        return array.astype(np.int64)
+    return array
+
+
+def _holds_float_arrays(data) -> bool:
+    """NumPy scalars and tensors inside the data keep their own float dtype."""
+    if isinstance(data, (np.generic, np.ndarray, Tensor)):
+        return True
+    if isinstance(data, (list, tuple)) and data:
+        return _holds_float_arrays(data[0])
+    return False
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """A new leaf tensor copying `data` (numbers, nested lists, arrays, tensors)."""
+    device = backend.as_device(device)
+    if isinstance(data, Tensor):
+        array = backend.to_host(data.array) if device.type == "cpu" else data.array
+        array = array.copy()
+    elif isinstance(data, np.ndarray):
+        array = data.copy()
+    elif backend.is_array(data):
+        array = data.copy()
+    else:
+        array = _infer(data)
+    if dtype is not None:
+        array = array.astype(dtypes.to_numpy(dtype), copy=False)
+    elif array.dtype not in dtypes._BY_NUMPY:
+        dtypes.from_numpy(array.dtype)  # raises a clear error for unsupported dtypes
+    return _finish(backend.to_device(array, device), requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    if isinstance(data, Tensor) and dtype is None and device is None:
+        return data
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing memory with a NumPy array."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(array).__name__}")
+    dtypes.from_numpy(array.dtype)
+    return wrap(array)
+
+
+def _size(size) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for n in size:
+        if not isinstance(n, (int, np.integer)) or n < 0:
+            raise ValueError(f"sizes must be non-negative integers, got {tuple(size)}")
+    return tuple(int(n) for n in size)
+
+
+def _float_or(dtype):
+    return dtypes.default_float_numpy() if dtype is None else dtypes.to_numpy(dtype)
+
+
+def _xp(device):
+    return backend.xp_for(backend.as_device(device))
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(_xp(device).zeros(_size(size), dtype=_float_or(dtype)), requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(_xp(device).ones(_size(size), dtype=_float_or(dtype)), requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(_xp(device).empty(_size(size), dtype=_float_or(dtype)), requires_grad)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
+    if dtype is None:
+        dtype = (dtypes.bool_ if isinstance(fill_value, bool)
+                 else dtypes.int64 if isinstance(fill_value, int) else dtypes.get_default_dtype())
+    return _finish(_xp(device).full(_size((size,)), fill_value, dtype=dtypes.to_numpy(dtype)), requires_grad)
+
+
+def _like(input: Tensor, dtype, device):
+    return (input.array.dtype if dtype is None else dtypes.to_numpy(dtype),
+            input.device if device is None else device)
+
+
+def zeros_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    dtype, device = _like(input, dtype, device)
+    return _finish(_xp(device).zeros(input.shape, dtype=dtype), requires_grad)
+
+
+def ones_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    dtype, device = _like(input, dtype, device)
+    return _finish(_xp(device).ones(input.shape, dtype=dtype), requires_grad)
+
+
+def full_like(input: Tensor, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
+    dtype, device = _like(input, dtype, device)
+    return _finish(_xp(device).full(input.shape, fill_value, dtype=dtype), requires_grad)
+
+
+def empty_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    dtype, device = _like(input, dtype, device)
+    return _finish(_xp(device).empty(input.shape, dtype=dtype), requires_grad)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(_xp(device).eye(n, n if m is None else m, dtype=_float_or(dtype)), requires_grad)
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise ValueError("arange: step must be nonzero")
+    if dtype is None:
+        is_float = any(isinstance(v, float) for v in (start, end, step))
+        dtype = dtypes.get_default_dtype() if is_float else dtypes.int64
+    xp = _xp(device)
+    count = max(0, int(np.ceil((end - start) / step)))
+    values = xp.arange(count, dtype=np.float64) * step + start
+    return _finish(values.astype(dtypes.to_numpy(dtype)), requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
+    return _finish(_xp(device).linspace(start, end, int(steps)).astype(_float_or(dtype)), requires_grad)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
+    dtype = _float_or(dtype)
+    return _finish(generator_for(device).normal(_size(size), dtype).astype(dtype, copy=False), requires_grad)
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
+    dtype = _float_or(dtype)
+    return _finish(generator_for(device).uniform(0.0, 1.0, _size(size), dtype), requires_grad)
+
+
+def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    if size is None:
+        if high is None or not isinstance(high, (tuple, list)):
+            raise TypeError("randint() needs size=, e.g. randint(0, 10, (3,))")
+        low, high, size = 0, low, high
+    elif high is None:
+        low, high = 0, low
+    if high <= low:
+        raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+    dtype = dtypes.int64.numpy if dtype is None else dtypes.to_numpy(dtype)
+    return _finish(generator_for(device).integers(low, high, _size((size,)), dtype), requires_grad)
+
+
+def randn_like(input: Tensor, dtype=None, device=None) -> Tensor:
+    return randn(input.shape, dtype=dtype or input.dtype, device=device or input.device)
+
+
+def rand_like(input: Tensor, dtype=None, device=None) -> Tensor:
+    return rand(input.shape, dtype=dtype or input.dtype, device=device or input.device)
+
+
+def randperm(n, dtype=None, device=None) -> Tensor:
+    dtype = dtypes.int64.numpy if dtype is None else dtypes.to_numpy(dtype)
+    return wrap(generator_for(device).permutation(n).astype(dtype))

@@ -1,0 +1,107 @@
+"""Function: a graph node (PyTorch's grad_fn), one small subclass per primitive op."""
+
+from __future__ import annotations
+
+from . import grad_mode
+from .backend import is_array
+from .hooks import announce, observers, user_site
+from .tensor import Tensor, wrap
+
+_grad_state = grad_mode.state
+
+
+class Function:
+    """A primitive op: `forward` on raw arrays, `backward` beside it; an instance is one graph node.
+
+    Attributes set on `self` in `forward` are the node's saved state, freed after backward
+    (the instance `__dict__`); the slots below are the node's place in the graph.
+    """
+
+    __slots__ = ("inputs", "needs_input_grad", "versions", "pre_hooks", "released",
+                 "__dict__", "__weakref__")
+
+    op = "function"
+    # Positions of inputs whose arrays `backward` reads; None means all of them. Their in-place
+    # modification between forward and backward is detected through version counters.
+    saved_inputs = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "op" not in cls.__dict__:
+            cls.op = cls.__name__.lower()
+
+    def forward(self, *arrays, **params):
+        raise NotImplementedError
+
+    def backward(self, grad):
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args, **params):
+        """Run forward on the inputs' arrays; record a node when grad mode is on and a grad is needed."""
+        fn = cls.__new__(cls)
+        out = fn.forward(*[a.array if isinstance(a, Tensor) else a for a in args], **params)
+        if _grad_state.enabled:
+            needs = tuple([isinstance(a, Tensor) and a.requires_grad for a in args])
+            if True in needs:
+                fn.inputs = args
+                fn.needs_input_grad = needs
+                fn.pre_hooks = None
+                fn.released = False
+                positions = range(len(args)) if cls.saved_inputs is None else cls.saved_inputs
+                fn.versions = tuple([(i, args[i]._vc[0]) for i in positions
+                                     if isinstance(args[i], Tensor)])
+                result = wrap(out, True, fn)
+                if observers:
+                    announce("node_created", fn, args, result, user_site())
+                return result
+        return wrap(out)
+
+    # --- what a PyTorch user can ask a grad_fn -------------------------------------------------
+
+    def name(self) -> str:
+        return f"{type(self).__name__}Backward0"
+
+    @property
+    def next_functions(self):
+        """((node, 0), ...) for each tensor input: its grad_fn, an AccumulateGrad, or None."""
+        edges = []
+        for t in self.inputs:
+            if not isinstance(t, Tensor):
+                continue
+            if t.grad_fn is not None:
+                edges.append((t.grad_fn, 0))
+            elif t.requires_grad:
+                edges.append((t._grad_accumulator(), 0))
+            else:
+                edges.append((None, 0))
+        return tuple(edges)
+
+    def saved_arrays(self) -> dict:
+        """The arrays this node keeps for its backward, by name (empty once released)."""
+        return {k: v for k, v in self.__dict__.items() if is_array(v)}
+
+    def release(self) -> None:
+        """Free the saved state after backward (unless retain_graph)."""
+        self.__dict__.clear()
+        self.released = True
+
+    def __repr__(self):
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+class AccumulateGrad:
+    """The node PyTorch shows at a leaf that requires grad; `variable` is the leaf."""
+
+    __slots__ = ("variable", "__weakref__")
+
+    next_functions = ()
+
+    def __init__(self, variable):
+        self.variable = variable
+
+    def name(self) -> str:
+        return "AccumulateGrad"
+
+    def __repr__(self):
+        return f"<AccumulateGrad object at {id(self):#x}>"

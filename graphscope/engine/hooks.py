@@ -1,0 +1,80 @@
+"""Observer hooks: the engine's only door out, announcing graph events with live objects."""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+from typing import NamedTuple
+
+# Installed observers in install order. The engine tests this list's truth once per op,
+# so it is mutated in place and never rebound.
+observers: list = []
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+class Site(NamedTuple):
+    """Where user code created a node: the first frame outside the graphscope package."""
+
+    file: str
+    line: int
+    function: str
+
+
+class Observer:
+    """Base observer whose handlers do nothing; override the events you need.
+
+    Events pass live engine objects (Functions, Tensors, device arrays); an observer
+    that keeps anything must copy it. `before_node` may block: the engine waits.
+    """
+
+    def node_created(self, node, inputs, output, site):
+        """A graph node (Function) was created: its input Tensors/constants, output Tensor, Site."""
+
+    def module_entered(self, module, name):
+        """An nn.Module's __call__ began; `name` is its qualified path in the model."""
+
+    def module_left(self, module, name):
+        """An nn.Module's __call__ returned (or raised)."""
+
+    def backward_begun(self, root, order):
+        """A backward pass begins at the `root` Tensor; `order` is the planned list of nodes."""
+
+    def before_node(self, node, grad_output):
+        """`node` is about to run its backward with the array `grad_output`."""
+
+    def after_node(self, node, grad_inputs):
+        """`node` ran its backward; `grad_inputs` aligns with `node.inputs` (None where no grad)."""
+
+    def leaf_grad_accumulated(self, tensor, grad):
+        """The array `grad` was accumulated into the leaf `tensor.grad`."""
+
+    def backward_ended(self, root):
+        """The backward pass begun at `root` has finished (also when it raised)."""
+
+
+@contextmanager
+def observe(observer: Observer):
+    """Install `observer` for the duration of the block; several may be installed."""
+    observers.append(observer)
+    try:
+        yield observer
+    finally:
+        observers.remove(observer)
+
+
+def user_site() -> Site:
+    """The innermost frame outside the graphscope package: where the user's code is."""
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+    if frame is None:
+        return Site("<unknown>", 0, "<unknown>")
+    return Site(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+
+
+def announce(event: str, *args) -> None:
+    """Call `event` on every installed observer (callers check `observers` first)."""
+    for observer in tuple(observers):
+        getattr(observer, event)(*args)

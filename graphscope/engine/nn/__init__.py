@@ -1,0 +1,20 @@
+"""gs.nn: modules, layers and losses with PyTorch's names and semantics."""
+
+from . import functional, init
+from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .container import ModuleDict, ModuleList, Sequential
+from .dropout import Dropout
+from .linear import Flatten, Identity, Linear
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .module import Module
+from .normalization import LayerNorm
+from .parameter import Parameter
+from .sparse import Embedding
+
+__all__ = [
+    "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
+    "Linear", "Identity", "Flatten", "ReLU", "LeakyReLU", "Tanh", "Sigmoid", "GELU", "Softmax",
+    "LogSoftmax", "Dropout", "Embedding", "LayerNorm",
+    "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
+    "functional", "init",
+]

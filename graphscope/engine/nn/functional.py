@@ -1,0 +1,220 @@
+"""gs.nn.functional: PyTorch's functional layers and losses on graphscope tensors."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from ..backend import namespace
+from ..tensor import Tensor, wrap
+from . import functional_ops as P
+
+__all__ = [
+    "linear", "relu", "leaky_relu", "gelu", "tanh", "sigmoid", "softmax", "log_softmax",
+    "dropout", "embedding", "layer_norm", "one_hot", "flatten",
+    "mse_loss", "l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+]
+
+
+def _tensor(x, name, arg="input"):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{name}(): argument '{arg}' must be a Tensor, not {type(x).__name__}")
+    return x
+
+
+# --- layers -----------------------------------------------------------------------------------
+
+
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias (one fused node)."""
+    _tensor(input, "linear")
+    if bias is None:
+        return P.Linear.apply(input, weight)
+    return P.Linear.apply(input, weight, bias)
+
+
+def relu(input, inplace=False):
+    if inplace:
+        return input.relu_()
+    return _tensor(input, "relu").relu()
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return P.LeakyReLU.apply(_tensor(input, "leaky_relu"), negative_slope=negative_slope)
+
+
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+    return P.GELU.apply(_tensor(input, "gelu"), approximate=approximate)
+
+
+def tanh(input):
+    return _tensor(input, "tanh").tanh()
+
+
+def sigmoid(input):
+    return _tensor(input, "sigmoid").sigmoid()
+
+
+def _softmax_dim(ndim):
+    # PyTorch's implicit choice when dim is omitted (deprecated there, kept for compatibility).
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, dtype=None):
+    _tensor(input, "softmax")
+    if dtype is not None:
+        input = input.to(dtype)
+    return input.softmax(_softmax_dim(input.ndim) if dim is None else dim)
+
+
+def log_softmax(input, dim=None, dtype=None):
+    _tensor(input, "log_softmax")
+    if dtype is not None:
+        input = input.to(dtype)
+    return input.log_softmax(_softmax_dim(input.ndim) if dim is None else dim)
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    return input.flatten(start_dim, end_dim)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability p and scale the rest by 1/(1-p); identity when not training."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    _tensor(input, "dropout")
+    if not training or p == 0.0:
+        return input
+    x = input.array
+    xp = namespace(x)
+    if p == 1.0:
+        mask = xp.zeros(x.shape, dtype=x.dtype)
+    else:
+        draws = wrap(xp.empty(x.shape, dtype=x.dtype)).uniform_(0.0, 1.0)  # the engine's seeded generator
+        keep = draws.array >= p
+        mask = keep.astype(x.dtype) * xp.asarray(1.0 / (1.0 - p), dtype=x.dtype)
+    return P.Dropout.apply(input, wrap(mask))
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None):
+    """Rows of `weight` picked by the integer tensor `input` (shape input.shape + (dim,))."""
+    if max_norm is not None:
+        raise NotImplementedError("embedding: max_norm is not supported")
+    _tensor(input, "embedding")
+    indices = input.array
+    if indices.dtype.kind not in "iu":
+        raise TypeError(f"embedding: indices must be an integer tensor (int64), got {input.dtype}")
+    count = weight.shape[0]
+    if indices.size and (int(indices.min()) < 0 or int(indices.max()) >= count):
+        bad = indices[(indices < 0) | (indices >= count)]
+        raise IndexError(
+            f"embedding: index {int(bad.reshape(-1)[0])} is out of range for {count} embeddings "
+            f"(valid indices are 0..{count - 1})"
+        )
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += count
+    return P.Embedding.apply(weight, input, padding_idx=padding_idx)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if isinstance(normalized_shape, numbers.Integral):
+        normalized_shape = (int(normalized_shape),)
+    return P.LayerNorm.apply(_tensor(input, "layer_norm"), weight, bias,
+                             normalized_shape=tuple(normalized_shape), eps=eps)
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 one-hot encoding with a trailing class dimension (no gradient, as PyTorch)."""
+    t = _tensor(tensor, "one_hot").array
+    if t.dtype.kind not in "iu":
+        raise TypeError(f"one_hot is only applicable to index tensors (int64), got {tensor.dtype}")
+    xp = namespace(t)
+    if num_classes == -1:
+        num_classes = int(t.max()) + 1 if t.size else 0
+    if t.size and (int(t.min()) < 0 or int(t.max()) >= num_classes):
+        raise RuntimeError(f"one_hot: class values must be in [0, {num_classes}), got values outside it")
+    out = (t[..., None] == xp.arange(num_classes)).astype(xp.int64)
+    return wrap(out)
+
+
+# --- losses -----------------------------------------------------------------------------------
+
+
+def _legacy_reduction(size_average, reduce, reduction):
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return "none" if not reduce else ("mean" if size_average else "sum")
+
+
+def _same_shape(input, target, name):
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(
+            f"{name}: input of shape {tuple(input.shape)} and target of shape {tuple(target.shape)} "
+            "differ; they must have the same shape"
+        )
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    P.check_reduction(reduction, "mse_loss")
+    _same_shape(_tensor(input, "mse_loss"), _tensor(target, "mse_loss", "target"), "mse_loss")
+    return P.MSELoss.apply(input, target, reduction=reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    P.check_reduction(reduction, "l1_loss")
+    _same_shape(_tensor(input, "l1_loss"), _tensor(target, "l1_loss", "target"), "l1_loss")
+    return P.L1Loss.apply(input, target, reduction=reduction)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """log_softmax over dim 1 then NLL, fused; integer class targets or class probabilities."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    P.check_reduction(reduction, "cross_entropy")
+    _tensor(input, "cross_entropy")
+    _tensor(target, "cross_entropy", "target")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
+    if input.ndim == 0:
+        raise ValueError("cross_entropy: input must have a class dimension, got a 0-d tensor")
+    return P.CrossEntropy.apply(input, target, weight, ignore_index=ignore_index,
+                                label_smoothing=label_smoothing, reduction=reduction)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """-input[i, target_i] (input holds log-probabilities), averaged over the target weights."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    P.check_reduction(reduction, "nll_loss")
+    _tensor(input, "nll_loss")
+    _tensor(target, "nll_loss", "target")
+    if input.ndim == 0:
+        raise ValueError("nll_loss: input must have a class dimension, got a 0-d tensor")
+    return P.NLLLoss.apply(input, target, weight, ignore_index=ignore_index, reduction=reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    P.check_reduction(reduction, "binary_cross_entropy")
+    _same_shape(_tensor(input, "binary_cross_entropy"), _tensor(target, "binary_cross_entropy", "target"),
+                "binary_cross_entropy")
+    return P.BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    P.check_reduction(reduction, "binary_cross_entropy_with_logits")
+    _same_shape(_tensor(input, "binary_cross_entropy_with_logits"),
+                _tensor(target, "binary_cross_entropy_with_logits", "target"),
+                "binary_cross_entropy_with_logits")
+    return P.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)
+
+
+del math

@@ -1,0 +1,76 @@
+"""Linear, Identity and Flatten: the layers that reshape or map features without a nonlinearity."""
+
+from __future__ import annotations
+
+import math
+
+from .. import backend, dtypes
+from ..tensor import wrap
+from . import functional_ops as P
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+
+def empty_parameter(shape, device=None, dtype=None) -> Parameter:
+    """An uninitialised Parameter of `shape` on `device` (default device) with `dtype` (default float)."""
+    device = backend.as_device(device)
+    dtype = dtype or dtypes.get_default_dtype()
+    if not dtype.is_floating_point:
+        raise TypeError(f"parameters must have a floating point dtype, got {dtype}")
+    return Parameter(wrap(backend.xp_for(device).empty(shape, dtype=dtype.numpy)))
+
+
+class Identity(Module):
+    """Returns its input unchanged (a placeholder that keeps a model's structure)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Linear(Module):
+    """y = x @ W.T + b, with PyTorch's default init (kaiming_uniform_(a=sqrt(5)), bias U(+-1/sqrt(fan_in)))."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = empty_parameter((out_features, in_features), device, dtype)
+        if bias:
+            self.bias = empty_parameter((out_features,), device, dtype)
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        bias = self.bias
+        if bias is None:
+            return P.Linear.apply(input, self.weight)
+        return P.Linear.apply(input, self.weight, bias)
+
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Flatten(Module):
+    """Flattens dims start_dim..end_dim into one (by default all but the batch dim)."""
+
+    def __init__(self, start_dim=1, end_dim=-1):
+        super().__init__()
+        self.start_dim = start_dim
+        self.end_dim = end_dim
+
+    def forward(self, input):
+        return input.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self):
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"

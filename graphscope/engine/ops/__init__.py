@@ -1,0 +1,24 @@
+"""The engine's ops as PyTorch-named functions (each primitive lives beside its derivative rule)."""
+
+from .arithmetic import add, div, maximum, minimum, mul, pow, sub, where
+from .comparison import (allclose, eq, equal, ge, gt, isfinite, isnan, le, logical_and,
+                         logical_not, logical_or, lt, ne)
+from .indexing import gather, getitem, masked_fill, narrow
+from .inplace import (add_, clamp_, copy_, div_, fill_, masked_fill_, mul_, normal_, relu_,
+                      setitem, sub_, uniform_, zero_)
+from .linalg import matmul
+from .reduction import (all, amax, amin, any, argmax, argmin, max, mean, min, prod, std, sum,
+                        var)
+from .shape import (cat, chunk, concat, concatenate, expand, flatten, permute, repeat, reshape,
+                    split, squeeze, stack, swapaxes, t, transpose, unsqueeze, view)
+from .softmax import log_softmax, logsumexp, softmax
+from .unary import (abs, cast, clamp, clone, cos, exp, log, log1p, neg, relu, rsqrt, sigmoid,
+                    sign, sin, sqrt, tanh, to_device)
+
+true_divide = divide = div
+multiply = mul
+subtract = sub
+clip = clamp
+negative = neg
+mm = bmm = matmul
+greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne

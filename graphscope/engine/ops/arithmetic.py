@@ -1,0 +1,177 @@
+"""Broadcasting binary ops (+ - * / ** maximum minimum where) with their derivative rules."""
+
+from __future__ import annotations
+
+import math
+
+from ..backend import is_array, namespace
+from ..function import Function
+from ..tensor import Tensor
+from .operands import binary_operands, broadcast_error
+
+
+class Add(Function):
+    saved_inputs = ()
+
+    def forward(self, a, b):
+        return a + b
+
+    def backward(self, grad):
+        return grad, grad
+
+
+class Sub(Function):
+    saved_inputs = ()
+
+    def forward(self, a, b):
+        return a - b
+
+    def backward(self, grad):
+        return grad, (-grad if self.needs_input_grad[1] else None)
+
+
+class Mul(Function):
+    def forward(self, a, b):
+        self.a, self.b = a, b
+        return a * b
+
+    def backward(self, grad):
+        need_a, need_b = self.needs_input_grad
+        return (grad * self.b if need_a else None), (grad * self.a if need_b else None)
+
+
+class Div(Function):
+    def forward(self, a, b):
+        self.a, self.b = a, b
+        return a / b
+
+    def backward(self, grad):
+        need_a, need_b = self.needs_input_grad
+        grad_a = grad / self.b if need_a else None
+        grad_b = -grad * self.a / (self.b * self.b) if need_b else None
+        return grad_a, grad_b
+
+
+class Pow(Function):
+    def forward(self, a, b):
+        self.a, self.b = a, b
+        self.out = out = a**b
+        return out
+
+    def backward(self, grad):
+        need_a, need_b = self.needs_input_grad
+        a, b = self.a, self.b
+        grad_a = grad_b = None
+        if need_a:
+            if is_array(b):
+                grad_a = namespace(b).where(b == 0, 0, grad * b * a ** (b - 1))
+            else:
+                grad_a = grad * (b * a ** (b - 1)) if b != 0 else grad * 0
+        if need_b:
+            xp = namespace(b)
+            log_a = xp.log(a) if is_array(a) else (math.log(a) if a > 0 else -math.inf if a == 0 else math.nan)
+            # d(a^b)/db = a^b log a, taken as 0 where a == 0 and b >= 0 (as PyTorch).
+            grad_b = grad * xp.where((a == 0) & (b >= 0), 0, self.out * log_a)
+        return grad_a, grad_b
+
+
+class Maximum(Function):
+    def forward(self, a, b):
+        self.a, self.b = a, b
+        return namespace(a).maximum(a, b)
+
+    def backward(self, grad):
+        return _split_ties(grad, self.a > self.b, self.a == self.b)
+
+
+class Minimum(Function):
+    def forward(self, a, b):
+        self.a, self.b = a, b
+        return namespace(a).minimum(a, b)
+
+    def backward(self, grad):
+        return _split_ties(grad, self.a < self.b, self.a == self.b)
+
+
+def _split_ties(grad, first_wins, tie):
+    """Grad to the winning input; ties split it evenly between both, as PyTorch."""
+    xp = namespace(grad)
+    grad_a = xp.where(first_wins, grad, xp.where(tie, grad * 0.5, 0))
+    return grad_a, grad - grad_a
+
+
+class Where(Function):
+    saved_inputs = ()
+
+    def forward(self, condition, a, b):
+        self.condition = condition
+        return namespace(condition).where(condition, a, b)
+
+    def backward(self, grad):
+        xp = namespace(grad)
+        need_a, need_b = self.needs_input_grad[1:]
+        zero = xp.zeros((), dtype=grad.dtype)
+        return (None,
+                xp.where(self.condition, grad, zero) if need_a else None,
+                xp.where(self.condition, zero, grad) if need_b else None)
+
+
+def _binary(cls, op, a, b, float_result=False):
+    a, b = binary_operands(op, a, b, float_result)
+    try:
+        return cls.apply(a, b)
+    except ValueError:
+        error = broadcast_error(op, a, b)
+        if error is None:
+            raise
+        raise error from None
+
+
+def add(input, other, *, alpha=1):
+    if alpha != 1:
+        other = mul(other, alpha)
+    return _binary(Add, "add", input, other)
+
+
+def sub(input, other, *, alpha=1):
+    if alpha != 1:
+        other = mul(other, alpha)
+    return _binary(Sub, "sub", input, other)
+
+
+def mul(input, other):
+    return _binary(Mul, "mul", input, other)
+
+
+def div(input, other):
+    return _binary(Div, "div", input, other, float_result=True)
+
+
+def pow(input, exponent):
+    return _binary(Pow, "pow", input, exponent)
+
+
+def maximum(input, other):
+    return _binary(Maximum, "maximum", input, other)
+
+
+def minimum(input, other):
+    return _binary(Minimum, "minimum", input, other)
+
+
+def where(condition, input, other):
+    """Elements of `input` where `condition` holds, else of `other` (either may be a Python scalar)."""
+    if not isinstance(condition, Tensor):
+        raise TypeError(f"where: condition must be a bool Tensor, got {type(condition).__name__}")
+    input, other = binary_operands("where", input, other)
+    cond = condition.array
+    if cond.dtype.kind != "b":
+        cond = cond != 0
+    try:
+        return Where.apply(cond, input, other)
+    except ValueError:
+        from .operands import shape_of
+        raise ValueError(
+            f"where: shapes {tuple(cond.shape)}, {shape_of(input)} and {shape_of(other)} "
+            "cannot be broadcast together"
+        ) from None

@@ -1,0 +1,66 @@
+"""matmul (1-D, 2-D, batched with broadcast batch dims) and its derivative rule."""
+
+from __future__ import annotations
+
+from ..backend import namespace
+from ..function import Function
+from ..tensor import Tensor
+from .operands import binary_operands
+
+
+class Matmul(Function):
+    op = "matmul"
+
+    def forward(self, a, b):
+        self.a, self.b = a, b
+        return a @ b
+
+    def backward(self, grad):
+        a, b = self.a, self.b
+        need_a, need_b = self.needs_input_grad
+        if a.ndim == 2 and b.ndim == 2:
+            return (grad @ b.T if need_a else None), (a.T @ grad if need_b else None)
+        xp = namespace(grad)
+        # Lift 1-D operands to matrices, as matmul itself does, then sum batch dims back down.
+        a2 = a[None, :] if a.ndim == 1 else a
+        b2 = b[:, None] if b.ndim == 1 else b
+        g = grad
+        if a.ndim == 1:
+            g = xp.expand_dims(g, axis=-2)
+        if b.ndim == 1:
+            g = xp.expand_dims(g, axis=-1)
+        grad_a = grad_b = None
+        if need_a:
+            grad_a = g @ xp.swapaxes(b2, -1, -2)
+            if a.ndim == 1:
+                grad_a = grad_a.reshape(-1, a.shape[0]).sum(axis=0)
+        if need_b:
+            grad_b = xp.swapaxes(a2, -1, -2) @ g
+            if b.ndim == 1:
+                grad_b = grad_b.reshape(-1, b.shape[0]).sum(axis=0)
+        return grad_a, grad_b
+
+
+def _matmul_error(a, b) -> ValueError:
+    sa, sb = tuple(a.shape), tuple(b.shape)
+    if len(sa) == 0 or len(sb) == 0:
+        return ValueError(f"matmul: both arguments need at least 1 dimension, got shapes {sa} and {sb}")
+    inner_a = sa[-1]
+    inner_b = sb[0] if len(sb) == 1 else sb[-2]
+    if inner_a != inner_b:
+        return ValueError(f"matmul: {sa} @ {sb}: inner dimensions {inner_a} and {inner_b} differ")
+    return ValueError(f"matmul: {sa} @ {sb}: batch dimensions {sa[:-2]} and {sb[:-2]} cannot be broadcast together")
+
+
+def matmul(input, other):
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        raise TypeError(
+            f"matmul: both arguments must be Tensors, got {type(input).__name__} and {type(other).__name__}"
+        )
+    input, other = binary_operands("matmul", input, other)
+    if input.ndim == 0 or other.ndim == 0:
+        raise _matmul_error(input, other)
+    try:
+        return Matmul.apply(input, other)
+    except ValueError:
+        raise _matmul_error(input, other) from None

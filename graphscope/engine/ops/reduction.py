@@ -1,0 +1,285 @@
+"""Reductions over dims (sum, mean, var, std, prod, max, min, argmax, ...) with their derivative rules."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from .. import dtypes
+from ..backend import namespace
+from ..function import Function
+from ..tensor import Tensor, wrap
+from .operands import dims, normalize_dim
+
+MaxResult = namedtuple("max", ["values", "indices"])
+MinResult = namedtuple("min", ["values", "indices"])
+
+
+def _expand_back(grad, shape, axes, keepdim):
+    """Reshape a reduced grad so it broadcasts against the input's `shape`."""
+    if axes is None:
+        return grad.reshape((1,) * len(shape))
+    if not keepdim:
+        grad = namespace(grad).expand_dims(grad, axis=axes)
+    return grad
+
+
+def _count(shape, axes) -> int:
+    n = 1
+    for axis in range(len(shape)) if axes is None else axes:
+        n *= shape[axis]
+    return n
+
+
+class Sum(Function):
+    saved_inputs = ()
+
+    def forward(self, x, axes, keepdim, dtype=None):
+        self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
+        return namespace(x).sum(x, axis=axes, keepdims=keepdim, dtype=dtype)
+
+    def backward(self, grad):
+        g = _expand_back(grad, self.shape, self.axes, self.keepdim)
+        return namespace(grad).broadcast_to(g, self.shape), None, None, None
+
+
+class Mean(Function):
+    saved_inputs = ()
+
+    def forward(self, x, axes, keepdim):
+        self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
+        return namespace(x).mean(x, axis=axes, keepdims=keepdim)
+
+    def backward(self, grad):
+        g = _expand_back(grad, self.shape, self.axes, self.keepdim) / _count(self.shape, self.axes)
+        return namespace(grad).broadcast_to(g, self.shape), None, None
+
+
+class Var(Function):
+    def forward(self, x, axes, keepdim, correction):
+        xp = namespace(x)
+        self.x, self.axes, self.keepdim, self.correction = x, axes, keepdim, correction
+        return xp.var(x, axis=axes, keepdims=keepdim, ddof=correction)
+
+    def backward(self, grad):
+        x, xp = self.x, namespace(grad)
+        centered = x - xp.mean(x, axis=self.axes, keepdims=True)
+        n = _count(x.shape, self.axes) - self.correction
+        g = _expand_back(grad, x.shape, self.axes, self.keepdim)
+        return g * centered * (2 / n), None, None, None
+
+
+class Std(Function):
+    def forward(self, x, axes, keepdim, correction):
+        xp = namespace(x)
+        self.x, self.axes, self.keepdim, self.correction = x, axes, keepdim, correction
+        self.out = out = xp.std(x, axis=axes, keepdims=keepdim, ddof=correction)
+        return out
+
+    def backward(self, grad):
+        x, xp = self.x, namespace(grad)
+        centered = x - xp.mean(x, axis=self.axes, keepdims=True)
+        n = _count(x.shape, self.axes) - self.correction
+        g = _expand_back(grad / self.out, x.shape, self.axes, self.keepdim)
+        return g * centered / n, None, None, None
+
+
+class Prod(Function):
+    def forward(self, x, axes, keepdim):
+        self.x, self.axes, self.keepdim = x, axes, keepdim
+        return namespace(x).prod(x, axis=axes, keepdims=keepdim)
+
+    def backward(self, grad):
+        # Product of all the other elements: exclusive cumulative products from both sides,
+        # which stays right when some elements are zero (prod / x would divide by zero).
+        x, xp = self.x, namespace(grad)
+        axes = tuple(range(x.ndim)) if self.axes is None else self.axes
+        kept = [a for a in range(x.ndim) if a not in axes]
+        moved = xp.permute_dims(x, kept + list(axes)) if x.ndim else x
+        flat = moved.reshape(moved.shape[: len(kept)] + (-1,))
+        ones = xp.ones(flat.shape[:-1] + (1,), dtype=x.dtype)
+        left = xp.cumprod(xp.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+        right = xp.flip(xp.cumprod(xp.concatenate([ones, xp.flip(flat, axis=-1)[..., :-1]], axis=-1), axis=-1), axis=-1)
+        others = (left * right).reshape(moved.shape)
+        if x.ndim:
+            inverse = [0] * x.ndim
+            for i, a in enumerate(kept + list(axes)):
+                inverse[a] = i
+            others = xp.permute_dims(others, inverse)
+        g = _expand_back(grad, x.shape, self.axes, self.keepdim)
+        return g * others, None, None
+
+
+class Amax(Function):
+    """max/min over dims; ties share the gradient evenly (as torch.amax / amin)."""
+
+    def forward(self, x, axes, keepdim, largest=True):
+        xp = namespace(x)
+        self.x, self.axes, self.keepdim = x, axes, keepdim
+        self.out = out = (xp.max if largest else xp.min)(x, axis=axes, keepdims=keepdim)
+        return out
+
+    def backward(self, grad):
+        x = self.x
+        hit = x == _expand_back(self.out, x.shape, self.axes, self.keepdim)
+        count = namespace(grad).sum(hit, axis=self.axes, keepdims=True)
+        g = _expand_back(grad, x.shape, self.axes, self.keepdim)
+        return g * hit / count, None, None, None
+
+
+class Amin(Amax):
+    pass
+
+
+class MaxDim(Function):
+    """Values of max/min along one dim; the gradient goes to the returned index only."""
+
+    def forward(self, x, axis, keepdim, indices):
+        self.shape, self.axis, self.keepdim, self.indices = x.shape, axis, keepdim, indices
+        xp = namespace(x)
+        idx = indices if keepdim else xp.expand_dims(indices, axis=axis)
+        values = xp.take_along_axis(x, idx, axis=axis)
+        return values if keepdim else xp.squeeze(values, axis=axis)
+
+    def backward(self, grad):
+        xp = namespace(grad)
+        idx = self.indices if self.keepdim else xp.expand_dims(self.indices, axis=self.axis)
+        g = grad if self.keepdim else xp.expand_dims(grad, axis=self.axis)
+        positions = xp.arange(self.shape[self.axis]).reshape(
+            tuple(-1 if a == self.axis else 1 for a in range(len(self.shape))))
+        return xp.where(positions == idx, g, 0), None, None, None
+
+
+class MinDim(MaxDim):
+    pass
+
+
+def _require_tensor(x, op):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(x).__name__}")
+
+
+def sum(input, dim=None, keepdim=False, *, dtype=None):
+    _require_tensor(input, "sum")
+    axes = dims(dim, input.ndim)
+    np_dtype = None if dtype is None else dtypes.to_numpy(dtype)
+    if np_dtype is None and input.array.dtype.kind in "bi" and input.array.dtype != "int64":
+        np_dtype = dtypes.int64.numpy
+    return Sum.apply(input, axes, keepdim, np_dtype)
+
+
+def _float_only(input, op):
+    if input.array.dtype.kind != "f":
+        raise RuntimeError(
+            f"{op}(): could not infer output dtype. Input dtype must be either a floating point "
+            f"or complex dtype. Got: {input.dtype.name}; convert with .float() first"
+        )
+
+
+def mean(input, dim=None, keepdim=False, *, dtype=None):
+    _require_tensor(input, "mean")
+    if dtype is not None:
+        input = input.to(dtype)
+    _float_only(input, "mean")
+    return Mean.apply(input, dims(dim, input.ndim), keepdim)
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _require_tensor(input, "var")
+    _float_only(input, "var")
+    return Var.apply(input, dims(dim, input.ndim), keepdim, _correction(unbiased, correction))
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    _require_tensor(input, "std")
+    _float_only(input, "std")
+    return Std.apply(input, dims(dim, input.ndim), keepdim, _correction(unbiased, correction))
+
+
+def prod(input, dim=None, keepdim=False):
+    _require_tensor(input, "prod")
+    return Prod.apply(input, dims(dim, input.ndim), keepdim)
+
+
+def _nonempty(input, op):
+    if input.array.size == 0:
+        raise RuntimeError(f"{op}(): expected a non-empty tensor, got shape {tuple(input.shape)}")
+
+
+def amax(input, dim=(), keepdim=False):
+    _require_tensor(input, "amax")
+    axes = dims(dim, input.ndim)
+    _nonempty(input, "amax")
+    return Amax.apply(input, axes, keepdim, True)
+
+
+def amin(input, dim=(), keepdim=False):
+    _require_tensor(input, "amin")
+    axes = dims(dim, input.ndim)
+    _nonempty(input, "amin")
+    return Amin.apply(input, axes, keepdim, False)
+
+
+def _max_min(input, dim, keepdim, largest):
+    op = "max" if largest else "min"
+    if isinstance(dim, Tensor):  # torch.max(a, b) is the elementwise maximum
+        from .arithmetic import maximum, minimum
+
+        return (maximum if largest else minimum)(input, dim)
+    _require_tensor(input, op)
+    _nonempty(input, op)
+    if dim is None:
+        return (Amax if largest else Amin).apply(input, None, False, largest)
+    axis = normalize_dim(dim, input.ndim)
+    xp = namespace(input.array)
+    if input.ndim == 0:
+        return (MaxResult if largest else MinResult)(input, wrap(xp.zeros((), dtype="int64")))
+    indices = (xp.argmax if largest else xp.argmin)(input.array, axis=axis, keepdims=keepdim).astype("int64")
+    values = (MaxDim if largest else MinDim).apply(input, axis, keepdim, indices)
+    return (MaxResult if largest else MinResult)(values, wrap(indices))
+
+
+def max(input, dim=None, keepdim=False):
+    return _max_min(input, dim, keepdim, True)
+
+
+def min(input, dim=None, keepdim=False):
+    return _max_min(input, dim, keepdim, False)
+
+
+def _arg(input, dim, keepdim, largest):
+    op = "argmax" if largest else "argmin"
+    _require_tensor(input, op)
+    _nonempty(input, op)
+    xp = namespace(input.array)
+    fn = xp.argmax if largest else xp.argmin
+    if dim is None:
+        out = fn(input.array.reshape(-1))
+        if keepdim:
+            out = xp.asarray(out).reshape((1,) * input.ndim)
+        return wrap(xp.asarray(out).astype("int64"))
+    axis = normalize_dim(dim, input.ndim)
+    return wrap(fn(input.array, axis=axis, keepdims=keepdim).astype("int64"))
+
+
+def argmax(input, dim=None, keepdim=False):
+    return _arg(input, dim, keepdim, True)
+
+
+def argmin(input, dim=None, keepdim=False):
+    return _arg(input, dim, keepdim, False)
+
+
+def all(input, dim=None, keepdim=False):
+    _require_tensor(input, "all")
+    return wrap(namespace(input.array).all(input.array, axis=dims(dim, input.ndim), keepdims=keepdim))
+
+
+def any(input, dim=None, keepdim=False):
+    _require_tensor(input, "any")
+    return wrap(namespace(input.array).any(input.array, axis=dims(dim, input.ndim), keepdims=keepdim))

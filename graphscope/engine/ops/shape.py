@@ -1,0 +1,295 @@
+"""Shape ops (reshape, permute, expand, repeat, cat, stack, ...): they move values, grads move back."""
+
+from __future__ import annotations
+
+import functools
+
+from .. import dtypes
+from ..backend import namespace
+from ..function import Function
+from ..tensor import Tensor
+from .operands import check_devices, normalize_dim
+from .unary import cast
+
+
+class Reshape(Function):
+    op = "view"
+    saved_inputs = ()
+
+    def forward(self, x, shape):
+        self.shape = x.shape
+        return namespace(x).reshape(x, shape)
+
+    def backward(self, grad):
+        return grad.reshape(self.shape), None
+
+
+class Flatten(Reshape):
+    op = "flatten"
+
+
+class Squeeze(Reshape):
+    op = "squeeze"
+
+
+class Unsqueeze(Reshape):
+    op = "unsqueeze"
+
+
+class Permute(Function):
+    saved_inputs = ()
+
+    def forward(self, x, axes):
+        self.axes = axes
+        return namespace(x).permute_dims(x, axes)
+
+    def backward(self, grad):
+        inverse = [0] * len(self.axes)
+        for i, a in enumerate(self.axes):
+            inverse[a] = i
+        return namespace(grad).permute_dims(grad, tuple(inverse)), None
+
+
+class Transpose(Permute):
+    pass
+
+
+class Expand(Function):
+    saved_inputs = ()
+
+    def forward(self, x, shape):
+        return namespace(x).broadcast_to(x, shape)
+
+    def backward(self, grad):
+        return grad, None  # the engine sums it back to the input's shape
+
+
+class Repeat(Function):
+    saved_inputs = ()
+
+    def forward(self, x, repeats):
+        # Tile by broadcasting: (r0, s0, r1, s1, ...) then merge each pair.
+        xp = namespace(x)
+        shape = (1,) * (len(repeats) - x.ndim) + x.shape
+        self.shape, self.input_shape, self.repeats = shape, x.shape, repeats
+        interleaved = [n for pair in zip((1,) * len(shape), shape) for n in pair]
+        target = [n for pair in zip(repeats, shape) for n in pair]
+        out = xp.broadcast_to(x.reshape(interleaved), target)
+        return out.reshape(tuple(r * s for r, s in zip(repeats, shape)))
+
+    def backward(self, grad):
+        split = [n for pair in zip(self.repeats, self.shape) for n in pair]
+        summed = grad.reshape(split).sum(axis=tuple(range(0, len(split), 2)))
+        return summed.reshape(self.input_shape), None
+
+
+class Cat(Function):
+    saved_inputs = ()
+
+    def forward(self, *arrays, axis):
+        self.axis = axis
+        self.sizes = [a.shape[axis] for a in arrays]
+        return namespace(arrays[0]).concatenate(arrays, axis=axis)
+
+    def backward(self, grad):
+        grads, start = [], 0
+        for size in self.sizes:
+            index = [slice(None)] * grad.ndim
+            index[self.axis] = slice(start, start + size)
+            grads.append(grad[tuple(index)])
+            start += size
+        return tuple(grads)
+
+
+class Stack(Function):
+    saved_inputs = ()
+
+    def forward(self, *arrays, axis):
+        self.axis = axis
+        return namespace(arrays[0]).stack(arrays, axis=axis)
+
+    def backward(self, grad):
+        n = grad.shape[self.axis]
+        return tuple(namespace(grad).take(grad, i, axis=self.axis) for i in range(n))
+
+
+def _view_of(out: Tensor, x: Tensor) -> Tensor:
+    """Views share the version counter of their base, so in-place changes through them are seen."""
+    out._vc = x._vc
+    out._base = x if x._base is None else x._base
+    return out
+
+
+def _sizes(args):
+    """Accept both f(2, 3) and f((2, 3))."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+def _shape_of(shape) -> tuple:
+    return tuple(int(n) for n in shape)
+
+
+def reshape(input, *shape):
+    shape = _shape_of(_sizes(shape))
+    try:
+        out = Reshape.apply(input, shape)
+    except ValueError:
+        raise ValueError(
+            f"reshape: shape {tuple(input.shape)} ({input.numel()} elements) cannot become {shape}"
+        ) from None
+    return _view_of(out, input)
+
+
+view = reshape
+
+
+def flatten(input, start_dim=0, end_dim=-1):
+    if input.ndim == 0:
+        return _view_of(Flatten.apply(input, (1,)), input)
+    start = normalize_dim(start_dim, input.ndim)
+    end = normalize_dim(end_dim, input.ndim)
+    if start > end:
+        raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
+    shape = input.shape[:start] + (-1,) + input.shape[end + 1:]
+    if input.numel() == 0:
+        n = 1
+        for s in input.shape[start:end + 1]:
+            n *= s
+        shape = input.shape[:start] + (n,) + input.shape[end + 1:]
+    return _view_of(Flatten.apply(input, shape), input)
+
+
+def squeeze(input, dim=None):
+    if dim is None:
+        shape = tuple(n for n in input.shape if n != 1)
+    else:
+        axes = {normalize_dim(d, input.ndim) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
+        shape = tuple(n for i, n in enumerate(input.shape) if not (i in axes and n == 1))
+    return _view_of(Squeeze.apply(input, shape), input)
+
+
+def unsqueeze(input, dim):
+    axis = normalize_dim(dim, input.ndim, extra=1)
+    shape = input.shape[:axis] + (1,) + input.shape[axis:]
+    return _view_of(Unsqueeze.apply(input, shape), input)
+
+
+def permute(input, *dims):
+    axes = tuple(normalize_dim(d, input.ndim) for d in _sizes(dims))
+    if sorted(axes) != list(range(input.ndim)):
+        raise ValueError(f"permute: dims {tuple(_sizes(dims))} are not a permutation of {input.ndim} dims")
+    return _view_of(Permute.apply(input, axes), input)
+
+
+def transpose(input, dim0, dim1):
+    axes = list(range(input.ndim))
+    a, b = normalize_dim(dim0, input.ndim), normalize_dim(dim1, input.ndim)
+    axes[a], axes[b] = axes[b], axes[a]
+    return _view_of(Transpose.apply(input, tuple(axes)), input)
+
+
+swapaxes = transpose
+
+
+def t(input):
+    if input.ndim > 2:
+        raise ValueError(f"t() expects a tensor with <= 2 dimensions, but it has {input.ndim}; use transpose()")
+    return transpose(input, 0, 1) if input.ndim == 2 else input
+
+
+def expand(input, *sizes):
+    sizes = _sizes(sizes)
+    if len(sizes) < input.ndim:
+        raise ValueError(
+            f"expand: the number of sizes ({len(sizes)}) must be at least the tensor's dims ({input.ndim})"
+        )
+    lead = len(sizes) - input.ndim
+    shape = tuple(
+        input.shape[i - lead] if n == -1 and i >= lead else int(n) for i, n in enumerate(sizes)
+    )
+    try:
+        out = Expand.apply(input, shape)
+    except ValueError:
+        raise ValueError(f"expand: shape {tuple(input.shape)} cannot be expanded to {tuple(sizes)}") from None
+    return _view_of(out, input)
+
+
+def repeat(input, *sizes):
+    repeats = _shape_of(_sizes(sizes))
+    if len(repeats) < input.ndim:
+        raise ValueError(
+            f"repeat: the number of repeats ({len(repeats)}) must be at least the tensor's dims ({input.ndim})"
+        )
+    return Repeat.apply(input, repeats)
+
+
+def _same_kind(op, tensors):
+    """The tensors on one device, promoted to one dtype (as torch.cat / torch.stack)."""
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError(f"{op}() expects a non-empty list of tensors")
+    for x in tensors:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{op}() expects a list of Tensors, got an element of type {type(x).__name__}")
+        check_devices(op, tensors[0], x)
+    target = functools.reduce(dtypes.promote_types, [x.array.dtype for x in tensors])
+    return [cast(x, target) for x in tensors]
+
+
+def cat(tensors, dim=0):
+    tensors = _same_kind("cat", tensors)
+    axis = normalize_dim(dim, tensors[0].ndim)
+    for i, x in enumerate(tensors):
+        if x.ndim != tensors[0].ndim or x.shape[:axis] + x.shape[axis + 1:] != tensors[0].shape[:axis] + tensors[0].shape[axis + 1:]:
+            raise ValueError(
+                f"cat: sizes of tensors must match except in dimension {axis}: tensor 0 has shape "
+                f"{tuple(tensors[0].shape)} but tensor {i} has shape {tuple(x.shape)}"
+            )
+    return Cat.apply(*tensors, axis=axis)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0):
+    tensors = _same_kind("stack", tensors)
+    axis = normalize_dim(dim, tensors[0].ndim, extra=1)
+    for i, x in enumerate(tensors):
+        if x.shape != tensors[0].shape:
+            raise ValueError(
+                f"stack expects each tensor to be equal size, but got {tuple(tensors[0].shape)} at "
+                f"entry 0 and {tuple(x.shape)} at entry {i}"
+            )
+    return Stack.apply(*tensors, axis=axis)
+
+
+def split(input, split_size_or_sections, dim=0):
+    from .indexing import narrow
+
+    axis = normalize_dim(dim, input.ndim)
+    length = input.shape[axis]
+    if isinstance(split_size_or_sections, int):
+        if split_size_or_sections <= 0:
+            raise ValueError(f"split: split_size must be positive, got {split_size_or_sections}")
+        sizes = [min(split_size_or_sections, length - s) for s in range(0, length, split_size_or_sections)]
+    else:
+        sizes = list(split_size_or_sections)
+        if sum(sizes) != length:
+            raise ValueError(
+                f"split: sections {sizes} sum to {sum(sizes)} but dimension {axis} has size {length}"
+            )
+    parts, start = [], 0
+    for size in sizes:
+        parts.append(narrow(input, axis, start, size))
+        start += size
+    return tuple(parts)
+
+
+def chunk(input, chunks, dim=0):
+    if chunks <= 0:
+        raise ValueError(f"chunk: chunks must be positive, got {chunks}")
+    length = input.shape[normalize_dim(dim, input.ndim)]
+    size = -(-length // chunks) if length else 1
+    return split(input, size, dim)

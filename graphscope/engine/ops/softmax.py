@@ -1,0 +1,92 @@
+"""softmax, log_softmax and logsumexp as primitives: shifted by the max so logits of 1000 stay finite."""
+
+from __future__ import annotations
+
+from ..backend import namespace
+from ..function import Function
+from ..tensor import Tensor
+from .operands import normalize_dim
+from .unary import _floating
+
+
+def _shift(x, axis):
+    """x minus its max along `axis` (a max of -inf or inf is replaced by 0 to avoid inf - inf)."""
+    xp = namespace(x)
+    m = xp.max(x, axis=axis, keepdims=True)
+    m = xp.where(xp.isfinite(m), m, 0)
+    return x - m, m
+
+
+class Softmax(Function):
+    saved_inputs = ()
+
+    def forward(self, x, axis):
+        xp = namespace(x)
+        e = xp.exp(_shift(x, axis)[0])
+        self.axis = axis
+        self.out = out = e / xp.sum(e, axis=axis, keepdims=True)
+        return out
+
+    def backward(self, grad):
+        out = self.out
+        return out * (grad - namespace(grad).sum(grad * out, axis=self.axis, keepdims=True)), None
+
+
+class LogSoftmax(Function):
+    saved_inputs = ()
+
+    def forward(self, x, axis):
+        xp = namespace(x)
+        shifted = _shift(x, axis)[0]
+        self.axis = axis
+        self.out = out = shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+        return out
+
+    def backward(self, grad):
+        xp = namespace(grad)
+        return grad - xp.exp(self.out) * xp.sum(grad, axis=self.axis, keepdims=True), None
+
+
+class LogSumExp(Function):
+    def forward(self, x, axes, keepdim):
+        xp = namespace(x)
+        shifted, m = _shift(x, axes)
+        out = xp.log(xp.sum(xp.exp(shifted), axis=axes, keepdims=True)) + m
+        self.x, self.axes, self.keepdim, self.out = x, axes, keepdim, out
+        return out if keepdim else xp.squeeze(out, axis=axes)
+
+    def backward(self, grad):
+        xp = namespace(grad)
+        g = grad if self.keepdim else xp.expand_dims(grad, axis=self.axes)
+        return g * xp.exp(self.x - self.out), None, None
+
+
+def _axis(input, dim, op):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    if dim is None:
+        raise TypeError(f"{op}() needs dim=: the dimension to normalise over (e.g. dim=-1)")
+    return normalize_dim(dim, input.ndim)
+
+
+def softmax(input, dim=None, dtype=None):
+    axis = _axis(input, dim, "softmax")
+    input = _floating(input if dtype is None else input.to(dtype))
+    return Softmax.apply(input, axis)
+
+
+def log_softmax(input, dim=None, dtype=None):
+    axis = _axis(input, dim, "log_softmax")
+    input = _floating(input if dtype is None else input.to(dtype))
+    return LogSoftmax.apply(input, axis)
+
+
+def logsumexp(input, dim, keepdim=False):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"logsumexp(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    from .operands import dims
+
+    axes = dims(dim, input.ndim)
+    if axes is None:
+        axes = tuple(range(input.ndim))
+    return LogSumExp.apply(_floating(input), axes, keepdim)

@@ -1,0 +1,301 @@
+"""Elementwise one-input ops (exp, log, tanh, relu, clamp, casts, ...) with their derivative rules."""
+
+from __future__ import annotations
+
+from .. import backend, dtypes
+from ..backend import namespace
+from ..function import Function
+from ..tensor import Tensor, wrap
+
+
+class Neg(Function):
+    saved_inputs = ()
+
+    def forward(self, x):
+        return -x
+
+    def backward(self, grad):
+        return (-grad,)
+
+
+class Exp(Function):
+    saved_inputs = ()
+
+    def forward(self, x):
+        self.out = out = namespace(x).exp(x)
+        return out
+
+    def backward(self, grad):
+        return (grad * self.out,)
+
+
+class Log(Function):
+    def forward(self, x):
+        self.x = x
+        return namespace(x).log(x)
+
+    def backward(self, grad):
+        return (grad / self.x,)
+
+
+class Log1p(Function):
+    def forward(self, x):
+        self.x = x
+        return namespace(x).log1p(x)
+
+    def backward(self, grad):
+        return (grad / (1 + self.x),)
+
+
+class Sqrt(Function):
+    saved_inputs = ()
+
+    def forward(self, x):
+        self.out = out = namespace(x).sqrt(x)
+        return out
+
+    def backward(self, grad):
+        return (grad / (2 * self.out),)
+
+
+class Rsqrt(Function):
+    saved_inputs = ()
+
+    def forward(self, x):
+        self.out = out = 1 / namespace(x).sqrt(x)
+        return out
+
+    def backward(self, grad):
+        return (grad * -0.5 * self.out**3,)
+
+
+class Abs(Function):
+    def forward(self, x):
+        self.x = x
+        return namespace(x).abs(x)
+
+    def backward(self, grad):
+        return (grad * namespace(grad).sign(self.x),)
+
+
+class Sign(Function):
+    saved_inputs = ()
+
+    def forward(self, x):
+        return namespace(x).sign(x)
+
+    def backward(self, grad):
+        return (grad * 0,)
+
+
+class Sin(Function):
+    def forward(self, x):
+        self.x = x
+        return namespace(x).sin(x)
+
+    def backward(self, grad):
+        return (grad * namespace(grad).cos(self.x),)
+
+
+class Cos(Function):
+    def forward(self, x):
+        self.x = x
+        return namespace(x).cos(x)
+
+    def backward(self, grad):
+        return (-grad * namespace(grad).sin(self.x),)
+
+
+class Tanh(Function):
+    saved_inputs = ()
+
+    def forward(self, x):
+        self.out = out = namespace(x).tanh(x)
+        return out
+
+    def backward(self, grad):
+        return (grad * (1 - self.out * self.out),)
+
+
+class Sigmoid(Function):
+    saved_inputs = ()
+
+    def forward(self, x):
+        xp = namespace(x)
+        e = xp.exp(-xp.abs(x))  # never overflows, keeps precision far into both tails
+        self.out = out = xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
+        return out
+
+    def backward(self, grad):
+        return (grad * self.out * (1 - self.out),)
+
+
+class Relu(Function):
+    saved_inputs = ()
+
+    def forward(self, x):
+        self.out = out = namespace(x).maximum(x, 0)
+        return out
+
+    def backward(self, grad):
+        return (grad * (self.out > 0),)
+
+
+class Clamp(Function):
+    def forward(self, x, low, high):
+        self.x, self.low, self.high = x, low, high
+        return namespace(x).clip(x, low, high)
+
+    def backward(self, grad):
+        # The gradient passes where low <= x <= high (bounds included), as PyTorch.
+        x, inside = self.x, True
+        if self.low is not None:
+            inside = x >= self.low
+        if self.high is not None:
+            inside = inside & (x <= self.high)
+        return grad * inside, None, None
+
+
+class Cast(Function):
+    saved_inputs = ()
+
+    def forward(self, x, dtype):
+        self.source = x.dtype
+        return x.astype(dtype)
+
+    def backward(self, grad):
+        return grad.astype(self.source), None
+
+
+class Clone(Function):
+    saved_inputs = ()
+
+    def forward(self, x):
+        return x.copy()
+
+    def backward(self, grad):
+        return (grad,)
+
+
+class ToDevice(Function):
+    saved_inputs = ()
+
+    def forward(self, x, device):
+        self.source = backend.device_of(x)
+        return backend.to_device(x, device)
+
+    def backward(self, grad):
+        return backend.to_device(grad, self.source), None
+
+
+def _floating(x: Tensor) -> Tensor:
+    """Float ops on integer tensors compute in the default float dtype, as PyTorch."""
+    return x if x.array.dtype.kind == "f" else cast(x, dtypes.default_float_numpy())
+
+
+def _check(x, op):
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(x).__name__}")
+
+
+def neg(input):
+    _check(input, "neg")
+    return Neg.apply(input)
+
+
+def exp(input):
+    _check(input, "exp")
+    return Exp.apply(_floating(input))
+
+
+def log(input):
+    _check(input, "log")
+    return Log.apply(_floating(input))
+
+
+def log1p(input):
+    _check(input, "log1p")
+    return Log1p.apply(_floating(input))
+
+
+def sqrt(input):
+    _check(input, "sqrt")
+    return Sqrt.apply(_floating(input))
+
+
+def rsqrt(input):
+    _check(input, "rsqrt")
+    return Rsqrt.apply(_floating(input))
+
+
+def abs(input):
+    _check(input, "abs")
+    return Abs.apply(input)
+
+
+def sign(input):
+    _check(input, "sign")
+    return Sign.apply(input)
+
+
+def sin(input):
+    _check(input, "sin")
+    return Sin.apply(_floating(input))
+
+
+def cos(input):
+    _check(input, "cos")
+    return Cos.apply(_floating(input))
+
+
+def tanh(input):
+    _check(input, "tanh")
+    return Tanh.apply(_floating(input))
+
+
+def sigmoid(input):
+    _check(input, "sigmoid")
+    return Sigmoid.apply(_floating(input))
+
+
+def relu(input):
+    _check(input, "relu")
+    return Relu.apply(input)
+
+
+def clamp(input, min=None, max=None):
+    _check(input, "clamp")
+    if min is None and max is None:
+        raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        from .arithmetic import maximum, minimum
+
+        out = input
+        if min is not None:
+            out = maximum(out, min)
+        if max is not None:
+            out = minimum(out, max)
+        return out
+    if input.array.dtype.kind != "f" and (isinstance(min, float) or isinstance(max, float)):
+        input = _floating(input)
+    return Clamp.apply(input, min, max)
+
+
+def cast(input: Tensor, dtype) -> Tensor:
+    """`input` converted to `dtype` (graphscope or NumPy dtype); differentiable between floats."""
+    target = dtypes.to_numpy(dtype)
+    if input.array.dtype == target:
+        return input
+    if target.kind != "f":
+        return wrap(input.array.astype(target))
+    return Cast.apply(input, target)
+
+
+def clone(input: Tensor) -> Tensor:
+    return Clone.apply(input)
+
+
+def to_device(input: Tensor, device) -> Tensor:
+    if backend.device_of(input.array) == device:
+        return input
+    return ToDevice.apply(input, device)

@@ -1,0 +1,70 @@
+"""RMSprop with momentum, centering and weight decay, as PyTorch's update rule."""
+
+from __future__ import annotations
+
+from ..backend import namespace
+from .optimizer import Optimizer
+
+
+class RMSprop(Optimizer):
+    """s = alpha s + (1-alpha) g^2; p -= lr * g / (sqrt(s - centered mean^2) + eps), optionally through momentum."""
+
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
+                 maximize=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= momentum:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= alpha:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
+                        centered=centered, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def _update_group(self, group):
+        lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
+        weight_decay, momentum, centered, maximize = (
+            group["weight_decay"], group["momentum"], group["centered"], group["maximize"])
+        state = self.state
+        for param in group["params"]:
+            grad = param._grad
+            if grad is None:
+                continue
+            array = param.array
+            xp = namespace(array)
+            g = grad.array
+            if maximize:
+                g = -g
+            slot = state[param]
+            if not slot:
+                slot["step"] = 0
+                slot["square_avg"] = self._zeros_state(param)
+                if momentum > 0:
+                    slot["momentum_buffer"] = self._zeros_state(param)
+                if centered:
+                    slot["grad_avg"] = self._zeros_state(param)
+            slot["step"] += 1
+            if weight_decay:
+                g = g + weight_decay * array
+            square_avg = slot["square_avg"].array
+            square_avg *= alpha
+            square_avg += (1 - alpha) * (g * g)
+            if centered:
+                grad_avg = slot["grad_avg"].array
+                grad_avg += (1 - alpha) * (g - grad_avg)  # grad_avg.lerp_(g, 1 - alpha)
+                avg = xp.sqrt(square_avg - grad_avg * grad_avg)
+            else:
+                avg = xp.sqrt(square_avg)
+            avg += eps
+            if momentum > 0:
+                buf = slot["momentum_buffer"].array
+                buf *= momentum
+                buf += g / avg
+                array -= lr * buf
+            else:
+                array -= lr * (g / avg)
+            param._bump_version()

@@ -1,0 +1,61 @@
+"""SGD with momentum, dampening, Nesterov and weight decay (PyTorch's update rule)."""
+
+from __future__ import annotations
+
+from .optimizer import Optimizer, required
+
+
+class SGD(Optimizer):
+    """p -= lr * d, where d is the grad (plus weight decay), or its momentum buffer.
+
+    buf = momentum * buf + (1 - dampening) * g (buf = g on the first step);
+    d = g + momentum * buf with nesterov, else buf.
+    """
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
+                 maximize=False):
+        if lr is not required and lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                        nesterov=nesterov, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def _update_group(self, group):
+        lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+        weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        state = self.state
+        for param in group["params"]:
+            grad = param._grad
+            if grad is None:
+                continue
+            array = param.array
+            d = grad.array
+            if maximize:
+                d = -d
+            if weight_decay:
+                d = d + weight_decay * array
+            if momentum:
+                slot = state[param]
+                buf = slot.get("momentum_buffer")
+                if buf is None:
+                    buf = slot["momentum_buffer"] = _copy(d)
+                    buf_array = buf.array
+                else:
+                    buf_array = buf.array
+                    buf_array *= momentum
+                    buf_array += (1 - dampening) * d if dampening else d
+                d = d + momentum * buf_array if nesterov else buf_array
+            array -= lr * d
+            param._bump_version()
+
+
+def _copy(array):
+    from ..tensor import wrap
+
+    return wrap(array.copy())

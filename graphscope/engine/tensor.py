@@ -1,0 +1,703 @@
+"""Tensor: a device array plus its place in the autograd graph, with PyTorch's API."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import backend, dtypes
+
+_ndarray = np.ndarray
+_new = object.__new__
+
+
+def wrap(array, requires_grad=False, grad_fn=None):
+    """A new Tensor around `array` (the engine's fast constructor; no copies, no checks)."""
+    if type(array) is not _ndarray:
+        array = _as_array(array)
+    t = _new(Tensor)
+    t.array = array
+    t.requires_grad = requires_grad
+    t.grad_fn = grad_fn
+    t._grad = None
+    t._vc = [0]
+    return t
+
+
+def _as_array(value):
+    """NumPy returns scalars from 0-d operations; tensors always hold arrays."""
+    if isinstance(value, np.generic):
+        return np.asarray(value)
+    return value
+
+
+class RemovableHandle:
+    """Returned by register_hook; `remove()` takes the hook out again."""
+
+    __slots__ = ("_hooks", "_hook")
+
+    def __init__(self, hooks, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+class Tensor:
+    """An n-dimensional array that records the ops applied to it when it requires grad.
+
+    `array` is the raw NumPy (cpu) or CuPy (cuda) array. `_vc` is the version counter, a
+    one-element list shared with views so in-place changes to saved tensors are detected.
+    """
+
+    __slots__ = ("array", "requires_grad", "grad_fn", "_grad", "_vc", "__dict__", "__weakref__")
+
+    __array_priority__ = 1000  # NumPy defers `ndarray * tensor` to Tensor.__rmul__
+    __hash__ = object.__hash__  # __eq__ is elementwise, identity stays the hash
+
+    # Rarely set state lives in the instance dict; these are the defaults.
+    _base = None  # the tensor this one is a view of
+    _hooks = None  # hooks of a leaf, run before its grad is accumulated
+    _accumulator = None  # the AccumulateGrad node shown in next_functions
+    _retains_grad = False
+
+    def __init__(self, data, requires_grad=False):
+        array = data.array if isinstance(data, Tensor) else backend.xp_for(backend.get_default_device()).asarray(
+            data, dtype=None if isinstance(data, np.ndarray) else dtypes.default_float_numpy())
+        self.array = array
+        self.grad_fn = None
+        self._grad = None
+        self._vc = [0]
+        self.requires_grad = False
+        if requires_grad:
+            self.requires_grad_(True)
+
+    # --- properties ------------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple:
+        return self.array.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.array.ndim
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return dtypes.from_numpy(self.array.dtype)
+
+    @property
+    def device(self) -> backend.Device:
+        return backend.device_of(self.array)
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0]
+
+    def _bump_version(self) -> None:
+        """Record an in-place change of `array` (checked by nodes that saved this tensor)."""
+        self._vc[0] += 1
+
+    @property
+    def data(self) -> "Tensor":
+        """A detached tensor sharing this one's storage (as PyTorch's `.data`)."""
+        return self.detach()
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be set to a Tensor, got {type(value).__name__}")
+        self.array = value.array
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None and not isinstance(value, Tensor):
+            raise TypeError(
+                "assigned grad expected to be a Tensor or None but got grad of type "
+                f"{type(value).__name__}"
+            )
+        if value is not None and value.shape != self.shape:
+            raise RuntimeError(
+                f"assigned grad has data of a different size: grad {tuple(value.shape)}, "
+                f"tensor {tuple(self.shape)}"
+            )
+        self._grad = value
+
+    @property
+    def T(self) -> "Tensor":
+        return _ops.permute(self, tuple(range(self.ndim - 1, -1, -1)))
+
+    @property
+    def mT(self) -> "Tensor":
+        return _ops.transpose(self, -2, -1)
+
+    # --- conversions -----------------------------------------------------------------------
+
+    def item(self):
+        if self.array.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self.array.size} elements cannot be converted to Scalar; "
+                "item() needs exactly one element"
+            )
+        return self.array.reshape(()).item() if type(self.array) is _ndarray else backend.to_host(self.array).item()
+
+    def tolist(self):
+        return backend.to_host(self.array).tolist()
+
+    def numpy(self) -> np.ndarray:
+        if self.requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        if type(self.array) is not _ndarray:
+            raise TypeError(
+                f"can't convert {self.device} device type tensor to numpy. "
+                "Use Tensor.cpu() to copy the tensor to host memory first."
+            )
+        return self.array
+
+    def __array__(self, dtype=None, copy=None):
+        array = backend.to_host(self.array)
+        return array if dtype is None else array.astype(dtype)
+
+    def size(self, dim=None):
+        if dim is None:
+            return self.array.shape
+        return self.array.shape[dim]
+
+    def numel(self) -> int:
+        return int(self.array.size)
+
+    def dim(self) -> int:
+        return self.array.ndim
+
+    def __len__(self):
+        if self.array.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.array.shape[0]
+
+    def __iter__(self):
+        if self.array.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.array.shape[0]))
+
+    def __bool__(self):
+        if self.array.size != 1:
+            raise RuntimeError(
+                f"Boolean value of Tensor with {self.array.size} values is ambiguous; "
+                "use .any() or .all()"
+            )
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.array.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __format__(self, spec):
+        if self.array.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return format(repr(self), spec)
+
+    def to(self, *args, **kwargs):
+        """to(dtype), to(device), to(device, dtype), to(other): a converted tensor (self if unchanged)."""
+        dtype = kwargs.pop("dtype", None)
+        device = kwargs.pop("device", None)
+        kwargs.pop("non_blocking", None)
+        copy = kwargs.pop("copy", False)
+        if kwargs:
+            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+        for arg in args:
+            if isinstance(arg, dtypes.dtype):
+                dtype = arg
+            elif isinstance(arg, Tensor):
+                dtype, device = arg.dtype, arg.device
+            elif isinstance(arg, (str, backend.Device)):
+                device = arg
+            else:
+                raise TypeError(f"to() expects a dtype, a device or a tensor, got {arg!r}")
+        out = self
+        if device is not None:
+            out = _ops.to_device(out, backend.as_device(device))
+        if dtype is not None:
+            out = _ops.cast(out, dtype)
+        if copy and out is self:
+            out = self.clone()
+        return out
+
+    def float(self):
+        return self.to(dtypes.float32)
+
+    def double(self):
+        return self.to(dtypes.float64)
+
+    def half(self):
+        return self.to(dtypes.float16)
+
+    def long(self):
+        return self.to(dtypes.int64)
+
+    def int(self):
+        return self.to(dtypes.int32)
+
+    def bool(self):
+        return self.to(dtypes.bool_)
+
+    def type(self, dtype=None):
+        if dtype is None:
+            return f"graphscope.{self.dtype.name}"
+        return self.to(dtype)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def cpu(self):
+        return self.to(backend.CPU)
+
+    def cuda(self, device=None):
+        return self.to(backend.Device("cuda", device) if isinstance(device, int) else (device or "cuda"))
+
+    def contiguous(self):
+        return self
+
+    def is_floating_point(self) -> bool:
+        return self.array.dtype.kind == "f"
+
+    # --- autograd --------------------------------------------------------------------------
+
+    def requires_grad_(self, requires_grad=True):
+        if not self.is_leaf:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. "
+                "Use .detach() to get a leaf that shares this tensor's values."
+            )
+        if requires_grad and self.array.dtype.kind != "f":
+            raise RuntimeError(
+                "Only Tensors of floating point dtype can require gradients "
+                f"(this one is {self.dtype}); convert it with .float() first"
+            )
+        self.requires_grad = bool(requires_grad)
+        return self
+
+    def detach(self) -> "Tensor":
+        out = wrap(self.array)
+        out._vc = self._vc
+        return out
+
+    def detach_(self) -> "Tensor":
+        self.grad_fn = None
+        self.requires_grad = False
+        return self
+
+    def clone(self) -> "Tensor":
+        return _ops.clone(self)
+
+    def retain_grad(self) -> None:
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        from .backward import RetainGrad
+
+        if self.grad_fn.pre_hooks is None:
+            self.grad_fn.pre_hooks = []
+        self.grad_fn.pre_hooks.append(RetainGrad(self))
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad and not self.is_leaf
+
+    def register_hook(self, hook):
+        """Call `hook(grad)` when this tensor's grad is computed; a returned tensor replaces it."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            hooks = self._hooks
+        else:
+            if self.grad_fn.pre_hooks is None:
+                self.grad_fn.pre_hooks = []
+            hooks = self.grad_fn.pre_hooks
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    def _grad_accumulator(self):
+        if self._accumulator is None:
+            from .function import AccumulateGrad
+
+            self._accumulator = AccumulateGrad(self)
+        return self._accumulator
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the grads of this tensor w.r.t. the graph's leaves and add them to their `.grad`."""
+        from .backward import run_backward
+
+        run_backward(self, gradient, retain_graph=bool(retain_graph), create_graph=create_graph, inputs=inputs)
+
+    # --- printing --------------------------------------------------------------------------
+
+    def __repr__(self):
+        host = backend.to_host(self.array)
+        if host.dtype.kind == "f":
+            whole = host.size == 0 or bool(np.all(np.isfinite(host) & (host == np.round(host))))
+            big = host.size and np.isfinite(host).any() and np.abs(host[np.isfinite(host)]).max() >= 1e8
+            options = dict(precision=4, floatmode="unique" if whole else "fixed", suppress_small=not big)
+        else:
+            options = {}
+        body = np.array2string(host, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, **options)
+        extras = []
+        if self.array.dtype.kind == "f" and self.array.dtype != dtypes.default_float_numpy() or self.array.dtype.kind in "iu" and self.array.dtype != np.int64:
+            extras.append(f"dtype={self.dtype}")
+        if self.device.type != "cpu":
+            extras.append(f"device='{self.device}'")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + ", ".join([body] + extras) + ")"
+
+    # --- ops as methods and operators (defined in engine/ops) ------------------------------
+
+    def __add__(self, other):
+        return _ops.add(self, other)
+
+    def __radd__(self, other):
+        return _ops.add(other, self)
+
+    def __sub__(self, other):
+        return _ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return _ops.sub(other, self)
+
+    def __mul__(self, other):
+        return _ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return _ops.mul(other, self)
+
+    def __truediv__(self, other):
+        return _ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.div(other, self)
+
+    def __pow__(self, other):
+        return _ops.pow(self, other)
+
+    def __rpow__(self, other):
+        return _ops.pow(other, self)
+
+    def __matmul__(self, other):
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.matmul(other, self)
+
+    def __neg__(self):
+        return _ops.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ops.abs(self)
+
+    def __eq__(self, other):
+        if other is None:
+            return False
+        return _ops.eq(self, other)
+
+    def __ne__(self, other):
+        if other is None:
+            return True
+        return _ops.ne(self, other)
+
+    def __lt__(self, other):
+        return _ops.lt(self, other)
+
+    def __le__(self, other):
+        return _ops.le(self, other)
+
+    def __gt__(self, other):
+        return _ops.gt(self, other)
+
+    def __ge__(self, other):
+        return _ops.ge(self, other)
+
+    def __invert__(self):
+        return _ops.logical_not(self)
+
+    def __and__(self, other):
+        return _ops.logical_and(self, other)
+
+    def __or__(self, other):
+        return _ops.logical_or(self, other)
+
+    def __iadd__(self, other):
+        return _ops.add_(self, other)
+
+    def __isub__(self, other):
+        return _ops.sub_(self, other)
+
+    def __imul__(self, other):
+        return _ops.mul_(self, other)
+
+    def __itruediv__(self, other):
+        return _ops.div_(self, other)
+
+    def __getitem__(self, index):
+        return _ops.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        _ops.setitem(self, index, value)
+
+    def add(self, other, alpha=1):
+        return _ops.add(self, other if alpha == 1 else _ops.mul(other, alpha))
+
+    def sub(self, other, alpha=1):
+        return _ops.sub(self, other if alpha == 1 else _ops.mul(other, alpha))
+
+    def mul(self, other):
+        return _ops.mul(self, other)
+
+    def div(self, other):
+        return _ops.div(self, other)
+
+    def pow(self, exponent):
+        return _ops.pow(self, exponent)
+
+    def matmul(self, other):
+        return _ops.matmul(self, other)
+
+    def mm(self, other):
+        return _ops.matmul(self, other)
+
+    def neg(self):
+        return _ops.neg(self)
+
+    def exp(self):
+        return _ops.exp(self)
+
+    def log(self):
+        return _ops.log(self)
+
+    def log1p(self):
+        return _ops.log1p(self)
+
+    def sqrt(self):
+        return _ops.sqrt(self)
+
+    def rsqrt(self):
+        return _ops.rsqrt(self)
+
+    def abs(self):
+        return _ops.abs(self)
+
+    def sign(self):
+        return _ops.sign(self)
+
+    def sin(self):
+        return _ops.sin(self)
+
+    def cos(self):
+        return _ops.cos(self)
+
+    def tanh(self):
+        return _ops.tanh(self)
+
+    def sigmoid(self):
+        return _ops.sigmoid(self)
+
+    def relu(self):
+        return _ops.relu(self)
+
+    def clamp(self, min=None, max=None):
+        return _ops.clamp(self, min, max)
+
+    clip = clamp
+
+    def maximum(self, other):
+        return _ops.maximum(self, other)
+
+    def minimum(self, other):
+        return _ops.minimum(self, other)
+
+    def where(self, condition, other):
+        return _ops.where(condition, self, other)
+
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        return _ops.sum(self, dim, keepdim, dtype=dtype)
+
+    def mean(self, dim=None, keepdim=False):
+        return _ops.mean(self, dim, keepdim)
+
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _ops.var(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return _ops.std(self, dim, unbiased, keepdim, correction=correction)
+
+    def prod(self, dim=None, keepdim=False):
+        return _ops.prod(self, dim, keepdim)
+
+    def max(self, dim=None, keepdim=False):
+        return _ops.max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        return _ops.min(self, dim, keepdim)
+
+    def amax(self, dim=(), keepdim=False):
+        return _ops.amax(self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        return _ops.amin(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        return _ops.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return _ops.argmin(self, dim, keepdim)
+
+    def all(self, dim=None, keepdim=False):
+        return _ops.all(self, dim, keepdim)
+
+    def any(self, dim=None, keepdim=False):
+        return _ops.any(self, dim, keepdim)
+
+    def softmax(self, dim):
+        return _ops.softmax(self, dim)
+
+    def log_softmax(self, dim):
+        return _ops.log_softmax(self, dim)
+
+    def logsumexp(self, dim, keepdim=False):
+        return _ops.logsumexp(self, dim, keepdim)
+
+    def reshape(self, *shape):
+        return _ops.reshape(self, *shape)
+
+    def view(self, *shape):
+        return _ops.view(self, *shape)
+
+    def view_as(self, other):
+        return _ops.reshape(self, other.shape)
+
+    def reshape_as(self, other):
+        return _ops.reshape(self, other.shape)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _ops.flatten(self, start_dim, end_dim)
+
+    def squeeze(self, dim=None):
+        return _ops.squeeze(self, dim)
+
+    def unsqueeze(self, dim):
+        return _ops.unsqueeze(self, dim)
+
+    def transpose(self, dim0, dim1):
+        return _ops.transpose(self, dim0, dim1)
+
+    def t(self):
+        return _ops.t(self)
+
+    def permute(self, *dims):
+        return _ops.permute(self, *dims)
+
+    def expand(self, *sizes):
+        return _ops.expand(self, *sizes)
+
+    def expand_as(self, other):
+        return _ops.expand(self, other.shape)
+
+    def repeat(self, *sizes):
+        return _ops.repeat(self, *sizes)
+
+    def split(self, split_size_or_sections, dim=0):
+        return _ops.split(self, split_size_or_sections, dim)
+
+    def chunk(self, chunks, dim=0):
+        return _ops.chunk(self, chunks, dim)
+
+    def gather(self, dim, index):
+        return _ops.gather(self, dim, index)
+
+    def masked_fill(self, mask, value):
+        return _ops.masked_fill(self, mask, value)
+
+    def eq(self, other):
+        return _ops.eq(self, other)
+
+    def ne(self, other):
+        return _ops.ne(self, other)
+
+    def lt(self, other):
+        return _ops.lt(self, other)
+
+    def le(self, other):
+        return _ops.le(self, other)
+
+    def gt(self, other):
+        return _ops.gt(self, other)
+
+    def ge(self, other):
+        return _ops.ge(self, other)
+
+    def add_(self, other, alpha=1):
+        return _ops.add_(self, other if alpha == 1 else _ops.mul(other, alpha))
+
+    def sub_(self, other, alpha=1):
+        return _ops.sub_(self, other if alpha == 1 else _ops.mul(other, alpha))
+
+    def mul_(self, other):
+        return _ops.mul_(self, other)
+
+    def div_(self, other):
+        return _ops.div_(self, other)
+
+    def clamp_(self, min=None, max=None):
+        return _ops.clamp_(self, min, max)
+
+    def zero_(self):
+        return _ops.fill_(self, 0)
+
+    def fill_(self, value):
+        return _ops.fill_(self, value)
+
+    def copy_(self, src):
+        return _ops.copy_(self, src)
+
+    def masked_fill_(self, mask, value):
+        return _ops.masked_fill_(self, mask, value)
+
+    def relu_(self):
+        return _ops.relu_(self)
+
+    def uniform_(self, a=0.0, b=1.0):
+        return _ops.uniform_(self, a, b)
+
+    def normal_(self, mean=0.0, std=1.0):
+        return _ops.normal_(self, mean, std)
+
+
+from . import ops as _ops  # noqa: E402  (ops build on Tensor; methods resolve them at call time)

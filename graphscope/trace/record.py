@@ -1,0 +1,169 @@
+"""The record of a run: plain dataclasses that the TUI, the summary and the snapshot read."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .equality import Same as _Same
+from .summary import TensorSummary
+
+# Finding kinds, in the order the summary lists them.
+NAN_ORIGIN = "nan-origin"
+NAN_GRAD = "nan-grad"
+DEAD_RELU = "dead-relu"
+VANISHING_GRAD = "vanishing-grad"
+EXPLODING_GRAD = "exploding-grad"
+FINDING_KINDS = (NAN_ORIGIN, NAN_GRAD, DEAD_RELU, VANISHING_GRAD, EXPLODING_GRAD)
+
+# Ops the recorder gives to leaves (they have no Function): a leaf that requires grad,
+# any other leaf tensor, a Python value passed to an op, and a non-leaf tensor whose
+# creating node is not in the record (made before recording began, or trimmed away).
+PARAMETER, TENSOR, CONSTANT, EXTERNAL = "parameter", "tensor", "constant", "external"
+LEAF_OPS = (PARAMETER, TENSOR, CONSTANT, EXTERNAL)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSite:
+    """Where in the user's script something happened, with that line's text."""
+
+    file: str
+    line: int
+    function: str
+    text: str = ""
+
+    def __str__(self):
+        return f"{self.file}:{self.line} in {self.function}"
+
+
+@dataclass(eq=False, slots=True)
+class Node(_Same):
+    """One graph node: an op's output, or a leaf (parameter, input tensor, constant)."""
+
+    id: int
+    op: str
+    name: str = ""                      # "MulBackward0" for ops; the value's repr for constants
+    inputs: tuple[int, ...] = ()
+    pass_index: int = 0                 # the backward pass whose forward created it
+    output: TensorSummary | None = None  # None until summarised, or for non-numeric constants
+    requires_grad: bool = False
+    is_leaf: bool = False
+    parameter: str | None = None        # "layers.0.weight"
+    module: str | None = None           # "model.layers.0"
+    site: SourceSite | None = None
+    saved: tuple[str, ...] = ()         # names of the arrays it saved for backward
+    dead_units: tuple[int, int] | None = None  # relu: (units zero for the whole batch, units)
+
+
+@dataclass(eq=False, slots=True)
+class LeafGrad(_Same):
+    """A grad accumulated into a leaf's `.grad` during a backward step."""
+
+    node: int
+    grad: TensorSummary | None = None
+
+
+@dataclass(eq=False, slots=True)
+class Step(_Same):
+    """One node's backward: the grad it received and the grads it passed to its inputs."""
+
+    node: int
+    grad_output: TensorSummary | None = None
+    grad_inputs: list[TensorSummary | None] = field(default_factory=list)  # aligned with inputs
+    leaf_grads: list[LeafGrad] = field(default_factory=list)
+
+
+@dataclass(eq=False, slots=True)
+class BackwardPass(_Same):
+    """One `backward()` call. Loss and grad norms are kept for every pass; the rest only in detail."""
+
+    index: int
+    loss: float | None = None           # the root's value when it has one element
+    grad_norms: dict[str, float] = field(default_factory=dict)  # parameter -> L2 norm of its grad
+    node_count: int = 0                 # nodes its forward created
+    detailed: bool = True               # False once trimmed by the policy: root/order/steps dropped
+    finished: bool = False              # backward_ended was seen
+    root: int | None = None
+    order: tuple[int, ...] = ()         # the planned order of nodes
+    steps: list[Step] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class ConsoleLine:
+    """A piece of text the script wrote, with how many backward passes had begun by then."""
+
+    stream: str                         # "stdout" or "stderr"
+    text: str
+    pass_index: int = 0
+
+
+@dataclass(eq=False, slots=True)
+class ScriptError(_Same):
+    """The exception the script died of."""
+
+    type: str
+    message: str
+    traceback: str = ""
+    node: int | None = None             # the node being stepped when it raised
+    site: SourceSite | None = None      # the innermost line of the user's code in the traceback
+
+
+@dataclass(eq=False, slots=True)
+class Finding(_Same):
+    """Something a user debugging training wants pointed out, with where it happened."""
+
+    kind: str                           # one of FINDING_KINDS
+    message: str
+    node: int | None = None
+    pass_index: int | None = None
+    parameter: str | None = None
+    site: SourceSite | None = None
+
+
+@dataclass(eq=False, slots=True)
+class Metadata(_Same):
+    """What ran, when, on what, and under which recording policy."""
+
+    script: str = ""
+    argv: list[str] = field(default_factory=list)
+    started: str = ""                   # ISO 8601
+    finished: str = ""
+    exit_code: int | None = None
+    graphscope_version: str = ""
+    python_version: str = ""
+    numpy_version: str = ""
+    device: str = "cpu"
+    keep_first: int = 1                 # passes kept in full detail at the start...
+    keep_last: int | None = 3           # ...and at the end (None: every pass)
+    full_values_limit: int = 4096
+    memory_budget: int = 512 * 2**20
+
+
+@dataclass(eq=False, slots=True)
+class Record(_Same):
+    """Everything graphscope knows about one run."""
+
+    metadata: Metadata = field(default_factory=Metadata)
+    nodes: dict[int, Node] = field(default_factory=dict)  # by id, in creation order
+    passes: list[BackwardPass] = field(default_factory=list)
+    console: list[ConsoleLine] = field(default_factory=list)
+    error: ScriptError | None = None
+    findings: list[Finding] = field(default_factory=list)
+    dropped_values: int = 0             # summaries whose captured values the memory budget dropped
+    trimmed_nodes: int = 0              # nodes dropped with passes outside the detail window
+    dropped_console: int = 0            # console lines dropped past the console limit
+
+    def pass_nodes(self, index: int) -> list[Node]:
+        """The recorded nodes created by pass `index`'s forward."""
+        return [n for n in self.nodes.values() if n.pass_index == index]
+
+    def has_nonfinite(self) -> bool:
+        """Whether any NaN or Inf was seen (in a value, a grad, the loss or a grad norm)."""
+        if any(f.kind in (NAN_ORIGIN, NAN_GRAD) for f in self.findings):
+            return True
+        for p in self.passes:
+            if p.loss is not None and not math.isfinite(p.loss):
+                return True
+            if any(not math.isfinite(v) for v in p.grad_norms.values()):
+                return True
+        return False
