@@ -75,7 +75,7 @@ def is_array(value) -> bool:
 
 def device_of(array) -> Device:
     """The Device an array lives on."""
-    if type(array) is _ndarray:
+    if type(array) is _ndarray or isinstance(array, (np.ndarray, np.generic)):
         return CPU
     return Device("cuda", int(array.device.id))
 

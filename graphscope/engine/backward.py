@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import weakref
 
 import numpy as np
@@ -10,6 +11,7 @@ from .backend import namespace, same_device
 from .hooks import announce, observers
 from .tensor import Tensor, wrap
 
+_NO_GRADS = itertools.repeat(None)  # the input grads of a node that received no grad
 _SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
@@ -24,27 +26,27 @@ def plan(root):
     An explicit stack (never recursion) so a 100,000-node chain plans fine.
     """
     order = []
-    seen = {id(root)}
+    seen = {root}
     leaf_uses = {}
     stack = [(root, zip(root.inputs, root.needs_input_grad))]
+    push, pop, visit = stack.append, stack.pop, seen.add
     while stack:
         node, edges = stack[-1]
         for tensor, needed in edges:
-            if not needed:
-                continue
-            child = tensor.grad_fn
-            if child is None:
-                entry = leaf_uses.get(id(tensor))
-                if entry is None:
-                    leaf_uses[id(tensor)] = [tensor, 1, None]
-                else:
-                    entry[1] += 1
-            elif id(child) not in seen:
-                seen.add(id(child))
-                stack.append((child, zip(child.inputs, child.needs_input_grad)))
-                break
+            if needed:
+                child = tensor.grad_fn
+                if child is None:
+                    entry = leaf_uses.get(id(tensor))
+                    if entry is None:
+                        leaf_uses[id(tensor)] = [tensor, 1, None]
+                    else:
+                        entry[1] += 1
+                elif child not in seen:
+                    visit(child)
+                    push((child, zip(child.inputs, child.needs_input_grad)))
+                    break
         else:
-            stack.pop()
+            pop()
             order.append(node)
     order.reverse()
     return order, leaf_uses
@@ -69,6 +71,8 @@ def _seed(root: Tensor, gradient):
 
 def _sum_to(grad, shape):
     """Sum a broadcast grad back down to an input's shape."""
+    if grad.ndim == len(shape) + 1 and grad.shape[1:] == shape:
+        return grad.sum(axis=0)  # the common case: a bias broadcast over the batch
     extra = grad.ndim - len(shape)
     axes = tuple(range(extra)) + tuple(
         i + extra for i, n in enumerate(shape) if n == 1 and grad.shape[i + extra] != 1
@@ -163,23 +167,28 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
     if watching:
         announce("backward_begun", root, order)
     grads = {root.grad_fn: seed}
+    pop = grads.pop
+    plain = not watching and capture is None
     try:
         for node in order:
-            grad = grads.pop(node, None)
-            if grad is not None:
-                grad = _node_backward(node, grad, watching, store, capture)
-                grad_inputs = grad
+            grad = pop(node, None)
+            if grad is None:
+                grad_inputs = _NO_GRADS
+            elif plain and node.pre_hooks is None and not node.released:
+                if node.versions:
+                    _check_versions(node)
+                grad_inputs = node.backward(grad)
             else:
-                grad_inputs = None
-            for i, tensor in enumerate(node.inputs):
-                if not node.needs_input_grad[i]:
+                grad_inputs = _node_backward(node, grad, watching, store, capture)
+            for tensor, needed, g in zip(node.inputs, node.needs_input_grad, grad_inputs):
+                if not needed:
                     continue
-                g = None if grad_inputs is None else grad_inputs[i]
+                array = tensor.array
                 if g is not None:
-                    if g.shape != tensor.array.shape:
-                        g = _sum_to(g, tensor.array.shape)
-                    if g.dtype != tensor.array.dtype:
-                        g = g.astype(tensor.array.dtype)
+                    if g.shape != array.shape:
+                        g = _sum_to(g, array.shape)
+                    if g.dtype is not array.dtype and g.dtype != array.dtype:
+                        g = g.astype(array.dtype)
                 child = tensor.grad_fn
                 if child is not None:
                     if g is not None:
@@ -199,16 +208,8 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
             announce("backward_ended", root)
 
 
-def _node_backward(node, grad, watching, store, capture):
-    """Run one node's backward (with its tensor hooks and observers) and return its input grads."""
-    if node.pre_hooks:
-        grad = _run_tensor_hooks(node.pre_hooks, grad, store if capture is None else None)
-    if capture is not None and id(node) in capture:
-        capture[id(node)] = grad
-    if watching:
-        announce("before_node", node, grad)
-    if node.released:
-        raise RuntimeError(_SECOND_BACKWARD)
+def _check_versions(node) -> None:
+    """Refuse to run a node whose saved inputs were modified in place since its forward."""
     for position, version in node.versions:
         tensor = node.inputs[position]
         if tensor._vc[0] != version:
@@ -219,6 +220,19 @@ def _node_backward(node, grad, watching, store, capture):
                 f"{tensor._vc[0]}; expected version {version} instead. Hint: replace the in-place "
                 "operation (x += ..., x.add_(...), x[...] = ...) with an out-of-place one (x = x + ...)."
             )
+
+
+def _node_backward(node, grad, watching, store, capture):
+    """One node's backward with everything around it: tensor hooks, capture, observers, checks."""
+    if node.pre_hooks:
+        grad = _run_tensor_hooks(node.pre_hooks, grad, store if capture is None else None)
+    if capture is not None and id(node) in capture:
+        capture[id(node)] = grad
+    if watching:
+        announce("before_node", node, grad)
+    if node.released:
+        raise RuntimeError(_SECOND_BACKWARD)
+    _check_versions(node)
     grad_inputs = node.backward(grad)
     if watching:
         announce("after_node", node, grad_inputs)

@@ -8,6 +8,7 @@ from .hooks import announce, observers, user_site
 from .tensor import Tensor, wrap
 
 _grad_state = grad_mode.state
+_new = object.__new__
 
 
 class Function:
@@ -39,7 +40,7 @@ class Function:
     @classmethod
     def apply(cls, *args, **params):
         """Run forward on the inputs' arrays; record a node when grad mode is on and a grad is needed."""
-        fn = cls.__new__(cls)
+        fn = _new(cls)
         out = fn.forward(*[a.array if isinstance(a, Tensor) else a for a in args], **params)
         if _grad_state.enabled:
             needs = tuple([isinstance(a, Tensor) and a.requires_grad for a in args])
@@ -48,9 +49,11 @@ class Function:
                 fn.needs_input_grad = needs
                 fn.pre_hooks = None
                 fn.released = False
-                positions = range(len(args)) if cls.saved_inputs is None else cls.saved_inputs
-                fn.versions = tuple([(i, args[i]._vc[0]) for i in positions
-                                     if isinstance(args[i], Tensor)])
+                saved = cls.saved_inputs
+                if saved is None:
+                    fn.versions = tuple([(i, a._vc[0]) for i, a in enumerate(args) if isinstance(a, Tensor)])
+                else:
+                    fn.versions = tuple([(i, args[i]._vc[0]) for i in saved if isinstance(args[i], Tensor)])
                 result = wrap(out, True, fn)
                 if observers:
                     announce("node_created", fn, args, result, user_site())

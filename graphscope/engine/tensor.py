@@ -350,9 +350,7 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the grads of this tensor w.r.t. the graph's leaves and add them to their `.grad`."""
-        from .backward import run_backward
-
-        run_backward(self, gradient, retain_graph=bool(retain_graph), create_graph=create_graph, inputs=inputs)
+        _backward.run_backward(self, gradient, retain_graph=bool(retain_graph), create_graph=create_graph, inputs=inputs)
 
     # --- printing --------------------------------------------------------------------------
 
@@ -700,4 +698,6 @@ class Tensor:
         return _ops.normal_(self, mean, std)
 
 
-from . import ops as _ops  # noqa: E402  (ops build on Tensor; methods resolve them at call time)
+# Ops and the backward pass build on Tensor; its methods resolve them at call time.
+from . import backward as _backward  # noqa: E402
+from . import ops as _ops  # noqa: E402

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes, grad_mode
 from ..backend import namespace
 from ..tensor import Tensor, wrap
@@ -81,6 +83,8 @@ def _write(target: Tensor, op: str, values) -> Tensor:
 
 
 def _arith(op: str, functional, ufunc_name: str):
+    numpy_ufunc = getattr(np, ufunc_name)
+
     def inplace(input: Tensor, other):
         if _tracked(input, (other,)):
             return rebase(input, op, functional, other)
@@ -90,7 +94,8 @@ def _arith(op: str, functional, ufunc_name: str):
             # Fast path (optimizer updates): one ufunc writing into the array; anything it
             # refuses (casts, shapes, devices) takes the general path below for a clear error.
             try:
-                getattr(namespace(array), ufunc_name)(array, operand, out=array)
+                ufunc = numpy_ufunc if type(array) is np.ndarray else getattr(namespace(array), ufunc_name)
+                ufunc(array, operand, out=array)
             except (TypeError, ValueError):
                 pass
             else:

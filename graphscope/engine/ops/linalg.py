@@ -20,6 +20,8 @@ class Matmul(Function):
         need_a, need_b = self.needs_input_grad
         if a.ndim == 2 and b.ndim == 2:
             return (grad @ b.T if need_a else None), (a.T @ grad if need_b else None)
+        if a.ndim == 1 and b.ndim == 1:
+            return (grad * b if need_a else None), (grad * a if need_b else None)
         xp = namespace(grad)
         # Lift 1-D operands to matrices, as matmul itself does, then sum batch dims back down.
         a2 = a[None, :] if a.ndim == 1 else a

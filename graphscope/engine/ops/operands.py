@@ -8,6 +8,7 @@ from .. import backend, dtypes
 from ..tensor import Tensor, wrap
 
 _SCALARS = (int, float, bool)
+_ndarray = np.ndarray
 
 
 def as_tensor_like(value, like: Tensor) -> Tensor:
@@ -32,6 +33,22 @@ def check_devices(op: str, a: Tensor, b: Tensor) -> None:
 
 def binary_operands(op: str, a, b, float_result=False):
     """Promote two operands as PyTorch does; Python scalars stay scalars (NumPy keeps them weak)."""
+    # Fast path, most ops: two CPU tensors of one dtype, or a float tensor and a Python number.
+    if isinstance(a, Tensor):
+        x = a.array
+        if isinstance(b, Tensor):
+            y = b.array
+            if x.dtype is y.dtype and type(x) is _ndarray and type(y) is _ndarray and (
+                    not float_result or x.dtype.kind == "f"):
+                return a, b
+        elif (type(b) is float or type(b) is int) and x.dtype.kind == "f":
+            return a, b
+    elif (type(a) is float or type(a) is int) and isinstance(b, Tensor) and b.array.dtype.kind == "f":
+        return a, b
+    return _promoted_operands(op, a, b, float_result)
+
+
+def _promoted_operands(op, a, b, float_result):
     from .unary import cast
 
     if isinstance(a, Tensor):
@@ -50,14 +67,14 @@ def binary_operands(op: str, a, b, float_result=False):
             if target != a.array.dtype:
                 a = cast(a, target)
         else:
-            return binary_operands(op, a, as_tensor_like(b, a), float_result)
+            return _promoted_operands(op, a, as_tensor_like(b, a), float_result)
     elif isinstance(b, Tensor):
         if isinstance(a, _SCALARS):
             target = dtypes.scalar_result(b.array.dtype, a)
             if target != b.array.dtype:
                 b = cast(b, target)
         else:
-            return binary_operands(op, as_tensor_like(a, b), b, float_result)
+            return _promoted_operands(op, as_tensor_like(a, b), b, float_result)
     else:
         raise TypeError(f"{op}: expected at least one Tensor operand, got {type(a).__name__} and {type(b).__name__}")
     if float_result:
@@ -83,7 +100,10 @@ def broadcast_error(op: str, a, b) -> ValueError | None:
 
 def dims(dim, ndim: int):
     """Normalise a `dim` argument (None, int, or tuple) to a tuple of axes, or None for all."""
-    if dim is None:
+    if dim is None or ndim == 0:
+        if dim is not None:
+            for d in dim if isinstance(dim, (tuple, list)) else (dim,):
+                normalize_dim(d, 0)  # a 0-d tensor accepts dim 0 or -1, as PyTorch
         return None
     if isinstance(dim, (tuple, list)):
         if len(dim) == 0:

@@ -38,8 +38,11 @@ class Sum(Function):
         return namespace(x).sum(x, axis=axes, keepdims=keepdim, dtype=dtype)
 
     def backward(self, grad):
+        xp = namespace(grad)
+        if self.axes is None:
+            return xp.full(self.shape, grad, dtype=grad.dtype), None, None, None
         g = _expand_back(grad, self.shape, self.axes, self.keepdim)
-        return namespace(grad).broadcast_to(g, self.shape), None, None, None
+        return xp.broadcast_to(g, self.shape), None, None, None
 
 
 class Mean(Function):
@@ -47,11 +50,15 @@ class Mean(Function):
 
     def forward(self, x, axes, keepdim):
         self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
-        return namespace(x).mean(x, axis=axes, keepdims=keepdim)
+        self.count = _count(x.shape, axes)
+        return namespace(x).sum(x, axis=axes, keepdims=keepdim) / self.count
 
     def backward(self, grad):
-        g = _expand_back(grad, self.shape, self.axes, self.keepdim) / _count(self.shape, self.axes)
-        return namespace(grad).broadcast_to(g, self.shape), None, None
+        xp = namespace(grad)
+        if self.axes is None:
+            return xp.full(self.shape, grad / self.count, dtype=grad.dtype), None, None
+        g = _expand_back(grad, self.shape, self.axes, self.keepdim) / self.count
+        return xp.broadcast_to(g, self.shape), None, None
 
 
 class Var(Function):
@@ -79,7 +86,9 @@ class Std(Function):
         x, xp = self.x, namespace(grad)
         centered = x - xp.mean(x, axis=self.axes, keepdims=True)
         n = _count(x.shape, self.axes) - self.correction
-        g = _expand_back(grad / self.out, x.shape, self.axes, self.keepdim)
+        # Where the std is 0 the gradient is taken as 0 (as PyTorch), not 0/0.
+        scaled = xp.where(self.out == 0, 0, grad / xp.where(self.out == 0, 1, self.out))
+        g = _expand_back(scaled, x.shape, self.axes, self.keepdim)
         return g * centered / n, None, None, None
 
 

@@ -66,7 +66,8 @@ def _axis(input, dim, op):
         raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(input).__name__}")
     if dim is None:
         raise TypeError(f"{op}() needs dim=: the dimension to normalise over (e.g. dim=-1)")
-    return normalize_dim(dim, input.ndim)
+    axis = normalize_dim(dim, input.ndim)
+    return None if input.ndim == 0 else axis
 
 
 def softmax(input, dim=None, dtype=None):

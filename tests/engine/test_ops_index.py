@@ -1,0 +1,177 @@
+"""Indexing, __setitem__, comparisons and masked_fill agree with PyTorch."""
+
+import numpy as np
+import pytest
+import torch
+
+import graphscope as gs
+from torch_reference import check
+
+BASIC_INDEXES = {
+    "int": lambda x: x[1],
+    "negative int": lambda x: x[-1],
+    "two ints to 0-d": lambda x: x[1, 2],
+    "three ints": lambda x: x[0, -1, 3],
+    "slice": lambda x: x[1:3],
+    "step slice": lambda x: x[::2],
+    "slice of last dim": lambda x: x[:, :, 1:4:2],
+    "column": lambda x: x[:, 1],
+    "None": lambda x: x[None],
+    "None in the middle": lambda x: x[:, None, 2:],
+    "ellipsis": lambda x: x[..., 1],
+    "ellipsis and None": lambda x: x[0, ..., None],
+    "empty slice": lambda x: x[2:2],
+    "list with repeats": lambda x: x[[0, 2, 2, 0]],
+    "list on second dim": lambda x: x[:, [1, 1, 0]],
+    "two lists": lambda x: x[[0, 1, 1], [2, 0, 2]],
+    "list and slice": lambda x: x[[2, 0, 2], 1:],
+    "int and list": lambda x: x[1, [0, 0, 2]],
+    "negative list": lambda x: x[[-1, 0, -1]],
+}
+
+
+@pytest.mark.parametrize("name", BASIC_INDEXES)
+def test_indexing(name):
+    check(BASIC_INDEXES[name], [(3, 4, 5)])
+
+
+def test_indexing_of_1d():
+    check(lambda x: x[2] + x[-1] + x[1:3].sum() + x[[0, 0]].sum(), [(5,)])
+
+
+@pytest.mark.parametrize("index", [np.array([0, 2, 2, 1, 0]), np.array([[1, 1], [0, 2]]), np.array(1)],
+                         ids=["1-d", "2-d", "0-d"])
+def test_indexing_with_integer_tensor_accumulates_repeated_indices(index):
+    check(lambda x, i: x[i], [(3, 4), index])
+
+
+def test_indexing_with_integer_tensor_on_second_dim():
+    check(lambda x, i: x[:, i], [(3, 4), np.array([3, 3, 0])])
+
+
+def test_indexing_with_boolean_mask_tensor():
+    mask = np.array([[True, False, True, False], [False, False, False, False], [True, True, True, True]])
+    check(lambda x, m: x[m], [(3, 4), mask])
+
+
+def test_indexing_with_boolean_row_mask():
+    check(lambda x, m: x[m], [(3, 4), np.array([True, False, True])])
+
+
+def test_indexing_with_mask_from_comparison():
+    check(lambda x: x[x > 0], [(4, 5)])
+
+
+def test_indexing_of_integer_tensor():
+    check(lambda x: x[1:, [0, 0]], [np.arange(12).reshape(3, 4)])
+
+
+def _set(index, value=None):
+    """y = x * 1 (a non-leaf copy), then y[index] = value (a constant, or the second input)."""
+
+    def fn(x, *v):
+        y = x * 1
+        y[index] = v[0] if v else value
+        return y
+
+    return fn
+
+
+SETITEMS = {
+    "int = float": (_set(1, 0.5), [(3, 4)]),
+    "slice = float": (_set(slice(0, 2), -1.0), [(3, 4)]),
+    "column = tensor": (_set((slice(None), 1)), [(3, 4), (3,)]),
+    "row = broadcast tensor": (_set(0), [(3, 4), (1,)]),
+    "slice = tensor": (_set(slice(1, 3)), [(3, 4), (2, 4)]),
+    "ellipsis = 0-d tensor": (_set((Ellipsis, 2)), [(3, 4), ()]),
+    "list = tensor": (_set([0, 2]), [(3, 4), (2, 4)]),
+    "int pair = 0-d tensor": (_set((2, 3)), [(3, 4), ()]),
+}
+
+
+@pytest.mark.parametrize("name", SETITEMS)
+def test_setitem(name):
+    fn, shapes = SETITEMS[name]
+    check(fn, shapes)
+
+
+def test_setitem_with_boolean_mask():
+    def fn(x):
+        y = x * 2
+        y[y > 0] = 0.0
+        return y
+
+    check(fn, [(4, 5)])
+
+
+def test_setitem_with_integer_tensor_index():
+    def fn(x, i, v):
+        y = x + 0
+        y[i] = v
+        return y
+
+    check(fn, [(4, 3), np.array([3, 0]), (2, 3)])
+
+
+def test_setitem_into_tensor_not_requiring_grad_makes_it_require_grad():
+    def fn(x, v):
+        y = x * 1
+        y[1:] = v
+        return y
+
+    check(fn, [(3, 2), (2, 2)], requires_grad=[False, True])
+
+
+def test_setitem_on_plain_tensor_changes_its_values():
+    x = gs.zeros(2, 3)
+    x[0, 1] = 5.0
+    x[1] = gs.tensor([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(x.numpy(), [[0.0, 5.0, 0.0], [1.0, 2.0, 3.0]])
+    assert x.dtype == gs.float32
+
+
+COMPARISONS = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
+}
+
+
+@pytest.mark.parametrize("op", COMPARISONS)
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((), (3,))], ids=str)
+def test_comparison_gives_bool_without_grad(op, shapes):
+    rng = np.random.default_rng(2)
+    # Small integers as floats, so equal pairs occur.
+    a, b = (rng.integers(0, 3, size=s).astype(np.float64) for s in shapes)
+    check(COMPARISONS[op], [a, b])
+
+
+@pytest.mark.parametrize("op", COMPARISONS)
+def test_comparison_with_python_scalar(op):
+    values = np.array([-1.0, 0.0, 0.5, 1.0, 2.0])
+    check(lambda a: COMPARISONS[op](a, 0.5), [values])
+    check(lambda a: COMPARISONS[op](1, a), [values])
+
+
+@pytest.mark.parametrize("op", COMPARISONS)
+def test_comparison_of_integer_tensors(op):
+    check(COMPARISONS[op], [np.array([1, 2, 3]), np.array([3, 2, 1])])
+
+
+@pytest.mark.parametrize("mask_shape", [(3, 4), (4,), (3, 1)], ids=str)
+def test_masked_fill(mask_shape):
+    mask = np.random.default_rng(4).random(mask_shape) > 0.5
+    check(lambda x, m: x.masked_fill(m, -3.5), [(3, 4), mask])
+
+
+def test_masked_fill_with_minus_inf_before_softmax():
+    mask = np.array([[False, True, False, True], [True, False, False, False], [False, False, False, False]])
+    check(lambda x, m: x.masked_fill(m, float("-inf")).softmax(dim=-1), [(3, 4), mask])
+
+
+def test_masked_fill_function_form():
+    mask = np.array([True, False, True])
+    check(lambda x, m: gs.masked_fill(x, m, 0.0), [(2, 3), mask], lambda x, m: torch.masked_fill(x, m, 0.0))

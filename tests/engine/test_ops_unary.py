@@ -1,0 +1,100 @@
+"""Elementwise unary ops, clamp, maximum, minimum and where agree with PyTorch."""
+
+import numpy as np
+import pytest
+import torch
+
+import graphscope as gs
+from torch_reference import check
+
+# Each op with the input range where it is defined and smooth.
+UNARY = {
+    "exp": (-2.0, 2.0),
+    "log": (0.1, 3.0),
+    "log1p": (-0.9, 3.0),
+    "sqrt": (0.1, 3.0),
+    "rsqrt": (0.1, 3.0),
+    "abs": (-2.0, 2.0),
+    "sign": (-2.0, 2.0),
+    "sin": (-3.0, 3.0),
+    "cos": (-3.0, 3.0),
+    "tanh": (-3.0, 3.0),
+    "sigmoid": (-4.0, 4.0),
+    "relu": (-2.0, 2.0),
+}
+
+
+@pytest.mark.parametrize("op", UNARY)
+@pytest.mark.parametrize("shape", [(3, 4), (5,), ()], ids=str)
+def test_unary_method(op, shape):
+    low, high = UNARY[op]
+    check(lambda x: getattr(x, op)(), [shape], low=low, high=high)
+
+
+@pytest.mark.parametrize("op", UNARY)
+def test_unary_function(op):
+    low, high = UNARY[op]
+    check(lambda x: getattr(gs, op)(x), [(2, 3)], lambda x: getattr(torch, op)(x), low=low, high=high)
+
+
+EDGES = np.array([-3.0, -1.0, -0.5, 0.0, 0.0, 0.5, 2.0])
+
+
+@pytest.mark.parametrize("op", ["abs", "sign", "relu", "exp", "sin", "cos", "tanh", "sigmoid"])
+def test_unary_at_negative_values_and_zero(op):
+    check(lambda x: getattr(x, op)(), [EDGES])
+
+
+@pytest.mark.parametrize("op", ["sigmoid", "tanh", "relu", "abs", "sign"])
+def test_unary_at_huge_magnitudes_has_no_nan(op):
+    check(lambda x: getattr(x, op)(), [np.array([-1000.0, -100.0, -30.0, 30.0, 100.0, 1000.0])])
+
+
+@pytest.mark.parametrize("op", ["log", "sqrt", "rsqrt", "log1p"])
+def test_unary_at_boundary_of_domain_matches_torch_forward(op):
+    # log(0) = -inf, sqrt(0) = 0, rsqrt(0) = inf, log1p(-1) = -inf: same infinities as torch.
+    check(lambda x: getattr(x, op)(), [np.array([0.0, 1.0, 4.0]) - (op == "log1p")], forward_only=True)
+
+
+@pytest.mark.parametrize("bounds", [dict(min=-0.5, max=0.5), dict(min=-0.5), dict(max=0.25), dict(min=0.0, max=1.0)],
+                         ids=str)
+def test_clamp(bounds):
+    check(lambda x: x.clamp(**bounds), [(4, 5)])
+
+
+def test_clamp_positional_and_function():
+    check(lambda x: x.clamp(-0.5, 0.5) + gs.clamp(x, -1.0, 1.0), [(4, 5)],
+          lambda x: x.clamp(-0.5, 0.5) + torch.clamp(x, -1.0, 1.0))
+
+
+def test_clamp_passes_grad_at_the_bounds():
+    check(lambda x: x.clamp(-1.0, 0.5), [np.array([-2.0, -1.0, 0.0, 0.5, 0.5, 1.0])])
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((3, 4), (4,)), ((3, 1), (1, 4)), ((), (2, 3))], ids=str)
+def test_maximum_minimum(op, shapes):
+    check(lambda a, b: getattr(gs, op)(a, b), list(shapes), lambda a, b: getattr(torch, op)(a, b))
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_maximum_minimum_split_grad_on_ties(op):
+    a = np.array([1.0, 2.0, 3.0, -1.0, 0.0])
+    b = np.array([1.0, 0.0, 3.0, -2.0, 0.0])
+    check(lambda x, y: getattr(x, op)(y), [a, b])
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (3, 1)), ((3, 1), (), (4,))], ids=str)
+def test_where(shapes):
+    rng = np.random.default_rng(1)
+    mask = rng.random(shapes[0]) > 0.5
+    check(lambda c, a, b: gs.where(c, a, b), [mask, shapes[1], shapes[2]],
+          lambda c, a, b: torch.where(c, a, b))
+
+
+def test_where_with_condition_from_comparison():
+    check(lambda a, b: gs.where(a > b, a * 2, b), [(3, 4), (3, 4)], lambda a, b: torch.where(a > b, a * 2, b))
+
+
+def test_where_with_python_scalar_branch():
+    check(lambda a: gs.where(a > 0, a, 0.0), [(3, 4)], lambda a: torch.where(a > 0, a, 0.0))
