@@ -40,25 +40,34 @@ class Function:
     @classmethod
     def apply(cls, *args, **params):
         """Run forward on the inputs' arrays; record a node when grad mode is on and a grad is needed."""
+        # Plain loops, not comprehensions: this is the engine's hottest path.
+        arrays = []
+        needs = []
+        for a in args:
+            if isinstance(a, Tensor):
+                arrays.append(a.array)
+                needs.append(a.requires_grad)
+            else:
+                arrays.append(a)
+                needs.append(False)
         fn = _new(cls)
-        out = fn.forward(*[a.array if isinstance(a, Tensor) else a for a in args], **params)
-        if _grad_state.enabled:
-            needs = tuple([isinstance(a, Tensor) and a.requires_grad for a in args])
-            if True in needs:
-                fn.inputs = args
-                fn.needs_input_grad = needs
-                fn.pre_hooks = None
-                fn.released = False
-                saved = cls.saved_inputs
-                if saved is None:
-                    fn.versions = tuple([(i, a._vc[0]) for i, a in enumerate(args) if isinstance(a, Tensor)])
-                else:
-                    fn.versions = tuple([(i, args[i]._vc[0]) for i in saved if isinstance(args[i], Tensor)])
-                result = wrap(out, True, fn)
-                if observers:
-                    announce("node_created", fn, args, result, user_site())
-                return result
-        return wrap(out)
+        out = fn.forward(*arrays, **params)
+        if not (_grad_state.enabled and True in needs):
+            return wrap(out)
+        fn.inputs = args
+        fn.needs_input_grad = needs
+        fn.pre_hooks = None
+        fn.released = False
+        versions = []
+        for i in range(len(args)) if cls.saved_inputs is None else cls.saved_inputs:
+            a = args[i]
+            if isinstance(a, Tensor):
+                versions.append((i, a._vc[0]))
+        fn.versions = versions
+        result = wrap(out, True, fn)
+        if observers:
+            announce("node_created", fn, args, result, user_site())
+        return result
 
     # --- what a PyTorch user can ask a grad_fn -------------------------------------------------
 
