@@ -6,5 +6,14 @@ record, session and TUI load only when the `graphscope` command asks for them.
 
 __version__ = "0.1.0"
 
+import sys as _sys  # noqa: E402
+
 from .engine import *  # noqa: F401,F403,E402
-from .engine import autograd, cuda, hooks  # noqa: E402
+from .engine import autograd, cuda, hooks, nn, optim  # noqa: E402
+
+# `import graphscope.nn as nn` and friends, as with torch: the engine's packages under short names.
+for _name, _module in (("autograd", autograd), ("nn", nn), ("nn.functional", nn.functional),
+                       ("nn.init", nn.init), ("optim", optim),
+                       ("optim.lr_scheduler", optim.lr_scheduler)):
+    _sys.modules.setdefault(f"{__name__}.{_name}", _module)
+del _name, _module

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from . import grad_mode
 from .backend import is_array
-from .hooks import announce, observers, user_site
+from .hooks import announce_node_created, observers
 from .tensor import Tensor, wrap
 
 _grad_state = grad_mode.state
@@ -66,7 +66,7 @@ class Function:
         fn.versions = versions
         result = wrap(out, True, fn)
         if observers:
-            announce("node_created", fn, args, result, user_site())
+            announce_node_created(fn, args, result)
         return result
 
     # --- what a PyTorch user can ask a grad_fn -------------------------------------------------

@@ -11,6 +11,13 @@ from typing import NamedTuple
 # so it is mutated in place and never rebound.
 observers: list = []
 
+EVENTS = ("node_created", "module_entered", "module_left", "backward_begun", "before_node",
+          "after_node", "leaf_grad_accumulated", "backward_ended")
+
+# Per event, the handlers of the installed observers that override it (rebuilt, never mutated,
+# so an observer may uninstall itself mid-event). Events nobody handles cost one lookup.
+_handlers: dict = {event: () for event in EVENTS}
+
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
@@ -57,11 +64,29 @@ class Observer:
 @contextmanager
 def observe(observer: Observer):
     """Install `observer` for the duration of the block; several may be installed."""
-    observers.append(observer)
+    install(observer)
     try:
         yield observer
     finally:
-        observers.remove(observer)
+        uninstall(observer)
+
+
+def install(observer: Observer) -> None:
+    """Start announcing events to `observer` (prefer `observe` for a block)."""
+    observers.append(observer)
+    _rebuild()
+
+
+def uninstall(observer: Observer) -> None:
+    observers.remove(observer)
+    _rebuild()
+
+
+def _rebuild() -> None:
+    for event in EVENTS:
+        base = getattr(Observer, event)
+        _handlers[event] = tuple(getattr(o, event) for o in observers
+                                 if getattr(type(o), event, base) is not base)
 
 
 def user_site() -> Site:
@@ -75,6 +100,15 @@ def user_site() -> Site:
 
 
 def announce(event: str, *args) -> None:
-    """Call `event` on every installed observer (callers check `observers` first)."""
-    for observer in tuple(observers):
-        getattr(observer, event)(*args)
+    """Call `event` on every installed observer that handles it (callers check `observers` first)."""
+    for handler in _handlers[event]:
+        handler(*args)
+
+
+def announce_node_created(node, inputs, output) -> None:
+    """node_created, with the user's source site found only when someone listens."""
+    handlers = _handlers["node_created"]
+    if handlers:
+        site = user_site()
+        for handler in handlers:
+            handler(node, inputs, output, site)

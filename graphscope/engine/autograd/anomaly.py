@@ -6,7 +6,7 @@ import linecache
 import weakref
 
 from ..backend import namespace
-from ..hooks import Observer, observe, observers
+from ..hooks import Observer, install, observe, uninstall
 
 
 class _AnomalyObserver(Observer):
@@ -68,7 +68,7 @@ def set_detect_anomaly(mode: bool) -> None:
     global _switched_on
     if mode and _switched_on is None:
         _switched_on = _AnomalyObserver(check_nan=True)
-        observers.append(_switched_on)
+        install(_switched_on)
     elif not mode and _switched_on is not None:
-        observers.remove(_switched_on)
+        uninstall(_switched_on)
         _switched_on = None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import grad_mode
 from ..function import Function as Node
-from ..hooks import announce, observers, user_site
+from ..hooks import announce_node_created, observers
 from ..tensor import Tensor, wrap
 
 
@@ -131,5 +131,5 @@ class Function:
         output.grad_fn = node
         output.requires_grad = True
         if observers:
-            announce("node_created", node, args, output, user_site())
+            announce_node_created(node, args, output)
         return output

@@ -6,6 +6,7 @@ import math
 import numbers
 
 from ..backend import namespace
+from ..random import generator_for
 from ..tensor import Tensor, wrap
 from . import functional_ops as P
 
@@ -93,8 +94,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1.0:
         mask = xp.zeros(x.shape, dtype=x.dtype)
     else:
-        draws = wrap(xp.empty(x.shape, dtype=x.dtype)).uniform_(0.0, 1.0)  # the engine's seeded generator
-        keep = draws.array >= p
+        keep = generator_for(input.device).uniform(0.0, 1.0, x.shape, x.dtype) >= p  # seeded by gs.manual_seed
         mask = keep.astype(x.dtype) * xp.asarray(1.0 / (1.0 - p), dtype=x.dtype)
     return P.Dropout.apply(input, wrap(mask))
 

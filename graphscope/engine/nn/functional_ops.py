@@ -7,6 +7,7 @@ serves NumPy (cpu) and CuPy (cuda).
 
 from __future__ import annotations
 
+import contextlib
 import math
 
 from ..backend import namespace, scatter_add
@@ -18,6 +19,14 @@ _REDUCTIONS = ("none", "mean", "sum")
 def check_reduction(reduction: str, name: str) -> None:
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{name}: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
+
+
+def _quiet(xp):
+    """Silence NumPy's divide/overflow warnings where infinities are expected and handled."""
+    errstate = getattr(xp, "errstate", None)
+    if errstate is None:
+        return contextlib.nullcontext()
+    return errstate(divide="ignore", over="ignore", invalid="ignore")
 
 
 def _reduce(xp, loss, reduction, dtype):
@@ -384,20 +393,16 @@ class CrossEntropy(Function):
             scale = scale * keep
         # Row i's target weights are q_i = (1-eps) w_t[i] onehot(t_i) + eps/C w; the gradient of
         # -sum_c q_ic logp_ic is p_i * sum_c q_ic - q_i.
+        per_row = scale if scale.ndim == 0 else scale[:, 0]
         if weight is None:
-            gx = p * scale if (ignored is not None or self.reduction == "none") else p * scale
-            total_target = (1.0 - eps) * (scale if scale.ndim == 0 else scale[:, 0])
-            if scale.ndim == 0:
-                gx[rows, t] -= total_target
-            else:
-                gx[rows, t] -= total_target
+            gx = p * scale
+            gx[rows, t] -= (1.0 - eps) * per_row
             if eps:
                 gx -= (eps / num_classes) * scale
         else:
             row_total = (1.0 - eps) * w_t + (eps / num_classes) * weight.sum()
             gx = p * (row_total.reshape(-1, 1) * scale)
-            onehot_part = (1.0 - eps) * w_t * (scale if scale.ndim == 0 else scale[:, 0])
-            gx[rows, t] -= onehot_part
+            gx[rows, t] -= (1.0 - eps) * w_t * per_row
             if eps:
                 gx -= (eps / num_classes) * weight * scale
         return (_classes_back(gx, self.shape),) + (None,) * (len(needs) - 1)
@@ -503,8 +508,9 @@ class BinaryCrossEntropy(Function):
                 "(apply sigmoid first, or use binary_cross_entropy_with_logits)"
             )
         self.p, self.y, self.weight, self.reduction = p, y, weight, reduction
-        log_p = xp.maximum(xp.log(p), -100.0)
-        log_q = xp.maximum(xp.log1p(-p), -100.0)
+        with _quiet(xp):
+            log_p = xp.maximum(xp.log(p), -100.0)
+            log_q = xp.maximum(xp.log1p(-p), -100.0)
         loss = -(y * log_p + (1 - y) * log_q)
         if weight is not None:
             loss = loss * weight
@@ -520,7 +526,8 @@ class BinaryCrossEntropy(Function):
         needs = self.needs_input_grad
         gy = None
         if len(needs) > 1 and needs[1]:
-            gy = scale * (xp.maximum(xp.log1p(-p), -100.0) - xp.maximum(xp.log(p), -100.0))
+            with _quiet(xp):
+                gy = scale * (xp.maximum(xp.log1p(-p), -100.0) - xp.maximum(xp.log(p), -100.0))
             if self.weight is not None:
                 gy = gy * self.weight
         return (gx, gy) + (None,) * (len(needs) - 2)
@@ -552,7 +559,8 @@ class BinaryCrossEntropyWithLogits(Function):
         x, y = self.x, self.y
         size = max(x.size, y.size)
         scale = _reduction_scale(xp, grad, self.reduction, size)
-        sig = 1.0 / (1.0 + xp.exp(-x))
+        e = xp.exp(-xp.abs(x))  # sigmoid without overflow on either side
+        sig = xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
         if self.log_weight is None:
             gx = sig - y
         else:

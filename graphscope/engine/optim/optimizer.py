@@ -34,6 +34,9 @@ class Optimizer:
                 "params argument given to the optimizer should be an iterable of Tensors or dicts, "
                 f"but got {type(params).__name__}"
             )
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but "
+                            "the ordering of tensors in sets will change between runs. Please use a list instead.")
         param_groups = list(params)
         if not param_groups:
             raise ValueError("optimizer got an empty parameter list")

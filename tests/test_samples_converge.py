@@ -1,0 +1,51 @@
+"""The training samples learn: each one's main() is run and its losses / accuracy checked."""
+
+import importlib.util
+import math
+from pathlib import Path
+
+import pytest
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+def load(name):
+    """Import samples/<name>.py as a module (its training runs only when main() is called)."""
+    spec = importlib.util.spec_from_file_location(f"sample_{name}", SAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_training_loop_loss_falls_and_test_accuracy_is_high():
+    history = load("training_loop").main(verbose=False)
+    losses = [epoch["train_loss"] for epoch in history]
+    assert losses[-1] < 0.4 * losses[0]
+    assert all(b < a * 1.05 for a, b in zip(losses, losses[1:]))  # falls epoch after epoch (small noise allowed)
+    assert history[-1]["accuracy"] >= 0.85
+
+
+def test_spiral_classifier_reaches_95_percent_training_accuracy():
+    result = load("spiral_classifier").main(verbose=False)
+    assert result["accuracy"] >= 0.95
+    assert result["losses"][-1] < 0.2 * result["losses"][0]
+
+
+def test_char_bigram_mlp_loss_falls_well_below_uniform_guessing():
+    result = load("char_bigram_mlp").main(verbose=False)
+    assert result["losses"][0] == pytest.approx(result["uniform_loss"], abs=0.3)
+    assert result["losses"][-1] < 0.65 * result["uniform_loss"]
+    assert len(result["sample"]) == 121
+
+
+def test_exploding_nan_turns_nan_after_a_few_finite_steps():
+    losses = load("exploding_nan").main(verbose=False)["losses"]
+    assert math.isnan(losses[-1])
+    assert 3 <= len(losses) - 1 <= 15
+    assert all(math.isfinite(loss) for loss in losses[:-1])
+
+
+def test_samples_are_reproducible():
+    a = load("spiral_classifier").main(steps=20, verbose=False)["losses"]
+    b = load("spiral_classifier").main(steps=20, verbose=False)["losses"]
+    assert a == b
