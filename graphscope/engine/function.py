@@ -18,10 +18,13 @@ class Function:
     (the instance `__dict__`); the slots below are the node's place in the graph.
     """
 
-    __slots__ = ("inputs", "needs_input_grad", "versions", "pre_hooks", "released",
-                 "__dict__", "__weakref__")
+    __slots__ = ("inputs", "needs_input_grad", "__dict__", "__weakref__")
 
     op = "function"
+    # Rarely changed per-node state lives in the instance dict only when set; these are defaults.
+    versions = ()  # (input position, its version at forward) for the inputs backward reads
+    pre_hooks = None  # tensor hooks on this node's output (register_hook, retain_grad)
+    released = False  # saved state freed by a backward without retain_graph
     # Positions of inputs whose arrays `backward` reads; None means all of them. Their in-place
     # modification between forward and backward is detected through version counters.
     saved_inputs = None
@@ -56,14 +59,14 @@ class Function:
             return wrap(out)
         fn.inputs = args
         fn.needs_input_grad = needs
-        fn.pre_hooks = None
-        fn.released = False
-        versions = []
-        for i in range(len(args)) if cls.saved_inputs is None else cls.saved_inputs:
-            a = args[i]
-            if isinstance(a, Tensor):
-                versions.append((i, a._vc[0]))
-        fn.versions = versions
+        saved = cls.saved_inputs
+        if saved != ():
+            versions = []
+            for i in range(len(args)) if saved is None else saved:
+                a = args[i]
+                if isinstance(a, Tensor):
+                    versions.append((i, a._vc[0]))
+            fn.versions = versions
         result = wrap(out, True, fn)
         if observers:
             announce_node_created(fn, args, result)
@@ -94,7 +97,7 @@ class Function:
         return {k: v for k, v in self.__dict__.items() if is_array(v)}
 
     def release(self) -> None:
-        """Free the saved state after backward (unless retain_graph)."""
+        """Free the saved state after backward (unless retain_graph); hooks go with it."""
         self.__dict__.clear()
         self.released = True
 

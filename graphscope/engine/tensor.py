@@ -18,7 +18,6 @@ def wrap(array, requires_grad=False, grad_fn=None):
     t.array = array
     t.requires_grad = requires_grad
     t.grad_fn = grad_fn
-    t._grad = None
     t._vc = [0]
     return t
 
@@ -50,12 +49,13 @@ class Tensor:
     one-element list shared with views so in-place changes to saved tensors are detected.
     """
 
-    __slots__ = ("array", "requires_grad", "grad_fn", "_grad", "_vc", "__dict__", "__weakref__")
+    __slots__ = ("array", "requires_grad", "grad_fn", "_vc", "__dict__", "__weakref__")
 
     __array_priority__ = 1000  # NumPy defers `ndarray * tensor` to Tensor.__rmul__
     __hash__ = object.__hash__  # __eq__ is elementwise, identity stays the hash
 
     # Rarely set state lives in the instance dict; these are the defaults.
+    _grad = None  # the accumulated grad (a Tensor) of a leaf, or of a non-leaf that retains it
     _base = None  # the tensor this one is a view of
     _hooks = None  # hooks of a leaf, run before its grad is accumulated
     _accumulator = None  # the AccumulateGrad node shown in next_functions
@@ -66,7 +66,6 @@ class Tensor:
             data, dtype=None if isinstance(data, np.ndarray) else dtypes.default_float_numpy())
         self.array = array
         self.grad_fn = None
-        self._grad = None
         self._vc = [0]
         self.requires_grad = False
         if requires_grad:

@@ -123,9 +123,6 @@ class Function:
         node = CustomNode(cls, ctx)
         node.inputs = args
         node.needs_input_grad = needs
-        node.pre_hooks = None
-        node.released = False
-        node.versions = ()
         if any(output is a for a in args):
             output = wrap(output.array)
         output.grad_fn = node

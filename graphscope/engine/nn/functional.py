@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import numbers
 
 from ..backend import namespace
@@ -216,5 +215,3 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                 "binary_cross_entropy_with_logits")
     return P.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)
 
-
-del math

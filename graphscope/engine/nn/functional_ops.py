@@ -38,7 +38,7 @@ def _reduce(xp, loss, reduction, dtype):
     return loss
 
 
-def _reduction_scale(xp, grad, reduction, size):
+def _reduction_scale(grad, reduction, size):
     """The factor each element's loss gradient is multiplied by under `reduction`."""
     if reduction == "mean":
         return grad / size if size else grad
@@ -450,13 +450,6 @@ class NLLLoss(Function):
         return (_classes_back(gx, self.shape),) + (None,) * (len(self.needs_input_grad) - 1)
 
 
-def _check_same_shape(x, y, name):
-    if tuple(x.shape) != tuple(y.shape):
-        raise ValueError(
-            f"{name}: target of shape {tuple(y.shape)} must have the input's shape {tuple(x.shape)}"
-        )
-
-
 class MSELoss(Function):
     """mean((x - y)^2) in one node, as PyTorch's MseLossBackward0 (small training loops are overhead-bound)."""
 
@@ -469,8 +462,7 @@ class MSELoss(Function):
         return _reduce(xp, diff * diff, reduction, diff.dtype)
 
     def backward(self, grad):
-        xp = namespace(grad)
-        g = 2.0 * _reduction_scale(xp, grad, self.reduction, self.diff.size) * self.diff
+        g = 2.0 * _reduction_scale(grad, self.reduction, self.diff.size) * self.diff
         needs = self.needs_input_grad
         return (g if needs[0] else None, -g if needs[1] else None)
 
@@ -488,8 +480,7 @@ class L1Loss(Function):
         return _reduce(xp, xp.abs(diff), reduction, diff.dtype)
 
     def backward(self, grad):
-        xp = namespace(grad)
-        g = _reduction_scale(xp, grad, self.reduction, self.sign.size) * self.sign
+        g = _reduction_scale(grad, self.reduction, self.sign.size) * self.sign
         needs = self.needs_input_grad
         return (g if needs[0] else None, -g if needs[1] else None)
 
@@ -519,7 +510,7 @@ class BinaryCrossEntropy(Function):
     def backward(self, grad):
         xp = namespace(grad)
         p, y = self.p, self.y
-        scale = _reduction_scale(xp, grad, self.reduction, max(p.size, y.size))
+        scale = _reduction_scale(grad, self.reduction, max(p.size, y.size))
         gx = scale * (p - y) / xp.maximum((1 - p) * p, 1e-12)
         if self.weight is not None:
             gx = gx * self.weight
@@ -558,7 +549,7 @@ class BinaryCrossEntropyWithLogits(Function):
         xp = namespace(grad)
         x, y = self.x, self.y
         size = max(x.size, y.size)
-        scale = _reduction_scale(xp, grad, self.reduction, size)
+        scale = _reduction_scale(grad, self.reduction, size)
         e = xp.exp(-xp.abs(x))  # sigmoid without overflow on either side
         sig = xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
         if self.log_weight is None:

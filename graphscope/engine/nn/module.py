@@ -8,7 +8,7 @@ from collections import OrderedDict, namedtuple
 from .. import backend, dtypes
 from ..backend import namespace
 from ..hooks import announce, observers
-from ..tensor import RemovableHandle, Tensor
+from ..tensor import Tensor
 from . import scope
 from .parameter import Parameter
 
@@ -512,9 +512,6 @@ class Module:
             else:
                 text += "\n  " + "\n  ".join(lines) + "\n"
         return text + ")"
-
-    def __dir__(self):
-        return sorted(set(super().__dir__()))
 
     def __setstate__(self, state):
         self.__dict__.update(state)

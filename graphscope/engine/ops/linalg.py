@@ -60,7 +60,7 @@ def matmul(input, other):
             f"matmul: both arguments must be Tensors, got {type(input).__name__} and {type(other).__name__}"
         )
     input, other = binary_operands("matmul", input, other)
-    if input.ndim == 0 or other.ndim == 0:
+    if input.array.ndim == 0 or other.array.ndim == 0:
         raise _matmul_error(input, other)
     try:
         return Matmul.apply(input, other)
