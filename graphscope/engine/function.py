@@ -43,7 +43,18 @@ class Function:
     @classmethod
     def apply(cls, *args, **params):
         """Run forward on the inputs' arrays; record a node when grad mode is on and a grad is needed."""
-        # Plain loops, not comprehensions: this is the engine's hottest path.
+        # Unrolled for one and two arguments, plain loops otherwise: the engine's hottest path.
+        if len(args) == 1 and not params and isinstance(args[0], Tensor):
+            x = args[0]
+            fn = _new(cls)
+            return fn._finish(args, [x.requires_grad], fn.forward(x.array))
+        if len(args) == 2 and not params:
+            a, b = args
+            is_a, is_b = isinstance(a, Tensor), isinstance(b, Tensor)
+            needs = [is_a and a.requires_grad, is_b and b.requires_grad]
+            fn = _new(cls)
+            out = fn.forward(a.array if is_a else a, b.array if is_b else b)
+            return fn._finish(args, needs, out)
         arrays = []
         needs = []
         for a in args:
@@ -55,21 +66,25 @@ class Function:
                 needs.append(False)
         fn = _new(cls)
         out = fn.forward(*arrays, **params)
+        return fn._finish(args, needs, out)
+
+    def _finish(self, args, needs, out):
+        """Wrap `out`; when grad mode is on and an input needs a grad, make this node its grad_fn."""
         if not (_grad_state.enabled and True in needs):
             return wrap(out)
-        fn.inputs = args
-        fn.needs_input_grad = needs
-        saved = cls.saved_inputs
+        self.inputs = args
+        self.needs_input_grad = needs
+        saved = self.saved_inputs
         if saved != ():
             versions = []
             for i in range(len(args)) if saved is None else saved:
                 a = args[i]
                 if isinstance(a, Tensor):
                     versions.append((i, a._vc[0]))
-            fn.versions = versions
-        result = wrap(out, True, fn)
+            self.versions = versions
+        result = wrap(out, True, self)
         if observers:
-            announce_node_created(fn, args, result)
+            announce_node_created(self, args, result)
         return result
 
     # --- what a PyTorch user can ask a grad_fn -------------------------------------------------
