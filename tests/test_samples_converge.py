@@ -49,3 +49,28 @@ def test_samples_are_reproducible():
     a = load("spiral_classifier").main(steps=20, verbose=False)["losses"]
     b = load("spiral_classifier").main(steps=20, verbose=False)["losses"]
     assert a == b
+
+
+def test_exploding_nan_is_born_in_the_log_of_sigma():
+    """The first node whose output has a NaN while its inputs have none is the marked log line."""
+    import numpy as np
+
+    from graphscope.engine import hooks
+
+    births = []
+
+    class FirstNaN(hooks.Observer):
+        def node_created(self, node, inputs, output, site):
+            def has_nan(t):
+                return isinstance(t, type(output)) and bool(np.isnan(t.detach().numpy()).any())
+
+            if not births and has_nan(output) and not any(has_nan(t) for t in inputs):
+                births.append((node.op, site))
+
+    sample = load("exploding_nan")
+    with hooks.observe(FirstNaN()):
+        sample.main(verbose=False)
+    (op, site), = births
+    assert op == "log"
+    source = (SAMPLES / "exploding_nan.py").read_text().splitlines()[site.line - 1]
+    assert "sigma.log()" in source and "the NaN is born here" in source
