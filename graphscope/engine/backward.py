@@ -167,7 +167,7 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
     if watching:
         announce("backward_begun", root, order)
     grads = {root.grad_fn: seed}
-    pop = grads.pop
+    pop, get = grads.pop, grads.get
     plain = not watching and capture is None
     try:
         for node in order:
@@ -175,8 +175,9 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
             if grad is None:
                 grad_inputs = _NO_GRADS
             elif plain and node.pre_hooks is None and not node.released:
-                if node.versions:
-                    _check_versions(node)
+                for position, version in node.versions:
+                    if node.inputs[position]._vc[0] != version:
+                        _check_versions(node)
                 grad_inputs = node.backward(grad)
             else:
                 grad_inputs = _node_backward(node, grad, watching, store, capture)
@@ -192,7 +193,7 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                 child = tensor.grad_fn
                 if child is not None:
                     if g is not None:
-                        pending = grads.get(child)
+                        pending = get(child)
                         grads[child] = g if pending is None else pending + g
                     continue
                 entry = leaf_uses[id(tensor)]
@@ -202,7 +203,8 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                 if entry[1] == 0 and entry[2] is not None:
                     _finish_leaf(tensor, entry[2], store, capture, capture_only, watching)
             if not retain_graph:
-                node.release()
+                node.__dict__.clear()  # free the saved state (Function.release, inlined)
+                node.released = True
     finally:
         if watching:
             announce("backward_ended", root)

@@ -111,11 +111,6 @@ class Function:
         """The arrays this node keeps for its backward, by name (empty once released)."""
         return {k: v for k, v in self.__dict__.items() if is_array(v)}
 
-    def release(self) -> None:
-        """Free the saved state after backward (unless retain_graph); hooks go with it."""
-        self.__dict__.clear()
-        self.released = True
-
     def __repr__(self):
         return f"<{self.name()} object at {id(self):#x}>"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from .. import grad_mode
 from ..function import Function as Node
 from ..hooks import announce_node_created, observers
@@ -44,20 +46,16 @@ class FunctionCtx:
 
 
 class CustomNode(Node):
-    """The graph node of one call to a user-defined Function."""
+    """The graph node of one call to a user-defined Function (one subclass per Function class)."""
 
     saved_inputs = ()
+    function_cls = None
 
-    def __init__(self, function_cls, ctx):
-        self.function_cls = function_cls
+    def __init__(self, ctx):
         self.ctx = ctx
 
     def name(self) -> str:
         return f"{self.function_cls.__name__}Backward"
-
-    @property
-    def op(self):
-        return self.function_cls.__name__
 
     def backward(self, grad):
         with grad_mode.no_grad():
@@ -83,16 +81,18 @@ class CustomNode(Node):
             grads.append(g.array.reshape(t.shape) if g.shape != t.shape else g.array)
         return tuple(grads)
 
-    def release(self):
-        function_cls = self.function_cls
-        super().release()
-        self.function_cls = function_cls  # the node keeps its name after its saved state is freed
-
     def saved_arrays(self) -> dict:
         ctx = self.__dict__.get("ctx")
         if ctx is None:
             return {}
         return {f"saved_tensors[{i}]": t.array for i, (t, _) in enumerate(ctx.saved) if t is not None}
+
+
+@functools.lru_cache(maxsize=None)
+def _node_class(function_cls) -> type:
+    """The node class for a user Function: its op is the Function's name."""
+    return type(f"{function_cls.__name__}Backward", (CustomNode,),
+                {"function_cls": function_cls, "op": function_cls.__name__})
 
 
 class Function:
@@ -120,7 +120,7 @@ class Function:
             )
         if not (grad_mode.state.enabled and True in needs):
             return output
-        node = CustomNode(cls, ctx)
+        node = _node_class(cls)(ctx)
         node.inputs = args
         node.needs_input_grad = needs
         if any(output is a for a in args):
