@@ -13,6 +13,7 @@ from rich.text import Text
 from graphscope.engine.backend import device_of, namespace, to_host
 
 from .equality import Same
+from .literal import literal
 
 HISTOGRAM_BINS = 16
 PREVIEW_SIZE = 64
@@ -27,6 +28,8 @@ ARRAY_DTYPES = frozenset({
 
 _EMPTY = np.zeros(0, dtype=np.float64)
 _EMPTY.flags.writeable = False
+_NO_COUNTS = np.zeros(0, dtype=np.int64)
+_NO_COUNTS.flags.writeable = False
 _SPARKS = "▁▂▃▄▅▆▇█"
 
 
@@ -36,7 +39,8 @@ class TensorSummary(Same):
 
     min/max/mean/std/norm and the histogram cover the finite values only (None when there
     are none); the NaNs and Infs are counted apart. std is the sample std (as `Tensor.std()`).
-    The histogram has 16 equal bins from min to max (all in bin 0 when min == max).
+    The histogram (16 int64 counts, read-only; empty when no value is finite) has equal bins
+    from min to max, all counts in bin 0 when min == max.
     `preview` holds the first 64 elements in row-major order, `values` every element
     (in the tensor's shape) when there are at most `full_values_limit`; both are read-only
     NumPy host arrays. `dropped` says the memory budget took them away.
@@ -54,7 +58,7 @@ class TensorSummary(Same):
     nan_count: int = 0
     inf_count: int = 0
     zero_fraction: float = 0.0
-    histogram: tuple[int, ...] = ()
+    histogram: np.ndarray = field(default_factory=lambda: _NO_COUNTS)  # int64 counts
     preview: np.ndarray = field(default_factory=lambda: _EMPTY)
     values: np.ndarray | None = None
     dropped: bool = False
@@ -164,15 +168,33 @@ def _fill_float_host(s: TensorSummary, x: np.ndarray, n: int) -> None:
     s.histogram = _histogram_host(fin, mn, mx, m)
 
 
-def _histogram_host(fin: np.ndarray, mn: float, mx: float, m: int) -> tuple[int, ...]:
+def counts(values) -> np.ndarray:
+    """Histogram counts as a read-only int64 array."""
+    out = np.array(values, dtype=np.int64)
+    out.flags.writeable = False
+    return out
+
+
+def _single_bin(m: int) -> np.ndarray:
+    out = np.zeros(HISTOGRAM_BINS, dtype=np.int64)
+    out[0] = m
+    out.flags.writeable = False
+    return out
+
+
+def _histogram_host(fin: np.ndarray, mn: float, mx: float, m: int) -> np.ndarray:
     if mx == mn:
-        return (m,) + (0,) * (HISTOGRAM_BINS - 1)
+        return _single_bin(m)
     span = mx - mn
     if fin.dtype.itemsize < 8 and span > float(np.finfo(fin.dtype).max) / 2:
         fin = fin.astype(np.float64)
+    if not math.isfinite(span):  # the range overflows even float64: work in halves
+        fin, mn, span = fin / 2, mn / 2, mx / 2 - mn / 2
     idx = ((fin - mn) * (HISTOGRAM_BINS / span)).astype(np.intp)
-    np.minimum(idx, HISTOGRAM_BINS - 1, out=idx)
-    return tuple(np.bincount(idx, minlength=HISTOGRAM_BINS).tolist())
+    np.clip(idx, 0, HISTOGRAM_BINS - 1, out=idx)
+    out = np.bincount(idx, minlength=HISTOGRAM_BINS).astype(np.int64, copy=False)
+    out.flags.writeable = False
+    return out
 
 
 def _fill_bool(s: TensorSummary, trues: int, n: int) -> None:
@@ -183,9 +205,9 @@ def _fill_bool(s: TensorSummary, trues: int, n: int) -> None:
     if n > 1:
         s.std = math.sqrt(max(trues - n * s.mean * s.mean, 0.0) / (n - 1))
     if s.min == s.max:
-        s.histogram = (n,) + (0,) * (HISTOGRAM_BINS - 1)
+        s.histogram = _single_bin(n)
     else:
-        s.histogram = (n - trues,) + (0,) * (HISTOGRAM_BINS - 2) + (trues,)
+        s.histogram = counts((n - trues,) + (0,) * (HISTOGRAM_BINS - 2) + (trues,))
 
 
 _names: dict = {}
@@ -249,9 +271,9 @@ def summarize_on_device(a, xp, limit: int = FULL_VALUES_LIMIT, device: str = "cu
     scale = xp.where(xp.isfinite(scale) & (scale > 0), scale, 1.0)
     scaled = wide / scale
     squares = (scaled * scaled).sum()
-    base = xp.where(xp.isfinite(lo), lo, 0.0)
-    width = xp.where(hi > lo, hi - lo, 1.0)
-    idx = ((wide - base) * (HISTOGRAM_BINS / width)).astype(xp.int64)
+    base = xp.where(xp.isfinite(lo), lo, 0.0) / 2  # halves: the range may overflow float64
+    width = xp.where(hi > lo, hi / 2 - lo / 2, 1.0)
+    idx = ((wide / 2 - base) * (HISTOGRAM_BINS / width)).astype(xp.int64)
     idx = xp.where(mask, xp.clip(idx, 0, HISTOGRAM_BINS - 1), HISTOGRAM_BINS)
     hist = xp.bincount(idx, minlength=HISTOGRAM_BINS + 1)[:HISTOGRAM_BINS]
     nans = xp.isnan(x).sum()
@@ -277,8 +299,7 @@ def summarize_on_device(a, xp, limit: int = FULL_VALUES_LIMIT, device: str = "cu
         s.min, s.max = int(lo), int(hi)
     else:
         s.min, s.max = lo, hi
-    counts = [int(c) for c in host[9:]]
-    s.histogram = tuple(counts) if hi > lo else (m,) + (0,) * (HISTOGRAM_BINS - 1)
+    s.histogram = counts([int(c) for c in host[9:]]) if hi > lo else _single_bin(m)
     return s
 
 
@@ -301,14 +322,14 @@ def format_number(value) -> str:
 
 def sparkline(counts) -> str:
     """Counts as a row of block characters, tallest for the largest."""
-    counts = list(counts)
-    if not counts:
+    heights = [float(c) for c in counts]
+    if not heights:
         return ""
-    top = max(counts)
+    top = max(heights)
     if top <= 0:
-        return _SPARKS[0] * len(counts)
+        return _SPARKS[0] * len(heights)
     return "".join(" " if c == 0 else _SPARKS[min(len(_SPARKS) - 1, int(c / top * (len(_SPARKS) - 1) + 0.5))]
-                   for c in counts)
+                   for c in heights)
 
 
 def preview_text(s: TensorSummary, count: int = 8) -> str:
@@ -323,7 +344,7 @@ def preview_text(s: TensorSummary, count: int = 8) -> str:
 def render(s: TensorSummary):
     """A Rich renderable for a summary; every string from the record is literal text."""
     shape = "×".join(str(d) for d in s.shape) if s.shape else "scalar"
-    head = Text.assemble((s.dtype, "bold"), " ", shape, "  ", (s.device, "dim"),
+    head = Text.assemble(literal(s.dtype, "bold"), " ", shape, "  ", literal(s.device, "dim"),
                          f"  {s.numel:,} element{'s' if s.numel != 1 else ''}")
     grid = Table.grid(padding=(0, 2))
     for _ in range(4):
@@ -336,7 +357,7 @@ def render(s: TensorSummary):
     grid.add_row(Text("nan", "dim"), Text(format_number(s.nan_count), bad),
                  Text("inf", "dim"), Text(format_number(s.inf_count), bad))
     parts = [head, grid]
-    if s.histogram:
+    if s.histogram.size:
         parts.append(Text.assemble((format_number(s.min), "dim"), " ", (sparkline(s.histogram), "cyan"),
                                    " ", (format_number(s.max), "dim")))
     parts.append(Text(preview_text(s)))

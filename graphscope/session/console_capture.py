@@ -1,0 +1,71 @@
+"""Route what the script thread prints into the record's console, leaving other threads' output alone."""
+
+from __future__ import annotations
+
+import io
+import sys
+import threading
+
+
+class ThreadStream(io.TextIOBase):
+    """A stand-in for sys.stdout / sys.stderr: the script thread's writes go to `sink`, a line at a time."""
+
+    def __init__(self, stream_name: str, original, sink, thread: threading.Thread, echo: bool):
+        self.stream_name = stream_name
+        self.original = original
+        self.sink = sink
+        self.thread = thread
+        self.echo = echo
+        self.partial = ""  # text after the last newline, waiting for the rest of its line
+
+    def write(self, text: str) -> int:
+        if threading.current_thread() is self.thread:
+            *lines, self.partial = (self.partial + text).split("\n")
+            for line in lines:
+                self.sink(self.stream_name, line)
+            if not self.echo:
+                return len(text)
+        return self.original.write(text)
+
+    def flush(self) -> None:
+        if threading.current_thread() is not self.thread:
+            self.original.flush()
+        elif self.echo:
+            self.original.flush()
+
+    def close_line(self) -> None:
+        """Hand over an unfinished last line (the script ended without a newline)."""
+        if self.partial:
+            self.sink(self.stream_name, self.partial)
+            self.partial = ""
+
+    def isatty(self) -> bool:
+        return False
+
+    @property
+    def encoding(self):
+        return getattr(self.original, "encoding", "utf-8")
+
+
+class ConsoleCapture:
+    """Install ThreadStreams for one thread's lifetime; `echo` also passes the text through."""
+
+    def __init__(self, sink, thread: threading.Thread, echo: bool = False):
+        self.sink, self.thread, self.echo = sink, thread, echo
+
+    def __enter__(self):
+        self.saved = sys.stdout, sys.stderr
+        self.streams = (ThreadStream("stdout", sys.stdout, self.sink, self.thread, self.echo),
+                        ThreadStream("stderr", sys.stderr, self.sink, self.thread, self.echo))
+        sys.stdout, sys.stderr = self.streams
+        return self
+
+    def __exit__(self, *exc):
+        for stream in self.streams:
+            stream.close_line()
+        # Restore only what we installed (someone else may have replaced it meanwhile).
+        if sys.stdout is self.streams[0]:
+            sys.stdout = self.saved[0]
+        if sys.stderr is self.streams[1]:
+            sys.stderr = self.saved[1]
+        return False

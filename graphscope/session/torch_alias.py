@@ -1,0 +1,87 @@
+"""--as-torch: for one run, `import torch` (and torch.nn, torch.optim, ...) resolves to graphscope's engine."""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import sys
+import types
+
+ALIASES = {
+    "torch": "graphscope",
+    "torch.nn": "graphscope.engine.nn",
+    "torch.nn.functional": "graphscope.engine.nn.functional",
+    "torch.nn.init": "graphscope.engine.nn.init",
+    "torch.optim": "graphscope.engine.optim",
+    "torch.optim.lr_scheduler": "graphscope.engine.optim.lr_scheduler",
+    "torch.autograd": "graphscope.engine.autograd",
+}
+
+
+class UnsupportedTorchName(AttributeError):
+    """A PyTorch name the engine does not have (an AttributeError, so hasattr() still works)."""
+
+
+class TorchAlias(types.ModuleType):
+    """Stands in for a torch module: forwards to the graphscope module, names what is missing."""
+
+    def __init__(self, name: str, target: types.ModuleType):
+        super().__init__(name, target.__doc__)
+        self.__dict__["_target"] = target
+
+    def __getattr__(self, attr):
+        try:
+            return getattr(self.__dict__["_target"], attr)
+        except AttributeError:
+            raise UnsupportedTorchName(
+                f"{self.__name__}.{attr} is not supported by graphscope yet (this script runs on "
+                "graphscope's engine because of --as-torch); see the README for the supported API"
+            ) from None
+
+    def __dir__(self):
+        return dir(self.__dict__["_target"])
+
+
+class _UnsupportedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Any other `torch.*` import fails with a message naming the module."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" or name.startswith("torch."):
+            return importlib.util.spec_from_loader(name, self)
+        return None
+
+    def create_module(self, spec):
+        raise ModuleNotFoundError(
+            f"{spec.name} is not supported by graphscope yet (this script runs on graphscope's "
+            "engine because of --as-torch)", name=spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
+class TorchAliases:
+    """Install the aliases for the block; afterwards sys.modules is as it was (real torch included)."""
+
+    def __enter__(self):
+        import importlib
+
+        self.saved = {name: sys.modules.get(name) for name in list(sys.modules)
+                      if name == "torch" or name.startswith("torch.")}
+        for name in self.saved:
+            del sys.modules[name]
+        for name, target in ALIASES.items():
+            sys.modules[name] = TorchAlias(name, importlib.import_module(target))
+        for name in ALIASES:
+            parent, _, child = name.rpartition(".")
+            if parent:
+                setattr(sys.modules[parent], child, sys.modules[name])
+        self.finder = _UnsupportedModules()
+        sys.meta_path.insert(0, self.finder)
+        return self
+
+    def __exit__(self, *exc):
+        sys.meta_path.remove(self.finder)
+        for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+            del sys.modules[name]
+        sys.modules.update({k: v for k, v in self.saved.items() if v is not None})
+        return False

@@ -1,0 +1,136 @@
+"""Findings: what a record shows that a user debugging training should look at first (NaN origins, dead ReLUs, vanishing or exploding grads)."""
+
+from __future__ import annotations
+
+import math
+
+from .record import (
+    DEAD_RELU,
+    EXPLODING_GRAD,
+    NAN_GRAD,
+    NAN_ORIGIN,
+    PARAMETER,
+    VANISHING_GRAD,
+    Finding,
+    Node,
+    Record,
+)
+from .summary import TensorSummary, format_number
+
+
+def find(record: Record, vanishing: float = 1e-7, exploding: float = 1e3) -> list[Finding]:
+    """Every finding in the record, NaN/Inf first."""
+    out = []
+    origin = nan_origin(record)
+    if origin is not None:
+        out.append(origin)
+    grad = nan_grad(record)
+    if grad is not None:
+        out.append(grad)
+    out += dead_relus(record)
+    out += grad_extremes(record, vanishing, exploding)
+    return out
+
+
+def _bad(s: TensorSummary | None) -> bool:
+    return s is not None and (s.nan_count > 0 or s.inf_count > 0)
+
+
+def _counts(s: TensorSummary) -> str:
+    parts = []
+    if s.nan_count:
+        parts.append(f"{s.nan_count:,} NaN")
+    if s.inf_count:
+        parts.append(f"{s.inf_count:,} Inf")
+    return " and ".join(parts) + f" of {s.numel:,} values"
+
+
+def _what(node: Node) -> str:
+    if node.parameter:
+        return f"{node.op} {node.parameter}"
+    return node.op if not node.module else f"{node.op} in {node.module}"
+
+
+def nan_origin(record: Record) -> Finding | None:
+    """The first node, in creation order, whose value holds a NaN or Inf: where it was born."""
+    for node in record.nodes.values():
+        if _bad(node.output):
+            if node.is_leaf:
+                text = f"the first NaN/Inf is already in the input {_what(node)}: {_counts(node.output)}"
+            else:
+                inputs_ok = all(not _bad(record.nodes[k].output) for k in node.inputs if k in record.nodes)
+                born = "from finite inputs" if inputs_ok else "first seen here"
+                text = f"NaN/Inf born in {_what(node)} ({born}): {_counts(node.output)}"
+            return Finding(NAN_ORIGIN, f"{text} (pass {node.pass_index})", node.id, node.pass_index,
+                           node.parameter, node.site)
+    return None
+
+
+def nan_grad(record: Record) -> Finding | None:
+    """The first backward step whose grads hold a NaN or Inf."""
+    nodes = record.nodes
+    for p in record.passes:
+        for number, step in enumerate(p.steps):
+            node = nodes.get(step.node)
+            what = _what(node) if node is not None else f"node {step.node}"
+            where = f"(pass {p.index}, backward step {number + 1})"
+            site = node.site if node is not None else None
+            if _bad(step.grad_output):
+                return Finding(NAN_GRAD, f"the grad arriving at {what} holds {_counts(step.grad_output)} {where}",
+                               step.node, p.index, None, site)
+            for i, g in enumerate(step.grad_inputs):
+                if _bad(g):
+                    return Finding(NAN_GRAD, f"the backward of {what} made a NaN/Inf grad for its input {i}: "
+                                             f"{_counts(g)} {where}", step.node, p.index, None, site)
+            for lg in step.leaf_grads:
+                if _bad(lg.grad):
+                    leaf = nodes.get(lg.node)
+                    name = leaf.parameter if leaf is not None and leaf.parameter else f"node {lg.node}"
+                    return Finding(NAN_GRAD, f"the grad accumulated into {name} holds {_counts(lg.grad)} {where}",
+                                   lg.node, p.index, name, leaf.site if leaf is not None else site)
+    return None
+
+
+def dead_relus(record: Record) -> list[Finding]:
+    """ReLUs with units that are zero for every example in the batch, latest pass per ReLU."""
+    latest: dict[tuple, Node] = {}
+    for node in record.nodes.values():
+        if node.dead_units is not None:
+            latest[(node.site, node.module)] = node
+    out = []
+    for node in latest.values():
+        dead, units = node.dead_units
+        if dead:
+            where = f" in {node.module}" if node.module else ""
+            out.append(Finding(DEAD_RELU, f"{dead} of {units} units of the relu{where} are zero for every "
+                                          f"example in the batch (pass {node.pass_index})",
+                               node.id, node.pass_index, None, node.site))
+    return out
+
+
+def grad_extremes(record: Record, vanishing: float = 1e-7, exploding: float = 1e3) -> list[Finding]:
+    """Parameters whose grad norm fell under `vanishing` or rose over `exploding` in some pass."""
+    seen: dict[str, list] = {}
+    for p in record.passes:
+        for name, norm in p.grad_norms.items():
+            if not math.isfinite(norm):
+                continue
+            kind = VANISHING_GRAD if norm < vanishing else EXPLODING_GRAD if norm > exploding else None
+            if kind is not None:
+                entry = seen.setdefault((name, kind), [p.index, 0, norm, p.index])
+                entry[1] += 1
+                entry[2], entry[3] = norm, p.index
+    total = len(record.passes)
+    leaf_of = {n.parameter: n for n in record.nodes.values() if n.op == PARAMETER and n.parameter}
+    out = []
+    for (name, kind), (first, count, last_norm, last) in seen.items():
+        limit = vanishing if kind == VANISHING_GRAD else exploding
+        side = "under" if kind == VANISHING_GRAD else "over"
+        word = "vanishing" if kind == VANISHING_GRAD else "exploding"
+        node = leaf_of.get(name)
+        out.append(Finding(kind, f"{word} grad: the grad norm of {name} was {side} {format_number(limit)} in "
+                                 f"{count} of {total} passes (first at pass {first}; {format_number(last_norm)} "
+                                 f"at pass {last})",
+                           node.id if node is not None else None, last, name,
+                           node.site if node is not None else None))
+    return out

@@ -1,0 +1,184 @@
+"""Stepping through a backward pass: pause, step, time travel, continue, breakpoints, run to end."""
+
+import os
+
+from graphscope.session import Breakpoint
+
+SAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "samples")
+
+SMALL_GRAPH = """
+import graphscope as gs
+a = gs.tensor([1.0, 2.0, 3.0], requires_grad=True)
+b = gs.tensor([0.5, -1.0, 2.0], requires_grad=True)
+c = a * b
+d = c.exp()
+e = d + a
+loss = e.sum()
+loss.backward()
+print("grads", a.grad.tolist(), b.grad.tolist())
+"""
+
+
+def test_pauses_before_the_first_node_of_the_first_pass(run_session):
+    driver = run_session(SMALL_GRAPH)
+    state = driver.paused()
+    record = driver.session.record
+    assert state.pass_index == 0 and state.step == 0 and state.frontier == 0
+    assert record.nodes[state.node].op == "sum"
+    assert state.reason == "first backward pass"
+
+
+def test_three_steps_walk_the_planned_order_and_record_each_grad(run_session):
+    driver = run_session(SMALL_GRAPH)
+    driver.paused()
+    for expected_step in (1, 2, 3):
+        state = driver.command("step")
+        assert state.kind == "paused" and state.step == expected_step == state.frontier
+    backward = driver.session.record.passes[0]
+    assert [driver.session.record.nodes[n].op for n in backward.order] == ["sum", "add", "exp", "mul"]
+    assert state.node == backward.order[3]
+    assert len(backward.steps) == 4  # three run, and the paused node's with the grad it receives
+    assert backward.steps[3].node == state.node and backward.steps[3].grad_inputs == []
+    # d(sum)/de = 1, the add passes it to d and a, exp multiplies by exp(a*b).
+    assert backward.steps[0].grad_output.values.tolist() == 1.0  # the seed of a scalar loss
+    assert backward.steps[1].grad_output.values.tolist() == [1.0, 1.0, 1.0]
+    assert backward.steps[2].grad_output.values.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_step_back_and_forward_move_the_cursor_without_running(run_session):
+    driver = run_session(SMALL_GRAPH)
+    driver.paused()
+    driver.command("step")
+    driver.command("step")
+    back = driver.command("step_back")
+    assert (back.step, back.frontier) == (1, 2)
+    back = driver.command("step_back")
+    assert (back.step, back.frontier) == (0, 2)
+    assert driver.command("step_back").step == 0  # the cursor stops at the first step
+    forward = driver.command("step_forward")
+    assert (forward.step, forward.frontier) == (1, 2)
+    stepped = driver.command("step")  # behind the frontier, step only moves the cursor
+    assert (stepped.step, stepped.frontier) == (2, 2)
+    assert len(driver.session.record.passes[0].steps) == 3  # two run, one about to run
+    ran = driver.command("step")  # at the frontier it runs the engine
+    assert (ran.step, ran.frontier) == (3, 3)
+    assert driver.command("goto", 1).step == 1
+
+
+def test_continue_pauses_at_the_end_of_the_pass_then_runs_to_the_end(run_session):
+    driver = run_session(SMALL_GRAPH)
+    driver.paused()
+    end = driver.command("continue_")
+    assert end.kind == "paused" and end.reason == "end of pass" and end.node is None
+    assert end.step == end.frontier == 4
+    done = driver.command("continue_")
+    assert done.kind == "finished" and done.exit_code == 0
+    assert any("grads" in line.text for line in driver.session.record.console)
+
+
+def test_breakpoint_on_an_op(run_session):
+    driver = run_session(SMALL_GRAPH)
+    driver.paused()
+    driver.session.add_breakpoint(Breakpoint("op", "exp"))
+    state = driver.command("continue_")
+    assert driver.session.record.nodes[state.node].op == "exp"
+    assert state.reason.startswith("breakpoint") and "op exp" in state.reason
+
+
+def test_breakpoint_on_a_source_line(run_session, tmp_path):
+    driver = run_session(SMALL_GRAPH)
+    driver.paused()
+    driver.session.add_breakpoint(Breakpoint("line", "script.py:5"))  # c = a * b
+    state = driver.command("continue_")
+    node = driver.session.record.nodes[state.node]
+    assert node.site.line == 5 and node.op == "mul"
+
+
+def test_breakpoint_on_a_module(run_session):
+    driver = run_session("""
+        import graphscope as gs
+        from graphscope import nn
+        gs.manual_seed(0)
+        model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+        loss = model(gs.randn(5, 3)).pow(2).mean()
+        loss.backward()
+    """)
+    driver.paused()
+    driver.session.add_breakpoint(Breakpoint("module", "model.0"))
+    state = driver.command("continue_")
+    assert driver.session.record.nodes[state.node].module == "model.0"
+
+
+def test_listing_toggling_and_removing_breakpoints(run_session):
+    driver = run_session(SMALL_GRAPH)
+    driver.paused()
+    session = driver.session
+    exp = session.add_breakpoint(Breakpoint("op", "exp"))
+    mul = session.add_breakpoint(Breakpoint("op", "mul"))
+    assert [(b.kind, b.value) for b in session.breakpoints][-2:] == [("op", "exp"), ("op", "mul")]
+    session.toggle_breakpoint(exp.id)
+    assert not next(b for b in session.breakpoints if b.id == exp.id).enabled
+    state = driver.command("continue_")
+    assert session.record.nodes[state.node].op == "mul"
+    session.remove_breakpoint(mul.id)
+    assert mul.id not in [b.id for b in session.breakpoints]
+
+
+def test_continue_stops_at_the_first_nan(run_session):
+    driver = run_session(path=os.path.join(SAMPLES, "exploding_nan.py"))
+    driver.paused()
+    driver.command("continue_")  # to the end of the first pass
+    state = driver.command("continue_")
+    assert state.kind == "paused" and "NaN" in state.reason
+    record = driver.session.record
+    node = record.nodes[state.node]
+    grad = driver.session.fetch(state.node, "grad")
+    value = driver.session.fetch(state.node, "value")
+    import numpy as np
+    assert (node.output is not None and node.output.has_nonfinite) or not np.isfinite(grad).all() \
+        or not np.isfinite(value).all()
+
+
+def test_run_to_end_records_the_engines_final_grads(run_session, tmp_path):
+    out = tmp_path / "grads.npy"
+    driver = run_session(f"""
+        import numpy as np
+        import graphscope as gs
+        gs.manual_seed(0)
+        w = gs.randn(4, 3, requires_grad=True)
+        x = gs.randn(5, 4)
+        for _ in range(3):
+            loss = (x @ w).tanh().sum()
+            loss.backward()
+        np.save({str(out)!r}, w.grad.numpy())
+    """)
+    driver.paused()
+    assert driver.command("run_to_end").kind == "finished"
+    record = driver.session.record
+    assert len(record.passes) == 3
+    import numpy as np
+    final = np.load(out)
+    increments = [g.grad.values for p in record.passes for step in p.steps for g in step.leaf_grads]
+    assert len(increments) == 3
+    assert all(record.nodes[g.node].parameter == "w" for step in record.passes[-1].steps for g in step.leaf_grads)
+    # Each pass adds its grad into w.grad: the engine's final .grad is their sum.
+    assert np.allclose(sum(increments), final, rtol=1e-5)
+
+
+def test_no_pause_runs_straight_through(run_session):
+    driver = run_session(SMALL_GRAPH, pause=False)
+    state = driver.done()
+    assert state.kind == "finished" and len(driver.session.record.passes) == 1
+
+
+def test_fetch_returns_a_slice_of_a_live_value(run_session):
+    driver = run_session("""
+        import graphscope as gs
+        x = gs.arange(12.0).reshape(3, 4).requires_grad_()
+        (x * 2).sum().backward()
+    """)
+    state = driver.paused()
+    mul = next(n for n in driver.session.record.nodes.values() if n.op == "mul")
+    assert driver.session.fetch(mul.id, "value", (1, slice(0, 2))).tolist() == [8.0, 10.0]
+    driver.command("step")
+    assert driver.session.fetch(mul.id, "grad").tolist() == [[1.0] * 4] * 3

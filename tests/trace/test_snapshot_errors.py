@@ -1,0 +1,200 @@
+"""A bad snapshot raises one SnapshotError naming the file, the place in it, and what is wrong."""
+
+import json
+
+import numpy as np
+import pytest
+
+from graphscope.trace import snapshot
+from graphscope.trace.record import BackwardPass, LeafGrad, Node, Record, SourceSite, Step
+from graphscope.trace.snapshot import SnapshotError
+from graphscope.trace.summary import summarize
+
+
+def _record():
+    site = SourceSite("train.py", 3, "<module>", "y = w * x")
+
+    def s(n=4):
+        return summarize(np.arange(n, dtype=np.float32), full_values_limit=8)
+
+    nodes = {
+        0: Node(0, "parameter", output=s(), requires_grad=True, is_leaf=True, parameter="w", site=site),
+        1: Node(1, "tensor", output=s(100), is_leaf=True, site=site),
+        2: Node(2, "mul", "MulBackward0", (0, 1), output=s(), requires_grad=True, site=site, saved=("a", "b")),
+    }
+    step = Step(2, s(), [s(), None], [LeafGrad(0, s())])
+    return Record(nodes=nodes, passes=[BackwardPass(0, 1.5, {"w": 2.0}, 3, True, True, 2, (2,), [step])])
+
+
+@pytest.fixture
+def doc():
+    return json.loads(snapshot.dumps(_record()))
+
+
+def _load_text(tmp_path, text, name="snap.json"):
+    path = tmp_path / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
+    with pytest.raises(SnapshotError) as info:
+        snapshot.load(path)
+    assert str(path) in str(info.value)
+    return info.value
+
+
+def _load_doc(tmp_path, doc):
+    return _load_text(tmp_path, json.dumps(doc))
+
+
+def test_not_json(tmp_path):
+    e = _load_text(tmp_path, "hello, world")
+    assert "not valid JSON" in e.problem and "line 1" in e.where
+
+
+def test_truncated_file(tmp_path):
+    text = snapshot.dumps(_record())
+    e = _load_text(tmp_path, text[: len(text) // 2])
+    assert "truncated" in e.problem
+
+
+def test_empty_file(tmp_path):
+    assert "empty" in _load_text(tmp_path, "").problem
+
+
+def test_binary_file(tmp_path):
+    assert "not UTF-8" in _load_text(tmp_path, b"\x89PNG\r\n\x1a\n\xff\xfe\x00").problem
+
+
+def test_another_format(tmp_path):
+    e = _load_doc(tmp_path, {"format": "something-else", "version": 1})
+    assert e.where == "format" and "not a graphscope snapshot" in e.problem and "something-else" in e.problem
+
+
+def test_json_that_is_not_an_object(tmp_path):
+    assert "not a graphscope snapshot" in _load_text(tmp_path, "[1, 2, 3]").problem
+
+
+def test_missing_format(tmp_path):
+    assert "not a graphscope snapshot" in _load_doc(tmp_path, {"nodes": []}).problem
+
+
+def test_newer_version(tmp_path, doc):
+    doc["version"] = 2
+    e = _load_doc(tmp_path, doc)
+    assert e.where == "version" and "newer" in e.problem and "upgrade graphscope" in e.problem
+
+
+def test_missing_key(tmp_path, doc):
+    del doc["nodes"]["op"]
+    e = _load_doc(tmp_path, doc)
+    assert e.where == "nodes" and '"op"' in e.problem
+
+
+@pytest.mark.parametrize("path, value, where", [
+    (("nodes", "op", 0), 5, "nodes.op[0]"),
+    (("nodes", "inputs", 2), "0,1", "nodes.inputs[2]"),
+    (("nodes", "inputs", 2, 1), 1.5, "nodes.inputs[2][1]"),
+    (("nodes", "requires_grad", 0), "yes", "nodes.requires_grad[0]"),
+    (("nodes", "op"), ["mul"], "nodes.op"),
+    (("nodes", "output", 1), 99, "nodes.output[1]"),
+    (("nodes", "site", 0), 7, "nodes.site[0]"),
+    (("tensors", "shape", 0, 0), -1, "tensors.shape[0][0]"),
+    (("tensors", "dtype", 1), None, "tensors.dtype[1]"),
+    (("tensors", "nan", 1), 1000, "tensors.nan[1]"),
+    (("tensors", "stats"), "AAAA", "tensors.stats"),
+    (("tensors", "exact"), [[0, 1]], "tensors.exact[0]"),
+    (("tensors", "histogram", "data"), "AAAA", "tensors.histogram.data"),
+    (("tensors", "values", "float32"), "AAAA", "tensors.values.float32"),
+    (("tensors", "preview", "float32"), "!!!!", "tensors.preview.float32"),
+    (("tensors", "values", "pickle"), "AAAA", "tensors.values"),
+    (("passes", 0, "loss"), [1], "passes[0].loss"),
+    (("passes", 0, "steps", "grad_inputs"), {}, "passes[0].steps.grad_inputs"),
+    (("passes", 0, "steps", "grad_output", 0), 99, "passes[0].steps.grad_output[0]"),
+    (("metadata", "argv"), "train.py", "metadata.argv"),
+    (("sites", 0, "line"), "3", "sites[0].line"),
+    (("console",), None, "console"),
+])
+def test_wrong_types_name_the_place(tmp_path, doc, path, value, where):
+    target = doc
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    assert _load_doc(tmp_path, doc).where == where
+
+
+@pytest.mark.parametrize("path, where", [
+    (("nodes", "inputs", 2, 0), "nodes.inputs[2][0]"),
+    (("passes", 0, "root"), "passes[0].root"),
+    (("passes", 0, "order", 0), "passes[0].order[0]"),
+    (("passes", 0, "steps", "node", 0), "passes[0].steps.node[0]"),
+    (("passes", 0, "steps", "leaf_grads", 0, 0, 0), "passes[0].steps.leaf_grads[0][0][0]"),
+])
+def test_dangling_node_ids(tmp_path, doc, path, where):
+    target = doc
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = 999
+    e = _load_doc(tmp_path, doc)
+    assert e.where == where and "999 does not exist" in e.problem
+
+
+def test_values_for_fewer_tensors_than_claim_them(tmp_path, doc):
+    doc["tensors"]["full"].append(1)
+    assert "tensors.values" in _load_doc(tmp_path, doc).where
+
+
+def test_duplicate_node_ids(tmp_path, doc):
+    doc["nodes"]["id"][1] = 0
+    assert "appears twice" in _load_doc(tmp_path, doc).problem
+
+
+def test_huge_string(tmp_path, doc):
+    doc["nodes"]["op"][0] = "x" * 1_000_000
+    e = _load_doc(tmp_path, doc)
+    assert e.where == "nodes.op[0]" and "longer than" in e.problem
+
+
+def test_hostile_control_characters_in_a_name_are_refused_and_not_echoed(tmp_path, doc):
+    doc["nodes"]["op"][0] = "relu\x1b[2J\x1b]0;pwned\x07"
+    e = _load_doc(tmp_path, doc)
+    assert "control characters" in e.problem and "\x1b" not in str(e)
+
+
+def test_control_characters_in_console_text_are_kept_as_data(tmp_path, doc):
+    doc["console"] = [{"stream": "stdout", "text": "progress\r\x1b[2K50%", "pass": 0}]
+    path = tmp_path / "snap.json"
+    path.write_text(json.dumps(doc))
+    assert snapshot.load(path).console[0].text == "progress\r\x1b[2K50%"
+
+
+def test_bare_nan_is_not_strict_json(tmp_path):
+    text = snapshot.dumps(_record()).replace('"loss":1.5', '"loss":NaN')
+    assert "not strict JSON" in _load_text(tmp_path, text).problem
+
+
+def test_deeply_nested_json(tmp_path):
+    assert "nested too deeply" in _load_text(tmp_path, "[" * 200_000 + "]" * 200_000).problem
+
+
+def test_integer_with_thousands_of_digits(tmp_path, doc):
+    text = json.dumps(doc).replace('"line": 3', '"line": ' + "9" * 5000)
+    assert isinstance(_load_text(tmp_path, text), SnapshotError)
+
+
+def test_unknown_finding_kind(tmp_path, doc):
+    doc["findings"] = [{"kind": "rm -rf", "message": "", "node": None, "pass": None, "parameter": None, "site": None}]
+    assert _load_doc(tmp_path, doc).where == "findings[0].kind"
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(SnapshotError, match="cannot read"):
+        snapshot.load(tmp_path / "nope.json")
+
+
+def test_a_folder(tmp_path):
+    with pytest.raises(SnapshotError, match="folder"):
+        snapshot.load(tmp_path)
+
+
+def test_error_message_reads_file_place_problem(tmp_path, doc):
+    doc["nodes"]["inputs"][2][0] = 999
+    e = _load_doc(tmp_path, doc)
+    assert str(e) == f"{tmp_path / 'snap.json'}: nodes.inputs[2][0]: node id 999 does not exist in the snapshot"

@@ -1,0 +1,63 @@
+"""Snapshot JSON round trip: load(dump(record)) == record, strict JSON, and the shipped schema describes it."""
+
+import json
+import math
+from importlib import resources
+
+import jsonschema
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+
+from graphscope.trace import snapshot
+from graphscope.trace.record import BackwardPass, Metadata, Node, Record
+from graphscope.trace.summary import summarize
+from trace_strategies import records
+
+SCHEMA = json.loads(resources.files("graphscope.trace").joinpath("schema/snapshot.schema.json").read_text())
+
+
+def _strict(text):
+    def refuse(name):
+        raise AssertionError(f"bare {name} in the JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(records())
+def test_load_of_dump_equals_the_record(record):
+    assert snapshot.loads(snapshot.dumps(record)) == record
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(records())
+def test_every_generated_export_is_strict_json_valid_against_the_schema(record):
+    jsonschema.validate(_strict(snapshot.dumps(record)), SCHEMA)
+
+
+def test_round_trip_through_a_file(tmp_path):
+    record = Record(metadata=Metadata(script="train.py"),
+                    nodes={0: Node(0, "tensor", output=summarize(np.arange(6.0).reshape(2, 3)))})
+    path = tmp_path / "snap.json"
+    snapshot.dump(record, path)
+    assert snapshot.load(path) == record
+
+
+def test_non_finite_numbers_are_written_as_strings_and_read_back_as_floats():
+    record = Record(passes=[BackwardPass(0, loss=math.nan, grad_norms={"w": math.inf, "b": -math.inf})])
+    doc = _strict(snapshot.dumps(record))
+    assert doc["passes"][0]["loss"] == "nan"
+    assert doc["passes"][0]["grad_norms"] == {"w": "inf", "b": "-inf"}
+    loaded = snapshot.loads(snapshot.dumps(record)).passes[0]
+    assert math.isnan(loaded.loss) and loaded.grad_norms == {"w": math.inf, "b": -math.inf}
+
+
+def test_export_opens_with_format_and_version():
+    doc = _strict(snapshot.dumps(Record()))
+    assert list(doc)[:2] == ["format", "version"]
+    assert (doc["format"], doc["version"]) == ("graphscope-snapshot", 1)
+
+
+def test_output_is_ascii_even_for_unicode_text():
+    record = Record(metadata=Metadata(script="模型.py"))
+    text = snapshot.dumps(record)
+    assert text.isascii() and snapshot.loads(text).metadata.script == "模型.py"

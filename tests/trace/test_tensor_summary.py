@@ -1,0 +1,159 @@
+"""TensorSummary: statistics of the finite values, counts of the rest, histogram, preview, full values, rendering."""
+
+import io
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+from rich.console import Console
+
+from graphscope.trace.summary import (
+    PREVIEW_SIZE,
+    TensorSummary,
+    sparkline,
+    summarize,
+    summarize_on_device,
+    summarize_value,
+)
+
+
+def test_statistics_match_numpy_on_a_float32_matrix():
+    a = np.random.default_rng(0).standard_normal((64, 16)).astype(np.float32)
+    s = summarize(a)
+    assert (s.shape, s.dtype, s.device, s.numel) == ((64, 16), "float32", "cpu", 1024)
+    assert s.min == pytest.approx(float(a.min())) and s.max == pytest.approx(float(a.max()))
+    assert s.mean == pytest.approx(float(a.astype(np.float64).mean()), rel=1e-6)
+    assert s.std == pytest.approx(float(a.astype(np.float64).std(ddof=1)), rel=1e-5)
+    assert s.norm == pytest.approx(float(np.linalg.norm(a.astype(np.float64))), rel=1e-5)
+    assert (s.nan_count, s.inf_count, s.zero_fraction) == (0, 0, 0.0)
+
+
+def test_histogram_has_16_bins_over_min_to_max_counting_every_finite_value():
+    a = np.random.default_rng(1).standard_normal(10_000)
+    s = summarize(a)
+    expected, _ = np.histogram(a, bins=16, range=(a.min(), a.max()))
+    assert len(s.histogram) == 16 and sum(s.histogram) == a.size
+    assert np.abs(np.array(s.histogram) - expected).sum() <= 2  # edges may round either way
+
+
+def test_nan_and_inf_are_counted_and_left_out_of_the_statistics():
+    a = np.array([1.0, 2.0, np.nan, np.inf, -np.inf, 3.0], dtype=np.float32)
+    s = summarize(a)
+    assert (s.nan_count, s.inf_count) == (1, 2)
+    assert (s.min, s.max, s.mean) == (1.0, 3.0, 2.0)
+    assert sum(s.histogram) == 3 and s.has_nonfinite
+
+
+def test_an_all_nan_tensor_has_no_statistics():
+    s = summarize(np.full(5, np.nan))
+    assert s.nan_count == 5 and s.min is None and s.mean is None and s.histogram.size == 0
+
+
+def test_zero_fraction_counts_exact_zeros():
+    s = summarize(np.array([0.0, 0.0, 1.0, -0.0]))
+    assert s.zero_fraction == 0.75
+
+
+def test_constant_tensor_puts_every_value_in_the_first_bin_and_has_zero_std():
+    s = summarize(np.full((3, 3), 2.5, dtype=np.float32))
+    assert s.histogram[0] == 9 and sum(s.histogram) == 9 and s.std == 0.0
+
+
+def test_std_stays_accurate_when_the_mean_dwarfs_the_spread():
+    a = (1e4 + np.random.default_rng(2).standard_normal(1000) * 1e-3).astype(np.float64)
+    assert summarize(a).std == pytest.approx(float(a.std(ddof=1)), rel=1e-6)
+
+
+def test_norm_of_large_float32_values_does_not_overflow():
+    s = summarize(np.full(4, 3e38, dtype=np.float32))
+    assert s.norm == pytest.approx(6e38, rel=1e-6)
+
+
+def test_integer_and_bool_tensors_keep_exact_extremes():
+    s = summarize(np.array([[3, -7], [2**40, 0]], dtype=np.int64))
+    assert (s.min, s.max) == (-7, 2**40) and type(s.min) is int
+    b = summarize(np.array([True, False, True, True]))
+    assert (b.min, b.max, b.mean, b.zero_fraction) == (0, 1, 0.75, 0.25)
+
+
+def test_empty_tensor_summarises_to_shape_only():
+    s = summarize(np.zeros((0, 3), dtype=np.float32))
+    assert s.numel == 0 and s.min is None and s.histogram.size == 0 and s.preview.size == 0
+
+
+def test_preview_is_the_first_64_elements_in_row_major_order():
+    a = np.arange(200, dtype=np.float32).reshape(10, 20).T  # not contiguous
+    s = summarize(a, full_values_limit=100)
+    assert s.values is None
+    np.testing.assert_array_equal(s.preview, a.reshape(-1)[:PREVIEW_SIZE])
+
+
+def test_full_values_are_kept_up_to_the_limit_in_the_tensors_shape():
+    a = np.arange(12, dtype=np.float64).reshape(3, 4)
+    s = summarize(a, full_values_limit=12)
+    np.testing.assert_array_equal(s.values, a)
+    assert summarize(a, full_values_limit=11).values is None
+
+
+def test_captured_arrays_are_read_only_copies():
+    a = np.ones(4)
+    s = summarize(a)
+    a[0] = 5.0
+    assert s.values[0] == 1.0 and not s.values.flags.writeable and not s.preview.flags.writeable
+
+
+def test_drop_values_frees_the_capture_and_says_so():
+    s = summarize(np.ones(100))
+    freed = s.drop_values()
+    assert freed == 800 and s.dropped and s.values is None and s.preview.size == 0 and s.captured_bytes == 0
+
+
+def test_python_constants_are_summarised_as_scalars():
+    s = summarize_value(2.5)
+    assert (s.shape, s.min, s.max) == ((), 2.5, 2.5)
+    assert summarize_value(3).dtype == "int64" and summarize_value("x") is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(st.sampled_from([np.float32, np.float64]), hnp.array_shapes(max_dims=3, max_side=20),
+                  elements=st.floats(-1e6, 1e6, width=32) | st.sampled_from([np.nan, np.inf, -np.inf, 0.0])))
+def test_device_path_agrees_with_host_path(a):
+    """The reductions written for CuPy, run here with NumPy, give the host path's numbers."""
+    host = summarize(a)
+    device = summarize_on_device(a, np, device="cpu")
+    assert (device.nan_count, device.inf_count, device.zero_fraction) == (host.nan_count, host.inf_count, host.zero_fraction)
+    for name in ("min", "max", "mean", "std", "norm"):
+        h, d = getattr(host, name), getattr(device, name)
+        assert (h is None) == (d is None), name
+        if h is not None:
+            assert d == pytest.approx(h, rel=1e-4, abs=1e-3), name
+    assert sum(device.histogram) == sum(host.histogram)
+    np.testing.assert_array_equal(device.preview, host.preview)
+
+
+def test_summary_renders_with_rich_showing_stats_histogram_and_preview():
+    s = summarize(np.array([1.0, np.nan, 3.0], dtype=np.float32))
+    out = io.StringIO()
+    Console(file=out, width=80, color_system=None).print(s)
+    text = out.getvalue()
+    assert "float32" in text and "nan" in text and "[1, nan, 3]" in text
+
+
+def test_rendering_never_interprets_markup_in_device_or_dtype():
+    s = TensorSummary((2,), "[bold red]evil[/]", "cpu\x1b[2J", 2)
+    out = io.StringIO()
+    Console(file=out, width=80, color_system=None).print(s)
+    assert "[bold red]evil[/]" in out.getvalue() and "\x1b" not in out.getvalue()
+
+
+def test_sparkline_scales_to_the_tallest_bin():
+    assert sparkline([0, 1, 2, 4]) == " ▃▅█"
+    assert sparkline([]) == ""
+
+
+def test_a_nan_constant_counts_as_nan():
+    s = summarize_value(float("nan"))
+    assert s.nan_count == 1 and math.isnan(s.preview[0])

@@ -1,0 +1,113 @@
+"""Hypothesis strategies for records: real summaries of generated arrays, hostile text, consistent node ids."""
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from graphscope.trace.record import (
+    FINDING_KINDS,
+    LEAF_OPS,
+    BackwardPass,
+    ConsoleLine,
+    Finding,
+    LeafGrad,
+    Metadata,
+    Node,
+    Record,
+    ScriptError,
+    SourceSite,
+    Step,
+)
+from graphscope.trace.summary import summarize
+
+# Names never hold control characters (the loader refuses them); free text may hold anything.
+names = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=12)
+texts = st.text(max_size=40)
+floats = st.floats(allow_nan=True, allow_infinity=True)
+
+DTYPES = ("float32", "float64", "float16", "int64", "int32", "bool")
+
+
+@st.composite
+def summaries(draw):
+    dtype = np.dtype(draw(st.sampled_from(DTYPES)))
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=6))
+    if dtype.kind == "f":
+        elements = st.floats(width=dtype.itemsize * 8, allow_nan=True, allow_infinity=True)
+    elif dtype.kind == "i":
+        elements = st.integers(-1000, 1000)
+    else:
+        elements = st.booleans()
+    array = draw(hnp.arrays(dtype, shape, elements=elements))
+    limit = draw(st.sampled_from([0, 8, 4096]))
+    with np.errstate(all="ignore"):
+        s = summarize(array, full_values_limit=limit, device=draw(st.sampled_from(["cpu", "cuda:0"])))
+    if draw(st.integers(0, 9)) == 0:
+        s.drop_values()
+    return s
+
+
+def optional(strategy):
+    return st.one_of(st.none(), strategy)
+
+
+sites = st.builds(SourceSite, names, st.integers(0, 10**6), names, texts)
+
+
+@st.composite
+def records(draw):
+    site_pool = draw(st.lists(sites, min_size=1, max_size=3))
+    pick_site = optional(st.sampled_from(site_pool))
+    nodes = {}
+    next_id = draw(st.integers(0, 5))
+    for _ in range(draw(st.integers(0, 8))):
+        ids = list(nodes)
+        inputs = tuple(draw(st.lists(st.sampled_from(ids), max_size=3))) if ids else ()
+        op = draw(st.one_of(st.sampled_from(LEAF_OPS), names))
+        nodes[next_id] = Node(
+            id=next_id, op=op, name=draw(names), inputs=inputs, pass_index=draw(st.integers(0, 3)),
+            output=draw(optional(summaries())), requires_grad=draw(st.booleans()),
+            is_leaf=draw(st.booleans()), parameter=draw(optional(names)), module=draw(optional(names)),
+            site=draw(pick_site), saved=tuple(draw(st.lists(names, max_size=2))),
+            dead_units=draw(optional(st.tuples(st.integers(0, 9), st.integers(0, 9)))),
+        )
+        next_id += draw(st.integers(1, 3))
+    ids = list(nodes)
+    node_id = st.sampled_from(ids) if ids else st.nothing()
+    opt_node = optional(node_id) if ids else st.none()
+    passes = []
+    for index in range(draw(st.integers(0, 3))):
+        detailed = bool(ids) and draw(st.booleans())
+        steps = []
+        if detailed:
+            for _ in range(draw(st.integers(0, 3))):
+                steps.append(Step(
+                    node=draw(node_id), grad_output=draw(optional(summaries())),
+                    grad_inputs=draw(st.lists(optional(summaries()), max_size=2)),
+                    leaf_grads=[LeafGrad(draw(node_id), draw(optional(summaries())))
+                                for _ in range(draw(st.integers(0, 2)))],
+                ))
+        passes.append(BackwardPass(
+            index=index, loss=draw(optional(floats)),
+            grad_norms=draw(st.dictionaries(names, floats, max_size=3)),
+            node_count=draw(st.integers(0, 100)), detailed=detailed, finished=draw(st.booleans()),
+            root=draw(opt_node) if detailed else None,
+            order=tuple(draw(st.lists(node_id, max_size=4))) if detailed else (),
+            steps=steps,
+        ))
+    metadata = Metadata(
+        script=draw(texts), argv=draw(st.lists(texts, max_size=3)), started=draw(names),
+        finished=draw(names), exit_code=draw(optional(st.integers(-5, 255))),
+        graphscope_version=draw(names), python_version=draw(names), numpy_version=draw(names),
+        device=draw(names), keep_first=draw(st.integers(0, 3)), keep_last=draw(optional(st.integers(0, 5))),
+        full_values_limit=draw(st.integers(0, 5000)), memory_budget=draw(st.integers(0, 2**40)),
+    )
+    console = [ConsoleLine(draw(st.sampled_from(["stdout", "stderr"])), draw(texts), draw(st.integers(0, 3)))
+               for _ in range(draw(st.integers(0, 3)))]
+    error = draw(optional(st.builds(ScriptError, names, texts, texts, opt_node, pick_site)))
+    findings = [Finding(draw(st.sampled_from(FINDING_KINDS)), draw(texts), draw(opt_node),
+                        draw(optional(st.integers(0, 3))), draw(optional(names)), draw(pick_site))
+                for _ in range(draw(st.integers(0, 3)))]
+    return Record(metadata=metadata, nodes=nodes, passes=passes, console=console, error=error,
+                  findings=findings, dropped_values=draw(st.integers(0, 9)),
+                  trimmed_nodes=draw(st.integers(0, 9)), dropped_console=draw(st.integers(0, 9)))
