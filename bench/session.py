@@ -90,8 +90,10 @@ def loop_recorded(path: str, iterations: int) -> float:
     saved = sys.argv
     sys.argv = [path, str(iterations)]
     start = time.perf_counter()
-    with observe(Recorder()):
+    recorder = Recorder()
+    with observe(recorder):
         runpy.run_path(path, run_name="__main__")
+    recorder.finish(0)  # both sides end with a complete record
     elapsed = time.perf_counter() - start
     sys.argv = saved
     return elapsed
