@@ -8,11 +8,82 @@ import sys
 import graphscope
 
 
-# Each entry adds one subcommand (run, view, summary as they arrive): a function taking the
-# subparsers object that calls `add_parser(name, ...)` and `set_defaults(handler=fn)`, where
-# `fn(args) -> int` returns the exit status. Handlers import their layer (session, tui) inside
-# the function, so `graphscope --version` stays fast and never loads Textual.
-SUBCOMMANDS: tuple = ()
+def _add_run(subcommands) -> None:
+    p = subcommands.add_parser(
+        "run", help="run a script under the debugger",
+        description="Run a PyTorch-style script on graphscope's engine and debug its backward pass "
+        "(pauses before the first backward node), or with --headless record it and print a summary.")
+    p.add_argument("--headless", action="store_true", help="no UI: record the run and print a summary")
+    p.add_argument("--export", metavar="FILE", help="(headless) write the run's snapshot JSON to FILE")
+    p.add_argument("--dot", metavar="FILE", help="(headless) write the graph in Graphviz DOT to FILE")
+    p.add_argument("--fail-on-nan", action="store_true", help="(headless) exit with 3 if any NaN/Inf appeared")
+    p.add_argument("--as-torch", action="store_true",
+                   help="make `import torch` resolve to graphscope's engine for this run")
+    p.add_argument("--device", metavar="D", help="default device for tensors the script creates (cpu, cuda)")
+    p.add_argument("--no-pause", action="store_true", help="do not pause at the first backward node")
+    p.add_argument("script", help="the Python script to run")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    p.set_defaults(handler=_run)
+
+
+def _run(args) -> int:
+    import os
+
+    if not os.path.isfile(args.script):
+        print(f"graphscope: {args.script}: no such file", file=sys.stderr)
+        return 2
+    if args.device is not None:
+        from graphscope.engine.backend import as_device
+
+        try:
+            as_device(args.device)
+        except RuntimeError as error:
+            print(f"graphscope: {error}", file=sys.stderr)
+            return 2
+    if args.headless:
+        from graphscope.session.headless import run_headless
+
+        return run_headless(args.script, args.args, export=args.export, dot_path=args.dot,
+                            fail_on_nan=args.fail_on_nan, as_torch=args.as_torch, device=args.device)
+    if args.export or args.dot or args.fail_on_nan:
+        print("graphscope: --export, --dot and --fail-on-nan go with --headless "
+              "(in the app, press e to export)", file=sys.stderr)
+        return 2
+    from graphscope.tui.launch import run
+
+    return run(args.script, args.args, as_torch=args.as_torch, device=args.device, pause=not args.no_pause)
+
+
+def _add_view(subcommands) -> None:
+    p = subcommands.add_parser("view", help="open a snapshot in the debugger",
+                               description="Browse a saved run (a snapshot JSON) in the debugger.")
+    p.add_argument("snapshot", help="the snapshot JSON written by `run --headless --export` or the app")
+    p.set_defaults(handler=lambda args: __import__("graphscope.tui.launch", fromlist=["view"]).view(args.snapshot))
+
+
+def _add_summary(subcommands) -> None:
+    p = subcommands.add_parser("summary", help="print the summary of a snapshot",
+                               description="Print a saved run's summary: passes, loss, grad norms, findings.")
+    p.add_argument("snapshot", help="the snapshot JSON")
+    p.set_defaults(handler=_summary)
+
+
+def _summary(args) -> int:
+    from graphscope.trace.snapshot import SnapshotError, load
+    from graphscope.trace.summary_report import print_summary
+
+    try:
+        record = load(args.snapshot)
+    except SnapshotError as error:
+        print(f"graphscope: {error}", file=sys.stderr)
+        return 2
+    print_summary(record)
+    return 0
+
+
+# Each entry adds one subcommand. Handlers import their layer (session, trace, tui) inside the
+# function, so `graphscope --version` stays fast and never loads Textual.
+SUBCOMMANDS: tuple = (_add_run, _add_view, _add_summary)
 
 
 def build_parser() -> argparse.ArgumentParser:

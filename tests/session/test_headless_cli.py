@@ -1,0 +1,115 @@
+"""`graphscope run --headless` and `graphscope summary`: output, exports and exit codes."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SAMPLES = os.path.join(ROOT, "samples")
+
+
+def graphscope(*args, cwd=None):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    return subprocess.run([sys.executable, "-m", "graphscope", *args], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=300)
+
+
+def script(tmp_path, source, name="model.py"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(source))
+    return str(path)
+
+
+def test_headless_run_prints_the_summary_and_the_scripts_output(tmp_path):
+    result = graphscope("run", "--headless", os.path.join(SAMPLES, "fit_a_line.py"))
+    assert result.returncode == 0, result.stderr
+    assert "fitted" in result.stdout  # the script's own prints pass through
+    assert "graphscope summary" in result.stdout and "backward passes recorded" in result.stdout
+
+
+def test_export_writes_a_snapshot_that_summary_reads(tmp_path):
+    snap = tmp_path / "run.json"
+    result = graphscope("run", "--headless", "--export", str(snap), os.path.join(SAMPLES, "training_loop.py"))
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(snap.read_text())
+    assert doc["format"] == "graphscope-snapshot" and doc["version"] == 1
+    summary = graphscope("summary", str(snap))
+    assert summary.returncode == 0 and "graphscope summary" in summary.stdout
+
+
+def test_dot_export_names_the_ops(tmp_path):
+    dot = tmp_path / "graph.dot"
+    result = graphscope("run", "--headless", "--dot", str(dot), os.path.join(SAMPLES, "fit_a_line.py"))
+    assert result.returncode == 0, result.stderr
+    text = dot.read_text()
+    assert text.startswith("digraph") and "mul" in text
+
+
+def test_exit_code_is_the_scripts_sys_exit_code(tmp_path):
+    path = script(tmp_path, "import sys\nsys.exit(4)\n")
+    assert graphscope("run", "--headless", path).returncode == 4
+
+
+def test_a_raising_script_exits_1_prints_its_traceback_and_still_exports(tmp_path):
+    snap = tmp_path / "crash.json"
+    path = script(tmp_path, """
+        import graphscope as gs
+        w = gs.ones(3, requires_grad=True)
+        (w * 2).sum().backward()
+        raise ValueError("the script broke")
+    """)
+    result = graphscope("run", "--headless", "--export", str(snap), path)
+    assert result.returncode == 1
+    assert "Traceback" in result.stderr and "ValueError: the script broke" in result.stderr
+    assert json.loads(snap.read_text())["format"] == "graphscope-snapshot"
+    assert "the script broke" in graphscope("summary", str(snap)).stdout
+
+
+def test_fail_on_nan_exits_3_when_a_nan_appeared():
+    path = os.path.join(SAMPLES, "exploding_nan.py")
+    result = graphscope("run", "--headless", "--fail-on-nan", path)
+    assert result.returncode == 3
+    assert "NaN origin" in result.stdout and "exploding_nan.py:" in result.stdout
+
+
+def test_fail_on_nan_keeps_the_scripts_code_when_all_is_finite():
+    assert graphscope("run", "--headless", "--fail-on-nan", os.path.join(SAMPLES, "fit_a_line.py")).returncode == 0
+
+
+def test_a_script_that_builds_no_graph_gets_a_plain_message(tmp_path):
+    result = graphscope("run", "--headless", script(tmp_path, "print('hello')\n"))
+    assert result.returncode == 0
+    assert "hello" in result.stdout and "no graph" in result.stdout.lower()
+
+
+def test_the_script_gets_its_own_arguments(tmp_path):
+    path = script(tmp_path, "import sys\nprint('args', sys.argv[1:])\n")
+    result = graphscope("run", "--headless", path, "--lr", "0.1")
+    assert "args ['--lr', '0.1']" in result.stdout
+
+
+def test_a_missing_script_is_exit_2_with_a_message(tmp_path):
+    result = graphscope("run", "--headless", str(tmp_path / "nope.py"))
+    assert result.returncode == 2 and "no such file" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_summary_of_a_bad_snapshot_is_exit_2_without_a_traceback(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "graphscope-snapshot", "version": 1, ')
+    result = graphscope("summary", str(bad))
+    assert result.returncode == 2
+    assert str(bad) in result.stderr and "Traceback" not in result.stderr
+
+
+def test_as_torch_headless_runs_a_pytorch_script(tmp_path):
+    path = script(tmp_path, """
+        import torch
+        x = torch.ones(2, 2, requires_grad=True)
+        (x * 3).sum().backward()
+        print("grad", x.grad.tolist())
+    """)
+    result = graphscope("run", "--headless", "--as-torch", path)
+    assert result.returncode == 0, result.stderr
+    assert "grad [[3.0, 3.0], [3.0, 3.0]]" in result.stdout
