@@ -170,7 +170,7 @@ def test_node_created_site_points_at_the_user_line():
     a, b = _leaves()
     observer = SiteLog()
     with hooks.observe(observer):
-        y = a * b
+        a * b
         line = inspect.currentframe().f_lineno - 1
     (site,) = observer.sites
     assert isinstance(site, hooks.Site)

@@ -177,7 +177,7 @@ def test_fetch_returns_a_slice_of_a_live_value(run_session):
         x = gs.arange(12.0).reshape(3, 4).requires_grad_()
         (x * 2).sum().backward()
     """)
-    state = driver.paused()
+    driver.paused()
     mul = next(n for n in driver.session.record.nodes.values() if n.op == "mul")
     assert driver.session.fetch(mul.id, "value", (1, slice(0, 2))).tolist() == [8.0, 10.0]
     driver.command("step")
