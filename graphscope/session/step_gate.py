@@ -48,6 +48,9 @@ class StepGate(Observer):
         self.paused_before = False
         self.loss_finite = True
         self.state = SessionState(kind=RUNNING)
+        # What breakpoints match on, for the nodes of the current pass: (op, module, site).
+        self.info: dict[int, tuple] = {}
+        self.modules: list[str] = []
         # Live objects of the current pass, for fetching full values while paused.
         self.values: dict[int, weakref.ref] = {}
         self.grads: dict[int, object] = {}
@@ -57,6 +60,7 @@ class StepGate(Observer):
 
     def node_created(self, node, inputs, output, site):
         self._check_quit()
+        self.info[self.recorder.node_id(node)] = (node.op, self.modules[-1] if self.modules else None, site)
         for tensor in (output, *inputs):
             if tensor is output or getattr(tensor, "grad_fn", 0) is None:  # the output and leaves
                 node_id = self.recorder.node_id(node if tensor is output else tensor)
@@ -65,6 +69,11 @@ class StepGate(Observer):
 
     def module_entered(self, module, name):
         self._check_quit()
+        self.modules.append(name)
+
+    def module_left(self, module, name):
+        if self.modules:
+            self.modules.pop()
 
     def backward_begun(self, root, order):
         self._check_quit()
@@ -106,6 +115,7 @@ class StepGate(Observer):
                 if self.mode == CONTINUE:
                     self.mode = FREE  # continuing past a pass: later passes pause only at breakpoints
         self.values.clear()
+        self.info.clear()
 
     # --- deciding and pausing ----------------------------------------------------------
 
@@ -134,18 +144,17 @@ class StepGate(Observer):
             return not math.isfinite(norm) or norm > bp.value
         if bp.kind == "node":
             return node_id == bp.value
-        node = self.recorder.record.nodes.get(node_id)
-        if node is None:
+        info = self.info.get(node_id)
+        if info is None:
             return False
+        op, module, site = info
         if bp.kind == "op":
-            return node.op == bp.value
+            return op == bp.value
         if bp.kind == "module":
-            return node.module is not None and (node.module == bp.value or node.module.startswith(bp.value + "."))
+            return module is not None and (module == bp.value or module.startswith(bp.value + "."))
         if bp.kind == "line":
             file, _, line = str(bp.value).rpartition(":")
-            site = node.site
-            return site is not None and site.line == int(line) and (
-                site.file == file or site.file.endswith("/" + file.lstrip("./")))
+            return site.line == int(line) and (site.file == file or site.file.endswith("/" + file.lstrip("./")))
         return False
 
     def _pause(self, reason: str) -> None:

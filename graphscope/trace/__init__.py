@@ -1,5 +1,15 @@
-"""The trace layer: the record of a run (plain data), the recorder that fills it, and its snapshot JSON."""
+"""The trace layer: the record of a run (plain data), the recorder that fills it, and its snapshot JSON.
 
+    recorder = Recorder(Policy(), script="train.py", argv=["train.py"])
+    with graphscope.engine.hooks.observe(recorder):
+        ...                                   # the script runs
+    record = recorder.finish(exit_code=0)     # summaries, findings
+    dump(record, "snap.json"); record = load("snap.json")   # SnapshotError when the file is bad
+    print_summary(record); write_dot(record, "graph.dot")
+"""
+
+from .dot import to_dot, write_dot
+from .findings import find
 from .record import (
     BackwardPass,
     ConsoleLine,
@@ -12,11 +22,14 @@ from .record import (
     SourceSite,
     Step,
 )
+from .recorder import Policy, Recorder
 from .snapshot import SnapshotError, dump, dumps, load, loads
 from .summary import TensorSummary, summarize
+from .summary_report import print_summary, render
 
 __all__ = [
-    "BackwardPass", "ConsoleLine", "Finding", "LeafGrad", "Metadata", "Node", "Record",
-    "ScriptError", "SnapshotError", "SourceSite", "Step", "TensorSummary",
-    "dump", "dumps", "load", "loads", "summarize",
+    "BackwardPass", "ConsoleLine", "Finding", "LeafGrad", "Metadata", "Node", "Policy", "Record",
+    "Recorder", "ScriptError", "SnapshotError", "SourceSite", "Step", "TensorSummary",
+    "dump", "dumps", "find", "load", "loads", "print_summary", "render", "summarize", "to_dot",
+    "write_dot",
 ]

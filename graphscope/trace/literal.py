@@ -17,6 +17,12 @@ def visible(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+def escaped(text: str) -> str:
+    """`text` with every control character (tab and newline too) replaced by its escape:
+    fit for a one-line name."""
+    return _ANY_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def has_control(text: str, lines: bool = False) -> bool:
     """Whether `text` holds a control character (tab and newline allowed when `lines`)."""
     return (_CONTROL if lines else _ANY_CONTROL).search(text) is not None

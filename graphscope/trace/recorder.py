@@ -1,4 +1,4 @@
-"""The recorder: an engine observer that copies what each event shows into the record, within a memory policy."""
+"""The recorder: an engine observer that fills the record, keeping each event cheap and the memory bounded."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import sys
 import sysconfig
 import traceback
 import weakref
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,7 @@ from graphscope.engine.backend import namespace, to_host
 from graphscope.engine.tensor import Tensor
 
 from . import findings
+from .literal import escaped, has_control
 from .record import (
     CONSTANT,
     EXTERNAL,
@@ -35,10 +37,12 @@ from .record import (
     SourceSite,
     Step,
 )
-from .summary import FULL_VALUES_LIMIT, summarize, summarize_value
+from .snapshot import LONG_TEXT_LIMIT, NAME_LIMIT
+from .summary import FULL_VALUES_LIMIT, summarize_many, summarize_value
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _NUMBER = (int, float, bool)
+_OP, _LEAF, _CONST, _EXTERNAL = range(4)  # kinds of journal events
 
 
 @dataclass(frozen=True)
@@ -47,9 +51,9 @@ class Policy:
 
     Every pass keeps its loss and per-parameter grad norms. Full detail (nodes with value
     summaries, backward steps with grad summaries) is kept for the first `keep_first` passes,
-    the last `keep_last` (None: every pass), and the passes where the first NaN/Inf appeared.
-    Captured values (previews and full values) are held within `memory_budget` bytes; past
-    it the oldest are dropped and the record counts them.
+    the last `keep_last` (None: every pass), and the passes where the first NaN/Inf value and
+    the first NaN/Inf grad appeared. Captured values (previews and full values) are held within
+    `memory_budget` bytes; past it the oldest are dropped and the record counts them.
     """
 
     keep_first: int = 1
@@ -59,7 +63,11 @@ class Policy:
     vanishing: float = 1e-7           # a parameter grad norm under this is vanishing
     exploding: float = 1e3            # over this, exploding
     console_limit: int = 100_000      # console lines kept (the oldest are dropped past it)
-    pending_limit: int = 256 * 2**20  # bytes of raw copies waiting to be summarised
+    # Look for NaN/Inf in every value and grad of every pass. Otherwise a pass is scanned when
+    # its loss or a grad norm is NaN/Inf (then the passes still held before it too, oldest
+    # first) and at the end: a NaN that reaches neither the loss nor any parameter's grad is
+    # then found only in the passes held at that moment (the last four).
+    scan_every_pass: bool = False
 
     @classmethod
     def every_pass(cls, **options) -> "Policy":
@@ -67,13 +75,38 @@ class Policy:
         return cls(keep_last=None, **options)
 
 
+class _Journal:
+    """One pass (its forward, then its backward) as raw events: copies of the arrays and the
+    ids that link them. Cheap to write and to throw away; turned into record nodes and steps
+    (`_materialize`) only for a pass kept in detail."""
+
+    __slots__ = ("index", "events", "tensors", "functions", "steps", "done", "steps_done",
+                 "materialized", "referenced", "ids", "copies", "finite", "fresh")
+
+    def __init__(self, index: int):
+        self.index = index
+        self.events: list[tuple] = []   # (node id, kind, ...) in creation order
+        self.tensors: dict = {}         # id(tensor) -> (weakref, node id, is a leaf)
+        self.functions: dict = {}       # id(Function) -> (weakref, node id)
+        self.steps: list[list] = []     # [node id, grad output, grad inputs, [(leaf id, grad)], Step]
+        self.done = 0                   # events already turned into nodes
+        self.steps_done = 0
+        self.materialized = False       # some of it is in the record
+        self.referenced: set[int] = set()  # its node ids that later passes refer to
+        self.ids: list[int] = []        # node ids put into the record
+        self.copies: set[int] = set()   # ids of the arrays here that are the recorder's own copies
+        self.finite: set[int] = set()   # ids of arrays here already known to hold no NaN/Inf
+        self.fresh: list[int] = []      # leaves whose value was copied (not shared) in this pass
+
+
 class Recorder(hooks.Observer):
     """Fills a Record from engine events; install it with `graphscope.engine.hooks.observe`.
 
-    Values are copied at each event (the engine may change them in place later) and
-    summarised lazily: a pass that falls out of the detail window before it is summarised
-    costs only its copies. `flush()` brings the record up to date (the session calls it
-    when the script pauses); `finish()` ends the recording and works out the findings.
+    Arrays are copied at each event (the engine may change them in place later) and summarised
+    only for the passes kept in detail, so a pass that falls out of the detail window costs
+    little more than its copies. `flush()` brings the record up to date (the session calls it
+    when the script pauses); `finish()` ends the recording and works out the findings. Read
+    the record from another thread only while the script is paused or after it ended.
     """
 
     def __init__(self, policy: Policy | None = None, script: str = "", argv: list[str] | None = None):
@@ -86,117 +119,201 @@ class Recorder(hooks.Observer):
             full_values_limit=policy.full_values_limit, memory_budget=policy.memory_budget,
         ))
         self._next_id = 0
-        self._segment = 0                        # the pass whose forward is being recorded
-        self._segment_nodes: dict[int, list[int]] = {0: []}
-        self._orphans: set[int] = set()          # nodes of trimmed passes still referenced
-        self._tensors: dict[int, tuple] = {}     # id(tensor) -> (weakref, node id, is a leaf node)
-        self._functions: dict[int, tuple] = {}   # id(Function) -> (weakref, node id)
-        self._labels: dict[int, tuple] = {}      # id(leaf requiring grad) -> (weakref, name)
-        self._label_owner: dict[str, int] = {}   # name -> id of the tensor that has it
-        self._roots: dict[int, tuple] = {}       # id(root module) -> (weakref, name)
+        self._journal = _Journal(0)
+        self._recent: deque[_Journal] = deque([self._journal])  # newest last; still resolvable
+        self._labels: dict[int, tuple] = {}       # id(leaf requiring grad) -> (weakref, name)
+        self._label_owner: dict[str, int] = {}
+        self._leaf_copies: dict[int, tuple] = {}  # id(leaf) -> (weakref, array, version, copy, finite)
+        self._leaf_summaries: dict[int, tuple] = {}  # id(leaf copy) -> (copy, its summary)
+        self._roots: dict[int, tuple] = {}        # id(root module) -> (weakref, name)
         self._param_names: dict[int, tuple] = {}  # id(parameter) -> (weakref, "layers.0.weight")
-        self._modules: list[str] = []
         self._named_a_model = False
+        self._modules: list[str] = []
         self._op_names: dict[type, tuple[str, str]] = {}
-        self._sites: dict[hooks.Site, SourceSite] = {}
-        self._pending: dict[int, list] = {}      # pass -> [(object, key, raw copy)]
-        self._pending_bytes = 0
-        self._captured: dict[int, list] = {}     # pass -> summaries holding captured values
+        self._saved_names: dict[tuple, tuple[str, ...]] = {}
+        self._sites: dict = {}
+        self._captured: dict[int, list] = {}      # pass -> summaries holding captured values
         self._captured_bytes = 0
         self._pinned: set[int] = set()
-        self._nan_values_flushed: set[int] = set()  # passes with a NaN/Inf in an already summarised value
-        self._nan_grads_flushed: set[int] = set()   # ... or grad
+        self._orphans: set[int] = set()           # nodes of trimmed passes that others refer to
         self._nan_value_pass: int | None = None
         self._nan_grad_pass: int | None = None
         self._pass: BackwardPass | None = None
-        self._step: Step | None = None
         self._norms: list = []
         self._root_array = None
-        self._stepping: int | None = None        # the node whose backward is running
-        self._finished = False
+        self._stepping: int | None = None         # the node whose backward is running
+        self._raised_in: int | None = None        # the node stepped when the last backward raised
+        self._kept: list[_Journal] = []           # journals of passes kept for good (first, pinned)
 
-    # --- engine events ---------------------------------------------------------------------
+    # --- engine events: forward ------------------------------------------------------------
 
     def module_entered(self, module, name):
         if not self._modules:
             self._note_root(module, name)
-        self._modules.append(name)
+        self._modules.append(name if name.isascii() and name.isprintable() else _name(name))
 
     def module_left(self, module, name):
         if self._modules:
             self._modules.pop()
 
     def node_created(self, node, inputs, output, site):
-        source = self._sites.get(site)
-        if source is None:
-            source = self._source_site(site)
+        j = self._journal
+        known = j.tensors
         ids = []
-        tensors = self._tensors
         for x in inputs:
-            if isinstance(x, Tensor):
-                entry = tensors.get(id(x))
-                if entry is not None and entry[0]() is x:
-                    ids.append(entry[1])
-                else:
-                    ids.append(self._tensor_node(x, source))
+            if type(x) is Tensor or isinstance(x, Tensor):
+                entry = known.get(id(x))
+                ids.append(entry[1] if entry is not None and entry[0]() is x else self._input_node(x, site))
             else:
-                ids.append(self._constant_node(x, source))
-        names = self._op_names.get(type(node))
+                ids.append(self._constant(x, site))
+        kind = type(node)
+        names = self._op_names.get(kind)
         if names is None:
-            names = self._op_names[type(node)] = (node.op, node.name())
+            names = self._op_names[kind] = (_name(node.op), _name(node.name()))
+        keys = (kind, tuple(node.__dict__))
+        saved = self._saved_names.get(keys)
+        if saved is None:
+            saved = self._saved_names[keys] = tuple(_name(k) for k in node.saved_arrays())
         nid = self._next_id
         self._next_id = nid + 1
-        segment = self._segment
-        n = Node(nid, names[0], names[1], tuple(ids), segment, None, output.requires_grad, False, None,
-                 self._modules[-1] if self._modules else None, source, tuple(node.saved_arrays()))
-        self.record.nodes[nid] = n
-        self._segment_nodes[segment].append(nid)
-        self._capture(segment, n, "output", output.array)
-        tensors[id(output)] = (weakref.ref(output), nid, False)
-        self._functions[id(node)] = (weakref.ref(node), nid)
+        # The output array is kept, not copied: the engine never writes into an op's output
+        # (a tracked in-place op gives the tensor a new array); an untracked write under
+        # no_grad bumps the version counter, which is checked before the array is read.
+        vc = output._vc
+        j.events.append((nid, _OP, names, tuple(ids), output.array, site,
+                         self._modules[-1] if self._modules else None, output.requires_grad, saved,
+                         vc, vc[0]))
+        known[id(output)] = (weakref.ref(output), nid, False)
+        j.functions[id(node)] = (weakref.ref(node), nid)
+
+    def _input_node(self, t: Tensor, site) -> int:
+        """A tensor input not made by a node of this pass: a leaf (fresh each pass, as its value
+        may have changed), a tensor from a recent pass, or one made where the record cannot see."""
+        j = self._journal
+        if t.grad_fn is not None:
+            for older in self._lookup_order():
+                entry = older.tensors.get(id(t))
+                if entry is not None and entry[0]() is t and older is not j:
+                    older.referenced.add(entry[1])
+                    return entry[1]
+        nid = self._next_id
+        self._next_id = nid + 1
+        module = self._modules[-1] if self._modules else None
+        if t.grad_fn is None:
+            label = self._label(t) if t.requires_grad else None
+            j.events.append((nid, _LEAF, self._leaf_copy(t), site, module, t.requires_grad, label))
+        else:
+            copy = t.array.copy()
+            j.copies.add(id(copy))
+            j.events.append((nid, _EXTERNAL, _name(f"{t.grad_fn.name()} (not recorded)"), copy, site,
+                             module, t.requires_grad))
+        j.tensors[id(t)] = (weakref.ref(t), nid, True)
+        return nid
+
+    def _leaf_copy(self, t: Tensor):
+        """A copy of a leaf's value, shared with the last pass's when the tensor has not changed
+        since (same array, same version): a data batch or a frozen weight is copied once."""
+        array = t.array
+        cached = self._leaf_copies.get(id(t))
+        if cached is not None and cached[0]() is t and cached[1] is array and cached[2] == t._version:
+            copy = cached[3]
+            if cached[4]:
+                self._journal.finite.add(id(copy))
+        else:
+            copy = array.copy()
+            self._leaf_copies[id(t)] = (weakref.ref(t), array, t._version, copy, False)
+            self._journal.fresh.append(id(t))
+        self._journal.copies.add(id(copy))
+        return copy
+
+    def _constant(self, value, site) -> int:
+        """A node for a non-tensor input: a Python value, or a raw array (an index, a mask)."""
+        nid = self._next_id
+        self._next_id = nid + 1
+        if type(value) not in _NUMBER and hasattr(value, "dtype") and hasattr(value, "shape"):
+            value = value.copy()
+        self._journal.events.append((nid, _CONST, value, site, self._modules[-1] if self._modules else None))
+        return nid
+
+    # --- engine events: backward -----------------------------------------------------------
 
     def backward_begun(self, root, order):
-        index = len(self.record.passes)
-        p = BackwardPass(index, node_count=len(self._segment_nodes.get(index, ())))
+        j = self._journal
+        p = BackwardPass(len(self.record.passes), node_count=len(j.events))
         self.record.passes.append(p)
         self._pass = p
         self._norms = []
         self._root_array = root.array
-        p.root = self._node_of_tensor(root)
-        p.order = tuple(self._node_of_function(fn) for fn in order)
+        entry = j.tensors.get(id(root))
+        p.root = entry[1] if entry is not None and entry[0]() is root else self._input_node(root, None)
+        p.order = tuple([self._function_node(fn) for fn in order])
+
+    def _lookup_order(self):
+        """Journals whose nodes a new node may refer to: the recent ones, newest first, then
+        those of passes kept for good."""
+        yield from reversed(self._recent)
+        yield from self._kept
+
+    def _function_node(self, fn) -> int:
+        for older in self._lookup_order():
+            entry = older.functions.get(id(fn))
+            if entry is not None and entry[0]() is fn:
+                if older is not self._journal:
+                    older.referenced.add(entry[1])
+                return entry[1]
+        nid = self._next_id
+        self._next_id = nid + 1
+        j = self._journal
+        j.events.append((nid, _EXTERNAL, _name(f"{fn.name()} (not recorded)"), None, None,
+                         self._modules[-1] if self._modules else None, True, _name(getattr(fn, "op", "function"))))
+        j.functions[id(fn)] = (weakref.ref(fn), nid)
+        return nid
 
     def before_node(self, node, grad_output):
-        p = self._pass
-        if p is None:
+        if self._pass is None:
             return
-        nid = self._node_of_function(node)
-        step = Step(nid)
-        p.steps.append(step)
-        self._step = step
+        nid = self._function_node(node)
+        # Grads are kept, not copied: the engine makes each one new and never writes into it,
+        # except a leaf's, which becomes `.grad` (copied in leaf_grad_accumulated).
+        self._journal.steps.append([nid, grad_output, None, [], None])
         self._stepping = nid
-        self._capture(p.index, step, "grad_output", grad_output)
 
     def after_node(self, node, grad_inputs):
-        step, p = self._step, self._pass
-        if step is None or p is None:
+        if self._pass is None or not self._journal.steps:
             return
-        grads = [None] * len(grad_inputs)
-        step.grad_inputs = grads
-        for i, g in enumerate(grad_inputs):
-            if g is not None:
-                self._capture(p.index, grads, i, g)
+        step = self._journal.steps[-1]
+        step[2] = list(grad_inputs)
         self._stepping = None
+        if step[4] is not None:  # already in the record (the session flushed while paused here)
+            slots = self._grad_slots(step[4], step[2])
+            self._summarize_into(self._journal.index, [(slots, i, g) for i, g in enumerate(step[2]) if g is not None])
+            step[2] = None
 
     def leaf_grad_accumulated(self, tensor, grad):
-        p = self._pass
-        if p is None:
+        if self._pass is None:
             return
-        lg = LeafGrad(self._node_of_tensor(tensor))
-        if self._step is not None:
-            self._step.leaf_grads.append(lg)
-        self._capture(p.index, lg, "grad", grad)
+        j = self._journal
+        entry = j.tensors.get(id(tensor))
+        nid = entry[1] if entry is not None and entry[0]() is tensor else self._input_node(tensor, None)
+        copy = grad.copy()  # it is the leaf's `.grad` now: user code may change it in place
+        j.copies.add(id(copy))
+        if j.steps:
+            step = j.steps[-1]
+            grads = step[2] or ()
+            for i, g in enumerate(grads):
+                if g is grad:  # the step's grad for this leaf is that same array
+                    grads[i] = copy
+            if step[4] is None:
+                step[3].append((nid, copy))
+            else:  # already in the record: summarise at once
+                lg = LeafGrad(nid)
+                step[4].leaf_grads.append(lg)
+                self._summarize_into(j.index, [(lg, "grad", copy)])
+        squares = _squared_norm(grad)
+        if type(squares) is float and squares - squares == 0.0:  # its sum of squares is finite: so is it
+            j.finite.add(id(copy))
         if tensor.requires_grad:
-            self._norms.append((self._label(tensor), _squared_norm(grad)))
+            self._norms.append((self._label(tensor), squares))
 
     def backward_ended(self, root):
         p = self._pass
@@ -204,21 +321,44 @@ class Recorder(hooks.Observer):
             return
         index = p.index
         p.loss = _scalar(self._root_array)
-        norms = p.grad_norms
         for label, squares in _to_host_floats(self._norms):
-            norms[label] = math.sqrt(squares)
+            p.grad_norms[label] = math.sqrt(squares)
         p.finished = True
-        self._pass = self._step = self._root_array = None
+        self._pass = self._root_array = None
         self._norms = []
-        self._check_nonfinite(index)
-        self._end_segment()
-        keep_last = self.policy.keep_last
-        if keep_last is not None:
-            self._trim(index - keep_last)
-        if index < self.policy.keep_first or index in self._pinned or keep_last is None:
-            self._flush_pass(index)
+        self._raised_in, self._stepping = self._stepping, None
+        if index % 64 == 63:  # now and then, forget leaves that have died
+            self._leaf_copies = {k: e for k, e in self._leaf_copies.items() if e[0]() is not None}
+        j = self._journal
+        policy = self.policy
+        keep = index < policy.keep_first or policy.keep_last is None
+        if keep:
+            self._materialize_through(index)
+        if policy.scan_every_pass or not _finite(p.loss) or not all(map(_finite, p.grad_norms.values())):
+            for held in list(self._recent):  # oldest first: the first NaN may be a pass or two back
+                if held.index <= index and (held is j or not policy.scan_every_pass):
+                    self._check_nonfinite(held)
+        # The next forward belongs to the next pass.
+        self._journal = _Journal(index + 1)
+        self._recent.append(self._journal)
+        window = (policy.keep_last or 0) + 1
+        if policy.keep_last is not None:
+            self._trim(index - policy.keep_last)
+        while len(self._recent) > max(window, 4):
+            old = self._recent.popleft()
+            if not old.materialized and old.index not in self._pinned and old.events:
+                self._trim_journal(old)
 
-    # --- what the session tells it --------------------------------------------------------
+    # --- what the session tells it ---------------------------------------------------------
+
+    def node_id(self, obj) -> int | None:
+        """The record id of a live Function or Tensor seen in a recent or kept pass, else None
+        (the session maps engine objects to record nodes with it)."""
+        for j in self._lookup_order():
+            entry = (j.tensors if isinstance(obj, Tensor) else j.functions).get(id(obj))
+            if entry is not None and entry[0]() is obj:
+                return entry[1]
+        return None
 
     def console(self, stream: str, text: str) -> None:
         """The script wrote `text` to "stdout" or "stderr"."""
@@ -233,81 +373,172 @@ class Recorder(hooks.Observer):
         """The script raised `error`: record it, with the node being stepped if backward was running."""
         text = traceback_text if traceback_text is not None else "".join(
             traceback.format_exception(type(error), error, error.__traceback__))
-        self.record.error = ScriptError(type(error).__name__, str(error), text, self._stepping,
-                                        self._error_site(error))
+        node = self._stepping if self._stepping is not None else self._raised_in
+        self.record.error = ScriptError(_name(type(error).__name__), str(error)[:LONG_TEXT_LIMIT],
+                                        text[-LONG_TEXT_LIMIT:], node, self._error_site(error))
         return self.record.error
 
     def flush(self) -> Record:
-        """Summarise every pending capture and update the findings; returns the record."""
-        for index in sorted(self._pending):
-            self._flush_pass(index)
+        """Bring every pass kept in detail into the record and update the findings."""
+        for j in list(self._recent):
+            if j.index in self._pinned or self._in_window(j.index):
+                self._materialize(j)
+        error = self.record.error
+        if error is not None and error.node is not None and error.node not in self.record.nodes:
+            error.node = None
         self.record.findings = findings.find(self.record, self.policy.vanishing, self.policy.exploding)
         return self.record
 
     def finish(self, exit_code: int | None = None) -> Record:
-        """End the recording: summarise what is pending, check the last forward, find the findings."""
-        self._check_nonfinite(self._segment)
+        """End the recording: every pass still held checked and summarised, the findings."""
+        for held in list(self._recent):
+            self._check_nonfinite(held)
         meta = self.record.metadata
         meta.finished = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
         if exit_code is not None:
             meta.exit_code = exit_code
-        self._finished = True
         return self.flush()
 
-    def node_id(self, obj) -> int | None:
-        """The record id of a live Function or Tensor already recorded, else None."""
-        table = self._tensors if isinstance(obj, Tensor) else self._functions
-        entry = table.get(id(obj))
-        return entry[1] if entry is not None and entry[0]() is obj else None
+    # --- turning journals into the record ---------------------------------------------------
 
-    # --- nodes -----------------------------------------------------------------------------
+    def _in_window(self, index: int) -> bool:
+        keep_last = self.policy.keep_last
+        return (keep_last is None or index < self.policy.keep_first
+                or index >= len(self.record.passes) - keep_last)
 
-    def _new_node(self, **fields) -> Node:
-        nid = self._next_id
-        self._next_id = nid + 1
-        n = Node(nid, pass_index=self._segment, module=self._modules[-1] if self._modules else None, **fields)
-        self.record.nodes[nid] = n
-        self._segment_nodes[self._segment].append(nid)
-        return n
+    def _materialize_through(self, index: int) -> None:
+        """Materialise journal `index` and any earlier recent one still pending, in order, so
+        the record's nodes stay in creation order."""
+        for j in list(self._recent):
+            if j.index <= index:
+                self._materialize(j)
 
-    def _tensor_node(self, t: Tensor, site: SourceSite | None) -> int:
-        """A node for a tensor first seen as an input this pass: a leaf, or a non-leaf made
-        where the record cannot see (before recording began, or in a trimmed pass)."""
-        if t.grad_fn is None:
-            leaf = t.requires_grad
-            n = self._new_node(op=PARAMETER if leaf else TENSOR, requires_grad=leaf, is_leaf=True,
-                               parameter=self._label(t) if leaf else None, site=site)
-        else:
-            n = self._new_node(op=EXTERNAL, name=f"{t.grad_fn.name()} (not recorded)",
-                               requires_grad=t.requires_grad, site=site)
-        self._capture(self._segment, n, "output", t.array)
-        self._tensors[id(t)] = (weakref.ref(t), n.id, True)
-        return n.id
+    def _materialize(self, j: _Journal) -> None:
+        """Turn the journal's new events and steps into record nodes and steps, with summaries."""
+        if (j.index < self.policy.keep_first or j.index in self._pinned) and j not in self._kept:
+            self._kept.append(j)
+        if j.done == len(j.events) and j.steps_done == len(j.steps):
+            return
+        j.materialized = True
+        nodes = self.record.nodes
+        work = []
+        for event in j.events[j.done:]:
+            nid, kind = event[0], event[1]
+            if kind == _OP:
+                _, _, (op, name), inputs, array, site, module, requires, saved, vc, version = event
+                n = Node(nid, op, name, inputs, j.index, None, requires, False, None, module,
+                         self._site(site), saved)
+                if vc[0] == version:  # else it was overwritten in place: its value is lost
+                    work.append((n, "output", array))
+            elif kind == _LEAF:
+                _, _, copy, site, module, requires, label = event
+                n = Node(nid, PARAMETER if requires else TENSOR, "", (), j.index, None, requires, True,
+                         label, module, self._site(site))
+                work.append((n, "output", copy))
+            elif kind == _CONST:
+                _, _, value, site, module = event
+                n = Node(nid, CONSTANT, _short_repr(value), (), j.index, None, False, True, None, module,
+                         self._site(site))
+                if type(value) in _NUMBER:
+                    n.output = summarize_value(value)
+                    self._captured.setdefault(j.index, []).append(n.output)
+                elif hasattr(value, "dtype") and hasattr(value, "shape"):
+                    work.append((n, "output", value))
+            else:
+                _, _, name, copy, site, module, requires, *op = event
+                n = Node(nid, op[0] if op else EXTERNAL, name, (), j.index, None, requires,
+                         False, None, module, self._site(site))
+                if copy is not None:
+                    work.append((n, "output", copy))
+            nodes[nid] = n
+            j.ids.append(nid)
+        for k in range(j.done, len(j.events)):  # the copies now belong to the summaries
+            j.events[k] = None
+        j.done = len(j.events)
+        p = self.record.passes[j.index] if j.index < len(self.record.passes) else None
+        for step in j.steps[j.steps_done:]:
+            nid, grad_output, grad_inputs, leaf_grads, _ = step
+            st = Step(nid)
+            work.append((st, "grad_output", grad_output))
+            if grad_inputs is not None:
+                st.grad_inputs = self._grad_slots(st, grad_inputs)
+                work += [(st.grad_inputs, i, g) for i, g in enumerate(grad_inputs) if g is not None]
+            for leaf, grad in leaf_grads:
+                lg = LeafGrad(leaf)
+                st.leaf_grads.append(lg)
+                work.append((lg, "grad", grad))
+            step[1] = step[2] = None
+            step[3] = []
+            step[4] = st
+            if p is not None:
+                p.steps.append(st)
+        j.steps_done = len(j.steps)
+        self._summarize_into(j.index, work)
 
-    def _constant_node(self, value, site: SourceSite | None) -> int:
-        n = self._new_node(op=CONSTANT, name=_short_repr(value), is_leaf=True, site=site)
-        if type(value) in _NUMBER:
-            self._pending.setdefault(self._segment, []).append((n, "output", value))
-        return n.id
+    @staticmethod
+    def _grad_slots(step: Step, grad_inputs: list) -> list:
+        if not step.grad_inputs:
+            step.grad_inputs = [None] * len(grad_inputs)
+        return step.grad_inputs
 
-    def _node_of_tensor(self, t: Tensor) -> int:
-        entry = self._tensors.get(id(t))
-        if entry is not None and entry[0]() is t:
-            return entry[1]
-        return self._tensor_node(t, None)
+    def _summarize_into(self, index: int, work: list) -> None:
+        """Summarise [(target, key, array)] and store each summary at target[key] / target.key.
 
-    def _node_of_function(self, fn) -> int:
-        entry = self._functions.get(id(fn))
-        if entry is not None and entry[0]() is fn:
-            return entry[1]
-        n = self._new_node(op=getattr(fn, "op", "function"), name=f"{fn.name()} (not recorded)",
-                           requires_grad=True)
-        self._functions[id(fn)] = (weakref.ref(fn), n.id)
-        return n.id
+        An array met twice (a leaf's grad is also its step's grad input; a grad passed down a
+        chain is one step's grad input and the next step's grad output; an unchanged leaf is
+        shared with the last pass) is summarised once and its summary shared."""
+        if not work:
+            return
+        current = {id(e[3]): e[3] for e in self._leaf_copies.values()}
+        known = self._leaf_summaries = {k: v for k, v in self._leaf_summaries.items() if k in current}
+        slot_of: dict[int, int] = {}
+        arrays, slots, ready = [], [], {}
+        for _, _, raw in work:
+            k = id(raw)
+            i = slot_of.get(k)
+            if i is None:
+                i = slot_of[k] = len(arrays)
+                arrays.append(raw)
+                cached = known.get(k)
+                if cached is not None and cached[0] is raw:
+                    ready[i] = cached[1]
+            slots.append(i)
+        todo = [i for i in range(len(arrays)) if i not in ready]
+        fresh = summarize_many([arrays[i] for i in todo], self.policy.full_values_limit)
+        summaries = [None] * len(arrays)
+        for i, s in ready.items():
+            summaries[i] = s
+        captured = self._captured.setdefault(index, [])
+        added = 0
+        meta = self.record.metadata
+        for i, s in zip(todo, fresh):
+            summaries[i] = s
+            if id(arrays[i]) in current:
+                known[id(arrays[i])] = (arrays[i], s)
+            captured.append(s)
+            added += s.captured_bytes
+            if s.device != "cpu" and meta.device == "cpu":
+                meta.device = s.device
+        for (target, key, raw), i in zip(work, slots):
+            s = summaries[i]
+            if type(key) is int:
+                target[key] = s
+            else:
+                setattr(target, key, s)
+                if type(target) is Node and target.op == "relu" and raw.ndim >= 2:
+                    target.dead_units = _dead_units(raw)
+            if s.nan_count or s.inf_count:
+                self._note_nonfinite(index, type(target) is Node)
+        self._captured_bytes += added
+        self._enforce_budget()
 
-    def _source_site(self, site) -> SourceSite:
-        text = linecache.getline(site.file, site.line).strip() if site.line > 0 else ""
-        source = self._sites[site] = SourceSite(site.file, site.line, site.function, text[:1000])
+    def _site(self, site) -> SourceSite | None:
+        if site is None:
+            return None
+        source = self._sites.get(site)
+        if source is None:
+            text = linecache.getline(site.file, site.line).strip() if site.line > 0 else ""
+            source = self._sites[site] = SourceSite(_name(site.file), site.line, _name(site.function), text[:1000])
         return source
 
     # --- names -----------------------------------------------------------------------------
@@ -328,7 +559,7 @@ class Recorder(hooks.Observer):
         for pname, param in params:
             entry = self._param_names.get(id(param))
             if entry is None or entry[0]() is not param:
-                self._param_names[id(param)] = (weakref.ref(param), prefix + pname)
+                self._param_names[id(param)] = (weakref.ref(param), _name(prefix + pname))
 
     def _label(self, t: Tensor) -> str:
         """A stable name for a leaf that requires grad: its parameter name, the variable that
@@ -338,7 +569,7 @@ class Recorder(hooks.Observer):
             return entry[1]
         entry = self._param_names.get(id(t))
         name = entry[1] if entry is not None and entry[0]() is t else _variable_name(t)
-        base = name or f"tensor{len(self._labels)}"
+        base = _name(name) if name else f"tensor{len(self._labels)}"
         name, k = base, 1
         while name in self._label_owner and self._label_owner[name] != id(t):
             owner = self._labels.get(self._label_owner[name])
@@ -348,6 +579,9 @@ class Recorder(hooks.Observer):
             name = f"{base}#{k}"
         self._labels[id(t)] = (weakref.ref(t), name)
         self._label_owner[name] = id(t)
+        if len(self._labels) % 1024 == 0:  # now and then, forget tensors that have died
+            self._labels = {k: e for k, e in self._labels.items() if e[0]() is not None}
+            self._label_owner = {e[1]: k for k, e in self._labels.items()}
         return name
 
     def _error_site(self, error: BaseException) -> SourceSite | None:
@@ -360,45 +594,166 @@ class Recorder(hooks.Observer):
                 found = frame
         if found is None:
             return None
-        return SourceSite(found.filename, found.lineno or 0, found.name, (found.line or "").strip()[:1000])
+        return SourceSite(_name(found.filename), found.lineno or 0, _name(found.name), (found.line or "").strip()[:1000])
 
-    # --- captures, summaries, the memory budget --------------------------------------------
+    # --- NaN pins, trimming, the memory budget ---------------------------------------------
 
-    def _capture(self, index: int, target, key, array) -> None:
-        copy = array.copy()
-        self._pending.setdefault(index, []).append((target, key, copy))
-        self._pending_bytes += copy.nbytes
-        if self._pending_bytes > self.policy.pending_limit:
-            self._flush_pass(min(self._pending))
+    def _note_nonfinite(self, index: int, is_value: bool) -> None:
+        if is_value and self._nan_value_pass is None:
+            self._nan_value_pass = index
+            self._pinned.add(index)
+        elif not is_value and self._nan_grad_pass is None:
+            self._nan_grad_pass = index
+            self._pinned.add(index)
 
-    def _flush_pass(self, index: int) -> None:
-        entries = self._pending.pop(index, None)
-        if not entries:
+    def _check_nonfinite(self, j: _Journal) -> None:
+        """Pin the first pass whose values (and the first whose grads) hold a NaN or Inf, so its
+        detail survives for the findings however long the run goes on. A materialised pass was
+        checked by its summaries; the others are checked on their copies."""
+        want_values = self._nan_value_pass is None
+        want_grads = self._nan_grad_pass is None
+        if not (want_values or want_grads) or j.materialized and j.done == len(j.events):
             return
-        limit = self.policy.full_values_limit
-        captured = self._captured.setdefault(index, [])
-        added = 0
-        for target, key, raw in entries:
-            if type(raw) in _NUMBER:
-                s = summarize_value(raw)
-            else:
-                self._pending_bytes -= raw.nbytes
-                s = summarize(raw, limit)
-                if type(target) is Node and target.op == "relu" and raw.ndim >= 2:
-                    target.dead_units = _dead_units(raw)
-            if type(key) is int:
-                target[key] = s
-            else:
-                setattr(target, key, s)
-            if s is not None:
-                if s.nan_count or s.inf_count:
-                    (self._nan_values_flushed if type(target) is Node else self._nan_grads_flushed).add(index)
-                captured.append(s)
-                added += s.captured_bytes
-                if s.device != "cpu" and self.record.metadata.device == "cpu":
-                    self.record.metadata.device = s.device
-        self._captured_bytes += added
-        self._enforce_budget()
+        finite = j.finite
+        if want_values:
+            if _any_nonfinite([(e[4] if e[9][0] == e[10] else None) if e[1] == _OP else
+                               e[3] if e[1] == _EXTERNAL else e[2] for e in j.events[j.done:]], finite):
+                self._note_nonfinite(j.index, True)
+            else:  # a leaf copy shared with the next pass need not be checked again
+                cache = self._leaf_copies
+                for key in j.fresh:
+                    entry = cache.get(key)
+                    if entry is not None and id(entry[3]) in j.copies:
+                        cache[key] = entry[:4] + (True,)
+        if want_grads:
+            grads = []
+            for step in j.steps[j.steps_done:]:
+                grads.append(step[1])
+                grads += step[2] or ()
+                grads += [g for _, g in step[3]]
+            if _any_nonfinite(grads, finite):
+                self._note_nonfinite(j.index, False)
+        if j.index in self._pinned:
+            self._materialize_through(j.index)
+
+    def _trim(self, index: int) -> None:
+        """Pass `index` left the detail window: drop its detail unless it is pinned or first."""
+        passes = self.record.passes
+        if index < self.policy.keep_first or index in self._pinned or not 0 <= index < len(passes):
+            return
+        j = next((x for x in self._recent if x.index == index), None)
+        if j is not None and not j.materialized:
+            self._trim_journal(j)
+            return
+        p = passes[index]
+        if not p.detailed:
+            return
+        p.detailed = False
+        p.root, p.order, p.steps = None, (), []
+        if j is not None:
+            j.steps = []
+            keep = self._closure(j, j.referenced)
+            nodes = self.record.nodes
+            gone = [nid for nid in j.ids if nid not in keep]
+            for nid in gone:
+                del nodes[nid]
+            self.record.trimmed_nodes += len(gone) + len(j.events) - j.done
+            j.events, j.done = [], 0
+            self._forget(j, keep)
+            j.ids = [nid for nid in j.ids if nid in keep]
+            freed = self._captured.pop(index, [])
+            self._captured_bytes -= sum(s.captured_bytes for s in freed)
+            survivors = [nodes[nid].output for nid in j.ids if nodes[nid].output is not None]
+            if survivors:
+                self._captured[index] = survivors
+                self._captured_bytes += sum(s.captured_bytes for s in survivors)
+            self._orphans |= keep
+        self._sweep_orphans()
+
+    def _trim_journal(self, j: _Journal) -> None:
+        """Throw away a journal never put into the record, except nodes later passes refer to."""
+        p = self.record.passes[j.index] if j.index < len(self.record.passes) else None
+        if p is not None:
+            p.detailed = False
+            p.root, p.order, p.steps = None, (), []
+        keep = self._closure(j, j.referenced)
+        j.steps = []
+        if keep:  # a graph used across passes: put only what later passes refer to in the record
+            j.events = [e for e in j.events if e is not None and e[0] in keep]
+            self._materialize(j)
+            self._forget(j, keep)
+            self._orphans |= keep
+        else:
+            j.tensors, j.functions = {}, {}
+        self.record.trimmed_nodes += (p.node_count if p is not None else 0) - len(keep)
+        j.events, j.done, j.referenced = [], 0, set()
+        self._sweep_orphans()
+
+    def _sweep_orphans(self) -> None:
+        """Drop nodes kept from trimmed passes once nothing still in the record refers to them."""
+        orphans = self._orphans
+        if not orphans:
+            return
+        nodes, passes = self.record.nodes, self.record.passes
+        refs = set()
+        for n in nodes.values():
+            if n.id not in orphans:
+                refs.update(n.inputs)
+        for j in self._recent:
+            for e in j.events:
+                if e is not None and e[1] == _OP:
+                    refs.update(e[3])
+        keep_last = self.policy.keep_last or 0
+        detailed = set(range(min(self.policy.keep_first, len(passes)))) | self._pinned
+        detailed.update(range(max(0, len(passes) - keep_last - 1), len(passes)))
+        for index in detailed:
+            p = passes[index]
+            if p.detailed:
+                refs.add(p.root)
+                refs.update(p.order)
+                for st in p.steps:
+                    refs.add(st.node)
+                    refs.update(lg.node for lg in st.leaf_grads)
+        if self.record.error is not None:
+            refs.add(self.record.error.node)
+        keep, stack = set(), [nid for nid in refs if nid in orphans]
+        while stack:
+            nid = stack.pop()
+            if nid not in keep:
+                keep.add(nid)
+                stack.extend(k for k in nodes[nid].inputs if k in orphans)
+        for nid in orphans - keep:
+            node = nodes.pop(nid)
+            if node.output is not None:
+                self._captured_bytes -= node.output.drop_values()
+        self.record.trimmed_nodes += len(orphans - keep)
+        if len(keep) < len(orphans):
+            for j in self._recent:
+                self._forget(j, {e[1] for e in j.tensors.values() if e[1] in nodes}
+                             | {e[1] for e in j.functions.values() if e[1] in nodes})
+        self._orphans = keep
+
+    def _closure(self, j: _Journal, wanted: set[int]) -> set[int]:
+        """`wanted` and, within this journal, everything they were computed from."""
+        if not wanted:
+            return set()
+        nodes = self.record.nodes
+        inputs = {nid: nodes[nid].inputs for nid in j.ids if nid in nodes}
+        inputs.update((e[0], e[3]) for e in j.events if e is not None and e[1] == _OP)
+        own = set(inputs) | {e[0] for e in j.events if e is not None}
+        keep, stack = set(), [nid for nid in wanted if nid in own]
+        while stack:
+            nid = stack.pop()
+            if nid not in keep:
+                keep.add(nid)
+                stack.extend(k for k in inputs.get(nid, ()) if k in own)
+        return keep
+
+    @staticmethod
+    def _forget(j: _Journal, keep: set[int]) -> None:
+        """Later passes must not link to nodes that are gone."""
+        j.tensors = {k: e for k, e in j.tensors.items() if e[1] in keep}
+        j.functions = {k: e for k, e in j.functions.items() if e[1] in keep}
 
     def _enforce_budget(self) -> None:
         """Past the memory budget, drop captured values, oldest pass first, and count them."""
@@ -420,116 +775,31 @@ class Recorder(hooks.Observer):
             if self._captured_bytes <= budget:
                 return
 
-    def _check_nonfinite(self, index: int) -> None:
-        """Pin the first pass whose values (and the first whose grads) hold a NaN or Inf, so
-        its detail survives for the findings however long the run goes on."""
-        want_values = self._nan_value_pass is None
-        want_grads = self._nan_grad_pass is None
-        if not (want_values or want_grads):
-            return
-        values, grads = [], []
-        for target, _, raw in self._pending.get(index, ()):
-            (values if type(target) is Node else grads).append(raw)
-        if want_values and (index in self._nan_values_flushed or _any_nonfinite(values)):
-            self._nan_value_pass = index
-            self._pinned.add(index)
-        if want_grads and (index in self._nan_grads_flushed or _any_nonfinite(grads)):
-            self._nan_grad_pass = index
-            self._pinned.add(index)
-        if index in self._pinned:
-            self._flush_pass(index)
-
-    # --- passes ending, passes trimmed -----------------------------------------------------
-
-    def _end_segment(self) -> None:
-        """The next forward belongs to the next pass: leaves get fresh nodes (their values may
-        have changed), and dead or trimmed entries leave the lookup maps."""
-        nodes = self.record.nodes
-        self._tensors = {k: e for k, e in self._tensors.items()
-                         if not e[2] and e[1] in nodes and e[0]() is not None}
-        self._functions = {k: e for k, e in self._functions.items() if e[1] in nodes and e[0]() is not None}
-        if self._segment % 256 == 255:  # now and then, forget tensors that have died
-            self._labels = {k: e for k, e in self._labels.items() if e[0]() is not None}
-            self._label_owner = {e[1]: k for k, e in self._labels.items()}
-        self._segment += 1
-        self._segment_nodes.setdefault(self._segment, [])
-
-    def _trim(self, index: int) -> None:
-        """Drop pass `index`'s detail, keeping only nodes that retained passes still refer to."""
-        passes = self.record.passes
-        if index < self.policy.keep_first or index in self._pinned or index >= len(passes):
-            return
-        p = passes[index]
-        if not p.detailed:
-            return
-        p.detailed = False
-        p.root, p.order, p.steps = None, (), []
-        nodes = self.record.nodes
-        candidates = set(self._segment_nodes.pop(index, ())) | self._orphans
-        keep = self._still_referenced(candidates)
-        for nid in candidates - keep:
-            n = nodes.pop(nid)
-            if n.pass_index != index and n.output is not None:  # an orphan of an older pass
-                self._captured_bytes -= n.output.drop_values()
-        self.record.trimmed_nodes += len(candidates - keep)
-        self._orphans = keep
-        entries = self._pending.pop(index, ())
-        for target, key, raw in entries:
-            if type(raw) not in _NUMBER:
-                self._pending_bytes -= raw.nbytes
-        kept = [e for e in entries if type(e[0]) is Node and e[0].id in keep]
-        if kept:
-            self._pending[index] = kept
-            self._pending_bytes += sum(e[2].nbytes for e in kept if type(e[2]) not in _NUMBER)
-            self._flush_pass(index)
-        freed = self._captured.pop(index, [])
-        self._captured_bytes -= sum(s.captured_bytes for s in freed)
-        survivors = [nodes[nid].output for nid in keep
-                     if nodes[nid].pass_index == index and nodes[nid].output is not None]
-        if survivors:
-            self._captured.setdefault(index, []).extend(survivors)
-            self._captured_bytes += sum(s.captured_bytes for s in survivors)
-
-    def _still_referenced(self, candidates: set[int]) -> set[int]:
-        if not candidates:
-            return set()
-        nodes = self.record.nodes
-        refs = set()
-        for p in self.record.passes:
-            if p.detailed:
-                refs.add(p.root)
-                refs.update(p.order)
-                for st in p.steps:
-                    refs.add(st.node)
-                    refs.update(lg.node for lg in st.leaf_grads)
-        for segment, ids in self._segment_nodes.items():
-            for nid in ids:
-                refs.update(nodes[nid].inputs)
-        if self.record.error is not None:
-            refs.add(self.record.error.node)
-        keep = set()
-        stack = [nid for nid in refs & candidates]
-        while stack:
-            nid = stack.pop()
-            if nid in keep:
-                continue
-            keep.add(nid)
-            stack.extend(k for k in nodes[nid].inputs if k in candidates and k not in keep)
-        return keep
-
 
 # --- helpers ----------------------------------------------------------------------------------
+
+def _finite(x) -> bool:
+    return x is None or x - x == 0.0
+
 
 def _graphscope_version() -> str:
     return getattr(sys.modules.get("graphscope"), "__version__", "")
 
 
+def _name(text: str) -> str:
+    """A string fit for a name in the record (and a snapshot): control characters escaped, bounded."""
+    text = str(text)
+    if has_control(text):
+        text = escaped(text)
+    return text if len(text) <= NAME_LIMIT else text[: NAME_LIMIT - 1] + "…"
+
+
 def _short_repr(value, limit: int = 100) -> str:
     try:
-        text = repr(value)
+        text = " ".join(repr(value).split())
     except Exception as e:  # a user object whose repr raises
         text = f"<{type(value).__name__}: repr failed ({type(e).__name__})>"
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return _name(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
 def _variable_name(t: Tensor) -> str | None:
@@ -550,18 +820,19 @@ def _variable_name(t: Tensor) -> str | None:
 
 def _squared_norm(grad):
     """The sum of squares of `grad`: a float on the CPU, a device scalar elsewhere (read later)."""
-    xp = namespace(grad)
-    if xp is np:
+    if type(grad) is np.ndarray:
         squares = float(np.vdot(grad, grad))
         if squares == math.inf:  # a narrow dtype overflowed: redo it wide
-            squares = float(np.vdot(grad.astype(np.float64), grad.astype(np.float64)))
+            wide = grad.astype(np.float64)
+            squares = float(np.vdot(wide, wide))
         return squares
+    xp = namespace(grad)
     wide = grad.astype(xp.float64)
     return xp.vdot(wide, wide)
 
 
 def _to_host_floats(pairs):
-    """[(label, float or device scalar)] -> [(label, float)], with one transfer for the device ones."""
+    """[(label, float or device scalar)] -> [(label, float)], one transfer for the device ones."""
     device = [i for i, (_, v) in enumerate(pairs) if not isinstance(v, float)]
     if not device:
         return pairs
@@ -587,28 +858,37 @@ def _dead_units(output) -> tuple[int, int]:
     return (flat.shape[1] - alive, flat.shape[1])
 
 
-def _any_nonfinite(arrays) -> bool:
+def _any_nonfinite(arrays, known_finite=()) -> bool:
     """Whether any value in the arrays (or Python numbers) is NaN or Inf, in few reductions:
-    a sum of squares is finite exactly when every element is (barring overflow, rechecked)."""
-    small, numbers = [], []
+    the small NumPy arrays are checked together, each large one with a sum of squares."""
+    small = []
     for a in arrays:
-        if type(a) in _NUMBER:
-            numbers.append(a)
-        elif a.dtype.kind in "fc":
-            if a.size <= 4096 and namespace(a) is np:
+        kind = type(a)
+        if kind is np.ndarray:
+            if id(a) in known_finite:
+                continue
+            if a.size <= 4096:
                 small.append(a.reshape(-1))
-            elif _nonfinite_in(a):
+            elif a.dtype.kind in "fc" and _nonfinite_in(a):
                 return True
-    if any(type(v) is float and not math.isfinite(v) for v in numbers):
-        return True
-    return bool(small) and _nonfinite_in(np.concatenate(small) if len(small) > 1 else small[0])
+        elif kind is float:
+            if a - a != 0.0:
+                return True
+        elif hasattr(a, "__array_namespace__") and a.dtype.kind in "fc" and _nonfinite_in(a):
+            return True
+    if not small:
+        return False
+    flat = np.concatenate(small) if len(small) > 1 else small[0]
+    return flat.dtype.kind in "fc" and _nonfinite_in(flat)
 
 
 def _nonfinite_in(a) -> bool:
-    xp = namespace(a)
     flat = a.reshape(-1)
-    with np.errstate(over="ignore", invalid="ignore"):
-        total = flat @ flat if flat.dtype.kind == "f" else (xp.abs(flat) ** 2).sum()
+    if type(flat) is np.ndarray and flat.dtype.kind == "f" and flat.dtype.itemsize >= 4:
+        total = np.dot(flat, flat)  # BLAS: NaN and Inf propagate, and no warnings
+    else:
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = (namespace(flat).abs(flat) ** 2).sum()
     if math.isfinite(float(total)):
         return False
-    return not bool(xp.isfinite(flat).all())
+    return not bool(namespace(flat).isfinite(flat).all())

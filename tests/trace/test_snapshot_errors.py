@@ -4,6 +4,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graphscope.trace import snapshot
 from graphscope.trace.record import BackwardPass, LeafGrad, Node, Record, SourceSite, Step
@@ -198,3 +200,40 @@ def test_error_message_reads_file_place_problem(tmp_path, doc):
     doc["nodes"]["inputs"][2][0] = 999
     e = _load_doc(tmp_path, doc)
     assert str(e) == f"{tmp_path / 'snap.json'}: nodes.inputs[2][0]: node id 999 does not exist in the snapshot"
+
+
+def _paths(doc, prefix=()):
+    """Every place in a JSON document, as a tuple of keys and indexes."""
+    yield prefix
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            yield from _paths(v, prefix + (i,))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_any_single_change_to_a_valid_snapshot_loads_or_raises_snapshot_error(data):
+    doc = json.loads(snapshot.dumps(_record()))
+    places = list(_paths(doc))[1:]
+    place = data.draw(st.sampled_from(places))
+    target = doc
+    for key in place[:-1]:
+        target = target[key]
+    if data.draw(st.booleans()) and isinstance(target, dict):
+        del target[place[-1]]
+    else:
+        target[place[-1]] = data.draw(json_values)
+    try:
+        snapshot.loads(json.dumps(doc))
+    except SnapshotError:
+        pass
