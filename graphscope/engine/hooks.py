@@ -92,11 +92,20 @@ def _rebuild() -> None:
 def user_site() -> Site:
     """The innermost frame outside the graphscope package: where the user's code is."""
     frame = sys._getframe(1)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    internal = _internal_code
+    while frame is not None:
+        code = frame.f_code
+        inside = internal.get(code)
+        if inside is None:
+            inside = internal[code] = code.co_filename.startswith(_PACKAGE_DIR)
+        if not inside:
+            return Site(code.co_filename, frame.f_lineno, code.co_name)
         frame = frame.f_back
-    if frame is None:
-        return Site("<unknown>", 0, "<unknown>")
-    return Site(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+    return Site("<unknown>", 0, "<unknown>")
+
+
+# code object -> whether it belongs to the graphscope package (asked once per function).
+_internal_code: dict = {}
 
 
 def announce(event: str, *args) -> None:

@@ -72,8 +72,19 @@ def submodule_names(root) -> dict:
 
 
 def root_name(module) -> str:
-    """The variable that holds `module` in the innermost user frame, else its class name lowercased."""
-    frame = sys._getframe(1)
+    """The variable that holds `module` in the innermost user frame, else its class name
+    lowercased; found at the module's first call and kept, so a model keeps one name."""
+    name = _root_names.get(module)
+    if name is None:
+        name = _root_names[module] = _find_root_name(module)
+    return name
+
+
+_root_names: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _find_root_name(module) -> str:
+    frame = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame = frame.f_back
     if frame is not None:
