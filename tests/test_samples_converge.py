@@ -62,7 +62,7 @@ def test_exploding_nan_is_born_in_the_log_of_sigma():
     class FirstNaN(hooks.Observer):
         def node_created(self, node, inputs, output, site):
             def has_nan(t):
-                return isinstance(t, type(output)) and bool(np.isnan(t.detach().numpy()).any())
+                return isinstance(t, type(output)) and bool(np.isnan(t.detach().cpu().numpy()).any())
 
             if not births and has_nan(output) and not any(has_nan(t) for t in inputs):
                 births.append((node.op, site))

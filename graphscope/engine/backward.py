@@ -5,8 +5,7 @@ from __future__ import annotations
 import itertools
 import weakref
 
-import numpy as np
-
+from . import backend
 from .backend import namespace, same_device
 from .hooks import announce, observers
 from .tensor import Tensor, wrap
@@ -60,27 +59,32 @@ def _seed(root: Tensor, gradient):
                 f"(this tensor has shape {tuple(root.shape)}); pass gradient= with that shape"
             )
         return namespace(root.array).ones_like(root.array)
-    array = gradient.array if isinstance(gradient, Tensor) else namespace(root.array).asarray(gradient)
+    array = gradient.array if isinstance(gradient, Tensor) else backend.asarray(gradient, like=root.array)
+    if not same_device(array, root.array):
+        raise RuntimeError(
+            f"invalid gradient: it is on {backend.device_of(array)} but the tensor is on "
+            f"{backend.device_of(root.array)}; move it with .to('{backend.device_of(root.array)}')"
+        )
     if array.shape != root.array.shape:
         raise RuntimeError(
             f"Mismatch in shape: grad_output[0] has a shape of {tuple(array.shape)} and "
             f"output[0] has a shape of {tuple(root.array.shape)}"
         )
-    return array.astype(root.array.dtype, copy=True)
+    return backend.astype(array, root.array.dtype)
 
 
 def _sum_to(grad, shape):
     """Sum a broadcast grad back down to an input's shape."""
     if grad.ndim == len(shape) + 1 and grad.shape[1:] == shape:
-        return grad.sum(axis=0)  # the common case: a bias broadcast over the batch
+        return backend.sum(grad, axis=0)  # the common case: a bias broadcast over the batch
     extra = grad.ndim - len(shape)
     axes = tuple(range(extra)) + tuple(
         i + extra for i, n in enumerate(shape) if n == 1 and grad.shape[i + extra] != 1
     )
     if axes:
-        grad = grad.sum(axis=axes, keepdims=True)
+        grad = backend.sum(grad, axis=axes, keepdims=True)
     if extra:
-        grad = grad.reshape(shape)
+        grad = backend.reshape(grad, shape)
     return grad
 
 
@@ -121,11 +125,10 @@ class _GradStore:
         self.handed_out = set()
 
     def own(self, grad):
-        if isinstance(grad, np.generic):
-            grad = np.asarray(grad)
-        elif (grad.base is not None or id(grad) in self.handed_out
-              or not getattr(grad.flags, "writeable", True)):
-            grad = grad.copy()
+        if not backend.is_array(grad):  # a NumPy scalar from a 0-d operation
+            grad = backend.copy(wrap(grad).array)
+        elif id(grad) in self.handed_out or not backend.is_private(grad):
+            grad = backend.copy(grad)
         self.handed_out.add(id(grad))
         return grad
 
@@ -133,7 +136,7 @@ class _GradStore:
         current = tensor._grad
         if current is None:
             tensor._grad = wrap(self.own(grad))
-        elif current.array.shape == grad.shape and current.array.flags.writeable:
+        elif current.array.shape == grad.shape and backend.writeable(current.array):
             current.array += grad
             current._vc[0] += 1
         else:
@@ -189,7 +192,7 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                     if g.shape != array.shape:
                         g = _sum_to(g, array.shape)
                     if g.dtype is not array.dtype and g.dtype != array.dtype:
-                        g = g.astype(array.dtype)
+                        g = backend.astype(g, array.dtype)
                 child = tensor.grad_fn
                 if child is not None:
                     if g is not None:
@@ -252,7 +255,8 @@ def _finish_leaf(tensor, grad, store, capture, capture_only, watching=False):
     if capture_only is not None and id(tensor) not in capture_only:
         return
     if not same_device(grad, tensor.array):
-        raise RuntimeError(f"grad on {grad} device does not match its tensor's device {tensor.device}")
+        raise RuntimeError(
+            f"a gradient on {backend.device_of(grad)} does not match its tensor's device {tensor.device}")
     store.accumulate(tensor, grad)
     if watching:
         announce("leaf_grad_accumulated", tensor, grad)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import backend, dtypes
@@ -46,21 +48,22 @@ def _holds_float_arrays(data) -> bool:
 
 def tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A new leaf tensor copying `data` (numbers, nested lists, arrays, tensors)."""
-    device = backend.as_device(device)
-    if isinstance(data, Tensor):
-        array = backend.to_host(data.array) if device.type == "cpu" else data.array
-        array = array.copy()
-    elif isinstance(data, np.ndarray):
-        array = data.copy()
-    elif backend.is_array(data):
-        array = data.copy()
-    else:
-        array = _infer(data)
+    if isinstance(data, Tensor) or backend.is_array(data) and not isinstance(data, np.ndarray):
+        array = data.array if isinstance(data, Tensor) else data
+        # A tensor or device array stays on its device unless `device=` says otherwise (as torch).
+        target = backend.device_of(array) if device is None else backend.as_device(device)
+        array = backend.to_device(array, target)
+        if dtype is not None:
+            array = backend.astype(array, backend.native_dtype(dtype, array))
+        elif array is (data.array if isinstance(data, Tensor) else data):
+            array = backend.copy(array)
+        return _finish(array, requires_grad)
+    host = data.copy() if isinstance(data, np.ndarray) else _infer(data)
     if dtype is not None:
-        array = array.astype(dtypes.to_numpy(dtype), copy=False)
-    elif array.dtype not in dtypes._BY_NUMPY:
-        dtypes.from_numpy(array.dtype)  # raises a clear error for unsupported dtypes
-    return _finish(backend.to_device(array, device), requires_grad)
+        host = host.astype(dtypes.to_numpy(dtype), copy=False)
+    elif host.dtype not in dtypes._BY_NUMPY:
+        dtypes.from_numpy(host.dtype)  # raises a clear error for unsupported dtypes
+    return _finish(backend.from_host(host, backend.as_device(device)), requires_grad)
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
@@ -70,7 +73,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
-    """A tensor sharing memory with a NumPy array."""
+    """A tensor sharing memory with a NumPy array (always on the CPU, as torch.from_numpy)."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(array).__name__}")
     dtypes.from_numpy(array.dtype)
@@ -86,60 +89,67 @@ def _size(size) -> tuple:
     return tuple(int(n) for n in size)
 
 
-def _float_or(dtype):
-    return dtypes.default_float_numpy() if dtype is None else dtypes.to_numpy(dtype)
+def _float_or(dtype) -> dtypes.dtype:
+    return dtypes.get_default_dtype() if dtype is None else dtypes.from_any(dtype)
 
 
-def _xp(device):
-    return backend.xp_for(backend.as_device(device))
+def _make(device, function, *args, dtype):
+    """xp.<function>(*args, dtype=...) on `device`, `dtype` a graphscope dtype."""
+    device = backend.as_device(device)
+    return backend.create(device, function, *args, dtype=backend.native_dtype_for(dtype, device))
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(_xp(device).zeros(_size(size), dtype=_float_or(dtype)), requires_grad)
+    return _finish(_make(device, "zeros", _size(size), dtype=_float_or(dtype)), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(_xp(device).ones(_size(size), dtype=_float_or(dtype)), requires_grad)
+    return _finish(_make(device, "ones", _size(size), dtype=_float_or(dtype)), requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(_xp(device).empty(_size(size), dtype=_float_or(dtype)), requires_grad)
+    return _finish(_make(device, "empty", _size(size), dtype=_float_or(dtype)), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
     if dtype is None:
         dtype = (dtypes.bool_ if isinstance(fill_value, bool)
                  else dtypes.int64 if isinstance(fill_value, int) else dtypes.get_default_dtype())
-    return _finish(_xp(device).full(_size((size,)), fill_value, dtype=dtypes.to_numpy(dtype)), requires_grad)
+    dtype = dtypes.from_any(dtype)
+    fill_value = float(fill_value) if dtype.is_floating_point else (
+        bool(fill_value) if dtype is dtypes.bool_ else int(fill_value))
+    return _finish(_make(device, "full", _size((size,)), fill_value, dtype=dtype), requires_grad)
 
 
 def _like(input: Tensor, dtype, device):
-    return (input.array.dtype if dtype is None else dtypes.to_numpy(dtype),
+    return (input.dtype if dtype is None else dtypes.from_any(dtype),
             input.device if device is None else device)
 
 
 def zeros_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
     dtype, device = _like(input, dtype, device)
-    return _finish(_xp(device).zeros(input.shape, dtype=dtype), requires_grad)
+    return _finish(_make(device, "zeros", input.shape, dtype=dtype), requires_grad)
 
 
 def ones_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
     dtype, device = _like(input, dtype, device)
-    return _finish(_xp(device).ones(input.shape, dtype=dtype), requires_grad)
+    return _finish(_make(device, "ones", input.shape, dtype=dtype), requires_grad)
 
 
 def full_like(input: Tensor, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
     dtype, device = _like(input, dtype, device)
-    return _finish(_xp(device).full(input.shape, fill_value, dtype=dtype), requires_grad)
+    return full(input.shape, fill_value, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def empty_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
     dtype, device = _like(input, dtype, device)
-    return _finish(_xp(device).empty(input.shape, dtype=dtype), requires_grad)
+    return _finish(_make(device, "empty", input.shape, dtype=dtype), requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(_xp(device).eye(n, n if m is None else m, dtype=_float_or(dtype)), requires_grad)
+    return _finish(_make(device, "eye", n, n if m is None else m, dtype=_float_or(dtype)), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -150,24 +160,22 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if dtype is None:
         is_float = any(isinstance(v, float) for v in (start, end, step))
         dtype = dtypes.get_default_dtype() if is_float else dtypes.int64
-    xp = _xp(device)
-    count = max(0, int(np.ceil((end - start) / step)))
-    values = xp.arange(count, dtype=np.float64) * step + start
-    return _finish(values.astype(dtypes.to_numpy(dtype)), requires_grad)
+    count = max(0, math.ceil((end - start) / step))
+    values = _make(device, "arange", count, dtype=dtypes.float64) * step + start
+    return _finish(backend.astype(values, backend.native_dtype(dtype, values)), requires_grad)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(_xp(device).linspace(start, end, int(steps)).astype(_float_or(dtype)), requires_grad)
+    values = _make(device, "linspace", start, end, int(steps), dtype=dtypes.float64)
+    return _finish(backend.astype(values, backend.native_dtype(_float_or(dtype), values)), requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
-    dtype = _float_or(dtype)
-    return _finish(generator_for(device).normal(_size(size), dtype).astype(dtype, copy=False), requires_grad)
+    return _finish(generator_for(device).normal(_size(size), _float_or(dtype)), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
-    dtype = _float_or(dtype)
-    return _finish(generator_for(device).uniform(0.0, 1.0, _size(size), dtype), requires_grad)
+    return _finish(generator_for(device).uniform(0.0, 1.0, _size(size), _float_or(dtype)), requires_grad)
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -179,7 +187,7 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
         low, high = 0, low
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
-    dtype = dtypes.int64.numpy if dtype is None else dtypes.to_numpy(dtype)
+    dtype = dtypes.int64 if dtype is None else dtypes.from_any(dtype)
     return _finish(generator_for(device).integers(low, high, _size((size,)), dtype), requires_grad)
 
 
@@ -192,5 +200,6 @@ def rand_like(input: Tensor, dtype=None, device=None) -> Tensor:
 
 
 def randperm(n, dtype=None, device=None) -> Tensor:
-    dtype = dtypes.int64.numpy if dtype is None else dtypes.to_numpy(dtype)
-    return wrap(generator_for(device).permutation(n).astype(dtype))
+    dtype = dtypes.int64 if dtype is None else dtypes.from_any(dtype)
+    values = generator_for(device).permutation(n)
+    return wrap(backend.astype(values, backend.native_dtype(dtype, values), copy=False))

@@ -55,17 +55,22 @@ def from_numpy(numpy_dtype) -> dtype:
         ) from None
 
 
+def from_any(d) -> dtype:
+    """The graphscope dtype for a graphscope dtype, a NumPy dtype or a Python type (float, int, bool)."""
+    if isinstance(d, dtype):
+        return d
+    if d is float:
+        return _default_float
+    if d is int:
+        return int64
+    if d is bool:
+        return bool_
+    return from_numpy(d)
+
+
 def to_numpy(d) -> np.dtype:
     """The NumPy dtype for a graphscope dtype, a NumPy dtype or a Python type (float, int, bool)."""
-    if isinstance(d, dtype):
-        return d.numpy
-    if d is float:
-        return _default_float.numpy
-    if d is int:
-        return int64.numpy
-    if d is bool:
-        return bool_.numpy
-    return from_numpy(d).numpy
+    return from_any(d).numpy
 
 
 def get_default_dtype() -> dtype:
@@ -84,48 +89,40 @@ def default_float_numpy() -> np.dtype:
     return _default_float.numpy
 
 
-def is_float(numpy_dtype) -> bool:
-    return numpy_dtype.kind == "f"
+# PyTorch's type promotion, on graphscope dtypes (device arrays' own dtypes never meet here).
 
 
-def _kind_of(numpy_dtype) -> int:
-    kind = numpy_dtype.kind
-    return _FLOAT if kind == "f" else _BOOL if kind == "b" else _INT
-
-
-def promote(a, b) -> np.dtype:
-    """PyTorch's result dtype for two arrays: higher category wins; 0-d arrays defer within one."""
-    da, db = a.dtype, b.dtype
-    if da == db:
+def promote(da: dtype, a_ndim: int, db: dtype, b_ndim: int) -> dtype:
+    """PyTorch's result dtype for two tensors: higher category wins; 0-d tensors defer within one."""
+    if da is db:
         return da
-    ka, kb = _kind_of(da), _kind_of(db)
+    ka, kb = da._kind, db._kind
     if ka != kb:
-        winner, other = (a, b) if ka > kb else (b, a)
-        if winner.ndim == 0 and other.ndim != 0:
+        winner, winner_ndim, other_ndim = (da, a_ndim, b_ndim) if ka > kb else (db, b_ndim, a_ndim)
+        if winner_ndim == 0 and other_ndim != 0:
             # A 0-d tensor of a higher category gives that category's default dtype.
-            return default_float_numpy() if max(ka, kb) == _FLOAT else np.dtype(np.int64)
-        return winner.dtype
-    if a.ndim == 0 and b.ndim != 0:
+            return _default_float if winner._kind == _FLOAT else int64
+        return winner
+    if a_ndim == 0 and b_ndim != 0:
         return db
-    if b.ndim == 0 and a.ndim != 0:
+    if b_ndim == 0 and a_ndim != 0:
         return da
-    return np.promote_types(da, db)
+    return _BY_NUMPY[np.promote_types(da.numpy, db.numpy)]
 
 
-def promote_types(da, db) -> np.dtype:
+def promote_types(da: dtype, db: dtype) -> dtype:
     """PyTorch's promotion of two dtypes: the higher category wins, else the wider type."""
-    ka, kb = _kind_of(da), _kind_of(db)
-    if ka != kb:
-        return da if ka > kb else db
-    return np.promote_types(da, db)
+    if da._kind != db._kind:
+        return da if da._kind > db._kind else db
+    return _BY_NUMPY[np.promote_types(da.numpy, db.numpy)]
 
 
-def scalar_result(numpy_dtype, scalar) -> np.dtype:
-    """The result dtype of (tensor of `numpy_dtype`) op (Python scalar), as PyTorch."""
+def scalar_result(d: dtype, scalar) -> dtype:
+    """The result dtype of (tensor of dtype `d`) op (Python scalar), as PyTorch."""
     if isinstance(scalar, bool):
-        return numpy_dtype
+        return d
     if isinstance(scalar, float):
-        return numpy_dtype if numpy_dtype.kind == "f" else default_float_numpy()
-    if numpy_dtype.kind == "b":
-        return np.dtype(np.int64)
-    return numpy_dtype
+        return d if d._kind == _FLOAT else _default_float
+    if d._kind == _BOOL:
+        return int64
+    return d

@@ -2,45 +2,63 @@
 
 from __future__ import annotations
 
-import numpy as np
+import os
 
-from . import backend
+from . import backend, dtypes
 
 _seed = None
 _generators: dict = {}
 
 
 class Generator:
-    """Draws arrays on one device from a seeded bit generator."""
+    """Draws arrays on one device from a seeded bit generator.
+
+    The device type's generator (NumPy's or CuPy's Generator, or a test device's) draws in
+    float32/float64/int64 on the device; other dtypes are cast there.
+    """
 
     def __init__(self, device: backend.Device, seed):
         self.device = device
-        if device.type == "cpu":
-            self._rng = np.random.default_rng(seed)
-        else:
-            cupy = backend.cuda_module()
-            with cupy.cuda.Device(device.index or 0):
-                self._rng = cupy.random.default_rng(seed)
+        self._rng = backend.device_type(device).generator(seed, device)
+
+    def _native(self, dtype):
+        return backend.native_dtype_for(dtype, self.device)
 
     def normal(self, shape, dtype):
-        return self._rng.standard_normal(shape, dtype=_float_dtype(dtype))
+        """Standard normal samples of `shape`, in the graphscope `dtype`."""
+        dtype = dtypes.from_any(dtype)
+        values = self._rng.standard_normal(shape, dtype=_drawn(dtype).numpy)
+        return self._cast(values, dtype)
 
     def uniform(self, low, high, shape, dtype):
-        values = self._rng.random(shape, dtype=_float_dtype(dtype))
+        dtype = dtypes.from_any(dtype)
+        values = self._rng.random(shape, dtype=_drawn(dtype).numpy)
         if low != 0.0 or high != 1.0:
             values = values * (high - low) + low
-        return values.astype(dtype, copy=False)
+        return self._cast(values, dtype)
 
     def integers(self, low, high, shape, dtype):
-        return self._rng.integers(low, high, size=shape, dtype=dtype)
+        dtype = dtypes.from_any(dtype)
+        drawn = dtypes.int64 if dtype.is_floating_point or dtype is dtypes.bool_ else dtype
+        values = self._rng.integers(low, high, size=shape, dtype=drawn.numpy)
+        return self._cast(values, dtype)
 
     def permutation(self, n):
-        return self._rng.permutation(n)
+        """0..n-1 shuffled, as int64."""
+        permutation = getattr(self._rng, "permutation", None)
+        if permutation is not None:
+            return permutation(n)
+        keys = self._rng.random((n,), dtype=dtypes.float64.numpy)  # CuPy's Generator has none
+        return backend.namespace(keys).argsort(keys)
+
+    def _cast(self, values, dtype):
+        native = self._native(dtype)
+        return values if values.dtype == native else backend.astype(values, native, copy=False)
 
 
-def _float_dtype(dtype):
-    dtype = np.dtype(dtype)
-    return dtype if dtype in (np.float32, np.float64) else np.float64
+def _drawn(dtype):
+    """The dtype the bit generator draws in for `dtype` (float16 is drawn in float32)."""
+    return dtype if dtype in (dtypes.float32, dtypes.float64) else dtypes.float32
 
 
 def manual_seed(seed: int):
@@ -53,7 +71,7 @@ def manual_seed(seed: int):
 
 def seed() -> int:
     """Reseed from fresh entropy and return the new seed."""
-    return manual_seed(int(np.random.SeedSequence().entropy % (2**63)))
+    return manual_seed(int.from_bytes(os.urandom(8), "little") % (2**63))
 
 
 def initial_seed():

@@ -62,8 +62,13 @@ class Tensor:
     _retains_grad = False
 
     def __init__(self, data, requires_grad=False):
-        array = data.array if isinstance(data, Tensor) else backend.xp_for(backend.get_default_device()).asarray(
-            data, dtype=None if isinstance(data, np.ndarray) else dtypes.default_float_numpy())
+        if isinstance(data, Tensor):
+            array = data.array
+        elif backend.is_array(data) and not isinstance(data, np.ndarray):
+            array = data
+        else:
+            dtype = None if isinstance(data, np.ndarray) else dtypes.default_float_numpy()
+            array = backend.from_data(data, None, dtype)
         self.array = array
         self.grad_fn = None
         self._vc = [0]
@@ -83,7 +88,7 @@ class Tensor:
 
     @property
     def dtype(self) -> dtypes.dtype:
-        return dtypes.from_numpy(self.array.dtype)
+        return backend.dtype_of(self.array)
 
     @property
     def device(self) -> backend.Device:
@@ -96,6 +101,15 @@ class Tensor:
     @property
     def is_cuda(self) -> bool:
         return self.device.type == "cuda"
+
+    @property
+    def is_cpu(self) -> bool:
+        return type(self.array) is _ndarray or self.device.type == "cpu"
+
+    def get_device(self) -> int:
+        """The CUDA device index, or -1 on the CPU (as torch)."""
+        device = self.device
+        return -1 if device.type == "cpu" else device.index or 0
 
     @property
     def _version(self) -> int:
@@ -150,7 +164,7 @@ class Tensor:
                 f"a Tensor with {self.array.size} elements cannot be converted to Scalar; "
                 "item() needs exactly one element"
             )
-        return self.array.reshape(()).item() if type(self.array) is _ndarray else backend.to_host(self.array).item()
+        return backend.scalar(self.array)
 
     def tolist(self):
         return backend.to_host(self.array).tolist()
@@ -278,7 +292,7 @@ class Tensor:
         return self
 
     def is_floating_point(self) -> bool:
-        return self.array.dtype.kind == "f"
+        return backend.is_floating(self.array)
 
     # --- autograd --------------------------------------------------------------------------
 
@@ -288,7 +302,7 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. "
                 "Use .detach() to get a leaf that shares this tensor's values."
             )
-        if requires_grad and self.array.dtype.kind != "f":
+        if requires_grad and not backend.is_floating(self.array):
             raise RuntimeError(
                 "Only Tensors of floating point dtype can require gradients "
                 f"(this one is {self.dtype}); convert it with .float() first"
@@ -354,19 +368,23 @@ class Tensor:
     # --- printing --------------------------------------------------------------------------
 
     def __repr__(self):
-        host = backend.to_host(self.array)
-        if host.dtype.kind == "f":
-            whole = host.size == 0 or bool(np.all(np.isfinite(host) & (host == np.round(host))))
-            big = host.size and np.isfinite(host).any() and np.abs(host[np.isfinite(host)]).max() >= 1e8
+        host = backend.to_host(self.array)  # printing works on a host copy
+        dtype = self.dtype
+        if dtype.is_floating_point:
+            finite = np.isfinite(host)
+            whole = host.size == 0 or bool(np.all(finite & (host == np.round(host))))
+            big = host.size and finite.any() and np.abs(host[finite]).max() >= 1e8
             options = dict(precision=4, floatmode="unique" if whole else "fixed", suppress_small=not big)
         else:
             options = {}
         body = np.array2string(host, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, **options)
         extras = []
-        if self.array.dtype.kind == "f" and self.array.dtype != dtypes.default_float_numpy() or self.array.dtype.kind in "iu" and self.array.dtype != np.int64:
-            extras.append(f"dtype={self.dtype}")
-        if self.device.type != "cpu":
-            extras.append(f"device='{self.device}'")
+        if dtype is not dtypes.get_default_dtype() and dtype.is_floating_point or dtype not in (
+                dtypes.int64, dtypes.bool_) and not dtype.is_floating_point:
+            extras.append(f"dtype={dtype}")
+        device = self.device
+        if device.type != "cpu":
+            extras.append(f"device='{device}'")
         if self.grad_fn is not None:
             extras.append(f"grad_fn=<{self.grad_fn.name()}>")
         elif self.requires_grad:

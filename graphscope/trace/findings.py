@@ -1,4 +1,4 @@
-"""Findings: what a record shows that a user debugging training should look at first (NaN origins, dead ReLUs, vanishing or exploding grads)."""
+"""Findings: what a user debugging training should look at first (NaN origins, dead ReLUs, bad grads)."""
 
 from __future__ import annotations
 

@@ -594,7 +594,8 @@ class Recorder(hooks.Observer):
                 found = frame
         if found is None:
             return None
-        return SourceSite(_name(found.filename), found.lineno or 0, _name(found.name), (found.line or "").strip()[:1000])
+        text = (found.line or "").strip()[:1000]
+        return SourceSite(_name(found.filename), found.lineno or 0, _name(found.name), text)
 
     # --- NaN pins, trimming, the memory budget ---------------------------------------------
 

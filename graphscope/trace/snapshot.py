@@ -1,4 +1,4 @@
-"""Snapshot JSON: the record written out atomically, and read back with validation that names the file, the place and the problem."""
+"""Snapshot JSON: the record written atomically, read back with errors naming file, place and problem."""
 
 from __future__ import annotations
 

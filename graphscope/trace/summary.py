@@ -1,4 +1,4 @@
-"""TensorSummary: what the debugger shows of a tensor, computed on its own device so only scalars and a preview cross to the host."""
+"""TensorSummary: what the debugger shows of a tensor, computed where the tensor lives."""
 
 from __future__ import annotations
 

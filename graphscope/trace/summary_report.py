@@ -120,7 +120,8 @@ def _grad_norms(record: Record, count: int = 5) -> Table | None:
     latest = next((p for p in reversed(record.passes) if p.grad_norms), None)
     if latest is None:
         return None
-    ranked = sorted(latest.grad_norms.items(), key=lambda kv: (math.isnan(kv[1]), -kv[1] if not math.isnan(kv[1]) else 0))
+    ranked = sorted(latest.grad_norms.items(),
+                    key=lambda kv: (math.isnan(kv[1]), 0.0 if math.isnan(kv[1]) else -kv[1]))
     table = Table(title=f"grad norms, pass {latest.index}", title_justify="left", box=None, padding=(0, 2))
     table.add_column("parameter")
     table.add_column("grad norm", justify="right")

@@ -22,8 +22,8 @@ def leaf(values, dtype=gs.float64):
 def test_autograd_grad_returns_grads_without_touching_dot_grad():
     x, w = leaf([1.0, 2.0]), leaf([3.0, -1.0])
     gx, gw = gs.autograd.grad((x * w).sum(), [x, w])
-    np.testing.assert_allclose(gx.numpy(), [3.0, -1.0])
-    np.testing.assert_allclose(gw.numpy(), [1.0, 2.0])
+    np.testing.assert_allclose(gx.cpu().numpy(), [3.0, -1.0])
+    np.testing.assert_allclose(gw.cpu().numpy(), [1.0, 2.0])
     assert x.grad is None and w.grad is None
 
 
@@ -31,21 +31,21 @@ def test_autograd_grad_with_single_input_returns_one_tuple():
     x = leaf([1.0, 2.0])
     grads = gs.autograd.grad((x**2).sum(), x)
     assert isinstance(grads, tuple) and len(grads) == 1
-    np.testing.assert_allclose(grads[0].numpy(), [2.0, 4.0])
+    np.testing.assert_allclose(grads[0].cpu().numpy(), [2.0, 4.0])
 
 
 def test_autograd_grad_of_non_leaf_input():
     x = leaf([1.0, 2.0])
     y = x * 3
     (gy,) = gs.autograd.grad((y * y).sum(), [y])
-    np.testing.assert_allclose(gy.numpy(), [6.0, 12.0])
+    np.testing.assert_allclose(gy.cpu().numpy(), [6.0, 12.0])
     assert x.grad is None
 
 
 def test_autograd_grad_with_grad_outputs():
     x = leaf([1.0, 2.0])
     (gx,) = gs.autograd.grad(x * x, [x], grad_outputs=[gs.tensor([1.0, -2.0], dtype=gs.float64)])
-    np.testing.assert_allclose(gx.numpy(), [2.0, -8.0])
+    np.testing.assert_allclose(gx.cpu().numpy(), [2.0, -8.0])
 
 
 def test_autograd_grad_of_unused_input_raises_without_allow_unused():
@@ -57,7 +57,7 @@ def test_autograd_grad_of_unused_input_raises_without_allow_unused():
 def test_autograd_grad_of_unused_input_is_none_with_allow_unused():
     x, unused = leaf([1.0]), leaf([2.0])
     gx, gu = gs.autograd.grad((x * 2).sum(), [x, unused], allow_unused=True)
-    np.testing.assert_allclose(gx.numpy(), [2.0])
+    np.testing.assert_allclose(gx.cpu().numpy(), [2.0])
     assert gu is None
 
 
@@ -79,7 +79,7 @@ def test_autograd_grad_matches_torch_on_a_composite():
     got = fn(gs, leaf(xs), leaf(ws))
     expected = fn(torch, torch.tensor(xs, requires_grad=True), torch.tensor(ws, requires_grad=True))
     for g, t in zip(got, expected):
-        np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-10)
+        np.testing.assert_allclose(g.cpu().numpy(), t.cpu().numpy(), rtol=1e-10)
 
 
 # --- custom Functions ---------------------------------------------------------------------------
@@ -194,8 +194,8 @@ def test_custom_function_saved_tensors_are_the_saved_values():
     a, b = leaf([1.0, 2.0]), leaf([3.0, 4.0])
     Keep.apply(a, b).sum().backward()
     assert seen == [([1.0, 2.0], [3.0, 4.0])]
-    np.testing.assert_allclose(a.grad.numpy(), [3.0, 4.0])
-    np.testing.assert_allclose(b.grad.numpy(), [1.0, 2.0])
+    np.testing.assert_allclose(a.grad.cpu().numpy(), [3.0, 4.0])
+    np.testing.assert_allclose(b.grad.cpu().numpy(), [1.0, 2.0])
 
 
 # --- gradcheck ----------------------------------------------------------------------------------
@@ -270,7 +270,7 @@ def test_detect_anomaly_catches_inf_in_backward():
 def test_without_detect_anomaly_nan_grads_pass_silently():
     x = leaf([0.0, 1.0])
     (x.log() * 0).sum().backward()
-    assert np.isnan(x.grad.numpy()[0])
+    assert np.isnan(x.grad.cpu().numpy()[0])
 
 
 def test_detect_anomaly_is_off_after_the_block():
@@ -278,7 +278,7 @@ def test_detect_anomaly_is_off_after_the_block():
     with gs.autograd.detect_anomaly():
         pass
     (x.log() * 0).sum().backward()
-    assert np.isnan(x.grad.numpy()[0])
+    assert np.isnan(x.grad.cpu().numpy()[0])
 
 
 # --- grad_fn structure --------------------------------------------------------------------------

@@ -12,7 +12,7 @@ def same(got, expected):
     """Shape, dtype and values of a graphscope tensor equal a torch tensor's."""
     assert got.shape == tuple(expected.shape)
     assert dtype_name(got.dtype) == dtype_name(expected.dtype)
-    np.testing.assert_allclose(got.numpy(), expected.numpy(), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got.cpu().numpy(), expected.cpu().numpy(), rtol=1e-6, atol=1e-7)
 
 
 @pytest.mark.parametrize("fn", ["zeros", "ones", "empty"])
@@ -47,7 +47,7 @@ def test_full_infers_dtype_from_fill_value_like_torch(fill):
 def test_full_with_dtype_and_requires_grad():
     t = gs.full((2,), 3, dtype=gs.float64, requires_grad=True)
     assert t.dtype == gs.float64 and t.requires_grad
-    np.testing.assert_array_equal(t.detach().numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(t.detach().cpu().numpy(), [3.0, 3.0])
 
 
 @pytest.mark.parametrize("fn", ["zeros_like", "ones_like"])
@@ -90,7 +90,7 @@ def test_arange_with_dtype(dtype):
 def test_arange_keywords_and_requires_grad():
     t = gs.arange(start=1.0, end=3.0, step=0.5, requires_grad=True)
     assert t.requires_grad and t.dtype == gs.float32
-    np.testing.assert_array_equal(t.detach().numpy(), [1.0, 1.5, 2.0, 2.5])
+    np.testing.assert_array_equal(t.detach().cpu().numpy(), [1.0, 1.5, 2.0, 2.5])
 
 
 @pytest.mark.parametrize("args", [(0, 1, 5), (-1, 1, 7), (2, 2, 3), (0, 10, 1), (1, -1, 4), (0, 1, 0)], ids=str)
@@ -110,28 +110,28 @@ def test_randn_and_rand_shapes(args):
 
 
 def test_rand_lies_in_unit_interval():
-    values = gs.rand(10_000).numpy()
+    values = gs.rand(10_000).cpu().numpy()
     assert values.min() >= 0.0 and values.max() < 1.0
     assert 0.45 < values.mean() < 0.55
 
 
 def test_randn_is_standard_normal():
     gs.manual_seed(0)
-    values = gs.randn(20_000).numpy()
+    values = gs.randn(20_000).cpu().numpy()
     assert abs(values.mean()) < 0.05 and abs(values.std() - 1.0) < 0.05
 
 
 def test_randint_range_shape_and_dtype():
     t = gs.randint(-3, 4, (50, 40))
     assert t.shape == (50, 40) and t.dtype == gs.int64
-    values = t.numpy()
+    values = t.cpu().numpy()
     assert values.min() == -3 and values.max() == 3
 
 
 def test_randint_with_high_only():
     t = gs.randint(5, (1000,))
     assert t.dtype == gs.int64 and t.shape == (1000,)
-    assert set(np.unique(t.numpy())) == {0, 1, 2, 3, 4}
+    assert set(np.unique(t.cpu().numpy())) == {0, 1, 2, 3, 4}
 
 
 def test_randint_with_dtype():
@@ -141,7 +141,7 @@ def test_randint_with_dtype():
 def test_manual_seed_makes_random_functions_reproducible():
     def draw():
         gs.manual_seed(1234)
-        return gs.randn(3, 4).numpy(), gs.rand(5).numpy(), gs.randint(0, 100, (6,)).numpy()
+        return gs.randn(3, 4).cpu().numpy(), gs.rand(5).cpu().numpy(), gs.randint(0, 100, (6,)).cpu().numpy()
 
     first, second = draw(), draw()
     for a, b in zip(first, second):
@@ -150,21 +150,21 @@ def test_manual_seed_makes_random_functions_reproducible():
 
 def test_successive_draws_differ():
     gs.manual_seed(0)
-    assert not np.array_equal(gs.randn(8).numpy(), gs.randn(8).numpy())
+    assert not np.array_equal(gs.randn(8).cpu().numpy(), gs.randn(8).cpu().numpy())
 
 
 def test_different_seeds_give_different_draws():
     gs.manual_seed(1)
-    a = gs.randn(8).numpy()
+    a = gs.randn(8).cpu().numpy()
     gs.manual_seed(2)
-    assert not np.array_equal(a, gs.randn(8).numpy())
+    assert not np.array_equal(a, gs.randn(8).cpu().numpy())
 
 
 def test_tensor_copies_its_numpy_data():
     source = np.array([1.0, 2.0])
     t = gs.tensor(source)
     source[0] = 100.0
-    np.testing.assert_array_equal(t.numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(t.cpu().numpy(), [1.0, 2.0])
 
 
 @pytest.mark.parametrize("data", [[[1.0, 2.0], [3.0, 4.0]], 2.5, [], [[1, 2, 3]], [True, False]], ids=str)

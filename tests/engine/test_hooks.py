@@ -8,6 +8,7 @@ import pytest
 
 import graphscope as gs
 from graphscope.engine import hooks
+from graphscope.engine.backend import to_host
 
 
 class EventLog(hooks.Observer):
@@ -79,13 +80,13 @@ def test_events_pass_the_live_objects():
             seen["begun"] = (root, list(order))
 
         def before_node(self, node, grad_output):
-            seen.setdefault("before", []).append((node, np.array(grad_output)))
+            seen.setdefault("before", []).append((node, to_host(grad_output)))
 
         def after_node(self, node, grad_inputs):
-            seen.setdefault("after", []).append((node, [None if g is None else np.array(g) for g in grad_inputs]))
+            seen.setdefault("after", []).append((node, [None if g is None else to_host(g) for g in grad_inputs]))
 
         def leaf_grad_accumulated(self, tensor, grad):
-            seen.setdefault("leaf", []).append((tensor, np.array(grad), type(grad)))
+            seen.setdefault("leaf", []).append((tensor, to_host(grad), type(grad)))
 
         def backward_ended(self, root):
             seen["ended"] = root
@@ -108,7 +109,7 @@ def test_events_pass_the_live_objects():
     np.testing.assert_array_equal(mul_grads[0], [4.0, 5.0, 6.0])
     np.testing.assert_array_equal(mul_grads[1], [1.0, 2.0, 3.0])
     (leaf_a, grad_a, grad_type), (leaf_b, grad_b, _) = seen["leaf"]
-    assert leaf_a is a and leaf_b is b and grad_type is np.ndarray
+    assert leaf_a is a and leaf_b is b and grad_type is type(a.array)  # a raw array of a's device
     np.testing.assert_array_equal(grad_a, [4.0, 5.0, 6.0])
     np.testing.assert_array_equal(grad_b, [1.0, 2.0, 3.0])
     assert seen["ended"] is z
@@ -229,7 +230,7 @@ def test_observer_blocking_in_before_node_is_tolerated():
         worker.join(timeout=60)
     assert not worker.is_alive() and errors == []
     assert gate.waits == [True, True]
-    np.testing.assert_array_equal(a.grad.numpy(), [4.0, 5.0, 6.0])
+    np.testing.assert_array_equal(a.grad.cpu().numpy(), [4.0, 5.0, 6.0])
 
 
 def test_user_tensor_hooks_run_at_the_right_moment_among_events():
@@ -246,7 +247,7 @@ def test_user_tensor_hooks_run_at_the_right_moment_among_events():
     assert events.index(("hook", "y")) == events.index(("after_node", "SumBackward0")) + 1
     assert events.index(("before_node", "MulBackward0")) == events.index(("hook", "y")) + 1
     assert events.index(("leaf_grad_accumulated", "a")) == events.index(("hook", "a")) + 1
-    np.testing.assert_array_equal(a.grad.numpy(), [8.0, 10.0, 12.0])
+    np.testing.assert_array_equal(a.grad.cpu().numpy(), [8.0, 10.0, 12.0])
 
 
 def test_leaf_grad_accumulated_passes_the_hook_replaced_grad():
@@ -256,7 +257,7 @@ def test_leaf_grad_accumulated_passes_the_hook_replaced_grad():
     class LeafLog(hooks.Observer):
         def leaf_grad_accumulated(self, tensor, grad):
             if tensor is a:
-                grads.append(np.array(grad))
+                grads.append(to_host(grad))
 
     a.register_hook(lambda g: g * 3)
     with hooks.observe(LeafLog()):
@@ -270,7 +271,7 @@ def test_leaf_used_twice_is_accumulated_once_per_pass():
     with hooks.observe(EventLog(log, tensors={"a": a})):
         ((a * a).sum() + a.sum()).backward()
     assert [entry[1:] for entry in log if entry[1] == "leaf_grad_accumulated"] == [("leaf_grad_accumulated", "a")]
-    np.testing.assert_array_equal(a.grad.numpy(), [3.0, 5.0, 7.0])
+    np.testing.assert_array_equal(a.grad.cpu().numpy(), [3.0, 5.0, 7.0])
 
 
 def test_backward_ended_is_announced_when_backward_raises():
@@ -293,4 +294,4 @@ def test_grads_are_correct_with_an_observer_that_does_nothing():
     a, b = _leaves()
     with hooks.observe(hooks.Observer()):
         (a * b + a.exp()).sum().backward()
-    np.testing.assert_allclose(a.grad.numpy(), [4.0, 5.0, 6.0] + np.exp([1.0, 2.0, 3.0]), rtol=1e-6)
+    np.testing.assert_allclose(a.grad.cpu().numpy(), [4.0, 5.0, 6.0] + np.exp([1.0, 2.0, 3.0]), rtol=1e-6)

@@ -155,8 +155,8 @@ def test_float32_with_float64_promotes_and_grads_keep_each_dtype():
     assert out.dtype == gs.float64
     out.sum().backward()
     assert a.grad.dtype == gs.float32 and b.grad.dtype == gs.float64
-    np.testing.assert_allclose(a.grad.numpy(), [3.0, 4.0])
-    np.testing.assert_allclose(b.grad.numpy(), [1.0, 2.0])
+    np.testing.assert_allclose(a.grad.cpu().numpy(), [3.0, 4.0])
+    np.testing.assert_allclose(b.grad.cpu().numpy(), [1.0, 2.0])
 
 
 def test_float_tensor_with_integer_tensor_keeps_float():

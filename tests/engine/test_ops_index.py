@@ -126,7 +126,7 @@ def test_setitem_on_plain_tensor_changes_its_values():
     x = gs.zeros(2, 3)
     x[0, 1] = 5.0
     x[1] = gs.tensor([1.0, 2.0, 3.0])
-    np.testing.assert_array_equal(x.numpy(), [[0.0, 5.0, 0.0], [1.0, 2.0, 3.0]])
+    np.testing.assert_array_equal(x.cpu().numpy(), [[0.0, 5.0, 0.0], [1.0, 2.0, 3.0]])
     assert x.dtype == gs.float32
 
 

@@ -105,9 +105,9 @@ def test_augmented_update_of_leaf_under_no_grad_like_pytorch_tutorial():
     g0, g, g_grad, g_after = _sgd_step(gs, 0.1)
     t0, t, t_grad, t_after = _sgd_step(torch, 0.1)
     assert g is g0 and g.is_leaf and g.requires_grad and g.grad_fn is None
-    np.testing.assert_allclose(g_grad.numpy(), t_grad.numpy(), rtol=1e-6)
-    np.testing.assert_allclose(g_after.numpy(), t_after.numpy(), rtol=1e-6)
-    np.testing.assert_array_equal(g.grad.numpy(), np.zeros((2, 2)))
+    np.testing.assert_allclose(g_grad.cpu().numpy(), t_grad.cpu().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(g_after.cpu().numpy(), t_after.cpu().numpy(), rtol=1e-6)
+    np.testing.assert_array_equal(g.grad.cpu().numpy(), np.zeros((2, 2)))
 
 
 @pytest.mark.parametrize("op", ["add_", "sub_", "mul_", "div_"])
@@ -115,9 +115,9 @@ def test_inplace_method_on_leaf_under_no_grad(op):
     w = gs.tensor([1.0, 2.0, 4.0], requires_grad=True)
     with gs.no_grad():
         out = getattr(w, op)(gs.tensor([2.0, 2.0, 2.0]))
-    expected = getattr(torch.tensor([1.0, 2.0, 4.0]), op)(torch.tensor([2.0, 2.0, 2.0])).numpy()
+    expected = getattr(torch.tensor([1.0, 2.0, 4.0]), op)(torch.tensor([2.0, 2.0, 2.0])).cpu().numpy()
     assert out is w and w.is_leaf and w.requires_grad and w.grad_fn is None
-    np.testing.assert_allclose(w.detach().numpy(), expected)
+    np.testing.assert_allclose(w.detach().cpu().numpy(), expected)
 
 
 def test_leaf_updated_under_no_grad_then_used_again_gives_new_grads():
@@ -127,19 +127,19 @@ def test_leaf_updated_under_no_grad_then_used_again_gives_new_grads():
         w -= 0.5 * w.grad
     w.grad = None
     (w * w).sum().backward()
-    np.testing.assert_allclose(w.grad.numpy(), [0.0, 0.0])
+    np.testing.assert_allclose(w.grad.cpu().numpy(), [0.0, 0.0])
 
 
 def test_zero_and_fill_on_plain_tensor():
     x = gs.ones(2, 3)
     assert x.zero_() is x
-    np.testing.assert_array_equal(x.numpy(), np.zeros((2, 3)))
+    np.testing.assert_array_equal(x.cpu().numpy(), np.zeros((2, 3)))
     x.fill_(7)
-    np.testing.assert_array_equal(x.numpy(), np.full((2, 3), 7.0))
+    np.testing.assert_array_equal(x.cpu().numpy(), np.full((2, 3), 7.0))
     assert x.dtype == gs.float32
 
 
 def test_clamp_in_place_on_plain_tensor():
     x = gs.tensor([-2.0, 0.0, 3.0])
     x.clamp_(-1.0, 1.0)
-    np.testing.assert_array_equal(x.numpy(), [-1.0, 0.0, 1.0])
+    np.testing.assert_array_equal(x.cpu().numpy(), [-1.0, 0.0, 1.0])

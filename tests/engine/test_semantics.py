@@ -28,15 +28,15 @@ def test_broadcast_grads_are_summed_back_to_each_input_shape():
     b = leaf(np.arange(4.0))
     (a * b).sum().backward()
     assert a.grad.shape == (3, 1) and b.grad.shape == (4,)
-    np.testing.assert_allclose(a.grad.numpy(), [[6.0], [6.0], [6.0]])
-    np.testing.assert_allclose(b.grad.numpy(), [3.0, 3.0, 3.0, 3.0])
+    np.testing.assert_allclose(a.grad.cpu().numpy(), [[6.0], [6.0], [6.0]])
+    np.testing.assert_allclose(b.grad.cpu().numpy(), [3.0, 3.0, 3.0, 3.0])
 
 
 def test_leaf_grads_accumulate_across_backward_calls():
     x = leaf([1.0, 2.0])
     (x * 3).sum().backward()
     (x * x).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [5.0, 7.0])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [5.0, 7.0])
 
 
 def test_non_leaf_grad_stays_none():
@@ -51,8 +51,8 @@ def test_retain_grad_keeps_non_leaf_grad():
     y = x * 2
     y.retain_grad()
     (y * y).sum().backward()
-    np.testing.assert_allclose(y.grad.numpy(), [4.0, 8.0])
-    np.testing.assert_allclose(x.grad.numpy(), [8.0, 16.0])
+    np.testing.assert_allclose(y.grad.cpu().numpy(), [4.0, 8.0])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [8.0, 16.0])
 
 
 def test_tensor_used_several_times_sums_its_grads():
@@ -60,7 +60,7 @@ def test_tensor_used_several_times_sums_its_grads():
     y = x * 2
     (y + y * x + y.exp()).sum().backward()
     expected = 2 + 4 * np.array([1.0, -2.0]) + 2 * np.exp(2 * np.array([1.0, -2.0]))
-    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), expected, rtol=1e-6)
 
 
 def test_grad_has_dtype_and_shape_of_its_tensor():
@@ -95,7 +95,7 @@ def test_second_backward_with_retain_graph_accumulates():
     z = (x * x).sum()
     z.backward(retain_graph=True)
     z.backward()
-    np.testing.assert_allclose(x.grad.numpy(), [4.0, 8.0])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [4.0, 8.0])
 
 
 def test_saved_arrays_are_freed_after_backward():
@@ -125,14 +125,14 @@ def test_backward_of_non_scalar_without_gradient_raises():
 def test_backward_of_non_scalar_with_gradient():
     x = leaf([1.0, 2.0, 3.0])
     (x * x).backward(gs.tensor([1.0, 0.5, -1.0]))
-    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0, -6.0])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [2.0, 2.0, -6.0])
 
 
 def test_backward_of_one_element_output_creates_grad_implicitly():
     # As torch: the implicit grad needs one element, not a 0-d shape.
     x = leaf([2.0])
     (x * x).backward()
-    np.testing.assert_allclose(x.grad.numpy(), [4.0])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [4.0])
 
 
 def test_backward_from_tensor_not_requiring_grad_raises():
@@ -171,7 +171,7 @@ def test_inplace_change_of_tensor_not_saved_is_allowed():
     z = y + 1  # AddBackward0 saves nothing it needs from y
     y.add_(5)
     z.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [2.0, 2.0])
 
 
 def test_inplace_on_leaf_requiring_grad_raises():
@@ -221,9 +221,9 @@ def test_grad_setter_rejects_non_tensor():
 def test_grad_setter_accepts_tensor_and_none():
     x = leaf([1.0, 2.0])
     x.grad = gs.tensor([5.0, 6.0])
-    np.testing.assert_array_equal(x.grad.numpy(), [5.0, 6.0])
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [5.0, 6.0])
     (x * 1).sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [6.0, 7.0])
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [6.0, 7.0])
     x.grad = None
     assert x.grad is None
 
@@ -264,8 +264,8 @@ def test_matmul_mismatch_of_function_form():
 def test_softmax_of_logits_of_1000_gives_no_nan():
     x = leaf([[1000.0, 0.0, -1000.0], [1000.0, 1000.0, 1000.0]])
     (x.softmax(dim=1) * gs.tensor([1.0, 2.0, 3.0])).sum().backward()
-    np.testing.assert_allclose(x.softmax(dim=1).detach().numpy()[1], [1 / 3] * 3, rtol=1e-6)
-    assert np.isfinite(x.grad.numpy()).all()
+    np.testing.assert_allclose(x.softmax(dim=1).detach().cpu().numpy()[1], [1 / 3] * 3, rtol=1e-6)
+    assert np.isfinite(x.grad.cpu().numpy()).all()
 
 
 def test_logsumexp_of_logits_of_1000_is_exact():
@@ -276,7 +276,7 @@ def test_logsumexp_of_logits_of_1000_is_exact():
 def test_amax_splits_tied_gradient_evenly():
     x = leaf([[2.0, 5.0, 5.0], [1.0, 1.0, 1.0]])
     x.amax(dim=1).sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), [[0.0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]], rtol=1e-6)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [[0.0, 0.5, 0.5], [1 / 3, 1 / 3, 1 / 3]], rtol=1e-6)
 
 
 def test_max_over_dim_sends_tied_gradient_to_returned_index():
@@ -284,9 +284,9 @@ def test_max_over_dim_sends_tied_gradient_to_returned_index():
     values, indices = x.max(dim=1)
     values.sum().backward()
     expected = np.zeros((2, 3))
-    expected[np.arange(2), indices.numpy()] = 1.0
+    expected[np.arange(2), indices.cpu().numpy()] = 1.0
     assert expected.sum() == 2.0
-    np.testing.assert_array_equal(x.grad.numpy(), expected)
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), expected)
 
 
 # --- depth --------------------------------------------------------------------------------------
@@ -340,7 +340,7 @@ def test_integer_tensor_with_float_scalar_gives_default_float():
 def test_integer_true_division_gives_float32():
     out = gs.tensor([1, 3]) / gs.tensor([2, 2])
     assert out.dtype == gs.float32
-    np.testing.assert_array_equal(out.numpy(), [0.5, 1.5])
+    np.testing.assert_array_equal(out.cpu().numpy(), [0.5, 1.5])
 
 
 def test_integer_true_division_by_python_int_gives_float32():
@@ -454,11 +454,11 @@ def test_ops_on_tensors_not_requiring_grad_build_no_graph():
 def test_register_hook_on_leaf_sees_grad_and_may_replace_it():
     x = leaf([1.0, 2.0])
     seen = []
-    x.register_hook(lambda g: seen.append(g.numpy().copy()))
+    x.register_hook(lambda g: seen.append(g.cpu().numpy().copy()))
     x.register_hook(lambda g: g * 10)
     (x * 3).sum().backward()
     np.testing.assert_array_equal(seen[0], [3.0, 3.0])
-    np.testing.assert_array_equal(x.grad.numpy(), [30.0, 30.0])
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [30.0, 30.0])
 
 
 def test_register_hook_handle_remove_stops_the_hook():
@@ -477,13 +477,13 @@ def test_register_hook_on_non_leaf_replaces_grad_flowing_upstream():
     seen = []
 
     def hook(grad):
-        seen.append(grad.numpy().copy())
+        seen.append(grad.cpu().numpy().copy())
         return grad * 0.5
 
     y.register_hook(hook)
     (y * y).sum().backward()
     np.testing.assert_allclose(seen[0], [4.0, 8.0])
-    np.testing.assert_allclose(x.grad.numpy(), [4.0, 8.0])
+    np.testing.assert_allclose(x.grad.cpu().numpy(), [4.0, 8.0])
     assert y.grad is None
 
 
@@ -501,14 +501,14 @@ def test_detach_cuts_the_graph_and_shares_storage():
     d = y.detach()
     assert not d.requires_grad and d.grad_fn is None and d.is_leaf
     d.add_(1.0)
-    np.testing.assert_array_equal(y.detach().numpy(), [3.0, 5.0])
+    np.testing.assert_array_equal(y.detach().cpu().numpy(), [3.0, 5.0])
 
 
 def test_data_is_detached_and_shares_storage():
     x = leaf([1.0, 2.0])
     assert not x.data.requires_grad
     x.data.mul_(3)  # allowed on a leaf: .data is outside the graph
-    np.testing.assert_array_equal(x.detach().numpy(), [3.0, 6.0])
+    np.testing.assert_array_equal(x.detach().cpu().numpy(), [3.0, 6.0])
     assert x.requires_grad and x.is_leaf
 
 
@@ -519,16 +519,16 @@ def test_clone_copies_values_and_passes_grad_back():
     with gs.no_grad():
         c2 = x.clone()
     c2.zero_()
-    np.testing.assert_array_equal(x.detach().numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(x.detach().cpu().numpy(), [1.0, 2.0])
     (c * 3).sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [3.0, 3.0])
 
 
 def test_requires_grad_in_place_returns_self():
     x = gs.tensor([1.0, 2.0])
     assert x.requires_grad_() is x and x.requires_grad
     (x * x).sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [2.0, 4.0])
     x.requires_grad_(False)
     assert not x.requires_grad
 
@@ -547,7 +547,7 @@ def test_cast_methods(method, dtype):
     out = getattr(gs.tensor([1.7, -2.2]), method)()
     expected = getattr(torch.tensor([1.7, -2.2]), method)()
     assert str(out.dtype).split(".")[-1] == dtype
-    np.testing.assert_array_equal(out.numpy(), expected.numpy())
+    np.testing.assert_array_equal(out.cpu().numpy(), expected.cpu().numpy())
 
 
 def test_to_dtype_passes_grad_back_in_the_source_dtype():
@@ -556,20 +556,20 @@ def test_to_dtype_passes_grad_back_in_the_source_dtype():
     assert y.dtype == gs.float64
     (y * y).sum().backward()
     assert x.grad.dtype == gs.float32
-    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [2.0, 4.0])
 
 
 def test_double_then_float_round_trip_keeps_grad():
     x = leaf([1.5])
     (x.double().float() * 2).sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), [2.0])
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), [2.0])
 
 
 def test_to_cpu_and_cpu_keep_a_cpu_tensor():
-    x = gs.tensor([1.0])
+    x = gs.tensor([1.0], device="cpu")
     assert str(x.device) == "cpu"
     assert str(x.to("cpu").device) == "cpu" and str(x.cpu().device) == "cpu"
-    np.testing.assert_array_equal(x.to("cpu").numpy(), [1.0])
+    np.testing.assert_array_equal(x.to("cpu").cpu().numpy(), [1.0])
 
 
 def test_item_returns_python_number():
@@ -589,11 +589,13 @@ def test_tolist_returns_nested_python_lists():
     assert gs.tensor(3.0).tolist() == 3.0
 
 
+@pytest.mark.cpu_only  # .numpy() of a CPU tensor; other devices raise (tests/engine/test_devices.py)
 def test_numpy_returns_array_of_same_dtype():
     arr = gs.tensor([[1.0, 2.0]], dtype=gs.float64).numpy()
     assert isinstance(arr, np.ndarray) and arr.dtype == np.float64 and arr.shape == (1, 2)
 
 
+@pytest.mark.cpu_only  # .numpy() of a CPU tensor
 def test_numpy_on_tensor_requiring_grad_raises():
     with pytest.raises(RuntimeError):
         leaf([1.0]).numpy()

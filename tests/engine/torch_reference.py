@@ -46,7 +46,7 @@ def _compare(name, got, expected, tol):
     assert isinstance(got, gs.Tensor), f"{name}: expected a graphscope Tensor, got {type(got)}"
     assert tuple(got.shape) == tuple(expected.shape), f"{name} shape: {got.shape} != {tuple(expected.shape)}"
     assert dtype_name(got.dtype) == dtype_name(expected.dtype), f"{name} dtype: {got.dtype} != {expected.dtype}"
-    got_values, expected_values = got.detach().numpy(), expected.detach().numpy()
+    got_values, expected_values = got.detach().cpu().numpy(), expected.detach().numpy()
     if expected.dtype.is_floating_point:
         np.testing.assert_allclose(got_values, expected_values, **tol, err_msg=name)
     else:

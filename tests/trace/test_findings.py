@@ -3,12 +3,13 @@
 import runpy
 from pathlib import Path
 
+from trace_helpers import line_of
+
 import graphscope as gs
 from graphscope import nn, optim
 from graphscope.engine import hooks
 from graphscope.trace.record import DEAD_RELU, EXPLODING_GRAD, NAN_GRAD, NAN_ORIGIN, VANISHING_GRAD
 from graphscope.trace.recorder import Policy, Recorder
-from trace_helpers import line_of
 
 SAMPLES = Path(gs.__file__).resolve().parent.parent / "samples"
 

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from trace_helpers import line_of
 
 import graphscope as gs
 from graphscope import nn, optim
@@ -12,7 +13,6 @@ from graphscope.engine import hooks
 from graphscope.trace import snapshot
 from graphscope.trace.record import CONSTANT, EXTERNAL, PARAMETER, TENSOR
 from graphscope.trace.recorder import Policy, Recorder
-from trace_helpers import line_of
 
 HERE = Path(__file__)
 

@@ -7,11 +7,11 @@ from importlib import resources
 import jsonschema
 import numpy as np
 from hypothesis import HealthCheck, given, settings
+from trace_strategies import records
 
 from graphscope.trace import snapshot
 from graphscope.trace.record import BackwardPass, Metadata, Node, Record
 from graphscope.trace.summary import summarize
-from trace_strategies import records
 
 SCHEMA = json.loads(resources.files("graphscope.trace").joinpath("schema/snapshot.schema.json").read_text())
 

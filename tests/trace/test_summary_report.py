@@ -75,7 +75,8 @@ def test_a_script_that_built_no_graph_gets_a_plain_message():
 
 def test_the_error_is_shown_with_its_line():
     site = SourceSite("train.py", 7, "<module>", "y = x @ w")
-    rec = Record(nodes={0: Node(0, "matmul")}, error=ScriptError("ValueError", "inner dimensions differ", "", None, site))
+    error = ScriptError("ValueError", "inner dimensions differ", "", None, site)
+    rec = Record(nodes={0: Node(0, "matmul")}, error=error)
     text = text_of(rec)
     assert "ValueError" in text and "inner dimensions differ" in text and "train.py:7" in text
 

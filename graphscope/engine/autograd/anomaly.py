@@ -23,7 +23,7 @@ class _AnomalyObserver(Observer):
         if not self.check_nan:
             return
         for i, g in enumerate(grad_inputs):
-            if g is not None and not bool(namespace(g).isfinite(g).all()):
+            if g is not None and not _finite(g):
                 site = self.sites.get(node)
                 where = "an unknown place"
                 if site is not None:
@@ -33,6 +33,11 @@ class _AnomalyObserver(Observer):
                     f"Function '{node.name()}' returned nan values in its {i}th output. "
                     f"The node was created at {where}"
                 )
+
+
+def _finite(array) -> bool:
+    xp = namespace(array)
+    return bool(xp.all(xp.isfinite(array)))
 
 
 class detect_anomaly:

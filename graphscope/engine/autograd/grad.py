@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import backend
 from ..backward import run_backward
 from ..tensor import Tensor, wrap
 
@@ -36,11 +37,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         value = totals.get(key)
         if value is None:
             if materialize_grads:
-                value = t.array * 0
+                value = backend.namespace(t.array).zeros_like(t.array)
             elif not allow_unused:
                 raise RuntimeError(
                     f"One of the differentiated Tensors (input {i}) appears to not have been used "
                     "in the graph. Set allow_unused=True if this is the desired behavior."
                 )
-        result.append(None if value is None else wrap(value.copy()))
+        result.append(None if value is None else wrap(backend.copy(value)))
     return tuple(result)

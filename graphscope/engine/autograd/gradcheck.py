@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import grad_mode
-from ..backend import to_host
+from .. import dtypes, grad_mode
+from ..backend import from_host, to_host
 from ..tensor import Tensor, wrap
 from .grad import grad as autograd_grad
 
@@ -20,11 +20,14 @@ def _outputs(fn, inputs):
 
 
 def gradcheck(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_ignored):
-    """True when every output's analytic Jacobian matches finite differences for every input."""
+    """True when every output's analytic Jacobian matches finite differences for every input.
+
+    Jacobians are compared on the host; the function runs on its inputs' device.
+    """
     inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
     checked = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
     for i in checked:
-        if inputs[i].array.dtype != np.float64:
+        if inputs[i].dtype is not dtypes.float64:
             raise GradcheckError(
                 f"gradcheck needs float64 inputs for accurate finite differences; input {i} is "
                 f"{inputs[i].dtype.name} (use .double())"
@@ -36,10 +39,11 @@ def gradcheck(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True
         n_out = output.numel()
         analytic = {i: np.zeros((n_out, inputs[i].numel())) for i in checked}
         for k in range(n_out):
-            seed = np.zeros(n_out)
+            seed = np.zeros(n_out, dtype=output.dtype.numpy)
             seed[k] = 1.0
+            seed = wrap(from_host(seed.reshape(output.shape), output.device))
             grads = autograd_grad(_outputs(func, inputs)[o], [inputs[i] for i in checked],
-                                  grad_outputs=wrap(seed.reshape(output.shape)), allow_unused=True)
+                                  grad_outputs=seed, allow_unused=True)
             for i, g in zip(checked, grads):
                 if g is not None:
                     analytic[i][k] = to_host(g.array).reshape(-1)
@@ -56,16 +60,21 @@ def gradcheck(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True
 
 
 def _numerical_jacobian(func, inputs, i, o, eps):
-    x = inputs[i].array
-    flat = x.reshape(-1)
+    """Central differences, one input element at a time, each on a perturbed copy of input i."""
+    x = inputs[i]
+    host = to_host(x.array)
     columns = []
+
+    def output_with(value, j):
+        moved = host.copy()
+        moved.reshape(-1)[j] = value
+        perturbed = list(inputs)
+        perturbed[i] = wrap(from_host(moved, x.device))
+        return to_host(_outputs(func, perturbed)[o].array).reshape(-1).astype(np.float64)
+
     with grad_mode.no_grad():
-        for j in range(flat.size):
-            original = flat[j].item()
-            flat[j] = original + eps
-            plus = to_host(_outputs(func, inputs)[o].array).reshape(-1).astype(np.float64)
-            flat[j] = original - eps
-            minus = to_host(_outputs(func, inputs)[o].array).reshape(-1).astype(np.float64)
-            flat[j] = original
+        for j in range(host.size):
+            original = host.reshape(-1)[j]
+            plus, minus = output_with(original + eps, j), output_with(original - eps, j)
             columns.append((plus - minus) / (2 * eps))
     return np.stack(columns, axis=1) if columns else np.zeros((0, 0))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 
+from .. import backend, dtypes
 from ..backend import namespace
 from ..random import generator_for
 from ..tensor import Tensor, wrap
@@ -15,6 +16,15 @@ __all__ = [
     "mse_loss", "l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
 ]
+
+
+def _same_device(op, first, *others):
+    """PyTorch's error for tensors on two devices, before a fused op mixes their arrays."""
+    for other in others:
+        if isinstance(other, Tensor) and not backend.same_device(first.array, other.array):
+            from ..ops.operands import device_error
+
+            raise device_error(op, first.device, other.device)
 
 
 def _tensor(x, name, arg="input"):
@@ -91,10 +101,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
     x = input.array
     xp = namespace(x)
     if p == 1.0:
-        mask = xp.zeros(x.shape, dtype=x.dtype)
+        mask = xp.zeros_like(x)
     else:
-        keep = generator_for(input.device).uniform(0.0, 1.0, x.shape, x.dtype) >= p  # seeded by gs.manual_seed
-        mask = keep.astype(x.dtype) * xp.asarray(1.0 / (1.0 - p), dtype=x.dtype)
+        keep = generator_for(input.device).uniform(0.0, 1.0, x.shape, input.dtype) >= p  # seeded by gs.manual_seed
+        mask = backend.astype(keep, x.dtype) * (1.0 / (1.0 - p))
     return P.Dropout.apply(input, wrap(mask))
 
 
@@ -104,13 +114,15 @@ def embedding(input, weight, padding_idx=None, max_norm=None):
         raise NotImplementedError("embedding: max_norm is not supported")
     _tensor(input, "embedding")
     indices = input.array
-    if indices.dtype.kind not in "iu":
+    if input.is_floating_point() or input.dtype is dtypes.bool_:
         raise TypeError(f"embedding: indices must be an integer tensor (int64), got {input.dtype}")
+    _same_device("embedding", weight, input)
     count = weight.shape[0]
-    if indices.size and (int(indices.min()) < 0 or int(indices.max()) >= count):
+    xp = namespace(indices)
+    if indices.size and (int(xp.min(indices)) < 0 or int(xp.max(indices)) >= count):
         bad = indices[(indices < 0) | (indices >= count)]
         raise IndexError(
-            f"embedding: index {int(bad.reshape(-1)[0])} is out of range for {count} embeddings "
+            f"embedding: index {int(bad[0])} is out of range for {count} embeddings "
             f"(valid indices are 0..{count - 1})"
         )
     if padding_idx is not None and padding_idx < 0:
@@ -128,15 +140,15 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def one_hot(tensor, num_classes=-1):
     """int64 one-hot encoding with a trailing class dimension (no gradient, as PyTorch)."""
     t = _tensor(tensor, "one_hot").array
-    if t.dtype.kind not in "iu":
+    if tensor.is_floating_point() or tensor.dtype is dtypes.bool_:
         raise TypeError(f"one_hot is only applicable to index tensors (int64), got {tensor.dtype}")
     xp = namespace(t)
     if num_classes == -1:
-        num_classes = int(t.max()) + 1 if t.size else 0
-    if t.size and (int(t.min()) < 0 or int(t.max()) >= num_classes):
+        num_classes = int(xp.max(t)) + 1 if t.size else 0
+    if t.size and (int(xp.min(t)) < 0 or int(xp.max(t)) >= num_classes):
         raise RuntimeError(f"one_hot: class values must be in [0, {num_classes}), got values outside it")
-    out = (t[..., None] == xp.arange(num_classes)).astype(xp.int64)
-    return wrap(out)
+    out = xp.expand_dims(t, axis=-1) == backend.arange(num_classes, like=t)
+    return wrap(backend.astype(out, backend.native_dtype(dtypes.int64, t)))
 
 
 # --- losses -----------------------------------------------------------------------------------
@@ -151,6 +163,7 @@ def _legacy_reduction(size_average, reduce, reduction):
 
 
 def _same_shape(input, target, name):
+    _same_device(name, input, target)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(
             f"{name}: input of shape {tuple(input.shape)} and target of shape {tuple(target.shape)} "
@@ -179,6 +192,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     P.check_reduction(reduction, "cross_entropy")
     _tensor(input, "cross_entropy")
     _tensor(target, "cross_entropy", "target")
+    _same_device("cross_entropy", input, target, weight)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
     if input.ndim == 0:
@@ -193,6 +207,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     P.check_reduction(reduction, "nll_loss")
     _tensor(input, "nll_loss")
     _tensor(target, "nll_loss", "target")
+    _same_device("nll_loss", input, target, weight)
     if input.ndim == 0:
         raise ValueError("nll_loss: input must have a class dimension, got a 0-d tensor")
     return P.NLLLoss.apply(input, target, weight, ignore_index=ignore_index, reduction=reduction)

@@ -10,10 +10,12 @@ from __future__ import annotations
 import contextlib
 import math
 
+from .. import backend, dtypes
 from ..backend import namespace, scatter_add
 from ..function import Function
 
 _REDUCTIONS = ("none", "mean", "sum")
+_ndarray = backend.CPU_ARRAY  # the CPU's array class: NumPy inputs skip the device check
 
 
 def check_reduction(reduction: str, name: str) -> None:
@@ -29,12 +31,21 @@ def _quiet(xp):
     return errstate(divide="ignore", over="ignore", invalid="ignore")
 
 
+def _check_devices(op, first, *others):
+    """PyTorch's error for arrays on two devices (NumPy-only inputs skip this check)."""
+    for other in others:
+        if other is not None and not backend.same_device(first, other):
+            from ..ops.operands import device_error
+
+            raise device_error(op, backend.device_of(first), backend.device_of(other))
+
+
 def _reduce(xp, loss, reduction, dtype):
     """Apply `reduction` to elementwise `loss`, returning an array (never a NumPy scalar)."""
     if reduction == "mean":
-        return xp.asarray(loss.mean(), dtype=dtype)
+        return xp.mean(loss)
     if reduction == "sum":
-        return xp.asarray(loss.sum(), dtype=dtype)
+        return backend.sum(loss)
     return loss
 
 
@@ -61,6 +72,8 @@ class Linear(Function):
                 f"{tuple(weight.shape)}: the input's last dimension must equal in_features="
                 f"{weight.shape[1]}"
             )
+        if type(x) is not _ndarray or type(weight) is not _ndarray:
+            _check_devices("linear", x, weight, bias)
         self.x, self.weight = x, weight
         out = x @ weight.T
         if bias is not None:
@@ -74,11 +87,11 @@ class Linear(Function):
         if needs[0]:
             gx = grad @ weight
         if needs[1] or (len(needs) > 2 and needs[2]):
-            g2 = grad.reshape(-1, weight.shape[0])
+            g2 = backend.reshape(grad, (-1, weight.shape[0]))
             if needs[1]:
-                gw = g2.T @ x.reshape(-1, weight.shape[1])
+                gw = g2.T @ backend.reshape(x, (-1, weight.shape[1]))
             if len(needs) > 2 and needs[2]:
-                gb = g2.sum(axis=0)
+                gb = backend.sum(g2, axis=0)
         return (gx, gw) if len(needs) == 2 else (gx, gw, gb)
 
 
@@ -132,7 +145,7 @@ class GELU(Function):
             inner = _SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
             self.tanh = th = xp.tanh(inner)
             return 0.5 * x * (1.0 + th)
-        self.cdf = cdf = (0.5 * erfc(-_SQRT_HALF * x)).astype(x.dtype, copy=False)
+        self.cdf = cdf = backend.astype(0.5 * erfc(-_SQRT_HALF * x), x.dtype, copy=False)
         return x * cdf
 
     def backward(self, grad):
@@ -186,15 +199,14 @@ class Embedding(Function):
         self.indices = indices
         self.num_embeddings = weight.shape[0]
         self.padding_idx = padding_idx
-        return weight[indices]
+        return backend.take(weight, (indices, ...))
 
     def backward(self, grad):
-        xp = namespace(grad)
         dim = grad.shape[-1]
-        gw = xp.zeros((self.num_embeddings, dim), dtype=grad.dtype)
-        scatter_add(gw, self.indices.reshape(-1), grad.reshape(-1, dim))
+        gw = backend.zeros((self.num_embeddings, dim), grad.dtype, like=grad)
+        scatter_add(gw, (backend.reshape(self.indices, (-1,)), ...), backend.reshape(grad, (-1, dim)))
         if self.padding_idx is not None:
-            gw[self.padding_idx] = 0
+            gw[self.padding_idx, ...] = 0
         return (gw, None)
 
 
@@ -212,9 +224,9 @@ class LayerNorm(Function):
                 f"{tuple(normalized_shape)}"
             )
         axes = tuple(range(x.ndim - k, x.ndim))
-        mean = x.mean(axis=axes, keepdims=True)
+        mean = xp.mean(x, axis=axes, keepdims=True)
         xc = x - mean
-        var = (xc * xc).mean(axis=axes, keepdims=True)
+        var = xp.mean(xc * xc, axis=axes, keepdims=True)
         self.rstd = rstd = 1.0 / xp.sqrt(var + eps)
         self.xhat = xhat = xc * rstd
         self.axes = axes
@@ -231,14 +243,15 @@ class LayerNorm(Function):
         xhat, axes = self.xhat, self.axes
         lead = tuple(range(grad.ndim - len(axes)))
         gx = gw = gb = None
+        xp = namespace(grad)
         if needs[1]:
-            gw = (grad * xhat).sum(axis=lead)
+            gw = backend.sum(grad * xhat, axis=lead)
         if needs[2]:
-            gb = grad.sum(axis=lead)
+            gb = backend.sum(grad, axis=lead)
         if needs[0]:
             gxhat = grad if self.weight is None else grad * self.weight
-            m1 = gxhat.mean(axis=axes, keepdims=True)
-            m2 = (gxhat * xhat).mean(axis=axes, keepdims=True)
+            m1 = xp.mean(gxhat, axis=axes, keepdims=True)
+            m2 = xp.mean(gxhat * xhat, axis=axes, keepdims=True)
             gx = self.rstd * (gxhat - m1 - xhat * m2)
         return (gx, gw, gb)
 
@@ -251,9 +264,9 @@ def _classes_last(x):
     if x.ndim == 2:
         return x
     if x.ndim == 1:
-        return x.reshape(1, -1)
+        return backend.reshape(x, (1, -1))
     xp = namespace(x)
-    return xp.moveaxis(x, 1, -1).reshape(-1, x.shape[1])
+    return backend.reshape(xp.moveaxis(x, 1, -1), (-1, x.shape[1]))
 
 
 def _classes_back(g2, shape):
@@ -261,16 +274,17 @@ def _classes_back(g2, shape):
     if len(shape) == 2:
         return g2
     if len(shape) == 1:
-        return g2.reshape(shape)
+        return backend.reshape(g2, shape)
     xp = namespace(g2)
     moved = (shape[0],) + tuple(shape[2:]) + (shape[1],)
-    return xp.moveaxis(g2.reshape(moved), -1, 1)
+    return xp.moveaxis(backend.reshape(g2, moved), -1, 1)
 
 
 def _check_class_target(x, target, name):
-    if target.dtype.kind not in "iu":
+    dtype = backend.dtype_of(target)
+    if dtype.is_floating_point or dtype is dtypes.bool_:
         raise TypeError(
-            f"{name}: expected an integer class target (int64), got {target.dtype}; "
+            f"{name}: expected an integer class target (int64), got {dtype.name}; "
             "for class probabilities pass a float target of the input's shape"
         )
     expected = (x.shape[0],) + tuple(x.shape[2:]) if x.ndim >= 2 else ()
@@ -287,11 +301,11 @@ def _class_rows(t, num_classes, ignore_index, name):
     Raises IndexError naming the first target outside [0, num_classes) that is not ignore_index.
     """
     xp = namespace(t)
-    if t.size and 0 <= int(t.min()) and int(t.max()) < num_classes and not 0 <= ignore_index < num_classes:
+    if t.size and 0 <= int(xp.min(t)) and int(xp.max(t)) < num_classes and not 0 <= ignore_index < num_classes:
         return t, None
     ignored = t == ignore_index
     bad = ~ignored & ((t < 0) | (t >= num_classes))
-    if bool(bad.any()):
+    if bool(xp.any(bad)):
         value = int(t[bad][0])
         raise IndexError(
             f"{name}: target {value} is out of range for {num_classes} classes "
@@ -311,16 +325,16 @@ class CrossEntropy(Function):
         shape = logits.shape
         num_classes = shape[1] if logits.ndim >= 2 else shape[0]
         x2 = _classes_last(logits)
-        m = x2.max(axis=1, keepdims=True)
+        m = xp.max(x2, axis=1, keepdims=True)
         shifted = x2 - m
-        logp = shifted - xp.log(xp.exp(shifted).sum(axis=1, keepdims=True))
+        logp = shifted - xp.log(backend.sum(xp.exp(shifted), axis=1, keepdims=True))
         self.logp, self.shape, self.reduction = logp, shape, reduction
         eps = float(label_smoothing)
         self.eps, self.weight = eps, weight
         dtype = logits.dtype
         rows = logp.shape[0]
 
-        if target.dtype.kind == "f":  # class probabilities
+        if backend.is_floating(target):  # class probabilities
             if tuple(target.shape) != tuple(shape):
                 raise ValueError(
                     f"cross_entropy: probability targets must have the input's shape {tuple(shape)}, "
@@ -332,37 +346,38 @@ class CrossEntropy(Function):
             if weight is not None:
                 q = q * weight
             self.q, self.soft = q, True
-            loss = -(logp * q).sum(axis=1)
+            loss = -backend.sum(logp * q, axis=1)
             self.denominator = rows
             if reduction == "none":
-                return loss.reshape((shape[0],) + tuple(shape[2:]) if logits.ndim >= 2 else ())
+                return backend.reshape(loss, (shape[0],) + tuple(shape[2:]) if logits.ndim >= 2 else ())
             return _reduce(xp, loss, reduction, dtype)
 
         self.soft = False
         _check_class_target(logits, target, "cross_entropy")
-        t, ignored = _class_rows(target.reshape(-1), num_classes, ignore_index, "cross_entropy")
+        t, ignored = _class_rows(backend.reshape(target, (-1,)), num_classes, ignore_index, "cross_entropy")
         self.t, self.ignored = t, ignored
-        picked = logp[xp.arange(rows), t]
-        w_t = None if weight is None else weight[t]
+        self.rows = row_index = backend.arange(rows, like=logp)
+        picked = backend.take(logp, (row_index, t))
+        w_t = None if weight is None else backend.take(weight, (t,))
         self.w_t = w_t
         nll = -picked if w_t is None else -picked * w_t
         if eps:
-            smooth = -(logp.sum(axis=1) if weight is None else (logp * weight).sum(axis=1))
+            smooth = -backend.sum(logp if weight is None else logp * weight, axis=1)
             loss = (1.0 - eps) * nll + (eps / num_classes) * smooth
         else:
             loss = nll
         if ignored is not None:
-            loss = xp.where(ignored, 0, loss).astype(dtype, copy=False)
+            loss = backend.astype(xp.where(ignored, 0, loss), dtype, copy=False)
         if reduction == "none":
-            return loss.reshape(target.shape)
+            return backend.reshape(loss, target.shape)
         if reduction == "sum":
-            return xp.asarray(loss.sum(), dtype=dtype)
+            return backend.sum(loss)
         if w_t is None:
-            denominator = rows if ignored is None else xp.asarray(rows - ignored.sum(), dtype=dtype)
+            denominator = rows if ignored is None else rows - backend.sum(backend.astype(ignored, dtype))
         else:
-            denominator = (w_t if ignored is None else xp.where(ignored, 0, w_t)).sum()
+            denominator = backend.sum(w_t if ignored is None else xp.where(ignored, 0, w_t))
         self.denominator = denominator
-        return xp.asarray(loss.sum() / denominator, dtype=dtype)
+        return backend.sum(loss) / denominator
 
     def backward(self, grad):
         xp = namespace(grad)
@@ -370,7 +385,7 @@ class CrossEntropy(Function):
         num_classes = logp.shape[1]
         p = xp.exp(logp)
         if self.reduction == "none":
-            scale = grad.reshape(-1, 1)
+            scale = backend.reshape(grad, (-1, 1))
         elif self.reduction == "mean":
             scale = grad / self.denominator
         else:
@@ -378,7 +393,7 @@ class CrossEntropy(Function):
         needs = self.needs_input_grad
         if self.soft:
             q = self.q
-            gx = (p * q.sum(axis=1, keepdims=True) - q) * scale
+            gx = (p * backend.sum(q, axis=1, keepdims=True) - q) * scale
             gt = None
             if len(needs) > 1 and needs[1]:
                 factor = 1.0 - self.eps
@@ -387,22 +402,22 @@ class CrossEntropy(Function):
             return (_classes_back(gx, self.shape), gt) + (None,) * (len(needs) - 2)
 
         eps, weight, w_t, t, ignored = self.eps, self.weight, self.w_t, self.t, self.ignored
-        rows = xp.arange(logp.shape[0])
+        picked = (self.rows, t)
         if ignored is not None:
-            keep = (~ignored).astype(p.dtype).reshape(-1, 1)
+            keep = backend.reshape(backend.astype(~ignored, p.dtype), (-1, 1))
             scale = scale * keep
         # Row i's target weights are q_i = (1-eps) w_t[i] onehot(t_i) + eps/C w; the gradient of
         # -sum_c q_ic logp_ic is p_i * sum_c q_ic - q_i.
         per_row = scale if scale.ndim == 0 else scale[:, 0]
         if weight is None:
             gx = p * scale
-            gx[rows, t] -= (1.0 - eps) * per_row
+            backend.put(gx, picked, backend.take(gx, picked) - (1.0 - eps) * per_row)
             if eps:
                 gx -= (eps / num_classes) * scale
         else:
-            row_total = (1.0 - eps) * w_t + (eps / num_classes) * weight.sum()
-            gx = p * (row_total.reshape(-1, 1) * scale)
-            gx[rows, t] -= (1.0 - eps) * w_t * per_row
+            row_total = (1.0 - eps) * w_t + (eps / num_classes) * backend.sum(weight)
+            gx = p * (backend.reshape(row_total, (-1, 1)) * scale)
+            backend.put(gx, picked, backend.take(gx, picked) - (1.0 - eps) * w_t * per_row)
             if eps:
                 gx -= (eps / num_classes) * weight * scale
         return (_classes_back(gx, self.shape),) + (None,) * (len(needs) - 1)
@@ -421,32 +436,31 @@ class NLLLoss(Function):
         _check_class_target(logp, target, "nll_loss")
         x2 = _classes_last(logp)
         rows = x2.shape[0]
-        t, ignored = _class_rows(target.reshape(-1), num_classes, ignore_index, "nll_loss")
-        w_t = xp.ones(rows, dtype=logp.dtype) if weight is None else weight[t]
+        t, ignored = _class_rows(backend.reshape(target, (-1,)), num_classes, ignore_index, "nll_loss")
+        w_t = backend.full((rows,), 1.0, logp.dtype, like=logp) if weight is None else backend.take(weight, (t,))
         if ignored is not None:
-            w_t = xp.where(ignored, 0, w_t).astype(logp.dtype, copy=False)
+            w_t = backend.astype(xp.where(ignored, 0, w_t), logp.dtype, copy=False)
         self.t, self.w_t, self.shape, self.reduction, self.dtype = t, w_t, shape, reduction, logp.dtype
-        loss = -x2[xp.arange(rows), t] * w_t
+        loss = -backend.take(x2, (backend.arange(rows, like=x2), t)) * w_t
         if reduction == "none":
-            return loss.reshape(target.shape)
+            return backend.reshape(loss, target.shape)
         if reduction == "sum":
-            return xp.asarray(loss.sum(), dtype=logp.dtype)
-        self.denominator = w_t.sum()
-        return xp.asarray(loss.sum() / self.denominator, dtype=logp.dtype)
+            return backend.sum(loss)
+        self.denominator = backend.sum(w_t)
+        return backend.sum(loss) / self.denominator
 
     def backward(self, grad):
-        xp = namespace(grad)
         t, w_t = self.t, self.w_t
         rows = t.shape[0]
         num_classes = self.shape[1] if len(self.shape) >= 2 else self.shape[0]
         if self.reduction == "none":
-            scale = grad.reshape(-1)
+            scale = backend.reshape(grad, (-1,))
         elif self.reduction == "mean":
             scale = grad / self.denominator
         else:
             scale = grad
-        gx = xp.zeros((rows, num_classes), dtype=self.dtype)
-        gx[xp.arange(rows), t] = -w_t * scale
+        gx = backend.zeros((rows, num_classes), self.dtype, like=grad)
+        backend.put(gx, (backend.arange(rows, like=grad), t), -w_t * scale)
         return (_classes_back(gx, self.shape),) + (None,) * (len(self.needs_input_grad) - 1)
 
 
@@ -493,7 +507,7 @@ class BinaryCrossEntropy(Function):
 
     def forward(self, p, y, weight=None, reduction="mean"):
         xp = namespace(p)
-        if bool(((p < 0) | (p > 1)).any()):
+        if bool(xp.any((p < 0) | (p > 1))):
             raise ValueError(
                 "binary_cross_entropy: all input values must be between 0 and 1 "
                 "(apply sigmoid first, or use binary_cross_entropy_with_logits)"

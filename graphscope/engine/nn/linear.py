@@ -18,7 +18,7 @@ def empty_parameter(shape, device=None, dtype=None) -> Parameter:
     dtype = dtype or dtypes.get_default_dtype()
     if not dtype.is_floating_point:
         raise TypeError(f"parameters must have a floating point dtype, got {dtype}")
-    return Parameter(wrap(backend.xp_for(device).empty(shape, dtype=dtype.numpy)))
+    return Parameter(wrap(backend.create(device, "empty", shape, dtype=backend.native_dtype_for(dtype, device))))
 
 
 class Identity(Module):

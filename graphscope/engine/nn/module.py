@@ -6,7 +6,6 @@ import itertools
 from collections import OrderedDict, namedtuple
 
 from .. import backend, dtypes
-from ..backend import namespace
 from ..hooks import announce, observers
 from ..tensor import Tensor
 from . import scope
@@ -388,8 +387,8 @@ class Module:
         def convert_array(array):
             if device is not None:
                 array = backend.to_device(array, device)
-            if dtype is not None and array.dtype.kind == "f" and array.dtype != dtype.numpy:
-                array = array.astype(dtype.numpy)
+            if dtype is not None and backend.is_floating(array) and backend.dtype_of(array) is not dtype:
+                array = backend.astype(array, backend.native_dtype(dtype, array))
             return array
 
         for module in self.modules():
@@ -483,7 +482,7 @@ class Module:
         for key, array in arrays.items():
             target = own[key]
             if assign:
-                target.array = array.astype(target.array.dtype, copy=False)
+                target.array = backend.astype(array, target.array.dtype, copy=False)
             else:
                 target.array[...] = array
             target._bump_version()
@@ -526,7 +525,6 @@ def _type_name(value) -> str:
 
 def _as_array_like(value, target):
     """`value` as an array on `target`'s device and of its dtype, or None if it is not array-like."""
-    xp = namespace(target.array)
     if isinstance(value, Tensor):
         array = value.array
         if not backend.same_device(array, target.array):
@@ -534,12 +532,10 @@ def _as_array_like(value, target):
     elif backend.is_array(value):
         array = value if backend.same_device(value, target.array) else backend.to_device(value, target.device)
     elif hasattr(value, "__array__") or isinstance(value, (list, tuple, int, float)):
-        import numpy as np
-
-        array = xp.asarray(np.asarray(value))
+        array = backend.from_data(value, target.device)
     else:
         return None
-    return array.astype(target.array.dtype, copy=False)
+    return backend.astype(array, target.array.dtype, copy=False)
 
 
 def _clear_grad(param, set_to_none):

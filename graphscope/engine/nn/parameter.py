@@ -14,7 +14,8 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            array = backend.xp_for(backend.get_default_device()).empty((0,), dtype=dtypes.default_float_numpy())
+            device = backend.get_default_device()
+            array = backend.create(device, "empty", (0,), dtype=backend.native_dtype_for(dtypes.get_default_dtype(), device))
             vc = [0]
         elif isinstance(data, Tensor):
             array, vc = data.array, data._vc

@@ -32,7 +32,7 @@ class Embedding(Module):
         init.normal_(self.weight)
         if self.padding_idx is not None:
             with no_grad():
-                self.weight.array[self.padding_idx] = 0
+                self.weight.array[self.padding_idx, ...] = 0
                 self.weight._bump_version()
 
     def forward(self, input):

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
-from ..backend import is_array, namespace
+from ..backend import dtype_of, is_array, namespace
+from ..dtypes import bool_
 from ..function import Function
 from ..tensor import Tensor
-from .operands import binary_operands, broadcast_error
+from .operands import binary_operands, broadcast_error, check_devices
 
 
 class Add(Function):
@@ -114,10 +115,9 @@ class Where(Function):
     def backward(self, grad):
         xp = namespace(grad)
         need_a, need_b = self.needs_input_grad[1:]
-        zero = xp.zeros((), dtype=grad.dtype)
         return (None,
-                xp.where(self.condition, grad, zero) if need_a else None,
-                xp.where(self.condition, zero, grad) if need_b else None)
+                xp.where(self.condition, grad, 0) if need_a else None,
+                xp.where(self.condition, 0, grad) if need_b else None)
 
 
 def _binary(cls, op, a, b, float_result=False):
@@ -168,8 +168,11 @@ def where(condition, input, other):
     if not isinstance(condition, Tensor):
         raise TypeError(f"where: condition must be a bool Tensor, got {type(condition).__name__}")
     input, other = binary_operands("where", input, other)
+    for operand in (input, other):
+        if isinstance(operand, Tensor):
+            check_devices("where", condition, operand)
     cond = condition.array
-    if cond.dtype.kind != "b":
+    if dtype_of(cond) is not bool_:
         cond = cond != 0
     try:
         return Where.apply(cond, input, other)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .. import backend, dtypes
+from ..backend import namespace
 from ..tensor import Tensor, wrap
 from .operands import binary_operands, broadcast_error
 
@@ -57,17 +59,26 @@ def isnan(input):
 
 
 def isfinite(input):
-    from ..backend import namespace
-
     return wrap(namespace(input.array).isfinite(input.array))
 
 
 def equal(input, other) -> bool:
     """True when both tensors have the same shape and values."""
-    return input.shape == other.shape and bool((input.array == other.array).all())
+    if input.shape != other.shape:
+        return False
+    a, b = binary_operands("equal", input, other)
+    return bool(namespace(a.array).all(a.array == b.array))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
-    from ..backend import namespace
-
-    return bool(namespace(input.array).allclose(input.array, other.array, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    """|input - other| <= atol + rtol * |other| everywhere (infinities must match exactly)."""
+    a, b = binary_operands("allclose", input, other)
+    x, y = a.array, b.array
+    if not backend.is_floating(x):
+        float64 = backend.native_dtype(dtypes.float64, x)
+        x, y = backend.astype(x, float64), backend.astype(y, float64)
+    xp = namespace(x)
+    close = (x == y) | (xp.abs(x - y) <= atol + rtol * xp.abs(y))
+    if equal_nan:
+        close = close | (xp.isnan(x) & xp.isnan(y))
+    return bool(xp.all(close))

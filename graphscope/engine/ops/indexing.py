@@ -4,28 +4,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import backend
+from .. import backend, dtypes
 from ..backend import namespace
 from ..function import Function
 from ..tensor import Tensor
-from .operands import normalize_dim
+from .operands import device_error, normalize_dim
 
-_BASIC = (int, slice, type(None), type(Ellipsis), np.integer)
+_BASIC = (int, slice, type(None), type(Ellipsis))
 
 
-def _index_array(part, xp):
-    array = part.array if isinstance(part, Tensor) else xp.asarray(part)
-    if array.dtype.kind == "b":
-        return tuple(array.nonzero())
-    if array.dtype.kind not in "iu":
+def _index_array(part, like):
+    """Index arrays on `like`'s device for one tensor / list / host array part of an index."""
+    if isinstance(part, Tensor):
+        array = part.array
+    elif backend.is_array(part) and not isinstance(part, np.ndarray):
+        array = part
+    else:
+        array = backend.from_data(part, backend.device_of(like))  # a list or NumPy array
+    if not backend.same_device(array, like):
+        array = backend.to_device(array, backend.device_of(like))  # as torch: CPU indices are fine
+    dtype = backend.dtype_of(array)
+    if dtype is dtypes.bool_:
+        return tuple(namespace(array).nonzero(array))
+    if dtype.is_floating_point:
         raise IndexError(
-            f"tensors used as indices must be long, int or bool tensors, got {array.dtype}"
+            f"tensors used as indices must be long, int or bool tensors, got {dtype.name}"
         )
     return (array,)
 
 
-def normalize_index(index, xp):
-    """A NumPy index for `index`: tensors and lists become arrays, bool masks their nonzero positions."""
+def normalize_index(index, like):
+    """The index as one tuple for `like` (a device array): tensors and lists become index arrays
+    on its device, bool masks their nonzero positions, and a trailing `...` covers unnamed dims.
+    """
     parts = index if isinstance(index, tuple) else (index,)
     out = []
     for part in parts:
@@ -33,18 +44,32 @@ def normalize_index(index, xp):
             raise IndexError("indexing with a Python bool is not supported; use a bool tensor mask")
         if isinstance(part, _BASIC):
             out.append(part)
+        elif isinstance(part, np.integer):
+            out.append(int(part))
         elif isinstance(part, (Tensor, list, np.ndarray)) or backend.is_array(part):
-            out.extend(_index_array(part, xp))
+            if isinstance(part, Tensor) and part.ndim == 0 and not part.is_floating_point() and (
+                    part.dtype is not dtypes.bool_):
+                out.append(int(part.item()))  # a 0-d integer tensor indexes like an int
+            else:
+                out.extend(_index_array(part, like))
         else:
             raise IndexError(
                 f"only integers, slices, None, ..., integer/bool tensors and lists are valid indices "
                 f"(got {type(part).__name__})"
             )
+    for part in out:
+        if part is Ellipsis:
+            break
+    else:
+        out.append(Ellipsis)  # the standard wants every dimension indexed, or a `...`
     return tuple(out)
 
 
 def is_basic(index) -> bool:
-    return all(isinstance(part, _BASIC) for part in index)
+    for part in index:
+        if not isinstance(part, _BASIC):
+            return False
+    return True
 
 
 class GetItem(Function):
@@ -53,15 +78,35 @@ class GetItem(Function):
 
     def forward(self, x, index):
         self.shape, self.dtype, self.index = x.shape, x.dtype, index
-        return x[index]
+        self.basic = basic = is_basic(index)
+        return x[index] if basic else backend.take(x, index)
 
     def backward(self, grad):
-        out = namespace(grad).zeros(self.shape, dtype=self.dtype)
-        if is_basic(self.index):
-            out[self.index] = grad
+        out = backend.zeros(self.shape, self.dtype, like=grad)
+        if self.basic:
+            index = self.index
+            if None in index:  # the standard writes through no new axes: drop them from both
+                index, grad = _without_new_axes(index, grad, len(self.shape))
+            out[index] = grad
         else:
             backend.scatter_add(out, self.index, grad)
         return out, None
+
+
+def _without_new_axes(index, grad, ndim):
+    """A basic index without its `None`s, and `grad` without the size-1 axes they made."""
+    consumed = sum(1 for part in index if part is not None and part is not Ellipsis)
+    axis, new_axes = 0, []
+    for part in index:
+        if part is None:
+            new_axes.append(axis)
+            axis += 1
+        elif part is Ellipsis:
+            axis += ndim - consumed
+        elif isinstance(part, slice):
+            axis += 1
+    shape = tuple(n for a, n in enumerate(grad.shape) if a not in new_axes)
+    return tuple(part for part in index if part is not None), backend.reshape(grad, shape)
 
 
 class Narrow(GetItem):
@@ -74,19 +119,27 @@ class SetItem(Function):
 
     def forward(self, x, value, index):
         self.index = index
-        out = x.copy()
-        out[index] = value
+        self.basic = is_basic(index)
+        out = backend.copy(x)
+        _put(out, index, value, self.basic)
         return out
 
     def backward(self, grad):
         need_x, need_value = self.needs_input_grad[:2]
         grad_x = grad_value = None
         if need_x:
-            grad_x = grad.copy()
-            grad_x[self.index] = 0
+            grad_x = backend.copy(grad)
+            _put(grad_x, self.index, 0, self.basic)
         if need_value:
-            grad_value = grad[self.index]
+            grad_value = grad[self.index] if self.basic else backend.take(grad, self.index)
         return grad_x, grad_value, None
+
+
+def _put(array, index, value, basic) -> None:
+    if basic:
+        array[index] = value
+    else:
+        backend.put(array, index, value)
 
 
 class Gather(Function):
@@ -100,11 +153,10 @@ class Gather(Function):
         return xp.take_along_axis(x[window], index, axis=axis)
 
     def backward(self, grad):
-        xp = namespace(grad)
-        out = xp.zeros(self.shape, dtype=self.dtype)
+        out = backend.zeros(self.shape, self.dtype, like=grad)
         positions = tuple(
             self.index if d == self.axis
-            else xp.arange(n).reshape(tuple(-1 if k == d else 1 for k in range(grad.ndim)))
+            else backend.reshape(backend.arange(n, like=grad), tuple(-1 if k == d else 1 for k in range(grad.ndim)))
             for d, n in enumerate(self.index.shape)
         )
         backend.scatter_add(out, positions, grad)
@@ -117,8 +169,7 @@ class MaskedFill(Function):
 
     def forward(self, x, mask, value):
         self.mask = mask
-        xp = namespace(x)
-        return xp.where(mask, xp.asarray(value, dtype=x.dtype), x)
+        return namespace(x).where(mask, value, x)
 
     def backward(self, grad):
         return namespace(grad).where(self.mask, 0, grad), None, None
@@ -127,7 +178,7 @@ class MaskedFill(Function):
 def getitem(input: Tensor, index):
     from .shape import _view_of
 
-    index = normalize_index(index, namespace(input.array))
+    index = normalize_index(index, input.array)
     try:
         out = GetItem.apply(input, index)
     except IndexError as error:
@@ -139,14 +190,16 @@ def narrow(input: Tensor, dim, start, length):
     from .shape import _view_of
 
     axis = normalize_dim(dim, input.ndim)
-    index = (slice(None),) * axis + (slice(start, start + length),)
+    index = (slice(None),) * axis + (slice(start, start + length), Ellipsis)
     return _view_of(Narrow.apply(input, index), input)
 
 
 def gather(input: Tensor, dim, index: Tensor):
     axis = normalize_dim(dim, input.ndim)
-    if not isinstance(index, Tensor) or index.array.dtype.kind not in "iu":
+    if not isinstance(index, Tensor) or index.is_floating_point() or index.dtype is dtypes.bool_:
         raise TypeError("gather(): index must be an integer (long) tensor")
+    if not backend.same_device(index.array, input.array):
+        raise device_error("gather", input.device, index.device)
     if index.ndim != input.ndim:
         raise ValueError(
             f"gather: index has {index.ndim} dims but input has {input.ndim}; they must match"
@@ -156,7 +209,8 @@ def gather(input: Tensor, dim, index: Tensor):
             raise ValueError(
                 f"gather: index shape {tuple(index.shape)} exceeds input shape {tuple(input.shape)} in dim {d}"
             )
-    if index.numel() and (int(index.array.min()) < 0 or int(index.array.max()) >= input.shape[axis]):
+    xp = namespace(index.array)
+    if index.numel() and (int(xp.min(index.array)) < 0 or int(xp.max(index.array)) >= input.shape[axis]):
         raise IndexError(
             f"gather: index out of range: values must be in [0, {input.shape[axis]}) for dim {axis}"
         )
@@ -164,14 +218,25 @@ def gather(input: Tensor, dim, index: Tensor):
 
 
 def mask_array(mask, like: Tensor):
-    if not isinstance(mask, Tensor) or mask.array.dtype.kind != "b":
+    if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
         raise TypeError("masked_fill: mask must be a bool tensor (e.g. x > 0)")
+    if not backend.same_device(mask.array, like.array):
+        raise device_error("masked_fill", like.device, mask.device)
     return mask.array
 
 
-def masked_fill(input: Tensor, mask, value):
+def fill_value(value, like: Tensor):
+    """A Python number of `like`'s kind (float, int or bool), as PyTorch converts fill values."""
     if isinstance(value, Tensor):
         value = value.item()
+    dtype = like.dtype
+    if dtype.is_floating_point:
+        return float(value)
+    return bool(value) if dtype is dtypes.bool_ else int(value)
+
+
+def masked_fill(input: Tensor, mask, value):
+    value = fill_value(value, input)
     try:
         return MaskedFill.apply(input, mask_array(mask, input), value)
     except ValueError:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import numpy as np
-
-from .. import dtypes, grad_mode
+from .. import backend, dtypes, grad_mode
 from ..backend import namespace
 from ..tensor import Tensor, wrap
 from . import arithmetic, indexing, unary
+from .operands import device_error
 
 _grad_state = grad_mode.state
 
@@ -34,7 +33,7 @@ def _check_tracked_target(target: Tensor, op: str) -> None:
 
 def _cast_error(op, result_dtype, target: Tensor) -> RuntimeError:
     return RuntimeError(
-        f"{op}: result type {dtypes.from_numpy(result_dtype).name} can't be cast to the desired "
+        f"{op}: result type {result_dtype.name} can't be cast to the desired "
         f"output type {target.dtype.name}; convert the tensor first (e.g. x = x.float())"
     )
 
@@ -51,10 +50,11 @@ def rebase(target: Tensor, op: str, functional, *args) -> Tensor:
         raise RuntimeError(
             f"{op}: output with shape {list(target.shape)} doesn't match the broadcast shape {list(result.shape)}"
         )
-    if result.array.dtype != target.array.dtype:
-        if target.array.dtype.kind != "f" and result.array.dtype.kind == "f":
-            raise _cast_error(op, result.array.dtype, target)
-        result = unary.cast(result, target.array.dtype)
+    result_dtype, target_dtype = result.dtype, target.dtype
+    if result_dtype is not target_dtype:
+        if not target_dtype.is_floating_point and result_dtype.is_floating_point:
+            raise _cast_error(op, result_dtype, target)
+        result = unary.cast(result, target_dtype)
     target.array = result.array
     target.grad_fn = result.grad_fn
     target.requires_grad = result.requires_grad
@@ -63,8 +63,14 @@ def rebase(target: Tensor, op: str, functional, *args) -> Tensor:
 
 
 def _write(target: Tensor, op: str, values) -> Tensor:
-    """Untracked in-place: write `values` into the target's array and bump its version."""
+    """Untracked in-place: write `values` (an array or a Python number) into the target's array."""
     array = target.array
+    if not backend.writeable(array):
+        raise RuntimeError(f"{op}: this tensor is a read-only (expanded) view; clone() it first")
+    if not backend.is_array(values):
+        array[...] = indexing.fill_value(values, target)
+        target._vc[0] += 1
+        return target
     if values.shape != array.shape:
         try:
             values = namespace(array).broadcast_to(values, array.shape)
@@ -73,17 +79,18 @@ def _write(target: Tensor, op: str, values) -> Tensor:
                 f"{op}: output with shape {list(array.shape)} doesn't match the broadcast shape "
                 f"{list(values.shape)}"
             ) from None
-    if values.dtype != array.dtype and array.dtype.kind != "f" and values.dtype.kind == "f":
-        raise _cast_error(op, values.dtype, target)
-    if not getattr(array.flags, "writeable", True):
-        raise RuntimeError(f"{op}: this tensor is a read-only (expanded) view; clone() it first")
+    if values.dtype != array.dtype:
+        values_dtype = backend.dtype_of(values)
+        if values_dtype.is_floating_point and not target.dtype.is_floating_point:
+            raise _cast_error(op, values_dtype, target)
+        values = backend.astype(values, array.dtype)
     array[...] = values
     target._vc[0] += 1
     return target
 
 
-def _arith(op: str, functional, ufunc_name: str):
-    numpy_ufunc = getattr(np, ufunc_name)
+def _arith(op: str, functional, name: str):
+    update = backend.updater(name)
 
     def inplace(input: Tensor, other):
         if _tracked(input, (other,)):
@@ -91,14 +98,9 @@ def _arith(op: str, functional, ufunc_name: str):
         array = input.array
         operand = other.array if isinstance(other, Tensor) else other
         if type(operand) is float or type(operand) is int or type(operand) is type(array):
-            # Fast path (optimizer updates): one ufunc writing into the array; anything it
-            # refuses (casts, shapes, devices) takes the general path below for a clear error.
-            try:
-                ufunc = numpy_ufunc if type(array) is np.ndarray else getattr(namespace(array), ufunc_name)
-                ufunc(array, operand, out=array)
-            except (TypeError, ValueError):
-                pass
-            else:
+            # Fast path (optimizer updates): one in-place array op; anything the library refuses
+            # (casts, shapes, devices) takes the general path below for a clear error.
+            if update(array, operand):
                 input._vc[0] += 1
                 return input
         with grad_mode.no_grad():
@@ -130,7 +132,9 @@ def relu_(input: Tensor):
 
 
 def _filled(input: Tensor, value):
-    return indexing.masked_fill(input, wrap(namespace(input.array).ones(input.shape, dtype=bool)), value)
+    array = input.array
+    everywhere = backend.full(array.shape, True, backend.native_dtype(dtypes.bool_, array), like=array)
+    return indexing.masked_fill(input, wrap(everywhere), value)
 
 
 def fill_(input: Tensor, value):
@@ -138,9 +142,9 @@ def fill_(input: Tensor, value):
         value = value.item()
     if _tracked(input, ()):
         return rebase(input, "fill_", _filled, value)
-    if input.array.dtype.kind != "f" and isinstance(value, float) and not value.is_integer():
-        raise _cast_error("fill_", dtypes.default_float_numpy(), input)
-    return _write(input, "fill_", namespace(input.array).asarray(value, dtype=input.array.dtype))
+    if not input.dtype.is_floating_point and isinstance(value, float) and not value.is_integer():
+        raise _cast_error("fill_", dtypes.get_default_dtype(), input)
+    return _write(input, "fill_", value)
 
 
 def zero_(input: Tensor):
@@ -164,22 +168,37 @@ def copy_(input: Tensor, src):
     if _tracked(input, (src,)):
         return rebase(input, "copy_", _copied, src)
     from .unary import to_device
-    return _write(input, "copy_", to_device(src, input.device).array.astype(input.array.dtype))
+    return _write(input, "copy_", backend.astype(to_device(src, input.device).array, input.array.dtype))
 
 
 def setitem(input: Tensor, index, value) -> None:
-    xp = namespace(input.array)
-    np_index = indexing.normalize_index(index, xp)
+    array = input.array
+    index = indexing.normalize_index(index, array)
+    if isinstance(value, Tensor) and not backend.same_device(value.array, array):
+        if value.ndim != 0:
+            raise device_error("setitem", input.device, value.device)
+        value = value.item()  # a 0-d tensor from another device is a number, as in PyTorch
     if _tracked(input, (value,)):
         if not isinstance(value, Tensor):
-            value = wrap(xp.asarray(value, dtype=input.array.dtype))
-        rebase(input, "setitem", lambda snapshot, v: indexing.SetItem.apply(snapshot, unary.cast(v, input.array.dtype), np_index), value)
+            value = wrap(backend.asarray(value, like=array, dtype=array.dtype))
+        rebase(input, "setitem", lambda snapshot, v: indexing.SetItem.apply(
+            snapshot, unary.cast(v, input.dtype), index), value)
         return
-    values = value.array if isinstance(value, Tensor) else value
-    if isinstance(value, Tensor) and value.array.dtype.kind == "f" and input.array.dtype.kind != "f":
-        raise _cast_error("setitem", value.array.dtype, input)
+    if isinstance(value, Tensor):
+        values = value.array
+        if values.dtype != array.dtype:
+            if value.dtype.is_floating_point and not input.dtype.is_floating_point:
+                raise _cast_error("setitem", value.dtype, input)
+            values = backend.astype(values, array.dtype)
+    elif isinstance(value, (int, float, bool)):
+        values = indexing.fill_value(value, input)
+    else:
+        values = backend.asarray(value, like=array, dtype=array.dtype)
     try:
-        input.array[np_index] = values
+        if indexing.is_basic(index):
+            array[index] = values
+        else:
+            backend.put(array, index, values)
     except ValueError as error:
         raise ValueError(f"setitem on a tensor of shape {tuple(input.shape)}: {error}") from None
     input._vc[0] += 1
@@ -189,15 +208,15 @@ def uniform_(input: Tensor, a=0.0, b=1.0):
     from ..random import generator_for
 
     _check_untracked(input, "uniform_")
-    return _write(input, "uniform_", generator_for(input.device).uniform(a, b, input.shape, input.array.dtype))
+    return _write(input, "uniform_", generator_for(input.device).uniform(a, b, input.shape, input.dtype))
 
 
 def normal_(input: Tensor, mean=0.0, std=1.0):
     from ..random import generator_for
 
     _check_untracked(input, "normal_")
-    values = generator_for(input.device).normal(input.shape, input.array.dtype) * std + mean
-    return _write(input, "normal_", values.astype(input.array.dtype))
+    values = generator_for(input.device).normal(input.shape, input.dtype) * std + mean
+    return _write(input, "normal_", values)
 
 
 def _check_untracked(input: Tensor, op: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import backend
 from ..backend import namespace
 from ..function import Function
 from ..tensor import Tensor
@@ -24,8 +25,8 @@ class Matmul(Function):
             return (grad * b if need_a else None), (grad * a if need_b else None)
         xp = namespace(grad)
         # Lift 1-D operands to matrices, as matmul itself does, then sum batch dims back down.
-        a2 = a[None, :] if a.ndim == 1 else a
-        b2 = b[:, None] if b.ndim == 1 else b
+        a2 = xp.expand_dims(a, axis=0) if a.ndim == 1 else a
+        b2 = xp.expand_dims(b, axis=-1) if b.ndim == 1 else b
         g = grad
         if a.ndim == 1:
             g = xp.expand_dims(g, axis=-2)
@@ -33,13 +34,13 @@ class Matmul(Function):
             g = xp.expand_dims(g, axis=-1)
         grad_a = grad_b = None
         if need_a:
-            grad_a = g @ xp.swapaxes(b2, -1, -2)
+            grad_a = g @ backend.matrix_transpose(b2)
             if a.ndim == 1:
-                grad_a = grad_a.reshape(-1, a.shape[0]).sum(axis=0)
+                grad_a = backend.sum(backend.reshape(grad_a, (-1, a.shape[0])), axis=0)
         if need_b:
-            grad_b = xp.swapaxes(a2, -1, -2) @ g
+            grad_b = backend.matrix_transpose(a2) @ g
             if b.ndim == 1:
-                grad_b = grad_b.reshape(-1, b.shape[0]).sum(axis=0)
+                grad_b = backend.sum(backend.reshape(grad_b, (-1, b.shape[0])), axis=0)
         return grad_a, grad_b
 
 

@@ -9,26 +9,32 @@ from ..tensor import Tensor, wrap
 
 _SCALARS = (int, float, bool)
 _ndarray = np.ndarray
+_FLOATS = backend._NUMPY_FLOATS  # NumPy's float dtypes: the fast paths' one dict lookup
 
 
 def as_tensor_like(value, like: Tensor) -> Tensor:
-    """A tensor on `like`'s device for a list, array or NumPy scalar operand."""
+    """A tensor on `like`'s device for a list, host array or NumPy scalar operand."""
     if isinstance(value, Tensor):
         return value
-    xp = backend.namespace(like.array)
-    array = xp.asarray(value)
-    if isinstance(value, (list, tuple)) and array.dtype.kind == "f":
-        array = array.astype(dtypes.default_float_numpy())
+    if backend.is_array(value) and type(value) is not _ndarray:
+        return wrap(value)  # a device array: the device check that follows compares it
+    array = backend.from_data(value, like.device)
+    if isinstance(value, (list, tuple)) and backend.is_floating(array):
+        array = backend.astype(array, backend.native_dtype(dtypes.get_default_dtype(), array))
     return wrap(array)
 
 
 def check_devices(op: str, a: Tensor, b: Tensor) -> None:
     if not backend.same_device(a.array, b.array):
-        raise RuntimeError(
-            f"Expected all tensors to be on the same device, but found at least two devices, "
-            f"{a.device} and {b.device}! (when checking arguments for {op}); "
-            f"move one with .to('{a.device}') or .to('{b.device}')"
-        )
+        raise device_error(op, a.device, b.device)
+
+
+def device_error(op: str, first, second) -> RuntimeError:
+    return RuntimeError(
+        f"Expected all tensors to be on the same device, but found at least two devices, "
+        f"{first} and {second}! (when checking arguments for {op}); "
+        f"move one with .to('{first}') or .to('{second}')"
+    )
 
 
 def binary_operands(op: str, a, b, float_result=False):
@@ -39,11 +45,12 @@ def binary_operands(op: str, a, b, float_result=False):
         if isinstance(b, Tensor):
             y = b.array
             if x.dtype is y.dtype and type(x) is _ndarray and type(y) is _ndarray and (
-                    not float_result or x.dtype.kind == "f"):
+                    not float_result or x.dtype in _FLOATS):
                 return a, b
-        elif (type(b) is float or type(b) is int) and x.dtype.kind == "f":
+        elif (type(b) is float or type(b) is int) and type(x) is _ndarray and x.dtype in _FLOATS:
             return a, b
-    elif (type(a) is float or type(a) is int) and isinstance(b, Tensor) and b.array.dtype.kind == "f":
+    elif (type(a) is float or type(a) is int) and isinstance(b, Tensor) and type(b.array) is _ndarray and (
+            b.array.dtype in _FLOATS):
         return a, b
     return _promoted_operands(op, a, b, float_result)
 
@@ -53,25 +60,32 @@ def _promoted_operands(op, a, b, float_result):
 
     if isinstance(a, Tensor):
         if isinstance(b, Tensor):
-            da, db = a.array.dtype, b.array.dtype
-            if type(a.array) is not np.ndarray or type(b.array) is not np.ndarray:
+            x, y = a.array, b.array
+            if type(x) is not _ndarray or type(y) is not _ndarray:
                 check_devices(op, a, b)
-            if da != db:
-                target = dtypes.promote(a.array, b.array)
-                if da != target:
+            da, db = backend.dtype_of(x), backend.dtype_of(y)
+            if da is not db:
+                target = dtypes.promote(da, x.ndim, db, y.ndim)
+                if da is not target:
                     a = cast(a, target)
-                if db != target:
+                if db is not target:
                     b = cast(b, target)
         elif isinstance(b, _SCALARS):
-            target = dtypes.scalar_result(a.array.dtype, b)
-            if target != a.array.dtype:
+            da = backend.dtype_of(a.array)
+            if type(b) is bool and da is not dtypes.bool_:
+                b = int(b)  # the standard mixes a bool scalar only with bool arrays
+            target = dtypes.scalar_result(da, b)
+            if target is not da:
                 a = cast(a, target)
         else:
             return _promoted_operands(op, a, as_tensor_like(b, a), float_result)
     elif isinstance(b, Tensor):
         if isinstance(a, _SCALARS):
-            target = dtypes.scalar_result(b.array.dtype, a)
-            if target != b.array.dtype:
+            db = backend.dtype_of(b.array)
+            if type(a) is bool and db is not dtypes.bool_:
+                a = int(a)
+            target = dtypes.scalar_result(db, a)
+            if target is not db:
                 b = cast(b, target)
         else:
             return _promoted_operands(op, as_tensor_like(a, b), b, float_result)
@@ -79,8 +93,8 @@ def _promoted_operands(op, a, b, float_result):
         raise TypeError(f"{op}: expected at least one Tensor operand, got {type(a).__name__} and {type(b).__name__}")
     if float_result:
         for t in (a, b):
-            if isinstance(t, Tensor) and t.array.dtype.kind != "f":
-                return binary_operands(op, *[cast(x, dtypes.default_float_numpy()) if x is t else x for x in (a, b)])
+            if isinstance(t, Tensor) and not backend.is_floating(t.array):
+                return binary_operands(op, *[cast(x, dtypes.get_default_dtype()) if x is t else x for x in (a, b)])
     return a, b
 
 

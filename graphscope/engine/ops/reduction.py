@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import builtins
 from collections import namedtuple
 
-from .. import dtypes
+from .. import backend, dtypes
 from ..backend import namespace
 from ..function import Function
 from ..tensor import Tensor, wrap
@@ -17,9 +18,9 @@ MinResult = namedtuple("min", ["values", "indices"])
 def _expand_back(grad, shape, axes, keepdim):
     """Reshape a reduced grad so it broadcasts against the input's `shape`."""
     if axes is None:
-        return grad.reshape((1,) * len(shape))
+        return backend.reshape(grad, (1,) * len(shape))
     if not keepdim:
-        grad = namespace(grad).expand_dims(grad, axis=axes)
+        grad = backend.reshape(grad, tuple(1 if i in axes else n for i, n in enumerate(shape)))
     return grad
 
 
@@ -35,14 +36,13 @@ class Sum(Function):
 
     def forward(self, x, axes, keepdim, dtype=None):
         self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
-        return namespace(x).sum(x, axis=axes, keepdims=keepdim, dtype=dtype)
+        return backend.sum(x, axis=axes, keepdims=keepdim, dtype=dtype)
 
     def backward(self, grad):
-        xp = namespace(grad)
         if self.axes is None:
-            return xp.full(self.shape, grad, dtype=grad.dtype), None, None, None
+            return backend.fill(self.shape, grad), None, None, None
         g = _expand_back(grad, self.shape, self.axes, self.keepdim)
-        return xp.broadcast_to(g, self.shape), None, None, None
+        return namespace(grad).broadcast_to(g, self.shape), None, None, None
 
 
 class Mean(Function):
@@ -51,21 +51,27 @@ class Mean(Function):
     def forward(self, x, axes, keepdim):
         self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
         self.count = _count(x.shape, axes)
-        return namespace(x).sum(x, axis=axes, keepdims=keepdim) / self.count
+        return backend.sum(x, axis=axes, keepdims=keepdim) / self.count
 
     def backward(self, grad):
-        xp = namespace(grad)
         if self.axes is None:
-            return xp.full(self.shape, grad / self.count, dtype=grad.dtype), None, None
+            return backend.fill(self.shape, grad / self.count), None, None
         g = _expand_back(grad, self.shape, self.axes, self.keepdim) / self.count
-        return xp.broadcast_to(g, self.shape), None, None
+        return namespace(grad).broadcast_to(g, self.shape), None, None
+
+
+def _variance(x, axes, keepdim, correction):
+    """Sum of squared deviations over n - correction (what np.var does, in standard calls)."""
+    xp = namespace(x)
+    centered = x - xp.mean(x, axis=axes, keepdims=True)
+    squares = backend.sum(centered * centered, axis=axes, keepdims=keepdim)
+    return squares / builtins.max(_count(x.shape, axes) - correction, 0), centered
 
 
 class Var(Function):
     def forward(self, x, axes, keepdim, correction):
-        xp = namespace(x)
         self.x, self.axes, self.keepdim, self.correction = x, axes, keepdim, correction
-        return xp.var(x, axis=axes, keepdims=keepdim, ddof=correction)
+        return _variance(x, axes, keepdim, correction)[0]
 
     def backward(self, grad):
         x, xp = self.x, namespace(grad)
@@ -79,7 +85,7 @@ class Std(Function):
     def forward(self, x, axes, keepdim, correction):
         xp = namespace(x)
         self.x, self.axes, self.keepdim, self.correction = x, axes, keepdim, correction
-        self.out = out = xp.std(x, axis=axes, keepdims=keepdim, ddof=correction)
+        self.out = out = xp.sqrt(_variance(x, axes, keepdim, correction)[0])
         return out
 
     def backward(self, grad):
@@ -103,17 +109,17 @@ class Prod(Function):
         x, xp = self.x, namespace(grad)
         axes = tuple(range(x.ndim)) if self.axes is None else self.axes
         kept = [a for a in range(x.ndim) if a not in axes]
-        moved = xp.permute_dims(x, kept + list(axes)) if x.ndim else x
-        flat = moved.reshape(moved.shape[: len(kept)] + (-1,))
-        ones = xp.ones(flat.shape[:-1] + (1,), dtype=x.dtype)
-        left = xp.cumprod(xp.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
-        right = xp.flip(xp.cumprod(xp.concatenate([ones, xp.flip(flat, axis=-1)[..., :-1]], axis=-1), axis=-1), axis=-1)
-        others = (left * right).reshape(moved.shape)
+        moved = xp.permute_dims(x, tuple(kept + list(axes))) if x.ndim else x
+        flat = backend.reshape(moved, moved.shape[: len(kept)] + (-1,))
+        ones = xp.ones_like(flat[..., :1])
+        left = backend.cumprod(xp.concat([ones, flat[..., :-1]], axis=-1), axis=-1)
+        right = xp.flip(backend.cumprod(xp.concat([ones, xp.flip(flat, axis=-1)[..., :-1]], axis=-1), axis=-1), axis=-1)
+        others = backend.reshape(left * right, moved.shape)
         if x.ndim:
             inverse = [0] * x.ndim
             for i, a in enumerate(kept + list(axes)):
                 inverse[a] = i
-            others = xp.permute_dims(others, inverse)
+            others = xp.permute_dims(others, tuple(inverse))
         g = _expand_back(grad, x.shape, self.axes, self.keepdim)
         return g * others, None, None
 
@@ -129,8 +135,8 @@ class Amax(Function):
 
     def backward(self, grad):
         x = self.x
-        hit = x == _expand_back(self.out, x.shape, self.axes, self.keepdim)
-        count = namespace(grad).sum(hit, axis=self.axes, keepdims=True)
+        hit = backend.astype(x == _expand_back(self.out, x.shape, self.axes, self.keepdim), x.dtype)
+        count = backend.sum(hit, axis=self.axes, keepdims=True)
         g = _expand_back(grad, x.shape, self.axes, self.keepdim)
         return g * hit / count, None, None, None
 
@@ -153,8 +159,8 @@ class MaxDim(Function):
         xp = namespace(grad)
         idx = self.indices if self.keepdim else xp.expand_dims(self.indices, axis=self.axis)
         g = grad if self.keepdim else xp.expand_dims(grad, axis=self.axis)
-        positions = xp.arange(self.shape[self.axis]).reshape(
-            tuple(-1 if a == self.axis else 1 for a in range(len(self.shape))))
+        positions = backend.reshape(backend.arange(self.shape[self.axis], like=grad),
+                                    tuple(-1 if a == self.axis else 1 for a in range(len(self.shape))))
         return xp.where(positions == idx, g, 0), None, None, None
 
 
@@ -170,14 +176,16 @@ def _require_tensor(x, op):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     _require_tensor(input, "sum")
     axes = dims(dim, input.ndim)
-    np_dtype = None if dtype is None else dtypes.to_numpy(dtype)
-    if np_dtype is None and input.array.dtype.kind in "bi" and input.array.dtype != "int64":
-        np_dtype = dtypes.int64.numpy
-    return Sum.apply(input, axes, keepdim, np_dtype)
+    if dtype is None:
+        current = backend.dtype_of(input.array)
+        if not current.is_floating_point and current is not dtypes.int64:
+            dtype = dtypes.int64  # integer and bool sums are int64, as PyTorch
+    native = None if dtype is None else backend.native_dtype(dtype, input.array)
+    return Sum.apply(input, axes, keepdim, native)
 
 
 def _float_only(input, op):
-    if input.array.dtype.kind != "f":
+    if not backend.is_floating(input.array):
         raise RuntimeError(
             f"{op}(): could not infer output dtype. Input dtype must be either a floating point "
             f"or complex dtype. Got: {input.dtype.name}; convert with .float() first"
@@ -246,9 +254,11 @@ def _max_min(input, dim, keepdim, largest):
         return (Amax if largest else Amin).apply(input, None, False, largest)
     axis = normalize_dim(dim, input.ndim)
     xp = namespace(input.array)
+    int64 = backend.native_dtype(dtypes.int64, input.array)
     if input.ndim == 0:
-        return (MaxResult if largest else MinResult)(input, wrap(xp.zeros((), dtype="int64")))
-    indices = (xp.argmax if largest else xp.argmin)(input.array, axis=axis, keepdims=keepdim).astype("int64")
+        return (MaxResult if largest else MinResult)(input, wrap(backend.zeros((), int64, like=input.array)))
+    indices = backend.astype((xp.argmax if largest else xp.argmin)(input.array, axis=axis, keepdims=keepdim),
+                             int64, copy=False)
     values = (MaxDim if largest else MinDim).apply(input, axis, keepdim, indices)
     return (MaxResult if largest else MinResult)(values, wrap(indices))
 
@@ -267,13 +277,14 @@ def _arg(input, dim, keepdim, largest):
     _nonempty(input, op)
     xp = namespace(input.array)
     fn = xp.argmax if largest else xp.argmin
+    int64 = backend.native_dtype(dtypes.int64, input.array)
     if dim is None:
-        out = fn(input.array.reshape(-1))
+        out = xp.asarray(fn(backend.reshape(input.array, (-1,))))
         if keepdim:
-            out = xp.asarray(out).reshape((1,) * input.ndim)
-        return wrap(xp.asarray(out).astype("int64"))
+            out = backend.reshape(out, (1,) * input.ndim)
+        return wrap(backend.astype(out, int64, copy=False))
     axis = normalize_dim(dim, input.ndim)
-    return wrap(fn(input.array, axis=axis, keepdims=keepdim).astype("int64"))
+    return wrap(backend.astype(fn(input.array, axis=axis, keepdims=keepdim), int64, copy=False))
 
 
 def argmax(input, dim=None, keepdim=False):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from .. import dtypes
+from .. import backend, dtypes
 from ..backend import namespace
 from ..function import Function
 from ..tensor import Tensor
@@ -18,10 +18,10 @@ class Reshape(Function):
 
     def forward(self, x, shape):
         self.shape = x.shape
-        return namespace(x).reshape(x, shape)
+        return backend.reshape(x, shape)
 
     def backward(self, grad):
-        return grad.reshape(self.shape), None
+        return backend.reshape(grad, self.shape), None
 
 
 class Flatten(Reshape):
@@ -41,13 +41,13 @@ class Permute(Function):
 
     def forward(self, x, axes):
         self.axes = axes
-        return namespace(x).permute_dims(x, axes)
+        return backend.permute_dims(x, axes)
 
     def backward(self, grad):
         inverse = [0] * len(self.axes)
         for i, a in enumerate(self.axes):
             inverse[a] = i
-        return namespace(grad).permute_dims(grad, tuple(inverse)), None
+        return backend.permute_dims(grad, tuple(inverse)), None
 
 
 class Transpose(Permute):
@@ -74,13 +74,13 @@ class Repeat(Function):
         self.shape, self.input_shape, self.repeats = shape, x.shape, repeats
         interleaved = [n for pair in zip((1,) * len(shape), shape) for n in pair]
         target = [n for pair in zip(repeats, shape) for n in pair]
-        out = xp.broadcast_to(x.reshape(interleaved), target)
-        return out.reshape(tuple(r * s for r, s in zip(repeats, shape)))
+        out = xp.broadcast_to(backend.reshape(x, tuple(interleaved)), tuple(target))
+        return backend.reshape(out, tuple(r * s for r, s in zip(repeats, shape)))
 
     def backward(self, grad):
-        split = [n for pair in zip(self.repeats, self.shape) for n in pair]
-        summed = grad.reshape(split).sum(axis=tuple(range(0, len(split), 2)))
-        return summed.reshape(self.input_shape), None
+        split = tuple(n for pair in zip(self.repeats, self.shape) for n in pair)
+        summed = backend.sum(backend.reshape(grad, split), axis=tuple(range(0, len(split), 2)))
+        return backend.reshape(summed, self.input_shape), None
 
 
 class Cat(Function):
@@ -89,7 +89,7 @@ class Cat(Function):
     def forward(self, *arrays, axis):
         self.axis = axis
         self.sizes = [a.shape[axis] for a in arrays]
-        return namespace(arrays[0]).concatenate(arrays, axis=axis)
+        return namespace(arrays[0]).concat(arrays, axis=axis)
 
     def backward(self, grad):
         grads, start = [], 0
@@ -109,8 +109,8 @@ class Stack(Function):
         return namespace(arrays[0]).stack(arrays, axis=axis)
 
     def backward(self, grad):
-        n = grad.shape[self.axis]
-        return tuple(namespace(grad).take(grad, i, axis=self.axis) for i in range(n))
+        before = (slice(None),) * self.axis
+        return tuple(grad[before + (i, ...)] for i in range(grad.shape[self.axis]))
 
 
 def _view_of(out: Tensor, x: Tensor) -> Tensor:
@@ -234,7 +234,7 @@ def _same_kind(op, tensors):
         if not isinstance(x, Tensor):
             raise TypeError(f"{op}() expects a list of Tensors, got an element of type {type(x).__name__}")
         check_devices(op, tensors[0], x)
-    target = functools.reduce(dtypes.promote_types, [x.array.dtype for x in tensors])
+    target = functools.reduce(dtypes.promote_types, [backend.dtype_of(x.array) for x in tensors])
     return [cast(x, target) for x in tensors]
 
 

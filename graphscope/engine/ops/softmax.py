@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .. import backend
 from ..backend import namespace
 from ..function import Function
 from ..tensor import Tensor
@@ -24,12 +25,12 @@ class Softmax(Function):
         xp = namespace(x)
         e = xp.exp(_shift(x, axis)[0])
         self.axis = axis
-        self.out = out = e / xp.sum(e, axis=axis, keepdims=True)
+        self.out = out = e / backend.sum(e, axis=axis, keepdims=True)
         return out
 
     def backward(self, grad):
         out = self.out
-        return out * (grad - namespace(grad).sum(grad * out, axis=self.axis, keepdims=True)), None
+        return out * (grad - backend.sum(grad * out, axis=self.axis, keepdims=True)), None
 
 
 class LogSoftmax(Function):
@@ -39,25 +40,25 @@ class LogSoftmax(Function):
         xp = namespace(x)
         shifted = _shift(x, axis)[0]
         self.axis = axis
-        self.out = out = shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+        self.out = out = shifted - xp.log(backend.sum(xp.exp(shifted), axis=axis, keepdims=True))
         return out
 
     def backward(self, grad):
         xp = namespace(grad)
-        return grad - xp.exp(self.out) * xp.sum(grad, axis=self.axis, keepdims=True), None
+        return grad - xp.exp(self.out) * backend.sum(grad, axis=self.axis, keepdims=True), None
 
 
 class LogSumExp(Function):
     def forward(self, x, axes, keepdim):
         xp = namespace(x)
         shifted, m = _shift(x, axes)
-        out = xp.log(xp.sum(xp.exp(shifted), axis=axes, keepdims=True)) + m
+        out = xp.log(backend.sum(xp.exp(shifted), axis=axes, keepdims=True)) + m
         self.x, self.axes, self.keepdim, self.out = x, axes, keepdim, out
         return out if keepdim else xp.squeeze(out, axis=axes)
 
     def backward(self, grad):
         xp = namespace(grad)
-        g = grad if self.keepdim else xp.expand_dims(grad, axis=self.axes)
+        g = grad if self.keepdim else backend.reshape(grad, self.out.shape)
         return g * xp.exp(self.x - self.out), None, None
 
 

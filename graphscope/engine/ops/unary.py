@@ -138,7 +138,7 @@ class Relu(Function):
         return out
 
     def backward(self, grad):
-        return (grad * (self.out > 0),)
+        return (backend.keep(grad, self.out > 0),)
 
 
 class Clamp(Function):
@@ -153,25 +153,25 @@ class Clamp(Function):
             inside = x >= self.low
         if self.high is not None:
             inside = inside & (x <= self.high)
-        return grad * inside, None, None
+        return backend.keep(grad, inside), None, None
 
 
 class Cast(Function):
     saved_inputs = ()
 
-    def forward(self, x, dtype):
+    def forward(self, x, dtype):  # dtype: the array library's own
         self.source = x.dtype
-        return x.astype(dtype)
+        return backend.astype(x, dtype)
 
     def backward(self, grad):
-        return grad.astype(self.source), None
+        return backend.astype(grad, self.source), None
 
 
 class Clone(Function):
     saved_inputs = ()
 
     def forward(self, x):
-        return x.copy()
+        return backend.copy(x)
 
     def backward(self, grad):
         return (grad,)
@@ -190,7 +190,7 @@ class ToDevice(Function):
 
 def _floating(x: Tensor) -> Tensor:
     """Float ops on integer tensors compute in the default float dtype, as PyTorch."""
-    return x if x.array.dtype.kind == "f" else cast(x, dtypes.default_float_numpy())
+    return x if backend.is_floating(x.array) else cast(x, dtypes.get_default_dtype())
 
 
 def _check(x, op):
@@ -276,19 +276,21 @@ def clamp(input, min=None, max=None):
         if max is not None:
             out = minimum(out, max)
         return out
-    if input.array.dtype.kind != "f" and (isinstance(min, float) or isinstance(max, float)):
+    if not backend.is_floating(input.array) and (isinstance(min, float) or isinstance(max, float)):
         input = _floating(input)
     return Clamp.apply(input, min, max)
 
 
 def cast(input: Tensor, dtype) -> Tensor:
     """`input` converted to `dtype` (graphscope or NumPy dtype); differentiable between floats."""
-    target = dtypes.to_numpy(dtype)
-    if input.array.dtype == target:
+    target = dtypes.from_any(dtype)
+    array = input.array
+    if backend.dtype_of(array) is target:
         return input
-    if target.kind != "f":
-        return wrap(input.array.astype(target))
-    return Cast.apply(input, target)
+    native = backend.native_dtype(target, array)
+    if not target.is_floating_point:
+        return wrap(backend.astype(array, native))
+    return Cast.apply(input, native)
 
 
 def clone(input: Tensor) -> Tensor:

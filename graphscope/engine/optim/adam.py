@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..backend import namespace
+from ..backend import into
 from .optimizer import Optimizer
 
 
@@ -42,7 +42,6 @@ class Adam(Optimizer):
             if grad is None:
                 continue
             array = param.array
-            xp = namespace(array)
             g = grad.array
             if maximize:
                 g = -g
@@ -64,20 +63,20 @@ class Adam(Optimizer):
             tmp *= 1 - beta1
             m += tmp  # m.lerp_(g, 1 - beta1)
             v *= beta2
-            xp.multiply(g, g, out=tmp)
+            into(tmp, "multiply", g, g)
             tmp *= 1 - beta2
             v += tmp
             step_size = lr / (1 - beta1 ** step)
             bias_correction2_sqrt = math.sqrt(1 - beta2 ** step)
             if amsgrad:
                 v_max = slot["max_exp_avg_sq"].array
-                xp.maximum(v_max, v, out=v_max)
-                xp.sqrt(v_max, out=tmp)
+                into(v_max, "maximum", v_max, v)
+                into(tmp, "sqrt", v_max)
             else:
-                xp.sqrt(v, out=tmp)
+                into(tmp, "sqrt", v)
             tmp /= bias_correction2_sqrt
             tmp += eps
-            xp.divide(m, tmp, out=tmp)
+            into(tmp, "divide", m, tmp)
             tmp *= step_size
             array -= tmp
             param._bump_version()

@@ -175,12 +175,10 @@ def _to_param(value, param):
     if isinstance(value, Tensor):
         array = value.array
     elif backend.is_array(value) or hasattr(value, "__array__") and not isinstance(value, (int, float)):
-        import numpy as np
-
-        array = value if backend.is_array(value) else np.asarray(value)
+        array = value if backend.is_array(value) else backend.from_data(value, "cpu")
     else:
         return value
     array = backend.to_device(array, param.device) if not backend.same_device(array, param.array) else array
-    if array.dtype.kind == "f" and array.dtype != param.array.dtype:
-        array = array.astype(param.array.dtype)
+    if backend.is_floating(array) and array.dtype != param.array.dtype:
+        array = backend.astype(array, param.array.dtype)
     return wrap(array)

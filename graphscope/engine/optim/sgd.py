@@ -56,6 +56,7 @@ class SGD(Optimizer):
 
 
 def _copy(array):
+    from ..backend import copy
     from ..tensor import wrap
 
-    return wrap(array.copy())
+    return wrap(copy(array))

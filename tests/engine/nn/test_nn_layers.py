@@ -15,7 +15,7 @@ DTYPES = ["float64", "float32"]
 
 
 def _copy_weights(gs_module, torch_module, dtype):
-    state = {k: v.detach().numpy().astype(dtype) for k, v in torch_module.state_dict().items()}
+    state = {k: v.detach().cpu().numpy().astype(dtype) for k, v in torch_module.state_dict().items()}
     gs_module.load_state_dict(state)
     torch_module.to(getattr(torch, dtype))
     gs_module.to(getattr(gs, dtype))
@@ -34,7 +34,7 @@ def compare_module(gs_module, torch_module, inputs, dtype, *, grad_inputs=None, 
     gs_out, torch_out = gs_module(*gs_in), torch_module(*torch_in)
     assert tuple(gs_out.shape) == tuple(torch_out.shape)
     assert str(gs_out.dtype).split(".")[-1] == str(torch_out.dtype).split(".")[-1]
-    np.testing.assert_allclose(gs_out.detach().numpy(), torch_out.detach().numpy(), **tol)
+    np.testing.assert_allclose(gs_out.detach().cpu().numpy(), torch_out.detach().cpu().numpy(), **tol)
     if not torch_out.requires_grad:
         return gs_out
     cotangent = np.random.default_rng(seed).standard_normal(torch_out.shape).astype(dtype)
@@ -42,14 +42,14 @@ def compare_module(gs_module, torch_module, inputs, dtype, *, grad_inputs=None, 
     torch_out.backward(torch.tensor(cotangent))
     for g, t in zip(gs_in, torch_in):
         if t.grad is not None:
-            np.testing.assert_allclose(g.grad.numpy(), t.grad.numpy(), **tol)
+            np.testing.assert_allclose(g.grad.cpu().numpy(), t.grad.cpu().numpy(), **tol)
     torch_params = dict(torch_module.named_parameters())
     for name, p in gs_module.named_parameters():
         t = torch_params[name]
         if t.grad is None:
             assert p.grad is None, name
         else:
-            np.testing.assert_allclose(p.grad.numpy(), t.grad.numpy(), err_msg=name, **tol)
+            np.testing.assert_allclose(p.grad.cpu().numpy(), t.grad.cpu().numpy(), err_msg=name, **tol)
     return gs_out
 
 
@@ -115,9 +115,9 @@ def test_dropout_module_drops_only_in_training():
     layer = nn.Dropout(0.5)
     x = gs.ones(100, 100)
     assert layer.training
-    assert (layer(x).numpy() == 0).mean() == pytest.approx(0.5, abs=0.02)
+    assert (layer(x).cpu().numpy() == 0).mean() == pytest.approx(0.5, abs=0.02)
     layer.eval()
-    np.testing.assert_array_equal(layer(x).numpy(), x.numpy())
+    np.testing.assert_array_equal(layer(x).cpu().numpy(), x.cpu().numpy())
 
 
 def _int_targets(n, classes, seed=3):
@@ -166,7 +166,7 @@ def test_linear_default_init_is_kaiming_uniform_with_bias_bound():
     gs.manual_seed(0)
     layer = nn.Linear(400, 300)
     bound = 1 / math.sqrt(400)
-    w, b = layer.weight.detach().numpy(), layer.bias.detach().numpy()
+    w, b = layer.weight.detach().cpu().numpy(), layer.bias.detach().cpu().numpy()
     assert np.abs(w).max() <= bound and np.abs(b).max() <= bound
     assert w.std() == pytest.approx(bound / math.sqrt(3), rel=0.02)
     assert np.abs(w).max() > 0.99 * bound
@@ -175,16 +175,16 @@ def test_linear_default_init_is_kaiming_uniform_with_bias_bound():
 
 def test_init_is_reproducible_under_manual_seed():
     gs.manual_seed(123)
-    a = nn.Linear(5, 5).weight.detach().numpy().copy()
+    a = nn.Linear(5, 5).weight.detach().cpu().numpy().copy()
     gs.manual_seed(123)
-    b = nn.Linear(5, 5).weight.detach().numpy().copy()
+    b = nn.Linear(5, 5).weight.detach().cpu().numpy().copy()
     np.testing.assert_array_equal(a, b)
 
 
 def test_embedding_init_is_standard_normal_with_zero_padding_row():
     gs.manual_seed(0)
     table = nn.Embedding(1000, 50, padding_idx=3)
-    w = table.weight.detach().numpy()
+    w = table.weight.detach().cpu().numpy()
     assert np.all(w[3] == 0)
     assert w.mean() == pytest.approx(0, abs=0.02)
     assert w.std() == pytest.approx(1, abs=0.02)
@@ -192,8 +192,8 @@ def test_embedding_init_is_standard_normal_with_zero_padding_row():
 
 def test_layer_norm_starts_as_ones_and_zeros():
     layer = nn.LayerNorm(6)
-    np.testing.assert_array_equal(layer.weight.detach().numpy(), np.ones(6, np.float32))
-    np.testing.assert_array_equal(layer.bias.detach().numpy(), np.zeros(6, np.float32))
+    np.testing.assert_array_equal(layer.weight.detach().cpu().numpy(), np.ones(6, np.float32))
+    np.testing.assert_array_equal(layer.bias.detach().cpu().numpy(), np.zeros(6, np.float32))
 
 
 @pytest.mark.parametrize("fn, expected_std", [
@@ -208,17 +208,17 @@ def test_init_functions_give_the_documented_spread(fn, expected_std):
     gs.manual_seed(0)
     t = nn.Parameter(gs.empty(200, 300))
     assert fn(t) is t
-    assert t.detach().numpy().std() == pytest.approx(expected_std, rel=0.03)
+    assert t.detach().cpu().numpy().std() == pytest.approx(expected_std, rel=0.03)
 
 
 def test_constant_inits_fill_in_place():
     t = nn.Parameter(gs.empty(3, 4))
     nn.init.zeros_(t)
-    assert (t.detach().numpy() == 0).all()
+    assert (t.detach().cpu().numpy() == 0).all()
     nn.init.ones_(t)
-    assert (t.detach().numpy() == 1).all()
+    assert (t.detach().cpu().numpy() == 1).all()
     nn.init.constant_(t, 2.5)
-    assert (t.detach().numpy() == 2.5).all()
+    assert (t.detach().cpu().numpy() == 2.5).all()
 
 
 def test_calculate_gain_matches_torch():

@@ -77,24 +77,25 @@ def test_copied_weights_give_torch_outputs():
     gs_net, torch_net = build_net(nn), build_net(tnn)
     gs_net.load_state_dict(torch_net.state_dict())
     x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
-    np.testing.assert_allclose(gs_net(gs.tensor(x)).detach().numpy(), torch_net(torch.tensor(x)).detach().numpy(),
+    np.testing.assert_allclose(gs_net(gs.tensor(x)).detach().cpu().numpy(), torch_net(torch.tensor(x)).detach().cpu().numpy(),
                                rtol=1e-5, atol=1e-6)
 
 
 def test_state_dict_round_trip_restores_outputs():
     a, b = build_net(nn), build_net(nn)
     x = gs.randn(4, 3)
-    assert not np.allclose(a(x).detach().numpy(), b(x).detach().numpy())
+    assert not np.allclose(a(x).detach().cpu().numpy(), b(x).detach().cpu().numpy())
     result = b.load_state_dict(a.state_dict())
     assert result.missing_keys == [] and result.unexpected_keys == []
-    np.testing.assert_array_equal(a(x).detach().numpy(), b(x).detach().numpy())
+    np.testing.assert_array_equal(a(x).detach().cpu().numpy(), b(x).detach().cpu().numpy())
 
 
 def test_state_dict_holds_detached_tensors_sharing_storage():
     model = nn.Linear(2, 3)
     state = model.state_dict()
     assert not state["weight"].requires_grad
-    assert np.shares_memory(state["weight"].numpy(), model.weight.detach().numpy())
+    state["weight"].data.fill_(5.0)  # the same storage: the change shows through the parameter
+    assert model.weight.detach().cpu().numpy().tolist() == [[5.0, 5.0]] * 3
 
 
 def test_load_state_dict_copies_in_place_and_keeps_parameter_identity():
@@ -103,7 +104,7 @@ def test_load_state_dict_copies_in_place_and_keeps_parameter_identity():
     model.load_state_dict({"weight": np.ones((3, 2)), "bias": np.zeros(3)})
     assert model.weight is weight
     assert weight.dtype == gs.float32
-    np.testing.assert_array_equal(weight.detach().numpy(), np.ones((3, 2), np.float32))
+    np.testing.assert_array_equal(weight.detach().cpu().numpy(), np.ones((3, 2), np.float32))
 
 
 def test_load_state_dict_strict_lists_missing_and_unexpected_keys():
@@ -111,7 +112,7 @@ def test_load_state_dict_strict_lists_missing_and_unexpected_keys():
     state = model.state_dict()
     del state["1.bias"]
     state["2.weight"] = gs.zeros(1)
-    before = model[0].weight.detach().numpy().copy()
+    before = model[0].weight.detach().cpu().numpy().copy()
     state["0.weight"] = gs.zeros(3, 2)
     with pytest.raises(RuntimeError) as info:
         model.load_state_dict(state)
@@ -119,7 +120,7 @@ def test_load_state_dict_strict_lists_missing_and_unexpected_keys():
     assert "Error(s) in loading state_dict for Sequential" in message
     assert 'Missing key(s) in state_dict: "1.bias"' in message
     assert 'Unexpected key(s) in state_dict: "2.weight"' in message
-    np.testing.assert_array_equal(model[0].weight.detach().numpy(), before)  # nothing changed
+    np.testing.assert_array_equal(model[0].weight.detach().cpu().numpy(), before)  # nothing changed
 
 
 def test_load_state_dict_non_strict_reports_the_keys():
@@ -142,7 +143,7 @@ def test_zero_grad_sets_to_none_or_zero():
     model(gs.randn(4, 3)).sum().backward()
     assert all(p.grad is not None for p in model.parameters())
     model.zero_grad(set_to_none=False)
-    assert all(np.all(p.grad.numpy() == 0) for p in model.parameters())
+    assert all(np.all(p.grad.cpu().numpy() == 0) for p in model.parameters())
     model.zero_grad()
     assert all(p.grad is None for p in model.parameters())
 
@@ -151,9 +152,9 @@ def test_grads_accumulate_until_zeroed():
     model = nn.Linear(3, 1)
     x = gs.randn(4, 3)
     model(x).sum().backward()
-    once = model.weight.grad.numpy().copy()
+    once = model.weight.grad.cpu().numpy().copy()
     model(x).sum().backward()
-    np.testing.assert_allclose(model.weight.grad.numpy(), 2 * once, rtol=1e-6)
+    np.testing.assert_allclose(model.weight.grad.cpu().numpy(), 2 * once, rtol=1e-6)
 
 
 def test_train_and_eval_reach_every_submodule():
@@ -231,9 +232,9 @@ def test_deepcopy_makes_independent_parameters():
     model = nn.Linear(2, 2)
     clone = copy.deepcopy(model)
     assert clone.weight is not model.weight
-    np.testing.assert_array_equal(clone.weight.detach().numpy(), model.weight.detach().numpy())
+    np.testing.assert_array_equal(clone.weight.detach().cpu().numpy(), model.weight.detach().cpu().numpy())
     nn.init.zeros_(clone.weight)
-    assert not np.all(model.weight.detach().numpy() == 0)
+    assert not np.all(model.weight.detach().cpu().numpy() == 0)
 
 
 def test_apply_visits_children_first():
@@ -264,7 +265,7 @@ def test_forward_hook_sees_input_and_output_and_can_replace_output():
     layer.register_forward_hook(hook)
     out = layer(gs.zeros(3, 2))
     assert seen == [(layer, (3, 2), (3, 1))]
-    assert np.all(out.detach().numpy() >= 99)
+    assert np.all(out.detach().cpu().numpy() >= 99)
 
 
 def test_full_backward_hook_grads_match_torch():
@@ -278,8 +279,8 @@ def test_full_backward_hook_grads_match_torch():
     (torch_layer(torch.tensor(x, requires_grad=True)) ** 2).sum().backward()
     assert len(got) == len(expected) == 1
     (gi, go), (tgi, tgo) = got[0], expected[0]
-    np.testing.assert_allclose(gi[0].numpy(), tgi[0].numpy(), rtol=1e-5)
-    np.testing.assert_allclose(go[0].numpy(), tgo[0].numpy(), rtol=1e-5)
+    np.testing.assert_allclose(gi[0].cpu().numpy(), tgi[0].cpu().numpy(), rtol=1e-5)
+    np.testing.assert_allclose(go[0].cpu().numpy(), tgo[0].cpu().numpy(), rtol=1e-5)
 
 
 def test_full_backward_hook_can_replace_grad_input():
@@ -287,7 +288,7 @@ def test_full_backward_hook_can_replace_grad_input():
     layer.register_full_backward_hook(lambda m, gi, go: (gi[0] * 0,))
     x = gs.randn(4, 3, requires_grad=True)
     layer(x).sum().backward()
-    assert np.all(x.grad.numpy() == 0)
+    assert np.all(x.grad.cpu().numpy() == 0)
     assert layer.weight.grad is not None
 
 

@@ -154,7 +154,7 @@ def test_scope_names_are_cached_per_root():
 def test_observer_does_not_change_results():
     model = Net()
     x = gs.randn(4, 3)
-    plain = model(x).detach().numpy()
+    plain = model(x).detach().cpu().numpy()
     with hooks.observe(ScopeLog()):
-        observed = model(x).detach().numpy()
+        observed = model(x).detach().cpu().numpy()
     np.testing.assert_array_equal(plain, observed)

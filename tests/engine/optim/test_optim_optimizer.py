@@ -26,14 +26,14 @@ def _loss(model, x):
 def test_step_skips_parameters_without_grad(make):
     model = nn.Sequential(nn.Linear(3, 3), nn.Linear(3, 1))
     model[0].requires_grad_(False)
-    frozen = model[0].weight.detach().numpy().copy()
-    trained = model[1].weight.detach().numpy().copy()
+    frozen = model[0].weight.detach().cpu().numpy().copy()
+    trained = model[1].weight.detach().cpu().numpy().copy()
     opt = make(model.parameters())
     _loss(model, gs.randn(8, 3)).backward()
     assert model[0].weight.grad is None
     opt.step()
-    np.testing.assert_array_equal(model[0].weight.detach().numpy(), frozen)
-    assert not np.array_equal(model[1].weight.detach().numpy(), trained)
+    np.testing.assert_array_equal(model[0].weight.detach().cpu().numpy(), frozen)
+    assert not np.array_equal(model[1].weight.detach().cpu().numpy(), trained)
     assert model[0].weight not in opt.state
 
 
@@ -93,7 +93,7 @@ def test_zero_grad_sets_to_none_or_zero():
     opt = optim.SGD(model.parameters(), lr=0.1)
     _loss(model, gs.randn(4, 3)).backward()
     opt.zero_grad(set_to_none=False)
-    assert all(np.all(p.grad.numpy() == 0) for p in model.parameters())
+    assert all(np.all(p.grad.cpu().numpy() == 0) for p in model.parameters())
     opt.zero_grad()
     assert all(p.grad is None for p in model.parameters())
 
@@ -161,7 +161,7 @@ def test_state_dict_round_trip_continues_identically():
     clone_opt.load_state_dict(saved_opt)
     assert clone_opt.param_groups[0]["lr"] == 0.05
     run(clone, clone_opt, 3, x)
-    np.testing.assert_allclose(clone.weight.detach().numpy(), model.weight.detach().numpy(), rtol=1e-6)
+    np.testing.assert_allclose(clone.weight.detach().cpu().numpy(), model.weight.detach().cpu().numpy(), rtol=1e-6)
 
 
 def test_state_dict_layout_matches_torch():
@@ -177,7 +177,7 @@ def test_state_dict_layout_matches_torch():
     tstate = topt.state_dict()
     assert set(state) == set(tstate) == {"state", "param_groups"}
     assert list(state["state"]) == list(tstate["state"]) == [0]
-    np.testing.assert_allclose(state["state"][0]["momentum_buffer"].numpy(), tstate["state"][0]["momentum_buffer"].numpy())
+    np.testing.assert_allclose(state["state"][0]["momentum_buffer"].cpu().numpy(), tstate["state"][0]["momentum_buffer"].cpu().numpy())
     assert state["param_groups"][0]["params"] == [0]
 
 

@@ -67,7 +67,7 @@ def test_training_matches_torch_in_float64(name, cls, options):
     np.testing.assert_allclose(gs_losses, torch_losses, rtol=1e-9, atol=1e-12)
     for (gname, gp), (tname, tp) in zip(gs_model.named_parameters(), torch_model.named_parameters()):
         assert gname == tname
-        np.testing.assert_allclose(gp.detach().numpy(), tp.detach().numpy(), rtol=1e-9, atol=1e-12, err_msg=gname)
+        np.testing.assert_allclose(gp.detach().cpu().numpy(), tp.detach().cpu().numpy(), rtol=1e-9, atol=1e-12, err_msg=gname)
     if not options.get("maximize"):
         assert gs_losses[-1] < gs_losses[0]
 
@@ -85,7 +85,7 @@ def test_regression_training_with_mse_matches_torch():
             loss.backward()
             opt.step()
     for gp, tp in zip(gs_model.parameters(), torch_model.parameters()):
-        np.testing.assert_allclose(gp.detach().numpy(), tp.detach().numpy(), rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(gp.detach().cpu().numpy(), tp.detach().cpu().numpy(), rtol=1e-9, atol=1e-12)
 
 
 def test_param_groups_with_their_own_options_match_torch():

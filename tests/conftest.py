@@ -1,0 +1,54 @@
+"""The device the test suite runs on: `--device strict` or GRAPHSCOPE_TEST_DEVICE=strict (or cuda).
+
+The chosen device becomes graphscope's default device, so every tensor a test creates without
+`device=` lives there: `GRAPHSCOPE_TEST_DEVICE=strict python -m pytest tests/engine` runs the op
+conformance suite on the array-api-strict test device, `cuda` on a GPU. Tests that are about the
+CPU itself (`.numpy()` sharing memory, `from_numpy`) carry the `cpu_only` marker and are skipped
+on other devices.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "engine"))  # strict_device, torch_reference
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--device", default=os.environ.get("GRAPHSCOPE_TEST_DEVICE", "cpu"),
+        help="graphscope's default device for the tests: cpu (default), strict or cuda "
+             "(also GRAPHSCOPE_TEST_DEVICE)",
+    )
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "cpu_only: about CPU tensors themselves; skipped on other test devices")
+    device = config.getoption("--device")
+    if device == "cpu":
+        return
+    import graphscope as gs
+
+    if device.partition(":")[0] == "strict":
+        import strict_device
+
+        strict_device.register()
+    gs.set_default_device(device)
+
+
+def pytest_collection_modifyitems(config, items):
+    device = config.getoption("--device")
+    if device == "cpu":
+        return
+    skip = pytest.mark.skip(reason=f"about CPU tensors; the suite runs on {device}")
+    for item in items:
+        if "cpu_only" in item.keywords:
+            item.add_marker(skip)
+
+
+def pytest_report_header(config):
+    return f"graphscope test device: {config.getoption('--device')}"
