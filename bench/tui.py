@@ -1,0 +1,215 @@
+"""TUI speed, headless (App.run_test): open a 100,000-node snapshot to first paint < 1 s, one step on a
+tiny MLP < 30 ms median (key press to screen updated), search over 100,000 nodes < 100 ms per query.
+
+Run: python3 bench/tui.py [--nodes N] [--steps K] [--repeat R]
+Each figure is printed with its target and the ratio figure / target (below 1 is within target).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import statistics
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from graphscope.session import Session, SessionOptions
+from graphscope.trace import snapshot
+from graphscope.trace.record import Metadata, Node, Record, SourceSite
+from graphscope.trace.summary import summarize
+from graphscope.tui.app import GraphscopeApp
+from graphscope.tui.find_dialog import FindDialog
+from graphscope.tui.graph_tree import GraphTree
+from graphscope.tui.launch import load_for_viewing
+from graphscope.tui.replay import Replay
+
+OPS = ("matmul", "add", "relu", "mul", "sum", "exp", "log", "softmax")
+QUERIES = ("matmul", "layers.4242", "#50000", "train.py:15", "softmaxbackward0", "no such thing", "a")
+
+TINY_MLP = textwrap.dedent("""
+    import graphscope as gs
+    from graphscope import nn
+
+    gs.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 8), nn.ReLU(), nn.Linear(8, 1))
+    x = gs.randn(16, 3)
+    y = gs.randn(16, 1)
+    for step in range(10_000):
+        loss = ((model(x) - y) ** 2).mean()
+        model.zero_grad()
+        loss.backward()
+""")
+
+
+class TimedApp(GraphscopeApp):
+    """Stamps the time of each frame that follows a state change (and the first frame)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.first_paint: float | None = None
+        self.paints: list[tuple[float, object]] = []
+
+    def on_mount(self) -> None:  # runs after GraphscopeApp.on_mount (Textual calls each class's handler)
+        self.call_after_refresh(self._first)
+
+    def _first(self) -> None:
+        self.first_paint = time.perf_counter()
+
+    def _apply(self, state, now: bool = False) -> None:
+        super()._apply(state, now)
+        self.call_after_refresh(lambda: self.paints.append((time.perf_counter(), state)))
+
+
+def build(n: int) -> Record:
+    """A record shaped like a deep model's forward: op nodes fed by the previous node and a parameter."""
+    rng = np.random.default_rng(0)
+    pool = [summarize(rng.standard_normal((64, 256)).astype(np.float32), full_values_limit=0) for _ in range(64)]
+    sites = [SourceSite("/home/user/project/train.py", 10 + i, "forward", f"h = layer{i}(h)") for i in range(20)]
+    nodes = {}
+    for i in range(n):
+        if i % 10 == 0:
+            nodes[i] = Node(i, "parameter", "", (), 0, pool[i % 64], True, True, f"layers.{i // 10}.weight",
+                            f"model.layers.{i // 10}", sites[i % 20])
+        else:
+            op = OPS[i % len(OPS)]
+            nodes[i] = Node(i, op, f"{op.title()}Backward0", (i - 1, i - i % 10), 0, pool[i % 64], True, False,
+                            None, f"model.layers.{i // 10}", sites[i % 20], ("self", "other"))
+    return Record(metadata=Metadata(script="/home/user/project/train.py"), nodes=nodes)
+
+
+async def until(predicate, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError
+        await asyncio.sleep(0.0005)
+
+
+def report(name: str, figure: float, target: float, unit: str = "ms") -> None:
+    scale = 1000 if unit == "ms" else 1
+    ratio = figure / target
+    print(f"  {name:<44} {figure * scale:8.1f} {unit}   target < {target * scale:g} {unit}   "
+          f"ratio {ratio:5.2f}  {'ok' if ratio < 1 else 'OVER'}")
+
+
+async def open_snapshot(path: str) -> tuple[float, float, float]:
+    """(load, load to first paint, load to the graph shown) in seconds."""
+    start = time.perf_counter()
+    record = load_for_viewing(path)  # what `graphscope view` does
+    loaded = time.perf_counter()
+    app = TimedApp(Replay(record, path), path)
+    async with app.run_test(size=(120, 40)):
+        tree = app.query_one(GraphTree)
+        await until(lambda: app.first_paint is not None)
+        await until(lambda: any(r.kind == "node" for r in tree.rows) and app.paints)
+        shown = app.paints[-1][0]
+    gc.unfreeze()
+    return loaded - start, app.first_paint - loaded, shown - loaded
+
+
+ui_cpu: list[float] = []  # the UI thread's CPU time per step (the run's load does not change it)
+
+
+async def step_latencies(steps: int) -> list[float]:
+    with tempfile.TemporaryDirectory() as folder:
+        script = os.path.join(folder, "tiny_mlp.py")
+        Path(script).write_text(TINY_MLP)
+        session = Session(script, [], SessionOptions())
+        app = TimedApp(session, script)
+        latencies = []
+        try:
+            async with app.run_test(size=(120, 40)) as pilot:
+                await until(lambda: session.state.kind == "paused" and app.paints
+                            and app.paints[-1][1] is session.state)
+                cpu = time.thread_time()
+                for _ in range(steps):
+                    before = session.state
+                    seen = len(app.paints)
+                    start = time.perf_counter()
+                    await pilot.press("n")
+                    await until(lambda before=before, seen=seen: session.state is not before
+                                and session.state.kind == "paused" and len(app.paints) > seen
+                                and app.paints[-1][1] is session.state)
+                    latencies.append(app.paints[-1][0] - start)
+                ui_cpu.append((time.thread_time() - cpu) / steps)
+                await pilot.press("q")
+        finally:
+            session.quit()
+            session.join(5)
+        return latencies
+
+
+async def search_latencies(record: Record) -> tuple[list[float], list[float]]:
+    """(through the find dialog: keystroke to results painted, the index alone) per query, in seconds."""
+    app = TimedApp(Replay(record, "big.json"), "big.json")
+    ui, bare = [], []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(lambda: app.index._haystack is not None, timeout=60)
+        await pilot.press("slash")
+        await until(lambda: isinstance(app.screen, FindDialog))
+        dialog = app.screen
+        field = dialog.query_one("#find-input")
+        for query in QUERIES:
+            painted = []
+            start = time.perf_counter()
+            field.value = query
+            await until(lambda query=query: dialog.result is not None and dialog.result.query == query)
+            dialog.call_after_refresh(lambda painted=painted: painted.append(time.perf_counter()))
+            await until(lambda painted=painted: painted)
+            ui.append(painted[0] - start)
+            t = time.perf_counter()
+            app.index.search(query)
+            bare.append(time.perf_counter() - t)
+    return ui, bare
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=100_000)
+    parser.add_argument("--steps", type=int, default=60, help="step key presses to time")
+    parser.add_argument("--repeat", type=int, default=3, help="openings of the snapshot to time")
+    args = parser.parse_args()
+
+    record = build(args.nodes)
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "big.json")
+        snapshot.dump(record, path)
+        size = os.path.getsize(path)
+        openings = [asyncio.run(open_snapshot(path)) for _ in range(args.repeat)]
+    load = statistics.median(o[0] for o in openings)
+    paint = statistics.median(o[1] for o in openings)
+    shown = statistics.median(o[2] for o in openings)
+    print(f"open a {args.nodes:,}-node snapshot ({size / 2**20:.1f} MiB), median of {args.repeat}:")
+    report("record loaded -> first paint", paint, 1.0, "s")
+    report("record loaded -> graph tree shown", shown, 1.0, "s")
+    print(f"  {'(snapshot load itself: bench/snapshot.py)':<44} {load:8.2f} s    "
+          f"load + first paint {load + paint:.2f} s")
+
+    gc.collect()  # the openings' records are garbage now: collect them before the next phase is timed
+    latencies = asyncio.run(step_latencies(args.steps))
+    print(f"one step on a tiny MLP (key press -> screen updated), {len(latencies)} steps:")
+    report("median", statistics.median(latencies), 0.030)
+    print(f"  {'90th percentile / max':<44} {np.percentile(latencies, 90) * 1000:8.1f} ms / "
+          f"{max(latencies) * 1000:.1f} ms")
+    print(f"  {'UI thread CPU per step (incl. pilot)':<44} {ui_cpu[0] * 1000:8.1f} ms   "
+          f"(load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+
+    ui, bare = asyncio.run(search_latencies(record))
+    print(f"search over {args.nodes:,} nodes, {len(QUERIES)} queries ({', '.join(map(repr, QUERIES))}):")
+    report("keystroke -> results painted, median", statistics.median(ui), 0.100)
+    report("keystroke -> results painted, worst", max(ui), 0.100)
+    print(f"  {'the index alone, median / worst':<44} {statistics.median(bare) * 1000:8.1f} ms / "
+          f"{max(bare) * 1000:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

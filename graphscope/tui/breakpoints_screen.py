@@ -1,0 +1,160 @@
+"""BreakpointsScreen: the breakpoints, to toggle or remove, and a line to add one by op, module, source line, NaN or grad norm."""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Input, Static
+
+from graphscope.session import Breakpoint
+
+from .node_label import one_line
+
+KINDS = ("node", "op", "module", "line", "nan", "grad_norm")
+_LINE = re.compile(r"^\S+:\d+$")
+
+
+def parse_breakpoint(text: str) -> Breakpoint:
+    """`op matmul`, `module model.layers.1`, `line model.py:42` (or just `model.py:42`), `node 12`,
+    `nan`, `grad_norm 10`; raises ValueError saying what is wrong."""
+    text = text.strip()
+    if not text:
+        raise ValueError("type a breakpoint, e.g. op matmul")
+    kind, _, value = text.partition(" ")
+    kind = kind.lower().replace("-", "_")
+    value = value.strip()
+    if kind == "nan":
+        return Breakpoint(kind="nan", value=None)
+    if kind not in KINDS:
+        if _LINE.match(text):
+            return Breakpoint(kind="line", value=text)
+        raise ValueError(f"unknown kind {kind!r}: use one of {', '.join(KINDS)}")
+    if not value:
+        raise ValueError(f"{kind} needs a value")
+    if kind == "node":
+        if not value.lstrip("#").isdigit():
+            raise ValueError("node needs a node id (a number)")
+        return Breakpoint(kind="node", value=int(value.lstrip("#")))
+    if kind == "grad_norm":
+        try:
+            threshold = float(value.lstrip("> "))
+        except ValueError:
+            raise ValueError("grad_norm needs a number (the threshold)") from None
+        return Breakpoint(kind="grad_norm", value=threshold)
+    if kind == "line" and not _LINE.match(value):
+        raise ValueError("line needs file.py:42")
+    return Breakpoint(kind=kind, value=value)
+
+
+def describe_breakpoint(bp: Breakpoint) -> str:
+    if hasattr(bp, "describe"):
+        return bp.describe()
+    return bp.kind if bp.value is None else f"{bp.kind} {bp.value}"
+
+
+class BreakpointsScreen(ModalScreen[None]):
+    """Typing adds a breakpoint; in the list (tab), space toggles the highlighted one, d removes it
+    and a goes back to the line that adds one."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss", "Close"),
+        Binding("space,t", "toggle", "Toggle"),
+        Binding("d,delete", "remove", "Remove"),
+        Binding("a", "add", "Add"),
+    ]
+
+    DEFAULT_CSS = """
+    BreakpointsScreen {
+        align: center middle;
+        & > Vertical {
+            width: 90%;
+            max-width: 90;
+            height: auto;
+            max-height: 90%;
+            border: thick $primary;
+            background: $surface;
+        }
+        & DataTable { height: auto; max-height: 14; }
+        & #bp-help { height: auto; padding: 0 1; color: $text-muted; }
+        & #bp-error { height: auto; padding: 0 1; color: $error; }
+    }
+    """
+
+    class Changed(Message):
+        """The breakpoints were changed: repaint the markers."""
+
+    def __init__(self, debuggee):
+        super().__init__()
+        self.debuggee = debuggee
+
+    def compose(self) -> ComposeResult:
+        with Vertical() as box:
+            box.border_title = "breakpoints"
+            box.border_subtitle = "tab to the list: space toggle · d remove · escape close"
+            table = DataTable(id="bp-table", cursor_type="row")
+            table.add_columns("id", "on", "breakpoint")
+            yield table
+            yield Static(Text("Add: op matmul · module model.layers.1 · line model.py:42 · node 12 · nan · "
+                              "grad_norm 10"), id="bp-help")
+            yield Input(placeholder="op matmul", id="bp-input")
+            yield Static(id="bp-error")
+
+    def on_mount(self) -> None:
+        self._fill()
+        self.query_one(Input).focus()
+
+    def _fill(self) -> None:
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        table.clear()
+        for bp in self.debuggee.breakpoints:
+            table.add_row(Text(str(bp.id)), Text("●" if bp.enabled else "○", "bold red" if bp.enabled else "dim"),
+                          Text(one_line(describe_breakpoint(bp))), key=str(bp.id))
+        if table.row_count:
+            table.move_cursor(row=min(max(row, 0), table.row_count - 1))
+
+    def _highlighted_id(self) -> int | None:
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key
+        return int(key.value)
+
+    def action_toggle(self) -> None:
+        bp_id = self._highlighted_id()
+        if bp_id is not None:
+            self.debuggee.toggle_breakpoint(bp_id)
+            self._fill()
+            self.post_message(self.Changed())
+
+    def action_remove(self) -> None:
+        bp_id = self._highlighted_id()
+        if bp_id is not None:
+            self.debuggee.remove_breakpoint(bp_id)
+            self._fill()
+            self.post_message(self.Changed())
+
+    def action_add(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted, "#bp-input")
+    def submitted(self, event: Input.Submitted) -> None:
+        error = self.query_one("#bp-error", Static)
+        try:
+            bp = parse_breakpoint(event.value)
+        except ValueError as e:
+            error.update(Text(str(e)))
+            return
+        error.update("")
+        self.debuggee.add_breakpoint(bp)
+        event.input.value = ""
+        self._fill()
+        self.post_message(self.Changed())

@@ -1,0 +1,168 @@
+"""GraphTree: the graph from each pass's loss down to the leaves; a node already shown elsewhere appears as a link to it."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from rich.text import Text
+
+from graphscope.trace.record import CONSTANT
+
+from .moment import Moment
+from .node_label import marks_text, node_text
+from .outline import Outline, OutlineItem
+from .record_index import Root
+
+# How many levels of the current pass's graph are open when it is first shown.
+OPEN_LEVELS = 3
+
+
+class GraphTree(Outline):
+    """Roots are the backward passes' roots; a node's children are its inputs, added when it is
+    expanded. The graph is a DAG, so each node is shown once (its first appearance) and every
+    later appearance is a link row that jumps there: unrolling a DAG in full is exponential."""
+
+    DEFAULT_CSS = """
+    GraphTree { }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None):
+        super().__init__(id=id, classes=classes)
+        self.home: dict[int, OutlineItem] = {}
+        self._roots_key: tuple = ()
+
+    # --- building ------------------------------------------------------------------------------
+
+    def show_roots(self, moment: Moment, roots: list[Root]) -> None:
+        """Rebuild from these roots when they differ from the ones shown (keeps the cursor's node)."""
+        self.moment = moment
+        key = tuple((r.pass_index, r.node, r.sinks) for r in roots)
+        if key == self._roots_key:
+            self.refresh()
+            return
+        keep = self.cursor_item.node if self.cursor_item is not None else None
+        self._roots_key = key
+        self.home = {}
+        items = []
+        current = moment.state.pass_index if moment.state is not None else None
+        for root in roots:
+            if root.node is not None:
+                item = self._node_item(root.node, None)
+                items.append(item)
+            else:
+                position = moment.index.pass_list_index(root.pass_index)
+                why = "forward, no backward yet" if position is None else "its backward was not kept"
+                label = Text.assemble((f"pass {root.pass_index}", "bold"),
+                                      (f" · {why} · {len(root.sinks)} outputs", "dim"))
+                item = OutlineItem("group", label=label, expandable=bool(root.sinks))
+                item.children = [self._node_item(s, item) for s in root.sinks]
+                items.append(item)
+        # The current pass (or the last one) opens a few levels down from its root, as a
+        # debugger shows the frame it stopped in.
+        record = moment.record
+        for item, root in zip(items, roots):
+            position = moment.index.pass_list_index(root.pass_index)
+            if position == current or len(items) == 1 or (current is None and root is roots[-1]):
+                self._open(item, OPEN_LEVELS)
+        self.set_roots(items)
+        if keep is not None and keep in record.nodes:
+            self.reveal_node(keep)
+
+    def show_loading(self, count: int) -> None:
+        """A note while a big record's roots are found."""
+        self._roots_key = ()
+        self.home = {}
+        self.set_roots([OutlineItem("note", label=Text(f"indexing {count:,} nodes…", "dim"))])
+
+    def _open(self, item: OutlineItem, levels: int) -> None:
+        """Expand `item` and its first appearances `levels` deep (links and leaves stay closed)."""
+        frontier = [item]
+        for _ in range(levels):
+            below = []
+            for it in frontier:
+                if it.expandable and it.kind in ("node", "group"):
+                    self._load(it)
+                    it.expanded = bool(it.children)
+                    below.extend(it.children or ())
+            frontier = below
+
+    def _node_item(self, node_id: int, parent: OutlineItem | None) -> OutlineItem:
+        """The first appearance of a node becomes its home; later ones are links."""
+        if node_id in self.home:
+            return OutlineItem("link", node_id, parent=parent)
+        node = self.moment.record.nodes.get(node_id) if self.moment is not None else None
+        item = OutlineItem("node", node_id, parent=parent, expandable=bool(node is not None and node.inputs))
+        # expandable is settled when its children are loaded (constants alone leave none)
+        self.home[node_id] = item
+        return item
+
+    def load_children(self, item: OutlineItem) -> list[OutlineItem]:
+        if item.kind != "node" or self.moment is None:
+            return item.children or []
+        nodes = self.moment.record.nodes
+        node = nodes.get(item.node)
+        if node is None:
+            return []
+        # Python values passed to the op (an exponent, keepdim=False) are not graph edges: the
+        # details pane lists them; the tree shows tensors only.
+        return [self._node_item(i, item) for i in node.inputs
+                if i not in nodes or nodes[i].op != CONSTANT]
+
+    # --- finding a node ------------------------------------------------------------------------
+
+    def reveal_node(self, node_id: int) -> bool:
+        """Expand the tree down to the node's home and put the cursor there."""
+        expanded = False
+        if node_id not in self.home:
+            path = self._path_from_shown(node_id)
+            if path is None:
+                return False
+            for step in path[:-1]:
+                item = self.home[step]
+                self._load(item)
+                item.expanded = expanded = True
+        item = self.home.get(node_id)
+        if item is None:
+            return False
+        self.reveal(item, rebuild=expanded)
+        return True
+
+    def _path_from_shown(self, node_id: int) -> list[int] | None:
+        """Node ids from the nearest node already in the tree down to `node_id` (following consumers up)."""
+        consumers = self.moment.index.consumers()
+        came_from: dict[int, int] = {node_id: node_id}
+        queue = deque([node_id])
+        while queue:
+            current = queue.popleft()
+            for up in consumers.get(current, ()):
+                if up in came_from:
+                    continue
+                came_from[up] = current
+                if up in self.home:
+                    path = [up]
+                    while path[-1] != node_id:
+                        path.append(came_from[path[-1]])
+                    return path
+                queue.append(up)
+        return None
+
+    # --- rendering -----------------------------------------------------------------------------
+
+    def item_gutter(self, item: OutlineItem) -> Text:
+        if item.kind != "node" or self.moment is None:
+            return Text("    ")
+        return Text.assemble(marks_text(self.moment.marks(item.node)), " ")
+
+    def item_text(self, item: OutlineItem) -> Text:
+        moment = self.moment
+        if item.kind == "group" or moment is None:
+            return item.label or Text("")
+        node = moment.record.nodes.get(item.node)
+        if item.kind == "link":
+            link = Text.assemble("↪ ", node_text(node), f" #{item.node}")
+            link.stylize("dim italic")
+            return link
+        text = node_text(node, moment.marks(item.node))
+        if item.parent is None and node is not None:
+            text = Text.assemble((f"pass {node.pass_index} ", "bold blue"), text)
+        return text

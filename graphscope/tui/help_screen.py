@@ -1,0 +1,102 @@
+"""HelpScreen: every key of the debugger, grouped, with what the markers in the graph views mean."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from .moment import BREAKPOINT, CURRENT, FAILED, NONFINITE, PARAMETER, STEPPED
+
+KEYS = (
+    ("Stepping through backward", (
+        ("n  space", "step: run the next node's backward (or move forward in time)"),
+        ("p", "step back in time (no engine work)"),
+        ("c", "continue to the next breakpoint or the end of the pass"),
+        ("C", "run to the end without pausing (still recorded)"),
+        ("g", "go to the current step's node"),
+    )),
+    ("Finding things", (
+        ("/", "find a node by op, name, module, parameter or file:line"),
+        ("!", "jump to where the first NaN or Inf appeared"),
+        ("b", "toggle a breakpoint on the selected node"),
+        ("B", "breakpoints: list, toggle, remove, add by op, module or line"),
+    )),
+    ("Views", (
+        ("v", "switch the left pane: graph → modules → timeline → passes"),
+        ("↑↓ j k", "move;  enter / → expand, ← collapse;  enter on ↪ jumps to the node"),
+        ("tab", "move between the panes (the preview: ↑↓←→ move, [ ] slice)"),
+        ("< >", "narrow or widen the graph pane"),
+        ("ctrl+p", "command palette: every action by name"),
+    )),
+    ("The run", (
+        ("e", "export the record as a snapshot (asks for a path)"),
+        ("q", "quit: stops the script cleanly; nothing is written unless you exported"),
+        ("?", "this help"),
+    )),
+)
+
+MARKERS = (
+    (CURRENT, "bold yellow", "the current backward step"),
+    (STEPPED, "green", "stepped: its grads are known"),
+    (BREAKPOINT, "bold red", "a breakpoint"),
+    (NONFINITE, "bold red", "holds a NaN or an Inf (value or grad)"),
+    (FAILED, "bold red", "the node being stepped when the script failed"),
+    (PARAMETER, "cyan", "a parameter"),
+    ("↪", "dim", "a link to a node shown elsewhere in the tree (the graph is a DAG)"),
+)
+
+
+def help_renderable() -> Group:
+    parts = [Text("graphscope: step through a neural network's backward pass", "bold")]
+    for title, rows in KEYS:
+        table = Table(box=None, show_header=False, padding=(0, 2), title=title, title_justify="left",
+                      title_style="bold blue")
+        table.add_column(style="bold yellow", no_wrap=True, width=9)
+        table.add_column()
+        for key, what in rows:
+            table.add_row(Text(key), Text(what))  # Text: "[ ]" in a line must not read as markup
+        parts += [Text(""), table]
+    markers = Table(box=None, show_header=False, padding=(0, 2), title="Markers in the graph views",
+                    title_justify="left", title_style="bold blue")
+    markers.add_column(no_wrap=True, width=9)
+    markers.add_column()
+    for mark, style, what in MARKERS:
+        markers.add_row(Text(mark, style), Text(what))
+    parts += [Text(""), markers]
+    return Group(*parts)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Escape, q or ? closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark", "dismiss", "Close", priority=True),
+    ]
+
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+        & > VerticalScroll {
+            width: 90%;
+            max-width: 96;
+            height: 90%;
+            border: thick $primary;
+            background: $surface;
+            padding: 0 1;
+        }
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll() as body:
+            body.border_title = "help"
+            body.border_subtitle = "escape to close"
+            yield Static(help_renderable())

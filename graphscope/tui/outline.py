@@ -1,0 +1,339 @@
+"""Outline: a lazily expanded, virtually rendered tree of rows; the base of the graph, module and timeline views."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from .moment import Moment
+
+# Deeper rows than this keep the same indentation and show their depth instead (a 10,000-deep
+# chain of nodes must stay readable and cheap).
+MAX_INDENT = 12
+
+
+class OutlineItem:
+    """One row of an outline: a node, a link to a node shown elsewhere, a group, or a backward step."""
+
+    __slots__ = ("children", "depth", "expandable", "expanded", "kind", "label", "node", "parent", "step")
+
+    def __init__(self, kind: str, node: int | None = None, label: Text | None = None, parent=None,
+                 expandable: bool = False, step: int | None = None):
+        self.kind = kind                    # "node" | "link" | "group" | "step" | "note"
+        self.node = node
+        self.label = label                  # groups and notes: their text
+        self.parent: OutlineItem | None = parent
+        self.children: list[OutlineItem] | None = None   # None until loaded
+        self.expanded = False
+        self.depth = 0 if parent is None else parent.depth + 1
+        self.expandable = expandable
+        self.step = step                    # timeline rows: the step index in the pass
+
+
+class Outline(ScrollView, can_focus=True):
+    """Rows are kept as one flat list of the visible items; expanding splices a node's visible
+    descendants in, and only the lines on screen are rendered, so 100,000 rows stay cheap."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "cursor_up", "Up", show=False),
+        Binding("down,j", "cursor_down", "Down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("home", "first", "First", show=False),
+        Binding("end", "last", "Last", show=False),
+        Binding("enter", "activate", "Expand/open", show=False),
+        Binding("right,l", "expand", "Expand", show=False),
+        Binding("left,h", "collapse", "Collapse", show=False),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"outline--cursor", "outline--guide"}
+
+    DEFAULT_CSS = """
+    Outline {
+        background: $surface;
+        overflow-x: hidden;
+        overflow-y: auto;
+        scrollbar-size-vertical: 1;
+        & > .outline--cursor { background: $block-cursor-blurred-background; }
+        &:focus > .outline--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
+        & > .outline--guide { color: $text-muted; }
+    }
+    """
+
+    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+
+    class Highlighted(Message):
+        """The cursor moved onto an item."""
+
+        def __init__(self, outline: Outline, item: OutlineItem):
+            super().__init__()
+            self.outline = outline
+            self.item = item
+
+        @property
+        def control(self) -> Outline:
+            return self.outline
+
+    class Activated(Message):
+        """Enter (or a click on the cursor's row) on an item that does something: a link or a step."""
+
+        def __init__(self, outline: Outline, item: OutlineItem):
+            super().__init__()
+            self.outline = outline
+            self.item = item
+
+        @property
+        def control(self) -> Outline:
+            return self.outline
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None):
+        super().__init__(id=id, classes=classes)
+        self.roots: list[OutlineItem] = []
+        self.rows: list[OutlineItem] = []
+        self.moment: Moment | None = None
+        self._styles_seen: dict = {}
+        self._strips: dict = {}  # rendered lines by their text, width, cursor and focus
+
+    # --- what subclasses provide ----------------------------------------------------------------
+
+    def load_children(self, item: OutlineItem) -> list[OutlineItem]:
+        """The children of an expandable item, made when it is first expanded."""
+        return []
+
+    def item_text(self, item: OutlineItem) -> Text:
+        """The row's text after its indentation and expand icon."""
+        return item.label or Text("")
+
+    def item_gutter(self, item: OutlineItem) -> Text:
+        """Fixed-width markers before the indentation (the same column on every row)."""
+        return Text("")
+
+    # --- the rows ------------------------------------------------------------------------------
+
+    @property
+    def cursor_item(self) -> OutlineItem | None:
+        return self.rows[self.cursor] if 0 <= self.cursor < len(self.rows) else None
+
+    def set_roots(self, roots: list[OutlineItem]) -> None:
+        """Replace every row; expanded roots show their children."""
+        self.roots = roots
+        self._rebuild()
+        self.cursor = min(self.cursor, max(len(self.rows) - 1, 0))
+
+    def set_moment(self, moment: Moment) -> None:
+        """New state or breakpoints: repaint the markers."""
+        self.moment = moment
+        self.refresh()
+
+    def expand_item(self, item: OutlineItem) -> None:
+        if not item.expandable or item.expanded:
+            return
+        self._load(item)
+        item.expanded = True
+        try:
+            at = self._row_index(item)
+        except ValueError:
+            return
+        self.rows[at + 1:at + 1] = list(self._visible_below(item))
+        self._resized()
+
+    def collapse_item(self, item: OutlineItem) -> None:
+        if not item.expanded:
+            return
+        item.expanded = False
+        try:
+            at = self._row_index(item)
+        except ValueError:
+            return
+        end = at + 1
+        while end < len(self.rows) and self.rows[end].depth > item.depth:
+            end += 1
+        del self.rows[at + 1:end]
+        if self.cursor > at:
+            self.cursor = at if self.cursor < end else self.cursor - (end - at - 1)
+        self._resized()
+
+    def reveal(self, item: OutlineItem, rebuild: bool = False) -> None:
+        """Expand the item's ancestors and put the cursor on it (`rebuild`: items were expanded
+        behind the rows' back)."""
+        parent = item.parent
+        hidden = rebuild
+        while parent is not None:
+            if not parent.expanded:
+                self._load(parent)
+                parent.expanded = True
+                hidden = True
+            parent = parent.parent
+        if hidden:
+            self._rebuild()
+        try:
+            self.cursor = self._row_index(item)
+        except ValueError:
+            pass
+
+    def _load(self, item: OutlineItem) -> None:
+        if item.children is None:
+            item.children = self.load_children(item)
+            if not item.children:
+                item.expandable = False
+
+    def _row_index(self, item: OutlineItem) -> int:
+        cursor = self.cursor_item
+        if cursor is item:
+            return self.cursor
+        return self.rows.index(item)
+
+    @staticmethod
+    def _visible_below(item: OutlineItem):
+        """The visible descendants of an expanded item, in row order (iterative: graphs are deep)."""
+        stack = [iter(item.children or ())]
+        while stack:
+            child = next(stack[-1], None)
+            if child is None:
+                stack.pop()
+                continue
+            yield child
+            if child.expanded and child.children:
+                stack.append(iter(child.children))
+
+    def _rebuild(self) -> None:
+        rows: list[OutlineItem] = []
+        for root in self.roots:
+            rows.append(root)
+            if root.expanded:
+                rows.extend(self._visible_below(root))
+        self.rows = rows
+        self._resized()
+
+    def _resized(self) -> None:
+        size = Size(self.size.width, len(self.rows))
+        if size != self.virtual_size:
+            self.virtual_size = size
+        self.refresh()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.virtual_size = Size(event.size.width, len(self.rows))
+
+    # --- cursor --------------------------------------------------------------------------------
+
+    def validate_cursor(self, value: int) -> int:
+        return max(0, min(value, len(self.rows) - 1)) if self.rows else 0
+
+    def watch_cursor(self, previous: int, value: int) -> None:
+        self.scroll_to_region(Region(0, value, max(self.size.width, 1), 1), animate=False, force=True,
+                              x_axis=False)
+        self.refresh()
+        item = self.cursor_item
+        if item is not None:
+            self.post_message(self.Highlighted(self, item))
+
+    def action_cursor_up(self) -> None:
+        self.cursor -= 1
+
+    def action_cursor_down(self) -> None:
+        self.cursor += 1
+
+    def action_page_up(self) -> None:
+        self.cursor -= max(self.size.height - 1, 1)
+
+    def action_page_down(self) -> None:
+        self.cursor += max(self.size.height - 1, 1)
+
+    def action_first(self) -> None:
+        self.cursor = 0
+
+    def action_last(self) -> None:
+        self.cursor = len(self.rows) - 1
+
+    def action_expand(self) -> None:
+        item = self.cursor_item
+        if item is not None:
+            self.expand_item(item)
+
+    def action_collapse(self) -> None:
+        item = self.cursor_item
+        if item is None:
+            return
+        if item.expanded:
+            self.collapse_item(item)
+        elif item.parent is not None:
+            self.reveal(item.parent)
+
+    def action_activate(self) -> None:
+        item = self.cursor_item
+        if item is None:
+            return
+        if item.kind in ("link", "step"):
+            self.post_message(self.Activated(self, item))
+        elif item.expanded:
+            self.collapse_item(item)
+        else:
+            self.expand_item(item)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        row = offset.y + self.scroll_offset.y
+        if row >= len(self.rows):
+            return
+        if row == self.cursor:
+            self.action_activate()
+        else:
+            self.cursor = row
+
+    # --- rendering -----------------------------------------------------------------------------
+
+    def _style(self, component: str):
+        """A component's style ("" for the widget's own), computed once per focus state: render_line
+        asks for it on every line, and working it out from the CSS each time costs more than the line."""
+        key = (component, self.has_focus)
+        style = self._styles_seen.get(key)
+        if style is None:
+            style = self.get_component_rich_style(component) if component else self.rich_style
+            self._styles_seen[key] = style
+        return style
+
+    def notify_style_update(self) -> None:
+        self._styles_seen = {}
+        self._strips = {}
+        super().notify_style_update()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        row = y + self.scroll_offset.y
+        base = self._style("")
+        if row >= len(self.rows):
+            return Strip.blank(width, base)
+        item = self.rows[row]
+        depth = item.depth
+        if depth <= MAX_INDENT:
+            indent = Text("  " * depth)
+        else:
+            indent = Text(f"{depth:>{2 * MAX_INDENT - 1}}›", self._style("outline--guide"))
+        if item.expandable:
+            icon = "▾ " if item.expanded else "▸ "
+        else:
+            icon = "  "
+        text = Text.assemble(self.item_gutter(item), indent, (icon, "dim"), self.item_text(item),
+                             no_wrap=True, end="")
+        key = (text.plain, tuple(text.spans), width, row == self.cursor, self.has_focus)
+        strip = self._strips.get(key)
+        if strip is None:  # a step changes a few rows' markers: the others are drawn from here
+            text.truncate(width, overflow="ellipsis", pad=True)
+            if row == self.cursor:
+                text.stylize(self._style("outline--cursor"))
+            segments = list(text.render(self.app.console))
+            strip = Strip(segments, width).apply_style(base).crop_extend(0, width, base)
+            if len(self._strips) > 2048:
+                self._strips.clear()
+            self._strips[key] = strip
+        return strip

@@ -1,0 +1,167 @@
+"""PassesView: every backward pass with its loss (a sparkline over the run) and the grad norm of each parameter."""
+
+from __future__ import annotations
+
+import math
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from graphscope.trace.record import BackwardPass
+from graphscope.trace.summary import format_number
+
+from .moment import Moment
+from .node_label import one_line
+
+_BLOCKS = "▁▂▃▄▅▆▇█"
+
+
+def loss_sparkline(losses: list[float | None], width: int) -> Text:
+    """Losses as block characters, one per pass (averaged into `width` buckets when there are more);
+    a bucket holding a NaN or Inf is a red ×, a pass without a loss a gap."""
+    if width <= 0 or not losses:
+        return Text("")
+    buckets: list[list[float | None]] = []
+    per = max(1, math.ceil(len(losses) / width))
+    for start in range(0, len(losses), per):
+        buckets.append(losses[start:start + per])
+    values: list[float | str | None] = []
+    for bucket in buckets:
+        present = [v for v in bucket if v is not None]
+        if any(not math.isfinite(v) for v in present):
+            values.append("bad")
+        elif present:
+            values.append(sum(present) / len(present))
+        else:
+            values.append(None)
+    finite = [v for v in values if isinstance(v, float)]
+    lo, hi = (min(finite), max(finite)) if finite else (0.0, 0.0)
+    text = Text()
+    for v in values:
+        if v == "bad":
+            text.append("×", "bold red")
+        elif v is None:
+            text.append(" ")
+        else:
+            level = 0 if hi == lo else int((v - lo) / (hi - lo) * (len(_BLOCKS) - 1) + 0.5)
+            text.append(_BLOCKS[level], "cyan")
+    return text
+
+
+def pass_loss(p: BackwardPass, nodes) -> float | None:
+    """The pass's loss; while its backward is still running, the value of its root."""
+    if p.loss is not None:
+        return p.loss
+    root = nodes.get(p.root) if p.root is not None else None
+    out = root.output if root is not None else None
+    if out is None or out.numel != 1:
+        return None
+    if out.nan_count:
+        return math.nan
+    if out.inf_count:
+        return math.inf if out.max is None or out.max >= 0 else -math.inf
+    return float(out.mean) if out.mean is not None else None
+
+
+def total_norm(p: BackwardPass) -> float | None:
+    """The L2 norm of all the parameters' grads together."""
+    if not p.grad_norms:
+        return None
+    return math.sqrt(sum(v * v for v in p.grad_norms.values()))
+
+
+class PassesView(Vertical):
+    """The loss curve, a table of passes, and the grad norms of the highlighted pass; enter on a pass
+    kept in full shows its graph."""
+
+    DEFAULT_CSS = """
+    PassesView {
+        background: $surface;
+        & > #loss-curve { height: 2; padding: 0 1; }
+        & > #pass-table { height: 1fr; }
+        & > #norm-table { height: 1fr; border-top: solid $primary-muted; }
+    }
+    """
+
+    class Chosen(Message):
+        """Enter on a pass: show its graph."""
+
+        def __init__(self, position: int):
+            super().__init__()
+            self.position = position
+
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id)
+        self.moment: Moment | None = None
+        self._key: tuple = ()
+        self._highlighted: int | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="loss-curve")
+        table = DataTable(id="pass-table", cursor_type="row", zebra_stripes=True)
+        table.add_columns("pass", "loss", "grad norm", "kept", "nodes")
+        yield table
+        norms = DataTable(id="norm-table", cursor_type="row")
+        norms.add_column("parameter", width=32)
+        norms.add_column("grad norm", width=10)
+        yield norms
+
+    def show_passes(self, moment: Moment) -> None:
+        self.moment = moment
+        passes = list(moment.record.passes)
+        nodes = moment.record.nodes
+        losses = [pass_loss(p, nodes) for p in passes]
+        key = tuple((p.index, loss, p.finished, p.detailed, len(p.grad_norms)) for p, loss in zip(passes, losses))
+        self._draw_curve(losses)
+        if key == self._key:
+            return
+        self._key = key
+        table = self.query_one("#pass-table", DataTable)
+        row = table.cursor_row
+        table.clear()
+        for position, (p, value) in enumerate(zip(passes, losses)):
+            loss = Text(format_number(value), "bold red" if value is not None and not math.isfinite(value) else "")
+            norm = total_norm(p)
+            table.add_row(Text(str(p.index)), loss,
+                          Text(format_number(norm), "bold red" if norm is not None and not math.isfinite(norm) else ""),
+                          Text("full" if p.detailed else "loss only", "" if p.detailed else "dim"),
+                          Text(f"{p.node_count:,}"), key=str(position))
+        if passes:
+            state = moment.state
+            target = state.pass_index if state is not None and state.pass_index is not None and row <= 0 else row
+            table.move_cursor(row=max(0, min(target, len(passes) - 1)))
+            self._show_norms(table.cursor_row)
+
+    def _draw_curve(self, losses: list[float | None]) -> None:
+        curve = self.query_one("#loss-curve", Static)
+        width = max(curve.size.width - 2, 20)
+        known = [v for v in losses if v is not None]
+        finite = [v for v in known if math.isfinite(v)]
+        summary = (f"loss {format_number(finite[0])} → {format_number(known[-1])}  over {len(losses)} passes"
+                   if finite else f"{len(losses)} passes")
+        curve.update(Text.assemble(loss_sparkline(losses, width), "\n", (summary, "dim")))
+
+    def _show_norms(self, position: int) -> None:
+        norms = self.query_one("#norm-table", DataTable)
+        norms.clear()
+        if self.moment is None or not 0 <= position < len(self.moment.record.passes):
+            return
+        p = self.moment.record.passes[position]
+        for name, value in sorted(p.grad_norms.items(), key=lambda kv: -kv[1] if math.isfinite(kv[1]) else -math.inf):
+            norms.add_row(Text(one_line(name)),
+                          Text(format_number(value), "" if math.isfinite(value) else "bold red"))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id != "pass-table":
+            return
+        event.stop()
+        self._show_norms(event.cursor_row)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id != "pass-table":
+            return
+        event.stop()
+        self.post_message(self.Chosen(event.cursor_row))

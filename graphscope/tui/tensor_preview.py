@@ -1,0 +1,286 @@
+"""TensorPreview: the visible window of a tensor as a table with a colour scale; the keys move the window and the slice."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from rich.color import Color
+from rich.style import Style
+from rich.text import Text
+from textual import work
+from textual.binding import Binding, BindingType
+from textual.widget import Widget
+from textual.worker import get_current_worker
+
+from graphscope.trace.summary import TensorSummary, format_number
+
+CELL_WIDTH = 10
+LABEL_WIDTH = 7
+
+# fetch(node_id, what, index) -> a host array or None (the session's `fetch`)
+Fetch = Callable[[int, str, object], "np.ndarray | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """Which part of the tensor is on screen: the leading indices, then a block of rows and columns."""
+
+    lead: tuple[int, ...]
+    row: int
+    col: int
+    rows: int
+    cols: int
+
+
+def cell_style(value: float, scale: float) -> Style:
+    """A background from blue (negative) through the surface to red (positive), by magnitude."""
+    if math.isnan(value):
+        return Style(color="white", bgcolor="magenta", bold=True)
+    if math.isinf(value):
+        return Style(color="white", bgcolor="red", bold=True)
+    t = 0.0 if scale <= 0 else min(abs(value) / scale, 1.0)
+    level = int(30 + 150 * t)
+    rgb = (level, 30, 30) if value > 0 else (30, 30, level) if value < 0 else (30, 30, 30)
+    return Style(bgcolor=Color.from_rgb(*rgb))
+
+
+class TensorPreview(Widget, can_focus=True):
+    """Shows at most what fits. Full values from the record are sliced here; a live tensor too
+    large for the record is fetched from the session one window at a time, off the UI thread."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "move(-1, 0)", "Row up", show=False),
+        Binding("down,j", "move(1, 0)", "Row down", show=False),
+        Binding("left,h", "move(0, -1)", "Column left", show=False),
+        Binding("right,l", "move(0, 1)", "Column right", show=False),
+        Binding("pageup", "page(-1)", "Page up", show=False),
+        Binding("pagedown", "page(1)", "Page down", show=False),
+        Binding("home", "origin", "Origin", show=False),
+        Binding("left_square_bracket", "slice(-1)", "Prev slice"),
+        Binding("right_square_bracket", "slice(1)", "Next slice"),
+    ]
+
+    DEFAULT_CSS = """
+    TensorPreview {
+        height: 14;
+        width: 1fr;
+        padding: 0 1;
+        &:focus { background-tint: $foreground 5%; }
+    }
+    """
+
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id)
+        self.summary: TensorSummary | None = None
+        self.node_id: int | None = None
+        self.what = "value"
+        self.fetch: Fetch | None = None
+        self.lead: tuple[int, ...] = ()
+        self.row = 0
+        self.col = 0
+        self._fetched: tuple[tuple, np.ndarray | None] | None = None   # (window key, data)
+        self._pending: tuple | None = None
+
+    def show(self, summary: TensorSummary | None, node_id: int | None, what: str = "value",
+             fetch: Fetch | None = None) -> None:
+        same = (node_id, what) == (self.node_id, self.what) and summary is not None and self.summary is not None \
+            and summary.shape == self.summary.shape
+        self.summary, self.node_id, self.what, self.fetch = summary, node_id, what, fetch
+        if not same:
+            self.lead = (0,) * max(0, len(summary.shape) - 2) if summary is not None else ()
+            self.row = self.col = 0
+        self._fetched = self._pending = None
+        self.refresh()
+
+    # --- geometry ------------------------------------------------------------------------------
+
+    def _grid_shape(self) -> tuple[int, int]:
+        """(rows, cols) of the 2-D grid shown: a matrix slice, or a vector wrapped into rows."""
+        s = self.summary
+        shape = s.shape if s is not None else ()
+        if len(shape) >= 2:
+            return shape[-2], shape[-1]
+        n = shape[0] if shape else 1
+        cols = max(1, self._visible_cols())
+        return math.ceil(n / cols) if n else 0, min(cols, n) if n else 0
+
+    def _visible_cols(self) -> int:
+        return max(1, (self.size.width - 2 - LABEL_WIDTH) // CELL_WIDTH)
+
+    def _visible_rows(self) -> int:
+        return max(1, self.size.height - 3)
+
+    def window(self) -> Window:
+        rows, cols = self._grid_shape()
+        vis_r, vis_c = self._visible_rows(), self._visible_cols()
+        self.row = max(0, min(self.row, max(rows - vis_r, 0)))
+        self.col = max(0, min(self.col, max(cols - vis_c, 0)))
+        return Window(self.lead, self.row, self.col, min(vis_r, rows - self.row), min(vis_c, cols - self.col))
+
+    # --- actions -------------------------------------------------------------------------------
+
+    def action_move(self, rows: int, cols: int) -> None:
+        self.row += rows
+        self.col += cols
+        self.refresh()
+
+    def action_page(self, pages: int) -> None:
+        self.row += pages * self._visible_rows()
+        self.refresh()
+
+    def action_origin(self) -> None:
+        self.row = self.col = 0
+        self.refresh()
+
+    def action_slice(self, delta: int) -> None:
+        """Step the leading indices like an odometer (last index fastest)."""
+        s = self.summary
+        if s is None or len(s.shape) <= 2:
+            return
+        dims = s.shape[:-2]
+        lead = list(self.lead)
+        i = len(lead) - 1
+        while i >= 0:
+            lead[i] += delta
+            if 0 <= lead[i] < dims[i]:
+                break
+            lead[i] = 0 if delta > 0 else dims[i] - 1
+            i -= 1
+        else:
+            return  # wrapped all the way round: stay at the ends
+        self.lead = tuple(lead)
+        self.refresh()
+
+    # --- data ----------------------------------------------------------------------------------
+
+    def _block(self, w: Window) -> np.ndarray | None | str:
+        """The window's values as a 2-D array; None while a fetch is on its way; a note when unavailable."""
+        s = self.summary
+        if s is None:
+            return None
+        if s.values is not None:
+            return self._slice(np.asarray(s.values), w)
+        if self.fetch is not None and self.node_id is not None:
+            key = (self.node_id, self.what, w)
+            if self._fetched is not None and self._fetched[0] == key:
+                data = self._fetched[1]
+                if data is not None:
+                    return data
+            else:
+                if self._pending != key:
+                    self._pending = key
+                    self._fetch(key, self._index(w))
+                return None
+        return "preview"
+
+    def _slice(self, values: np.ndarray, w: Window) -> np.ndarray:
+        if values.ndim >= 2:
+            return values[w.lead][w.row:w.row + w.rows, w.col:w.col + w.cols]
+        flat = values.reshape(-1)
+        cols = self._grid_shape()[1]
+        out = np.full((w.rows, w.cols), np.nan)
+        for r in range(w.rows):
+            start = (w.row + r) * cols + w.col
+            chunk = flat[start:start + w.cols]
+            out[r, :len(chunk)] = chunk
+        return out
+
+    def _index(self, w: Window):
+        s = self.summary
+        if len(s.shape) >= 2:
+            return w.lead + (slice(w.row, w.row + w.rows), slice(w.col, w.col + w.cols))
+        cols = self._grid_shape()[1]
+        return (slice(w.row * cols, (w.row + w.rows) * cols),) if s.shape else ()
+
+    @work(thread=True, exclusive=True, group="tensor-fetch")
+    def _fetch(self, key: tuple, index) -> None:
+        node_id, what, w = key
+        try:
+            data = self.fetch(node_id, what, index) if self.fetch is not None else None
+        except Exception:  # noqa: BLE001 - whatever a fetch raises, the record's preview is shown
+            data = None
+        if data is not None:
+            data = np.asarray(data)
+            if data.ndim < 2:
+                cols = self._grid_shape()[1]
+                flat = data.reshape(-1)
+                pad = np.full(w.rows * cols, np.nan)
+                pad[:flat.size] = flat[:pad.size]
+                data = pad.reshape(w.rows, cols)[:, w.col:w.col + w.cols]
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._arrived, key, data)
+
+    def _arrived(self, key: tuple, data) -> None:
+        self._fetched = (key, data if data is not None else None)
+        if data is None:
+            self.fetch = None  # no longer live: show the record's preview
+        self.refresh()
+
+    # --- rendering -----------------------------------------------------------------------------
+
+    def render(self):
+        s = self.summary
+        if s is None:
+            return Text("")
+        if s.numel == 0:
+            return Text("empty tensor", "dim")
+        if s.numel == 1 and not s.shape:
+            return Text("")  # a scalar's stats say it all
+        w = self.window()
+        block = self._block(w)
+        if block is None:
+            return Text("fetching…", "dim")
+        scale = max(abs(s.min or 0.0), abs(s.max or 0.0)) if isinstance(s.min, (int, float)) else 0.0
+        if isinstance(block, str):
+            return self._render_preview(s, scale)
+        vector = len(s.shape) < 2
+        cols = self._grid_shape()[1]
+        lines = [Text.assemble(" " * LABEL_WIDTH, *[
+            (f"{'' if vector else w.col + c:>{CELL_WIDTH - 1}} ", "dim") for c in range(w.cols)])]
+        for r in range(block.shape[0]):
+            label = str((w.row + r) * cols + w.col) if vector else str(w.row + r)
+            line = Text(f"{label:>{LABEL_WIDTH - 1}} ", "dim")
+            end = s.numel - (w.row + r) * cols - w.col if vector else w.cols
+            for c in range(min(w.cols, block.shape[1], end)):
+                line.append_text(self._cell(block[r, c], scale))
+                line.append(" ")
+            lines.append(line)
+        lines.append(Text(self._caption(w), "dim"))
+        return Text("\n").join(lines)
+
+    def _cell(self, value, scale: float) -> Text:
+        """One value, right-aligned in its cell, on its colour."""
+        v = float(value)
+        shown = format_number(value.item() if hasattr(value, "item") else value)
+        return Text(f"{shown[:CELL_WIDTH - 1]:>{CELL_WIDTH - 1}}", style=cell_style(v, scale))
+
+    def _caption(self, w: Window) -> str:
+        s = self.summary
+        cols = self._grid_shape()[1]
+        where = "".join(f"[{i}]" for i in w.lead)
+        if len(s.shape) >= 2:
+            span = f"{where}[{w.row}:{w.row + w.rows}, {w.col}:{w.col + w.cols}] of {'×'.join(map(str, s.shape))}"
+        else:
+            first = w.row * cols
+            span = f"[{first}:{min(first + w.rows * cols, s.numel)}] of {s.numel}"
+        keys = "  ↑↓←→ move" + ("  [ ] slice" if len(s.shape) > 2 else "")
+        return span + keys
+
+    def _render_preview(self, s: TensorSummary, scale: float):
+        if s.dropped or s.preview.size == 0:
+            return Text("values not kept (memory budget): statistics only", "dim")
+        per_row = self._visible_cols()
+        flat = s.preview.reshape(-1)
+        lines = []
+        for start in range(0, min(flat.size, per_row * self._visible_rows()), per_row):
+            line = Text(f"{start:>{LABEL_WIDTH - 1}} ", "dim")
+            for v in flat[start:start + per_row]:
+                line.append_text(self._cell(v, scale))
+                line.append(" ")
+            lines.append(line)
+        lines.append(Text(f"first {flat.size} of {s.numel:,} elements, row-major (only these were kept)", "dim"))
+        return Text("\n").join(lines)

@@ -1,0 +1,66 @@
+"""The entry points `graphscope view` and `graphscope run` call: errors before any screen, exit codes."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from graphscope.session import SessionState
+from graphscope.tui import launch
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args, cwd=ROOT):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+    return subprocess.run([sys.executable, "-m", "graphscope", *args], cwd=cwd, env=env, check=False,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_view_of_a_missing_file_says_so_and_returns_2(tmp_path, capsys):
+    assert launch.view(str(tmp_path / "nope.json")) == 2
+    captured = capsys.readouterr()
+    assert "nope.json" in captured.err and "cannot read" in captured.err
+    assert captured.out == ""
+
+
+def test_view_of_a_broken_snapshot_names_the_place_and_returns_2(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"format": "graphscope-snapshot", "version": 1, "nodes": "oops"}))
+    assert launch.view(str(bad)) == 2
+    assert "bad.json" in capsys.readouterr().err
+
+
+def test_the_cli_reports_an_unreadable_snapshot_before_drawing_anything(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    result = run_cli("view", str(bad))
+    assert result.returncode == 2
+    assert "bad.json" in result.stderr
+    assert result.stdout == ""  # no screen was drawn: no escape sequences at all
+    assert "\x1b" not in result.stderr
+
+
+def test_run_of_a_missing_script_returns_2(tmp_path, capsys):
+    assert launch.run(str(tmp_path / "missing.py")) == 2
+    assert "missing.py" in capsys.readouterr().err
+
+
+def test_the_exit_status_is_the_scripts():
+    assert launch.exit_status(SessionState(kind="finished", exit_code=0)) == 0
+    assert launch.exit_status(SessionState(kind="failed", exit_code=1)) == 1
+    assert launch.exit_status(SessionState(kind="finished", exit_code=3)) == 3
+
+
+def test_a_script_stopped_by_quitting_exits_130():
+    assert launch.exit_status(SessionState(kind="finished", exit_code=130)) == 130
+    assert launch.exit_status(SessionState(kind="running")) == 130  # never ended (join timed out)
+
+
+def test_importing_the_entry_points_does_not_load_textual():
+    code = "import sys, graphscope.tui.launch; print('textual' in sys.modules)"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    result = subprocess.run([sys.executable, "-c", code], env=env, check=False, capture_output=True, text=True,
+                            timeout=60)
+    assert result.stdout.strip() == "False", result.stderr

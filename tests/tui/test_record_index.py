@@ -1,0 +1,86 @@
+"""RecordIndex: grads by node, roots of the graph tree, search and the NaN origin over a record."""
+
+import time
+
+from tui_records import big_record, mlp_record, nan_record
+
+from graphscope.tui.record_index import SEARCH_LIMIT, RecordIndex
+
+
+def test_an_op_nodes_grad_is_its_steps_grad_output():
+    record = mlp_record()
+    index = RecordIndex(record)
+    p = record.passes[0]
+    assert index.grad_of(p.order[2]) is p.steps[2].grad_output
+
+
+def test_a_parameters_grad_is_the_grad_accumulated_into_it():
+    record = mlp_record()
+    index = RecordIndex(record)
+    w2 = next(n.id for n in record.nodes.values() if n.parameter == "fc2.weight" and n.pass_index == 0)
+    assert index.grad_of(w2) is not None
+    assert index.stepped(w2)
+
+
+def test_nodes_past_the_frontier_have_no_grad_yet():
+    record = mlp_record(passes=1, stepped=2)
+    index = RecordIndex(record)
+    p = record.passes[0]
+    assert index.stepped(p.order[1]) and not index.stepped(p.order[2])
+    assert index.grad_of(p.order[2]) is None
+
+
+def test_roots_are_the_passes_losses():
+    record = mlp_record(passes=2)
+    roots = RecordIndex(record).roots()
+    assert [(r.pass_index, r.node) for r in roots] == [(0, record.passes[0].root), (1, record.passes[1].root)]
+
+
+def test_a_forward_without_backward_is_rooted_at_its_unconsumed_nodes():
+    record = big_record(1000)
+    roots = RecordIndex(record).roots()
+    assert len(roots) == 1 and roots[0].node is None
+    assert 999 in roots[0].sinks
+
+
+def test_search_finds_ops_modules_parameters_and_lines():
+    index = RecordIndex(mlp_record(passes=1))
+    assert {index.record.nodes[n].op for n in index.search("relu").nodes} == {"relu"}
+    assert len(index.search("fc1.weight").nodes) == 1
+    assert len(index.search("mlp.py:22").nodes) == 1
+    assert index.search("MODEL.FC2").total == 2
+    assert index.search("#3").nodes[0] == 3
+
+
+def test_search_counts_all_matches_but_lists_a_limited_number():
+    index = RecordIndex(big_record(10_000))
+    result = index.search("matmul")
+    assert result.total > SEARCH_LIMIT
+    assert len(result.nodes) == SEARCH_LIMIT
+
+
+def test_an_empty_query_matches_nothing():
+    assert RecordIndex(mlp_record()).search("  ").total == 0
+
+
+def test_search_over_100000_nodes_is_quick_once_prepared():
+    index = RecordIndex(big_record())
+    index.prepare()
+    start = time.perf_counter()
+    index.search("layers.9999")
+    assert time.perf_counter() - start < 0.1
+
+
+def test_the_nan_origin_is_the_recorders_finding():
+    record = nan_record()
+    assert RecordIndex(record).nan_origin() == record.findings[0].node
+
+
+def test_without_a_finding_the_origin_is_the_first_nonfinite_value_with_finite_inputs():
+    record = nan_record()
+    record.findings.clear()
+    assert RecordIndex(record).nan_origin() == record.passes[1].order[-1]
+
+
+def test_a_finite_record_has_no_nan_origin():
+    assert RecordIndex(mlp_record()).nan_origin() is None

@@ -1,0 +1,217 @@
+"""`graphscope run`: the app over a live Session on the samples and small scripts (pilot tests)."""
+
+import numpy as np
+from tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
+from tui_pilot import wait_for, wait_for_notice, wait_for_text
+from tui_screen import screen_text
+
+from graphscope.trace import snapshot
+from graphscope.tui.export_dialog import ExportDialog
+from graphscope.tui.graph_tree import GraphTree
+from graphscope.tui.launch import exit_status
+from graphscope.tui.node_details import NodeDetails
+from graphscope.tui.tensor_preview import TensorPreview
+
+
+def selected(app):
+    return app.query_one(NodeDetails).node_id
+
+
+async def test_pauses_at_the_first_backward_node_with_the_loss_selected():
+    with live_app(SAMPLES / "training_loop.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            assert session.state.reason == "first backward pass"
+            root = session.record.passes[0].root
+            await wait_for(pilot, lambda: selected(app) == root)
+            assert app.query_one(GraphTree).cursor_item.node == root
+            await wait_for_text(pilot, "paused at")
+            await wait_for_text(pilot, "step 1 of")
+
+
+async def test_n_steps_one_node_and_follows_it():
+    with live_app(SAMPLES / "training_loop.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("n")
+            await wait_for(pilot, lambda: session.state.step == 1 and app.moment.state is session.state)
+            second = session.record.passes[0].order[1]
+            await wait_for(pilot, lambda: selected(app) == second)
+            await wait_for_text(pilot, "step 2 of")
+            assert app.index.stepped(session.record.passes[0].order[0])
+
+
+async def test_p_travels_back_without_running_the_engine():
+    with live_app(SAMPLES / "training_loop.py") as (app, session):
+        async with app.run_test() as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("n", "n")
+            await wait_for(pilot, lambda: session.state.frontier == 2)
+            await pilot.press("p")
+            await wait_for(pilot, lambda: session.state.step == 1 and session.state.frontier == 2)
+            await until_settled(pilot, session)
+
+
+async def test_c_continues_to_the_end_of_the_pass():
+    with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
+        async with app.run_test() as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("c")
+            await wait_for(pilot, lambda: session.state.kind == "paused" and session.state.node is None)
+            await wait_for_text(pilot, "end of pass")
+
+
+async def test_b_then_c_stops_at_the_breakpoint_in_the_next_pass():
+    with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("B")
+            await pilot.press(*"op relu", "enter", "escape")
+            await wait_for(pilot, lambda: [b.kind for b in session.breakpoints].count("op") == 1)
+            await pilot.press("c")
+            await wait_for(pilot, lambda: session.state.kind == "paused" and session.state.node is not None
+                           and session.record.nodes[session.state.node].op == "relu")
+            await until_settled(pilot, session)
+            assert "breakpoint" in session.state.reason
+
+
+async def test_capital_c_runs_to_the_end_and_the_run_stays_browsable():
+    with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
+        async with app.run_test() as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("C")
+            await until_settled(pilot, session, ("finished",))
+            assert exit_status(session.state) == 0
+            await wait_for_text(pilot, "step 2 loss")
+            await wait_for(pilot, lambda: app.query_one(GraphTree).rows)
+            await pilot.press("down")
+            await wait_for(pilot, lambda: selected(app) is not None)
+
+
+async def test_no_pause_runs_straight_through():
+    with live_app(SCRIPTS / "tiny_mlp.py", pause=False) as (app, session):
+        async with app.run_test() as pilot:
+            await until_settled(pilot, session, ("finished",))
+            await wait_for_text(pilot, "finished")
+
+
+async def test_the_exit_code_is_the_scripts():
+    with live_app(SCRIPTS / "exits_3.py", pause=False) as (app, session):
+        async with app.run_test() as pilot:
+            await until_settled(pilot, session, ("finished", "failed"))
+    assert exit_status(session.state) == 3
+
+
+async def test_a_script_error_shows_its_traceback_and_the_graph_stays_browsable():
+    with live_app(SCRIPTS / "fails.py", pause=False) as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_settled(pilot, session, ("failed",))
+            await wait_for_text(pilot, "script failed")
+            await wait_for_text(pilot, "ValueError: shapes [/] do not [bold match [@click=app.quit]x")
+            await wait_for_text(pilot, "before the failure [bold] [/]")
+            assert app.query_one(GraphTree).rows
+            assert app.is_running
+    assert exit_status(session.state) == 1
+
+
+async def test_q_while_paused_ends_the_script_cleanly():
+    with live_app(SAMPLES / "training_loop.py") as (app, session):
+        async with app.run_test() as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("q")
+            await wait_for(pilot, lambda: not app.is_running)
+        assert session.join(timeout=1)
+        assert exit_status(session.state) == 130
+
+
+async def test_q_while_running_ends_the_script_cleanly():
+    with live_app(SAMPLES / "training_loop.py", pause=False) as (app, session):
+        async with app.run_test() as pilot:
+            await wait_for(pilot, lambda: session.state.kind == "running")
+            await pilot.press("q")
+            await wait_for(pilot, lambda: not app.is_running)
+        assert session.join(timeout=2)
+
+
+async def test_e_exports_the_live_record_while_paused(tmp_path):
+    with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
+        async with app.run_test() as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("n")
+            await wait_for(pilot, lambda: session.state.frontier == 1)
+            await pilot.press("e")
+            await wait_for(pilot, lambda: isinstance(app.screen, ExportDialog))
+            target = tmp_path / "snap.json"
+            app.screen.query_one("#export-path").value = str(target)
+            await pilot.press("enter")
+            await wait_for_notice(pilot, "Snapshot written")
+    record = snapshot.load(target)
+    first = record.passes[0]
+    assert first.steps[0].node == first.order[0] and first.steps[0].grad_inputs  # the step that ran
+    assert len(first.steps) <= 2  # and at most the grad the paused node is about to receive
+
+
+async def test_exclamation_mark_finds_where_the_nan_was_born():
+    with live_app(SCRIPTS / "nan_origin.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("exclamation_mark")
+            await wait_for(pilot, lambda: selected(app) is not None
+                           and session.record.nodes[selected(app)].op == "log")
+            await wait_for_text(pilot, "s = h.log()")
+
+
+async def test_the_samples_nan_is_caught_by_the_nan_breakpoint():
+    with live_app(SAMPLES / "exploding_nan.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            for _ in range(40):
+                if "NaN" in session.state.reason:
+                    break
+                await pilot.press("c")
+                await wait_for(pilot, lambda: session.state.kind != "running" or True)
+                await until_settled(pilot, session)
+            assert "NaN" in session.state.reason
+            await pilot.press("exclamation_mark")
+            await wait_for(pilot, lambda: selected(app) is not None
+                           and session.record.nodes[selected(app)].op == "log")
+
+
+async def test_the_views_switch_on_a_live_run():
+    with live_app(SAMPLES / "training_loop.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            for view in ("modules", "timeline", "passes", "graph"):
+                await pilot.press("v")
+                await wait_for(pilot, lambda view=view: app.query_one("#views").current == view)
+            await pilot.press("v", "v")
+            await pilot.press("down", "down", "enter")  # the timeline: run to step 3
+            await wait_for(pilot, lambda: session.state.step == 2 and session.state.kind == "paused")
+            await until_settled(pilot, session)
+            assert [b.kind for b in session.breakpoints] == ["nan"]  # the run's breakpoint is gone
+            await pilot.press("home", "enter")  # and back in time to step 1
+            await wait_for(pilot, lambda: session.state.step == 0 and session.state.frontier == 2)
+
+
+async def test_slash_finds_a_parameter_of_the_live_model():
+    with live_app(SAMPLES / "training_loop.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("slash", *"linear_relu_stack.4.weight", "enter")
+            await wait_for(pilot, lambda: selected(app) is not None
+                           and session.record.nodes[selected(app)].parameter == "linear_relu_stack.4.weight")
+
+
+async def test_a_tensor_too_big_for_the_record_is_fetched_one_window_at_a_time():
+    with live_app(SCRIPTS / "big_tensor.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            w = next(n.id for n in session.record.nodes.values() if n.op == "parameter")
+            app.query_one(GraphTree).reveal_node(w)
+            await wait_for(pilot, lambda: selected(app) == w)
+            preview = app.query_one("#value-view").query_one(TensorPreview)
+            await wait_for(pilot, lambda: preview._fetched is not None)
+            _, block = preview._fetched
+            assert block is not None and block.size < 1000 and np.all(block == 1.0)
+            await wait_for_text(pilot, "[0:")
+            assert "2000×2000" in screen_text(app)

@@ -1,0 +1,53 @@
+"""Screenshots of the main screens at 80x24 and 120x40 (pytest-textual-snapshot; update with --snapshot-update)."""
+
+import pytest
+from tui_live import SCRIPTS, live_app, until_paused, until_settled
+from tui_pilot import wait_for
+from tui_records import mlp_record
+
+from graphscope.tui.app import GraphscopeApp
+from graphscope.tui.help_screen import HelpScreen
+from graphscope.tui.replay import Replay
+
+SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+
+
+@SIZES
+def test_paused_at_the_first_step(snap_compare, size):
+    with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
+        async def paused(pilot):
+            await until_paused(pilot, session)
+
+        assert snap_compare(app, terminal_size=size, run_before=paused)
+
+
+@SIZES
+def test_the_nan_origin(snap_compare, size):
+    with live_app(SCRIPTS / "nan_origin.py") as (app, session):
+        async def at_the_origin(pilot):
+            await until_paused(pilot, session)
+            await pilot.press("exclamation_mark")
+            await wait_for(pilot, lambda: app.query_one("#details").node_id is not None
+                           and session.record.nodes[app.query_one("#details").node_id].op == "log")
+
+        assert snap_compare(app, terminal_size=size, run_before=at_the_origin)
+
+
+@SIZES
+def test_a_finished_run(snap_compare, size):
+    with live_app(SCRIPTS / "tiny_mlp.py", pause=False) as (app, session):
+        async def finished(pilot):
+            await until_settled(pilot, session, ("finished",))
+
+        assert snap_compare(app, terminal_size=size, run_before=finished)
+
+
+@SIZES
+def test_the_help_screen(snap_compare, size):
+    app = GraphscopeApp(Replay(mlp_record(), "snap.json"), "snap.json")
+
+    async def help_open(pilot):
+        await pilot.press("question_mark")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+
+    assert snap_compare(app, terminal_size=size, run_before=help_open)

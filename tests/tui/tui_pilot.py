@@ -1,0 +1,30 @@
+"""Waiting in pilot tests: poll for a state instead of sleeping a fixed time."""
+
+from __future__ import annotations
+
+import time
+
+from tui_screen import screen_text
+
+
+async def wait_for(pilot, predicate, timeout: float = 10.0, what: str = "") -> None:
+    """Let the app run until `predicate()` is true; fail with `what` (and the screen) after `timeout`."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or predicate}\n{screen_text(pilot.app)}")
+        await pilot.pause(0.01)
+
+
+async def wait_for_text(pilot, text: str, timeout: float = 10.0) -> None:
+    """Until `text` is on the screen."""
+    await wait_for(pilot, lambda: text in screen_text(pilot.app), timeout, f"{text!r} on screen")
+
+
+def notified(app, text: str) -> bool:
+    """Whether a notification (toast) containing `text` was raised."""
+    return any(text in n.message for n in app._notifications)
+
+
+async def wait_for_notice(pilot, text: str, timeout: float = 10.0) -> None:
+    await wait_for(pilot, lambda: notified(pilot.app, text), timeout, f"a notification {text!r}")

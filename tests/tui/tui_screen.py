@@ -1,0 +1,13 @@
+"""The app's screen as plain text, the way the SVG screenshot sees it (for assertions on what is shown)."""
+
+import io
+
+from rich.console import Console
+
+
+def screen_text(app) -> str:
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), force_terminal=True,
+                      color_system="truecolor", record=True, legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text()
