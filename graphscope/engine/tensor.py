@@ -29,6 +29,25 @@ def _as_array(value):
     return value
 
 
+def to_arguments(args, kwargs) -> tuple:
+    """(device, dtype) from the arguments of `Tensor.to` / `Module.to`, either may be None."""
+    dtype = kwargs.pop("dtype", None)
+    device = kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for arg in args:
+        if isinstance(arg, dtypes.dtype):
+            dtype = arg
+        elif isinstance(arg, Tensor):
+            dtype, device = arg.dtype, arg.device
+        elif isinstance(arg, (str, backend.Device)):
+            device = arg
+        else:
+            raise TypeError(f"to() expects a dtype, a device or a tensor, got {arg!r}")
+    return device, dtype
+
+
 class RemovableHandle:
     """Returned by register_hook; `remove()` takes the hook out again."""
 
@@ -232,21 +251,8 @@ class Tensor:
 
     def to(self, *args, **kwargs):
         """to(dtype), to(device), to(device, dtype), to(other): a converted tensor (self if unchanged)."""
-        dtype = kwargs.pop("dtype", None)
-        device = kwargs.pop("device", None)
-        kwargs.pop("non_blocking", None)
         copy = kwargs.pop("copy", False)
-        if kwargs:
-            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-        for arg in args:
-            if isinstance(arg, dtypes.dtype):
-                dtype = arg
-            elif isinstance(arg, Tensor):
-                dtype, device = arg.dtype, arg.device
-            elif isinstance(arg, (str, backend.Device)):
-                device = arg
-            else:
-                raise TypeError(f"to() expects a dtype, a device or a tensor, got {arg!r}")
+        device, dtype = to_arguments(args, kwargs)
         out = self
         if device is not None:
             out = _ops.to_device(out, backend.as_device(device))

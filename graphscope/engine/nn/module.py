@@ -7,7 +7,7 @@ from collections import OrderedDict, namedtuple
 
 from .. import backend, dtypes
 from ..hooks import announce, observers
-from ..tensor import Tensor
+from ..tensor import Tensor, to_arguments
 from . import scope
 from .parameter import Parameter
 
@@ -364,20 +364,7 @@ class Module:
 
         Only floating point parameters and buffers change dtype, as in PyTorch.
         """
-        device = kwargs.pop("device", None)
-        dtype = kwargs.pop("dtype", None)
-        kwargs.pop("non_blocking", None)
-        if kwargs:
-            raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-        for arg in args:
-            if isinstance(arg, dtypes.dtype):
-                dtype = arg
-            elif isinstance(arg, Tensor):
-                device, dtype = arg.device, arg.dtype
-            elif isinstance(arg, (str, backend.Device)):
-                device = arg
-            else:
-                raise TypeError(f"to() expects a device, a dtype or a tensor, got {arg!r}")
+        device, dtype = to_arguments(args, kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
         device = None if device is None else backend.as_device(device)

@@ -198,69 +198,31 @@ def _check(x, op):
         raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(x).__name__}")
 
 
-def neg(input):
-    _check(input, "neg")
-    return Neg.apply(input)
+def _elementwise(cls, name: str, floating: bool):
+    """The function for a one-input op; `floating` ops compute integers in the default float dtype."""
+
+    def op(input):
+        _check(input, name)
+        return cls.apply(_floating(input) if floating else input)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"Elementwise {name} (as torch.{name})."
+    return op
 
 
-def exp(input):
-    _check(input, "exp")
-    return Exp.apply(_floating(input))
-
-
-def log(input):
-    _check(input, "log")
-    return Log.apply(_floating(input))
-
-
-def log1p(input):
-    _check(input, "log1p")
-    return Log1p.apply(_floating(input))
-
-
-def sqrt(input):
-    _check(input, "sqrt")
-    return Sqrt.apply(_floating(input))
-
-
-def rsqrt(input):
-    _check(input, "rsqrt")
-    return Rsqrt.apply(_floating(input))
-
-
-def abs(input):
-    _check(input, "abs")
-    return Abs.apply(input)
-
-
-def sign(input):
-    _check(input, "sign")
-    return Sign.apply(input)
-
-
-def sin(input):
-    _check(input, "sin")
-    return Sin.apply(_floating(input))
-
-
-def cos(input):
-    _check(input, "cos")
-    return Cos.apply(_floating(input))
-
-
-def tanh(input):
-    _check(input, "tanh")
-    return Tanh.apply(_floating(input))
-
-
-def sigmoid(input):
-    _check(input, "sigmoid")
-    return Sigmoid.apply(_floating(input))
-
-
-def relu(input):
-    _check(input, "relu")
-    return Relu.apply(input)
+neg = _elementwise(Neg, "neg", floating=False)
+abs = _elementwise(Abs, "abs", floating=False)
+sign = _elementwise(Sign, "sign", floating=False)
+relu = _elementwise(Relu, "relu", floating=False)
+exp = _elementwise(Exp, "exp", floating=True)
+log = _elementwise(Log, "log", floating=True)
+log1p = _elementwise(Log1p, "log1p", floating=True)
+sqrt = _elementwise(Sqrt, "sqrt", floating=True)
+rsqrt = _elementwise(Rsqrt, "rsqrt", floating=True)
+sin = _elementwise(Sin, "sin", floating=True)
+cos = _elementwise(Cos, "cos", floating=True)
+tanh = _elementwise(Tanh, "tanh", floating=True)
+sigmoid = _elementwise(Sigmoid, "sigmoid", floating=True)
 
 
 def clamp(input, min=None, max=None):
