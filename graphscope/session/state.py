@@ -22,14 +22,6 @@ class SessionState:
     exit_code: int | None = None
     error: object | None = None  # the record's ScriptError when the script raised
 
-    @property
-    def paused(self) -> bool:
-        return self.kind == PAUSED
-
-    @property
-    def done(self) -> bool:
-        return self.kind in (FINISHED, FAILED)
-
 
 @dataclass(frozen=True)
 class Breakpoint:
