@@ -81,6 +81,7 @@ class DeviceType:
 
     name = "?"
     xp = None  # the array namespace, set by load()
+    _kinds: dict = {}  # native dtype -> kind letter (rebuilt, never mutated: types share the default)
 
     # --- what every device type provides ------------------------------------------------------
 
@@ -123,6 +124,21 @@ class DeviceType:
 
     def dtype_of(self, native) -> dtypes.dtype:
         return dtypes.from_numpy(native)
+
+    def dtype_kind(self, native) -> str:
+        """NumPy's one-letter kind of a native dtype: "b", "i", "u", "f" or "c" (the standard's isdtype)."""
+        kind = self._kinds.get(native)
+        if kind is None:
+            kind = next(k for k, name in _KINDS if self.xp.isdtype(native, name))
+            self._kinds = {**self._kinds, native: kind}
+        return kind
+
+    def dtype_name(self, native) -> str:
+        """The name of a native dtype ("float32"), also for dtypes graphscope tensors never have."""
+        try:
+            return self.dtype_of(native).name
+        except (KeyError, TypeError):
+            return str(getattr(native, "name", native)).rpartition(".")[2]
 
     def generator(self, seed, device: Device):
         """A seeded random generator on `device` (see random.Generator for what it must offer)."""
@@ -202,6 +218,9 @@ class DeviceType:
         return True
 
 
+_KINDS = (("f", "real floating"), ("b", "bool"), ("i", "signed integer"), ("u", "unsigned integer"),
+          ("c", "complex floating"))
+
 _IN_PLACE = {"add": operator.iadd, "subtract": operator.isub,
              "multiply": operator.imul, "divide": operator.itruediv}
 
@@ -248,6 +267,12 @@ class NumpyCPU(DeviceType):
 
     def generator(self, seed, device):
         return np.random.default_rng(seed)
+
+    def dtype_kind(self, native):
+        return np.dtype(native).kind
+
+    def dtype_name(self, native):
+        return np.dtype(native).name
 
     def keep(self, values, mask):
         return values * mask
@@ -344,6 +369,12 @@ class CupyCUDA(DeviceType):
 
     def keep(self, values, mask):
         return values * mask
+
+    def dtype_kind(self, native):
+        return np.dtype(native).kind
+
+    def dtype_name(self, native):
+        return np.dtype(native).name
 
     def copy(self, array):
         return array.copy()
@@ -585,6 +616,27 @@ def dtype_of(array) -> dtypes.dtype:
     return _type_of(array).dtype_of(array.dtype)
 
 
+_NAMES: dict = {}
+
+
+def dtype_name(array) -> str:
+    """The name of an array's dtype ("float32", "int64"), as NumPy spells it."""
+    if type(array) is _ndarray:
+        name = _NAMES.get(array.dtype)
+        if name is None:  # NumPy builds the name in Python on every access
+            name = _NAMES[array.dtype] = array.dtype.name
+        return name
+    return _type_of(array).dtype_name(array.dtype)
+
+
+def dtype_kind(array) -> str:
+    """NumPy's one-letter kind of an array's dtype: "b" bool, "i" signed and "u" unsigned
+    integers, "f" floating point, "c" complex."""
+    if type(array) is _ndarray:
+        return array.dtype.kind
+    return _type_of(array).dtype_kind(array.dtype)
+
+
 def is_floating(array) -> bool:
     """Whether a device array holds floating point numbers."""
     if type(array) is _ndarray:
@@ -779,6 +831,25 @@ def writeable(array) -> bool:
     if type(array) is _ndarray:
         return array.flags.writeable
     return _type_of(array).writeable(array)
+
+
+def scalars(arrays) -> list[float]:
+    """The Python floats in many one-element arrays (any numeric or bool dtype, any devices), with
+    one device-to-host copy per device: the values are cast and stacked where they live first."""
+    out = [0.0] * len(arrays)
+    groups: dict = {}
+    for i, a in enumerate(arrays):
+        if type(a) is _ndarray or isinstance(a, np.generic):
+            out[i] = float(a)
+        else:
+            groups.setdefault(device_of(a), []).append(i)
+    for indices in groups.values():
+        first = arrays[indices[0]]
+        xp = _type_of(first).xp
+        wide = [xp.reshape(astype(arrays[i], xp.float64), ()) for i in indices]
+        for i, v in zip(indices, to_host(xp.stack(wide)).tolist()):
+            out[i] = v
+    return out
 
 
 def scalar(array):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -90,7 +91,17 @@ def _rebuild() -> None:
 
 
 def user_site() -> Site:
-    """The innermost frame outside the graphscope package: where the user's code is."""
+    """The innermost frame outside the graphscope package: where the user's code is.
+
+    Inside a module of graphscope's own whose forward is running (nn/scope), that is the line
+    that called the module, found when it was entered: a graphscope forward calls user code
+    only through modules, which push scopes of their own, so the walk up the frames is skipped.
+    """
+    stack = scopes.stack
+    if stack:
+        site = stack[-1][3]
+        if site is not None:
+            return site
     frame = sys._getframe(1)
     internal = _internal_code
     while frame is not None:
@@ -102,6 +113,17 @@ def user_site() -> Site:
             return Site(code.co_filename, frame.f_lineno, code.co_name)
         frame = frame.f_back
     return Site("<unknown>", 0, "<unknown>")
+
+
+class _Scopes(threading.local):
+    """Per thread, the modules whose forward is running (nn/scope): entries of (root, root's
+    name, module's name, the user's Site for the nodes its forward makes, or None to look)."""
+
+    def __init__(self):
+        self.stack = []
+
+
+scopes = _Scopes()
 
 
 # code object -> whether it belongs to the graphscope package (asked once per function).

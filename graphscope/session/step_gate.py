@@ -6,7 +6,8 @@ import math
 import threading
 import weakref
 
-from graphscope.engine.backend import namespace, to_host
+from graphscope.engine.backend import astype, namespace, native_dtype, to_host
+from graphscope.engine.dtypes import float64
 from graphscope.engine.hooks import Observer
 
 from .script_runner import SessionQuit
@@ -140,7 +141,8 @@ class StepGate(Observer):
             value = ref() if ref is not None else None
             return value is not None and not _finite(value.array)
         if bp.kind == "grad_norm":
-            norm = float(to_host(namespace(grad).linalg.vector_norm(grad.astype("float64"))))
+            xp = namespace(grad)
+            norm = float(to_host(xp.linalg.vector_norm(astype(grad, native_dtype(float64, grad)))))
             return not math.isfinite(norm) or norm > bp.value
         if bp.kind == "node":
             return node_id == bp.value
@@ -274,4 +276,5 @@ class StepGate(Observer):
 
 
 def _finite(array) -> bool:
-    return bool(namespace(array).isfinite(array).all())
+    xp = namespace(array)
+    return bool(to_host(xp.all(xp.isfinite(array))))

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphscope.engine import hooks
-from graphscope.engine.backend import namespace, to_host
+from graphscope.engine import backend, hooks
+from graphscope.engine.backend import namespace
 from graphscope.engine.tensor import Tensor
 
 from . import findings
@@ -39,6 +39,14 @@ from .record import (
 )
 from .snapshot import LONG_TEXT_LIMIT, NAME_LIMIT
 from .summary import FULL_VALUES_LIMIT, summarize_many, summarize_value
+
+_ndarray = np.ndarray
+_scopes = hooks.scopes  # the engine's module scopes, per thread
+
+
+def _nobody():
+    """A dead weak reference's answer."""
+    return None
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _NUMBER = (int, float, bool)
@@ -81,7 +89,7 @@ class _Journal:
     (`_materialize`) only for a pass kept in detail."""
 
     __slots__ = ("index", "events", "tensors", "functions", "steps", "done", "steps_done",
-                 "materialized", "referenced", "ids", "copies", "finite", "fresh")
+                 "materialized", "referenced", "ids", "finite", "fresh")
 
     def __init__(self, index: int):
         self.index = index
@@ -94,9 +102,8 @@ class _Journal:
         self.materialized = False       # some of it is in the record
         self.referenced: set[int] = set()  # its node ids that later passes refer to
         self.ids: list[int] = []        # node ids put into the record
-        self.copies: set[int] = set()   # ids of the arrays here that are the recorder's own copies
         self.finite: set[int] = set()   # ids of arrays here already known to hold no NaN/Inf
-        self.fresh: list[int] = []      # leaves whose value was copied (not shared) in this pass
+        self.fresh: list = []           # (leaf entry, copy) of the leaves copied (not shared) in this pass
 
 
 class Recorder(hooks.Observer):
@@ -123,14 +130,15 @@ class Recorder(hooks.Observer):
         self._recent: deque[_Journal] = deque([self._journal])  # newest last; still resolvable
         self._labels: dict[int, tuple] = {}       # id(leaf requiring grad) -> (weakref, name)
         self._label_owner: dict[str, int] = {}
-        self._leaf_copies: dict[int, tuple] = {}  # id(leaf) -> (weakref, array, version, copy, finite)
+        # id(leaf) -> [weakref, array, version, copy of it, copy known finite, label or None]
+        self._leaf_copies: dict[int, list] = {}
         self._leaf_summaries: dict[int, tuple] = {}  # id(leaf copy) -> (copy, its summary)
         self._roots: dict[int, tuple] = {}        # id(root module) -> (weakref, name)
         self._param_names: dict[int, tuple] = {}  # id(parameter) -> (weakref, "layers.0.weight")
         self._named_a_model = False
-        self._modules: list[str] = []
-        self._op_names: dict[type, tuple[str, str]] = {}
-        self._saved_names: dict[tuple, tuple[str, ...]] = {}
+        self._module_names: dict[str, str] = {}  # module name -> the same, fit for the record
+        self._root_seen = _nobody                  # the model last seen at the top (weakly)
+        self._node_names: dict[tuple, tuple] = {}  # (Function class, its state's keys) -> names
         self._sites: dict = {}
         self._captured: dict[int, list] = {}      # pass -> summaries holding captured values
         self._captured_bytes = 0
@@ -147,46 +155,58 @@ class Recorder(hooks.Observer):
 
     # --- engine events: forward ------------------------------------------------------------
 
-    def module_entered(self, module, name):
-        if not self._modules:
-            self._note_root(module, name)
-        self._modules.append(name if name.isascii() and name.isprintable() else _name(name))
+    # Module scopes are read from the engine's scope stack when a node is made (`_module`),
+    # not followed through module_entered / module_left: two events fewer per module call.
 
-    def module_left(self, module, name):
-        if self._modules:
-            self._modules.pop()
+    def _module(self) -> str | None:
+        """The qualified name of the module whose forward is running, if any; the first time a
+        model is seen from the top, its parameters are named."""
+        stack = _scopes.stack
+        if not stack:
+            return None
+        outer = stack[0][0]
+        if outer is not self._root_seen():
+            self._note_root(outer, stack[0][2])
+            self._root_seen = weakref.ref(outer)
+        name = stack[-1][2]
+        clean = self._module_names.get(name)
+        if clean is None:
+            if len(self._module_names) > 4096:
+                self._module_names.clear()
+            clean = self._module_names[name] = name if name.isascii() and name.isprintable() else _name(name)
+        return clean
 
     def node_created(self, node, inputs, output, site):
         j = self._journal
         known = j.tensors
+        module = self._module()
         ids = []
         for x in inputs:
-            if type(x) is Tensor or isinstance(x, Tensor):
-                entry = known.get(id(x))
-                ids.append(entry[1] if entry is not None and entry[0]() is x else self._input_node(x, site))
+            entry = known.get(id(x))
+            if entry is not None and entry[0]() is x:
+                ids.append(entry[1])
+            elif isinstance(x, Tensor):
+                ids.append(self._input_node(x, site, module))
             else:
-                ids.append(self._constant(x, site))
-        kind = type(node)
-        names = self._op_names.get(kind)
+                ids.append(self._constant(x, site, module))
+        key = (type(node), *node.__dict__)
+        names = self._node_names.get(key)
         if names is None:
-            names = self._op_names[kind] = (_name(node.op), _name(node.name()))
-        keys = (kind, tuple(node.__dict__))
-        saved = self._saved_names.get(keys)
-        if saved is None:
-            saved = self._saved_names[keys] = tuple(_name(k) for k in node.saved_arrays())
+            names = self._node_names[key] = ((_name(node.op), _name(node.name())),
+                                             tuple(_name(k) for k in node.saved_arrays()))
+        names, saved = names
         nid = self._next_id
         self._next_id = nid + 1
         # The output array is kept, not copied: the engine never writes into an op's output
         # (a tracked in-place op gives the tensor a new array); an untracked write under
         # no_grad bumps the version counter, which is checked before the array is read.
         vc = output._vc
-        j.events.append((nid, _OP, names, tuple(ids), output.array, site,
-                         self._modules[-1] if self._modules else None, output.requires_grad, saved,
+        j.events.append((nid, _OP, names, tuple(ids), output.array, site, module, output.requires_grad, saved,
                          vc, vc[0]))
         known[id(output)] = (weakref.ref(output), nid, False)
         j.functions[id(node)] = (weakref.ref(node), nid)
 
-    def _input_node(self, t: Tensor, site) -> int:
+    def _input_node(self, t: Tensor, site, module=None) -> int:
         """A tensor input not made by a node of this pass: a leaf (fresh each pass, as its value
         may have changed), a tensor from a recent pass, or one made where the record cannot see."""
         j = self._journal
@@ -198,41 +218,44 @@ class Recorder(hooks.Observer):
                     return entry[1]
         nid = self._next_id
         self._next_id = nid + 1
-        module = self._modules[-1] if self._modules else None
         if t.grad_fn is None:
-            label = self._label(t) if t.requires_grad else None
-            j.events.append((nid, _LEAF, self._leaf_copy(t), site, module, t.requires_grad, label))
+            leaf = self._leaf_copy(t)
+            requires = t.requires_grad
+            label = (leaf[5] or self._label(t)) if requires else None
+            j.events.append((nid, _LEAF, leaf[3], site, module, requires, label))
+            j.tensors[id(t)] = (leaf[0], nid, True)
         else:
-            copy = t.array.copy()
-            j.copies.add(id(copy))
+            copy = backend.copy(t.array)
             j.events.append((nid, _EXTERNAL, _name(f"{t.grad_fn.name()} (not recorded)"), copy, site,
                              module, t.requires_grad))
-        j.tensors[id(t)] = (weakref.ref(t), nid, True)
+            j.tensors[id(t)] = (weakref.ref(t), nid, True)
         return nid
 
-    def _leaf_copy(self, t: Tensor):
-        """A copy of a leaf's value, shared with the last pass's when the tensor has not changed
-        since (same array, same version): a data batch or a frozen weight is copied once."""
+    def _leaf_copy(self, t: Tensor) -> list:
+        """The leaf's entry, holding a copy of its value (entry[3]), shared with the last pass's
+        when the tensor has not changed since (same array, same version): a data batch or a
+        frozen weight is copied once."""
         array = t.array
-        cached = self._leaf_copies.get(id(t))
-        if cached is not None and cached[0]() is t and cached[1] is array and cached[2] == t._version:
-            copy = cached[3]
-            if cached[4]:
-                self._journal.finite.add(id(copy))
-        else:
-            copy = array.copy()
-            self._leaf_copies[id(t)] = (weakref.ref(t), array, t._version, copy, False)
-            self._journal.fresh.append(id(t))
-        self._journal.copies.add(id(copy))
-        return copy
+        version = t._vc[0]
+        leaf = self._leaf_copies.get(id(t))
+        if leaf is None or leaf[0]() is not t:
+            leaf = self._leaf_copies[id(t)] = [weakref.ref(t), None, None, None, False, None]
+        elif leaf[1] is array and leaf[2] == version:
+            if leaf[4]:
+                self._journal.finite.add(id(leaf[3]))
+            return leaf
+        copy = array.copy() if type(array) is _ndarray else backend.copy(array)
+        leaf[1], leaf[2], leaf[3], leaf[4] = array, version, copy, False
+        self._journal.fresh.append((leaf, copy))
+        return leaf
 
-    def _constant(self, value, site) -> int:
+    def _constant(self, value, site, module) -> int:
         """A node for a non-tensor input: a Python value, or a raw array (an index, a mask)."""
         nid = self._next_id
         self._next_id = nid + 1
         if type(value) not in _NUMBER and hasattr(value, "dtype") and hasattr(value, "shape"):
-            value = value.copy()
-        self._journal.events.append((nid, _CONST, value, site, self._modules[-1] if self._modules else None))
+            value = backend.copy(value)
+        self._journal.events.append((nid, _CONST, value, site, module))
         return nid
 
     # --- engine events: backward -----------------------------------------------------------
@@ -245,7 +268,7 @@ class Recorder(hooks.Observer):
         self._norms = []
         self._root_array = root.array
         entry = j.tensors.get(id(root))
-        p.root = entry[1] if entry is not None and entry[0]() is root else self._input_node(root, None)
+        p.root = entry[1] if entry is not None and entry[0]() is root else self._input_node(root, None, self._module())
         p.order = tuple([self._function_node(fn) for fn in order])
 
     def _lookup_order(self):
@@ -255,6 +278,9 @@ class Recorder(hooks.Observer):
         yield from self._kept
 
     def _function_node(self, fn) -> int:
+        entry = self._journal.functions.get(id(fn))
+        if entry is not None and entry[0]() is fn:  # made in this pass: the usual case
+            return entry[1]
         for older in self._lookup_order():
             entry = older.functions.get(id(fn))
             if entry is not None and entry[0]() is fn:
@@ -265,7 +291,7 @@ class Recorder(hooks.Observer):
         self._next_id = nid + 1
         j = self._journal
         j.events.append((nid, _EXTERNAL, _name(f"{fn.name()} (not recorded)"), None, None,
-                         self._modules[-1] if self._modules else None, True, _name(getattr(fn, "op", "function"))))
+                         self._module(), True, _name(getattr(fn, "op", "function"))))
         j.functions[id(fn)] = (weakref.ref(fn), nid)
         return nid
 
@@ -294,9 +320,9 @@ class Recorder(hooks.Observer):
             return
         j = self._journal
         entry = j.tensors.get(id(tensor))
-        nid = entry[1] if entry is not None and entry[0]() is tensor else self._input_node(tensor, None)
-        copy = grad.copy()  # it is the leaf's `.grad` now: user code may change it in place
-        j.copies.add(id(copy))
+        nid = entry[1] if entry is not None and entry[0]() is tensor else self._input_node(tensor, None, self._module())
+        # It is the leaf's `.grad` now: user code may change it in place.
+        copy = grad.copy() if type(grad) is _ndarray else backend.copy(grad)
         if j.steps:
             step = j.steps[-1]
             grads = step[2] or ()
@@ -313,7 +339,9 @@ class Recorder(hooks.Observer):
         if type(squares) is float and squares - squares == 0.0:  # its sum of squares is finite: so is it
             j.finite.add(id(copy))
         if tensor.requires_grad:
-            self._norms.append((self._label(tensor), squares))
+            leaf = self._leaf_copies.get(id(tensor))
+            label = leaf[5] if leaf is not None and leaf[0]() is tensor else None
+            self._norms.append((label or self._label(tensor), squares))
 
     def backward_ended(self, root):
         p = self._pass
@@ -489,7 +517,7 @@ class Recorder(hooks.Observer):
         shared with the last pass) is summarised once and its summary shared."""
         if not work:
             return
-        current = {id(e[3]): e[3] for e in self._leaf_copies.values()}
+        current = {id(e[3]): e[3] for e in self._leaf_copies.values() if e[3] is not None}
         known = self._leaf_summaries = {k: v for k, v in self._leaf_summaries.items() if k in current}
         slot_of: dict[int, int] = {}
         arrays, slots, ready = [], [], {}
@@ -519,6 +547,7 @@ class Recorder(hooks.Observer):
             added += s.captured_bytes
             if s.device != "cpu" and meta.device == "cpu":
                 meta.device = s.device
+        relus = []
         for (target, key, raw), i in zip(work, slots):
             s = summaries[i]
             if type(key) is int:
@@ -526,9 +555,11 @@ class Recorder(hooks.Observer):
             else:
                 setattr(target, key, s)
                 if type(target) is Node and target.op == "relu" and raw.ndim >= 2:
-                    target.dead_units = _dead_units(raw)
+                    relus.append((target, raw))
             if s.nan_count or s.inf_count:
                 self._note_nonfinite(index, type(target) is Node)
+        if relus:
+            _note_dead_units(relus)
         self._captured_bytes += added
         self._enforce_budget()
 
@@ -566,7 +597,16 @@ class Recorder(hooks.Observer):
         holds it, or "tensor<n>"; unique within the run."""
         entry = self._labels.get(id(t))
         if entry is not None and entry[0]() is t:
-            return entry[1]
+            name = entry[1]
+        else:
+            name = self._new_label(t)
+        leaf = self._leaf_copies.get(id(t))
+        if leaf is not None and leaf[0]() is t:
+            leaf[5] = name  # the next passes find it there
+        return name
+
+    def _new_label(self, t: Tensor) -> str:
+        """Name a leaf seen for the first time (see `_label`)."""
         entry = self._param_names.get(id(t))
         name = entry[1] if entry is not None and entry[0]() is t else _variable_name(t)
         base = _name(name) if name else f"tensor{len(self._labels)}"
@@ -621,11 +661,9 @@ class Recorder(hooks.Observer):
                                e[3] if e[1] == _EXTERNAL else e[2] for e in j.events[j.done:]], finite):
                 self._note_nonfinite(j.index, True)
             else:  # a leaf copy shared with the next pass need not be checked again
-                cache = self._leaf_copies
-                for key in j.fresh:
-                    entry = cache.get(key)
-                    if entry is not None and id(entry[3]) in j.copies:
-                        cache[key] = entry[:4] + (True,)
+                for leaf, copy in j.fresh:
+                    if leaf[3] is copy:
+                        leaf[4] = True
         if want_grads:
             grads = []
             for step in j.steps[j.steps_done:]:
@@ -828,41 +866,50 @@ def _squared_norm(grad):
             squares = float(np.vdot(wide, wide))
         return squares
     xp = namespace(grad)
-    wide = grad.astype(xp.float64)
-    return xp.vdot(wide, wide)
+    wide = backend.astype(grad, xp.float64)
+    return xp.sum(wide * wide)
 
 
 def _to_host_floats(pairs):
-    """[(label, float or device scalar)] -> [(label, float)], one transfer for the device ones."""
+    """[(label, float or device scalar)] -> [(label, float)], one transfer per device."""
     device = [i for i, (_, v) in enumerate(pairs) if not isinstance(v, float)]
     if not device:
         return pairs
-    xp = namespace(pairs[device[0]][1])
-    host = to_host(xp.stack([pairs[i][1] for i in device])).tolist()
     out = list(pairs)
-    for i, v in zip(device, host):
-        out[i] = (pairs[i][0], float(v))
+    for i, v in zip(device, backend.scalars([pairs[i][1] for i in device])):
+        out[i] = (pairs[i][0], v)
     return out
 
 
 def _scalar(array) -> float | None:
     if array is None or array.size != 1:
         return None
-    return float(to_host(array.reshape(-1)[:1])[0])
+    return float(backend.scalar(array))
 
 
-def _dead_units(output) -> tuple[int, int]:
-    """Units (everything after the batch dimension) that are zero for every example."""
-    xp = namespace(output)
-    flat = output.reshape(output.shape[0], -1)
-    alive = int(xp.count_nonzero((flat != 0).any(axis=0)))
-    return (flat.shape[1] - alive, flat.shape[1])
+def _note_dead_units(relus: list) -> None:
+    """Set each ReLU node's dead units: units (everything after the batch dimension) that are
+    zero for every example; the counts of device arrays come back in one transfer per device."""
+    on_device = []
+    for node, output in relus:
+        units = math.prod(output.shape[1:])
+        if type(output) is np.ndarray:
+            alive = int(np.count_nonzero(output.reshape(output.shape[0], -1).any(axis=0)))
+            node.dead_units = (units - alive, units)
+        else:
+            xp = namespace(output)
+            flat = backend.reshape(output, (output.shape[0], -1))
+            on_device.append((node, units, xp.sum(backend.astype(xp.any(flat != 0, axis=0), xp.int64))))
+    if on_device:
+        for (node, units, _), alive in zip(on_device, backend.scalars([c for _, _, c in on_device])):
+            node.dead_units = (units - int(alive), units)
 
 
 def _any_nonfinite(arrays, known_finite=()) -> bool:
     """Whether any value in the arrays (or Python numbers) is NaN or Inf, in few reductions:
-    the small NumPy arrays are checked together, each large one with a sum of squares."""
-    small = []
+    the small NumPy arrays are checked together, each large one with a sum of squares, those
+    of other devices with a reduction each there and one transfer per device for the answers."""
+    small, flags = [], []
     for a in arrays:
         kind = type(a)
         if kind is np.ndarray:
@@ -875,21 +922,24 @@ def _any_nonfinite(arrays, known_finite=()) -> bool:
         elif kind is float:
             if a - a != 0.0:
                 return True
-        elif hasattr(a, "__array_namespace__") and a.dtype.kind in "fc" and _nonfinite_in(a):
+        elif a is not None and kind not in _NUMBER and backend.is_array(a) and id(a) not in known_finite \
+                and backend.dtype_kind(a) in "fc":
+            xp = namespace(a)
+            flags.append(xp.any(xp.logical_not(xp.isfinite(a))))
+    if small:
+        flat = np.concatenate(small) if len(small) > 1 else small[0]
+        if flat.dtype.kind in "fc" and _nonfinite_in(flat):
             return True
-    if not small:
-        return False
-    flat = np.concatenate(small) if len(small) > 1 else small[0]
-    return flat.dtype.kind in "fc" and _nonfinite_in(flat)
+    return any(backend.scalars(flags)) if flags else False
 
 
-def _nonfinite_in(a) -> bool:
+def _nonfinite_in(a: np.ndarray) -> bool:
     flat = a.reshape(-1)
-    if type(flat) is np.ndarray and flat.dtype.kind == "f" and flat.dtype.itemsize >= 4:
+    if flat.dtype.kind == "f" and flat.dtype.itemsize >= 4:
         total = np.dot(flat, flat)  # BLAS: NaN and Inf propagate, and no warnings
     else:
         with np.errstate(over="ignore", invalid="ignore"):
-            total = (namespace(flat).abs(flat) ** 2).sum()
+            total = (np.abs(flat) ** 2).sum()
     if math.isfinite(float(total)):
         return False
-    return not bool(namespace(flat).isfinite(flat).all())
+    return not bool(np.isfinite(flat).all())

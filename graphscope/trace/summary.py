@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -10,6 +11,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from graphscope.engine import backend
 from graphscope.engine.backend import device_of, namespace, to_host
 
 from .equality import Same
@@ -44,8 +46,9 @@ class TensorSummary(Same):
     min/max/mean/std/norm and the histogram cover the finite values only (None when there
     are none); the NaNs and Infs are counted apart. std is the sample std (as `Tensor.std()`).
     The histogram (16 int64 counts, read-only; empty when no value is finite) has equal bins
-    from min to max, all counts in bin 0 when min == max; past 4,096 finite values it is
-    estimated from an evenly strided sample of about 4,096 and scaled to the finite count.
+    from min to max, all counts in bin 0 when min == max; on the CPU, past 4,096 finite values
+    it is estimated from an evenly strided sample of about 4,096 and scaled to the finite count
+    (another device bins every value: a device's bincount is cheap).
     `preview` holds the first 64 elements in row-major order, `values` every element
     (in the tensor's shape) when there are at most `full_values_limit`; both are read-only
     NumPy host arrays. `dropped` says the memory budget took them away.
@@ -93,11 +96,10 @@ class TensorSummary(Same):
 
 
 def summarize(array, full_values_limit: int = FULL_VALUES_LIMIT, device: str | None = None) -> TensorSummary:
-    """Summarise a device array (NumPy or CuPy) on its own device."""
-    xp = namespace(array)
-    if xp is np:
+    """Summarise an array of any graphscope device on that device."""
+    if type(array) is np.ndarray or isinstance(array, np.generic):
         return _summarize_host(np.asarray(array), full_values_limit, device or "cpu")
-    return summarize_on_device(array, xp, full_values_limit, device or str(device_of(array)))
+    return _summarize_on_device([array], full_values_limit, device)[0]
 
 
 def summarize_value(value) -> TensorSummary | None:
@@ -130,95 +132,148 @@ BATCH_LIMIT = 4096  # arrays up to this size share the vectorised statistics of 
 
 
 def summarize_many(arrays, full_values_limit: int = FULL_VALUES_LIMIT) -> list:
-    """Summaries of many device arrays at once. Small finite float NumPy arrays are reduced
-    together (one segmented pass per statistic instead of a dozen small calls each); the rest
-    go through `summarize`."""
+    """Summaries of many device arrays at once. Small float NumPy arrays are reduced together,
+    a batch per dtype (one segmented pass per statistic instead of a dozen small calls each);
+    the arrays of each other device are summarised there as one batch, with a couple of copies
+    to the host."""
     out = [None] * len(arrays)
-    batch = []
+    batches: dict = {}  # NumPy dtype -> indices of its small float arrays
+    devices: dict = {}  # device -> indices of its arrays (not NumPy's)
     for i, a in enumerate(arrays):
-        if type(a) is np.ndarray and a.dtype.kind == "f" and 0 < a.size <= BATCH_LIMIT:
-            batch.append(i)
+        if type(a) is np.ndarray:
+            dtype = a.dtype
+            if dtype in _BATCHED and 0 < a.size <= BATCH_LIMIT:
+                batch = batches.get(dtype)
+                if batch is None:
+                    batches[dtype] = [i]
+                else:
+                    batch.append(i)
+            else:
+                out[i] = _summarize_host(a, full_values_limit, "cpu")
+        elif isinstance(a, np.generic):
+            out[i] = _summarize_host(np.asarray(a), full_values_limit, "cpu")
         else:
-            out[i] = summarize(a, full_values_limit)
-    if batch:
-        for i, s in zip(batch, _summarize_batch([arrays[i] for i in batch], full_values_limit)):
+            devices.setdefault(device_of(a), []).append(i)
+    for device, indices in devices.items():
+        for i, s in zip(indices, _summarize_on_device([arrays[i] for i in indices], full_values_limit,
+                                                      str(device))):
+            out[i] = s
+    for indices in batches.values():
+        for i, s in zip(indices, _summarize_batch([arrays[i] for i in indices], full_values_limit)):
             out[i] = s
     return out
 
 
+_BATCHED = frozenset(np.dtype(d) for d in ("float16", "float32", "float64"))
+
+
 def _summarize_batch(arrays: list, limit: int) -> list:
-    """Statistics of many small float arrays from segmented reductions over their concatenation;
-    their values become read-only views of one host buffer (the arrays themselves are not kept)."""
+    """Statistics of many small float arrays of one dtype from segmented reductions over their
+    concatenation; their values become read-only views of that one host buffer (the arrays
+    themselves are not kept). Arrays holding a NaN or Inf are summarised one by one.
+
+    A training loop summarises the same layout (the same sizes in the same order) pass after
+    pass: the layout's index arrays are kept, and the float work happens in per-thread buffers,
+    reused, not in fresh memory each time (whose first touch costs more than the arithmetic)."""
     count = len(arrays)
-    sizes = np.fromiter((a.size for a in arrays), dtype=np.intp, count=count)
-    starts = np.zeros(count, dtype=np.intp)
-    np.cumsum(sizes[:-1], out=starts[1:])
-    dtype = arrays[0].dtype
-    same_dtype = all(a.dtype is dtype for a in arrays) and dtype.name in ARRAY_DTYPES
-    if not same_dtype:
-        dtype = np.dtype(np.float64)
-    cat = np.concatenate([a.reshape(-1) for a in arrays]).astype(dtype, copy=False)
-    flat = cat.astype(np.float64, copy=False)
-    finite = np.isfinite(flat)
-    if not finite.all():  # a few arrays with NaN/Inf: summarise those one by one
-        bad = set(np.add.reduceat(~finite, starts).nonzero()[0].tolist())
+    cat = np.concatenate(arrays, axis=None)  # a copy, flattened, in the arrays' own dtype
+    sizes, starts, offsets = _layout([a.size for a in arrays])
+    total = cat.size
+    if cat.dtype == np.float64:
+        flat = cat
+    else:
+        flat = _scratch("flat", np.float64, total)
+        np.copyto(flat, cat)
+    work = _scratch("work", np.float64, total)
+    squares = np.add.reduceat(np.multiply(flat, flat, out=work), starts)
+    if not np.isfinite(squares).all():  # a NaN or Inf (or a float64 square's overflow) somewhere
+        bad = set(np.flatnonzero(~np.isfinite(squares)).tolist())
         good = [i for i in range(count) if i not in bad]
         result = [None] * count
         for i in bad:
-            result[i] = summarize(arrays[i], limit)
+            result[i] = _summarize_host(arrays[i], limit, "cpu")
         if good:
             for i, s in zip(good, _summarize_batch([arrays[i] for i in good], limit)):
                 result[i] = s
         return result
-    if not same_dtype:  # keep each array's own dtype in its values
-        cat = None
-    else:
-        cat.flags.writeable = False
+    cat.flags.writeable = False
     lows = np.minimum.reduceat(flat, starts)
     highs = np.maximum.reduceat(flat, starts)
-    means = np.add.reduceat(flat, starts) / sizes
-    squares = np.add.reduceat(flat * flat, starts)
-    centered = flat - np.repeat(means, sizes)
-    stds = np.sqrt(np.add.reduceat(centered * centered, starts) / np.maximum(sizes - 1, 1))
-    zeros = np.add.reduceat(flat == 0, starts, dtype=np.intp) / sizes
+    sums = np.add.reduceat(flat, starts)
+    means = sums / sizes
     spans = highs - lows
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        scales = np.where((spans > 0) & np.isfinite(spans), HISTOGRAM_BINS / spans, 0.0)
-    idx = ((flat - np.repeat(lows, sizes)) * np.repeat(scales, sizes)).astype(np.intp)
-    np.clip(idx, 0, HISTOGRAM_BINS - 1, out=idx)
-    idx += np.repeat(np.arange(count, dtype=np.intp) * HISTOGRAM_BINS, sizes)
-    hist = np.bincount(idx, minlength=HISTOGRAM_BINS * count).reshape(count, HISTOGRAM_BINS)
-    level = spans <= 0
-    if level.any():  # every value equal: all in the first bin
-        hist[level] = 0
-        hist[level, 0] = sizes[level]
+    spreads = squares - sums * means  # one pass; two where it cancels (the mean dwarfs the spread)
+    spreads[spans <= 0] = 0.0  # level, or a single value
+    close = (spreads < 0.01 * squares) & (spans > 0)
+    if close.any():
+        centered = np.subtract(flat, means.repeat(sizes), out=work)
+        spreads = np.where(close, np.add.reduceat(np.multiply(centered, centered, out=work), starts), spreads)
+    zeros = np.add.reduceat(np.equal(flat, 0, out=_scratch("zero", np.bool_, total)), starts, dtype=np.intp)
+    # Bins of width span/16 from each array's min; the scale is a hair under 16/span, so each
+    # max lands in bin 15, not 16. A level array has scale 0: everything in bin 0.
+    scales = np.divide(HISTOGRAM_BINS * (1 - 2.0**-40), spans, out=np.zeros(count), where=spans > 0)
+    scaled = np.subtract(flat, lows.repeat(sizes), out=work)  # (a repeat is faster than a take)
+    scaled *= scales.repeat(sizes)
+    index = _scratch("index", np.intp, total)
+    np.copyto(index, scaled, casting="unsafe")  # truncation: the bin within the array
+    index += offsets  # the array's own 16 bins
+    hist = np.bincount(index, minlength=HISTOGRAM_BINS * count).reshape(count, HISTOGRAM_BINS)
     hist.flags.writeable = False
+    stds = np.sqrt(spreads / np.maximum(sizes - 1, 1)).tolist()
     norms = np.sqrt(squares).tolist()
-    name = dtype_name(dtype)
+    fractions = (zeros / sizes).tolist()
+    name = dtype_name(cat.dtype)
     out = []
     append = out.append
-    for i, (a, start, n, lo, hi, mean, sd, norm, zf) in enumerate(zip(
-            arrays, starts.tolist(), sizes.tolist(), lows.tolist(), highs.tolist(), means.tolist(),
-            stds.tolist(), norms, zeros.tolist())):
-        if cat is not None:
-            if n <= limit:
-                values = cat[start:start + n].reshape(a.shape)
-                preview = cat[start:start + min(n, PREVIEW_SIZE)]
-            else:
-                values, preview = None, cat[start:start + min(n, PREVIEW_SIZE)]
-            append(TensorSummary(a.shape, name, "cpu", n, lo, hi, mean, sd if n > 1 else None, norm,
-                                 0, 0, zf, hist[i], preview, values))
-        else:
-            preview, values = _captured(a, n, limit)
-            append(TensorSummary(a.shape, dtype_name(a.dtype), "cpu", n, lo, hi, mean,
-                                 sd if n > 1 else None, norm, 0, 0, zf, hist[i], preview, values))
+    start = 0
+    for a, row, n, lo, hi, mean, sd, norm, zf in zip(
+            arrays, hist, sizes.tolist(), lows.tolist(), highs.tolist(), means.tolist(), stds, norms, fractions):
+        view = cat[start:start + n]
+        start += n
+        append(TensorSummary(a.shape, name, "cpu", n, lo, hi, mean, sd if n > 1 else None, norm, 0, 0, zf, row,
+                             view if n <= PREVIEW_SIZE else view[:PREVIEW_SIZE],
+                             view.reshape(a.shape) if n <= limit else None))
     return out
+
+
+_layouts: dict = {}  # tuple of sizes -> (sizes, starts, each element's first bin)
+_buffers = threading.local()
+_SCRATCH_LIMIT = 1 << 18  # elements a per-thread buffer may keep between calls
+
+
+def _layout(sizes: list):
+    """(sizes, starts, each element's first bin) of a batch of arrays of these sizes."""
+    key = tuple(sizes)
+    layout = _layouts.get(key)
+    if layout is None:
+        count = len(sizes)
+        sizes = np.array(sizes, dtype=np.intp)
+        starts = np.zeros(count, dtype=np.intp)
+        np.cumsum(sizes[:-1], out=starts[1:])
+        offsets = np.repeat(np.arange(0, count * HISTOGRAM_BINS, HISTOGRAM_BINS, dtype=np.intp), sizes)
+        layout = (sizes, starts, offsets)
+        if offsets.size <= _SCRATCH_LIMIT:  # kept: the next pass likely has the same layout
+            if len(_layouts) >= 64:
+                _layouts.clear()
+            _layouts[key] = layout
+    return layout
+
+
+def _scratch(name: str, dtype, size: int) -> np.ndarray:
+    """A work buffer of `size` elements, this thread's own, reused from call to call."""
+    buffer = getattr(_buffers, name, None)
+    if buffer is None or buffer.size < size:
+        buffer = np.empty(size, dtype=dtype)
+        if size > _SCRATCH_LIMIT:
+            return buffer
+        setattr(_buffers, name, buffer)
+    return buffer[:size]
 
 
 # --- host (NumPy): the array is already where the statistics are wanted --------------------
 
 def _summarize_host(a: np.ndarray, limit: int, device: str) -> TensorSummary:
-    shape = tuple(int(d) for d in a.shape)
+    shape = a.shape
     n = int(a.size)
     preview, values = _captured(a, n, limit)
     summary = TensorSummary(shape, dtype_name(a.dtype), device, n, preview=preview, values=values)
@@ -254,6 +309,8 @@ def _fill_float_host(s: TensorSummary, x: np.ndarray, n: int) -> None:
     m = int(fin.size)
     if m == 0:
         return
+    if fin.dtype.itemsize < 4:  # float16 squares lose digits: reduce in float32
+        fin = fin.astype(np.float32)
     mn, mx = float(mn), float(mx)
     mean = _total(fin) / m
     squares = float(np.vdot(fin, fin))
@@ -310,12 +367,20 @@ def _histogram_host(fin: np.ndarray, mn: float, mx: float, m: int) -> np.ndarray
         return _single_bin(m)
     sample = fin if m <= HISTOGRAM_EXACT else fin[:: -(-m // HISTOGRAM_EXACT)]
     span = mx - mn
-    if sample.dtype.itemsize < 8 and span > float(np.finfo(sample.dtype).max) / 2:
+    if sample.dtype.itemsize < 4:  # float16: too coarse for the scale below
+        sample = sample.astype(np.float32)
+    if sample.dtype.itemsize < 8 and span > _half_max(sample.dtype):
         sample = sample.astype(np.float64)
     if not math.isfinite(span):  # the range overflows even float64: work in halves
         sample, mn, span = sample / 2, mn / 2, mx / 2 - mn / 2
-    idx = ((sample - mn) * (HISTOGRAM_BINS / span)).astype(np.intp)
-    np.clip(idx, 0, HISTOGRAM_BINS - 1, out=idx)
+    # x - min is never negative; a scale a hair under 16/span (8 float32 epsilons) keeps the max
+    # out of a 17th bin however float32 rounds, so the bins need no clipping (except for a tiny span,
+    # whose scale is no longer a plain finite number).
+    scale = HISTOGRAM_BINS * (1 - 2.0**-20) / span
+    idx = np.empty(sample.size, dtype=np.intp)
+    np.multiply(sample - mn, scale, out=idx, casting="unsafe")
+    if not scale < 1e30:
+        np.clip(idx, 0, HISTOGRAM_BINS - 1, out=idx)
     out = np.bincount(idx, minlength=HISTOGRAM_BINS).astype(np.int64, copy=False)
     if sample.size != m:
         out = _scaled(out, m)
@@ -323,14 +388,29 @@ def _histogram_host(fin: np.ndarray, mn: float, mx: float, m: int) -> np.ndarray
     return out
 
 
+_half_maxes: dict = {}
+
+
+def _half_max(dtype) -> float:
+    """Half the largest finite value of a float dtype (np.finfo is slow to ask)."""
+    half = _half_maxes.get(dtype)
+    if half is None:
+        half = _half_maxes[dtype] = float(np.finfo(dtype).max) / 2
+    return half
+
+
 def _scaled(sample_counts: np.ndarray, total: int) -> np.ndarray:
-    """Counts of a sample scaled to `total`, rounded so they add up to it exactly."""
-    exact = sample_counts * (total / int(sample_counts.sum()))
-    out = np.floor(exact).astype(np.int64)
-    short = total - int(out.sum())
+    """Counts of a sample scaled to `total`, rounded so they add up to it exactly (the largest
+    remainders round up); in Python integers, as there are only 16."""
+    sample = sample_counts.tolist()
+    size = sum(sample)
+    exact = [c * total for c in sample]
+    out = [e // size for e in exact]
+    short = total - sum(out)
     if short:
-        out[np.argsort(out - exact)[:short]] += 1
-    return out
+        for i in sorted(range(len(out)), key=lambda i: out[i] * size - exact[i])[:short]:
+            out[i] += 1
+    return np.array(out, dtype=np.int64)
 
 
 def _fill_bool(s: TensorSummary, trues: int, n: int) -> None:
@@ -361,82 +441,164 @@ def _host_dtype(dtype) -> np.dtype:
     return dtype if dtype_name(dtype) in ARRAY_DTYPES else np.dtype(np.float64)
 
 
-def _captured(a, n: int, limit: int):
-    """(preview, values) as read-only host arrays; `a` may be NumPy or CuPy."""
+def _captured(a: np.ndarray, n: int, limit: int):
+    """(preview, values) of a NumPy array as read-only host copies."""
     dtype = _host_dtype(a.dtype)
     if n <= limit:
-        host = to_host(a)
-        values = host.real.astype(dtype) if host.dtype.kind == "c" else np.array(host, dtype=dtype, copy=True)
+        values = a.real.astype(dtype) if a.dtype.kind == "c" else np.array(a, dtype=dtype, copy=True)
         values.flags.writeable = False
         preview = values.reshape(-1)[:PREVIEW_SIZE]
         return preview, values
-    head = to_host(a.reshape(-1)[:PREVIEW_SIZE])
+    head = a.reshape(-1)[:PREVIEW_SIZE]
     preview = head.real.astype(dtype) if head.dtype.kind == "c" else np.array(head, dtype=dtype, copy=True)
     preview.flags.writeable = False
     return preview, None
 
 
-# --- device (CuPy, or any array module): reduce there, bring back one vector -------------------
+# --- device (CuPy, the strict test device, any array module): reduce there, copy back little ------
 
-def summarize_on_device(a, xp, limit: int = FULL_VALUES_LIMIT, device: str = "cuda") -> TensorSummary:
-    """Summarise with every reduction on the array's device and two transfers to the host:
-    the preview (or full values), and one vector of statistics and histogram counts."""
-    shape = tuple(int(d) for d in a.shape)
-    n = int(a.size)
-    preview, values = _captured(a, n, limit)
-    s = TensorSummary(shape, dtype_name(a.dtype), device, n, preview=preview, values=values)
-    if n == 0:
-        return s
-    flat = a.reshape(-1)
-    kind = a.dtype.kind
+# Where each statistic sits in a summary's vector of float64s on the device; the histogram's 16
+# counts follow. An int64's extremes also travel as a (quotient, remainder) pair by 2**32, each
+# exact in float64, so they come back exact.
+_COUNT, _NANS, _ZEROS, _LO, _HI, _TOTAL, _SPREAD, _SCALE, _SQUARES, _LO_Q, _LO_R, _HI_Q, _HI_R = range(13)
+_STATS = 13
+_WIDE_FLOATS = frozenset({"float32", "float64", "complex64", "complex128"})
+
+
+def summarize_on_device(a, xp=None, limit: int = FULL_VALUES_LIMIT, device: str | None = None) -> TensorSummary:
+    """Summarise one array with every reduction on its own device (see `_summarize_on_device`);
+    any array module works, NumPy included. `xp`, the array's namespace, is found from the array
+    itself (the argument is accepted for callers that pass it)."""
+    return _summarize_on_device([a], limit, device)[0]
+
+
+def _summarize_on_device(arrays: list, limit: int, device: str | None = None) -> list:
+    """Summaries of arrays that live on one device, computed there: each array's statistics and
+    histogram become one float64 vector, all the vectors are stacked and copied to the host at
+    once, and so are the previews (or full values), concatenated per dtype. Only those cross:
+    two or three device-to-host copies for the whole batch, however many arrays it holds."""
+    if device is None:
+        device = str(device_of(arrays[0]))
+    out, vectors, owners = [], [], []
+    captures: dict[str, list] = {}  # host dtype name -> [(summary, flat piece, keeps full values)]
+    for a in arrays:
+        shape = tuple(int(d) for d in a.shape)
+        n = math.prod(shape)
+        name, kind = backend.dtype_name(a), backend.dtype_kind(a)
+        s = TensorSummary(shape, name, device, n)
+        out.append(s)
+        if n == 0:
+            continue
+        flat = backend.reshape(a, (-1,))
+        piece = flat if n <= limit else flat[:min(n, PREVIEW_SIZE)]  # the standard has no slicing past the end
+        if kind == "c":
+            piece = namespace(piece).real(piece)
+        if name not in ARRAY_DTYPES:
+            piece = backend.astype(piece, namespace(piece).float64)
+        captures.setdefault(backend.dtype_name(piece), []).append((s, piece, n <= limit))
+        vectors.append(_device_stats(flat, kind, name))
+        owners.append((s, kind))
+    for pieces in captures.values():
+        xp = namespace(pieces[0][1])
+        host = to_host(xp.concat([p for _, p, _ in pieces]))  # a fresh buffer: no one else's memory
+        host.flags.writeable = False
+        start = 0
+        for s, piece, full in pieces:
+            size = int(piece.shape[0])
+            if full:
+                s.values = host[start:start + size].reshape(s.shape)
+            s.preview = host[start:start + min(size, PREVIEW_SIZE)]
+            start += size
+    if vectors:
+        xp = namespace(vectors[0])
+        table = to_host(xp.stack(vectors))
+        for (s, kind), row in zip(owners, table.tolist()):
+            _fill_from_vector(s, kind, row)
+    return out
+
+
+def _device_stats(flat, kind: str, name: str):
+    """A 1-D array's statistics and histogram as one float64 vector on its device (no copy
+    to the host, no synchronisation): the reductions of `_fill_float_host`, the finite values
+    masked in place of being selected, since a selection's size would have to be read first."""
+    xp = namespace(flat)
+    f64 = xp.float64
+    zero = backend.zeros((), f64, flat)
     if kind == "b":
-        _fill_bool(s, int(xp.count_nonzero(flat)), n)
-        return s
-    x = flat.real if kind == "c" else flat
-    x = x.astype(xp.float64) if kind in "iu" or x.dtype.itemsize < 4 else x
-    mask = xp.isfinite(x)
-    count = mask.sum()
-    wide = xp.where(mask, x, 0).astype(xp.float64)
-    lo = xp.where(mask, x, xp.inf).min().astype(xp.float64)
-    hi = xp.where(mask, x, -xp.inf).max().astype(xp.float64)
-    total = wide.sum()
-    mean = total / xp.maximum(count, 1)
-    centered = xp.where(mask, wide - mean, 0)
-    spread = (centered * centered).sum()
+        return xp.concat([xp.reshape(xp.sum(backend.astype(flat, f64)), (1,)),
+                          backend.zeros((_STATS - 1 + HISTOGRAM_BINS,), f64, flat)])
+    x = xp.real(flat) if kind == "c" else flat
+    if name not in _WIDE_FLOATS:  # integers, float16 (whose sums overflow): in float64
+        x = backend.astype(x, f64)
+    exact = [zero] * 4
+    if kind in "iu":  # no NaN or Inf: every value counts
+        mask = None
+        count = nans = zero
+        wide = x
+        lo_native, hi_native = xp.min(flat), xp.max(flat)
+        lo, hi = backend.astype(lo_native, f64), backend.astype(hi_native, f64)
+        if name in ("int64", "uint64"):
+            exact = []
+            for v in (lo_native, hi_native):
+                q = v // 2**32
+                exact += [backend.astype(q, f64), backend.astype(v - q * 2**32, f64)]
+        total = xp.sum(wide)
+        mean = total / flat.shape[0]
+        centered = wide - mean
+    else:
+        mask = xp.isfinite(x)
+        count = xp.sum(backend.astype(mask, f64))
+        nans = xp.sum(backend.astype(xp.isnan(x), f64))
+        wide = backend.astype(xp.where(mask, x, 0), f64)
+        lo = backend.astype(xp.min(xp.where(mask, x, xp.inf)), f64)
+        hi = backend.astype(xp.max(xp.where(mask, x, -xp.inf)), f64)
+        total = xp.sum(wide)
+        mean = total / xp.maximum(count, 1.0)
+        centered = xp.where(mask, wide - mean, 0.0)
+    zeros = xp.sum(backend.astype(x == 0, f64))
+    spread = xp.sum(centered * centered)
     scale = xp.maximum(xp.abs(lo), xp.abs(hi))
-    scale = xp.where(xp.isfinite(scale) & (scale > 0), scale, 1.0)
+    scale = xp.where(xp.isfinite(scale) & (scale > 0), scale, 1.0)  # the norm, scaled: no overflow
     scaled = wide / scale
-    squares = (scaled * scaled).sum()
-    base = xp.where(xp.isfinite(lo), lo, 0.0) / 2  # halves: the range may overflow float64
+    squares = xp.sum(scaled * scaled)
+    # Bins over [lo, hi], worked out in halves: hi - lo may overflow even float64.
+    base = xp.where(xp.isfinite(lo), lo, 0.0) / 2
     width = xp.where(hi > lo, hi / 2 - lo / 2, 1.0)
-    idx = ((wide / 2 - base) * (HISTOGRAM_BINS / width)).astype(xp.int64)
-    idx = xp.where(mask, xp.clip(idx, 0, HISTOGRAM_BINS - 1), HISTOGRAM_BINS)
-    hist = xp.bincount(idx, minlength=HISTOGRAM_BINS + 1)[:HISTOGRAM_BINS]
-    nans = xp.isnan(x).sum()
-    zeros = (x == 0).sum()
-    stats = xp.concatenate([
-        xp.stack([lo, hi, total, spread, scale, squares, count.astype(xp.float64),
-                  nans.astype(xp.float64), zeros.astype(xp.float64)]),
-        hist.astype(xp.float64),
-    ])
-    host = to_host(stats).tolist()
-    lo, hi, total, spread, scale, squares, count, nans, zeros = host[:9]
-    m = int(count)
-    s.nan_count = int(nans)
+    index = backend.astype(xp.floor((wide / 2 - base) * (HISTOGRAM_BINS / width)), xp.int64)
+    index = xp.clip(index, 0, HISTOGRAM_BINS - 1)
+    if mask is not None:  # the NaNs and Infs go to a bin of their own, left out
+        index = xp.where(mask, index, HISTOGRAM_BINS)
+    hist = backend.bincount(index, HISTOGRAM_BINS + 1)[:HISTOGRAM_BINS]
+    stats = xp.stack([count, nans, zeros, lo, hi, total, spread, scale, squares, *exact])
+    return xp.concat([stats, backend.astype(hist, f64)])
+
+
+def _fill_from_vector(s: TensorSummary, kind: str, row: list) -> None:
+    """Fill a summary from its vector of statistics, back on the host."""
+    n = s.numel
+    if kind == "b":
+        _fill_bool(s, int(row[_COUNT]), n)
+        return
+    m = n if kind in "iu" else int(row[_COUNT])
+    s.nan_count = int(row[_NANS])
     s.inf_count = n - m - s.nan_count
-    s.zero_fraction = int(zeros) / n
+    s.zero_fraction = int(row[_ZEROS]) / n
     if m == 0:
-        return s
-    s.mean = total / m
-    s.norm = scale * math.sqrt(squares)
+        return
+    lo, hi = row[_LO], row[_HI]
+    s.mean = row[_TOTAL] / m
+    s.norm = row[_SCALE] * math.sqrt(row[_SQUARES])
     if m > 1:
-        s.std = math.sqrt(spread / (m - 1))
+        s.std = math.sqrt(row[_SPREAD] / (m - 1))
     if kind in "iu":
-        s.min, s.max = int(lo), int(hi)
+        if row[_LO_Q] or row[_LO_R] or row[_HI_Q] or row[_HI_R]:
+            s.min = int(row[_LO_Q]) * 2**32 + int(row[_LO_R])
+            s.max = int(row[_HI_Q]) * 2**32 + int(row[_HI_R])
+        else:
+            s.min, s.max = int(lo), int(hi)
     else:
         s.min, s.max = lo, hi
-    s.histogram = counts([int(c) for c in host[9:]]) if hi > lo else _single_bin(m)
-    return s
+    s.histogram = counts([int(c) for c in row[_STATS:]]) if hi > lo else _single_bin(m)
 
 
 # --- rendering: one look shared by the headless summary and the TUI -------------------------

@@ -15,6 +15,7 @@ from graphscope.trace.summary import (
     TensorSummary,
     sparkline,
     summarize,
+    summarize_many,
     summarize_on_device,
     summarize_value,
 )
@@ -166,3 +167,35 @@ def test_sparkline_scales_to_the_tallest_bin():
 def test_a_nan_constant_counts_as_nan():
     s = summarize_value(float("nan"))
     assert s.nan_count == 1 and math.isnan(s.preview[0])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(hnp.arrays(st.sampled_from([np.float16, np.float32, np.float64]),
+                           hnp.array_shapes(min_dims=0, max_dims=2, max_side=40),
+                           elements=st.floats(-1e4, 1e4, width=16) | st.sampled_from([np.nan, np.inf, 0.0, 1.0])),
+                min_size=1, max_size=6))
+def test_summaries_made_in_a_batch_equal_those_made_one_by_one(arrays):
+    """summarize_many reduces small float arrays together; each summary is what summarize gives."""
+    for a, batched in zip(arrays, summarize_many(arrays)):
+        alone = summarize(a)
+        for name in ("shape", "dtype", "numel", "nan_count", "inf_count", "zero_fraction"):
+            assert getattr(batched, name) == getattr(alone, name), name
+        # The batch sums squares in float64, a lone float32 array in float32 (BLAS): std and
+        # norm agree to float32's accuracy, the rest exactly or nearly.
+        for name, rel in (("min", 1e-12), ("max", 1e-12), ("mean", 1e-6), ("std", 1e-4), ("norm", 1e-4)):
+            h, b = getattr(alone, name), getattr(batched, name)
+            assert (h is None) == (b is None), name
+            if h is not None:
+                assert b == pytest.approx(h, rel=rel, abs=1e-9), name
+        assert batched.histogram.size == alone.histogram.size and sum(batched.histogram) == sum(alone.histogram)
+        assert not batched.preview.flags.writeable and batched.preview.dtype == alone.preview.dtype
+        np.testing.assert_array_equal(batched.preview, alone.preview)
+        np.testing.assert_array_equal(batched.values, alone.values)
+
+
+@settings(max_examples=60, deadline=None)
+@given(hnp.arrays(st.sampled_from([np.float16, np.float32, np.float64]), st.integers(2, 9000),
+                  elements=st.floats(-1e4, 1e4, width=16)))
+def test_every_histogram_has_16_bins_holding_every_finite_value(a):
+    s = summarize(a)
+    assert s.histogram.size == 16 and sum(s.histogram) == a.size

@@ -6,7 +6,7 @@ import itertools
 from collections import OrderedDict, namedtuple
 
 from .. import backend, dtypes
-from ..hooks import announce, observers
+from ..hooks import _handlers, announce, observers
 from ..tensor import Tensor, to_arguments
 from . import scope
 from .parameter import Parameter
@@ -83,9 +83,20 @@ class Module:
         return self.forward(*args, **kwargs)
 
     def _call_with_hooks(self, args, kwargs):
+        if not self._has_hooks:  # an observer and no hooks: the common case while recording
+            name = scope.enter(self)
+            for handler in _handlers["module_entered"]:
+                handler(self, name)
+            try:
+                return self.forward(*args, **kwargs)
+            finally:
+                scope.leave()
+                if observers:
+                    for handler in _handlers["module_left"]:
+                        handler(self, name)
         entered = None
         if observers:
-            entered = scope.enter(self)
+            entered = scope.enter(self, self._has_hooks)
             announce("module_entered", self, entered)
         try:
             for hook in tuple(self._forward_pre_hooks.values()):

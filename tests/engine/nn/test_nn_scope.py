@@ -158,3 +158,56 @@ def test_observer_does_not_change_results():
     with hooks.observe(ScopeLog()):
         observed = model(x).detach().cpu().numpy()
     np.testing.assert_array_equal(plain, observed)
+
+
+class Scaled(nn.Module):
+    """A user's module (defined here, not in graphscope) with a graphscope layer inside."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+
+    def forward(self, x):
+        y = self.fc(x) * 2.0  # inside the user's forward
+        return y
+
+
+def test_node_sites_are_the_users_lines_inside_and_around_graphscope_modules():
+    import inspect
+
+    class Sites(hooks.Observer):
+        def __init__(self):
+            self.sites = []
+
+        def node_created(self, node, inputs, output, site):
+            self.sites.append((node.op, site.line, site.function))
+
+    net = nn.Sequential(nn.Linear(2, 2), Scaled(), nn.Tanh())
+    log = Sites()
+    with hooks.observe(log):
+        net(gs.randn(3, 2))
+        line = inspect.currentframe().f_lineno - 1
+    inner = next(n for n, text in enumerate(inspect.getsource(Scaled).splitlines())
+                 if "inside the user's forward" in text) + inspect.getsourcelines(Scaled)[1]
+    here = "test_node_sites_are_the_users_lines_inside_and_around_graphscope_modules"
+    assert log.sites == [("linear", line, here), ("linear", inner, "forward"), ("mul", inner, "forward"),
+                         ("tanh", line, here)]
+
+
+def test_a_forward_set_on_an_instance_gets_its_own_lines():
+    layer = nn.Linear(2, 2)
+    original = layer.forward
+
+    def patched(x):
+        return original(x) + 1.0  # the patched forward
+
+    layer.forward = patched
+    sites = []
+
+    class Sites(hooks.Observer):
+        def node_created(self, node, inputs, output, site):
+            sites.append(site.function)
+
+    with hooks.observe(Sites()):
+        layer(gs.randn(1, 2))
+    assert sites == ["patched", "patched"]
