@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import itertools
+import operator
 import weakref
 
 from . import backend
 from .backend import namespace, same_device
+from .function import producer_for
 from .hooks import _handlers, announce, observers
 from .tensor import Tensor, wrap
 
@@ -22,18 +24,21 @@ _SECOND_BACKWARD = (
 def plan(root):
     """Nodes reachable from `root`, consumers before producers, and how many edges feed each leaf.
 
-    An explicit stack (never recursion) so a 100,000-node chain plans fine.
+    Newest first: a node is always created after the nodes that made its inputs, so reverse
+    creation order is a topological order (PyTorch's engine orders by it too). The walk uses
+    an explicit stack, never recursion, so a 100,000-node chain plans fine.
     """
-    order = []
     seen = {root}
     leaf_uses = {}
-    stack = [(root, zip(root.inputs, root.needs_input_grad))]
-    push, pop, visit = stack.append, stack.pop, seen.add
+    stack = [root]
+    pop, push, visit = stack.pop, stack.append, seen.add
     while stack:
-        node, edges = stack[-1]
-        for tensor, needed in edges:
+        node = pop()
+        for tensor, needed in zip(node.inputs, node.needs_input_grad):
             if needed:
                 child = tensor.grad_fn
+                if child is not None and child.seq > node.seq:
+                    child = producer_for(tensor, node)  # the tensor was changed in place since
                 if child is None:
                     entry = leaf_uses.get(id(tensor))
                     if entry is None:
@@ -42,13 +47,11 @@ def plan(root):
                         entry[1] += 1
                 elif child not in seen:
                     visit(child)
-                    push((child, zip(child.inputs, child.needs_input_grad)))
-                    break
-        else:
-            pop()
-            order.append(node)
-    order.reverse()
-    return order, leaf_uses
+                    push(child)
+    return sorted(seen, key=_creation_order, reverse=True), leaf_uses
+
+
+_creation_order = operator.attrgetter("seq")
 
 
 def _seed(root: Tensor, gradient):
@@ -206,6 +209,8 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                     if g.dtype is not array.dtype and g.dtype != array.dtype:
                         g = backend.astype(g, array.dtype)
                 child = tensor.grad_fn
+                if child is not None and child.seq > node.seq:
+                    child = producer_for(tensor, node)
                 if child is not None:
                     if g is not None:
                         pending = get(child)

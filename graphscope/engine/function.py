@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from . import grad_mode
 from .backend import is_array
 from .hooks import announce_node_created, observers
@@ -9,6 +11,7 @@ from .tensor import Tensor, wrap
 
 _grad_state = grad_mode.state
 _new = object.__new__
+next_seq = itertools.count().__next__
 
 
 class Function:
@@ -18,7 +21,9 @@ class Function:
     (the instance `__dict__`); the slots below are the node's place in the graph.
     """
 
-    __slots__ = ("inputs", "needs_input_grad", "__dict__", "__weakref__")
+    # seq: creation order, which is a topological order (a node's inputs exist before it).
+    # replaces: for an in-place node, the node it took over its tensor from (see `producer`).
+    __slots__ = ("inputs", "needs_input_grad", "seq", "replaces", "__dict__", "__weakref__")
 
     op = "function"
     # Rarely changed per-node state lives in the instance dict only when set; these are defaults.
@@ -74,6 +79,7 @@ class Function:
             return wrap(out)
         self.inputs = args
         self.needs_input_grad = needs
+        self.seq = next_seq()
         saved = self.saved_inputs
         if saved != ():
             versions = []
@@ -99,8 +105,9 @@ class Function:
         for t in self.inputs:
             if not isinstance(t, Tensor):
                 continue
-            if t.grad_fn is not None:
-                edges.append((t.grad_fn, 0))
+            producer = producer_for(t, self)
+            if producer is not None:
+                edges.append((producer, 0))
             elif t.requires_grad:
                 edges.append((t._grad_accumulator(), 0))
             else:
@@ -113,6 +120,18 @@ class Function:
 
     def __repr__(self):
         return f"<{self.name()} object at {id(self):#x}>"
+
+
+def producer_for(tensor: Tensor, consumer: Function):
+    """The node that made the value of `tensor` that `consumer` used.
+
+    An in-place op later gives the tensor a newer grad_fn; a consumer created before it must
+    still send its grad to the node it saw, so walk back to the last one older than it.
+    """
+    producer = tensor.grad_fn
+    while producer is not None and producer.seq > consumer.seq:
+        producer = producer.replaces
+    return producer
 
 
 class AccumulateGrad:

@@ -644,3 +644,17 @@ def test_tensor_is_weak_referenceable():
     y = x * 2
     assert weakref.ref(x)() is x
     assert weakref.ref(y.grad_fn)() is y.grad_fn
+
+
+def test_grads_flow_to_the_value_a_node_used_before_an_inplace_change():
+    # z uses y before y.mul_(3); its grad must reach x through the old y (as PyTorch), not
+    # through the in-place node that y has since.
+    results = []
+    for lib in (gs, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        z = y + 1
+        y.mul_(3)
+        (z.sum() + (y * 1.0).sum()).backward()
+        results.append(x.grad.tolist())
+    assert results[0] == results[1] == [8.0, 8.0]

@@ -6,6 +6,7 @@ import functools
 
 from .. import grad_mode
 from ..function import Function as Node
+from ..function import next_seq
 from ..hooks import announce_node_created, observers
 from ..tensor import Tensor, wrap
 
@@ -123,6 +124,7 @@ class Function:
         node = _node_class(cls)(ctx)
         node.inputs = args
         node.needs_input_grad = needs
+        node.seq = next_seq()
         if any(output is a for a in args):
             output = wrap(output.array)
         output.grad_fn = node

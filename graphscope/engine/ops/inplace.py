@@ -55,6 +55,8 @@ def rebase(target: Tensor, op: str, functional, *args) -> Tensor:
         if not target_dtype.is_floating_point and result_dtype.is_floating_point:
             raise _cast_error(op, result_dtype, target)
         result = unary.cast(result, target_dtype)
+    if result.grad_fn is not None:
+        result.grad_fn.replaces = target.grad_fn
     target.array = result.array
     target.grad_fn = result.grad_fn
     target.requires_grad = result.requires_grad
