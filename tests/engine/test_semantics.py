@@ -658,3 +658,10 @@ def test_grads_flow_to_the_value_a_node_used_before_an_inplace_change():
         (z.sum() + (y * 1.0).sum()).backward()
         results.append(x.grad.tolist())
     assert results[0] == results[1] == [8.0, 8.0]
+
+
+def test_var_and_std_with_no_degrees_of_freedom_give_nan_grads_not_an_exception():
+    for op in ("var", "std"):
+        x = gs.tensor([2.0], requires_grad=True)
+        getattr(x, op)().backward()  # one element, correction 1: torch gives nan too
+        assert np.isnan(x.grad.tolist()[0]), op

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import builtins
 from collections import namedtuple
 
@@ -78,7 +80,7 @@ class Var(Function):
         centered = x - xp.mean(x, axis=self.axes, keepdims=True)
         n = _count(x.shape, self.axes) - self.correction
         g = _expand_back(grad, x.shape, self.axes, self.keepdim)
-        return g * centered * (2 / n), None, None, None
+        return g * centered * (2 / n if n else math.inf), None, None, None  # n == 0: inf/nan, as torch
 
 
 class Std(Function):
@@ -95,7 +97,7 @@ class Std(Function):
         # Where the std is 0 the gradient is taken as 0 (as PyTorch), not 0/0.
         scaled = xp.where(self.out == 0, 0, grad / xp.where(self.out == 0, 1, self.out))
         g = _expand_back(scaled, x.shape, self.axes, self.keepdim)
-        return g * centered / n, None, None, None
+        return g * centered * (1 / n if n else math.inf), None, None, None
 
 
 class Prod(Function):
