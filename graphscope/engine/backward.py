@@ -9,7 +9,7 @@ import weakref
 from . import backend
 from .backend import namespace, same_device
 from .function import producer_for
-from .hooks import _handlers, announce, observers
+from .hooks import announce, observers
 from .tensor import Tensor, wrap
 
 _NO_GRADS = itertools.repeat(None)  # the input grads of a node that received no grad
@@ -185,18 +185,6 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                     if node.inputs[position]._vc[0] != version:
                         _check_versions(node)
                 grad_inputs = node.backward(grad)
-            elif watching and capture is None and node.pre_hooks is None and not node.released:
-                # Watched, nothing else: _node_backward's announcements, inlined (a debugger's hot path).
-                for handler in _handlers["before_node"]:
-                    handler(node, grad)
-                if node.released:  # an observer ran a backward through it meanwhile
-                    raise RuntimeError(_SECOND_BACKWARD)
-                for position, version in node.versions:
-                    if node.inputs[position]._vc[0] != version:
-                        _check_versions(node)
-                grad_inputs = node.backward(grad)
-                for handler in _handlers["after_node"]:
-                    handler(node, grad_inputs)
             else:
                 grad_inputs = _node_backward(node, grad, watching, store, capture)
             for tensor, needed, g in zip(node.inputs, node.needs_input_grad, grad_inputs):
@@ -276,5 +264,4 @@ def _finish_leaf(tensor, grad, store, capture, capture_only, watching=False):
             f"a gradient on {backend.device_of(grad)} does not match its tensor's device {tensor.device}")
     store.accumulate(tensor, grad)
     if watching:
-        for handler in _handlers["leaf_grad_accumulated"]:
-            handler(tensor, grad)
+        announce("leaf_grad_accumulated", tensor, grad)
