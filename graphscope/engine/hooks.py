@@ -130,6 +130,12 @@ scopes = _Scopes()
 _internal_code: dict = {}
 
 
+def current_module() -> str | None:
+    """The qualified name ("model.layers.0") of the module whose forward is running, if any."""
+    stack = scopes.stack
+    return stack[-1][2] if stack else None
+
+
 def announce(event: str, *args) -> None:
     """Call `event` on every installed observer that handles it (callers check `observers` first)."""
     for handler in _handlers[event]:

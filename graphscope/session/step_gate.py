@@ -8,7 +8,7 @@ import weakref
 
 from graphscope.engine.backend import astype, namespace, native_dtype, to_host
 from graphscope.engine.dtypes import float64
-from graphscope.engine.hooks import Observer
+from graphscope.engine.hooks import Observer, current_module
 
 from .script_runner import SessionQuit
 from .state import PAUSED, RUNNING, Breakpoint, SessionState
@@ -51,7 +51,6 @@ class StepGate(Observer):
         self.state = SessionState(kind=RUNNING)
         # What breakpoints match on, for the nodes of the current pass: (op, module, site).
         self.info: dict[int, tuple] = {}
-        self.modules: list[str] = []
         # Live objects of the current pass, for fetching full values while paused.
         self.values: dict[int, weakref.ref] = {}
         self.grads: dict[int, object] = {}
@@ -61,20 +60,14 @@ class StepGate(Observer):
 
     def node_created(self, node, inputs, output, site):
         self._check_quit()
-        self.info[self.recorder.node_id(node)] = (node.op, self.modules[-1] if self.modules else None, site)
-        for tensor in (output, *inputs):
-            if tensor is output or getattr(tensor, "grad_fn", 0) is None:  # the output and leaves
-                node_id = self.recorder.node_id(node if tensor is output else tensor)
-                if node_id is not None:
-                    self.values[node_id] = weakref.ref(tensor)
-
-    def module_entered(self, module, name):
-        self._check_quit()
-        self.modules.append(name)
-
-    def module_left(self, module, name):
-        if self.modules:
-            self.modules.pop()
+        node_id = self.recorder.node_id(node)
+        self.info[node_id] = (node.op, current_module(), site)
+        self.values[node_id] = weakref.ref(output)
+        for tensor in inputs:  # leaves have no node of their own to fetch them by
+            if getattr(tensor, "grad_fn", 0) is None:
+                leaf_id = self.recorder.node_id(tensor)
+                if leaf_id is not None:
+                    self.values[leaf_id] = weakref.ref(tensor)
 
     def backward_begun(self, root, order):
         self._check_quit()
