@@ -102,7 +102,7 @@ def loop_recorded(path: str, iterations: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=1000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         chain = write(folder, "chain.py", CHAIN)
@@ -112,9 +112,12 @@ def main() -> None:
         print(f"step() to next pause, small graph: median {median:.3f} ms "
               f"(p90 {sorted(latencies)[int(len(latencies) * 0.9)] * 1e3:.3f} ms)  target < 2 ms  "
               f"{'ok' if median < 2 else 'MISSED'}")
-        with_session = min(loop_under_session(loop, args.iterations) for _ in range(args.repeats))
-        recorded = min(loop_recorded(loop, args.iterations) for _ in range(args.repeats))
-        ratio = with_session / recorded
+        # The sides take turns, and each turn's ratio counts: neighbours share the machine's mood.
+        pairs = [(loop_under_session(loop, args.iterations), loop_recorded(loop, args.iterations))
+                 for _ in range(args.repeats)]
+        with_session = statistics.median(a for a, _ in pairs)
+        recorded = statistics.median(b for _, b in pairs)
+        ratio = statistics.median(a / b for a, b in pairs)
         print(f"{args.iterations}-iteration loop: session {with_session:.3f} s vs recorded without a session "
               f"{recorded:.3f} s = {ratio:.2f}x  target <= 1.10x  {'ok' if ratio <= 1.1 else 'MISSED'}")
 

@@ -381,9 +381,13 @@ class Recorder(hooks.Observer):
 
     def node_id(self, obj) -> int | None:
         """The record id of a live Function or Tensor seen in a recent or kept pass, else None
-        (the session maps engine objects to record nodes with it)."""
+        (the session maps engine objects to record nodes with it, once per event)."""
+        is_tensor = isinstance(obj, Tensor)
+        entry = (self._journal.tensors if is_tensor else self._journal.functions).get(id(obj))
+        if entry is not None and entry[0]() is obj:  # the current pass: nearly always
+            return entry[1]
         for j in self._lookup_order():
-            entry = (j.tensors if isinstance(obj, Tensor) else j.functions).get(id(obj))
+            entry = (j.tensors if is_tensor else j.functions).get(id(obj))
             if entry is not None and entry[0]() is obj:
                 return entry[1]
         return None
