@@ -70,29 +70,23 @@ class Outline(ScrollView, can_focus=True):
 
     cursor: reactive[int] = reactive(0, always_update=True, init=False)
 
-    class Highlighted(Message):
+    class ItemMessage(Message):
+        """A message about one item of an outline."""
+
+        def __init__(self, outline: Outline, item: OutlineItem):
+            super().__init__()
+            self.outline = outline
+            self.item = item
+
+        @property
+        def control(self) -> Outline:
+            return self.outline
+
+    class Highlighted(ItemMessage):
         """The cursor moved onto an item."""
 
-        def __init__(self, outline: Outline, item: OutlineItem):
-            super().__init__()
-            self.outline = outline
-            self.item = item
-
-        @property
-        def control(self) -> Outline:
-            return self.outline
-
-    class Activated(Message):
+    class Activated(ItemMessage):
         """Enter (or a click on the cursor's row) on an item that does something: a link or a step."""
-
-        def __init__(self, outline: Outline, item: OutlineItem):
-            super().__init__()
-            self.outline = outline
-            self.item = item
-
-        @property
-        def control(self) -> Outline:
-            return self.outline
 
     def __init__(self, *, id: str | None = None, classes: str | None = None):
         super().__init__(id=id, classes=classes)
