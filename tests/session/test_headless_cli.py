@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+from graphscope.trace import snapshot
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SAMPLES = os.path.join(ROOT, "samples")
 
@@ -34,7 +36,7 @@ def test_export_writes_a_snapshot_that_summary_reads(tmp_path):
     result = graphscope("run", "--headless", "--export", str(snap), os.path.join(SAMPLES, "training_loop.py"))
     assert result.returncode == 0, result.stderr
     doc = json.loads(snap.read_text())
-    assert doc["format"] == "graphscope-snapshot" and doc["version"] == 1
+    assert doc["format"] == "graphscope-snapshot" and doc["version"] == snapshot.VERSION
     summary = graphscope("summary", str(snap))
     assert summary.returncode == 0 and "graphscope summary" in summary.stdout
 
