@@ -100,6 +100,8 @@ LAYERS = [
     ("lstm_unbatched", "LSTM", {}, (5, 4), ((1, 6), (1, 6))),
     ("lstm_unbatched_batch_first_no_state", "LSTM", dict(batch_first=True, num_layers=2), (5, 4), None),
     ("lstm_one_step_batch_of_one", "LSTM", {}, (1, 1, 4), None),
+    ("lstm_long_sequence", "LSTM", {}, (37, 2, 4), ((1, 2, 6), (1, 2, 6))),
+    ("gru_long_sequence_bidirectional", "GRU", dict(bidirectional=True), (23, 2, 4), None),
     ("gru", "GRU", {}, (5, 3, 4), None),
     ("gru_h0", "GRU", {}, (5, 3, 4), (1, 3, 6)),
     ("gru_two_layers_bidirectional_batch_first", "GRU", dict(num_layers=2, bidirectional=True, batch_first=True),
