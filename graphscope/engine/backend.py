@@ -887,4 +887,4 @@ def from_storage(storage: np.ndarray, shape, offset: int, strides, device: Devic
     view = np.lib.stride_tricks.as_strided(storage[offset:], tuple(shape), tuple(s * itemsize for s in strides))
     if device.type == "cpu":
         return view
-    return device_type(device).from_host(np.ascontiguousarray(view), device)
+    return device_type(device).from_host(np.array(view, order="C"), device)  # 0-d stays 0-d

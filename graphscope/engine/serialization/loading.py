@@ -73,6 +73,7 @@ class _Loader:
             ("torch", "device"): backend.Device,
             ("collections", "OrderedDict"): OrderedDict,
             ("builtins", "set"): set,
+            ("builtins", "frozenset"): frozenset,
             ("builtins", "complex"): complex,
             ("builtins", "bytearray"): bytearray,
             ("_codecs", "encode"): latin1_encode,
@@ -94,7 +95,7 @@ class _Loader:
                 raise missing_dtype_error(self.what, name)
         also = " (not with weights_only=False either: it never runs code from a file)" if self.unsafe_asked else ""
         raise UnpicklingError(
-            f"{self.what} holds a {module}.{name} object, which graphscope.load does not load{also}: it "
+            f"{self.what} names {module}.{name}, which graphscope.load does not load{also}: it "
             f"loads {SAVABLE}. If the file holds a whole model (torch.save(model)), save "
             "model.state_dict() instead and load that into the model"
         )
