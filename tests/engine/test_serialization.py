@@ -202,6 +202,13 @@ def test_an_optimizer_state_dict_round_trip_continues_training_identically(optim
     assert bits(resumed.bias.detach()) == bits(model.bias.detach())
 
 
+def test_a_scheduler_state_dict_comes_back_equal():
+    opt = gs.optim.SGD([gs.nn.Parameter(gs.ones(1))], lr=0.1)
+    scheduler = gs.optim.lr_scheduler.StepLR(opt, step_size=2)
+    scheduler.step()
+    assert round_trip(scheduler.state_dict()) == scheduler.state_dict()
+
+
 @pytest.mark.parametrize("kind", ["str", "pathlib.Path"])
 def test_save_and_load_take_a_path(tmp_path, kind):
     path = str(tmp_path / "t.pt") if kind == "str" else tmp_path / "t.pt"
@@ -243,6 +250,12 @@ def test_torch_loads_what_graphscope_saved_bit_exact(dtype):
     back = torch.load(saved(t), map_location="cpu")
     assert dtype_name(back.dtype) == dtype and tuple(back.shape) == t.shape
     assert back.numpy().tobytes() == bits(t)
+
+
+def test_torch_memory_maps_what_graphscope_saved(tmp_path):
+    gs.save({"a": gs.tensor([1.0, 2.0]), "b": gs.arange(5), "c": gs.tensor([True])}, tmp_path / "t.pt")
+    back = torch.load(tmp_path / "t.pt", mmap=True, map_location="cpu")
+    assert back["a"].tolist() == [1.0, 2.0] and back["b"].tolist() == list(range(5)) and back["c"].tolist() == [True]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

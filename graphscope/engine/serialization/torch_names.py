@@ -10,7 +10,6 @@ STORAGE_NAMES = {
     dtypes.int8: "CharStorage", dtypes.uint8: "ByteStorage", dtypes.bool_: "BoolStorage",
 }
 STORAGE_DTYPES = {name: dtype for dtype, name in STORAGE_NAMES.items()}
-STORAGE_DTYPES["UntypedStorage"] = dtypes.uint8  # torch reads an untyped storage as bytes
 
 # torch's dtypes that graphscope lacks, by the names torch's files use for them.
 MISSING_DTYPES = {
