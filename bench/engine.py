@@ -383,17 +383,19 @@ CASES += [
 # torch.save's format on both sides.
 
 
-def state_dict_saving(lib) -> Step:
+def state_dict(lib) -> dict:
     rng = np.random.default_rng(0)
-    state = {f"layer{i}.weight": lib.tensor(rng.standard_normal((128, 128)).astype(np.float32)) for i in range(16)}
+    return {f"layer{i}.weight": lib.tensor(rng.standard_normal((128, 128)).astype(np.float32)) for i in range(16)}
+
+
+def state_dict_saving(lib) -> Step:
+    state = state_dict(lib)
     return lambda: lib.save(state, io.BytesIO())
 
 
 def state_dict_loading(lib) -> Step:
-    rng = np.random.default_rng(0)
-    state = {f"layer{i}.weight": lib.tensor(rng.standard_normal((128, 128)).astype(np.float32)) for i in range(16)}
     file = io.BytesIO()
-    lib.save(state, file)
+    lib.save(state_dict(lib), file)
     data = file.getvalue()
     return lambda: lib.load(io.BytesIO(data))
 

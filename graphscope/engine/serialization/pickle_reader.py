@@ -196,7 +196,7 @@ def _appends(u):
 
 def _setitem(u):
     value, key = u.stack.pop(), u.stack.pop()
-    _target(u, (dict, OrderedDict), "SETITEM")[key] = value
+    _update(_target(u, (dict, OrderedDict), "SETITEM"), [(key, value)], "SETITEM")
 
 
 def _setitems(u):
@@ -204,13 +204,19 @@ def _setitems(u):
     target = _target(u, (dict, OrderedDict), "SETITEMS")
     if len(items) % 2:
         raise UnpicklingError("damaged pickle: SETITEMS with an odd number of values")
-    for i in range(0, len(items), 2):
-        target[items[i]] = items[i + 1]
+    _update(target, zip(items[::2], items[1::2]), "SETITEMS")
 
 
 def _additems(u):
     items = u.pop_mark()
-    _target(u, (set,), "ADDITEMS").update(items)
+    _update(_target(u, (set,), "ADDITEMS"), items, "ADDITEMS")
+
+
+def _update(target, items, opcode: str) -> None:
+    try:
+        target.update(items)
+    except TypeError as error:  # an unhashable key
+        raise UnpicklingError(f"damaged pickle: {opcode} with a key that can't be one ({error})") from None
 
 
 def _frozenset(u):
@@ -241,12 +247,17 @@ def _newobj(u):
 
 
 def _build(u):
-    """Only an OrderedDict's attributes (a state dict's `_metadata`) may be set from a file."""
+    """Only an OrderedDict's own attributes (a state dict's `_metadata`) may be set from a file,
+    never one that would hide a method (`keys`)."""
     state = u.stack.pop()
     target = u.stack[-1]
-    if type(target) is not OrderedDict or type(state) is not dict or not all(type(k) is str for k in state):
+    if type(target) is not OrderedDict or type(state) is not dict:
         raise UnpicklingError(f"refusing to set the state of a {type(target).__name__} object from the "
                               "file: graphscope.load sets only an OrderedDict's attributes")
+    for name in state:
+        if type(name) is not str or hasattr(OrderedDict, name):
+            raise UnpicklingError(f"refusing to set attribute {name!r} of an OrderedDict from the file: "
+                                  "it would hide one of OrderedDict's own")
     vars(target).update(state)
 
 
