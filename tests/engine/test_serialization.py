@@ -2,7 +2,6 @@
 without running code from the file, and map_location as torch."""
 
 import io
-import pathlib
 import pickle
 import zipfile
 from collections import OrderedDict
@@ -677,6 +676,7 @@ def test_load_explains_a_missing_or_short_storage(storages, message):
     (b"\x80\x02]K\x01", "damaged pickle: it ends before its STOP opcode"),
     (b"\x80\x02h\x05.", "damaged pickle: memo entry 5 was never stored"),
     (b"\x80\x02\x86.", r"damaged pickle: opcode TUPLE2 at byte 2 found too few values"),
+    (b"\x80\x02K\x01q\x00u.", r"damaged pickle: opcode SETITEMS at byte 6 found too few values"),
     (b"\x80\x02K\x01K\x02.", "damaged pickle: STOP with an unfinished stack"),
     (b"\x80\x02K\x05K\x01K\x02s.", "damaged pickle: SETITEM on a int"),
     (b"\x80\x02}]K\x01s.", r"damaged pickle: SETITEM with a key that can't be one \(unhashable type: 'list'\)"),

@@ -20,7 +20,7 @@ UnpicklingError = pickle.UnpicklingError
 class SafeUnpickler:
     """One pickle, read from the bytes `data`, its globals from `find_global(module, name)`."""
 
-    def __init__(self, data: bytes, find_global: Callable, persistent_load: Callable, encoding="ascii"):
+    def __init__(self, data: bytes, find_global: Callable, persistent_load: Callable, encoding="utf-8"):
         self.raw = bytes(data)
         self.data = memoryview(self.raw)
         self.position = 0
@@ -35,11 +35,12 @@ class SafeUnpickler:
 
     def load(self):
         while True:
+            at = self.position
             code = self.read(1)[0]
             handler = _OPCODES.get(code)
             if handler is None:
                 raise UnpicklingError(f"unsupported pickle opcode {_opcode_name(code)} at byte "
-                                      f"{self.position - 1}: graphscope.load reads only pickles of plain data")
+                                      f"{at}: graphscope.load reads only pickles of plain data")
             if handler is _stop:
                 if len(self.stack) != 1 or self.marks:
                     raise UnpicklingError("damaged pickle: STOP with an unfinished stack")
@@ -48,7 +49,7 @@ class SafeUnpickler:
                 handler(self)
             except IndexError:
                 raise UnpicklingError(f"damaged pickle: opcode {_opcode_name(code)} at byte "
-                                      f"{self.position - 1} found too few values") from None
+                                      f"{at} found too few values") from None
 
     def read(self, n: int) -> memoryview:
         end = self.position + n
