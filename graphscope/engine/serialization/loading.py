@@ -67,9 +67,9 @@ class _Loader:
         self.big_endian = files.big_endian()
         self.globals = {
             ("torch._utils", "_rebuild_tensor_v2"): self.rebuild_tensor,
-            ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
-            ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
-            ("torch", "Size"): _size,
+            ("torch._utils", "_rebuild_parameter"): self.rebuild_parameter,
+            ("torch._utils", "_rebuild_parameter_with_state"): self.rebuild_parameter_with_state,
+            ("torch", "Size"): self.size,
             ("torch", "device"): backend.Device,
             ("collections", "OrderedDict"): OrderedDict,
             ("builtins", "set"): set,
@@ -142,27 +142,28 @@ class _Loader:
             tensor.requires_grad_(True)
         return tensor
 
+    def rebuild_parameter(self, data, requires_grad, backward_hooks=None):
+        """torch._utils._rebuild_parameter: a Parameter around a rebuilt tensor."""
+        if type(data) is not Tensor:
+            raise UnpicklingError(f"{self.what} is damaged: a Parameter's data must be a tensor, "
+                                  f"got {type(data).__name__}")
+        if backward_hooks:
+            raise UnpicklingError(f"{self.what} holds a Parameter with backward hooks, which graphscope cannot load")
+        return Parameter(data, bool(requires_grad))
 
-def _rebuild_parameter(data, requires_grad, backward_hooks=None):
-    if type(data) is not Tensor:
-        raise UnpicklingError(f"damaged file: a Parameter's data must be a tensor, got {type(data).__name__}")
-    if backward_hooks:
-        raise UnpicklingError("the file holds a Parameter with backward hooks, which graphscope cannot load")
-    return Parameter(data, bool(requires_grad))
+    def rebuild_parameter_with_state(self, data, requires_grad, backward_hooks, state):
+        """torch._utils._rebuild_parameter_with_state: only an empty state (no Python attributes) loads."""
+        if state:
+            names = sorted(map(str, state)) if isinstance(state, dict) else state
+            raise UnpicklingError(f"{self.what} holds a Parameter with Python attributes {names!r}, "
+                                  "which graphscope cannot load")
+        return self.rebuild_parameter(data, requires_grad, backward_hooks)
 
-
-def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
-    if state:
-        raise UnpicklingError(f"the file holds a Parameter with Python attributes {sorted(state)!r}, "
-                              "which graphscope cannot load")
-    return _rebuild_parameter(data, requires_grad, backward_hooks)
-
-
-def _size(dims):
-    """torch.Size(dims): graphscope's shapes are tuples."""
-    if type(dims) not in (tuple, list) or not _ints(dims):
-        raise UnpicklingError(f"damaged file: torch.Size needs ints, got {dims!r}")
-    return tuple(dims)
+    def size(self, dims):
+        """torch.Size(dims): graphscope's shapes are tuples."""
+        if type(dims) not in (tuple, list) or not _ints(dims):
+            raise UnpicklingError(f"{self.what} is damaged: torch.Size needs ints, got {dims!r}")
+        return tuple(dims)
 
 
 def _ints(values) -> bool:
