@@ -444,6 +444,9 @@ def test_loading_cuda_tensors_without_a_gpu_says_to_map_them_to_the_cpu():
                        r"graphscope.cuda.is_available\(\) is False. If you are running on a CPU-only "
                        r"machine, please use graphscope.load with map_location='cpu'"):
         gs.load(saved_on("cuda:0"))
+    with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
+        gs.load(saved_on("cpu"), map_location="cuda")
+    assert gs.load(saved({"no": "tensors"}), map_location="cuda") == {"no": "tensors"}
     assert gs.load(saved_on("cuda:0"), map_location="cpu").tolist() == [0.0, 1.0, 2.0, 3.0]
     assert gs.load(saved_on("cuda:0"), map_location={"cuda:0": "cpu"}).device == gs.device("cpu")
 

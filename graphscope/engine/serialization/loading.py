@@ -178,8 +178,7 @@ def _placement(map_location):
     if map_location is None:
         return lambda location, host: _restore(location)
     if isinstance(map_location, (str, backend.Device)):
-        device = _restore(str(map_location))
-        return lambda location, host: device
+        return lambda location, host: _restore(str(map_location))
     if isinstance(map_location, dict):
         for key, value in map_location.items():
             if not isinstance(key, str) or not isinstance(value, (str, backend.Device)):
