@@ -43,7 +43,7 @@ class Debuggee:
 
     live = False
 
-    def __init__(self, record, source: str = ""):
+    def __init__(self, record, source: str = "", break_on_nan: bool = False):
         self.record = record
         self.source = source
         self._lock = threading.RLock()
@@ -53,6 +53,8 @@ class Debuggee:
         first = self._walkable()
         self._position: int | None = first[0] if first else None
         self._step = 0
+        if break_on_nan:  # on by default in the app: listed and toggleable like any other
+            self.add_breakpoint(Breakpoint("nan"))
         self.state = self._make_state(self._initial_reason())
 
     # --- what a subclass with a script overrides ------------------------------------------------

@@ -12,7 +12,6 @@ from graphscope.engine import backend
 from graphscope.engine.hooks import observe
 from graphscope.trace.recorder import Recorder
 
-from .breakpoint import Breakpoint
 from .console_capture import ConsoleCapture
 from .debuggee import Debuggee
 from .script_runner import SessionQuit, run_script
@@ -55,12 +54,10 @@ class Session(Debuggee):
         self._edge: tuple[int, int] | None = None  # (pass position, step) where the script is held
         self._running: str | None = None  # the mode of the run in progress
         self._queued = 0          # steps asked for while a step was running
-        super().__init__(self.recorder.record, script)
+        super().__init__(self.recorder.record, script, break_on_nan=self.options.break_on_nan)
         self.script_path = script
         self.record.metadata.device = str(self.options.device or backend.get_default_device())
         self.gate = StepGate(self.recorder, lambda: self._breakpoints, self._paused, pause=self.options.pause)
-        if self.options.break_on_nan:
-            self.add_breakpoint(Breakpoint("nan"))
         self._thread = threading.Thread(target=self._main, name="graphscope-script", daemon=True)
 
     # --- the navigation model's hooks ----------------------------------------------------------

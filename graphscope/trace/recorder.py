@@ -301,6 +301,7 @@ class Recorder(hooks.Observer):
         self._pass = p
         self._norms = []
         self._root_array = root.array
+        p.loss = _scalar(root.array)  # known before the first step: a paused pass shows it
         entry = j.tensors.get(id(root))
         p.root = entry[1] if entry is not None and entry[0]() is root else self._input_node(root, None, self._module())
         p.order = tuple([self._function_node(fn) for fn in order])
@@ -383,7 +384,6 @@ class Recorder(hooks.Observer):
         if p is None:
             return
         index = p.index
-        p.loss = _scalar(self._root_array)
         for label, squares in _to_host_floats(self._norms):
             p.grad_norms[label] = math.sqrt(squares)
         p.finished = True

@@ -328,7 +328,7 @@ class GraphscopeApp(App[None]):
         if not force and key == self._details_key:
             return
         self._details_key = key
-        self.query_one(NodeDetails).show(self.moment, node_id, self.debuggee.fetch if self.live else None)
+        self.query_one(NodeDetails).show(self.moment, node_id)  # the record alone: live and snapshot alike
 
     def on_outline_highlighted(self, message: Outline.Highlighted) -> None:
         if message.item.node is not None:

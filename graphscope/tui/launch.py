@@ -34,7 +34,7 @@ def view(path: str) -> int:
 
     from .app import GraphscopeApp
 
-    GraphscopeApp(Debuggee(record, path), source=path).run()
+    GraphscopeApp(Debuggee(record, path, break_on_nan=True), source=path).run()
     return 0
 
 
