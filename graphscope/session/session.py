@@ -15,10 +15,12 @@ from graphscope.engine.hooks import observe
 from graphscope.trace.recorder import Recorder
 
 from .console_capture import ConsoleCapture
+from .numpy_warnings import QuietNumpyWarnings
 from .script_runner import SessionQuit, run_script
 from .state import FAILED, FINISHED, STARTING, Breakpoint, SessionState
 from .step_gate import StepGate
 from .torch_alias import TorchAliases
+from .torch_errors import in_torch_terms
 
 # A script that never reaches an engine event (a long pure-Python loop) is interrupted this
 # long after quit() by raising SessionQuit in its thread.
@@ -91,12 +93,15 @@ class Session:
                 stack.enter_context(ConsoleCapture(self.recorder.console, self._thread, self.options.echo))
                 if self.options.device is not None:
                     stack.enter_context(_default_device(self.options.device))
+                restate = None
                 if self.options.as_torch:
                     stack.enter_context(TorchAliases())
+                    stack.enter_context(QuietNumpyWarnings())
+                    restate = in_torch_terms
                 stack.enter_context(observe(self.recorder))
                 stack.enter_context(observe(self.gate))
                 self._notify(SessionState(kind="running"))
-                outcome = run_script(self.script, self.argv)
+                outcome = run_script(self.script, self.argv, restate)
         except SessionQuit:
             pass
         finally:

@@ -1,0 +1,172 @@
+"""Under --as-torch, a script's uncaught error that means "graphscope lacks this torch name", as UnsupportedTorchName.
+
+Python raises these before any graphscope code runs (an unknown keyword argument, `from torch.nn
+import X`), so they are restated once, when the script has failed: the engine pays nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import importlib
+import inspect
+import linecache
+import os
+import re
+import types
+
+from graphscope.engine.unsupported import UnsupportedTorchModule, UnsupportedTorchName, unsupported
+
+from .api_list import supported
+from .torch_alias import ALIASES
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_KEYWORD = re.compile(r"^[\w.<>]+\(\) got an unexpected keyword argument '(\w+)'$")
+_IMPORT_FROM = re.compile(r"^cannot import name '(\w+)' from '([\w.]+)'")
+
+
+def in_torch_terms(error: BaseException) -> BaseException:
+    """`error`, or the UnsupportedTorchName it means (same traceback) when a torch name is missing."""
+    if isinstance(error, UnsupportedTorchName):
+        return error
+    name = _missing_name(error)
+    if name is None:
+        return error
+    return unsupported(name).with_traceback(error.__traceback__)
+
+
+def _missing_name(error: BaseException) -> str | None:
+    """The torch name `error` says graphscope lacks (`torch.sum(foo=...)`), or None."""
+    if isinstance(error, UnsupportedTorchModule):
+        return _imported_module(error.__traceback__, error.name)
+    if isinstance(error, ImportError):
+        found = _IMPORT_FROM.match(str(error))
+        if found and found.group(2) in ALIASES:
+            return f"{found.group(2)}.{found.group(1)}"
+        return None
+    if isinstance(error, AttributeError):
+        owner = _torch_name(getattr(error, "obj", None), exact=True)
+        return f"{owner}.{error.name}" if owner and error.name and not error.name.startswith("_") else None
+    if isinstance(error, TypeError):
+        found = _KEYWORD.match(str(error))
+        if found is None:
+            return None
+        keyword = found.group(1)
+        callee = _callee(error.__traceback__)
+        owner = _torch_name(callee) if callee is not None and not _accepts(callee, keyword) else None
+        return f"{owner}({keyword}=...)" if owner else None
+    return None
+
+
+def _torch_names() -> dict[int, str]:
+    """{id(object): its torch name} for the supported names and the classes holding them."""
+    names = {}
+    for torch_name, value in supported().items():
+        names.setdefault(id(value), torch_name)
+        owner, _, _ = torch_name.rpartition(".")
+        holder = _lookup_path(owner)
+        if holder is not None and not isinstance(holder, types.ModuleType):
+            names.setdefault(id(holder), owner)  # torch.Tensor, torch.cuda
+    return names
+
+
+def _lookup_path(torch_name: str):
+    """The object a dotted torch name stands for under --as-torch, or None."""
+    for alias in sorted(ALIASES, key=len, reverse=True):
+        if torch_name == alias or torch_name.startswith(alias + "."):
+            obj = importlib.import_module(ALIASES[alias])
+            for part in filter(None, torch_name[len(alias):].split(".")):
+                obj = getattr(obj, part, None)
+            return obj
+    return None
+
+
+def _torch_name(obj, exact: bool = False) -> str | None:
+    """The torch name of a graphscope object: a supported function or class, a method of a supported
+    class (`torch.Tensor.sum`); with `exact`, an instance of a supported class (not of a subclass)."""
+    if obj is None or isinstance(obj, types.ModuleType):
+        return None
+    names = _torch_names()
+    if id(obj) in names:
+        return names[id(obj)]
+    if inspect.ismethod(obj) and not inspect.isclass(obj.__self__):
+        owner = next((c for c in type(obj.__self__).__mro__ if obj.__name__ in vars(c)), None)
+        return f"{names[id(owner)]}.{obj.__name__}" if id(owner) in names else None
+    if exact and not inspect.isroutine(obj) and not inspect.isclass(obj):
+        return names.get(id(type(obj)))
+    return None
+
+
+def _accepts(callee, keyword: str) -> bool:
+    """Whether `callee` takes `keyword` (then the TypeError was not about it)."""
+    try:
+        parameters = inspect.signature(callee).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    return any(p.name == keyword and p.kind is not p.POSITIONAL_ONLY or p.kind is p.VAR_KEYWORD
+               for p in parameters)
+
+
+def _callee(tb) -> object | None:
+    """What the failed call in the script named, from its source: `torch.sum` in `torch.sum(x, foo=1)`.
+
+    Only a callee named by names and attributes, which are looked up again in the failed frame.
+    """
+    node, frame = _failed_source(tb, "eval")
+    return _lookup(node.func, frame) if isinstance(node, ast.Call) else None
+
+
+def _imported_module(tb, parent: str) -> str:
+    """The module the failed import statement asked for (`torch.utils.tensorboard`) when it is
+    `parent` or inside it (Python imports `torch.utils` first, and fails there); else `parent`."""
+    node, _ = _failed_source(tb, "exec", through_imports=True)
+    statement = node.body[0] if isinstance(node, ast.Module) and node.body else None
+    if isinstance(statement, ast.ImportFrom) and statement.level == 0:
+        asked = [statement.module or ""]
+    elif isinstance(statement, ast.Import):
+        asked = [alias.name for alias in statement.names]
+    else:
+        asked = []
+    return next((m for m in asked if m == parent or m.startswith(parent + ".")), parent)
+
+
+def _failed_source(tb, mode: str, through_imports: bool = False):
+    """(The parsed source of the instruction that failed in the script's innermost frame, the frame),
+    or (None, None) when that frame is graphscope's or its source cannot be read. With
+    `through_imports`, the import machinery's frames (and graphscope's finder) are looked through."""
+    innermost = None
+    while tb is not None:
+        path = tb.tb_frame.f_code.co_filename
+        if not (through_imports and (path.startswith("<frozen importlib") or _is_graphscope(path))):
+            innermost = tb
+        tb = tb.tb_next
+    if innermost is None or _is_graphscope(innermost.tb_frame.f_code.co_filename):
+        return None, None
+    tb, frame, code = innermost, innermost.tb_frame, innermost.tb_frame.f_code
+    positions = list(code.co_positions())
+    if tb.tb_lasti // 2 >= len(positions) or None in positions[tb.tb_lasti // 2]:
+        return None, None
+    start, end, start_col, end_col = positions[tb.tb_lasti // 2]
+    lines = [line.encode() for line in linecache.getlines(code.co_filename, frame.f_globals)[start - 1:end]]
+    source = b"".join(lines)[start_col:len(b"".join(lines[:-1])) + end_col].decode(errors="replace")
+    try:
+        tree = ast.parse(source.strip(), mode=mode)
+    except SyntaxError:
+        return None, None
+    return (tree.body if mode == "eval" else tree), frame
+
+
+def _is_graphscope(path: str) -> bool:
+    return os.path.abspath(path).startswith(_PACKAGE)
+
+
+def _lookup(node, frame):
+    """The value of a `name.attr.attr` expression in `frame`, or None for anything else."""
+    if isinstance(node, ast.Attribute):
+        owner = _lookup(node.value, frame)
+        return None if owner is None else getattr(owner, node.attr, None)
+    if isinstance(node, ast.Name):
+        for scope in (frame.f_locals, frame.f_globals, vars(builtins)):
+            if node.id in scope:
+                return scope[node.id]
+    return None
