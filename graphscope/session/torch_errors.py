@@ -21,7 +21,7 @@ from .api_list import supported
 from .torch_alias import ALIASES
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_KEYWORD = re.compile(r"^[\w.<>]+\(\) got an unexpected keyword argument '(\w+)'$")
+_KEYWORD = re.compile(r"^([\w.<>]+)\(\) got an unexpected keyword argument '(\w+)'$")
 _IMPORT_FROM = re.compile(r"^cannot import name '(\w+)' from '([\w.]+)'")
 
 
@@ -51,9 +51,14 @@ def _missing_name(error: BaseException) -> str | None:
         found = _KEYWORD.match(str(error))
         if found is None:
             return None
-        keyword = found.group(1)
+        qualname, keyword = found.groups()
+        if _script_frame(error.__traceback__) is None:
+            return None  # raised inside graphscope: a bug of ours, not a missing name
         callee = _callee(error.__traceback__)
-        owner = _torch_name(callee) if callee is not None and not _accepts(callee, keyword) else None
+        if callee is None:  # named by an expression (`torch.ones(3).sum`): go by Python's message
+            owner = _by_qualname(qualname, keyword)
+        else:
+            owner = None if _accepts(callee, keyword) else _torch_name(callee)
         return f"{owner}({keyword}=...)" if owner else None
     return None
 
@@ -97,6 +102,17 @@ def _torch_name(obj, exact: bool = False) -> str | None:
     return None
 
 
+def _by_qualname(qualname: str, keyword: str) -> str | None:
+    """The torch name of the one supported callable with this qualified name (`Tensor.sum`,
+    `Linear.__init__`) that lacks `keyword`; None when there is none or more than one."""
+    found = {}
+    for torch_name, obj in supported().items():
+        function = vars(obj).get("__init__") if inspect.isclass(obj) else obj
+        if getattr(function, "__qualname__", None) == qualname and not _accepts(obj, keyword):
+            found.setdefault(id(obj), torch_name)
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
 def _accepts(callee, keyword: str) -> bool:
     """Whether `callee` takes `keyword` (then the TypeError was not about it)."""
     try:
@@ -134,15 +150,10 @@ def _failed_source(tb, mode: str, through_imports: bool = False):
     """(The parsed source of the instruction that failed in the script's innermost frame, the frame),
     or (None, None) when that frame is graphscope's or its source cannot be read. With
     `through_imports`, the import machinery's frames (and graphscope's finder) are looked through."""
-    innermost = None
-    while tb is not None:
-        path = tb.tb_frame.f_code.co_filename
-        if not (through_imports and (path.startswith("<frozen importlib") or _is_graphscope(path))):
-            innermost = tb
-        tb = tb.tb_next
-    if innermost is None or _is_graphscope(innermost.tb_frame.f_code.co_filename):
+    tb = _script_frame(tb, through_imports)
+    if tb is None:
         return None, None
-    tb, frame, code = innermost, innermost.tb_frame, innermost.tb_frame.f_code
+    frame, code = tb.tb_frame, tb.tb_frame.f_code
     positions = list(code.co_positions())
     if tb.tb_lasti // 2 >= len(positions) or None in positions[tb.tb_lasti // 2]:
         return None, None
@@ -154,6 +165,20 @@ def _failed_source(tb, mode: str, through_imports: bool = False):
     except SyntaxError:
         return None, None
     return (tree.body if mode == "eval" else tree), frame
+
+
+def _script_frame(tb, through_imports: bool = False):
+    """The traceback entry of the innermost frame, None when it is graphscope's (with
+    `through_imports`, the import machinery and graphscope's finder are looked through)."""
+    innermost = None
+    while tb is not None:
+        path = tb.tb_frame.f_code.co_filename
+        if not (through_imports and (path.startswith("<frozen importlib") or _is_graphscope(path))):
+            innermost = tb
+        tb = tb.tb_next
+    if innermost is None or _is_graphscope(innermost.tb_frame.f_code.co_filename):
+        return None
+    return innermost
 
 
 def _is_graphscope(path: str) -> bool:
