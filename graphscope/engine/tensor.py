@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from . import backend, dtypes
-from . import unsupported as _unsupported
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -371,10 +370,6 @@ class Tensor:
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the grads of this tensor w.r.t. the graph's leaves and add them to their `.grad`."""
         _backward.run_backward(self, gradient, retain_graph=bool(retain_graph), create_graph=create_graph, inputs=inputs)
-
-    def __getattr__(self, name):
-        # Reached only when normal lookup failed, so the attributes that exist pay nothing.
-        raise _unsupported.missing_attribute(self, name, "torch.Tensor")
 
     # --- printing --------------------------------------------------------------------------
 

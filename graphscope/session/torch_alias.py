@@ -7,7 +7,7 @@ import importlib.util
 import sys
 import types
 
-from graphscope.engine.unsupported import TorchNames, UnsupportedTorchModule, unsupported
+from graphscope.engine.unsupported import UnsupportedTorchModule, unsupported
 
 ALIASES = {
     "torch": "graphscope",
@@ -71,11 +71,9 @@ class TorchAliases:
                 setattr(sys.modules[parent], child, sys.modules[name])
         self.finder = _UnsupportedModules()
         sys.meta_path.insert(0, self.finder)
-        TorchNames.active = True
         return self
 
     def __exit__(self, *exc):
-        TorchNames.active = False
         sys.meta_path.remove(self.finder)
         for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
             del sys.modules[name]
