@@ -1,4 +1,4 @@
-"""UnsupportedTorchName: the one error for a PyTorch name graphscope lacks (raised by the engine and the session)."""
+"""UnsupportedTorchName: the one error for a PyTorch name graphscope lacks (engine and session raise it)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Under --as-torch, NumPy's floating-point warnings from graphscope's own code are not printed (PyTorch prints none)."""
+"""Under --as-torch, NumPy's floating-point warnings from graphscope's code are not printed (as PyTorch)."""
 
 from __future__ import annotations
 

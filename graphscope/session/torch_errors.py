@@ -1,4 +1,4 @@
-"""Under --as-torch, a script's uncaught error that means "graphscope lacks this torch name", as UnsupportedTorchName.
+"""--as-torch: a script's uncaught error that means "graphscope lacks this torch name", as UnsupportedTorchName.
 
 Python raises most of these before any graphscope code runs (an unknown keyword argument, `from
 torch.nn import X`), and a `Tensor.__getattr__` for a missing method would slow every attribute
@@ -47,8 +47,10 @@ def _missing_name(error: BaseException) -> str | None:
             return f"{found.group(2)}.{found.group(1)}"
         return None
     if isinstance(error, AttributeError):
-        owner = _torch_name(getattr(error, "obj", None), exact=True)
-        return f"{owner}.{error.name}" if owner and error.name and not error.name.startswith("_") else None
+        if not error.name or error.name.startswith("_") or _script_frame(error.__traceback__) is None:
+            return None
+        owner = _torch_name(error.obj, exact=True)
+        return f"{owner}.{error.name}" if owner else None
     if isinstance(error, TypeError):
         found = _KEYWORD.match(str(error))
         if found is None:
