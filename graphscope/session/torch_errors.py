@@ -19,7 +19,6 @@ import types
 
 from graphscope.engine.unsupported import UnsupportedTorchModule, UnsupportedTorchName, unsupported
 
-from .api_list import supported
 from .torch_alias import ALIASES
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -31,7 +30,10 @@ def in_torch_terms(error: BaseException) -> BaseException:
     """`error`, or the UnsupportedTorchName it means (same traceback) when a torch name is missing."""
     if isinstance(error, UnsupportedTorchName):
         return error
-    name = _missing_name(error)
+    try:
+        name = _missing_name(error)
+    except Exception:  # restating is a courtesy: the script's own error must never be lost to it
+        return error
     if name is None:
         return error
     return unsupported(name).with_traceback(error.__traceback__)
@@ -67,10 +69,18 @@ def _missing_name(error: BaseException) -> str | None:
     return None
 
 
+def _supported() -> dict[str, object]:
+    # Imported on first use, so that the session package does not load api_list, which then
+    # runs cleanly as `python -m graphscope.session.api_list`.
+    from .api_list import supported
+
+    return supported()
+
+
 def _torch_names() -> dict[int, str]:
     """{id(object): its torch name} for the supported names and the classes holding them."""
     names = {}
-    for torch_name, value in supported().items():
+    for torch_name, value in _supported().items():
         names.setdefault(id(value), torch_name)
         owner, _, _ = torch_name.rpartition(".")
         holder = _lookup_path(owner)
@@ -110,7 +120,7 @@ def _by_qualname(qualname: str, keyword: str) -> str | None:
     """The torch name of the one supported callable with this qualified name (`Tensor.sum`,
     `Linear.__init__`) that lacks `keyword`; None when there is none or more than one."""
     found = {}
-    for torch_name, obj in supported().items():
+    for torch_name, obj in _supported().items():
         function = vars(obj).get("__init__") if inspect.isclass(obj) else obj
         if getattr(function, "__qualname__", None) == qualname and not _accepts(obj, keyword):
             found.setdefault(id(obj), torch_name)
