@@ -88,24 +88,23 @@ class Session:
 
     def _main(self) -> None:
         outcome = None
-        try:
-            with contextlib.ExitStack() as stack:
-                stack.enter_context(ConsoleCapture(self.recorder.console, self._thread, self.options.echo))
-                if self.options.device is not None:
-                    stack.enter_context(_default_device(self.options.device))
-                restate = None
-                if self.options.as_torch:
-                    stack.enter_context(TorchAliases())
-                    stack.enter_context(QuietNumpyWarnings())
-                    restate = in_torch_terms
-                stack.enter_context(observe(self.recorder))
-                stack.enter_context(observe(self.gate))
-                self._notify(SessionState(kind="running"))
-                outcome = run_script(self.script, self.argv, restate)
-        except SessionQuit:
-            pass
-        finally:
-            self._finish(outcome)
+        # Under --as-torch graphscope's NumPy warnings stay quiet to the end, the recording's included.
+        with QuietNumpyWarnings() if self.options.as_torch else contextlib.nullcontext():
+            try:
+                with contextlib.ExitStack() as stack:
+                    stack.enter_context(ConsoleCapture(self.recorder.console, self._thread, self.options.echo))
+                    if self.options.device is not None:
+                        stack.enter_context(_default_device(self.options.device))
+                    if self.options.as_torch:
+                        stack.enter_context(TorchAliases())
+                    stack.enter_context(observe(self.recorder))
+                    stack.enter_context(observe(self.gate))
+                    self._notify(SessionState(kind="running"))
+                    outcome = run_script(self.script, self.argv, in_torch_terms if self.options.as_torch else None)
+            except SessionQuit:
+                pass
+            finally:
+                self._finish(outcome)
 
     def _finish(self, outcome) -> None:
         error = None
