@@ -86,6 +86,10 @@ def _torch_names() -> dict[int, str]:
         holder = _lookup_path(owner)
         if holder is not None and not isinstance(holder, types.ModuleType):
             names.setdefault(id(holder), owner)  # torch.Tensor, torch.cuda
+    for alias, target in ALIASES.items():  # modules reached through an alias: torch.cuda as a module
+        for name, value in vars(importlib.import_module(target)).items():
+            if isinstance(value, types.ModuleType) and not name.startswith("_"):
+                names.setdefault(id(value), f"{alias}.{name}")
     return names
 
 
@@ -103,8 +107,8 @@ def _lookup_path(torch_name: str):
 def _torch_name(obj, exact: bool = False) -> str | None:
     """The torch name of a graphscope object: a supported function or class, a method of a supported
     class (`torch.Tensor.sum`); with `exact`, an instance of a supported class (not of a subclass)."""
-    if obj is None or isinstance(obj, types.ModuleType):
-        return None
+    if obj is None or isinstance(obj, types.ModuleType) and obj.__name__ in ALIASES:
+        return None  # an alias names its missing attributes itself
     names = _torch_names()
     if id(obj) in names:
         return names[id(obj)]

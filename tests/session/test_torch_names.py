@@ -23,9 +23,10 @@ def failure(run_session, source, **options):
     ("torch.nn.Parameter(torch.ones(3)).frobnicate", "torch.nn.Parameter.frobnicate"),
     ("torch.fft.rfft(torch.ones(4))", "torch.fft"),
     ("torch.cuda.memory_allocated()", "torch.cuda.memory_allocated"),
+    ("torch.random.fork_rng()", "torch.random.fork_rng"),
     ("torch.optim.SGD([torch.nn.Parameter(torch.ones(2))], lr=0.1).frobnicate()", "torch.optim.SGD.frobnicate"),
 ], ids=["tensor-method", "tensor-method-2", "parameter-method", "module-attribute", "namespace-attribute",
-        "optimizer-method"])
+        "submodule-attribute", "optimizer-method"])
 def test_a_missing_attribute_is_named(run_session, line, name):
     error = failure(run_session, f"import torch\n{line}\n")
     assert error.type == "UnsupportedTorchName"
