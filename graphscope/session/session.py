@@ -14,10 +14,12 @@ from graphscope.trace.recorder import Recorder
 
 from .console_capture import ConsoleCapture
 from .debuggee import Debuggee
+from .numpy_warnings import QuietNumpyWarnings
 from .script_runner import SessionQuit, run_script
 from .state import FAILED, FINISHED, PAUSED, RUNNING, STARTING
 from .step_gate import CONTINUE, RUN, STEP, StepGate
 from .torch_alias import TorchAliases
+from .torch_errors import in_torch_terms
 
 # A script that never reaches an engine event (a long pure-Python loop) is interrupted this
 # long after quit() by raising SessionQuit in its thread.
@@ -140,24 +142,26 @@ class Session(Debuggee):
 
     def _main(self) -> None:
         outcome = None
-        try:
-            with contextlib.ExitStack() as stack:
-                stack.enter_context(ConsoleCapture(self.recorder.console, self._thread, self.options.echo))
-                if self.options.device is not None:
-                    stack.enter_context(_default_device(self.options.device))
-                if self.options.as_torch:
-                    stack.enter_context(TorchAliases())
-                stack.enter_context(observe(self.recorder))
-                stack.enter_context(observe(self.gate))
-                with self._lock:
-                    self._life = RUNNING
-                    self._running = STEP if self.options.pause else CONTINUE
-                self._changed("running")
-                outcome = run_script(self.script_path, self.argv)
-        except SessionQuit:
-            pass
-        finally:
-            self._finish(outcome)
+        # Under --as-torch graphscope's NumPy warnings stay quiet to the end, the recording's included.
+        with QuietNumpyWarnings() if self.options.as_torch else contextlib.nullcontext():
+            try:
+                with contextlib.ExitStack() as stack:
+                    stack.enter_context(ConsoleCapture(self.recorder.console, self._thread, self.options.echo))
+                    if self.options.device is not None:
+                        stack.enter_context(_default_device(self.options.device))
+                    if self.options.as_torch:
+                        stack.enter_context(TorchAliases())
+                    stack.enter_context(observe(self.recorder))
+                    stack.enter_context(observe(self.gate))
+                    with self._lock:
+                        self._life = RUNNING
+                        self._running = STEP if self.options.pause else CONTINUE
+                    self._changed("running")
+                    outcome = run_script(self.script_path, self.argv, in_torch_terms if self.options.as_torch else None)
+            except SessionQuit:
+                pass
+            finally:
+                self._finish(outcome)
 
     def _finish(self, outcome) -> None:
         error = None

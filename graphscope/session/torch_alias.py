@@ -7,6 +7,8 @@ import importlib.util
 import sys
 import types
 
+from graphscope.engine.unsupported import UnsupportedTorchModule, unsupported
+
 ALIASES = {
     "torch": "graphscope",
     "torch.nn": "graphscope.engine.nn",
@@ -18,25 +20,19 @@ ALIASES = {
 }
 
 
-class UnsupportedTorchName(AttributeError):
-    """A PyTorch name the engine does not have (an AttributeError, so hasattr() still works)."""
-
-
 class TorchAlias(types.ModuleType):
     """Stands in for a torch module: forwards to the graphscope module, names what is missing."""
 
     def __init__(self, name: str, target: types.ModuleType):
         super().__init__(name, target.__doc__)
         self.__dict__["_target"] = target
+        self.__dict__["__path__"] = []  # a package, so `import torch.<anything>` reaches the finder below
 
     def __getattr__(self, attr):
         try:
             return getattr(self.__dict__["_target"], attr)
         except AttributeError:
-            raise UnsupportedTorchName(
-                f"{self.__name__}.{attr} is not supported by graphscope yet (this script runs on "
-                "graphscope's engine because of --as-torch); see the README for the supported API"
-            ) from None
+            raise unsupported(f"{self.__name__}.{attr}") from None
 
     def __dir__(self):
         return dir(self.__dict__["_target"])
@@ -51,9 +47,7 @@ class _UnsupportedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def create_module(self, spec):
-        raise ModuleNotFoundError(
-            f"{spec.name} is not supported by graphscope yet (this script runs on graphscope's "
-            "engine because of --as-torch)", name=spec.name)
+        raise UnsupportedTorchModule(str(unsupported(spec.name)), name=spec.name)
 
     def exec_module(self, module):
         pass
