@@ -14,7 +14,12 @@ from .dtypes import dtype, float16, float32, float64, get_default_dtype, int8, i
 from .dtypes import set_default_dtype, uint8
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops import *  # noqa: F403  (the op functions: add, matmul, softmax, ...)
+del linalg  # noqa: F821  (the star import's ops.linalg: gs.linalg is the public torch.linalg below)
+from . import linalg  # noqa: E402
 from .random import initial_seed, manual_seed, seed
+from .size import Size
+from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
+                     IntTensor, LongTensor, ShortTensor)
 
 float = float32
 double = float64

@@ -7,6 +7,8 @@ import importlib.util
 import sys
 import types
 
+from graphscope.engine import naming
+
 ALIASES = {
     "torch": "graphscope",
     "torch.nn": "graphscope.engine.nn",
@@ -77,9 +79,11 @@ class TorchAliases:
                 setattr(sys.modules[parent], child, sys.modules[name])
         self.finder = _UnsupportedModules()
         sys.meta_path.insert(0, self.finder)
+        self.library = naming.set_library("torch")  # shapes and dtypes print as torch.Size, torch.float32
         return self
 
     def __exit__(self, *exc):
+        naming.set_library(self.library)
         sys.meta_path.remove(self.finder)
         for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
             del sys.modules[name]
