@@ -49,3 +49,26 @@ class cuda:
         from .backend import cuda_device_count
 
         return cuda_device_count()
+
+
+# keepdims= and out= as torch takes them (issue 14): the public functions are wrapped; the engine's
+# own calls (Tensor methods, nn) go to the ops directly and pay nothing for them.
+def _wrap_public_functions():
+    from .keyword_arguments import accepts_keepdims, accepts_out
+
+    names = globals()
+    for name in ("sum", "mean", "var", "std", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all",
+                 "any", "logsumexp", "norm"):
+        names[name] = accepts_keepdims(names[name])
+    for name in ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "rand", "randn", "randint",
+                 "randperm"):
+        names[name] = accepts_out(names[name], creation=True)
+    for name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "pow", "maximum",
+                 "minimum", "where", "neg", "negative", "abs", "exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos",
+                 "tanh", "sigmoid", "sign", "clamp", "clip", "floor", "ceil", "round", "floor_divide", "remainder",
+                 "matmul", "mm", "bmm", "dot", "mv", "cumsum", "cat", "concat", "concatenate", "stack", "eq", "ne",
+                 "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not", "isnan", "isfinite"):
+        names[name] = accepts_out(names[name])
+
+
+_wrap_public_functions()

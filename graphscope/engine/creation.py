@@ -18,8 +18,9 @@ def _finish(array, requires_grad) -> Tensor:
     return out
 
 
-def _infer(data):
-    """A host array for Python data: floats -> default float, ints -> int64, as torch.tensor."""
+def _infer(data, exact=False):
+    """A host array for Python data: floats -> default float, ints -> int64, as torch.tensor
+    (`exact`: floats stay float64, for a caller that casts to a dtype of its own)."""
     try:
         array = np.array(data)
     except (ValueError, TypeError) as error:
@@ -30,7 +31,7 @@ def _infer(data):
             f"with elements of dtype {array.dtype}"
         )
     kind = array.dtype.kind
-    if kind == "f" and not _holds_float_arrays(data):
+    if kind == "f" and not exact and not _holds_float_arrays(data):
         return array.astype(dtypes.default_float_numpy())
     if kind in "iu" and not isinstance(data, np.generic):
         return array.astype(np.int64)
@@ -58,7 +59,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor:
         elif array is (data.array if isinstance(data, Tensor) else data):
             array = backend.copy(array)
         return _finish(array, requires_grad)
-    host = data.copy() if isinstance(data, np.ndarray) else _infer(data)
+    host = data.copy() if isinstance(data, np.ndarray) else _infer(data, exact=dtype is not None)
     if dtype is not None:
         host = host.astype(dtypes.to_numpy(dtype), copy=False)
     elif host.dtype not in dtypes._BY_NUMPY:

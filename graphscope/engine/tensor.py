@@ -795,4 +795,10 @@ class Tensor:
 # Ops and the backward pass build on Tensor; its methods resolve them at call time.
 from . import backward as _backward  # noqa: E402
 from . import legacy as _legacy  # noqa: E402
+from .keyword_arguments import accepts_keepdims as _accepts_keepdims  # noqa: E402
 from . import ops as _ops  # noqa: E402
+
+for _name in ("sum", "mean", "var", "std", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
+              "logsumexp", "norm"):
+    setattr(Tensor, _name, _accepts_keepdims(getattr(Tensor, _name)))  # x.sum(1, keepdims=True), as torch
+del _name

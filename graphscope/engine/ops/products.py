@@ -92,7 +92,7 @@ def einsum(equation, *operands):
         _same_dtype("einsum", operands[0], t)
     inputs, output = _parse(equation.replace(" ", ""), operands)
     sizes = _label_sizes(inputs, operands)
-    terms = [_distinct_labels(t, labels, i) for i, (t, labels) in enumerate(zip(operands, inputs))]
+    terms = [_distinct_labels(t, labels) for t, labels in zip(operands, inputs)]
     terms = [(_broadcast(t, labels, sizes), labels) for t, labels in terms]
     while len(terms) > 1:
         (a, la), (b, lb) = terms[0], terms[1]
@@ -148,7 +148,11 @@ def _parse(equation, operands):
 def _label_sizes(inputs, operands):
     sizes = {}
     for i, (labels, t) in enumerate(zip(inputs, operands)):
+        own = {}
         for label, n in zip(labels, t.shape):
+            if own.setdefault(label, n) != n:
+                raise RuntimeError(f"einsum(): subscript {label} is repeated for operand {i} but the sizes don't "
+                                   f"match, {n} != {own[label]}")
             seen = sizes.get(label, 1)
             if n != seen and n != 1 and seen != 1:
                 name = "..." if isinstance(label, tuple) else label
@@ -158,17 +162,14 @@ def _label_sizes(inputs, operands):
     return sizes
 
 
-def _distinct_labels(t, labels, operand):
+def _distinct_labels(t, labels):
     """Take the diagonal wherever a label repeats within one operand ('ii' -> 'i')."""
     labels = list(labels)
     for j in range(len(labels) - 1, -1, -1):
         i = labels.index(labels[j])
         if i == j:
             continue
-        n, m = t.shape[i], t.shape[j]
-        if n != m:
-            raise RuntimeError(f"einsum(): subscript {labels[i]} is repeated for operand {operand} but the sizes don't "
-                               f"match, {m} != {n}")
+        n = t.shape[i]  # the same as t.shape[j], checked by _label_sizes
         eye = backend.create(t.device, "eye", n, dtype=t.array.dtype)
         shape = [1] * t.ndim
         shape[i] = shape[j] = n
