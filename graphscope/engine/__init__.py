@@ -13,6 +13,8 @@ from .dtypes import bool_ as bool
 from .dtypes import dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64
 from .dtypes import set_default_dtype, uint8
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import inference_mode
+from . import accelerator, backends
 from .ops import *  # noqa: F403  (the op functions: add, matmul, softmax, ...)
 del linalg  # noqa: F821  (the star import's ops.linalg: gs.linalg is the public torch.linalg below)
 from . import linalg  # noqa: E402
@@ -49,6 +51,15 @@ class cuda:
         from .backend import cuda_device_count
 
         return cuda_device_count()
+
+    @staticmethod
+    def manual_seed(seed: int) -> None:
+        """Seed the CUDA generators (graphscope keeps one seed for every GPU, so this is manual_seed_all)."""
+        from .random import manual_seed_device_type
+
+        manual_seed_device_type("cuda", seed)
+
+    manual_seed_all = manual_seed
 
 
 # keepdims= and out= as torch takes them (issue 14): the public functions are wrapped; the engine's

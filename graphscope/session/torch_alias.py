@@ -17,6 +17,10 @@ ALIASES = {
     "torch.optim": "graphscope.engine.optim",
     "torch.optim.lr_scheduler": "graphscope.engine.optim.lr_scheduler",
     "torch.autograd": "graphscope.engine.autograd",
+    "torch.linalg": "graphscope.engine.linalg",
+    "torch.backends": "graphscope.engine.backends",
+    "torch.backends.cudnn": "graphscope.engine.backends.cudnn",
+    "torch.nn.utils": "graphscope.engine.nn.utils",
 }
 
 
@@ -39,6 +43,14 @@ class TorchAlias(types.ModuleType):
                 f"{self.__name__}.{attr} is not supported by graphscope yet (this script runs on "
                 "graphscope's engine because of --as-torch); see the README for the supported API"
             ) from None
+
+    def __setattr__(self, name, value):
+        """An assignment reaches the engine's module (torch.backends.cudnn.benchmark = True), except
+        the links between aliases that TorchAliases makes."""
+        if isinstance(value, TorchAlias) or name.startswith("__"):
+            super().__setattr__(name, value)
+        else:
+            setattr(self.__dict__["_target"], name, value)
 
     def __dir__(self):
         return dir(self.__dict__["_target"])
