@@ -68,8 +68,13 @@ def tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor:
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """`data` as a tensor, sharing memory where it can: a tensor, or a NumPy array bound for the CPU
+    with the same dtype, is used as it is; anything else is copied (as torch.as_tensor)."""
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
+    if (isinstance(data, np.ndarray) and (dtype is None or dtypes.to_numpy(dtype) == data.dtype)
+            and backend.as_device(device).type == "cpu" and data.dtype in dtypes._BY_NUMPY):
+        return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 
 
@@ -192,12 +197,22 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
     return _finish(generator_for(device).integers(low, high, _size((size,)), dtype), requires_grad)
 
 
-def randn_like(input: Tensor, dtype=None, device=None) -> Tensor:
-    return randn(input.shape, dtype=dtype or input.dtype, device=device or input.device)
+def _random_like(name, input, dtype, device):
+    dtype, device = _like(input, dtype, device)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f"{name}: random floats can't be drawn in {dtype.name}; give a float dtype= "
+                                  "(or use randint_like for integers)")
+    return dtype, device
 
 
-def rand_like(input: Tensor, dtype=None, device=None) -> Tensor:
-    return rand(input.shape, dtype=dtype or input.dtype, device=device or input.device)
+def randn_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    dtype, device = _random_like("randn_like", input, dtype, device)
+    return randn(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def rand_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    dtype, device = _random_like("rand_like", input, dtype, device)
+    return rand(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def randperm(n, dtype=None, device=None) -> Tensor:
