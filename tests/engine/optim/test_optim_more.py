@@ -38,12 +38,14 @@ def test_adagrad_trajectory_matches_torch_in_float64(name, options):
         assert gs_losses[-1] < gs_losses[0]
 
 
-def test_adagrad_in_float32_tracks_torch():
+def _float32_pair():
     gs_model, torch_model = make_pair()
-    gs_model.float()
-    torch_model.float()
     x, y = data()
-    x = x.astype(np.float32)
+    return gs_model.float(), torch_model.float(), x.astype(np.float32), y
+
+
+def test_adagrad_in_float32_tracks_torch():
+    gs_model, torch_model, x, y = _float32_pair()
     gs_losses = train(gs_model, lambda p: optim.Adagrad(p, lr=0.1), gs.tensor(x), gs.tensor(y), _GS)
     torch_losses = train(torch_model, lambda p: torch.optim.Adagrad(p, lr=0.1), torch.tensor(x), torch.tensor(y), torch)
     np.testing.assert_allclose(gs_losses, torch_losses, rtol=1e-4)
@@ -108,11 +110,7 @@ def test_lbfgs_trajectory_matches_torch_in_float64(name, options):
 
 
 def test_lbfgs_in_float32_tracks_torch():
-    gs_model, torch_model = make_pair()
-    gs_model.float()
-    torch_model.float()
-    x, y = data()
-    x = x.astype(np.float32)
+    gs_model, torch_model, x, y = _float32_pair()
     options = dict(max_iter=5, line_search_fn="strong_wolfe")
     gs_losses, _ = _lbfgs_run(_GS, gs_model, lambda p: optim.LBFGS(p, **options), gs.tensor(x), gs.tensor(y), 3)
     torch_losses, _ = _lbfgs_run(torch, torch_model, lambda p: torch.optim.LBFGS(p, **options), torch.tensor(x),
