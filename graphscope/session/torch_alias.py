@@ -45,12 +45,15 @@ class TorchAlias(types.ModuleType):
             ) from None
 
     def __setattr__(self, name, value):
-        """An assignment reaches the engine's module (torch.backends.cudnn.benchmark = True), except
-        the links between aliases that TorchAliases makes."""
-        if isinstance(value, TorchAlias) or name.startswith("__"):
+        """Setting a flag the engine's module has reaches it (torch.backends.cudnn.benchmark = True);
+        anything else stays on the alias, so a script's assignments end with its run."""
+        target = self.__dict__["_target"]
+        current = vars(target).get(name, self)
+        if current is self or callable(current) or isinstance(current, types.ModuleType) or isinstance(
+                value, TorchAlias):
             super().__setattr__(name, value)
         else:
-            setattr(self.__dict__["_target"], name, value)
+            setattr(target, name, value)
 
     def __dir__(self):
         return dir(self.__dict__["_target"])

@@ -42,3 +42,18 @@ def test_legacy_and_utility_names_run_unmodified(run_session):
     text = "".join(line.text for line in driver.session.record.console)
     assert "tensor(True) True False" in text and "torch.Size([2, 1]) torch.Size([1, 2])" in text
     assert sys.modules.get("torch") is had_torch
+
+
+def test_assignments_reach_the_engines_flags_only(run_session):
+    driver = run_session("""
+        import torch
+        torch.my_value = 3
+        torch.backends.cudnn.allow_tf32 = False
+        print(torch.my_value, torch.backends.cudnn.allow_tf32)
+    """, as_torch=True, pause=False)
+    try:
+        assert driver.done().kind == "finished", driver.session.record.error
+        assert driver.session.record.console[0].text.startswith("3 False")
+        assert not hasattr(gs, "my_value") and gs.backends.cudnn.allow_tf32 is False
+    finally:
+        vars(gs.backends.cudnn)["allow_tf32"] = True
