@@ -1,5 +1,6 @@
 """graphscope's eager autograd engine: PyTorch's names and semantics on NumPy (cpu) and CuPy (cuda)."""
 
+import importlib as _importlib
 import warnings as _warnings
 
 from .tensor import Tensor  # first: tensor.py loads the ops, which build on Tensor  # isort: skip
@@ -16,8 +17,7 @@ from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .grad_mode import inference_mode
 from . import accelerator, backends
 from .ops import *  # noqa: F403  (the op functions: add, matmul, softmax, ...)
-del linalg  # noqa: F821  (the star import's ops.linalg: gs.linalg is the public torch.linalg below)
-from . import linalg  # noqa: E402
+linalg = _importlib.import_module(f"{__name__}.linalg")  # torch.linalg (not ops.linalg, which `*` brings)
 from .random import initial_seed, manual_seed, seed
 from .size import Size
 from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,

@@ -234,7 +234,6 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     return P.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)
 
 
-
 # Losses added for issue 14 (their own module: functional_losses).
 from .functional_losses import cosine_embedding_loss, huber_loss, kl_div, smooth_l1_loss  # noqa: E402
 
