@@ -18,6 +18,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import io  # noqa: E402
 import gc  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
@@ -376,6 +377,35 @@ CASES += [
     ),
 ]
 
+
+# ---------------------------------------------------------------------------------------------
+# save / load: a 1 MB state dict (16 float32 tensors of 128 x 128) to and from memory, in
+# torch.save's format on both sides.
+
+
+def state_dict(lib) -> dict:
+    rng = np.random.default_rng(0)
+    return {f"layer{i}.weight": lib.tensor(rng.standard_normal((128, 128)).astype(np.float32)) for i in range(16)}
+
+
+def state_dict_saving(lib) -> Step:
+    state = state_dict(lib)
+    return lambda: lib.save(state, io.BytesIO())
+
+
+def state_dict_loading(lib) -> Step:
+    file = io.BytesIO()
+    lib.save(state_dict(lib), file)
+    data = file.getvalue()
+    return lambda: lib.load(io.BytesIO(data))
+
+
+CASES += [
+    Case("save a 1 MB state dict", Side("graphscope", lambda: state_dict_saving(gs)),
+         Side("PyTorch CPU", lambda: state_dict_saving(torch)), target=1.5),
+    Case("load a 1 MB state dict", Side("graphscope", lambda: state_dict_loading(gs)),
+         Side("PyTorch CPU", lambda: state_dict_loading(torch)), target=1.5),
+]
 
 # ---------------------------------------------------------------------------------------------
 # Timing: both sides of a case alternate, block after block, so that drift in the machine's

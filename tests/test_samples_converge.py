@@ -38,6 +38,19 @@ def test_char_bigram_mlp_loss_falls_well_below_uniform_guessing():
     assert len(result["sample"]) == 121
 
 
+def test_char_lstm_loss_falls_far_below_uniform_guessing_and_it_writes_words_of_its_text():
+    sample = load("char_lstm")
+    result = sample.main(verbose=False)
+    losses = result["losses"]
+    assert losses[0] == pytest.approx(result["uniform_loss"], abs=0.3)
+    assert losses[-1] < 0.2 * result["uniform_loss"]
+    assert sum(b < a for a, b in zip(losses, losses[1:])) >= 0.9 * (len(losses) - 1)  # falls nearly every epoch
+    words = result["sample"].split()
+    known = set(sample.TEXT.replace(".", " ").split())
+    assert len(result["sample"]) == 64
+    assert sum(word.strip(".") in known for word in words) >= 0.7 * len(words)
+
+
 def test_exploding_nan_turns_nan_after_a_few_finite_steps():
     losses = load("exploding_nan").main(verbose=False)["losses"]
     assert math.isnan(losses[-1])

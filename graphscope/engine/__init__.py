@@ -19,6 +19,7 @@ from . import accelerator, backends
 from .ops import *  # noqa: F403  (the op functions: add, matmul, softmax, ...)
 linalg = _importlib.import_module(f"{__name__}.linalg")  # torch.linalg (not ops.linalg, which `*` brings)
 from .random import initial_seed, manual_seed, seed
+from .serialization import load, save
 from .size import Size
 from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
                      IntTensor, LongTensor, ShortTensor)

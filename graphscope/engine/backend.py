@@ -857,3 +857,34 @@ def scalar(array):
     if type(array) is _ndarray:
         return array.reshape(()).item()
     return to_host(array).reshape(()).item()
+
+
+# --- tensors as bytes, for files (engine/serialization) ------------------------------------------
+
+
+def to_bytes(array) -> memoryview:
+    """The elements of `array` in C order as little-endian bytes (a host copy off the CPU)."""
+    host = np.ascontiguousarray(to_host(array))
+    if host.dtype.byteorder == ">":
+        host = host.astype(host.dtype.newbyteorder("<"))
+    return memoryview(host.reshape(-1)).cast("B")
+
+
+def from_bytes(buffer, dtype: dtypes.dtype, big_endian=False) -> np.ndarray:
+    """The host 1-D array of `dtype` elements held in `buffer` (a view of it if it is writable,
+    little-endian data in a bytearray; else a copy in native byte order)."""
+    if big_endian:
+        return np.frombuffer(buffer, dtype=dtype.numpy.newbyteorder(">")).astype(dtype.numpy)
+    host = np.frombuffer(buffer, dtype=dtype.numpy)
+    return host if host.flags.writeable else host.copy()
+
+
+def from_storage(storage: np.ndarray, shape, offset: int, strides, device: Device):
+    """The array of `shape` and element `strides` starting at element `offset` of the host 1-D
+    `storage`, on `device`: on the CPU a view, so tensors of one storage share memory (as in
+    torch); elsewhere a copy. The caller has checked that it lies inside the storage."""
+    itemsize = storage.itemsize
+    view = np.lib.stride_tricks.as_strided(storage[offset:], tuple(shape), tuple(s * itemsize for s in strides))
+    if device.type == "cpu":
+        return view
+    return device_type(device).from_host(np.array(view, order="C"), device)  # 0-d stays 0-d

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from . import backend, dtypes
+from . import backend, dtypes, hooks
 from .random import generator_for
 from .tensor import Tensor, wrap
 
@@ -15,6 +15,8 @@ def _finish(array, requires_grad) -> Tensor:
     out = wrap(array)
     if requires_grad:
         out.requires_grad_(True)
+    elif hooks.observers:
+        hooks.announce_leaf_created(out)  # where the debugger says it was made
     return out
 
 

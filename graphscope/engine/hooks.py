@@ -12,7 +12,7 @@ from typing import NamedTuple
 # so it is mutated in place and never rebound.
 observers: list = []
 
-EVENTS = ("node_created", "module_entered", "module_left", "backward_begun", "before_node",
+EVENTS = ("leaf_created", "node_created", "module_entered", "module_left", "backward_begun", "before_node",
           "after_node", "leaf_grad_accumulated", "backward_ended")
 
 # Per event, the handlers of the installed observers that override it (rebuilt, never mutated,
@@ -36,6 +36,10 @@ class Observer:
     Events pass live engine objects (Functions, Tensors, device arrays); an observer
     that keeps anything must copy it. `before_node` may block: the engine waits.
     """
+
+    def leaf_created(self, tensor, site):
+        """A leaf Tensor was made by a creation function or began to require grad, at `site`
+        (its creating line: a parameter's is the line that built its module)."""
 
     def node_created(self, node, inputs, output, site):
         """A graph node (Function) was created: its input Tensors/constants, output Tensor, Site."""
@@ -140,6 +144,15 @@ def announce(event: str, *args) -> None:
     """Call `event` on every installed observer that handles it (callers check `observers` first)."""
     for handler in _handlers[event]:
         handler(*args)
+
+
+def announce_leaf_created(tensor) -> None:
+    """leaf_created, with the user's source site found only when someone listens."""
+    handlers = _handlers["leaf_created"]
+    if handlers:
+        site = user_site()
+        for handler in handlers:
+            handler(tensor, site)
 
 
 def announce_node_created(node, inputs, output) -> None:

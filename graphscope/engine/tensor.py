@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import backend, dtypes
+from . import backend, dtypes, hooks
 from .size import Size
 from .size import of as _size_of
 
@@ -310,6 +310,8 @@ class Tensor:
                 "Only Tensors of floating point dtype can require gradients "
                 f"(this one is {self.dtype}); convert it with .float() first"
             )
+        if requires_grad and not self.requires_grad and hooks.observers:
+            hooks.announce_leaf_created(self)  # where the debugger says it was made
         self.requires_grad = bool(requires_grad)
         return self
 

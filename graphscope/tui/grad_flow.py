@@ -37,7 +37,7 @@ class GradFlow(Static):
             self.update("")
             return
         index = moment.index
-        step = index.step_of(node_id)
+        step = moment.step_of(node_id)
         table = Table(box=None, padding=(0, 1), show_edge=False, expand=False)
         for column in ("", "node", "shape", "norm", "range", ""):
             table.add_column(column, no_wrap=True, style="dim" if column == "" else None)
@@ -55,7 +55,7 @@ class GradFlow(Static):
                               *_grad_cells(lg.grad))
             parts.append(table)
         else:
-            grads = index.leaf_grads(node_id)
+            grads = moment.leaf_grads(node_id)
             if grads:
                 for k, lg in enumerate(grads):
                     table.add_row(Text("leaf +", "cyan"), Text(f"accumulation {k + 1}"), *_grad_cells(lg.grad))

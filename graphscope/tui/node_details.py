@@ -84,7 +84,7 @@ class NodeDetails(Vertical):
             if node is None:
                 view.show(None, None, absent="")
                 return
-            grad = moment.index.grad_of(node.id)
+            grad = moment.grad_of(node.id)
             if grad is not None:
                 absent = ""
             elif moment.index.step_position(node.id) is not None:

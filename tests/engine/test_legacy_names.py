@@ -126,3 +126,14 @@ def test_type_names_and_converts():
 
 def test_tensor_with_a_float64_dtype_keeps_every_digit():
     assert gs.tensor([1.7], dtype=gs.float64).item() == torch.tensor([1.7], dtype=torch.float64).item() == 1.7
+
+
+def test_a_saved_shape_loads_back_as_a_size_in_both_libraries():
+    import io
+
+    buffer = io.BytesIO()
+    gs.save({"shape": gs.zeros(3, 4).shape}, buffer)
+    buffer.seek(0)
+    assert type(gs.load(buffer)["shape"]) is gs.Size
+    buffer.seek(0)
+    assert torch.load(buffer)["shape"] == torch.Size([3, 4])

@@ -25,7 +25,7 @@ async def test_pauses_at_the_first_backward_node_with_the_loss_selected():
             root = session.record.passes[0].root
             await wait_for(pilot, lambda: selected(app) == root)
             assert app.query_one(GraphTree).cursor_item.node == root
-            await wait_for_text(pilot, "paused at")
+            await wait_for_text(pilot, "paused · pass 0 · step 1 of")
             await wait_for_text(pilot, "step 1 of")
 
 
@@ -38,7 +38,7 @@ async def test_n_steps_one_node_and_follows_it():
             second = session.record.passes[0].order[1]
             await wait_for(pilot, lambda: selected(app) == second)
             await wait_for_text(pilot, "step 2 of")
-            assert app.index.stepped(session.record.passes[0].order[0])
+            assert app.moment.stepped(session.record.passes[0].order[0])
 
 
 async def test_p_travels_back_without_running_the_engine():
@@ -52,13 +52,48 @@ async def test_p_travels_back_without_running_the_engine():
             await until_settled(pilot, session)
 
 
-async def test_c_continues_to_the_end_of_the_pass():
+async def test_c_with_no_breakpoint_hit_continues_to_the_end_of_the_run():
     with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
         async with app.run_test() as pilot:
             await until_paused(pilot, session)
             await pilot.press("c")
-            await wait_for(pilot, lambda: session.state.kind == "paused" and session.state.node is None)
-            await wait_for_text(pilot, "end of pass")
+            await until_settled(pilot, session, ("finished",))
+            await wait_for_text(pilot, "finished (exit 0) · pass 2 · end of pass")
+
+
+async def test_n_at_the_end_of_a_pass_moves_on_to_the_next_pass_and_p_comes_back():
+    with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            total = len(session.record.passes[0].order)
+            for _ in range(total):
+                await pilot.press("n")
+            await wait_for(pilot, lambda: session.state.step == total and app.moment.state is session.state)
+            await wait_for_text(pilot, "pass 0 · end of pass")
+            await pilot.press("n")
+            await wait_for(pilot, lambda: session.state.pass_index == 1 and app.moment.state is session.state)
+            await wait_for_text(pilot, "pass 1 · step 1 of")
+            await pilot.press("p")
+            await wait_for_text(pilot, "pass 0 · end of pass")
+
+
+async def test_a_burst_of_n_presses_takes_every_step():
+    with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            await pilot.press(*["n"] * 12)
+            # 6 steps and the end of pass 0, then pass 1's first 5 steps
+            await wait_for(pilot, lambda: (session.state.pass_index, session.state.step) == (1, 5)
+                           and app.moment.state is session.state, what="12 steps taken")
+            await wait_for_text(pilot, "pass 1 · step 6 of 6")
+
+
+async def test_p_at_the_first_step_says_why_it_cannot_go_further():
+    with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("p")
+            await wait_for_text(pilot, "nothing earlier is in the record")
 
 
 async def test_b_then_c_stops_at_the_breakpoint_in_the_next_pass():

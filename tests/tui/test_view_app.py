@@ -15,12 +15,12 @@ from graphscope.tui.find_dialog import FindDialog
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.help_screen import HelpScreen
 from graphscope.tui.node_details import NodeDetails
-from graphscope.tui.replay import Replay
+from graphscope.session import Debuggee, NodeKey
 from graphscope.tui.tensor_preview import TensorPreview
 
 
 def make_app(record=None, source="snap.json"):
-    return GraphscopeApp(Replay(record or mlp_record(), source), source)
+    return GraphscopeApp(Debuggee(record or mlp_record(), source), source)
 
 
 def selected(app):
@@ -64,10 +64,15 @@ async def test_c_continues_to_a_breakpoint_set_with_b():
         app.query_one(GraphTree).reveal_node(relu)
         await wait_for(pilot, lambda: selected(app) == relu)
         await pilot.press("b")
-        assert [(b.kind, b.value) for b in app.debuggee.breakpoints] == [("node", relu)]
+        node = record.nodes[relu]
+        key = NodeKey("relu", node.site.file, node.site.line, node.module)
+        assert [(b.kind, b.value) for b in app.debuggee.breakpoints] == [("node", key)]
         await pilot.press("g")
         await pilot.press("c")
         await wait_for(pilot, lambda: state(app).node == relu)
+        await pilot.press("c")  # the same node of the next pass: a breakpoint holds across passes
+        await wait_for(pilot, lambda: state(app).pass_index == 1 and record.nodes[state(app).node].op == "relu")
+        assert state(app).reason.startswith("breakpoint 1: node relu at mlp.py")
 
 
 async def test_b_twice_removes_the_breakpoint():
@@ -334,6 +339,8 @@ async def test_the_details_tabs_show_grad_flow_saved_and_source():
     async with app.run_test(size=(120, 40)) as pilot:
         record = app.debuggee.record
         mm = next(n.id for n in record.nodes.values() if n.op == "matmul" and n.pass_index == 0)
+        await pilot.press("C")  # to the end of the run: pass 0's grads are all known
+        await wait_for(pilot, lambda: state(app).pass_index == len(record.passes) - 1)
         app.query_one(GraphTree).reveal_node(mm)
         await wait_for(pilot, lambda: selected(app) == mm)
         tabs = app.query_one("#detail-tabs")

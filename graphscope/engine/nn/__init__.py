@@ -10,6 +10,7 @@ from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss,
 from .module import Module
 from .normalization import LayerNorm
 from .parameter import Parameter
+from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
 from .loss import CosineEmbeddingLoss, HuberLoss, KLDivLoss, SmoothL1Loss
 
@@ -21,3 +22,4 @@ __all__ = [
     "functional", "init",
     "SmoothL1Loss", "HuberLoss", "KLDivLoss", "CosineEmbeddingLoss", "utils",
 ]
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
