@@ -158,6 +158,12 @@ def _sgd(lib, momentum=0.9):
                           {"params": [lib.nn.Parameter(lib.zeros(1))], "lr": 0.3}], lr=0.1, momentum=momentum)
 
 
+def _same_in_both(record):
+    """record(lib, schedulers) -> rows of numbers, made in graphscope and in torch: they must agree."""
+    got, expected = record(gs, lr_scheduler), record(torch, torch.optim.lr_scheduler)
+    np.testing.assert_allclose(np.array(got), np.array(expected), rtol=1e-12)
+
+
 PLATEAU = [
     dict(), dict(mode="max", factor=0.5, patience=2), dict(patience=1, cooldown=2, min_lr=0.02),
     dict(threshold_mode="abs", threshold=0.05, patience=0, min_lr=[0.001, 0.1]), dict(factor=0.5, patience=1, eps=0.04),
@@ -167,15 +173,15 @@ METRICS = [1.0, 0.9, 0.95, 0.95, 0.96, 0.85, 0.86, 0.87, 0.88, 0.9, 0.91, 0.5, 0
 
 @pytest.mark.parametrize("options", PLATEAU, ids=str)
 def test_reduce_lr_on_plateau_matches_torch(options):
-    got = []
-    for lib, schedulers, out in ((gs, lr_scheduler, got), (torch, torch.optim.lr_scheduler, [])):
-        opt = _sgd(lib)
-        scheduler = schedulers.ReduceLROnPlateau(opt, **options)
-        for metric in METRICS:
-            scheduler.step(lib.tensor(metric) if len(out) % 2 else metric)
-            out.append(scheduler.get_last_lr() + [scheduler.num_bad_epochs, scheduler.cooldown_counter])
-        expected = out
-    np.testing.assert_allclose(np.array(got), np.array(expected), rtol=1e-12)
+    def record(lib, schedulers):
+        scheduler = schedulers.ReduceLROnPlateau(_sgd(lib), **options)
+        rows = []
+        for i, metric in enumerate(METRICS):
+            scheduler.step(lib.tensor(metric) if i % 2 else metric)  # a float or a 0-d tensor
+            rows.append(scheduler.get_last_lr() + [scheduler.num_bad_epochs, scheduler.cooldown_counter])
+        return rows
+
+    _same_in_both(record)
 
 
 def test_reduce_lr_on_plateau_errors():
@@ -200,19 +206,19 @@ ONE_CYCLE = [
 @pytest.mark.parametrize("options", ONE_CYCLE, ids=str)
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])
 def test_one_cycle_lr_and_momentum_match_torch(options, optimizer):
-    got = []
-    for lib, schedulers, out in ((gs, lr_scheduler, got), (torch, torch.optim.lr_scheduler, [])):
+    def record(lib, schedulers):
         opt = _sgd(lib) if optimizer == "sgd" else lib.optim.Adam(
             [{"params": [lib.nn.Parameter(lib.zeros(1))]}, {"params": [lib.nn.Parameter(lib.zeros(1))]}], lr=0.1)
         scheduler = schedulers.OneCycleLR(opt, **options)
-        steps = options.get("total_steps") or options["epochs"] * options["steps_per_epoch"]
-        for _ in range(steps):
+        rows = []
+        for _ in range(options.get("total_steps") or options["epochs"] * options["steps_per_epoch"]):
             momenta = [g["momentum"] if optimizer == "sgd" else g["betas"][0] for g in opt.param_groups]
-            out.append(scheduler.get_last_lr() + momenta)
+            rows.append(scheduler.get_last_lr() + momenta)
             opt.step()
             scheduler.step()
-        expected = out
-    np.testing.assert_allclose(np.array(got), np.array(expected), rtol=1e-12)
+        return rows
+
+    _same_in_both(record)
 
 
 def test_one_cycle_errors():
