@@ -3,6 +3,7 @@ them run; setting one says once that it has no effect."""
 
 from __future__ import annotations
 
+import sys
 import types
 import warnings
 
@@ -20,8 +21,17 @@ class NoOpFlags(types.ModuleType):
             if where not in _said:
                 _said.add(where)
                 warnings.warn(f"{where} has no effect in graphscope: its engine runs on NumPy (cpu) and "
-                              "CuPy (cuda); the value is kept but nothing reads it", UserWarning, stacklevel=2)
+                              "CuPy (cuda); the value is kept but nothing reads it", UserWarning,
+                              stacklevel=_script_level())
         super().__setattr__(name, value)
+
+
+def _script_level() -> int:
+    """The warnings stack level of the first caller outside graphscope (past --as-torch's alias)."""
+    level, frame = 2, sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("graphscope."):
+        level, frame = level + 1, frame.f_back
+    return level
 
 
 from . import cuda, cudnn, mkldnn, mps  # noqa: E402
