@@ -20,8 +20,9 @@ def _finish(array, requires_grad) -> Tensor:
     return out
 
 
-def _infer(data):
-    """A host array for Python data: floats -> default float, ints -> int64, as torch.tensor."""
+def _infer(data, exact=False):
+    """A host array for Python data: floats -> default float, ints -> int64, as torch.tensor
+    (`exact`: floats stay float64, for a caller that casts to a dtype of its own)."""
     try:
         array = np.array(data)
     except (ValueError, TypeError) as error:
@@ -32,7 +33,7 @@ def _infer(data):
             f"with elements of dtype {array.dtype}"
         )
     kind = array.dtype.kind
-    if kind == "f" and not _holds_float_arrays(data):
+    if kind == "f" and not exact and not _holds_float_arrays(data):
         return array.astype(dtypes.default_float_numpy())
     if kind in "iu" and not isinstance(data, np.generic):
         return array.astype(np.int64)
@@ -60,7 +61,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor:
         elif array is (data.array if isinstance(data, Tensor) else data):
             array = backend.copy(array)
         return _finish(array, requires_grad)
-    host = data.copy() if isinstance(data, np.ndarray) else _infer(data)
+    host = data.copy() if isinstance(data, np.ndarray) else _infer(data, exact=dtype is not None)
     if dtype is not None:
         host = host.astype(dtypes.to_numpy(dtype), copy=False)
     elif host.dtype not in dtypes._BY_NUMPY:
@@ -69,8 +70,13 @@ def tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor:
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """`data` as a tensor, sharing memory where it can: a tensor, or a NumPy array bound for the CPU
+    with the same dtype, is used as it is; anything else is copied (as torch.as_tensor)."""
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
+    if (isinstance(data, np.ndarray) and (dtype is None or dtypes.to_numpy(dtype) == data.dtype)
+            and backend.as_device(device).type == "cpu" and data.dtype in dtypes._BY_NUMPY):
+        return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 
 
@@ -193,12 +199,22 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
     return _finish(generator_for(device).integers(low, high, _size((size,)), dtype), requires_grad)
 
 
-def randn_like(input: Tensor, dtype=None, device=None) -> Tensor:
-    return randn(input.shape, dtype=dtype or input.dtype, device=device or input.device)
+def _random_like(name, input, dtype, device):
+    dtype, device = _like(input, dtype, device)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f"{name}: random floats can't be drawn in {dtype.name}; give a float dtype= "
+                                  "(or use randint_like for integers)")
+    return dtype, device
 
 
-def rand_like(input: Tensor, dtype=None, device=None) -> Tensor:
-    return rand(input.shape, dtype=dtype or input.dtype, device=device or input.device)
+def randn_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    dtype, device = _random_like("randn_like", input, dtype, device)
+    return randn(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def rand_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    dtype, device = _random_like("rand_like", input, dtype, device)
+    return rand(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def randperm(n, dtype=None, device=None) -> Tensor:

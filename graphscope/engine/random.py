@@ -8,6 +8,7 @@ from . import backend, dtypes
 
 _seed = None
 _generators: dict = {}
+_type_seeds: dict = {}  # device type -> its own seed (torch.cuda.manual_seed_all), over _seed
 
 
 class Generator:
@@ -66,7 +67,15 @@ def manual_seed(seed: int):
     global _seed
     _seed = int(seed)
     _generators.clear()
+    _type_seeds.clear()
     return _seed
+
+
+def manual_seed_device_type(kind: str, seed: int) -> None:
+    """Seed the generators of every device of one type (`cuda`), as torch.cuda.manual_seed_all."""
+    _type_seeds[kind] = int(seed)
+    for device in [d for d in _generators if d.type == kind]:
+        del _generators[device]
 
 
 def seed() -> int:
@@ -82,5 +91,5 @@ def generator_for(device) -> Generator:
     device = backend.as_device(device)
     generator = _generators.get(device)
     if generator is None:
-        generator = _generators[device] = Generator(device, _seed)
+        generator = _generators[device] = Generator(device, _type_seeds.get(device.type, _seed))
     return generator

@@ -7,6 +7,7 @@ import importlib.util
 import sys
 import types
 
+from graphscope.engine import naming
 from graphscope.engine.unsupported import UnsupportedTorchModule, unsupported
 
 ALIASES = {
@@ -17,6 +18,10 @@ ALIASES = {
     "torch.optim": "graphscope.engine.optim",
     "torch.optim.lr_scheduler": "graphscope.engine.optim.lr_scheduler",
     "torch.autograd": "graphscope.engine.autograd",
+    "torch.linalg": "graphscope.engine.linalg",
+    "torch.backends": "graphscope.engine.backends",
+    "torch.backends.cudnn": "graphscope.engine.backends.cudnn",
+    "torch.nn.utils": "graphscope.engine.nn.utils",
 }
 
 
@@ -33,6 +38,17 @@ class TorchAlias(types.ModuleType):
             return getattr(self.__dict__["_target"], attr)
         except AttributeError:
             raise unsupported(f"{self.__name__}.{attr}") from None
+
+    def __setattr__(self, name, value):
+        """Setting a flag the engine's module has reaches it (torch.backends.cudnn.benchmark = True);
+        anything else stays on the alias, so a script's assignments end with its run."""
+        target = self.__dict__["_target"]
+        current = vars(target).get(name, self)
+        if current is self or callable(current) or isinstance(current, types.ModuleType) or isinstance(
+                value, TorchAlias):
+            super().__setattr__(name, value)
+        else:
+            setattr(target, name, value)
 
     def __dir__(self):
         return dir(self.__dict__["_target"])
@@ -71,9 +87,11 @@ class TorchAliases:
                 setattr(sys.modules[parent], child, sys.modules[name])
         self.finder = _UnsupportedModules()
         sys.meta_path.insert(0, self.finder)
+        self.library = naming.set_library("torch")  # shapes and dtypes print as torch.Size, torch.float32
         return self
 
     def __exit__(self, *exc):
+        naming.set_library(self.library)
         sys.meta_path.remove(self.finder)
         for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
             del sys.modules[name]

@@ -368,7 +368,7 @@ def test_optimizer_checkpoints_resume_across_torch_and_graphscope_both_ways(opti
 def test_torch_sizes_devices_dtypes_and_parameters_load_as_graphscope_values():
     back = gs.load(saved({"size": torch.Size([2, 3]), "device": torch.device("cuda", 1),
                           "dtype": torch.float16, "param": torch.nn.Parameter(torch.ones(2))}, torch.save))
-    assert back["size"] == (2, 3) and type(back["size"]) is tuple
+    assert back["size"] == (2, 3) and type(back["size"]) is gs.Size
     assert back["device"] == gs.device("cuda:1") and back["dtype"] is gs.float16
     assert type(back["param"]) is gs.nn.Parameter and back["param"].requires_grad
 

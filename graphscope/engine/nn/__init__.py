@@ -1,6 +1,7 @@
 """gs.nn: modules, layers and losses with PyTorch's names and semantics."""
 
 from . import functional, init
+from . import utils
 from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .container import ModuleDict, ModuleList, Sequential
 from .dropout import Dropout
@@ -11,6 +12,7 @@ from .normalization import LayerNorm
 from .parameter import Parameter
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
+from .loss import CosineEmbeddingLoss, HuberLoss, KLDivLoss, SmoothL1Loss
 
 __all__ = [
     "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
@@ -18,5 +20,6 @@ __all__ = [
     "LogSoftmax", "Dropout", "Embedding", "LayerNorm",
     "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
     "functional", "init",
+    "SmoothL1Loss", "HuberLoss", "KLDivLoss", "CosineEmbeddingLoss", "utils",
 ]
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]

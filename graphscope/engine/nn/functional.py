@@ -140,13 +140,16 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def one_hot(tensor, num_classes=-1):
     """int64 one-hot encoding with a trailing class dimension (no gradient, as PyTorch)."""
     t = _tensor(tensor, "one_hot").array
-    if tensor.is_floating_point() or tensor.dtype is dtypes.bool_:
-        raise TypeError(f"one_hot is only applicable to index tensors (int64), got {tensor.dtype}")
+    if tensor.dtype is not dtypes.int64:
+        raise RuntimeError(f"one_hot is only applicable to index tensor of type LongTensor (int64), got "
+                           f"{tensor.dtype.name}; convert it with .long()")
     xp = namespace(t)
     if num_classes == -1:
         num_classes = int(xp.max(t)) + 1 if t.size else 0
-    if t.size and (int(xp.min(t)) < 0 or int(xp.max(t)) >= num_classes):
-        raise RuntimeError(f"one_hot: class values must be in [0, {num_classes}), got values outside it")
+    if t.size and int(xp.min(t)) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if t.size and int(xp.max(t)) >= num_classes:
+        raise RuntimeError(f"Class values must be smaller than num_classes ({num_classes}).")
     out = xp.expand_dims(t, axis=-1) == backend.arange(num_classes, like=t)
     return wrap(backend.astype(out, backend.native_dtype(dtypes.int64, t)))
 
@@ -230,3 +233,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                 "binary_cross_entropy_with_logits")
     return P.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)
 
+
+# Losses added for issue 14 (their own module: functional_losses).
+from .functional_losses import cosine_embedding_loss, huber_loss, kl_div, smooth_l1_loss  # noqa: E402
+
+__all__ += ["smooth_l1_loss", "huber_loss", "kl_div", "cosine_embedding_loss"]

@@ -20,5 +20,11 @@ multiply = mul
 subtract = sub
 clip = clamp
 negative = neg
-mm = bmm = matmul
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+# Legacy and convenience names (issue 14): rounding, floor division, ordering, products, norms.
+from .norms import norm  # noqa: E402
+from .ordering import argsort, sort, topk  # noqa: E402
+from .products import bmm, dot, einsum, mm, mv  # noqa: E402
+from .reorder import cumsum, flip, roll, tril, triu  # noqa: E402
+from .rounding import ceil, floor, floor_divide, remainder, round  # noqa: E402

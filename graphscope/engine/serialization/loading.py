@@ -7,6 +7,7 @@ from collections import OrderedDict
 
 from .. import backend
 from ..nn.parameter import Parameter
+from ..size import Size
 from ..tensor import Tensor, wrap
 from . import archive
 from .pickle_reader import SafeUnpickler, UnpicklingError, latin1_encode
@@ -160,10 +161,10 @@ class _Loader:
         return self.rebuild_parameter(data, requires_grad, backward_hooks)
 
     def size(self, dims):
-        """torch.Size(dims): graphscope's shapes are tuples."""
+        """torch.Size(dims): a graphscope Size."""
         if type(dims) not in (tuple, list) or not _ints(dims):
             raise UnpicklingError(f"{self.what} is damaged: torch.Size needs ints, got {dims!r}")
-        return tuple(dims)
+        return Size(dims)
 
 
 def _ints(values) -> bool:

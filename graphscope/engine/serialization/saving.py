@@ -8,6 +8,7 @@ from .. import backend, dtypes
 from ..nn.module import Module
 from ..nn.parameter import Parameter
 from ..optim.optimizer import Optimizer
+from ..size import Size
 from ..tensor import Tensor
 from . import archive
 from .pickle_writer import Call, Global, PersistentId, PickleWriter
@@ -16,6 +17,7 @@ from .torch_names import DTYPE_NAMES, STORAGE_NAMES
 REBUILD_TENSOR = Global("torch._utils", "_rebuild_tensor_v2")
 REBUILD_PARAMETER = Global("torch._utils", "_rebuild_parameter")
 DEVICE = Global("torch", "device")
+SIZE = Global("torch", "Size")
 _STORAGE = "storage"  # one object, so the pickle memoizes it as torch's does
 
 SAVABLE = ("tensors, Parameters, dtypes, devices and nested dict, OrderedDict, list, tuple and set "
@@ -68,6 +70,8 @@ class _Storages:
             return Global("torch", DTYPE_NAMES[obj])
         if type(obj) is backend.Device:
             return Call(DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index))
+        if type(obj) is Size:  # a tensor's shape: torch.Size((3, 4)), as torch pickles it
+            return Call(SIZE, (tuple(obj),))
         hint = ""
         if isinstance(obj, (Module, Optimizer)):
             hint = f"; save its state_dict() instead, and load that into a new {type(obj).__name__}"
