@@ -104,41 +104,32 @@ def multinomial(input, num_samples, replacement=False, *, generator=None) -> Ten
     probs = backend.reshape(input.array, (-1, categories))
     probs = backend.astype(probs, backend.native_dtype(_FLOAT64, probs))
     if probs.shape[0]:
-        _check_distributions(probs, num_samples, replacement)
+        _check_distributions(probs)
         probs = (_with_replacement if replacement else _without_replacement)(probs, num_samples, rng)
     else:
         probs = backend.zeros((0, num_samples), backend.native_dtype(dtypes.int64, probs), probs)
     return wrap(backend.reshape(probs, tuple(input.shape[:-1]) + (num_samples,)))
 
 
-def _check_distributions(probs, num_samples: int, replacement: bool) -> None:
+def _check_distributions(probs) -> None:
     """torch's checks on every row, read back from the device in one copy."""
     xp = namespace(probs)
-    positive = probs > 0
-    invalid, total, support = backend.scalars([
-        xp.any(~xp.isfinite(probs) | (probs < 0)),
-        xp.min(xp.sum(probs, axis=-1)),
-        xp.min(xp.sum(backend.astype(positive, probs.dtype), axis=-1)),
-    ])
+    invalid, total = backend.scalars([xp.any(~xp.isfinite(probs) | (probs < 0)), xp.min(xp.sum(probs, axis=-1))])
     if invalid:
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if total <= 0:
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0): every row "
                            "needs a positive probability")
-    if not replacement and support < num_samples:
-        raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough non-negative "
-                           f"category to sample): a row has {int(support)} categories with probability > 0, "
-                           f"fewer than the {num_samples} samples asked for")
 
 
 def _without_replacement(probs, num_samples: int, rng):
     # Efraimidis-Spirakis: the largest keys u ** (1 / p) (here their logs) are a weighted draw
-    # without replacement; zero-probability categories get -inf and are never among them.
+    # without replacement; zero-probability categories get -inf and come last (as torch on the
+    # CPU, which draws them rather than fail when a row has too few positive ones).
     xp = namespace(probs)
     positive = probs > 0
     logs = xp.log(uniform_like(rng, probs)) / xp.where(positive, probs, xp.ones_like(probs))
-    keys = xp.where(positive, logs, xp.full_like(probs, -xp.inf))
-    return xp.argsort(-keys, axis=-1)[:, :num_samples]
+    return xp.argsort(-xp.where(positive, logs, xp.full_like(probs, -xp.inf)), axis=-1)[:, :num_samples]
 
 
 def _with_replacement(probs, num_samples: int, rng):
