@@ -4,6 +4,7 @@ import warnings as _warnings
 
 from .tensor import Tensor  # first: tensor.py loads the ops, which build on Tensor  # isort: skip
 from . import autograd, hooks, nn, optim
+from . import utils
 from .backend import Device as device
 from .backend import get_default_device, set_default_device
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,

@@ -26,7 +26,15 @@ class Generator:
 
     def _reseed(self, seed: int) -> None:
         self._initial_seed = seed
-        self._rng = self._kind.generator(seed, self.device)
+        self._bits = None
+
+    @property
+    def _rng(self):
+        """The device's bit generator, made at the first draw (so `import graphscope` doesn't load
+        numpy.random)."""
+        if self._bits is None:
+            self._bits = self._kind.generator(self._initial_seed, self.device)
+        return self._bits
 
     # --- torch.Generator's API -------------------------------------------------------------------
 

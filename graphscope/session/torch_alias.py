@@ -15,6 +15,8 @@ ALIASES = {
     "torch.optim": "graphscope.engine.optim",
     "torch.optim.lr_scheduler": "graphscope.engine.optim.lr_scheduler",
     "torch.autograd": "graphscope.engine.autograd",
+    "torch.utils": "graphscope.engine.utils",
+    "torch.utils.data": "graphscope.engine.utils.data",
 }
 
 
