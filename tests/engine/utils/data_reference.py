@@ -1,6 +1,7 @@
 """Compare what graphscope's torch.utils.data returns with what torch's returns, structure and all."""
 
 import numpy as np
+import pytest
 import torch
 
 import graphscope as gs
@@ -34,3 +35,11 @@ def torch_error(call) -> tuple:
     except Exception as error:  # noqa: BLE001 (any error torch raises is the reference)
         return type(error), str(error).splitlines()[0]
     raise AssertionError("torch raised no error")
+
+
+def raises_as_torch(gs_call, torch_call, kind=None):
+    """graphscope raises `kind` (default: torch's error type), its message starting with torch's."""
+    torch_kind, message = torch_error(torch_call)
+    with pytest.raises(kind or torch_kind) as caught:
+        gs_call()
+    assert str(caught.value).startswith(message), f"{caught.value!r} does not start with {message!r}"

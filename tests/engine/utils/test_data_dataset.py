@@ -7,20 +7,12 @@ import torch
 from torch.utils import data as torch_data
 
 import graphscope as gs
-from data_reference import same, torch_error
+from data_reference import raises_as_torch, same, torch_error
 from graphscope.utils import data
 
 
 def tensors(lib):
     return lib.arange(10.0), lib.arange(20).reshape(10, 2)
-
-
-def raises_as_torch(gs_call, torch_call, kind=None):
-    """graphscope raises `kind` (default: torch's type), its message starting with torch's."""
-    torch_kind, message = torch_error(torch_call)
-    with pytest.raises(kind or torch_kind) as caught:
-        gs_call()
-    assert str(caught.value).startswith(message), f"{caught.value!r} does not start with {message!r}"
 
 
 @pytest.mark.parametrize("index", [0, 3, -1, slice(2, 5)], ids=str)

@@ -6,7 +6,7 @@ import torch
 from torch.utils import data as torch_data
 
 import graphscope as gs
-from data_reference import same, torch_error
+from data_reference import raises_as_torch, same
 from graphscope.utils import data
 
 
@@ -16,13 +16,6 @@ def tensor_dataset(lib, n=10):
 
 def lib_data(lib):
     return data if lib is gs else torch_data
-
-
-def raises_as_torch(gs_call, torch_call):
-    kind, message = torch_error(torch_call)
-    with pytest.raises(kind) as caught:
-        gs_call()
-    assert str(caught.value).startswith(message), f"{caught.value!r} does not start with {message!r}"
 
 
 class Numbers:

@@ -7,15 +7,8 @@ import pytest
 from torch.utils import data as torch_data
 
 import graphscope as gs
-from data_reference import torch_error
+from data_reference import raises_as_torch
 from graphscope.utils import data
-
-
-def raises_as_torch(gs_call, torch_call):
-    kind, message = torch_error(torch_call)
-    with pytest.raises(kind) as caught:
-        gs_call()
-    assert str(caught.value).startswith(message), f"{caught.value!r} does not start with {message!r}"
 
 
 def test_sequential_sampler_as_torch():
