@@ -57,6 +57,7 @@ def test_random_sampler_with_more_samples_than_items_repeats_whole_permutations(
 
 
 def test_random_sampler_with_replacement_draws_in_range():
+    gs.manual_seed(0)
     draws = list(data.RandomSampler(range(4), replacement=True, num_samples=4000))
     assert len(draws) == 4000 and set(draws) == {0, 1, 2, 3}
     np.testing.assert_allclose(np.bincount(draws) / 4000, 0.25, atol=0.04)
