@@ -31,6 +31,16 @@ class Numbers:
         return self.n
 
 
+def doubled(lib):
+    """A TensorDataset subclass whose own __getitem__ must be used, not the loader's gather of rows."""
+    class Doubled(lib_data(lib).TensorDataset):
+        def __getitem__(self, i):
+            x, y = super().__getitem__(i)
+            return x * 2, y
+
+    return Doubled(*tensor_dataset(lib).tensors)
+
+
 LOADERS = {
     "batch 4": lambda lib: lib_data(lib).DataLoader(tensor_dataset(lib), batch_size=4),
     "batch 4, drop_last": lambda lib: lib_data(lib).DataLoader(tensor_dataset(lib), batch_size=4, drop_last=True),
@@ -48,6 +58,9 @@ LOADERS = {
     "mixed samples, unbatched": lambda lib: lib_data(lib).DataLoader(Numbers(2), batch_size=None),
     "list of dicts": lambda lib: lib_data(lib).DataLoader(
         [{"x": lib.zeros(2), "y": 1}, {"x": lib.ones(2), "y": 2}, {"x": lib.ones(2), "y": 3}], batch_size=2),
+    "dataset subclass": lambda lib: lib_data(lib).DataLoader(doubled(lib), batch_size=4),
+    "subset of a subset": lambda lib: lib_data(lib).DataLoader(
+        lib_data(lib).Subset(lib_data(lib).Subset(tensor_dataset(lib), [9, 7, 1, 4]), [3, 0, 1]), batch_size=2),
     "subset": lambda lib: lib_data(lib).DataLoader(lib_data(lib).Subset(tensor_dataset(lib), [7, 1, 4]), batch_size=2),
 }
 

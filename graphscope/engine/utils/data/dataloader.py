@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .collate import default_collate, default_convert
-from .dataset import IterableDataset
+from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 
@@ -15,6 +15,8 @@ class DataLoader:
                  collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
                  multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
                  pin_memory_device="", in_order=True):
+        # worker_init_fn, multiprocessing_context, pin_memory_device and in_order concern workers or
+        # pinned memory, which a main-process loader has none of: accepted as torch's, unused.
         _check_process_options(num_workers, timeout, prefetch_factor, persistent_workers)
         iterable = isinstance(dataset, IterableDataset)
         if iterable:
@@ -56,13 +58,28 @@ class DataLoader:
                 yield collate(dataset[index])
         else:
             getitems = getattr(dataset, "__getitems__", None)
+            gather = collate is default_collate and getitems is None
             for indices in self.batch_sampler:
-                yield collate(getitems(indices) if getitems else [dataset[i] for i in indices])
+                batch = _gathered(dataset, indices) if gather else None
+                if batch is None:
+                    batch = collate(getitems(indices) if getitems else [dataset[i] for i in indices])
+                yield batch
 
     def __len__(self):
         if self.batch_sampler is not None:
             return len(self.batch_sampler)
         return len(self.dataset if self.sampler is None else self.sampler)
+
+
+def _gathered(dataset, indices):
+    """The batch default_collate makes from a TensorDataset's samples (or a Subset's of one), gathered
+    with one index per tensor rather than a getitem per sample and a stack (~10x faster); else None."""
+    while type(dataset) is Subset:
+        indices = [int(dataset.indices[i]) for i in indices]
+        dataset = dataset.dataset
+    if type(dataset) is not TensorDataset:
+        return None
+    return [t[indices] for t in dataset.tensors]
 
 
 def _check_process_options(num_workers, timeout, prefetch_factor, persistent_workers) -> None:
