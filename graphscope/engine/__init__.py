@@ -16,7 +16,7 @@ from .dtypes import set_default_dtype, uint8
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .ops import *  # noqa: F403  (the op functions: add, matmul, softmax, ...)
 from .random import initial_seed, manual_seed, seed
-from .random import Generator, default_generator
+from .random import Generator, default_generator, get_rng_state, set_rng_state
 
 float = float32
 double = float64

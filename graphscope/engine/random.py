@@ -148,6 +148,15 @@ def initial_seed() -> int:
     return _seed
 
 
+def get_rng_state():
+    """The CPU's global generator state (torch.get_rng_state), for set_rng_state."""
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state) -> None:
+    default_generator.set_state(new_state)
+
+
 def generator_for(device) -> Generator:
     """The global generator of `device`."""
     device = backend.as_device(device)

@@ -131,6 +131,15 @@ def test_get_state_and_set_state_replay_the_draws():
     np.testing.assert_array_equal(values(gs.randn(5, generator=other)), expected)
 
 
+def test_get_rng_state_and_set_rng_state_replay_the_global_cpu_draws():
+    gs.manual_seed(2)
+    state = gs.get_rng_state()
+    assert state.dtype == gs.uint8 and state.ndim == 1
+    expected = values(gs.rand(4, device="cpu"))
+    gs.set_rng_state(state)
+    np.testing.assert_array_equal(values(gs.rand(4, device="cpu")), expected)
+
+
 @pytest.mark.parametrize("bad", [lambda lib: [1, 2], lambda lib: lib.zeros(3)], ids=["list", "float tensor"])
 def test_set_state_refuses_what_torch_refuses(bad):
     with pytest.raises(TypeError) as expected:
