@@ -33,7 +33,7 @@ class Normal(_Draw):
     def forward(self, mean, std, generator, shape, dtype):
         self.operands = _likes(mean, std)
         z = generator.normal(shape, dtype)
-        return _as(z * _as(std, z) + _as(mean, z), z)
+        return z * _as(std, z) + _as(mean, z)
 
 
 class Bernoulli(_Draw):
@@ -105,10 +105,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None) -> Ten
     probs = backend.astype(probs, backend.native_dtype(_FLOAT64, probs))
     if probs.shape[0]:
         _check_distributions(probs)
-        probs = (_with_replacement if replacement else _without_replacement)(probs, num_samples, rng)
+        draws = (_with_replacement if replacement else _without_replacement)(probs, num_samples, rng)
     else:
-        probs = backend.zeros((0, num_samples), backend.native_dtype(dtypes.int64, probs), probs)
-    return wrap(backend.reshape(probs, tuple(input.shape[:-1]) + (num_samples,)))
+        draws = backend.zeros((0, num_samples), backend.native_dtype(dtypes.int64, probs), probs)
+    return wrap(backend.reshape(draws, tuple(input.shape[:-1]) + (num_samples,)))
 
 
 def _check_distributions(probs) -> None:
