@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import collections.abc
 import copy
-import re
 
 from ...creation import as_tensor, tensor
 from ...dtypes import float64
 from ...ops import stack
 from ...tensor import Tensor
 
-_STRINGS_OR_OBJECTS = re.compile(r"[SaUO]")  # NumPy dtype codes that hold no numbers
+_NOT_NUMBERS = "SUO"  # the kinds of NumPy dtype that hold strings, bytes or objects
 _UNSUPPORTED = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
                 "found {}")
 
@@ -32,7 +31,7 @@ def default_collate(batch):
         return stack(batch, 0)
     numpy_kind = _numpy_kind(elem)
     if numpy_kind == "array":
-        if _STRINGS_OR_OBJECTS.search(elem.dtype.str):
+        if elem.dtype.kind in _NOT_NUMBERS:
             raise TypeError(_UNSUPPORTED.format(elem.dtype))
         return default_collate([as_tensor(b) for b in batch])
     if numpy_kind == "scalar":
@@ -59,7 +58,7 @@ def default_collate(batch):
 def default_convert(data):
     """One sample (no batching) with its NumPy arrays and scalars turned into tensors, as torch's."""
     numpy_kind = _numpy_kind(data)
-    if isinstance(data, Tensor) or numpy_kind == "array" and _STRINGS_OR_OBJECTS.search(data.dtype.str):
+    if isinstance(data, Tensor) or numpy_kind == "array" and data.dtype.kind in _NOT_NUMBERS:
         return data
     if numpy_kind is not None:
         return as_tensor(data)
