@@ -17,6 +17,9 @@ ALIASES = {
     "torch.autograd": "graphscope.engine.autograd",
     "torch.utils": "graphscope.engine.utils",
     "torch.utils.data": "graphscope.engine.utils.data",
+    "torch.utils.data.dataset": "graphscope.engine.utils.data.dataset",
+    "torch.utils.data.sampler": "graphscope.engine.utils.data.sampler",
+    "torch.utils.data.dataloader": "graphscope.engine.utils.data.dataloader",
 }
 
 

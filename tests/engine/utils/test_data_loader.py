@@ -194,4 +194,10 @@ def test_as_torch_aliases_torch_utils_data():
         assert DataLoader is data.DataLoader and TensorDataset is data.TensorDataset
         assert aliased.utils.data.random_split is data.random_split
         assert aliased_data.Dataset is data.Dataset
+        from torch.utils.data.dataloader import default_collate
+        from torch.utils.data.dataset import Subset
+        from torch.utils.data.sampler import SubsetRandomSampler
+
+        assert (default_collate, Subset, SubsetRandomSampler) == (data.default_collate, data.Subset,
+                                                                  data.SubsetRandomSampler)
     assert torch.utils.data.DataLoader is torch_data.DataLoader
