@@ -5,6 +5,7 @@ import warnings as _warnings
 
 from .tensor import Tensor  # first: tensor.py loads the ops, which build on Tensor  # isort: skip
 from . import autograd, hooks, nn, optim
+from . import utils
 from .backend import Device as device
 from .backend import get_default_device, set_default_device
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
@@ -23,6 +24,7 @@ from .serialization import load, save
 from .size import Size
 from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
                      IntTensor, LongTensor, ShortTensor)
+from .random import Generator, default_generator, get_rng_state, set_rng_state
 
 float = float32
 double = float64

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from . import backend, dtypes, hooks
-from .random import generator_for
+from .random import drawing
 from .tensor import Tensor, wrap
 
 
@@ -179,14 +179,15 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) ->
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
-    return _finish(generator_for(device).normal(_size(size), _float_or(dtype)), requires_grad)
+    return _finish(drawing(generator, device, "randn").normal(_size(size), _float_or(dtype)), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
-    return _finish(generator_for(device).uniform(0.0, 1.0, _size(size), _float_or(dtype)), requires_grad)
+    return _finish(drawing(generator, device, "rand").uniform(0.0, 1.0, _size(size), _float_or(dtype)),
+                   requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False, *, generator=None) -> Tensor:
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
             raise TypeError("randint() needs size=, e.g. randint(0, 10, (3,))")
@@ -196,7 +197,7 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
     dtype = dtypes.int64 if dtype is None else dtypes.from_any(dtype)
-    return _finish(generator_for(device).integers(low, high, _size((size,)), dtype), requires_grad)
+    return _finish(drawing(generator, device, "randint").integers(low, high, _size((size,)), dtype), requires_grad)
 
 
 def _random_like(name, input, dtype, device):
@@ -217,7 +218,7 @@ def rand_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Te
     return rand(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def randperm(n, dtype=None, device=None) -> Tensor:
+def randperm(n, dtype=None, device=None, *, generator=None) -> Tensor:
     dtype = dtypes.int64 if dtype is None else dtypes.from_any(dtype)
-    values = generator_for(device).permutation(n)
+    values = drawing(generator, device, "randperm").permutation(_size((n,))[0])
     return wrap(backend.astype(values, backend.native_dtype(dtype, values), copy=False))

@@ -713,11 +713,20 @@ class Tensor:
     def relu_(self):
         return _ops.relu_(self)
 
-    def uniform_(self, a=0.0, b=1.0):
-        return _ops.uniform_(self, a, b)
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
+        return _ops.uniform_(self, a, b, generator=generator)
 
-    def normal_(self, mean=0.0, std=1.0):
-        return _ops.normal_(self, mean, std)
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        return _ops.normal_(self, mean, std, generator=generator)
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        return _ops.bernoulli_(self, p, generator=generator)
+
+    def bernoulli(self, p=None, *, generator=None):
+        return _ops.bernoulli(self, p, generator=generator)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return _ops.multinomial(self, num_samples, replacement, generator=generator)
 
     # --- legacy and convenience names (issue 14) -------------------------------------------
 

@@ -22,6 +22,11 @@ ALIASES = {
     "torch.backends": "graphscope.engine.backends",
     "torch.backends.cudnn": "graphscope.engine.backends.cudnn",
     "torch.nn.utils": "graphscope.engine.nn.utils",
+    "torch.utils": "graphscope.engine.utils",
+    "torch.utils.data": "graphscope.engine.utils.data",
+    "torch.utils.data.dataset": "graphscope.engine.utils.data.dataset",
+    "torch.utils.data.sampler": "graphscope.engine.utils.data.sampler",
+    "torch.utils.data.dataloader": "graphscope.engine.utils.data.dataloader",
 }
 
 
