@@ -112,14 +112,14 @@ class Debuggee:
                 self._go(*nxt, "step")
                 return
         if not self._advance("step"):
-            self._changed("end of the run: nothing more to step")
+            self._changed("the run is over: nothing more to step")
 
     def step_back(self) -> None:
         """One step back in time (nothing runs): the previous step, or the end of the previous kept pass."""
         with self._lock:
             prev = self._previous(self._position, self._step)
             if prev is None:
-                self._changed("at the first recorded step: nothing earlier is in the record")
+                self._changed("nothing earlier in the record")
                 return
             self._go(*prev, "step back")
 

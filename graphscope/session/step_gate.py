@@ -64,6 +64,7 @@ class StepGate(Observer):
         self.cond = threading.Condition()
         self.mode = STEP if pause else CONTINUE
         self.first = True
+        self.interrupted = False
         self.quitting = False
         self.released = False
         self.pass_position = -1
@@ -126,6 +127,9 @@ class StepGate(Observer):
     def _reason(self, node_id, grad) -> str:
         mode = self.mode
         if mode == STEP:
+            if self.interrupted:
+                self.interrupted = False
+                return "interrupted"
             return "first backward pass" if self.first else "step"
         if mode == RUN:
             return ""
@@ -171,11 +175,13 @@ class StepGate(Observer):
         """Let the script run on until the next stop of `mode`."""
         with self.cond:
             self.mode = mode
+            self.interrupted = False
             self.released = True
             self.cond.notify_all()
 
     def interrupt(self) -> None:
         """A running script stops before its next node."""
+        self.interrupted = True
         self.mode = STEP
 
     def quit(self) -> None:

@@ -17,6 +17,7 @@ import os
 import re
 import types
 
+from graphscope.engine import keyword_arguments
 from graphscope.engine.unsupported import UnsupportedTorchModule, UnsupportedTorchName, unsupported
 
 from .torch_alias import ALIASES
@@ -191,12 +192,16 @@ def _script_frame(tb, through_imports: bool = False):
     innermost = None
     while tb is not None:
         path = tb.tb_frame.f_code.co_filename
-        if not (through_imports and (path.startswith("<frozen importlib") or _is_graphscope(path))):
+        forwarding = os.path.abspath(path) == _FORWARDERS  # keepdims=/out= wrappers pass the call on
+        if not forwarding and not (through_imports and (path.startswith("<frozen importlib") or _is_graphscope(path))):
             innermost = tb
         tb = tb.tb_next
     if innermost is None or _is_graphscope(innermost.tb_frame.f_code.co_filename):
         return None
     return innermost
+
+
+_FORWARDERS = os.path.abspath(keyword_arguments.__file__)
 
 
 def _is_graphscope(path: str) -> bool:

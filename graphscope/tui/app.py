@@ -181,6 +181,8 @@ class GraphscopeApp(App[None]):
         if state is not None and state.kind in ("running", "starting"):
             if self.moment.state is not state:
                 self._apply(state, now=True)
+            else:  # the same state, but the run has moved on: its pass and loss
+                self.query_one(Stepper).show(self._moment(state), self.source)
             self._show_console()
 
     def _show_console(self) -> None:
@@ -510,8 +512,10 @@ def stopped_at(state, record, script: str) -> str:
     if state is None or state.kind in ("finished", "failed"):
         return ""
     name = os.path.basename(script) or "the script"
-    if state.pass_index is None or state.pass_index >= len(record.passes):
-        return f"graphscope: stopped {name} before its first backward pass"
+    if state.kind != "paused" or state.pass_index is None or state.pass_index >= len(record.passes):
+        done = sum(1 for p in list(record.passes) if p.finished)
+        return (f"graphscope: stopped {name} while it ran, after {done} backward pass{'es' if done != 1 else ''}"
+                if done else f"graphscope: stopped {name} before its first backward pass")
     p = record.passes[state.pass_index]
     total = len(p.order)
     where = f"step {state.step + 1} of {total}" if state.step is not None and state.step < total else "its end"

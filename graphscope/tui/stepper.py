@@ -51,10 +51,11 @@ def describe(moment: Moment, source: str = "") -> Text:
         if node is not None:
             text.append(" · ")
             text.append(one_line(node.op), "bold")
-        _loss(text, p.loss)
-        text.append(f" · {plural(len(passes), 'pass', 'passes')}", "dim")
     if state.reason and state.reason not in ("step", "step back", "goto", "running"):
-        text.append(f" · {one_line(state.reason)}", "dim")
+        text.append(f" · {one_line(state.reason)}", "yellow")  # why it stopped here, before the rest
+    if state.pass_index is not None and state.pass_index < len(passes):
+        _loss(text, passes[state.pass_index].loss)
+        text.append(f" · {plural(len(passes), 'pass', 'passes')}", "dim")
     return text
 
 

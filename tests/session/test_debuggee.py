@@ -38,7 +38,7 @@ def test_step_back_at_the_very_start_stays_and_says_why():
     debuggee = Debuggee(mlp_record())
     debuggee.step_back()
     assert (debuggee.state.pass_index, debuggee.state.step) == (0, 0)
-    assert debuggee.state.reason == "at the first recorded step: nothing earlier is in the record"
+    assert debuggee.state.reason == "nothing earlier in the record"
 
 
 def test_continue_stops_at_a_breakpoint():

@@ -3,9 +3,7 @@
 from pathlib import Path
 
 import pytest
-from conftest import Driver
 
-from graphscope.session import Session, SessionOptions
 from graphscope.trace import snapshot
 
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "samples").glob("*.py"))
@@ -20,9 +18,8 @@ def assert_loads(record, where: str) -> None:
 
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
-def test_an_export_at_every_step_of_the_first_two_passes_and_at_a_nan_stop_loads(path):
-    driver = Driver(Session(str(path), [], SessionOptions()))
-    driver.session.start()
+def test_an_export_at_every_step_of_the_first_two_passes_and_at_a_nan_stop_loads(path, run_session):
+    driver = run_session(path=path)
     try:
         state = driver.paused()
         while state.kind == "paused" and state.pass_index < 2:

@@ -69,6 +69,9 @@ def test_quitting_names_where_the_script_was_stopped():
     assert stopped_at(paused, record, "/x/model.py") == "graphscope: stopped model.py at pass 2, step 2 of 3"
     assert stopped_at(SessionState(kind="running"), record, "model.py") == \
         "graphscope: stopped model.py before its first backward pass"
+    record.passes[0].finished = record.passes[1].finished = True
+    assert stopped_at(SessionState(kind="running"), record, "model.py") == \
+        "graphscope: stopped model.py while it ran, after 2 backward passes"
     assert stopped_at(SessionState(kind="finished", exit_code=0), record, "model.py") == ""
 
 
