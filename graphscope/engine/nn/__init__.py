@@ -10,6 +10,11 @@ from .module import Module
 from .normalization import LayerNorm
 from .parameter import Parameter
 from .sparse import Embedding
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .conv import Conv1d, Conv2d
+from .dropout import Dropout2d
+from .linear import Unflatten
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 
 __all__ = [
     "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
@@ -17,4 +22,8 @@ __all__ = [
     "LogSoftmax", "Dropout", "Embedding", "LayerNorm",
     "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
     "functional", "init",
+]
+__all__ += [
+    "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d",
+    "Dropout2d", "Unflatten",
 ]

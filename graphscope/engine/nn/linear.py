@@ -74,3 +74,20 @@ class Flatten(Module):
 
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Splits dim `dim` into `unflattened_size` (the inverse of Flatten)."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim = dim
+        self.unflattened_size = tuple(unflattened_size)
+
+    def forward(self, input):
+        dim = self.dim % input.ndim if input.ndim else 0
+        shape = tuple(input.shape)
+        return input.reshape(shape[:dim] + self.unflattened_size + shape[dim + 1:])
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
