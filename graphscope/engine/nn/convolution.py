@@ -1,4 +1,5 @@
-"""conv1d and conv2d: im2col and one matmul forward, two matmuls and col2im backward."""
+"""conv1d and conv2d: im2col and one matmul forward; backward one matmul for the weight and
+col2im for the input."""
 
 from __future__ import annotations
 
@@ -49,10 +50,15 @@ class Convolution(Function):
         needs = self.needs_input_grad
         gx = gw = gb = None
         if needs[0]:
-            gcols = backend.matrix_transpose(self.w) @ gt  # (groups, Cg kH kW, N oH oW)
-            gcols = backend.reshape(gcols, (c,) + kernel + (n,) + out)
-            gxt = sw.crop(sw.col2im(gcols, padded_shape, kernel, stride, dilation, out), padding, (height, width))
-            gx = backend.reshape(backend.permute_dims(gxt, (1, 0, 2, 3)), self.x_shape)
+            # col2im of W.T @ grad, one kernel position at a time: no (C kH kW, N oH oW) temporary.
+            w5 = backend.reshape(self.w, (groups, per_group, -1) + kernel)
+
+            def columns(k, i, j):
+                return backend.reshape(backend.matrix_transpose(w5[..., i, j]) @ gt, (c, n) + out)
+
+            gxt = sw.unwindow(columns, padded_shape, grad, kernel, stride, dilation, out)
+            gx = backend.reshape(backend.permute_dims(sw.crop(gxt, padding, (height, width)), (1, 0, 2, 3)),
+                                 self.x_shape)
         if needs[1]:
             gw = backend.reshape(gt @ backend.matrix_transpose(self.cols), self.w_shape)
         if len(needs) > 2 and needs[2]:

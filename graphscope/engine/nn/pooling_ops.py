@@ -26,9 +26,9 @@ class MaxPool2d(Function):
 
     def backward(self, grad):
         kernel, stride, padding, dilation, out, padded_shape, size = self.geometry
-        g = backend.zeros(padded_shape, grad.dtype, like=grad)
-        for k, position in enumerate(sw.positions(kernel)):
-            sw.add_window(g, position, stride, dilation, out, backend.keep(grad, self.argmax == k))
+        argmax = self.argmax
+        g = sw.unwindow(lambda k, i, j: backend.keep(grad, argmax == k), padded_shape, grad, kernel, stride,
+                        dilation, out)
         return (sw.crop(g, padding, size),)
 
 
@@ -50,10 +50,8 @@ class AvgPool2d(Function):
 
     def backward(self, grad):
         kernel, stride, padding, scale, out, padded_shape, size = self.geometry
-        g = backend.zeros(padded_shape, grad.dtype, like=grad)
         scaled = grad * scale
-        for position in sw.positions(kernel):
-            sw.add_window(g, position, stride, (1, 1), out, scaled)
+        g = sw.unwindow(lambda k, i, j: scaled, padded_shape, grad, kernel, stride, (1, 1), out)
         return (sw.crop(g, padding, size),)
 
 
@@ -65,23 +63,26 @@ def _lowest(x):
 
 
 def window_max(xpad, kernel, stride, dilation, out):
-    """(max, kernel position of the max) over every window; NaN wins and the first max is kept,
-    as PyTorch's kernel does."""
+    """(max, kernel position of the max) over every window, as PyTorch's kernel: the first max
+    wins, and so does a NaN (checked for once: the NaN-aware pass is slower)."""
     xp = namespace(xpad)
-    floating = backend.is_floating(xpad)
+    nan_aware = backend.is_floating(xpad) and bool(xp.any(xp.isnan(xpad)))
+    count = kernel[0] * kernel[1]
+    index_dtype = backend.native_dtype(dtypes.int8 if count < 128 else dtypes.int64, xpad)
     best = argmax = None
     for k, position in enumerate(sw.positions(kernel)):
         value = sw.window(xpad, position, stride, dilation, out)
         if best is None:
-            best = backend.copy(value)
-            argmax = backend.zeros(value.shape, backend.native_dtype(dtypes.int64, value), like=value)
+            best, argmax = value, backend.zeros(value.shape, index_dtype, like=value)
             continue
         better = value > best
-        if floating:
+        if nan_aware:
             better = better | xp.isnan(value)
-        best = xp.where(better, value, best)
+            best = xp.where(better, value, best)
+        else:
+            best = xp.maximum(best, value)
         argmax = xp.where(better, k, argmax)
-    return best, argmax
+    return (backend.copy(best) if count == 1 else best), argmax
 
 
 # --- argument checks, as torch.nn.functional.max_pool2d / avg_pool2d make them ----------------
@@ -146,7 +147,7 @@ def _max_indices(input, kernel, stride, padding, dilation, out):
     cols = backend.arange(out[1], like=x) * stride[1] - padding[1][0]
     h = rows + (argmax // kernel[1]) * dilation[0]
     w = cols + (argmax % kernel[1]) * dilation[1]
-    return wrap(xp.astype(h * x.shape[-1] + w, argmax.dtype))
+    return wrap(xp.astype(h * x.shape[-1] + w, backend.native_dtype(dtypes.int64, x)))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):

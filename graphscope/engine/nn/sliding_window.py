@@ -67,20 +67,22 @@ def im2col(x, kernel, stride, dilation, out):
     The kernel axes come right after the first axis, so that for x laid out (C, N, H, W) the
     result reshapes to the (C * kH * kW, N * oH * oW) matrix of im2col without another copy.
     """
-    cols = backend.zeros(x.shape[:1] + tuple(kernel) + x.shape[1:-2] + tuple(out), x.dtype, like=x)
+    cols = backend.create(backend.device_of(x), "empty", x.shape[:1] + tuple(kernel) + x.shape[1:-2] + tuple(out), dtype=x.dtype)
     for i, j in positions(kernel):
         cols[:, i, j, ...] = window(x, (i, j), stride, dilation, out)
     return cols
 
 
-def col2im(cols, shape, kernel, stride, dilation, out):
-    """The adjoint of `im2col`: each kernel position's columns added back where they came from."""
-    x = backend.zeros(shape, cols.dtype, like=cols)
-    for i, j in positions(kernel):
-        add_window(x, (i, j), stride, dilation, out, cols[:, i, j, ...])
+def unwindow(part, shape, like, kernel, stride, dilation, out):
+    """The adjoint of reading every window: zeros of `shape` plus, for each kernel position k at
+    (i, j), part(k, i, j) added where that position's window came from (assigned when windows
+    do not overlap, which saves a read)."""
+    x = backend.zeros(shape, like.dtype, like=like)
+    disjoint = all(s >= d * (k - 1) + 1 for k, s, d in zip(kernel, stride, dilation))
+    for k, (i, j) in enumerate(positions(kernel)):
+        index = _index((i, j), stride, dilation, out)
+        if disjoint:
+            x[index] = part(k, i, j)
+        else:
+            x[index] += part(k, i, j)
     return x
-
-
-def add_window(x, position, stride, dilation, out, values) -> None:
-    """x[window] += values in place, for the window of kernel `position` (the adjoint of `window`)."""
-    x[_index(position, stride, dilation, out)] += values
