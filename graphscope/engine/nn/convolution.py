@@ -90,7 +90,7 @@ def expand(value, n, name, op="convolution"):
     if isinstance(value, (tuple, list)):
         raise RuntimeError(
             f"expected {name} to be a single integer value or a list of {n} values to match the "
-            f"{op} dimensions, but got {name}={list(value)}"
+            f"convolution dimensions, but got {name}={list(value)}"
         )
     raise TypeError(f"{op}(): argument '{name}' must be an int or a tuple of {n} ints, not {type(value).__name__}")
 
