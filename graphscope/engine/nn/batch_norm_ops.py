@@ -17,7 +17,7 @@ class BatchNorm(Function):
     """
 
     op = "batch_norm"
-    saved_inputs = (1,)  # backward reads the weight; the input lives on in xhat
+    saved_inputs = None  # backward reads the weight (absent or not); torch also saves the input
 
     def forward(self, x, weight=None, bias=None, mean=None, var=None, eps=1e-5, batch_stats=True):
         xp = namespace(x)
@@ -66,13 +66,17 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     for name, tensor in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                          ("bias", bias)):
         _check_size(name, tensor, channels)
+    if training and input.numel() // channels <= 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"torch.Size({list(input.shape)})")
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    if eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
     x = input.array
     xp = namespace(x)
     if training:
         count = input.numel() // channels
-        if count <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                             f"torch.Size({list(input.shape)})")
         axes = (0,) + tuple(range(2, input.ndim))
         mean = xp.mean(x, axis=axes)
         var = xp.var(x, axis=axes)

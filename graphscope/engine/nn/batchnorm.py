@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..creation import ones, tensor, zeros
+from ..grad_mode import no_grad
 from . import init
 from .batch_norm_ops import batch_norm
 from .linear import empty_parameter
@@ -58,7 +59,8 @@ class _BatchNorm(Module):
             raise ValueError(f"expected {accepted} input (got {input.ndim}D input)")
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            init.constant_(self.num_batches_tracked, int(self.num_batches_tracked) + 1)
+            with no_grad():
+                self.num_batches_tracked.add_(1)
             if self.momentum is None:  # a cumulative moving average
                 factor = 1.0 / float(self.num_batches_tracked)
         use_batch = self.training or (self.running_mean is None and self.running_var is None)
