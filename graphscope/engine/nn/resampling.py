@@ -216,7 +216,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         names = "HW"[2 - len(sizes):]
         given = ", ".join(f"{k}: {v}" for k, v in zip(names, sizes))
         wanted = ", ".join(f"{k}: {v}" for k, v in zip(names, out))
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({given}) "
+        joint = " and" if len(sizes) == 1 else ""  # torch's two messages differ by this word
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({given}){joint} "
                            f"output ({wanted})")
     if not input.is_floating_point():
         raise NotImplementedError(f"interpolate: {input.dtype} input is not supported; convert it with .float()")
