@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import math
-
-from . import init
 from .convolution import conv1d, conv2d, expand
-from .linear import empty_parameter
+from .linear import add_weight_and_bias, reset_weight_and_bias
 from .module import Module
 from .padding import pad
 
@@ -46,19 +43,10 @@ class _ConvNd(Module):
         self.transposed, self.output_padding = False, (0,) * n
         self.groups, self.padding_mode = groups, padding_mode
         self._pad_twice = _reversed_padding_twice(padding, kernel_size, dilation)
-        self.weight = empty_parameter((out_channels, in_channels // groups) + kernel_size, device, dtype)
-        if bias:
-            self.bias = empty_parameter((out_channels,), device, dtype)
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        add_weight_and_bias(self, (out_channels, in_channels // groups) + kernel_size, bias, device, dtype)
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.weight.shape[1] * math.prod(self.kernel_size)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        reset_weight_and_bias(self.weight, self.bias)
 
     def forward(self, input):
         function = type(self).function

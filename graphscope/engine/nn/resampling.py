@@ -159,32 +159,32 @@ def _linear_taps(like, axis, size, out, scale, align_corners):
     return axis_taps(like, axis, [first, second], [near, far])
 
 
+def _per_axis(value, sizes, names):
+    """`value` (one number or one per spatial axis) as a list, torch's error if the count is wrong."""
+    values = list(value) if isinstance(value, (tuple, list)) else [value] * len(sizes)
+    if len(values) != len(sizes):
+        name, described, letter = names
+        raise ValueError(
+            f"Input and {name} must have the same number of spatial dimensions, but got input with spatial "
+            f"dimensions of {sizes} and {described} {value}. Please provide input tensor in (N, C, d1, d2, ...,dK) "
+            f"format and {described.rpartition(' of')[0]} in ({letter}1, {letter}2, ...,{letter}K) format."
+        )
+    return values
+
+
 def _output_sizes(input, size, scale_factor, recompute_scale_factor):
     """(output sizes, scale factors PyTorch uses for the source indices: None means in / out)."""
     sizes = list(input.shape[2:])
-    spatial = len(sizes)
     if size is not None and scale_factor is not None:
         raise ValueError("only one of size or scale_factor should be defined")
     if size is not None:
-        out = list(size) if isinstance(size, (tuple, list)) else [size] * spatial
-        if len(out) != spatial:
-            raise ValueError(
-                f"Input and output must have the same number of spatial dimensions, but got input with "
-                f"spatial dimensions of {sizes} and output size of {size}. Please provide input tensor in "
-                "(N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format."
-            )
-        return [int(o) for o in out], [None] * spatial
+        out = _per_axis(size, sizes, ("output", "output size of", "o"))
+        return [int(o) for o in out], [None] * len(sizes)
     if scale_factor is None:
         raise ValueError("either size or scale_factor should be defined")
-    scales = list(scale_factor) if isinstance(scale_factor, (tuple, list)) else [scale_factor] * spatial
-    if len(scales) != spatial:
-        raise ValueError(
-            f"Input and scale_factor must have the same number of spatial dimensions, but got input with "
-            f"spatial dimensions of {sizes} and scale_factor of shape {scale_factor}. Please provide input "
-            "tensor in (N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."
-        )
+    scales = _per_axis(scale_factor, sizes, ("scale_factor", "scale_factor of shape", "s"))
     out = [math.floor(float(n) * float(s)) for n, s in zip(sizes, scales)]
-    return out, [None] * spatial if recompute_scale_factor else [float(s) for s in scales]
+    return out, [None] * len(sizes) if recompute_scale_factor else [float(s) for s in scales]
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
