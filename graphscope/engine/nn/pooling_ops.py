@@ -64,9 +64,16 @@ def _lowest(x):
 
 def window_max(xpad, kernel, stride, dilation, out):
     """(max, kernel position of the max) over every window, as PyTorch's kernel: the first max
-    wins, and so does a NaN (checked for once: the NaN-aware pass is slower)."""
+    wins, and so does a NaN. The fast pass ignores NaNs; its max shows whether a window held one
+    (maximum propagates them), and only then the NaN-aware pass runs."""
+    best, argmax = _window_max(xpad, kernel, stride, dilation, out, nan_aware=False)
+    if backend.is_floating(best) and bool(namespace(best).any(namespace(best).isnan(best))):
+        best, argmax = _window_max(xpad, kernel, stride, dilation, out, nan_aware=True)
+    return best, argmax
+
+
+def _window_max(xpad, kernel, stride, dilation, out, nan_aware):
     xp = namespace(xpad)
-    nan_aware = backend.is_floating(xpad) and bool(xp.any(xp.isnan(xpad)))
     count = kernel[0] * kernel[1]
     index_dtype = backend.native_dtype(dtypes.int8 if count < 128 else dtypes.int64, xpad)
     best = argmax = None
