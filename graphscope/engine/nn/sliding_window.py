@@ -1,9 +1,9 @@
 """Sliding windows over the last two axes as strided slices: what convolution and pooling share.
 
 A kernel position (i, j) sees, at every output position, one strided slice of the padded input;
-im2col writes those slices side by side and col2im adds them back. Slicing is in the array API
-standard, and NumPy copies a strided slice as fast as an `as_strided` window view, so one code
-path serves every device.
+im2col writes those slices side by side and `unwindow` (col2im) adds them back. Slicing is in the
+array API standard, and NumPy copies a strided slice as fast as an `as_strided` window view, so one
+code path serves every device.
 """
 
 from __future__ import annotations
@@ -67,7 +67,8 @@ def im2col(x, kernel, stride, dilation, out):
     The kernel axes come right after the first axis, so that for x laid out (C, N, H, W) the
     result reshapes to the (C * kH * kW, N * oH * oW) matrix of im2col without another copy.
     """
-    cols = backend.create(backend.device_of(x), "empty", x.shape[:1] + tuple(kernel) + x.shape[1:-2] + tuple(out), dtype=x.dtype)
+    shape = x.shape[:1] + tuple(kernel) + x.shape[1:-2] + tuple(out)
+    cols = backend.create(backend.device_of(x), "empty", shape, dtype=x.dtype)  # every element is written
     for i, j in positions(kernel):
         cols[:, i, j, ...] = window(x, (i, j), stride, dilation, out)
     return cols

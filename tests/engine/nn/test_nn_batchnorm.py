@@ -109,7 +109,8 @@ def test_batch_norm_loads_a_trained_torch_state_dict():
 
 
 def test_batch_norm_eval_without_running_stats_normalises_by_the_batch_as_torch():
-    ours, theirs = nn.BatchNorm1d(3, track_running_stats=False).eval(), tnn.BatchNorm1d(3, track_running_stats=False).eval()
+    ours = nn.BatchNorm1d(3, track_running_stats=False).eval()
+    theirs = tnn.BatchNorm1d(3, track_running_stats=False).eval()
     compare_module(ours, theirs, [np.random.default_rng(0).standard_normal((6, 3))], "float64")
 
 

@@ -93,7 +93,8 @@ def test_conv_errors_match_torch(case):
 
 
 def test_conv2d_dtype_mismatch_names_both_dtypes():
-    with pytest.raises(RuntimeError, match=r"Input type \(\S*float32\) and weight type \(\S*float64\) should be the same"):
+    message = r"Input type \(\S*float32\) and weight type \(\S*float64\) should be the same"
+    with pytest.raises(RuntimeError, match=message):
         F.conv2d(gs.randn(1, 3, 5, 5), gs.randn(2, 3, 3, 3, dtype=gs.float64))
 
 
