@@ -15,6 +15,7 @@ from .conv import Conv1d, Conv2d
 from .dropout import Dropout2d
 from .linear import Unflatten
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .upsampling import Upsample
 
 __all__ = [
     "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
@@ -25,5 +26,5 @@ __all__ = [
 ]
 __all__ += [
     "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d",
-    "Dropout2d", "Unflatten",
+    "Dropout2d", "Unflatten", "Upsample",
 ]

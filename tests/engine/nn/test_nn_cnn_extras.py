@@ -95,10 +95,28 @@ def test_unflatten_matches_torch(dim, sizes, shape, dtype):
     assert repr(nn.Unflatten(dim, sizes)) == repr(tnn.Unflatten(dim, sizes))
 
 
+# --- upsample ----------------------------------------------------------------------------------
+
+UPSAMPLE = [
+    ("scale", lambda nn: nn.Upsample(scale_factor=2), (2, 3, 4, 5)),
+    ("size_bilinear", lambda nn: nn.Upsample(size=(7, 3), mode="bilinear"), (2, 3, 4, 5)),
+    ("scale_tuple_align_corners", lambda nn: nn.Upsample(scale_factor=(1.5, 2), mode="bilinear", align_corners=True),
+     (2, 3, 4, 5)),
+    ("linear", lambda nn: nn.Upsample(scale_factor=3, mode="linear"), (2, 3, 4)),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name, make, shape", UPSAMPLE, ids=[u[0] for u in UPSAMPLE])
+def test_upsample_matches_torch(name, make, shape, dtype):
+    compare_module(make(nn), make(tnn), [np.random.default_rng(0).standard_normal(shape)], dtype)
+    assert repr(make(nn)) == repr(make(tnn))
+
+
 # --- the names a CNN tutorial reaches for ------------------------------------------------------
 
 NN = ["Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d", "Dropout2d",
-      "Unflatten", "Flatten"]
+      "Unflatten", "Flatten", "Upsample"]
 FUNCTIONAL = ["conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm", "dropout2d", "pad",
               "interpolate"]
 
