@@ -46,12 +46,12 @@ class Convolution(Function):
         groups, per_group, _ = self.w.shape
         o = groups * per_group
         g = backend.reshape(grad, (n, o) + out)
-        gt = backend.reshape(backend.permute_dims(g, (1, 0, 2, 3)), (groups, per_group, -1))
+        gt = backend.reshape(backend.permute_dims(g, (1, 0, 2, 3)), (groups, per_group, n * out[0] * out[1]))
         needs = self.needs_input_grad
         gx = gw = gb = None
         if needs[0]:
             # col2im of W.T @ grad, one kernel position at a time: no (C kH kW, N oH oW) temporary.
-            w5 = backend.reshape(self.w, (groups, per_group, -1) + kernel)
+            w5 = backend.reshape(self.w, (groups, per_group, c // groups) + kernel)
 
             def columns(k, i, j):
                 return backend.reshape(backend.matrix_transpose(w5[..., i, j]) @ gt, (c, n) + out)

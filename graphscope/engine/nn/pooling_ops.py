@@ -148,13 +148,13 @@ def pool_geometry(op, input, kernel_size, stride, padding, dilation, ceil_mode):
 def _max_indices(input, kernel, stride, padding, dilation, out):
     """Each max's flat index into its input plane (H * W), as max_pool2d's return_indices gives."""
     x = input.array
-    xp = namespace(x)
-    argmax = window_max(sw.pad(x, padding, _lowest(x)), kernel, stride, dilation, out)[1]
+    int64 = backend.native_dtype(dtypes.int64, x)
+    argmax = backend.astype(window_max(sw.pad(x, padding, _lowest(x)), kernel, stride, dilation, out)[1], int64)
     rows = backend.reshape(backend.arange(out[0], like=x), (-1, 1)) * stride[0] - padding[0][0]
     cols = backend.arange(out[1], like=x) * stride[1] - padding[1][0]
     h = rows + (argmax // kernel[1]) * dilation[0]
     w = cols + (argmax % kernel[1]) * dilation[1]
-    return wrap(xp.astype(h * x.shape[-1] + w, backend.native_dtype(dtypes.int64, x)))
+    return wrap(h * x.shape[-1] + w)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn as tnn
+import torch.nn.functional as TF
 
 import graphscope as gs
 import graphscope.nn.functional as F
@@ -56,6 +57,17 @@ def test_conv1d_matches_torch(name, x, w, kwargs, bias):
 def test_conv2d_grads_only_what_is_asked_for():
     check_functional("conv2d", [(2, 3, 6, 6), (4, 3, 3, 3), (4,)], requires_grad=[False, True, False])
     check_functional("conv2d", [(2, 3, 6, 6), (4, 3, 3, 3), (4,)], requires_grad=[True, False, False])
+
+
+def test_conv2d_of_an_empty_batch_matches_torch():
+    check_functional("conv2d", [(0, 3, 5, 5), (4, 3, 3, 3), (4,)], padding=1)
+
+
+def test_conv2d_of_integers_stays_integer_as_torch():
+    x, w = np.arange(2 * 3 * 5 * 5).reshape(2, 3, 5, 5) % 7, np.arange(4 * 3 * 3 * 3).reshape(4, 3, 3, 3) % 5 - 2
+    ours, theirs = F.conv2d(gs.tensor(x), gs.tensor(w), stride=2), TF.conv2d(torch.tensor(x), torch.tensor(w), stride=2)
+    assert ours.dtype == gs.int64
+    np.testing.assert_array_equal(ours.cpu().numpy(), theirs.numpy())
 
 
 def test_conv2d_output_is_a_new_tensor_whose_grad_fn_names_the_op():

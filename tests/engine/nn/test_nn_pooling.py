@@ -23,6 +23,8 @@ MAX_POOL = [
     ("one_by_one", (2, 3, 4, 4), (1,), {}),
     ("unbatched", (3, 8, 7), (2,), {}),
     ("large_kernel", (1, 1, 13, 13), (12, 1), {}),
+    ("empty_batch", (0, 3, 4, 4), (2,), {}),
+    ("wide_dilation", (1, 2, 30, 30), (3,), dict(stride=1, dilation=14)),
 ]
 
 
