@@ -12,10 +12,11 @@ from . import sliding_window as sw
 
 class Convolution(Function):
     """Cross-correlation of (N, C, [H,] W) with (O, C / groups, [kH,] kW): a primitive so that the
-    im2col columns are built once, shared by forward and backward, and each pass is one matmul.
+    im2col columns are built once and serve both the output and the weight's grad, one matmul each.
 
     Arrays are lifted to two spatial axes and a batch axis (conv1d has H = 1); the columns are
-    laid out (C kH kW, N oH oW) so the output comes out of the matmul channels first.
+    laid out (C kH kW, N oH oW) so the output comes out of the matmul channels first. The input's
+    grad is col2im of W.T @ grad, one kernel position at a time.
     """
 
     op = "convolution"
@@ -37,7 +38,7 @@ class Convolution(Function):
         self.geometry = (n, c, height, width), (kh, kw), stride, padding, dilation, out, xt.shape
         y = backend.reshape(wm @ cols, (o, n) + out)
         if bias is not None:
-            y = y + backend.reshape(bias, (o, 1, 1, 1))
+            y += backend.reshape(bias, (o, 1, 1, 1))  # y is the matmul's own new array
         y = backend.permute_dims(y, (1, 0, 2, 3))  # (N, O, oH, oW), channels-first in memory
         return y if x4.shape == x.shape else backend.reshape(y, _natural(x.shape, y.shape, weight.ndim))
 
@@ -50,7 +51,7 @@ class Convolution(Function):
         needs = self.needs_input_grad
         gx = gw = gb = None
         if needs[0]:
-            # col2im of W.T @ grad, one kernel position at a time: no (C kH kW, N oH oW) temporary.
+            # One kernel position at a time: no (C kH kW, N oH oW) temporary to allocate and fault in.
             w5 = backend.reshape(self.w, (groups, per_group, c // groups) + kernel)
 
             def columns(k, i, j):
