@@ -24,9 +24,9 @@ def make_images(count):
     line = gs.randint(0, SIZE, (count, 1, 1))  # the row (or column) the bar lies on
     start = gs.randint(0, SIZE // 2, (count, 1, 1))
     length = gs.randint(3, SIZE // 2 + 1, (count, 1, 1))
-    horizontal = (rows == line) & (cols >= start) & (cols < start + length)
-    vertical = (cols == line) & (rows >= start) & (rows < start + length)
-    bars = gs.where(labels.reshape(count, 1, 1) == 1, vertical, horizontal).float()
+    horizontal = (rows == line).float() * (cols >= start).float() * (cols < start + length).float()
+    vertical = (cols == line).float() * (rows >= start).float() * (rows < start + length).float()
+    bars = gs.where(labels.reshape(count, 1, 1) == 1, vertical, horizontal)
     images = bars + 0.3 * gs.randn(count, SIZE, SIZE)
     return images.reshape(count, 1, SIZE, SIZE), labels
 
