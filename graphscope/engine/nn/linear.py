@@ -94,12 +94,12 @@ class Unflatten(Module):
     def __init__(self, dim, unflattened_size):
         super().__init__()
         self.dim = dim
-        self.unflattened_size = tuple(unflattened_size)
+        self.unflattened_size = unflattened_size
 
     def forward(self, input):
         dim = self.dim % input.ndim if input.ndim else 0
         shape = tuple(input.shape)
-        return input.reshape(shape[:dim] + self.unflattened_size + shape[dim + 1:])
+        return input.reshape(shape[:dim] + tuple(self.unflattened_size) + shape[dim + 1:])
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

@@ -88,7 +88,7 @@ def test_dropout2d_rejects_a_probability_outside_0_1_as_torch(make):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("dim, sizes, shape", [(1, (2, 5), (3, 10)), (-1, (2, -1), (3, 4, 6)), (0, (2, 3), (6, 4))])
+@pytest.mark.parametrize("dim, sizes, shape", [(1, (2, 5), (3, 10)), (-1, (2, -1), (3, 4, 6)), (0, [2, 3], (6, 4))])
 def test_unflatten_matches_torch(dim, sizes, shape, dtype):
     x = np.random.default_rng(0).standard_normal(shape)
     compare_module(nn.Unflatten(dim, sizes), tnn.Unflatten(dim, sizes), [x], dtype)
