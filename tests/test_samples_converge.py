@@ -87,3 +87,11 @@ def test_exploding_nan_is_born_in_the_log_of_sigma():
     assert op == "log"
     source = (SAMPLES / "exploding_nan.py").read_text().splitlines()[site.line - 1]
     assert "sigma.log()" in source and "the NaN is born here" in source
+
+
+def test_small_cnn_tells_bar_orientations_apart_on_held_out_images():
+    result = load("small_cnn").main(verbose=False)
+    losses = result["losses"]
+    assert sum(losses[:10]) / 10 > 0.6  # starts near chance: ln 2 = 0.69
+    assert sum(losses[-20:]) / 20 < 0.15
+    assert result["accuracy"] >= 0.93

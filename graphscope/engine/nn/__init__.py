@@ -13,6 +13,12 @@ from .parameter import Parameter
 from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
 from .loss import CosineEmbeddingLoss, HuberLoss, KLDivLoss, SmoothL1Loss
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .conv import Conv1d, Conv2d
+from .dropout import Dropout2d
+from .linear import Unflatten
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .upsampling import Upsample
 
 __all__ = [
     "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
@@ -23,3 +29,7 @@ __all__ = [
     "SmoothL1Loss", "HuberLoss", "KLDivLoss", "CosineEmbeddingLoss", "utils",
 ]
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+__all__ += [
+    "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d",
+    "Dropout2d", "Unflatten", "Upsample",
+]

@@ -16,6 +16,10 @@ __all__ = [
     "mse_loss", "l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
 ]
+__all__ += [
+    "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm", "dropout2d", "pad",
+    "interpolate",
+]
 
 
 def _same_device(op, first, *others):
@@ -98,14 +102,16 @@ def dropout(input, p=0.5, training=True, inplace=False):
     _tensor(input, "dropout")
     if not training or p == 0.0:
         return input
+    return P.Dropout.apply(input, wrap(dropout_mask(input, p, input.shape)))
+
+
+def dropout_mask(input, p, shape):
+    """1/(1-p) with probability 1-p, else 0, of `shape` (broadcast against input), seeded by gs.manual_seed."""
     x = input.array
-    xp = namespace(x)
     if p == 1.0:
-        mask = xp.zeros_like(x)
-    else:
-        keep = generator_for(input.device).uniform(0.0, 1.0, x.shape, input.dtype) >= p  # seeded by gs.manual_seed
-        mask = backend.astype(keep, x.dtype) * (1.0 / (1.0 - p))
-    return P.Dropout.apply(input, wrap(mask))
+        return backend.zeros(shape, x.dtype, like=x)
+    keep = generator_for(input.device).uniform(0.0, 1.0, shape, input.dtype) >= p
+    return backend.astype(keep, x.dtype) * (1.0 / (1.0 - p))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None):
@@ -238,3 +244,11 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 from .functional_losses import cosine_embedding_loss, huber_loss, kl_div, smooth_l1_loss  # noqa: E402
 
 __all__ += ["smooth_l1_loss", "huber_loss", "kl_div", "cosine_embedding_loss"]
+# --- convolutional nets (their primitives live beside them) -------------------------------------
+
+from .batch_norm_ops import batch_norm  # noqa: E402
+from .convolution import conv1d, conv2d  # noqa: E402
+from .feature_dropout import dropout2d  # noqa: E402
+from .padding import pad  # noqa: E402
+from .pooling_ops import avg_pool2d, max_pool2d  # noqa: E402
+from .resampling import adaptive_avg_pool2d, interpolate  # noqa: E402
