@@ -42,6 +42,7 @@ class Debuggee:
     """
 
     live = False
+    prompt: str | None = None  # the script's input() prompt while it waits for a line
 
     def __init__(self, record, source: str = "", break_on_nan: bool = False):
         self.record = record
@@ -99,6 +100,9 @@ class Debuggee:
 
     def interrupt(self) -> None:
         """Nothing runs, so nothing to interrupt."""
+
+    def answer(self, text: str | None) -> None:
+        """Nothing runs, so nothing reads input."""
 
     def fetch(self, node_id: int, what: str = "value", index=None):
         """A record keeps summaries only: there is no live tensor to fetch."""

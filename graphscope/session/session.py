@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import queue
 import threading
 from dataclasses import dataclass
 
@@ -17,7 +18,7 @@ from .debuggee import Debuggee
 from .numpy_warnings import QuietNumpyWarnings
 from .script_runner import SessionQuit, run_script
 from .state import FAILED, FINISHED, PAUSED, RUNNING, STARTING
-from .step_gate import CONTINUE, RUN, STEP, StepGate
+from .step_gate import CONTINUE, POLL_SECONDS, RUN, STEP, StepGate
 from .torch_alias import TorchAliases
 from .torch_errors import in_torch_terms
 
@@ -56,6 +57,7 @@ class Session(Debuggee):
         self._edge: tuple[int, int] | None = None  # (pass position, step) where the script is held
         self._running: str | None = None  # the mode of the run in progress
         self._queued = 0          # steps asked for while a step was running
+        self._answers: queue.Queue[str | None] = queue.Queue()  # what the user typed for input()
         super().__init__(self.recorder.record, script, break_on_nan=self.options.break_on_nan)
         self.script_path = script
         self.record.metadata.device = str(self.options.device or backend.get_default_device())
@@ -146,7 +148,9 @@ class Session(Debuggee):
         with QuietNumpyWarnings() if self.options.as_torch else contextlib.nullcontext():
             try:
                 with contextlib.ExitStack() as stack:
-                    stack.enter_context(ConsoleCapture(self.recorder.console, self._thread, self.options.echo))
+                    # A headless run (echo) reads the real stdin; the app answers input() itself.
+                    ask = None if self.options.echo else self._ask
+                    stack.enter_context(ConsoleCapture(self.recorder.console, self._thread, self.options.echo, ask))
                     if self.options.device is not None:
                         stack.enter_context(_default_device(self.options.device))
                     if self.options.as_torch:
@@ -181,6 +185,32 @@ class Session(Debuggee):
                 self._position = walkable[-1]
                 self._step = len(self.record.passes[self._position].order)
         self._changed(reason)
+
+    # --- the script's input() -------------------------------------------------------------------
+
+    def _ask(self, prompt: str) -> str | None:
+        """The script reads a line (script thread): wait for `answer`, never for the terminal."""
+        with self._lock:
+            self.prompt = prompt
+        self._changed("waiting for input")
+        try:
+            while True:
+                if self.gate.quitting:
+                    raise SessionQuit()
+                try:
+                    answer = self._answers.get(timeout=POLL_SECONDS)
+                    break
+                except queue.Empty:
+                    continue
+        finally:
+            with self._lock:
+                self.prompt = None
+        self._changed("running")
+        return answer
+
+    def answer(self, text: str | None) -> None:
+        """The line the user typed for the script's input() (None: end of input)."""
+        self._answers.put(text)
 
     # --- commands --------------------------------------------------------------------------
 

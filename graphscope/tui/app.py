@@ -31,6 +31,7 @@ from .moment import Moment
 from .node_details import NodeDetails
 from .outline import Outline
 from .passes_view import PassesView
+from .script_input import ScriptInput
 from .record_index import RecordIndex
 from .stepper import Stepper
 from .timeline import Timeline
@@ -142,6 +143,7 @@ class GraphscopeApp(App[None]):
             yield NodeDetails(id="details")
         yield Stepper(id="stepper")
         yield ConsolePane(id="console")
+        yield ScriptInput(id="script-input")
         yield Footer(compact=True)
 
     def on_resize(self) -> None:
@@ -184,6 +186,7 @@ class GraphscopeApp(App[None]):
             else:  # the same state, but the run has moved on: its pass and loss
                 self.query_one(Stepper).show(self._moment(state), self.source)
             self._show_console()
+            self.query_one(ScriptInput).ask(self.debuggee.prompt)
 
     def _show_console(self) -> None:
         record = self.index.record
@@ -207,6 +210,7 @@ class GraphscopeApp(App[None]):
         settled = state is None or state.kind not in ("running", "starting")
         self.query_one(Stepper).show(moment, self.source)
         self._show_console()
+        self.query_one(ScriptInput).ask(self.debuggee.prompt)
         if state is not None and state.kind == "failed":
             self.query_one(ConsolePane).add_error(record.error)
         if state is None or state.kind != self._bindings_for:
@@ -398,7 +402,15 @@ class GraphscopeApp(App[None]):
         self.debuggee.run_to_end()
 
     def action_interrupt(self) -> None:
+        if isinstance(self.focused, ScriptInput):
+            self.query_one(GraphTree).focus()  # Escape leaves the input line: the keys are the debugger's again
+            return
         self.debuggee.interrupt()
+
+    def on_script_input_answered(self, message: ScriptInput.Answered) -> None:
+        self.debuggee.answer(message.text)
+        self.query_one(ScriptInput).ask(None)
+        self.query_one(GraphTree).focus()
 
     def action_toggle_breakpoint(self) -> None:
         node_id = self.query_one(NodeDetails).node_id

@@ -34,6 +34,8 @@ def describe(moment: Moment, source: str = "") -> Text:
         text.append(f" (exit {state.exit_code})", "dim")
     passes = record.passes
     if kind == "running":
+        if state.reason == "waiting for input":
+            text.append(" · the script waits for input: type it below", "bold yellow")
         done = [p for p in list(passes[-2:]) if p.finished]
         if done:
             text.append(f" · pass {done[-1].index}")

@@ -197,3 +197,19 @@ def test_fetch_returns_a_slice_of_a_live_value(run_session):
     assert driver.session.fetch(mul.id, "value", (1, slice(0, 2))).tolist() == [8.0, 10.0]
     driver.command("step")
     assert driver.session.fetch(mul.id, "grad").tolist() == [[1.0] * 4] * 3
+
+
+def test_a_snapshot_exported_mid_run_is_stopped_where_it_was_paused(run_session):
+    from graphscope.session import Debuggee
+    from graphscope.trace import snapshot
+
+    driver = run_session(SMALL_GRAPH)
+    driver.paused()
+    driver.command("step")
+    record = snapshot.loads(snapshot.dumps(driver.session.record))
+    view = Debuggee(record)
+    assert (view.state.kind, view.state.pass_index, view.state.step) == ("stopped", 0, 0)
+    view.run_to_end()  # the end of what was recorded, not a pass the script never finished
+    assert (view.state.pass_index, view.state.step) == (0, 1)
+    view.step()
+    assert (view.state.step, view.state.reason) == (1, "the run is over: nothing more to step")

@@ -308,3 +308,26 @@ async def test_q_when_paused_says_the_pass_and_step():
             await pilot.press("q")
             await wait_for(pilot, lambda: not app.is_running, what="the app to leave")
         assert app.stopped_at == "graphscope: stopped tiny_mlp.py at pass 0, step 2 of 6"
+
+
+async def test_the_scripts_input_is_answered_in_the_console_not_from_the_terminal():
+    with live_app(SCRIPTS / "asks.py", pause=False) as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            line = app.query_one("#script-input")
+            await wait_for(pilot, lambda: line.display and app.focused is line, what="the input line")
+            await wait_for_text(pilot, "the script asks: Name?")
+            await wait_for_text(pilot, "the script waits for input")
+            await pilot.press(*"Ada q", "enter")  # q is text here, not quit
+            await until_settled(pilot, session, ("finished",))
+            texts = [c.text for c in session.record.console]
+            assert texts == ["Name? Ada q", "hello Ada q"]
+            assert not line.display
+
+
+async def test_ctrl_q_quits_while_the_script_waits_for_input():
+    with live_app(SCRIPTS / "asks.py", pause=False) as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(pilot, lambda: session.prompt == "Name? ", what="the script to ask")
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: not app.is_running, what="the app to leave")
+        assert session.join(5)
