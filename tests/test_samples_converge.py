@@ -95,3 +95,9 @@ def test_small_cnn_tells_bar_orientations_apart_on_held_out_images():
     assert sum(losses[:10]) / 10 > 0.6  # starts near chance: ln 2 = 0.69
     assert sum(losses[-20:]) / 20 < 0.15
     assert result["accuracy"] >= 0.93
+
+
+def test_data_loading_learns_the_curve_and_generalises_to_the_held_out_split():
+    history = load("data_loading").main(verbose=False)
+    assert history[-1]["train_loss"] < 0.02 * history[0]["train_loss"]
+    assert history[-1]["held_out_loss"] < 0.01  # the noise alone is 0.0025

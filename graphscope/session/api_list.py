@@ -42,6 +42,14 @@ TORCH_GROUP_BY_MODULE = {
     "ops.linalg": "Math operations: BLAS and LAPACK",
     "ops.softmax": "Math operations: other",
     "grad_mode": "Locally disabling gradient computation",
+    "size": "Tensors",
+    "legacy": "Tensors",
+    "ops.rounding": "Math operations: pointwise",
+    "ops.ordering": "Math operations: reduction",
+    "ops.norms": "Math operations: reduction",
+    "ops.reorder": "Math operations: other",
+    "ops.products": "Math operations: BLAS and LAPACK",
+    "ops.sampling": "Random sampling",
 }
 # ...and the names that PyTorch's docs group apart from their engine module's siblings.
 TORCH_GROUP_BY_NAME = {
