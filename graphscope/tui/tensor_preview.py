@@ -16,7 +16,9 @@ from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.worker import get_current_worker
 
-from graphscope.trace.summary import TensorSummary, format_number
+from graphscope.trace.summary import TensorSummary
+
+from .number_text import fit_number
 
 CELL_WIDTH = 10
 LABEL_WIDTH = 7
@@ -255,8 +257,7 @@ class TensorPreview(Widget, can_focus=True):
     def _cell(self, value, scale: float) -> Text:
         """One value, right-aligned in its cell, on its colour."""
         v = float(value)
-        shown = format_number(value.item() if hasattr(value, "item") else value)
-        return Text(f"{shown[:CELL_WIDTH - 1]:>{CELL_WIDTH - 1}}", style=cell_style(v, scale))
+        return Text(f"{fit_number(value, CELL_WIDTH - 1):>{CELL_WIDTH - 1}}", style=cell_style(v, scale))
 
     def _caption(self, w: Window) -> str:
         s = self.summary
