@@ -83,7 +83,7 @@ class FindDialog(ModalScreen[int | None]):
         options = []
         for node_id in result.nodes[:SHOWN]:
             node = record.nodes.get(node_id)
-            label = node_row(node, self.moment.marks(node_id))
+            label = node_row(node, self.moment.marks(node_id), self.moment.record.nodes)
             extra = []
             if node is not None and node.module:
                 extra.append(one_line(node.module))

@@ -153,16 +153,19 @@ class GraphTree(Outline):
             return Text("    ")
         return Text.assemble(marks_text(self.moment.marks(item.node)), " ")
 
-    def item_text(self, item: OutlineItem) -> Text:
+    def item_text(self, item: OutlineItem, width: int) -> Text:
         moment = self.moment
-        if item.kind == "group" or moment is None:
+        if item.kind in ("group", "note") or moment is None:
             return item.label or Text("")
-        node = moment.record.nodes.get(item.node)
+        nodes = moment.record.nodes
+        node = nodes.get(item.node)
         if item.kind == "link":
-            link = Text.assemble("↪ ", node_text(node), f" #{item.node}")
+            number = f" #{item.node}"
+            link = Text.assemble("↪ ", node_text(node, None, nodes, width - 2 - len(number)), number)
             link.stylize("dim italic")
             return link
-        text = node_text(node, moment.marks(item.node))
         if item.parent is None and node is not None:
-            text = Text.assemble((f"pass {node.pass_index} ", "bold blue"), text)
-        return text
+            title = f"pass {node.pass_index} "
+            return Text.assemble((title, "bold blue"),
+                                 node_text(node, moment.marks(item.node), nodes, width - len(title)))
+        return node_text(node, moment.marks(item.node), nodes, width)

@@ -92,7 +92,8 @@ class ModuleTree(Outline):
             return Text("    ")
         return Text.assemble(marks_text(self.moment.marks(item.node)), " ")
 
-    def item_text(self, item: OutlineItem) -> Text:
+    def item_text(self, item: OutlineItem, width: int) -> Text:
         if item.kind == "group" or self.moment is None:
             return item.label or Text("")
-        return node_text(self.moment.record.nodes.get(item.node), self.moment.marks(item.node))
+        nodes = self.moment.record.nodes
+        return node_text(nodes.get(item.node), self.moment.marks(item.node), nodes, width)

@@ -4,21 +4,24 @@ from __future__ import annotations
 
 import os
 
+from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
 from graphscope.trace.record import Node
 
 from .moment import Moment
+from .node_args import args_words
 from .node_label import marks_text, one_line, shape_text
 
 
 class NodeHeader(Static):
-    """Always three lines (each cut to the width), so a new node never changes the layout; every
-    string from the script is literal text."""
+    """The op with its arguments and the facts, each one line cut to the width; the source line
+    wraps (a line cut at the pane's edge reads as a different expression). Every string from the
+    script is literal text."""
 
     DEFAULT_CSS = """
-    NodeHeader { height: 3; padding: 0 1; background: $boost; }
+    NodeHeader { height: auto; max-height: 7; padding: 0 1; background: $boost; }
     """
 
     def show(self, moment: Moment, node: Node | None) -> None:
@@ -28,6 +31,8 @@ class NodeHeader(Static):
             return
         marks = moment.marks(node.id)
         title = Text.assemble(marks_text(marks), " ", (one_line(node.op), "bold"))
+        for word in args_words(node, moment.record.nodes):
+            title.append("  " + one_line(word), "magenta")
         if node.name and node.name != node.op:
             title.append("  " + one_line(node.name), "dim")
         title.append(f"  #{node.id}", "dim")
@@ -43,17 +48,16 @@ class NodeHeader(Static):
             facts.append("  module ", "dim")
             facts.append(one_line(node.module), "blue")
         lines = [title, facts]
-        site = node.site
-        if site is not None:
-            lines.append(Text.assemble((one_line(f"{os.path.basename(site.file)}:{site.line}"), "bold"),
-                                       "  ", one_line(site.text.strip())))
         for line in lines:
             line.no_wrap = True
             line.overflow = "ellipsis"
-        text = Text("\n").join(lines)
-        if text != self._last:
-            self._last = text
-            self.update(text, layout=False)
+        site = node.site
+        if site is not None:
+            lines.append(Text.assemble((one_line(f"{os.path.basename(site.file)}:{site.line}"), "bold"),
+                                       "  ", one_line(site.text.strip()), overflow="fold"))
+        if lines != self._last:  # each line keeps its own wrapping: a Group, not one joined Text
+            self._last = lines
+            self.update(Group(*lines))
 
     def on_mount(self) -> None:
         self._last = None
