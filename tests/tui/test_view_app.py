@@ -338,7 +338,7 @@ async def test_the_details_tabs_show_grad_flow_saved_and_source():
         await wait_for(pilot, lambda: selected(app) == mm)
         tabs = app.query_one("#detail-tabs")
         tabs.active = "tab-flow"
-        await wait_for_text(pilot, "from the loss")
+        await wait_for_text(pilot, "from add #")
         tabs.active = "tab-saved"
         await wait_for_text(pilot, "Saved for backward")
         tabs.active = "tab-source"
