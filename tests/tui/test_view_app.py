@@ -340,7 +340,7 @@ async def test_the_details_tabs_show_grad_flow_saved_and_source():
         tabs.active = "tab-flow"
         await wait_for_text(pilot, "from add #")
         tabs.active = "tab-saved"
-        await wait_for_text(pilot, "Saved for backward")
+        await wait_for_text(pilot, "Kept by the engine")
         tabs.active = "tab-source"
         await wait_for_text(pilot, "mlp.py:10 in forward")
         tabs.active = "tab-grad"
