@@ -15,6 +15,7 @@ from .node_header import NodeHeader
 from .node_args import args_words
 from .node_label import one_line, shape_text, short_dtype
 from .number_text import fit_number
+from .wording import counted
 from .source_view import SourceView
 from .tensor_preview import Fetch
 from .tensor_view import TensorView
@@ -144,7 +145,8 @@ def saved_text(node, nodes) -> Text:
         text.append("Nothing saved for backward.", "dim")
     if node.dead_units is not None:
         dead, units = node.dead_units
-        text.append(f"\n{dead} of {units} units are zero for the whole batch (dead ReLU units)",
+        text.append(f"\n{dead} of {counted(units, 'unit')} {'is' if dead == 1 else 'are'} zero for the whole batch"
+                    " (dead ReLU units)",
                     "yellow" if dead else "dim")
     return text
 

@@ -19,6 +19,7 @@ from textual.worker import get_current_worker
 from graphscope.trace.summary import TensorSummary
 
 from .number_text import fit_number
+from .wording import counted
 
 CELL_WIDTH = 10
 LABEL_WIDTH = 7
@@ -283,5 +284,6 @@ class TensorPreview(Widget, can_focus=True):
                 line.append_text(self._cell(v, scale))
                 line.append(" ")
             lines.append(line)
-        lines.append(Text(f"first {flat.size} of {s.numel:,} elements, row-major (only these were kept)", "dim"))
+        lines.append(Text(f"first {flat.size} of {counted(s.numel, 'element')}, row-major (only these were kept)",
+                          "dim"))
         return Text("\n").join(lines)
