@@ -243,18 +243,10 @@ async def test_export_asks_before_overwriting(tmp_path):
         await wait_for(pilot, lambda: isinstance(app.screen, ExportDialog))
         app.screen.query_one("#export-path").value = str(target)
         await pilot.press("enter")
-        await wait_for_text(pilot, "enter again to overwrite")
+        await wait_for_text(pilot, "Enter again overwrites")
         assert target.read_text() == "keep me"
         await pilot.press("enter")
         await wait_for(pilot, lambda: target.read_text() != "keep me")
-
-
-async def test_the_default_export_path_never_overwrites(tmp_path):
-    from graphscope.tui.export_dialog import default_export_path
-
-    script = tmp_path / "model.py"
-    (tmp_path / "model.snapshot.json").write_text("{}")
-    assert default_export_path(str(script)) == str(tmp_path / "model.snapshot-1.json")
 
 
 async def test_question_mark_shows_help_and_escape_closes_it():
