@@ -21,7 +21,7 @@ class NodeHeader(Static):
     script is literal text."""
 
     DEFAULT_CSS = """
-    NodeHeader { height: auto; max-height: 7; padding: 0 1; background: $boost; }
+    NodeHeader { height: auto; min-height: 3; max-height: 7; padding: 0 1; background: $boost; }
     """
 
     def show(self, moment: Moment, node: Node | None) -> None:
