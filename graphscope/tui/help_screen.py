@@ -17,8 +17,7 @@ from .moment import BREAKPOINT, CURRENT, FAILED, NONFINITE, PARAMETER, STEPPED
 
 KEYS = (
     ("Stepping through backward", (
-        ("n  space", "step: run the next node's backward (or move forward in time); at the end of a pass, "
-                     "on to the next kept pass"),
+        ("n  space", "step: run the next node's backward; at a pass's end, go on to the next kept pass"),
         ("p", "step back in time (no engine work)"),
         ("c", "continue to the next breakpoint (NaN/Inf is one, on by default) or the end of the run"),
         ("C", "run to the end without pausing (still recorded)"),

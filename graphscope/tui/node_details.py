@@ -11,14 +11,14 @@ from graphscope.trace.record import CONSTANT
 
 from .grad_flow import GradFlow
 from .moment import Moment
-from .node_header import NodeHeader
 from .node_args import args_words
+from .node_header import NodeHeader
 from .node_label import one_line, shape_text, short_dtype
 from .number_text import fit_number
-from .wording import counted
 from .source_view import SourceView
 from .tensor_preview import Fetch
 from .tensor_view import TensorView
+from .wording import counted
 
 
 class NodeDetails(Vertical):
