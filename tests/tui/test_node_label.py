@@ -11,6 +11,7 @@ from graphscope.trace.record import Node
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.moment import Moment
 from graphscope.tui.node_args import args_row, args_words
+from graphscope.tui.node_details import saved_text
 from graphscope.tui.node_header import NodeHeader
 from graphscope.tui.node_label import node_text
 from graphscope.tui.record_index import RecordIndex
@@ -98,3 +99,20 @@ async def test_the_header_shows_the_arguments_and_wraps_the_source_line():
     assert "pow  exponent 3" in shown
     # Every word of the line is on screen: it wraps, it is not cut at the edge.
     assert "keepdim=True)" in shown and "bias.sum(dim=1," in shown
+
+
+async def test_arguments_and_saved_names_from_the_script_stay_literal():
+    """A string argument or a variable name full of markup is shown as typed, never parsed."""
+    hostile = "[bold]x[/bold][@click=app.quit]"
+    record = mlp_record(passes=1)
+    leaf = next(n for n in record.nodes.values() if n.parameter)
+    leaf.parameter = hostile
+    node = Node(9, "pad", "PadBackward0", (leaf.id,), 0, X, True, args=(("mode", repr(hostile)),),
+                saved=("input:0",))
+    record.nodes[9] = node
+    assert hostile in node_text(node).plain
+    header = NodeHeader()
+    async with WidgetApp(header).run_test(size=(120, 10)) as pilot:
+        header.show(Moment(RecordIndex(record)), node)
+        await wait_for_text(pilot, "mode='[bold]x[/bold][@click=app.quit]'")
+    assert hostile in saved_text(node, record.nodes).plain
