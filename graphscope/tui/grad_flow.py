@@ -45,8 +45,8 @@ def contributions(index: RecordIndex, node_id: int) -> list[FlowRow]:
     for consumer_id in dict.fromkeys(index.consumers().get(node_id, ())):
         found = index.step_position(consumer_id)
         step = index.step_of(consumer_id)
-        if found is None or found[0] != position or step is None:
-            continue  # not in this pass's backward, or its step has not run yet
+        if found is None or found[0] != position or step is None or not step.grad_inputs:
+            continue  # not in this pass's backward, or its step has not run (or finished) yet
         inputs = record.nodes[consumer_id].inputs
         slots = [k for k, i in enumerate(inputs) if i == node_id]
         for k in slots:
@@ -74,6 +74,8 @@ def flow_rows(index: RecordIndex, node_id: int) -> list[FlowRow]:
     if step is None:
         if not rows:  # contributions not in the record: what reached `.grad` is
             rows += [FlowRow("leaf +", "cyan", "into .grad", grad=lg.grad) for lg in leaf]
+        return rows
+    if not step.grad_inputs:  # paused at it: its backward has not computed them yet
         return rows
     nodes = record.nodes
     for k, input_id in enumerate(node.inputs):
@@ -172,8 +174,12 @@ class GradFlow(Static):
         parts = []
         if rows:
             parts.append(FlowTable(rows, record.nodes))
-        if index.step_of(node_id) is None and index.step_position(node_id) is not None:
+        step = index.step_of(node_id)
+        if step is None and index.step_position(node_id) is not None:
             parts.append(Text("Its backward has not run yet: step to it (n) to see the grads it passes on.", "dim"))
+        elif step is not None and not step.grad_inputs and node.inputs:
+            parts.append(Text("Its backward runs at the next step (n): then the grads it passes on show here.",
+                              "dim"))
         elif not rows:
             parts.append(Text("No backward step ran through this node in the record.", "dim"))
         if node.op == CONSTANT:

@@ -131,3 +131,33 @@ def test_a_grad_holding_nan_shows_nan_as_its_norm_and_counts_it_when_there_is_ro
     narrow = rendered(FlowTable(rows, record.nodes), 46).splitlines()[1]
     assert narrow.split()[-1] == "nan"
     assert "1 nan 0 inf" in rendered(FlowTable(rows, record.nodes), 100)
+
+
+def test_paused_at_a_node_its_outgoing_grads_are_not_shown_as_missing():
+    """A live run paused at a node has recorded the grad it received, not yet those it passes on."""
+    record = two_consumers()
+    record.passes[0].steps[1].grad_inputs = []  # paused at the add
+    record.passes[0].steps[2:] = []
+    rows = flow_rows(RecordIndex(record), 4)
+    assert [(r.direction, r.node) for r in rows] == [("in ←", 5)]
+
+
+async def test_paused_at_a_node_the_flow_tab_says_its_backward_is_next():
+    record = two_consumers()
+    record.passes[0].steps[1].grad_inputs = []
+    record.passes[0].steps[2:] = []
+    flow = GradFlow()
+    async with WidgetApp(flow).run_test(size=(100, 10)) as pilot:
+        flow.show(Moment(RecordIndex(record)), 4)
+        await pilot.pause()
+        shown = screen_text(pilot.app)
+    assert "from sum #5" in shown and "no grad" not in shown
+    assert "Its backward runs at the next step (n)" in shown
+
+
+def test_a_consumer_paused_before_its_backward_has_not_contributed_yet():
+    record = two_consumers()
+    record.passes[0].steps[3].grad_inputs = []  # paused at the pow: the mul has given `a` its grad
+    record.passes[0].steps[3].leaf_grads = []
+    rows = flow_rows(RecordIndex(record), 1)
+    assert [(r.direction, r.node) for r in rows] == [("in ←", 2)]
