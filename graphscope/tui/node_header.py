@@ -8,17 +8,18 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
-from graphscope.trace.record import Node
+from graphscope.trace.record import PARAMETER, Node
 
+from .moment import PARAMETER as PARAMETER_MARK
 from .moment import Moment
 from .node_args import args_words
 from .node_label import marks_text, one_line, shape_text
 
 
 class NodeHeader(Static):
-    """The op with its arguments and the facts, each one line cut to the width; the source line
-    wraps (a line cut at the pane's edge reads as a different expression). Every string from the
-    script is literal text."""
+    """The op with its arguments (or the parameter's name) on one line cut to the width; the facts
+    and the source line wrap (a line cut at the pane's edge reads as a different expression). Every
+    string from the script is literal text."""
 
     DEFAULT_CSS = """
     NodeHeader { height: auto; min-height: 3; max-height: 7; padding: 0 1; background: $boost; }
@@ -30,27 +31,28 @@ class NodeHeader(Static):
             self.update(Text("Select a node in the tree to see its value and grad.", "dim"), layout=False)
             return
         marks = moment.marks(node.id)
-        title = Text.assemble(marks_text(marks), " ", (one_line(node.op), "bold"))
-        for word in args_words(node, moment.record.nodes):
-            title.append("  " + one_line(word), "magenta")
-        if node.name and node.name != node.op:
-            title.append("  " + one_line(node.name), "dim")
+        title = Text.assemble(marks_text(marks), " ", no_wrap=True, overflow="ellipsis")
+        if node.op == PARAMETER and node.parameter:
+            title.append(f"{PARAMETER_MARK} {one_line(node.parameter)}", "bold cyan")
+        else:
+            title.append(one_line(node.op), "bold")
+            for word in args_words(node, moment.record.nodes):
+                title.append("  " + one_line(word), "magenta")
+            if node.name and node.name != node.op:
+                title.append("  " + one_line(node.name), "dim")
         title.append(f"  #{node.id}", "dim")
         out = node.output
-        facts = Text()
+        facts = Text(overflow="fold")  # wraps: a long module path's end matters
         if out is not None:
             facts.append(shape_text(out))
             facts.append(f"  {one_line(out.dtype)}  {one_line(out.device)}")
-        if node.parameter:
+        if node.parameter and node.op != PARAMETER:
             facts.append("  param ", "dim")
             facts.append(one_line(node.parameter), "cyan")
         if node.module:
             facts.append("  module ", "dim")
             facts.append(one_line(node.module), "blue")
         lines = [title, facts]
-        for line in lines:
-            line.no_wrap = True
-            line.overflow = "ellipsis"
         site = node.site
         if site is not None:
             lines.append(Text.assemble((one_line(f"{os.path.basename(site.file)}:{site.line}"), "bold"),

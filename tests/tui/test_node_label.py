@@ -116,3 +116,15 @@ async def test_arguments_and_saved_names_from_the_script_stay_literal():
         header.show(Moment(RecordIndex(record)), node)
         await wait_for_text(pilot, "mode='[bold]x[/bold][@click=app.quit]'")
     assert hostile in saved_text(node, record.nodes).plain
+
+
+async def test_a_parameters_header_names_it_in_full_and_wraps_its_module_path():
+    weight = Node(1, "parameter", "", (), 0, s(np.ones((4, 32), np.float32)), True, True,
+                  "linear_relu_stack.4.weight", "model.linear_relu_stack.4")
+    record = mlp_record(passes=1)
+    record.nodes[1] = weight
+    header = NodeHeader()
+    async with WidgetApp(header).run_test(size=(48, 10)) as pilot:
+        header.show(Moment(RecordIndex(record)), weight)
+        await wait_for_text(pilot, "◆ linear_relu_stack.4.weight  #1")
+        await wait_for_text(pilot, "model.linear_relu_stack.4")
