@@ -302,7 +302,7 @@ class Outline(ScrollView, can_focus=True):
         super().notify_style_update()
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self.scrollable_content_region.width  # the scrollbar, when shown, is not ours to draw on
         row = y + self.scroll_offset.y
         base = self._style("")
         if row >= len(self.rows):

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from tui_pilot import wait_for_text
+from tui_pilot import wait_for, wait_for_text
 from tui_records import mlp_record, s, site
 from tui_screen import screen_text
 from tui_widget import WidgetApp
@@ -84,6 +84,24 @@ async def test_the_graph_view_tells_two_parameters_apart_in_a_narrow_pane():
         await wait_for_text(pilot, "_stack.0.bias")  # cut on the left: the names' ends stay
         await wait_for_text(pilot, "_stack.0.weight")
         assert "linear_relu_stack.0.bias" not in screen_text(pilot.app)
+
+
+async def test_a_row_beside_the_scrollbar_keeps_its_tail_whole():
+    record = mlp_record(passes=1)
+    bias = next(n for n in record.nodes.values() if n.parameter == "fc1.bias")
+    bias.parameter = "linear_relu_stack.0.bias"
+    tree = GraphTree()
+    tree.styles.height = "1fr"  # as in the app: the screen's height, its rows scrolled
+    async with WidgetApp(tree).run_test(size=(36, 6)) as pilot:  # more rows than lines: a scrollbar
+        index = RecordIndex(record)
+        tree.show_roots(Moment(index), index.roots())
+        tree.reveal_node(bias.id)
+        await wait_for(pilot, lambda: tree.show_vertical_scrollbar, what="a scrollbar")
+        await wait_for_text(pilot, "_stack.0.bias")
+        free = tree.scrollable_content_region.width  # the columns left of the scrollbar
+        rows = [tree.render_line(y).text for y in range(tree.size.height)]
+        assert all(len(row) <= free for row in rows)
+        assert any(row.rstrip().endswith("_stack.0.bias") for row in rows)
 
 
 async def test_the_header_shows_the_arguments_and_wraps_the_source_line():
