@@ -23,6 +23,12 @@ def one_line(text: str) -> str:
     return visible(text).replace("\n", "\\n").replace("\t", "\\t")
 
 
+def keep_tail(text: str, width: int) -> str:
+    """`text` in `width` columns, cut on the left (`…stack.0.weight`): the end of a dotted name is
+    what tells it from its neighbours."""
+    return text if len(text) <= width or width < 2 else "…" + text[len(text) - width + 1:]
+
+
 def shape_text(summary: TensorSummary | None) -> str:
     if summary is None:
         return ""
@@ -66,9 +72,8 @@ def node_text(node: Node | None, marks: Marks | None = None, nodes=None, width: 
         fixed = len(prefix) + (len(args) + 1 if args else 0)
         while facts and fixed + len(name) + sum(len(f) + 1 for f, _ in facts) > width:
             facts.pop()
-        room = width - fixed
-        if len(name) > room and prefix and room > 1:
-            name = "…" + name[len(name) - room + 1:]
+        if prefix:
+            name = keep_tail(name, width - fixed)
     text = Text()
     if prefix:
         text.append(prefix, "cyan")

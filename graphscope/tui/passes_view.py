@@ -13,12 +13,13 @@ from textual.widgets import DataTable, Static
 from graphscope.trace.record import BackwardPass
 
 from .moment import Moment
-from .node_label import one_line
+from .node_label import keep_tail, one_line
 from .number_text import fit_number
 from .wording import counted, runs
 
 _BLOCKS = "▁▂▃▄▅▆▇█"
 NUMBER = 10  # the width of a loss or a norm in the tables
+NAME = 32  # the width of a parameter's name
 
 
 def loss_sparkline(losses: list[float | None], width: int) -> Text:
@@ -117,7 +118,7 @@ class PassesView(Vertical):
         table.add_columns("pass", "detail", "loss", "grad norm", "nodes")  # every pass, kept in detail or not
         yield table
         norms = DataTable(id="norm-table", cursor_type="row")
-        norms.add_column("parameter", width=32)
+        norms.add_column("parameter", width=NAME)
         norms.add_column("grad norm", width=10)
         yield norms
 
@@ -166,7 +167,7 @@ class PassesView(Vertical):
             return
         p = self.moment.record.passes[position]
         for name, value in sorted(p.grad_norms.items(), key=lambda kv: -kv[1] if math.isfinite(kv[1]) else -math.inf):
-            norms.add_row(Text(one_line(name)),
+            norms.add_row(Text(keep_tail(one_line(name), NAME)),
                           Text(fit_number(value, NUMBER), "" if math.isfinite(value) else "bold red"))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -60,3 +60,14 @@ async def test_the_graph_says_which_passes_it_does_not_show_and_why():
                                             "pass 2 · its backward", "pass 3 not kept in detail", "pass 4 ")]
     assert order == sorted(order)
     assert "1 outputs" not in shown
+
+
+async def test_a_long_parameter_name_keeps_its_tail_in_the_grad_norms():
+    record = mlp_record(passes=1)
+    record.passes[0].grad_norms = {"encoder.layers.11.attention.output.dense.weight": 0.5,
+                                   "encoder.layers.11.attention.output.dense.bias": 0.25}
+    view = PassesView()
+    async with WidgetApp(view).run_test(size=(90, 30)) as pilot:
+        view.show_passes(Moment(RecordIndex(record)))
+        await wait_for_text(pilot, "attention.output.dense.weight")
+        await wait_for_text(pilot, "attention.output.dense.bias")
