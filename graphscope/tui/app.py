@@ -361,6 +361,17 @@ class GraphscopeApp(App[None]):
         self._switch_to("graph")
         self.query_one(GraphTree).reveal_node(p.root)
 
+    def on_view_bar_chosen(self, message: ViewBar.Chosen) -> None:
+        if message.view != self._view():
+            self._choose_view(message.view)
+
+    def _choose_view(self, view: str) -> None:
+        """Show `view`, with the selected node under its cursor."""
+        selected = self.query_one(NodeDetails).node_id
+        self._switch_to(view)
+        if selected is not None and view != "passes":
+            self._current_view().reveal_node(selected)
+
     def on_breakpoints_screen_changed(self, message: BreakpointsScreen.Changed) -> None:
         self._repaint_marks()
 
@@ -464,11 +475,7 @@ class GraphscopeApp(App[None]):
         self._show_details(state.node, force=True)
 
     def action_switch_view(self) -> None:
-        view = VIEWS[(VIEWS.index(self._view()) + 1) % len(VIEWS)]
-        selected = self.query_one(NodeDetails).node_id
-        self._switch_to(view)
-        if selected is not None and view != "passes":
-            self._current_view().reveal_node(selected)
+        self._choose_view(VIEWS[(VIEWS.index(self._view()) + 1) % len(VIEWS)])
 
     def action_resize_tree(self, delta: int) -> None:
         left = self.query_one("#left")
@@ -479,12 +486,7 @@ class GraphscopeApp(App[None]):
         self.push_screen(HelpScreen())
 
     def action_export(self) -> None:
-        script = self.debuggee.record.metadata.script or (self.source if self.live else "")
-        if not self.live and self.source:
-            stem = os.path.splitext(self.source)[0]
-            default = default_export_path(stem + "-export.json")
-        else:
-            default = default_export_path(script)
+        default = default_export_path(self.debuggee.record.metadata.script or self.source)
 
         def chosen(path: str | None) -> None:
             if path:
