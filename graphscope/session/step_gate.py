@@ -100,7 +100,7 @@ class StepGate(Observer):
 
     def backward_ended(self, root):
         if not self.quitting and self.mode == STEP and self.frontier == len(self.order_ids):
-            self._pause(None, "end of pass")
+            self._pause(None, self._stepped("end of pass"))
         self.info.clear()
 
     # --- deciding and pausing ----------------------------------------------------------
@@ -108,10 +108,7 @@ class StepGate(Observer):
     def _reason(self, node_id, grad) -> str:
         mode = self.mode
         if mode == STEP:
-            if self.interrupted:
-                self.interrupted = False
-                return "interrupted"
-            return "first backward pass" if self.first else "step"
+            return self._stepped("first backward pass" if self.first else "step")
         if mode == RUN:
             return ""
         breakpoints = self.breakpoints()
@@ -123,6 +120,13 @@ class StepGate(Observer):
             if bp.enabled and bp.matches(facts):
                 return f"breakpoint {bp.id}: {bp.describe()}"
         return ""
+
+    def _stepped(self, reason: str) -> str:
+        """Why a stop in step mode happens: `reason`, or that a running continue was interrupted."""
+        if self.interrupted:
+            self.interrupted = False
+            return "interrupted"
+        return reason
 
     def _values_nonfinite(self) -> bool:
         """Whether any value made in this pass's forward holds a NaN/Inf (once per pass: only then
