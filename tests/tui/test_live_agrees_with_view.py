@@ -84,9 +84,7 @@ async def view_run(export: Path) -> list:
     return seen
 
 
-@pytest.mark.parametrize("name", ["gradients_of_an_equation.py", "fit_a_line.py", "training_loop.py",
-                                  "exploding_nan.py", "spiral_classifier.py", "char_bigram_mlp.py",
-                                  "char_lstm.py"])
+@pytest.mark.parametrize("name", [p.name for p in sorted(SAMPLES.glob("*.py"))])
 async def test_the_same_keys_show_the_same_thing_live_and_in_the_snapshot(name, tmp_path):
     export = tmp_path / "run.json"
     live = await live_run(SAMPLES / name, export)

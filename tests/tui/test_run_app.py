@@ -325,3 +325,17 @@ async def test_ctrl_q_quits_while_the_script_waits_for_input():
             await pilot.press("ctrl+q")
             await wait_for(pilot, lambda: not app.is_running, what="the app to leave")
         assert session.join(5)
+
+
+async def test_stepping_with_n_to_the_end_of_a_pass_shows_every_leafs_grad():
+    with live_app(SAMPLES / "gradients_of_an_equation.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            total = len(session.record.passes[0].order)
+            await pilot.press(*["n"] * total)
+            await wait_for(pilot, lambda: session.state.step == total and app.moment.state is session.state)
+            a = next(n.id for n in session.record.nodes.values() if n.parameter == "a" and n.pass_index == 0)
+            app.query_one(GraphTree).reveal_node(a)
+            await wait_for(pilot, lambda: selected(app) == a)
+            app.query_one("#detail-tabs").active = "tab-grad"
+            await wait_for_text(pilot, "[36, 81]")  # a.grad = 9a² for a = [2, 3], as the script prints
