@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import math
 import threading
 
-from graphscope.engine.backend import to_host
 from graphscope.engine.hooks import Observer, current_module
-from graphscope.trace.recorder import any_nonfinite, squared_norm
+from graphscope.trace.recorder import any_nonfinite, grad_norm
 
 from .script_runner import SessionQuit
 
@@ -42,10 +40,7 @@ class LiveFacts:
         return self._grad is not None and any_nonfinite([self._grad])
 
     def grad_norm(self) -> float | None:
-        if self._grad is None:
-            return None
-        squares = squared_norm(self._grad)
-        return math.sqrt(squares if isinstance(squares, float) else float(to_host(squares)))
+        return None if self._grad is None else grad_norm(self._grad)
 
 
 class StepGate(Observer):
