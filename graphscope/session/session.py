@@ -86,17 +86,17 @@ class Session(Debuggee):
                 self._running = mode
                 self._life = RUNNING
                 self.gate.release(mode)
-            elif mode == STEP and self._running == STEP:
-                self._queued += 1  # keys pressed in a burst are steps to take, not dropped
-                return True
-            elif mode == STEP or (mode == RUN and self._running == CONTINUE):
-                self._running = mode
-                if mode == STEP:
-                    self.gate.interrupt()  # a continue or run to end stops at the next node
+            elif mode == STEP:
+                if self._running == STEP:
+                    self._queued += 1  # keys pressed in a burst are steps to take, not dropped
                 else:
-                    self.gate.mode = RUN
+                    self._running = STEP
+                    self.gate.interrupt()  # a continue or run to end stops at the next node
                 return True
-            else:
+            else:  # a continue or run to end while the script runs: it takes over from there
+                if mode == RUN or self._running == STEP:
+                    self._running, self._queued = mode, 0
+                    self.gate.mode = mode
                 return True
         self._changed("running")
         return True
