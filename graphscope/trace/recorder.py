@@ -116,6 +116,10 @@ class Recorder(hooks.Observer):
     the record from another thread only while the script is paused or after it ended.
     """
 
+    # Only the thread that installs it is recorded (the script's main thread): another thread's
+    # ops would interleave with its pass and leave nodes that point nowhere. `other_thread` says so.
+    one_thread = True
+
     def __init__(self, policy: Policy | None = None, script: str = "", argv: list[str] | None = None):
         self.policy = policy = policy or Policy()
         self.record = Record(metadata=Metadata(
@@ -152,6 +156,8 @@ class Recorder(hooks.Observer):
         self._stepping: int | None = None         # the node whose backward is running
         self._raised_in: int | None = None        # the node stepped when the last backward raised
         self._kept: list[_Journal] = []           # journals of passes kept for good (first, pinned)
+        self._sealed = False                      # finished for good by `seal`: takes nothing more
+        self.notes: list[str] = []                # what the user should hear about the recording
 
     # --- engine events: forward ------------------------------------------------------------
 
@@ -392,8 +398,17 @@ class Recorder(hooks.Observer):
                 return entry[1]
         return None
 
+    def other_thread(self, thread) -> None:
+        """A thread other than the recorded one used the engine: say so once, in the console."""
+        note = (f"graphscope: thread {_name(thread.name)!r} used the engine; only the script's main "
+                "thread is recorded, so that thread's ops are not in the graph")
+        self.notes.append(note)
+        self.console("stderr", note)
+
     def console(self, stream: str, text: str) -> None:
         """The script wrote `text` to "stdout" or "stderr"."""
+        if self._sealed:
+            return
         lines = self.record.console
         lines.append(ConsoleLine(stream, text, len(self.record.passes)))
         if len(lines) > self.policy.console_limit:
@@ -406,12 +421,17 @@ class Recorder(hooks.Observer):
         text = traceback_text if traceback_text is not None else "".join(
             traceback.format_exception(type(error), error, error.__traceback__))
         node = self._stepping if self._stepping is not None else self._raised_in
-        self.record.error = ScriptError(_name(type(error).__name__), str(error)[:LONG_TEXT_LIMIT],
-                                        text[-LONG_TEXT_LIMIT:], node, self._error_site(error))
-        return self.record.error
+        error = ScriptError(_name(type(error).__name__), str(error)[:LONG_TEXT_LIMIT],
+                            text[-LONG_TEXT_LIMIT:], node, self._error_site(error))
+        if not self._sealed:
+            self.record.error = error
+        return error
 
     def flush(self) -> Record:
         """Bring every pass kept in detail into the record and update the findings."""
+        return self.record if self._sealed else self._flush()
+
+    def _flush(self) -> Record:
         for j in list(self._recent):
             if j.index in self._pinned or self._in_window(j.index):
                 self._materialize(j)
@@ -423,20 +443,34 @@ class Recorder(hooks.Observer):
 
     def finish(self, exit_code: int | None = None) -> Record:
         """End the recording: every pass still held checked and summarised, the findings."""
+        return self.record if self._sealed else self._finish(exit_code)
+
+    def seal(self, exit_code: int | None = None) -> Record:
+        """Finish for good, from any thread, once the recorded thread is out of the recorder and
+        uninstalled (a run cut short): later calls from it (flush, finish, console) change nothing,
+        so the record is a consistent cut that a snapshot can be written from."""
+        self._sealed = True
+        return self._finish(exit_code)
+
+    def _finish(self, exit_code: int | None) -> Record:
         for held in list(self._recent):
             self._check_nonfinite(held)
         meta = self.record.metadata
         meta.finished = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
         if exit_code is not None:
             meta.exit_code = exit_code
-        return self.flush()
+        return self._flush()
 
     # --- turning journals into the record ---------------------------------------------------
 
     def _in_window(self, index: int) -> bool:
         keep_last = self.policy.keep_last
+        passes = self.record.passes
+        # While a pass runs, the pass keep_last before it is still held in detail (trimmed when
+        # the running one ends): a flush then (a pause, a cut) must bring it into the record too.
+        running = 1 if passes and not passes[-1].finished else 0
         return (keep_last is None or index < self.policy.keep_first
-                or index >= len(self.record.passes) - keep_last)
+                or index >= len(passes) - keep_last - running)
 
     def _materialize_through(self, index: int) -> None:
         """Materialise journal `index` and any earlier recent one still pending, in order, so
