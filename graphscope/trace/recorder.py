@@ -18,7 +18,7 @@ import numpy as np
 
 from graphscope.engine import backend, hooks
 from graphscope.engine.backend import namespace
-from graphscope.engine.tensor import Tensor
+from graphscope.engine.tensor import Tensor, data_writes
 
 from . import findings
 from .literal import escaped, has_control
@@ -242,7 +242,7 @@ class Recorder(hooks.Observer):
         when the tensor has not changed since (same array, same version): a data batch or a
         frozen weight is copied once."""
         array = t.array
-        version = t._vc[0]
+        version = (t._vc[0], data_writes[0])  # a write through `.data` leaves _vc as it was
         leaf = self._leaf_copies.get(id(t))
         if leaf is None or leaf[0]() is not t:
             leaf = self._leaf_copies[id(t)] = [weakref.ref(t), None, None, None, False, None]
