@@ -38,7 +38,7 @@ from .record import (
     Step,
 )
 from .snapshot import LONG_TEXT_LIMIT, NAME_LIMIT
-from .summary import FULL_VALUES_LIMIT, summarize_many, summarize_value
+from .summary import FULL_VALUES_LIMIT, Summarized, summarize_many, summarize_value
 
 _ndarray = np.ndarray
 _scopes = hooks.scopes  # the engine's module scopes, per thread
@@ -50,6 +50,10 @@ def _nobody():
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _NUMBER = (int, float, bool)
+# A value kept from an event (a leaf, a leaf's grad) with more elements than this is summarised
+# there and then, reading the live array, instead of copied to be summarised later: a recorded
+# script with one huge tensor must not hold a second copy of it.
+SUMMARIZE_AT_ONCE = 1 << 20
 _OP, _LEAF, _CONST, _EXTERNAL = range(4)  # kinds of journal events
 
 
@@ -250,10 +254,16 @@ class Recorder(hooks.Observer):
             if leaf[4]:
                 self._journal.finite.add(id(leaf[3]))
             return leaf
-        copy = array.copy() if type(array) is _ndarray else backend.copy(array)
+        copy = self._keep(array)
         leaf[1], leaf[2], leaf[3], leaf[4] = array, version, copy, False
         self._journal.fresh.append((leaf, copy))
         return leaf
+
+    def _keep(self, array):
+        """A copy of `array` to summarise later; for a large one, its summary now (no copy)."""
+        if array.size > SUMMARIZE_AT_ONCE:
+            return Summarized(summarize_many([array], self.policy.full_values_limit)[0])
+        return array.copy() if type(array) is _ndarray else backend.copy(array)
 
     def _constant(self, value, site, module) -> int:
         """A node for a non-tensor input: a Python value, or a raw array (an index, a mask)."""
@@ -328,7 +338,7 @@ class Recorder(hooks.Observer):
         entry = j.tensors.get(id(tensor))
         nid = entry[1] if entry is not None and entry[0]() is tensor else self._input_node(tensor, None, self._module())
         # It is the leaf's `.grad` now: user code may change it in place.
-        copy = grad.copy() if type(grad) is _ndarray else backend.copy(grad)
+        copy = self._keep(grad)
         if j.steps:
             step = j.steps[-1]
             grads = step[2] or ()
@@ -959,6 +969,9 @@ def _any_nonfinite(arrays, known_finite=()) -> bool:
                 return True
         elif kind is float:
             if a - a != 0.0:
+                return True
+        elif kind is Summarized:
+            if a.summary.has_nonfinite:
                 return True
         elif a is not None and kind not in _NUMBER and backend.is_array(a) and id(a) not in known_finite \
                 and backend.dtype_kind(a) in "fc":
