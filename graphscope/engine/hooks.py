@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import weakref
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -83,7 +84,7 @@ def install(observer: Observer) -> None:
     """Start announcing events to `observer` (prefer `observe` for a block)."""
     with _installing:
         observers.append(observer)
-        _owners[id(observer)] = (threading.get_ident(), set())
+        _owners[id(observer)] = (threading.get_ident(), weakref.WeakSet())
         _rebuild()
 
 
@@ -97,7 +98,7 @@ def uninstall(observer: Observer) -> None:
 
 
 _installing = threading.Lock()
-# id(observer) -> (the ident of the thread that installed it, idents of other threads it was told of).
+# id(observer) -> (the ident of the thread that installed it, the other threads it was told of).
 _owners: dict = {}
 
 
@@ -118,9 +119,10 @@ def _handler(observer: Observer, event: str):
     def on_owner_thread(*args):
         if get_ident() == owner:
             return handler(*args)
-        if get_ident() not in told:
-            told.add(get_ident())
-            observer.other_thread(threading.current_thread())
+        thread = threading.current_thread()
+        if thread not in told:  # threads, not idents: a finished thread's ident is reused
+            told.add(thread)
+            observer.other_thread(thread)
 
     return on_owner_thread
 
