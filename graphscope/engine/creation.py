@@ -154,26 +154,37 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
         dtype = (dtypes.bool_ if isinstance(fill_value, bool)
                  else dtypes.int64 if isinstance(fill_value, int) else dtypes.get_default_dtype())
     dtype = dtypes.from_any(dtype)
-    if isinstance(fill_value, int) and not isinstance(fill_value, bool) and not -2**63 <= fill_value < 2**64:
-        raise OverflowError("int too big to convert")
-    if not dtype.is_floating_point and dtype is not dtypes.bool_:
-        low, high = _INT_RANGE[dtype.name]
-        if not low <= fill_value <= high:  # NaN too
-            raise RuntimeError(f"value cannot be converted to type {_C_NAME.get(dtype.name, dtype.name + '_t')} "
-                               "without overflow")
-    fill_value = float(fill_value) if dtype.is_floating_point else (
-        bool(fill_value) if dtype is dtypes.bool_ else int(fill_value))
-    if abs(fill_value) >= _ROUNDS_TO_INF.get(dtype.name, math.inf):  # inf, as torch (not a cast warning)
-        fill_value = math.copysign(math.inf, fill_value)
+    fill_value = _fill_value(fill_value, dtype)
     return _finish(_make(device, "full", _size((size,)), fill_value, dtype=dtype), requires_grad)
+
+
+def _fill_value(value, dtype: dtypes.dtype):
+    """`value` as a Python number of `dtype`'s kind, refused as torch.full refuses it when it does
+    not fit (a negative integer wraps into uint8, as in torch)."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**64:
+        raise OverflowError("int too big to convert")
+    if dtype.is_floating_point:
+        value = float(value)
+        if math.isfinite(value) and abs(value) > _FLOAT_MAX.get(dtype.name, math.inf):
+            raise RuntimeError(f"value cannot be converted to type {_C_NAME[dtype.name]} without overflow")
+        return value
+    if dtype is dtypes.bool_:
+        return bool(value)
+    low, high = _INT_RANGE[dtype.name]
+    wraps = low == 0 and isinstance(value, int)
+    if not (-high if wraps else low) <= value <= high:  # NaN too
+        raise RuntimeError(f"value cannot be converted to type {_C_NAME.get(dtype.name, dtype.name + '_t')} "
+                           "without overflow")
+    return int(value) % (high + 1) if wraps else int(value)
 
 
 # What an integer dtype holds, and torch's name for it in its overflow messages from full().
 _INT_RANGE = {"int8": (-2**7, 2**7 - 1), "uint8": (0, 2**8 - 1), "int16": (-2**15, 2**15 - 1),
               "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}
-_C_NAME = {"int32": "int"}
-# The smallest magnitude that a narrow float dtype rounds to infinity.
-_ROUNDS_TO_INF = {"float16": 65520.0, "float32": 3.4028235677973366e38}
+_C_NAME = {"int32": "int", "float16": "c10::Half", "float32": "float"}
+# The largest finite value of the narrow float dtypes: full() refuses a finite value beyond it
+# (as torch does for any tensor of other than one element).
+_FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38}
 
 
 def _like(input: Tensor, dtype, device):
