@@ -22,6 +22,7 @@ from graphscope.engine.tensor import Tensor, data_writes
 
 from . import findings
 from .literal import escaped, has_control
+from .pass_history import PassHistory
 from .record import (
     CONSTANT,
     EXTERNAL,
@@ -133,6 +134,7 @@ class Recorder(hooks.Observer):
             numpy_version=np.__version__, keep_first=policy.keep_first, keep_last=policy.keep_last,
             full_values_limit=policy.full_values_limit, memory_budget=policy.memory_budget,
         ))
+        self.record.passes = PassHistory()  # a pass out of the detail window shrinks to a row
         self._next_id = 0
         self._journal = _Journal(0)
         self._recent: deque[_Journal] = deque([self._journal])  # newest last; still resolvable
@@ -737,6 +739,7 @@ class Recorder(hooks.Observer):
             return
         p.detailed = False
         p.root, p.order, p.steps = None, (), []
+        passes.compact(index)
         if j is not None:
             j.steps = []
             keep = self._closure(j, j.referenced)
@@ -763,6 +766,7 @@ class Recorder(hooks.Observer):
         if p is not None:
             p.detailed = False
             p.root, p.order, p.steps = None, (), []
+            self.record.passes.compact(j.index)
         keep = self._closure(j, j.referenced)
         j.steps = []
         if keep:  # a graph used across passes: put only what later passes refer to in the record
