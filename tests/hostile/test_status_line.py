@@ -1,6 +1,7 @@
 """A headless run on a terminal draws a live status line on stderr; it must never hide or garble
 what the script shows: an input() prompt, a line still being written."""
 
+import contextlib
 import os
 import pty
 import select
@@ -37,16 +38,25 @@ def _quiet_for(fd, seconds: float, seen: bytearray) -> bytes:
     return bytes(seen[start:])
 
 
+@contextlib.contextmanager
 def _run_on_a_terminal(tmp_path, source):
+    """A headless run of `source` with a terminal for stdin, stdout and stderr: (process, terminal)."""
     master, slave = pty.openpty()
     run = subprocess.Popen([sys.executable, "-m", "graphscope", "run", "--headless", str(script(tmp_path, source))],
                            stdin=slave, stdout=slave, stderr=slave, env=env(), close_fds=True)
     os.close(slave)
-    return run, master
+    try:
+        yield run, master
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+        os.close(master)
 
 
 def test_the_status_line_waits_while_the_script_reads_a_prompted_answer(tmp_path):
-    run, master = _run_on_a_terminal(tmp_path, """
+    seen = bytearray()
+    with _run_on_a_terminal(tmp_path, """
         import time
         import graphscope as gs
         w = gs.ones(2, requires_grad=True)
@@ -54,26 +64,20 @@ def test_the_status_line_waits_while_the_script_reads_a_prompted_answer(tmp_path
         time.sleep(0.6)  # long enough for the status line to be drawn first
         name = input("Your name? ")
         print("hello", name)
-    """)
-    seen = bytearray()
-    try:
+    """) as (run, master):
         _read_until(master, b"Your name? ", seen)
         assert STATUS in seen  # it was drawn before the prompt...
         assert STATUS not in _quiet_for(master, 1.0, seen)  # ...and not over the prompt since
         os.write(master, b"bob\n")
         _read_until(master, b"hello bob", seen)
         assert run.wait(timeout=HANG_SECONDS) == 0
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
-        os.close(master)
     after_prompt = bytes(seen).split(b"Your name? ", 1)[1]
     assert not after_prompt.startswith(b"\r")  # nothing wiped the prompt's line
 
 
 def test_the_status_line_waits_while_the_scripts_line_is_unfinished(tmp_path):
-    run, master = _run_on_a_terminal(tmp_path, """
+    seen = bytearray()
+    with _run_on_a_terminal(tmp_path, """
         import sys, time
         import graphscope as gs
         w = gs.ones(2, requires_grad=True)
@@ -84,14 +88,7 @@ def test_the_status_line_waits_while_the_scripts_line_is_unfinished(tmp_path):
             (w * 2).sum().backward()
             time.sleep(0.15)
         print("done")
-    """)
-    seen = bytearray()
-    try:
+    """) as (run, master):
         _read_until(master, b"done", seen)
         assert run.wait(timeout=HANG_SECONDS) == 0
-    finally:
-        if run.poll() is None:
-            run.kill()
-            run.wait()
-        os.close(master)
     assert b"progress: done" in seen
