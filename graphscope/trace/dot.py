@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from .record import CONSTANT, LEAF_OPS, PARAMETER, Node, Record
 from .atomic_file import write_atomically
+from .record import CONSTANT, LEAF_OPS, PARAMETER, Node, Record
 
 
 def escape(text: str) -> str:

@@ -23,7 +23,7 @@ def env(**extra) -> dict:
 def graphscope(*args, cwd=None, stdin=subprocess.DEVNULL, timeout=HANG_SECONDS, **extra_env):
     """`python -m graphscope ARGS` with this worktree's code; the CompletedProcess."""
     return subprocess.run([sys.executable, "-m", "graphscope", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=env(**extra_env), stdin=stdin, timeout=timeout)
+                          cwd=cwd, env=env(**extra_env), stdin=stdin, timeout=timeout, check=False)
 
 
 def script(folder: Path, source: str, name: str = "model.py") -> Path:

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from hostile_helpers import HANG_SECONDS, env, graphscope, loads, one_line_error, script
+from hostile_helpers import HANG_SECONDS, env, graphscope, loads, script
 
 TRAINING = """
     import graphscope as gs
@@ -76,7 +76,7 @@ def _interrupt(tmp_path, source, delay):
 
 @pytest.mark.parametrize("trial", range(10))
 def test_ctrl_c_at_a_random_moment_exits_130_with_an_export_that_loads(tmp_path, trial):
-    code, stdout, stderr, out = _interrupt(tmp_path, TRAINING, random.Random(trial).uniform(0.0, 1.5))
+    code, _, stderr, out = _interrupt(tmp_path, TRAINING, random.Random(trial).uniform(0.0, 1.5))
     assert code == 130, stderr[-2000:]
     assert "Traceback" not in stderr and "snapshot written to" in stderr, stderr[-2000:]
     record = loads(out)
@@ -85,7 +85,7 @@ def test_ctrl_c_at_a_random_moment_exits_130_with_an_export_that_loads(tmp_path,
 
 @pytest.mark.parametrize("case", sorted(STUCK))
 def test_ctrl_c_while_the_script_is_not_at_an_engine_event(tmp_path, case):
-    code, stdout, stderr, out = _interrupt(tmp_path, STUCK[case], 0.3)
+    code, _, stderr, out = _interrupt(tmp_path, STUCK[case], 0.3)
     assert code == 130, stderr[-2000:]
     assert "Traceback" not in stderr and "snapshot written to" in stderr, stderr[-2000:]
     assert loads(out).metadata.exit_code == 130

@@ -5,14 +5,13 @@ import json
 import os
 import random
 
+import numpy as np
 import pytest
 from hostile_helpers import graphscope, loads, one_line_error, script
 
 from graphscope.trace import snapshot
 from graphscope.trace.record import BackwardPass, Metadata, Node, Record, SourceSite
 from graphscope.trace.summary import summarize
-
-import numpy as np
 
 
 def _record(**passes) -> Record:

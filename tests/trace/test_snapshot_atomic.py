@@ -12,8 +12,8 @@ import pytest
 
 import graphscope
 from graphscope.trace import snapshot
-from graphscope.trace.record import Metadata, Node, Record
 from graphscope.trace.atomic_file import WriteError
+from graphscope.trace.record import Metadata, Node, Record
 from graphscope.trace.summary import summarize
 
 REPO = Path(graphscope.__file__).resolve().parent.parent
