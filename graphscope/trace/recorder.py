@@ -237,7 +237,7 @@ class Recorder(hooks.Observer):
             j.events.append((nid, _LEAF, leaf[3], site, module, requires, label))
             j.tensors[id(t)] = (leaf[0], nid, True)
         else:
-            copy = backend.copy(t.array)
+            copy = self._keep(t.array)
             j.events.append((nid, _EXTERNAL, _name(f"{t.grad_fn.name()} (not recorded)"), copy, site,
                              module, t.requires_grad))
             j.tensors[id(t)] = (weakref.ref(t), nid, True)
