@@ -118,7 +118,8 @@ def _in_recording_code(ident) -> bool:
     frame = sys._current_frames().get(ident)
     while frame is not None:
         code = frame.f_code
-        if code.co_filename.startswith(_RECORDING_CODE) or (code.co_name == "_finish" and code.co_filename == _SESSION):
+        file = code.co_filename
+        if file.startswith(_RECORDING_CODE) or (code.co_name == "_finish" and file == _SESSION):
             return True
         frame = frame.f_back
     return False
