@@ -299,7 +299,7 @@ def read_snapshot_bytes(path: str) -> bytes:
                                           "a snapshot may be (set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
-        chunks, total, lines = [], 0, 1
+        chunks, total, lines, skipped = [], 0, 1, 0
         while True:
             chunk = os.read(fd, _READ_CHUNK)
             if not chunk:
@@ -307,12 +307,17 @@ def read_snapshot_bytes(path: str) -> bytes:
             if not chunks:
                 start = len(chunk) - len(chunk.lstrip(_JSON_SPACE))
                 lines += chunk.count(b"\n", 0, start)
+                skipped += start
                 if start == len(chunk):
                     continue
                 first = chunk[start:start + 1]
                 if first != b"{":
                     _refuse_start(path, first, lines, start - chunk.rfind(b"\n", 0, start))
                 chunk = chunk[start:]
+            nul = chunk.find(b"\0")  # never in JSON text; a binary file soon has one (memchr: cheap)
+            if nul >= 0:
+                raise SnapshotError(path, "", f"not a snapshot: byte {skipped + total + nul:,} is a NUL byte, which "
+                                              "JSON text never holds; is this a binary file?")
             total += len(chunk)
             if total > limit:  # the file grew while being read
                 raise SnapshotError(path, "", f"the file is more than the {_size(limit)} a snapshot may be "

@@ -160,3 +160,10 @@ def test_generated_damaged_snapshots_are_each_one_clear_error(tmp_path):
         assert result.returncode in (0, 2) and "Traceback" not in result.stderr, result.stderr[-2000:]
         if result.returncode == 2:
             one_line_error(result, 2, str(path))
+
+
+def test_reading_stops_at_a_nul_byte_after_a_plausible_start(tmp_path):
+    path = tmp_path / "disguised.json"
+    with open(path, "wb") as f:
+        f.write(b'  {"format": "graphscope-snapshot"' + b"\0" + b"x" * (32 * 2**20))
+    one_line_error(graphscope("summary", path), 2, str(path), "byte 34 is a NUL byte", "binary file")
