@@ -39,6 +39,13 @@ class PassHistory(Sequence):
         self._norm_names.append(0)
         self._norm_start.append(len(self._norm_values))
 
+    def compactable(self, index: int) -> bool:
+        """Whether pass `index` is held and would read back the same as a row: no detail left,
+        and its own index where it stands."""
+        p = self._held.get(index)
+        return (p is not None and p.index == index and not p.detailed and p.root is None
+                and not p.order and not p.steps)
+
     def compact(self, index: int) -> None:
         """Keep pass `index` (trimmed: no root, order or steps) as a row from now on."""
         p = self._held.pop(index, None)

@@ -17,6 +17,7 @@ import numpy as np
 
 from .atomic_file import write_atomically
 from .literal import has_control, visible
+from .pass_history import PassHistory
 from .record import (
     FINDING_KINDS,
     BackwardPass,
@@ -605,8 +606,11 @@ class _Reader:
         self.tensors = self.tensor_table(doc["tensors"], "tensors")
         record = Record(metadata=self.metadata(doc["metadata"], "metadata"))
         record.nodes = nodes = self.nodes(doc["nodes"], "nodes")
-        record.passes = [self.backward_pass(p, f"passes[{i}]", nodes)
-                         for i, p in enumerate(self.seq(doc["passes"], "passes"))]
+        record.passes = passes = PassHistory()  # the passes without detail as rows, as when recorded
+        for i, p in enumerate(self.seq(doc["passes"], "passes")):
+            passes.append(self.backward_pass(p, f"passes[{i}]", nodes))
+            if passes.compactable(i):
+                passes.compact(i)
         record.console = [self.console_line(c, f"console[{i}]")
                           for i, c in enumerate(self.seq(doc["console"], "console"))]
         if doc["error"] is not None:

@@ -9,7 +9,7 @@ import graphscope as gs
 from graphscope.engine import hooks
 from graphscope.trace import snapshot
 from graphscope.trace.pass_history import PassHistory
-from graphscope.trace.record import BackwardPass
+from graphscope.trace.record import BackwardPass, Record
 from graphscope.trace.recorder import Policy, Recorder
 
 PASSES = [
@@ -66,3 +66,13 @@ def test_a_long_run_keeps_every_loss_in_little_memory_and_its_snapshot_loads():
     assert [p.detailed for p in record.passes] == [True] + [False] * 2296 + [True] * 3
     assert grown / 2000 < 100  # bytes a pass (a BackwardPass object and its dicts took about 350)
     assert snapshot.loads(snapshot.dumps(record)) == record
+
+
+def test_a_loaded_snapshot_keeps_its_passes_without_detail_as_rows_too():
+    passes = [BackwardPass(0, loss=1.0, grad_norms={"w": 1.0}, node_count=0, finished=True)]  # detailed
+    passes += [_trimmed(p) for p in PASSES[1:]]
+    passes.append(BackwardPass(9, loss=3.0, detailed=False, finished=True))  # not where its index says
+    loaded = snapshot.loads(snapshot.dumps(Record(passes=passes))).passes
+    assert isinstance(loaded, PassHistory) and loaded == passes
+    assert [loaded.compactable(i) for i in range(len(passes))] == [False] * len(passes)  # compacted already
+    assert sorted(loaded._held) == [0, 5]  # the detailed pass and the odd one stay objects
