@@ -30,7 +30,7 @@ from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.find_dialog import FindDialog
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.launch import load_for_viewing
-from graphscope.tui.replay import Replay
+from graphscope.session import Debuggee
 
 OPS = ("matmul", "add", "relu", "mul", "sum", "exp", "log", "softmax")
 QUERIES = ("matmul", "layers.4242", "#50000", "train.py:15", "softmaxbackward0", "no such thing", "a")
@@ -106,7 +106,7 @@ async def open_snapshot(path: str) -> tuple[float, float, float]:
     start = time.perf_counter()
     record = load_for_viewing(path)  # what `graphscope view` does
     loaded = time.perf_counter()
-    app = TimedApp(Replay(record, path), path)
+    app = TimedApp(Debuggee(record, path), path)
     async with app.run_test(size=(120, 40)):
         tree = app.query_one(GraphTree)
         await until(lambda: app.first_paint is not None)
@@ -150,7 +150,7 @@ async def step_latencies(steps: int) -> list[float]:
 
 async def search_latencies(record: Record) -> tuple[list[float], list[float]]:
     """(through the find dialog: keystroke to results painted, the index alone) per query, in seconds."""
-    app = TimedApp(Replay(record, "big.json"), "big.json")
+    app = TimedApp(Debuggee(record, "big.json"), "big.json")
     ui, bare = [], []
     async with app.run_test(size=(120, 40)) as pilot:
         await until(lambda: app.index._haystack is not None, timeout=60)

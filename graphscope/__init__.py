@@ -10,10 +10,15 @@ import sys as _sys  # noqa: E402
 
 from .engine import *  # noqa: F401,F403,E402
 from .engine import autograd, cuda, hooks, nn, optim  # noqa: E402
+from .engine import linalg  # noqa: E402
+from .engine import utils  # noqa: E402
 
 # `import graphscope.nn as nn` and friends, as with torch: the engine's packages under short names.
 for _name, _module in (("autograd", autograd), ("nn", nn), ("nn.functional", nn.functional),
                        ("nn.init", nn.init), ("optim", optim),
-                       ("optim.lr_scheduler", optim.lr_scheduler)):
+                       ("optim.lr_scheduler", optim.lr_scheduler), ("nn.utils", nn.utils),
+                       ("linalg", linalg)):
     _sys.modules.setdefault(f"{__name__}.{_name}", _module)
 del _name, _module
+_sys.modules.setdefault(f"{__name__}.utils", utils)  # `import graphscope.utils.data`, as torch's
+_sys.modules.setdefault(f"{__name__}.utils.data", utils.data)

@@ -59,12 +59,8 @@ def main(steps=300, verbose=True):
     current, written = index["t"], ["t"]
     with gs.no_grad():
         for _ in range(120):
-            probs = model(gs.tensor([current])).softmax(dim=-1)[0].tolist()
-            u, total = gs.rand(1).item(), 0.0
-            for current, p in enumerate(probs):
-                total += p
-                if u < total:
-                    break
+            probs = model(gs.tensor([current])).softmax(dim=-1)[0]
+            current = gs.multinomial(probs, num_samples=1).item()  # one draw, weighted by probs
             written.append(vocab[current])
     sample = "".join(written)
     if verbose:

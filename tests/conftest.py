@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "engine"))  # strict_device, torch_reference
+sys.path.insert(0, str(Path(__file__).resolve().parent / "tui"))  # tui_records: records built by hand
 
 
 def pytest_addoption(parser):

@@ -38,6 +38,19 @@ def test_char_bigram_mlp_loss_falls_well_below_uniform_guessing():
     assert len(result["sample"]) == 121
 
 
+def test_char_lstm_loss_falls_far_below_uniform_guessing_and_it_writes_words_of_its_text():
+    sample = load("char_lstm")
+    result = sample.main(verbose=False)
+    losses = result["losses"]
+    assert losses[0] == pytest.approx(result["uniform_loss"], abs=0.3)
+    assert losses[-1] < 0.2 * result["uniform_loss"]
+    assert sum(b < a for a, b in zip(losses, losses[1:])) >= 0.9 * (len(losses) - 1)  # falls nearly every epoch
+    words = result["sample"].split()
+    known = set(sample.TEXT.replace(".", " ").split())
+    assert len(result["sample"]) == 64
+    assert sum(word.strip(".") in known for word in words) >= 0.7 * len(words)
+
+
 def test_exploding_nan_turns_nan_after_a_few_finite_steps():
     losses = load("exploding_nan").main(verbose=False)["losses"]
     assert math.isnan(losses[-1])
@@ -74,3 +87,17 @@ def test_exploding_nan_is_born_in_the_log_of_sigma():
     assert op == "log"
     source = (SAMPLES / "exploding_nan.py").read_text().splitlines()[site.line - 1]
     assert "sigma.log()" in source and "the NaN is born here" in source
+
+
+def test_small_cnn_tells_bar_orientations_apart_on_held_out_images():
+    result = load("small_cnn").main(verbose=False)
+    losses = result["losses"]
+    assert sum(losses[:10]) / 10 > 0.6  # starts near chance: ln 2 = 0.69
+    assert sum(losses[-20:]) / 20 < 0.15
+    assert result["accuracy"] >= 0.93
+
+
+def test_data_loading_learns_the_curve_and_generalises_to_the_held_out_split():
+    history = load("data_loading").main(verbose=False)
+    assert history[-1]["train_loss"] < 0.02 * history[0]["train_loss"]
+    assert history[-1]["held_out_loss"] < 0.01  # the noise alone is 0.0025

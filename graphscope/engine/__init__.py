@@ -1,9 +1,11 @@
 """graphscope's eager autograd engine: PyTorch's names and semantics on NumPy (cpu) and CuPy (cuda)."""
 
+import importlib as _importlib
 import warnings as _warnings
 
 from .tensor import Tensor  # first: tensor.py loads the ops, which build on Tensor  # isort: skip
 from . import autograd, hooks, nn, optim
+from . import utils
 from .backend import Device as device
 from .backend import get_default_device, set_default_device
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
@@ -13,8 +15,16 @@ from .dtypes import bool_ as bool
 from .dtypes import dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64
 from .dtypes import set_default_dtype, uint8
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import inference_mode
+from . import accelerator, backends
 from .ops import *  # noqa: F403  (the op functions: add, matmul, softmax, ...)
+linalg = _importlib.import_module(f"{__name__}.linalg")  # torch.linalg (not ops.linalg, which `*` brings)
 from .random import initial_seed, manual_seed, seed
+from .serialization import load, save
+from .size import Size
+from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
+                     IntTensor, LongTensor, ShortTensor)
+from .random import Generator, default_generator, get_rng_state, set_rng_state
 
 float = float32
 double = float64
@@ -44,3 +54,35 @@ class cuda:
         from .backend import cuda_device_count
 
         return cuda_device_count()
+
+    @staticmethod
+    def manual_seed(seed: int) -> None:
+        """Seed the CUDA generators (graphscope keeps one seed for every GPU, so this is manual_seed_all)."""
+        from .random import manual_seed_device_type
+
+        manual_seed_device_type("cuda", seed)
+
+    manual_seed_all = manual_seed
+
+
+# keepdims= and out= as torch takes them (issue 14): the public functions are wrapped; the engine's
+# own calls (Tensor methods, nn) go to the ops directly and pay nothing for them.
+def _wrap_public_functions():
+    from .keyword_arguments import accepts_keepdims, accepts_out
+
+    names = globals()
+    for name in ("sum", "mean", "var", "std", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all",
+                 "any", "logsumexp", "norm"):
+        names[name] = accepts_keepdims(names[name])
+    for name in ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "rand", "randn", "randint",
+                 "randperm"):
+        names[name] = accepts_out(names[name], creation=True)
+    for name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "pow", "maximum",
+                 "minimum", "where", "neg", "negative", "abs", "exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos",
+                 "tanh", "sigmoid", "sign", "clamp", "clip", "floor", "ceil", "round", "floor_divide", "remainder",
+                 "matmul", "mm", "bmm", "dot", "mv", "cumsum", "cat", "concat", "concatenate", "stack", "eq", "ne",
+                 "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not", "isnan", "isfinite"):
+        names[name] = accepts_out(names[name])
+
+
+_wrap_public_functions()

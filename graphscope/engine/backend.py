@@ -10,6 +10,7 @@ register one more, backed by array-api-strict, to prove that the engine needs no
 
 from __future__ import annotations
 
+import json
 import operator
 import types
 
@@ -143,6 +144,21 @@ class DeviceType:
     def generator(self, seed, device: Device):
         """A seeded random generator on `device` (see random.Generator for what it must offer)."""
         raise NotImplementedError
+
+    def generator_state(self, rng) -> np.ndarray:
+        """The state of a generator made by `generator`, as host uint8 bytes (Generator.get_state).
+
+        The default reads a NumPy-style `bit_generator.state` dict and writes it as JSON.
+        """
+        return np.frombuffer(json.dumps(rng.bit_generator.state).encode(), dtype=np.uint8).copy()
+
+    def set_generator_state(self, rng, state: np.ndarray) -> None:
+        """Restore a state that `generator_state` returned."""
+        try:
+            rng.bit_generator.state = json.loads(np.asarray(state, dtype=np.uint8).tobytes())
+        except (ValueError, TypeError, KeyError) as error:
+            raise RuntimeError(f"invalid RNG state for a {self.name} Generator ({error}); "
+                               "pass a state that Generator.get_state() returned") from None
 
     # --- defaults written against the standard, overridden where a library does better --------
 
@@ -366,6 +382,17 @@ class CupyCUDA(DeviceType):
     def generator(self, seed, device):
         with self.cupy.cuda.Device(device.index or 0):
             return self.cupy.random.default_rng(seed)
+
+    # CuPy's bit generators keep their cuRAND states in one device array, `_state`: copied whole.
+    def generator_state(self, rng):
+        return rng.bit_generator._state.get().view(np.uint8)
+
+    def set_generator_state(self, rng, state):
+        target = rng.bit_generator._state
+        if state.nbytes != target.nbytes:
+            raise RuntimeError(f"invalid RNG state for a cuda Generator: expected {target.nbytes} bytes, "
+                               f"got {state.nbytes}; pass a state that Generator.get_state() returned")
+        target[...] = self.cupy.asarray(np.ascontiguousarray(state).view(target.dtype))
 
     def keep(self, values, mask):
         return values * mask
@@ -857,3 +884,34 @@ def scalar(array):
     if type(array) is _ndarray:
         return array.reshape(()).item()
     return to_host(array).reshape(()).item()
+
+
+# --- tensors as bytes, for files (engine/serialization) ------------------------------------------
+
+
+def to_bytes(array) -> memoryview:
+    """The elements of `array` in C order as little-endian bytes (a host copy off the CPU)."""
+    host = np.ascontiguousarray(to_host(array))
+    if host.dtype.byteorder == ">":
+        host = host.astype(host.dtype.newbyteorder("<"))
+    return memoryview(host.reshape(-1)).cast("B")
+
+
+def from_bytes(buffer, dtype: dtypes.dtype, big_endian=False) -> np.ndarray:
+    """The host 1-D array of `dtype` elements held in `buffer` (a view of it if it is writable,
+    little-endian data in a bytearray; else a copy in native byte order)."""
+    if big_endian:
+        return np.frombuffer(buffer, dtype=dtype.numpy.newbyteorder(">")).astype(dtype.numpy)
+    host = np.frombuffer(buffer, dtype=dtype.numpy)
+    return host if host.flags.writeable else host.copy()
+
+
+def from_storage(storage: np.ndarray, shape, offset: int, strides, device: Device):
+    """The array of `shape` and element `strides` starting at element `offset` of the host 1-D
+    `storage`, on `device`: on the CPU a view, so tensors of one storage share memory (as in
+    torch); elsewhere a copy. The caller has checked that it lies inside the storage."""
+    itemsize = storage.itemsize
+    view = np.lib.stride_tricks.as_strided(storage[offset:], tuple(shape), tuple(s * itemsize for s in strides))
+    if device.type == "cpu":
+        return view
+    return device_type(device).from_host(np.array(view, order="C"), device)  # 0-d stays 0-d

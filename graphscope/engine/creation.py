@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 
-from . import backend, dtypes
-from .random import generator_for
+from . import backend, dtypes, hooks
+from .random import drawing
 from .tensor import Tensor, wrap
 
 
@@ -15,6 +15,8 @@ def _finish(array, requires_grad) -> Tensor:
     out = wrap(array)
     if requires_grad:
         out.requires_grad_(True)
+    elif hooks.observers:
+        hooks.announce_leaf_created(out)  # where the debugger says it was made
     return out
 
 
@@ -103,8 +105,13 @@ def tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor:
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """`data` as a tensor, sharing memory where it can: a tensor, or a NumPy array bound for the CPU
+    with the same dtype, is used as it is; anything else is copied (as torch.as_tensor)."""
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
+    if (isinstance(data, np.ndarray) and (dtype is None or dtypes.to_numpy(dtype) == data.dtype)
+            and backend.as_device(device).type == "cpu" and data.dtype in dtypes._BY_NUMPY):
+        return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 
 
@@ -235,14 +242,15 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) ->
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
-    return _finish(generator_for(device).normal(_size(size), _float_or(dtype)), requires_grad)
+    return _finish(drawing(generator, device, "randn").normal(_size(size), _float_or(dtype)), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
-    return _finish(generator_for(device).uniform(0.0, 1.0, _size(size), _float_or(dtype)), requires_grad)
+    return _finish(drawing(generator, device, "rand").uniform(0.0, 1.0, _size(size), _float_or(dtype)),
+                   requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False, *, generator=None) -> Tensor:
     if size is None:
         if high is None or not isinstance(high, (tuple, list)):
             raise TypeError("randint() needs size=, e.g. randint(0, 10, (3,))")
@@ -252,18 +260,28 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
     dtype = dtypes.int64 if dtype is None else dtypes.from_any(dtype)
-    return _finish(generator_for(device).integers(low, high, _size((size,)), dtype), requires_grad)
+    return _finish(drawing(generator, device, "randint").integers(low, high, _size((size,)), dtype), requires_grad)
 
 
-def randn_like(input: Tensor, dtype=None, device=None) -> Tensor:
-    return randn(input.shape, dtype=dtype or input.dtype, device=device or input.device)
+def _random_like(name, input, dtype, device):
+    dtype, device = _like(input, dtype, device)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f"{name}: random floats can't be drawn in {dtype.name}; give a float dtype= "
+                                  "(or use randint_like for integers)")
+    return dtype, device
 
 
-def rand_like(input: Tensor, dtype=None, device=None) -> Tensor:
-    return rand(input.shape, dtype=dtype or input.dtype, device=device or input.device)
+def randn_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    dtype, device = _random_like("randn_like", input, dtype, device)
+    return randn(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def randperm(n, dtype=None, device=None) -> Tensor:
+def rand_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
+    dtype, device = _random_like("rand_like", input, dtype, device)
+    return rand(input.shape, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def randperm(n, dtype=None, device=None, *, generator=None) -> Tensor:
     dtype = dtypes.int64 if dtype is None else dtypes.from_any(dtype)
-    values = generator_for(device).permutation(n)
+    values = drawing(generator, device, "randperm").permutation(_size((n,))[0])
     return wrap(backend.astype(values, backend.native_dtype(dtype, values), copy=False))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import naming
+
 
 class dtype:
     """A tensor element type (`graphscope.float32`), wrapping a NumPy dtype."""
@@ -18,7 +20,7 @@ class dtype:
         self._kind = kind
 
     def __repr__(self):
-        return f"graphscope.{self.name}"
+        return f"{naming.library()}.{self.name}"
 
     def __reduce__(self):
         return (from_numpy, (self.numpy,))

@@ -89,3 +89,27 @@ class enable_grad(_GradModeContext):
     """Ops inside record graph nodes even within no_grad."""
 
     mode = True
+
+
+class inference_mode(_GradModeContext):
+    """As torch.inference_mode: no graph is recorded inside (the engine has no separate inference
+    tensors, so this is no_grad); inference_mode(False) leaves grad mode as it is."""
+
+    mode = False  # None: leave grad mode as it is
+
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):
+            return super().__new__(cls, mode)  # used bare: @inference_mode
+        self = super().__new__(cls)
+        self.mode = None if not mode else False
+        return self
+
+    def __enter__(self):
+        self.prev = state.enabled
+        if self.mode is not None:
+            state.enabled = self.mode
+
+    def __call__(self, func):
+        if self.mode is None:
+            return func
+        return super().__call__(func)

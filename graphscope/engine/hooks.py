@@ -13,7 +13,7 @@ from typing import NamedTuple
 # so it is mutated in place and never rebound.
 observers: list = []
 
-EVENTS = ("node_created", "module_entered", "module_left", "backward_begun", "before_node",
+EVENTS = ("leaf_created", "node_created", "module_entered", "module_left", "backward_begun", "before_node",
           "after_node", "leaf_grad_accumulated", "backward_ended")
 
 # Per event, the handlers of the installed observers that override it (rebuilt, never mutated,
@@ -44,6 +44,10 @@ class Observer:
 
     def other_thread(self, thread: threading.Thread):
         """(one_thread observers) `thread`, not the installing one, used the engine: once per thread."""
+
+    def leaf_created(self, tensor, site):
+        """A leaf Tensor was made by a creation function or began to require grad, at `site`
+        (its creating line: a parameter's is the line that built its module)."""
 
     def node_created(self, node, inputs, output, site):
         """A graph node (Function) was created: its input Tensors/constants, output Tensor, Site."""
@@ -177,6 +181,15 @@ def announce(event: str, *args) -> None:
     """Call `event` on every installed observer that handles it (callers check `observers` first)."""
     for handler in _handlers[event]:
         handler(*args)
+
+
+def announce_leaf_created(tensor) -> None:
+    """leaf_created, with the user's source site found only when someone listens."""
+    handlers = _handlers["leaf_created"]
+    if handlers:
+        site = user_site()
+        for handler in handlers:
+            handler(tensor, site)
 
 
 def announce_node_created(node, inputs, output) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import backend, dtypes
+from . import backend, dtypes, hooks
+from .size import Size
+from .size import of as _size_of
 
 _ndarray = np.ndarray
 _new = object.__new__
@@ -93,26 +95,17 @@ class Tensor:
     _accumulator = None  # the AccumulateGrad node shown in next_functions
     _retains_grad = False
 
-    def __init__(self, data, requires_grad=False):
-        if isinstance(data, Tensor):
-            array = data.array
-        elif backend.is_array(data) and not isinstance(data, np.ndarray):
-            array = data
-        else:
-            dtype = None if isinstance(data, np.ndarray) else dtypes.default_float_numpy()
-            array = backend.from_data(data, None, dtype)
-        self.array = array
+    def __init__(self, *args, device=None):
+        """torch.Tensor's forms: Tensor(), Tensor(2, 3), Tensor(size), Tensor([1, 2]), Tensor(tensor)."""
+        self.array, self._vc = _legacy.new_array(args, None, device, "Tensor")
         self.grad_fn = None
-        self._vc = [0]
         self.requires_grad = False
-        if requires_grad:
-            self.requires_grad_(True)
 
     # --- properties ------------------------------------------------------------------------
 
     @property
-    def shape(self) -> tuple:
-        return self.array.shape
+    def shape(self) -> Size:
+        return _size_of(self.array.shape)
 
     @property
     def ndim(self) -> int:
@@ -222,11 +215,13 @@ class Tensor:
 
     def size(self, dim=None):
         if dim is None:
-            return self.array.shape
-        return self.array.shape[dim]
+            return _size_of(self.array.shape)
+        return self.array.shape[_ops.operands.normalize_dim(dim, self.array.ndim)]
 
     def numel(self) -> int:
         return int(self.array.size)
+
+    nelement = numel
 
     def dim(self) -> int:
         return self.array.ndim
@@ -297,9 +292,11 @@ class Tensor:
         return self.to(dtypes.bool_)
 
     def type(self, dtype=None):
+        """The legacy type name ('torch.FloatTensor'), or a copy converted to `dtype` (a dtype,
+        a legacy type such as LongTensor, or its name)."""
         if dtype is None:
-            return f"graphscope.{self.dtype.name}"
-        return self.to(dtype)
+            return _legacy.type_name(self.dtype, self.device)
+        return self.to(_legacy.dtype_of_type(dtype))
 
     def type_as(self, other):
         return self.to(other.dtype)
@@ -329,6 +326,8 @@ class Tensor:
                 "Only Tensors of floating point dtype can require gradients "
                 f"(this one is {self.dtype}); convert it with .float() first"
             )
+        if requires_grad and not self.requires_grad and hooks.observers:
+            hooks.announce_leaf_created(self)  # where the debugger says it was made
         self.requires_grad = bool(requires_grad)
         return self
 
@@ -528,7 +527,7 @@ class Tensor:
         return _ops.matmul(self, other)
 
     def mm(self, other):
-        return _ops.matmul(self, other)
+        return _ops.mm(self, other)
 
     def neg(self):
         return _ops.neg(self)
@@ -730,13 +729,103 @@ class Tensor:
     def relu_(self):
         return _ops.relu_(self)
 
-    def uniform_(self, a=0.0, b=1.0):
-        return _ops.uniform_(self, a, b)
+    def uniform_(self, a=0.0, b=1.0, *, generator=None):
+        return _ops.uniform_(self, a, b, generator=generator)
 
-    def normal_(self, mean=0.0, std=1.0):
-        return _ops.normal_(self, mean, std)
+    def normal_(self, mean=0.0, std=1.0, *, generator=None):
+        return _ops.normal_(self, mean, std, generator=generator)
+
+    def bernoulli_(self, p=0.5, *, generator=None):
+        return _ops.bernoulli_(self, p, generator=generator)
+
+    def bernoulli(self, p=None, *, generator=None):
+        return _ops.bernoulli(self, p, generator=generator)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return _ops.multinomial(self, num_samples, replacement, generator=generator)
+
+    # --- legacy and convenience names (issue 14) -------------------------------------------
+
+    def __floordiv__(self, other):
+        return _ops.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return _ops.floor_divide(other, self)
+
+    def __mod__(self, other):
+        return _ops.remainder(self, other)
+
+    def __rmod__(self, other):
+        return _ops.remainder(other, self)
+
+    def floor_divide(self, other):
+        return _ops.floor_divide(self, other)
+
+    def remainder(self, other):
+        return _ops.remainder(self, other)
+
+    def floor(self):
+        return _ops.floor(self)
+
+    def ceil(self):
+        return _ops.ceil(self)
+
+    def round(self, *, decimals=0):
+        return _ops.round(self, decimals=decimals)
+
+    def isnan(self):
+        return _ops.isnan(self)
+
+    def isfinite(self):
+        return _ops.isfinite(self)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return _ops.allclose(self, other, rtol, atol, equal_nan)
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        return _ops.norm(self, p, dim, keepdim, dtype)
+
+    def dot(self, other):
+        return _ops.dot(self, other)
+
+    def mv(self, vec):
+        return _ops.mv(self, vec)
+
+    def bmm(self, mat2):
+        return _ops.bmm(self, mat2)
+
+    def sort(self, dim=-1, descending=False, stable=False):
+        return _ops.sort(self, dim, descending, stable)
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        return _ops.argsort(self, dim, descending, stable)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        return _ops.topk(self, k, dim, largest, sorted)
+
+    def tril(self, diagonal=0):
+        return _ops.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return _ops.triu(self, diagonal)
+
+    def roll(self, shifts, dims=None):
+        return _ops.roll(self, shifts, dims)
+
+    def flip(self, *dims):
+        return _ops.flip(self, dims[0] if len(dims) == 1 else dims)
+
+    def cumsum(self, dim, *, dtype=None):
+        return _ops.cumsum(self, dim, dtype=dtype)
 
 
 # Ops and the backward pass build on Tensor; its methods resolve them at call time.
 from . import backward as _backward  # noqa: E402
+from . import legacy as _legacy  # noqa: E402
+from .keyword_arguments import accepts_keepdims as _accepts_keepdims  # noqa: E402
 from . import ops as _ops  # noqa: E402
+
+for _name in ("sum", "mean", "var", "std", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
+              "logsumexp", "norm"):
+    setattr(Tensor, _name, _accepts_keepdims(getattr(Tensor, _name)))  # x.sum(1, keepdims=True), as torch
+del _name

@@ -1,6 +1,8 @@
-"""The session layer: runs a user's script in a thread under the recorder, pausing in backward."""
+"""The session layer: the debuggee (a cursor over the record) and a user's script run under it."""
 
+from .breakpoint import Breakpoint, NodeKey
+from .debuggee import Debuggee
 from .session import Session, SessionOptions
-from .state import Breakpoint, SessionState
+from .state import SessionState
 
-__all__ = ["Breakpoint", "Session", "SessionOptions", "SessionState"]
+__all__ = ["Breakpoint", "Debuggee", "NodeKey", "Session", "SessionOptions", "SessionState"]

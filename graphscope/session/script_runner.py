@@ -44,10 +44,11 @@ def _user_traceback(error: BaseException, script: str) -> str:
     return "".join(lines)
 
 
-def run_script(script: str, argv: list[str]) -> Outcome:
+def run_script(script: str, argv: list[str], restate=None) -> Outcome:
     """Run `script` as __main__ with sys.argv = [script, *argv] and its folder first on sys.path.
 
-    Both are restored afterwards. Never raises for anything the script does.
+    Both are restored afterwards. Never raises for anything the script does. `restate(error)`, if
+    given, may replace the error the script failed with (--as-torch names missing torch names).
     """
     saved_argv, saved_path = sys.argv[:], sys.path[:]
     sys.argv = [script, *argv]
@@ -64,6 +65,8 @@ def run_script(script: str, argv: list[str]) -> Outcome:
     except KeyboardInterrupt as error:
         return Outcome(exit_code=130, error=error, traceback=_user_traceback(error, script))
     except BaseException as error:  # the script's own failure, reported, never lost
+        if restate is not None:
+            error = restate(error)
         return Outcome(exit_code=1, error=error, traceback=_user_traceback(error, script))
     finally:
         sys.argv[:] = saved_argv

@@ -5,9 +5,8 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import sys
+import queue
 import threading
-import traceback
 from dataclasses import dataclass
 
 from graphscope.engine import backend
@@ -15,10 +14,13 @@ from graphscope.engine.hooks import observe
 from graphscope.trace.recorder import Recorder
 
 from .console_capture import ConsoleCapture
+from .debuggee import Debuggee
+from .numpy_warnings import QuietNumpyWarnings
 from .script_runner import SessionQuit, run_script
-from .state import FAILED, FINISHED, STARTING, Breakpoint, SessionState
-from .step_gate import StepGate
+from .state import FAILED, FINISHED, PAUSED, RUNNING, STARTING
+from .step_gate import CONTINUE, POLL_SECONDS, RUN, STEP, StepGate
 from .torch_alias import TorchAliases
+from .torch_errors import in_torch_terms
 
 # A script that never reaches an engine event (a long pure-Python loop) is interrupted this
 # long after quit() by raising SessionQuit in its thread.
@@ -37,32 +39,96 @@ class SessionOptions:
     policy: object | None = None  # the recorder's policy (None: its defaults)
 
 
-class Session:
-    """One run of a script under the debugger, driven by thread-safe commands."""
+class Session(Debuggee):
+    """One run of a script under the debugger: the record's navigation model (`Debuggee`) plus
+    "run the script until the record reaches the next stop". Thread-safe commands."""
+
+    live = True
 
     def __init__(self, script: str, argv=(), options: SessionOptions | None = None):
         if not os.path.isfile(script):
             raise FileNotFoundError(f"no script at {script!r}: give the path of a Python file to run")
-        self.script = script
         self.argv = list(argv)
         self.options = options or SessionOptions()
         if self.options.device is not None:
             backend.as_device(self.options.device)  # a bad device name fails here, before the run
         self.recorder = Recorder(self.options.policy, script, self.argv)
-        self.record = self.recorder.record
+        self._life = STARTING     # starting, running, paused, finished, failed
+        self._edge: tuple[int, int] | None = None  # (pass position, step) where the script is held
+        self._running: str | None = None  # the mode of the run in progress
+        self._queued = 0          # steps asked for while a step was running
+        self._answers: queue.Queue[str | None] = queue.Queue()  # what the user typed for input()
+        super().__init__(self.recorder.record, script, break_on_nan=self.options.break_on_nan)
+        self.script_path = script
         self.record.metadata.device = str(self.options.device or backend.get_default_device())
-        self._listeners = []
-        self.state = SessionState(kind=STARTING)
-        self.gate = StepGate(self.recorder, self._notify, pause=self.options.pause)
-        if self.options.break_on_nan:
-            self.gate.add_breakpoint(Breakpoint("nan"))
+        self.gate = StepGate(self.recorder, lambda: self._breakpoints, self._paused, pause=self.options.pause)
         self._thread = threading.Thread(target=self._main, name="graphscope-script", daemon=True)
 
-    # --- lifecycle -----------------------------------------------------------------------
+    # --- the navigation model's hooks ----------------------------------------------------------
 
-    def add_listener(self, listener) -> None:
-        """`listener(state)` on every change; called from the script thread (or the caller's)."""
-        self._listeners.append(listener)
+    def _initial_reason(self) -> str:
+        return ""
+
+    def _kind(self) -> str:
+        return self._life
+
+    def _frontier(self):
+        if self._life in (FINISHED, FAILED):
+            return None
+        return self._edge if self._edge is not None else (-1, 0)
+
+    def _advance(self, mode: str) -> bool:
+        with self._lock:
+            if self._life in (FINISHED, FAILED):
+                return False
+            if self._life == PAUSED:
+                self._position, self._step = self._edge  # the cursor catches up with the script
+                self._running = mode
+                self._life = RUNNING
+                self.gate.release(mode)
+            elif mode == STEP and self._running == STEP:
+                self._queued += 1  # keys pressed in a burst are steps to take, not dropped
+                return True
+            elif mode == STEP or (mode == RUN and self._running == CONTINUE):
+                self._running = mode
+                if mode == STEP:
+                    self.gate.interrupt()  # a continue or run to end stops at the next node
+                else:
+                    self.gate.mode = RUN
+                return True
+            else:
+                return True
+        self._changed("running")
+        return True
+
+    def _advance_steps(self, count: int) -> None:
+        with self._lock:
+            if self._life != PAUSED or count < 1:
+                return
+            self._queued = count - 1
+        self._advance(STEP)
+
+    def interrupt(self) -> None:
+        """Stop a running continue or run to end before the script's next node."""
+        with self._lock:
+            if self._life in (RUNNING, STARTING) and self._running != STEP:
+                self._running = STEP
+                self.gate.interrupt()
+
+    def _paused(self, position: int, step: int, node_id, reason: str) -> None:
+        """The gate holds the script here (script thread)."""
+        with self._lock:
+            self._edge = (position, step)
+            if self._queued and not self.gate.quitting:
+                self._queued -= 1
+                self.gate.release(STEP)
+                return
+            self._life = PAUSED
+            self._running = None
+            self._position, self._step = position, step
+        self._changed(reason)
+
+    # --- lifecycle -----------------------------------------------------------------------
 
     def start(self) -> None:
         self._thread.start()
@@ -76,31 +142,30 @@ class Session:
     def exit_code(self) -> int | None:
         return self.state.exit_code
 
-    def _notify(self, state: SessionState) -> None:
-        self.state = state
-        for listener in tuple(self._listeners):
-            try:
-                listener(state)
-            except Exception:  # a broken listener must not become the script's error
-                traceback.print_exc(file=sys.__stderr__)
-
     def _main(self) -> None:
         outcome = None
-        try:
-            with contextlib.ExitStack() as stack:
-                stack.enter_context(ConsoleCapture(self.recorder.console, self._thread, self.options.echo))
-                if self.options.device is not None:
-                    stack.enter_context(_default_device(self.options.device))
-                if self.options.as_torch:
-                    stack.enter_context(TorchAliases())
-                stack.enter_context(observe(self.recorder))
-                stack.enter_context(observe(self.gate))
-                self._notify(SessionState(kind="running"))
-                outcome = run_script(self.script, self.argv)
-        except SessionQuit:
-            pass
-        finally:
-            self._finish(outcome)
+        # Under --as-torch graphscope's NumPy warnings stay quiet to the end, the recording's included.
+        with QuietNumpyWarnings() if self.options.as_torch else contextlib.nullcontext():
+            try:
+                with contextlib.ExitStack() as stack:
+                    # A headless run (echo) reads the real stdin; the app answers input() itself.
+                    ask = None if self.options.echo else self._ask
+                    stack.enter_context(ConsoleCapture(self.recorder.console, self._thread, self.options.echo, ask))
+                    if self.options.device is not None:
+                        stack.enter_context(_default_device(self.options.device))
+                    if self.options.as_torch:
+                        stack.enter_context(TorchAliases())
+                    stack.enter_context(observe(self.recorder))
+                    stack.enter_context(observe(self.gate))
+                    with self._lock:
+                        self._life = RUNNING
+                        self._running = STEP if self.options.pause else CONTINUE
+                    self._changed("running")
+                    outcome = run_script(self.script_path, self.argv, in_torch_terms if self.options.as_torch else None)
+            except SessionQuit:
+                pass
+            finally:
+                self._finish(outcome)
 
     def _finish(self, outcome) -> None:
         error = None
@@ -112,29 +177,42 @@ class Session:
                 error = self.recorder.script_failed(outcome.error, outcome.traceback)
                 reason = f"{error.type}: {error.message}"
         self.recorder.finish(exit_code)
-        kind = FAILED if error is not None else FINISHED
-        self._notify(SessionState(kind=kind, pass_index=self.gate.pass_index if self.gate.pass_index >= 0 else None,
-                                  reason=reason, exit_code=exit_code, error=error))
+        with self._lock:
+            self._life = FAILED if error is not None else FINISHED
+            self._edge, self._running, self._queued = None, None, 0
+            walkable = self._walkable()
+            if walkable:  # the script ran past the last stop: the cursor is at the end of the run
+                self._position = walkable[-1]
+                self._step = len(self.record.passes[self._position].order)
+        self._changed(reason)
+
+    # --- the script's input() -------------------------------------------------------------------
+
+    def _ask(self, prompt: str) -> str | None:
+        """The script reads a line (script thread): wait for `answer`, never for the terminal."""
+        with self._lock:
+            self.prompt = prompt
+        self._changed("waiting for input")
+        try:
+            while True:
+                if self.gate.quitting:
+                    raise SessionQuit()
+                try:
+                    answer = self._answers.get(timeout=POLL_SECONDS)
+                    break
+                except queue.Empty:
+                    continue
+        finally:
+            with self._lock:
+                self.prompt = None
+        self._changed("running")
+        return answer
+
+    def answer(self, text: str | None) -> None:
+        """The line the user typed for the script's input() (None: end of input)."""
+        self._answers.put(text)
 
     # --- commands --------------------------------------------------------------------------
-
-    def step(self) -> None:
-        self.gate.step()
-
-    def continue_(self) -> None:
-        self.gate.continue_()
-
-    def run_to_end(self) -> None:
-        self.gate.run_to_end()
-
-    def step_back(self) -> None:
-        self.gate.step_back()
-
-    def step_forward(self) -> None:
-        self.gate.step_forward()
-
-    def goto(self, step: int) -> None:
-        self.gate.goto(step)
 
     def quit(self) -> None:
         """Unwind the script thread (within about a second, from any state); returns at once."""
@@ -150,25 +228,12 @@ class Session:
         if self._thread.is_alive() and ident is not None:
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(SessionQuit))
 
-    # --- breakpoints and values ------------------------------------------------------------
-
-    @property
-    def breakpoints(self) -> list[Breakpoint]:
-        return list(self.gate.breakpoints)
-
-    def add_breakpoint(self, breakpoint: Breakpoint) -> Breakpoint:
-        return self.gate.add_breakpoint(breakpoint)
-
-    def remove_breakpoint(self, breakpoint_id: int) -> None:
-        self.gate.remove_breakpoint(breakpoint_id)
-
-    def toggle_breakpoint(self, breakpoint_id: int) -> None:
-        self.gate.toggle_breakpoint(breakpoint_id)
-
     def fetch(self, node_id: int, what: str = "value", index=None):
         """The live value or grad of a node of the current pass as a host array, or None."""
         if what not in ("value", "grad"):
             raise ValueError(f"fetch what={what!r}: use 'value' or 'grad'")
+        if self._life != PAUSED:
+            return None
         return self.gate.fetch(node_id, what, index)
 
 

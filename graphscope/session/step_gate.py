@@ -1,4 +1,4 @@
-"""StepGate: the engine observer that pauses the script thread before backward nodes and takes commands."""
+"""StepGate: the engine observer that holds the script thread at the stops the session asks for."""
 
 from __future__ import annotations
 
@@ -6,62 +6,82 @@ import math
 import threading
 import weakref
 
-from graphscope.engine.backend import astype, namespace, native_dtype, to_host
-from graphscope.engine.dtypes import float64
+from graphscope.engine.backend import to_host
 from graphscope.engine.hooks import Observer, current_module
+from graphscope.trace.recorder import any_nonfinite, squared_norm
 
 from .script_runner import SessionQuit
-from .state import PAUSED, RUNNING, Breakpoint, SessionState
 
 # How long a paused script thread sleeps between checks of the quit flag: it never blocks
 # without a timeout, so quitting (and Textual joining worker threads at exit) cannot hang.
 POLL_SECONDS = 0.05
 
-# Modes: when the gate pauses next.
+# Modes: where the gate stops next.
 STEP = "step"  # before the next node, or at the end of the pass
-CONTINUE = "continue"  # at a breakpoint or condition, or at the end of the current pass
-FREE = "free"  # at a breakpoint or condition only
-RUN = "run"  # never
+CONTINUE = "continue"  # before a node that hits an enabled breakpoint
+RUN = "run"  # nowhere
+
+
+class LiveFacts:
+    """A breakpoint's questions about the node about to run, answered from the live arrays by the
+    same rules the record's summaries follow (a value overwritten in place is not looked at)."""
+
+    __slots__ = ("op", "module", "file", "line", "_value", "_grad", "_pass_nonfinite")
+
+    def __init__(self, info, grad, pass_nonfinite):
+        op, module, site, array, vc, version = info
+        self.op, self.module = op, module
+        self.file, self.line = (site.file, site.line) if site is not None else (None, None)
+        self._value = array if vc[0] == version else None
+        self._grad = grad
+        self._pass_nonfinite = pass_nonfinite
+
+    def value_nonfinite(self) -> bool:
+        return self._value is not None and self._pass_nonfinite() and any_nonfinite([self._value])
+
+    def grad_nonfinite(self) -> bool:
+        return self._grad is not None and any_nonfinite([self._grad])
+
+    def grad_norm(self) -> float | None:
+        if self._grad is None:
+            return None
+        squares = squared_norm(self._grad)
+        return math.sqrt(squares if isinstance(squares, float) else float(to_host(squares)))
 
 
 class StepGate(Observer):
-    """Decides where to pause, blocks the script thread there, and moves a time-travel cursor.
+    """Pauses the script thread where the mode and the breakpoints say, and reports each pause.
 
-    The script thread calls the Observer events; any thread calls the commands. One
-    condition variable guards everything; listeners are told of every state change.
+    The script thread calls the Observer events; the session calls `release` and `quit` from any
+    thread. `on_pause(pass position, frontier step, node id, reason)` is called on the script
+    thread before it blocks; it may release the gate at once (a queued command).
     """
 
-    def __init__(self, recorder, notify, pause: bool = True):
+    def __init__(self, recorder, breakpoints, on_pause, pause: bool = True):
         self.recorder = recorder
-        self.notify = notify  # notify(SessionState), called outside the lock
+        self.breakpoints = breakpoints  # () -> the session's current breakpoints
+        self.on_pause = on_pause
         self.cond = threading.Condition()
-        self.mode = STEP if pause else FREE
-        self.breakpoints: list[Breakpoint] = []
-        self.next_breakpoint_id = 1
+        self.mode = STEP if pause else CONTINUE
+        self.first = True
+        self.interrupted = False
         self.quitting = False
-        self.waiting = False  # the script thread is blocked in `_pause`
-        self.go = False  # a command let the engine run on
-        self.pass_index = -1
-        self.order_length = 0
+        self.released = False
+        self.pass_position = -1
+        self.order_ids: list[int] = []
         self.frontier = 0  # steps run in this pass
-        self.cursor = 0
-        self.reason = ""
-        self.paused_before = False
-        self.loss_finite = True
-        self.state = SessionState(kind=RUNNING)
-        # What breakpoints match on, for the nodes of the current pass: (op, module, site).
-        self.info: dict[int, tuple] = {}
-        # Live objects of the current pass, for fetching full values while paused.
+        self.grads: dict[int, object] = {}  # live grads of this pass, for fetching while paused
         self.values: dict[int, weakref.ref] = {}
-        self.grads: dict[int, object] = {}
-        self.order_ids: list[int | None] = []
+        self.info: dict[int, tuple] = {}  # node id -> (op, module, site, array, its vc, version)
+        self._pass_nonfinite: bool | None = None
 
     # --- engine events (script thread) ---------------------------------------------------
 
     def node_created(self, node, inputs, output, site):
         self._check_quit()
         node_id = self.recorder.node_id(node)
-        self.info[node_id] = (node.op, current_module(), site)
+        vc = output._vc
+        self.info[node_id] = (node.op, current_module(), site, output.array, vc, vc[0])
         self.values[node_id] = weakref.ref(output)
         for tensor in inputs:  # leaves have no node of their own to fetch them by
             if getattr(tensor, "grad_fn", 0) is None:
@@ -71,28 +91,24 @@ class StepGate(Observer):
 
     def backward_begun(self, root, order):
         self._check_quit()
-        with self.cond:
-            backward = self.recorder.record.passes[-1]  # the recorder, installed first, made it
-            self.pass_index = backward.index
-            self.order_ids = list(backward.order)
-            self.order_length = len(order)
-            self.frontier = self.cursor = 0
-            self.grads.clear()
-            self.loss_finite = _finite(root.array)
+        backward = self.recorder.record.passes[-1]  # the recorder, installed first, made it
+        self.pass_position = len(self.recorder.record.passes) - 1
+        self.order_ids = list(backward.order)
+        self.frontier = 0
+        self.grads.clear()
+        self._pass_nonfinite = None
 
     def before_node(self, node, grad_output):
         self._check_quit()
-        node_id = self.order_ids[self.frontier] if self.frontier < self.order_length else None
+        node_id = self.order_ids[self.frontier] if self.frontier < len(self.order_ids) else None
         if node_id is not None:
             self.grads[node_id] = grad_output
-        reason = self._pause_reason(node_id, grad_output)
+        reason = self._reason(node_id, grad_output)
         if reason:
-            self._pause(reason)
+            self._pause(node_id, reason)
 
     def after_node(self, node, grad_inputs):
-        with self.cond:
-            self.frontier += 1
-            self.cursor = self.frontier
+        self.frontier += 1
 
     def leaf_grad_accumulated(self, tensor, grad):
         leaf_id = self.recorder.node_id(tensor)
@@ -101,155 +117,77 @@ class StepGate(Observer):
             self.grads[leaf_id] = grad
 
     def backward_ended(self, root):
-        if self.quitting:
-            return
-        if self.mode in (STEP, CONTINUE) and self.frontier == self.order_length:
-            self._pause("end of pass")
-            with self.cond:
-                if self.mode == CONTINUE:
-                    self.mode = FREE  # continuing past a pass: later passes pause only at breakpoints
+        if not self.quitting and self.mode == STEP and self.frontier == len(self.order_ids):
+            self._pause(None, "end of pass")
         self.values.clear()
         self.info.clear()
 
     # --- deciding and pausing ----------------------------------------------------------
 
-    def _pause_reason(self, node_id, grad) -> str:
+    def _reason(self, node_id, grad) -> str:
         mode = self.mode
+        if mode == STEP:
+            if self.interrupted:
+                self.interrupted = False
+                return "interrupted"
+            return "first backward pass" if self.first else "step"
         if mode == RUN:
             return ""
-        if mode == STEP:
-            return "step" if self.paused_before else "first backward pass"
-        for bp in self.breakpoints:
-            if bp.enabled and self._hits(bp, node_id, grad):
-                return f"breakpoint {bp.id} ({bp.describe()})"
+        breakpoints = self.breakpoints()
+        info = self.info.get(node_id)
+        if not breakpoints or info is None:
+            return ""
+        facts = LiveFacts(info, grad, self._values_nonfinite)
+        for bp in breakpoints:
+            if bp.enabled and bp.matches(facts):
+                return f"breakpoint {bp.id}: {bp.describe()}"
         return ""
 
-    def _hits(self, bp: Breakpoint, node_id, grad) -> bool:
-        if bp.kind == "nan":
-            if not _finite(grad):
-                return True
-            if self.loss_finite:  # a NaN/Inf in any value shows in the loss: only then look at values
-                return False
-            ref = self.values.get(node_id)
-            value = ref() if ref is not None else None
-            return value is not None and not _finite(value.array)
-        if bp.kind == "grad_norm":
-            xp = namespace(grad)
-            norm = float(to_host(xp.linalg.vector_norm(astype(grad, native_dtype(float64, grad)))))
-            return not math.isfinite(norm) or norm > bp.value
-        if bp.kind == "node":
-            return node_id == bp.value
-        info = self.info.get(node_id)
-        if info is None:
-            return False
-        op, module, site = info
-        if bp.kind == "op":
-            return op == bp.value
-        if bp.kind == "module":
-            return module is not None and (module == bp.value or module.startswith(bp.value + "."))
-        if bp.kind == "line":
-            file, _, line = str(bp.value).rpartition(":")
-            return site.line == int(line) and (site.file == file or site.file.endswith("/" + file.lstrip("./")))
-        return False
+    def _values_nonfinite(self) -> bool:
+        """Whether any value made in this pass's forward holds a NaN/Inf (once per pass: only then
+        is each node's own value looked at)."""
+        if self._pass_nonfinite is None:
+            self._pass_nonfinite = any_nonfinite([a for _, _, _, a, vc, version in self.info.values()
+                                                  if vc[0] == version])
+        return self._pass_nonfinite
 
-    def _pause(self, reason: str) -> None:
-        """Block the script thread until a command lets the engine run (or the user quits)."""
+    def _pause(self, node_id, reason: str) -> None:
+        """Block the script thread until the session releases it (or the user quits)."""
+        self.first = False
+        self.recorder.keep(self.recorder.record.passes[self.pass_position].index)
         self.recorder.flush()  # the record is complete up to here before anyone looks at it
         with self.cond:
-            self.reason = reason
-            self.paused_before = True
-            self.cursor = self.frontier
-            self.waiting = True
-            self.go = False
-            state = self._state_locked()
-        self.notify(state)
+            self.released = False
+        self.on_pause(self.pass_position, self.frontier, node_id, reason)
         with self.cond:
-            while not self.go and not self.quitting:
+            while not self.released and not self.quitting:
                 self.cond.wait(POLL_SECONDS)
-            self.waiting = False
-            quitting = self.quitting
-            if not quitting:
-                self.state = SessionState(kind=RUNNING, pass_index=self.pass_index)
-                state = self.state
-        if quitting:
-            raise SessionQuit()
-        self.notify(state)
+            if self.quitting:
+                raise SessionQuit()
 
     def _check_quit(self) -> None:
         if self.quitting:
             raise SessionQuit()
 
-    def _state_locked(self) -> SessionState:
-        at_end = self.cursor >= self.order_length
-        self.state = SessionState(
-            kind=PAUSED, pass_index=self.pass_index, step=self.cursor, frontier=self.frontier,
-            node=None if at_end else self.order_ids[self.cursor], reason=self.reason,
-        )
-        return self.state
-
     # --- commands (any thread) -----------------------------------------------------------
 
-    def _release(self, mode: str) -> None:
+    def release(self, mode: str) -> None:
+        """Let the script run on until the next stop of `mode`."""
         with self.cond:
             self.mode = mode
-            self.go = True
+            self.interrupted = False
+            self.released = True
             self.cond.notify_all()
 
-    def step(self) -> None:
-        with self.cond:
-            if self.waiting and self.cursor < self.frontier:
-                self.cursor += 1  # behind the frontier a step only moves the cursor
-                state = self._state_locked()
-            else:
-                state = None
-                self.mode = STEP
-                self.go = True
-                self.cond.notify_all()
-        if state is not None:
-            self.notify(state)
-
-    def continue_(self) -> None:
-        self._release(FREE if self.waiting and self.frontier >= self.order_length else CONTINUE)
-
-    def run_to_end(self) -> None:
-        self._release(RUN)
-
-    def goto(self, step: int) -> None:
-        with self.cond:
-            if not self.waiting:
-                return
-            self.cursor = max(0, min(int(step), self.frontier))
-            state = self._state_locked()
-        self.notify(state)
-
-    def step_back(self) -> None:
-        self.goto(self.cursor - 1)
-
-    def step_forward(self) -> None:
-        self.goto(self.cursor + 1)
+    def interrupt(self) -> None:
+        """A running script stops before its next node."""
+        self.interrupted = True
+        self.mode = STEP
 
     def quit(self) -> None:
         with self.cond:
             self.quitting = True
             self.cond.notify_all()
-
-    # --- breakpoints ---------------------------------------------------------------------
-
-    def add_breakpoint(self, bp: Breakpoint) -> Breakpoint:
-        with self.cond:
-            bp = Breakpoint(bp.kind, bp.value, bp.enabled, self.next_breakpoint_id)
-            self.next_breakpoint_id += 1
-            self.breakpoints = [*self.breakpoints, bp]
-        return bp
-
-    def remove_breakpoint(self, bp_id: int) -> None:
-        with self.cond:
-            self.breakpoints = [b for b in self.breakpoints if b.id != bp_id]
-
-    def toggle_breakpoint(self, bp_id: int) -> None:
-        with self.cond:
-            self.breakpoints = [Breakpoint(b.kind, b.value, not b.enabled, b.id) if b.id == bp_id else b
-                                for b in self.breakpoints]
 
     # --- live values ---------------------------------------------------------------------
 
@@ -266,8 +204,3 @@ class StepGate(Observer):
         if index is not None:
             array = array[index]
         return to_host(array).copy()
-
-
-def _finite(array) -> bool:
-    xp = namespace(array)
-    return bool(to_host(xp.all(xp.isfinite(array))))

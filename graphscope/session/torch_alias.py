@@ -7,6 +7,9 @@ import importlib.util
 import sys
 import types
 
+from graphscope.engine import naming
+from graphscope.engine.unsupported import UnsupportedTorchModule, unsupported
+
 ALIASES = {
     "torch": "graphscope",
     "torch.nn": "graphscope.engine.nn",
@@ -15,11 +18,16 @@ ALIASES = {
     "torch.optim": "graphscope.engine.optim",
     "torch.optim.lr_scheduler": "graphscope.engine.optim.lr_scheduler",
     "torch.autograd": "graphscope.engine.autograd",
+    "torch.linalg": "graphscope.engine.linalg",
+    "torch.backends": "graphscope.engine.backends",
+    "torch.backends.cudnn": "graphscope.engine.backends.cudnn",
+    "torch.nn.utils": "graphscope.engine.nn.utils",
+    "torch.utils": "graphscope.engine.utils",
+    "torch.utils.data": "graphscope.engine.utils.data",
+    "torch.utils.data.dataset": "graphscope.engine.utils.data.dataset",
+    "torch.utils.data.sampler": "graphscope.engine.utils.data.sampler",
+    "torch.utils.data.dataloader": "graphscope.engine.utils.data.dataloader",
 }
-
-
-class UnsupportedTorchName(AttributeError):
-    """A PyTorch name the engine does not have (an AttributeError, so hasattr() still works)."""
 
 
 class TorchAlias(types.ModuleType):
@@ -28,15 +36,24 @@ class TorchAlias(types.ModuleType):
     def __init__(self, name: str, target: types.ModuleType):
         super().__init__(name, target.__doc__)
         self.__dict__["_target"] = target
+        self.__dict__["__path__"] = []  # a package, so `import torch.<anything>` reaches the finder below
 
     def __getattr__(self, attr):
         try:
             return getattr(self.__dict__["_target"], attr)
         except AttributeError:
-            raise UnsupportedTorchName(
-                f"{self.__name__}.{attr} is not supported by graphscope yet (this script runs on "
-                "graphscope's engine because of --as-torch); see the README for the supported API"
-            ) from None
+            raise unsupported(f"{self.__name__}.{attr}") from None
+
+    def __setattr__(self, name, value):
+        """Setting a flag the engine's module has reaches it (torch.backends.cudnn.benchmark = True);
+        anything else stays on the alias, so a script's assignments end with its run."""
+        target = self.__dict__["_target"]
+        current = vars(target).get(name, self)
+        if current is self or callable(current) or isinstance(current, types.ModuleType) or isinstance(
+                value, TorchAlias):
+            super().__setattr__(name, value)
+        else:
+            setattr(target, name, value)
 
     def __dir__(self):
         return dir(self.__dict__["_target"])
@@ -51,9 +68,7 @@ class _UnsupportedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return None
 
     def create_module(self, spec):
-        raise ModuleNotFoundError(
-            f"{spec.name} is not supported by graphscope yet (this script runs on graphscope's "
-            "engine because of --as-torch)", name=spec.name)
+        raise UnsupportedTorchModule(str(unsupported(spec.name)), name=spec.name)
 
     def exec_module(self, module):
         pass
@@ -77,9 +92,11 @@ class TorchAliases:
                 setattr(sys.modules[parent], child, sys.modules[name])
         self.finder = _UnsupportedModules()
         sys.meta_path.insert(0, self.finder)
+        self.library = naming.set_library("torch")  # shapes and dtypes print as torch.Size, torch.float32
         return self
 
     def __exit__(self, *exc):
+        naming.set_library(self.library)
         sys.meta_path.remove(self.finder)
         for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
             del sys.modules[name]

@@ -51,8 +51,13 @@ class Node(_Same):
     parameter: str | None = None        # "layers.0.weight"
     module: str | None = None           # "model.layers.0"
     site: SourceSite | None = None
-    saved: tuple[str, ...] = ()         # names of the arrays it saved for backward
+    # What it saved for backward: "input:K" (its K-th recorded input's value), "output" (its own
+    # value), or the name of an internal array (a mask, a normalised copy).
+    saved: tuple[str, ...] = ()
     dead_units: tuple[int, int] | None = None  # relu: (units zero for the whole batch, units)
+    # Its non-tensor arguments, (parameter name, Python literal), in call order: pow's
+    # ("exponent", "3"), sum's ("dim", "(1,)") and ("keepdim", "False"). Not graph nodes.
+    args: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(eq=False, slots=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import inspect
 import linecache
 import math
 import os
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphscope.engine import backend, hooks
-from graphscope.engine.backend import namespace
+from graphscope.engine.backend import is_array, namespace
 from graphscope.engine.tensor import Tensor, data_writes
 
 from . import findings
@@ -148,7 +149,8 @@ class Recorder(hooks.Observer):
         self._named_a_model = False
         self._module_names: dict[str, str] = {}  # module name -> the same, fit for the record
         self._root_seen = _nobody                  # the model last seen at the top (weakly)
-        self._node_names: dict[tuple, tuple] = {}  # (Function class, its state's keys) -> names
+        self._op_specs: dict[type, tuple] = {}     # Function class -> ((op, name), its arguments' names)
+        self._leaf_sites: dict[int, tuple] = {}   # id(leaf) -> (weakref, the Site that made it)
         self._sites: dict = {}
         self._captured: dict[int, list] = {}      # pass -> summaries holding captured values
         self._captured_bytes = 0
@@ -188,33 +190,61 @@ class Recorder(hooks.Observer):
             clean = self._module_names[name] = name if name.isascii() and name.isprintable() else _name(name)
         return clean
 
+    def leaf_created(self, tensor, site):
+        self._leaf_sites[id(tensor)] = (weakref.ref(tensor), site)
+        if len(self._leaf_sites) % 4096 == 0:  # now and then, forget tensors that have died
+            self._leaf_sites = {k: e for k, e in self._leaf_sites.items() if e[0]() is not None}
+
     def node_created(self, node, inputs, output, site):
         j = self._journal
         known = j.tensors
         module = self._module()
         ids = []
-        for x in inputs:
+        arrays = []  # the recorded inputs' arrays, to name what the node saved
+        args = None  # (position, value) of the non-tensor arguments
+        for position, x in enumerate(inputs):
             entry = known.get(id(x))
             if entry is not None and entry[0]() is x:
                 ids.append(entry[1])
+                arrays.append(x.array)
             elif isinstance(x, Tensor):
                 ids.append(self._input_node(x, site, module))
-            else:
+                arrays.append(x.array)
+            elif is_array(x):  # a raw array (an index, a mask): data, so a node of its own
                 ids.append(self._constant(x, site, module))
-        key = (type(node), *node.__dict__)
-        names = self._node_names.get(key)
-        if names is None:
-            names = self._node_names[key] = ((_name(node.op), _name(node.name())),
-                                             tuple(_name(k) for k in node.saved_arrays()))
-        names, saved = names
+                arrays.append(x)
+            else:
+                if args is None:
+                    args = []
+                args.append((position, x))
+        cls = type(node)
+        spec = self._op_specs.get(cls)
+        if spec is None:
+            spec = self._op_specs[cls] = (_name(node.op), _name(node.name())), _argument_names(cls)
+        names, arg_names = spec
+        out = output.array
+        saved = []
+        for key, value in node.__dict__.items():
+            if value is out:
+                saved.append("output")
+                continue
+            for k, a in enumerate(arrays):
+                if value is a:
+                    saved.append(_INPUT_ROLES[k] if k < len(_INPUT_ROLES) else f"input:{k}")
+                    break
+            else:
+                if is_array(value):
+                    saved.append(_name(key))
+        if args is not None:
+            args = tuple((arg_names[p] if p < len(arg_names) else f"arg{p}", v) for p, v in args)
         nid = self._next_id
         self._next_id = nid + 1
         # The output array is kept, not copied: the engine never writes into an op's output
         # (a tracked in-place op gives the tensor a new array); an untracked write under
         # no_grad bumps the version counter, which is checked before the array is read.
         vc = output._vc
-        j.events.append((nid, _OP, names, tuple(ids), output.array, site, module, output.requires_grad, saved,
-                         vc, vc[0]))
+        j.events.append((nid, _OP, names, tuple(ids), out, site, module, output.requires_grad, tuple(saved),
+                         vc, vc[0], args))
         known[id(output)] = (weakref.ref(output), nid, False)
         j.functions[id(node)] = (weakref.ref(node), nid)
 
@@ -234,7 +264,11 @@ class Recorder(hooks.Observer):
             leaf = self._leaf_copy(t)
             requires = t.requires_grad
             label = (leaf[5] or self._label(t)) if requires else None
-            j.events.append((nid, _LEAF, leaf[3], site, module, requires, label))
+            made = self._leaf_sites.get(id(t))
+            # Its site is the line that made it; None when made where no event told (by an op
+            # outside the graph): never the first line that used it.
+            made = made[1] if made is not None and made[0]() is t else None
+            j.events.append((nid, _LEAF, leaf[3], made, module, requires, label))
             j.tensors[id(t)] = (leaf[0], nid, True)
         else:
             copy = self._keep(t.array)
@@ -285,6 +319,7 @@ class Recorder(hooks.Observer):
         self._pass = p
         self._norms = []
         self._root_array = root.array
+        p.loss = _scalar(root.array)  # known before the first step: a paused pass shows it
         entry = j.tensors.get(id(root))
         p.root = entry[1] if entry is not None and entry[0]() is root else self._input_node(root, None, self._module())
         p.order = tuple([self._function_node(fn) for fn in order])
@@ -326,7 +361,8 @@ class Recorder(hooks.Observer):
         if self._pass is None or not self._journal.steps:
             return
         step = self._journal.steps[-1]
-        step[2] = list(grad_inputs)
+        # Aligned with the node's recorded inputs: no slots for its non-tensor arguments.
+        step[2] = [g for x, g in zip(node.inputs, grad_inputs) if isinstance(x, Tensor) or is_array(x)]
         self._stepping = None
         if step[4] is not None:  # already in the record (the session flushed while paused here)
             slots = self._grad_slots(step[4], step[2])
@@ -353,7 +389,7 @@ class Recorder(hooks.Observer):
                 lg = LeafGrad(nid)
                 step[4].leaf_grads.append(lg)
                 self._summarize_into(j.index, [(lg, "grad", copy)])
-        squares = _squared_norm(grad)
+        squares = squared_norm(grad)
         if type(squares) is float and squares - squares == 0.0:  # its sum of squares is finite: so is it
             j.finite.add(id(copy))
         if tensor.requires_grad:
@@ -366,7 +402,6 @@ class Recorder(hooks.Observer):
         if p is None:
             return
         index = p.index
-        p.loss = _scalar(self._root_array)
         for label, squares in _to_host_floats(self._norms):
             p.grad_norms[label] = math.sqrt(squares)
         p.finished = True
@@ -444,8 +479,11 @@ class Recorder(hooks.Observer):
         return self.record if self._sealed else self._flush()
 
     def _flush(self) -> Record:
+        # Every journal still held whose pass has not been trimmed: a consistent cut, whatever
+        # the moment (a node of a pass in the window may use a node of an older held pass).
+        passes = self.record.passes
         for j in list(self._recent):
-            if j.index in self._pinned or self._in_window(j.index):
+            if j.index >= len(passes) or passes[j.index].detailed:
                 self._materialize(j)
         error = self.record.error
         if error is not None and error.node is not None and error.node not in self.record.nodes:
@@ -473,16 +511,12 @@ class Recorder(hooks.Observer):
             meta.exit_code = exit_code
         return self._flush()
 
-    # --- turning journals into the record ---------------------------------------------------
+    def keep(self, index: int) -> None:
+        """Keep pass `index` in full detail whatever the policy (the debugger paused in it: the
+        user can step back into it, and its snapshot shows it)."""
+        self._pinned.add(index)
 
-    def _in_window(self, index: int) -> bool:
-        keep_last = self.policy.keep_last
-        passes = self.record.passes
-        # While a pass runs, the pass keep_last before it is still held in detail (trimmed when
-        # the running one ends): a flush then (a pause, a cut) must bring it into the record too.
-        running = 1 if passes and not passes[-1].finished else 0
-        return (keep_last is None or index < self.policy.keep_first
-                or index >= len(passes) - keep_last - running)
+    # --- turning journals into the record ---------------------------------------------------
 
     def _materialize_through(self, index: int) -> None:
         """Materialise journal `index` and any earlier recent one still pending, in order, so
@@ -503,9 +537,10 @@ class Recorder(hooks.Observer):
         for event in j.events[j.done:]:
             nid, kind = event[0], event[1]
             if kind == _OP:
-                _, _, (op, name), inputs, array, site, module, requires, saved, vc, version = event
+                _, _, (op, name), inputs, array, site, module, requires, saved, vc, version, args = event
                 n = Node(nid, op, name, inputs, j.index, None, requires, False, None, module,
-                         self._site(site), saved)
+                         self._site(site), saved,
+                         args=() if args is None else tuple((k, _short_repr(v)) for k, v in args))
                 if vc[0] == version:  # else it was overwritten in place: its value is lost
                     work.append((n, "output", array))
             elif kind == _LEAF:
@@ -707,7 +742,7 @@ class Recorder(hooks.Observer):
             return
         finite = j.finite
         if want_values:
-            if _any_nonfinite([(e[4] if e[9][0] == e[10] else None) if e[1] == _OP else
+            if any_nonfinite([(e[4] if e[9][0] == e[10] else None) if e[1] == _OP else
                                e[3] if e[1] == _EXTERNAL else e[2] for e in j.events[j.done:]], finite):
                 self._note_nonfinite(j.index, True)
             else:  # a leaf copy shared with the next pass need not be checked again
@@ -720,7 +755,7 @@ class Recorder(hooks.Observer):
                 grads.append(step[1])
                 grads += step[2] or ()
                 grads += [g for _, g in step[3]]
-            if _any_nonfinite(grads, finite):
+            if any_nonfinite(grads, finite):
                 self._note_nonfinite(j.index, False)
         if j.index in self._pinned:
             self._materialize_through(j.index)
@@ -873,6 +908,25 @@ def _finite(x) -> bool:
     return x is None or x - x == 0.0
 
 
+# "input:K" for the first inputs, made once.
+_INPUT_ROLES = tuple(f"input:{k}" for k in range(8))
+
+
+def _argument_names(cls) -> tuple[str, ...]:
+    """The names of a Function's forward arguments (after ctx/self), by position: a class's
+    `arg_names` when its forward's own names are not the user's."""
+    names = getattr(cls, "arg_names", None)
+    if names is not None:
+        return tuple(names)
+    forward = getattr(cls, "forward", None)
+    try:
+        parameters = list(inspect.signature(forward).parameters.values())
+    except (TypeError, ValueError):
+        return ()
+    positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return tuple(positional[1:])  # past self (or a custom Function's ctx)
+
+
 def _graphscope_version() -> str:
     return getattr(sys.modules.get("graphscope"), "__version__", "")
 
@@ -909,7 +963,7 @@ def _variable_name(t: Tensor) -> str | None:
     return None
 
 
-def _squared_norm(grad):
+def squared_norm(grad):
     """The sum of squares of `grad`: a float on the CPU, a device scalar elsewhere (read later)."""
     if type(grad) is np.ndarray:
         squares = float(np.vdot(grad, grad))
@@ -957,7 +1011,7 @@ def _note_dead_units(relus: list) -> None:
             node.dead_units = (units - int(alive), units)
 
 
-def _any_nonfinite(arrays, known_finite=()) -> bool:
+def any_nonfinite(arrays, known_finite=()) -> bool:
     """Whether any value in the arrays (or Python numbers) is NaN or Inf, in few reductions:
     the small NumPy arrays are checked together, each large one with a sum of squares, those
     of other devices with a reduction each there and one transfer per device for the answers."""

@@ -34,7 +34,7 @@ from .record import (
 from .summary import ARRAY_DTYPES, HISTOGRAM_BINS, PREVIEW_SIZE, TensorSummary
 
 FORMAT = "graphscope-snapshot"
-VERSION = 1
+VERSION = 2  # 2: nodes.args (non-tensor arguments); version 1 files still load
 
 # Longest strings a snapshot may hold: names and paths, then free text (source lines,
 # messages), then whole texts (a traceback, one console write).
@@ -208,6 +208,7 @@ def to_json(record: Record, blob=_inline) -> dict:
         "site": [site(n.site) for n in nodes],
         "saved": [list(n.saved) for n in nodes],
         "dead_units": [None if n.dead_units is None else list(n.dead_units) for n in nodes],
+        "args": [[list(a) for a in n.args] for n in nodes],
     }
     passes = []
     for p in record.passes:
@@ -601,6 +602,7 @@ class _Reader:
                                  f"(version {VERSION}): upgrade graphscope to open it")
         if version < 1:
             self.fail("version", f"unknown snapshot version {version}")
+        self.version = version
         self.obj(doc, "", self._TOP)
         self.sites = [self.source_site(s, f"sites[{i}]") for i, s in enumerate(self.seq(doc["sites"], "sites"))]
         self.tensors = self.tensor_table(doc["tensors"], "tensors")
@@ -768,7 +770,7 @@ class _Reader:
                   "parameter", "module", "site", "saved", "dead_units")
 
     def nodes(self, d, where: str) -> dict[int, Node]:
-        self.obj(d, where, self._NODE_KEYS)
+        self.obj(d, where, self._NODE_KEYS + (("args",) if self.version >= 2 else ()))
         ids = self.seq(d["id"], where + ".id")
         n = len(ids)
         self.ints(ids, where + ".id", n)
@@ -808,12 +810,27 @@ class _Reader:
                         self.fail(f"{where}.dead_units[{i}]", "expected null or [dead, units]")
                     dead[i] = (self.integer(du[0], f"{where}.dead_units[{i}][0]"),
                                self.integer(du[1], f"{where}.dead_units[{i}][1]"))
+        args = self.arguments(d["args"], where + ".args", n) if self.version >= 2 else [()] * n
         tensors, site_list = self.tensors, self.sites
         return {k: Node(k, op, nm, tuple(inp), ps, None if o is None else tensors[o], rq, lf, pr, md,
-                        None if st is None else site_list[st], tuple(sv), du)
-                for k, op, nm, inp, ps, o, rq, lf, pr, md, st, sv, du in zip(
+                        None if st is None else site_list[st], tuple(sv), du, ar)
+                for k, op, nm, inp, ps, o, rq, lf, pr, md, st, sv, du, ar in zip(
                     ids, ops, names, inputs, passes, outputs, requires, leaves, parameters, modules, sites,
-                    saved, dead)}
+                    saved, dead, args)}
+
+    def arguments(self, rows, where: str, n: int) -> list[tuple]:
+        """Each node's [[name, literal], ...]."""
+        rows = self.seq(rows, where, n)
+        out = []
+        for i, row in enumerate(rows):
+            pairs = []
+            for j, pair in enumerate(self.seq(row, f"{where}[{i}]")):
+                if type(pair) is not list or len(pair) != 2:
+                    self.fail(f"{where}[{i}][{j}]", "expected [name, literal]")
+                name, text = self.names(pair, f"{where}[{i}][{j}]", 2)
+                pairs.append((name, text))
+            out.append(tuple(pairs))
+        return out
 
     def backward_pass(self, d, where: str, nodes) -> BackwardPass:
         self.obj(d, where, ("index", "loss", "grad_norms", "node_count", "detailed", "finished",

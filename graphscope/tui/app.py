@@ -17,7 +17,7 @@ from textual.message import Message
 from textual.screen import ModalScreen, Screen
 from textual.widgets import ContentSwitcher, Footer
 
-from graphscope.session import Breakpoint
+from graphscope.session import Breakpoint, NodeKey
 from graphscope.trace import snapshot
 
 from .breakpoints_screen import BreakpointsScreen
@@ -31,8 +31,8 @@ from .moment import Moment
 from .node_details import NodeDetails
 from .outline import Outline
 from .passes_view import PassesView
+from .script_input import ScriptInput
 from .record_index import RecordIndex
-from .replay import Replay
 from .stepper import Stepper
 from .timeline import Timeline
 from .view_bar import ViewBar
@@ -40,21 +40,25 @@ from .view_bar import ViewBar
 VIEWS = ("graph", "modules", "timeline", "passes")
 VIEW_TITLES = {"graph": "graph", "modules": "modules", "timeline": "timeline", "passes": "passes"}
 
+# How long quitting waits for the script's thread to unwind before leaving without it.
+QUIT_WAIT = 0.5
+
 # Records with more nodes than this find the graph's roots off the UI thread (about 50 ms here).
 BIG_RECORD = 20_000
 
 # Actions that drive the debugger; they wait while a dialog is open.
 DEBUGGER_ACTIONS = frozenset({
-    "step", "step_back", "continue", "run_to_end", "toggle_breakpoint", "breakpoints", "nan_origin",
-    "find", "goto_current", "switch_view", "export", "help", "resize_tree",
+    "step", "step_back", "continue", "run_to_end", "interrupt", "toggle_breakpoint", "breakpoints",
+    "nan_origin", "find", "goto_current", "switch_view", "export", "help", "resize_tree",
 })
 
 # (title, what it does, action) for the command palette.
 COMMANDS = (
     ("Step", "Run the next node's backward (n, space)", "step"),
     ("Step back", "Move back one step in time (p)", "step_back"),
-    ("Continue", "Run to the next breakpoint or the end of the pass (c)", "continue"),
+    ("Continue", "Run to the next breakpoint, or to the end of the run (c)", "continue"),
     ("Run to end", "Let the script run to its end without pausing (C)", "run_to_end"),
+    ("Interrupt", "Stop a running continue at the next node (Esc, or n)", "interrupt"),
     ("Toggle breakpoint", "On the selected node (b)", "toggle_breakpoint"),
     ("Breakpoints", "List, toggle, remove and add breakpoints (B)", "breakpoints"),
     ("Jump to NaN/Inf origin", "Where the first NaN or Inf appeared (!)", "nan_origin"),
@@ -63,8 +67,7 @@ COMMANDS = (
     ("Switch view", "Graph, modules, timeline, passes (v)", "switch_view"),
     ("Export snapshot", "Write the record as JSON (e)", "export"),
     ("Help", "Every key and marker (?)", "help"),
-    ("Quit", "Stop the script cleanly and leave (q)", "quit"),
-)
+)  # Quit is one of Textual's own system commands
 
 
 class StateChanged(Message):
@@ -72,14 +75,15 @@ class StateChanged(Message):
 
 
 class GraphscopeApp(App[None]):
-    """Shows a record and drives its debuggee: a live Session (`graphscope run`) or a Replay of a
-    snapshot (`graphscope view`); both answer the same commands, so this code does not care which."""
+    """Shows a record and drives its debuggee: a live Session (`graphscope run`) or a snapshot's
+    Debuggee (`graphscope view`); both are one navigation model, so this code does not care which."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("n,space", "step", "Step"),
         Binding("p", "step_back", "Back"),
         Binding("c", "continue", "Cont"),
         Binding("C", "run_to_end", "Run to end", show=False),
+        Binding("escape", "interrupt", "Interrupt", show=False),
         Binding("b", "toggle_breakpoint", "Break"),
         Binding("B", "breakpoints", "Breakpoints", show=False),
         Binding("exclamation_mark", "nan_origin", "NaN", show=False),
@@ -113,7 +117,7 @@ class GraphscopeApp(App[None]):
         super().__init__()
         self.debuggee = debuggee
         self.source = source
-        self.live = not isinstance(debuggee, Replay)
+        self.live = debuggee.live
         self.index = RecordIndex(debuggee.record)
         self.moment = Moment(self.index, None, (), self.live)
         self._state_lock = threading.Lock()
@@ -124,7 +128,7 @@ class GraphscopeApp(App[None]):
         self._finding_roots = False
         self._preparing = False
         self._bindings_for: str | None = ""
-        self._run_to = None       # the breakpoint of a run to a step picked in the timeline
+        self.stopped_at = ""      # where a quit left the script, for the line on stderr
         self.updates = 0          # state changes applied (tests and the benchmark wait on it)
 
     def compose(self) -> ComposeResult:
@@ -139,6 +143,7 @@ class GraphscopeApp(App[None]):
             yield NodeDetails(id="details")
         yield Stepper(id="stepper")
         yield ConsolePane(id="console")
+        yield ScriptInput(id="script-input")
         yield Footer(compact=True)
 
     def on_resize(self) -> None:
@@ -167,6 +172,8 @@ class GraphscopeApp(App[None]):
     def on_state_changed(self, message: StateChanged) -> None:
         with self._state_lock:
             self._state_posted = False
+        if not self.screen.query(NodeDetails):
+            return  # the script ended while the app was closing: nothing left to show it on
         self._apply(self.debuggee.state)
 
     def _tick(self) -> None:
@@ -176,7 +183,10 @@ class GraphscopeApp(App[None]):
         if state is not None and state.kind in ("running", "starting"):
             if self.moment.state is not state:
                 self._apply(state, now=True)
+            else:  # the same state, but the run has moved on: its pass and loss
+                self.query_one(Stepper).show(self._moment(state), self.source)
             self._show_console()
+            self.query_one(ScriptInput).ask(self.debuggee.prompt)
 
     def _show_console(self) -> None:
         record = self.index.record
@@ -200,6 +210,7 @@ class GraphscopeApp(App[None]):
         settled = state is None or state.kind not in ("running", "starting")
         self.query_one(Stepper).show(moment, self.source)
         self._show_console()
+        self.query_one(ScriptInput).ask(self.debuggee.prompt)
         if state is not None and state.kind == "failed":
             self.query_one(ConsolePane).add_error(record.error)
         if state is None or state.kind != self._bindings_for:
@@ -207,10 +218,6 @@ class GraphscopeApp(App[None]):
             self.refresh_bindings()  # the footer shows what applies now (it rebuilds: not every step)
         if not settled:
             return  # the script is writing the record: the views wait for the next pause
-        if self._run_to is not None:  # a run to a step of the timeline is over
-            self.debuggee.remove_breakpoint(self._run_to.id)
-            self._run_to = None
-            moment = self._moment(state)
         if len(record.nodes) > BIG_RECORD and not self.index.fresh() and not self._preparing:
             # A big record's consumers, modules and search text take a while to build: do it
             # off the UI thread once this frame is painted, so jumps and searches are quick.
@@ -327,7 +334,7 @@ class GraphscopeApp(App[None]):
         if not force and key == self._details_key:
             return
         self._details_key = key
-        self.query_one(NodeDetails).show(self.moment, node_id, self.debuggee.fetch if self.live else None)
+        self.query_one(NodeDetails).show(self.moment, node_id)  # the record alone: live and snapshot alike
 
     def on_outline_highlighted(self, message: Outline.Highlighted) -> None:
         if message.item.node is not None:
@@ -341,16 +348,8 @@ class GraphscopeApp(App[None]):
             self._travel(item.step, item.node)
 
     def _travel(self, step: int, node_id: int | None) -> None:
-        """Go to a step of the current pass: back in time when it has run, else run to it
-        (a breakpoint on its node, taken away again at the next pause)."""
-        state = self.debuggee.state
-        frontier = state.frontier if state is not None else None
-        if not self.live or frontier is None or step <= frontier or node_id is None:
-            self.debuggee.goto(step)
-            return
-        if self._run_to is None:
-            self._run_to = self.debuggee.add_breakpoint(Breakpoint(kind="node", value=node_id))
-        self.debuggee.continue_()
+        """Go to a step of the current pass: back in time when it has run, else run to it."""
+        self.debuggee.run_to(step)
 
     def on_passes_view_chosen(self, message: PassesView.Chosen) -> None:
         passes = self.index.record.passes
@@ -361,6 +360,17 @@ class GraphscopeApp(App[None]):
             return
         self._switch_to("graph")
         self.query_one(GraphTree).reveal_node(p.root)
+
+    def on_view_bar_chosen(self, message: ViewBar.Chosen) -> None:
+        if message.view != self._view():
+            self._choose_view(message.view)
+
+    def _choose_view(self, view: str) -> None:
+        """Show `view`, with the selected node under its cursor."""
+        selected = self.query_one(NodeDetails).node_id
+        self._switch_to(view)
+        if selected is not None and view != "passes":
+            self._current_view().reveal_node(selected)
 
     def on_breakpoints_screen_changed(self, message: BreakpointsScreen.Changed) -> None:
         self._repaint_marks()
@@ -380,6 +390,10 @@ class GraphscopeApp(App[None]):
         kind = state.kind if state is not None else "starting"
         if action in ("step", "step_back", "continue", "run_to_end", "goto_current") and kind == "starting":
             return None
+        if action == "step_back" and kind == "running":
+            return None
+        if action == "interrupt" and kind != "running":
+            return None
         if action in ("continue", "run_to_end") and self.live and kind in ("finished", "failed"):
             return None
         if action == "export" and self.live and kind in ("running", "starting"):
@@ -398,19 +412,37 @@ class GraphscopeApp(App[None]):
     def action_run_to_end(self) -> None:
         self.debuggee.run_to_end()
 
+    def action_interrupt(self) -> None:
+        if isinstance(self.focused, ScriptInput):
+            self.query_one(GraphTree).focus()  # Escape leaves the input line: the keys are the debugger's again
+            return
+        self.debuggee.interrupt()
+
+    def on_script_input_answered(self, message: ScriptInput.Answered) -> None:
+        self.debuggee.answer(message.text)
+        self.query_one(ScriptInput).ask(None)
+        self.query_one(GraphTree).focus()
+
     def action_toggle_breakpoint(self) -> None:
         node_id = self.query_one(NodeDetails).node_id
         if node_id is None:
             self.notify("Select a node first.", severity="warning")
             return
-        existing = [b for b in self.debuggee.breakpoints if b.kind == "node" and b.value == node_id]
+        node = self.index.record.nodes.get(node_id)
+        if node is None or self.index.step_position(node.id) is None:
+            self.notify("This node has no backward step to pause before (a leaf or a value outside the "
+                        "backward): set the breakpoint on the op that uses it.", severity="warning", markup=False)
+            return
+        site = node.site
+        key = NodeKey(node.op, site.file if site else "", site.line if site else 0, node.module)
+        existing = [b for b in self.debuggee.breakpoints if b.kind == "node" and b.value == key]
         if existing:
             for b in existing:
                 self.debuggee.remove_breakpoint(b.id)
-            self.notify(f"Breakpoint on node #{node_id} removed.")
+            self.notify(f"Breakpoint on {key} removed.", markup=False)
         else:
-            bp = self.debuggee.add_breakpoint(Breakpoint(kind="node", value=node_id))
-            self.notify(f"Breakpoint {getattr(bp, 'id', '')} on node #{node_id}.")
+            bp = self.debuggee.add_breakpoint(Breakpoint(kind="node", value=key))
+            self.notify(f"Breakpoint {bp.id} on {key}: it holds in every pass.", markup=False)
         self._repaint_marks()
 
     def action_breakpoints(self) -> None:
@@ -443,11 +475,7 @@ class GraphscopeApp(App[None]):
         self._show_details(state.node, force=True)
 
     def action_switch_view(self) -> None:
-        view = VIEWS[(VIEWS.index(self._view()) + 1) % len(VIEWS)]
-        selected = self.query_one(NodeDetails).node_id
-        self._switch_to(view)
-        if selected is not None and view != "passes":
-            self._current_view().reveal_node(selected)
+        self._choose_view(VIEWS[(VIEWS.index(self._view()) + 1) % len(VIEWS)])
 
     def action_resize_tree(self, delta: int) -> None:
         left = self.query_one("#left")
@@ -458,12 +486,7 @@ class GraphscopeApp(App[None]):
         self.push_screen(HelpScreen())
 
     def action_export(self) -> None:
-        script = self.debuggee.record.metadata.script or (self.source if self.live else "")
-        if not self.live and self.source:
-            stem = os.path.splitext(self.source)[0]
-            default = default_export_path(stem + "-export.json")
-        else:
-            default = default_export_path(script)
+        default = default_export_path(self.debuggee.record.metadata.script or self.source)
 
         def chosen(path: str | None) -> None:
             if path:
@@ -481,15 +504,33 @@ class GraphscopeApp(App[None]):
         self.call_from_thread(self.notify, f"Snapshot written to {path}", markup=False)
 
     async def action_quit(self) -> None:
-        """End the script (it unwinds within a second), wait for it off the UI thread, leave."""
+        """Ask the script to stop, wait for it at most QUIT_WAIT off the UI thread, and leave: it is
+        a daemon thread, so one that will not unwind (a sleep, a loop that catches everything)
+        ends with the process."""
         if self._quitting:
             return
         self._quitting = True
+        self.stopped_at = stopped_at(self.debuggee.state, self.index.record, self.source) if self.live else ""
         self.debuggee.quit()
-        await asyncio.to_thread(self.debuggee.join, 3.0)
+        await asyncio.to_thread(self.debuggee.join, QUIT_WAIT)
         self.exit()
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         for title, help_text, action in COMMANDS:
             yield SystemCommand(title, help_text, partial(self.run_action, action))
+
+
+def stopped_at(state, record, script: str) -> str:
+    """Where a quit leaves a script that has not ended ("" when it had): the line for stderr."""
+    if state is None or state.kind in ("finished", "failed"):
+        return ""
+    name = os.path.basename(script) or "the script"
+    if state.kind != "paused" or state.pass_index is None or state.pass_index >= len(record.passes):
+        done = sum(1 for p in list(record.passes) if p.finished)
+        return (f"graphscope: stopped {name} while it ran, after {done} backward pass{'es' if done != 1 else ''}"
+                if done else f"graphscope: stopped {name} before its first backward pass")
+    p = record.passes[state.pass_index]
+    total = len(p.order)
+    where = f"step {state.step + 1} of {total}" if state.step is not None and state.step < total else "its end"
+    return f"graphscope: stopped {name} at pass {p.index}, {where}"

@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
-from graphscope.session import Breakpoint
+from graphscope.session import Breakpoint, NodeKey
 
 from .node_label import one_line
 
@@ -22,9 +22,10 @@ KINDS = ("node", "op", "module", "line", "nan", "grad_norm")
 _LINE = re.compile(r"^\S+:\d+$")
 
 
-def parse_breakpoint(text: str) -> Breakpoint:
-    """`op matmul`, `module model.layers.1`, `line model.py:42` (or just `model.py:42`), `node 12`,
-    `nan`, `grad_norm 10`; raises ValueError saying what is wrong."""
+def parse_breakpoint(text: str, record) -> Breakpoint:
+    """`op matmul`, `module model.layers.1`, `line model.py:42` (or just `model.py:42`), `node 12`
+    (that node of the record, in every pass), `nan`, `grad_norm 10`; raises ValueError saying
+    what is wrong."""
     text = text.strip()
     if not text:
         raise ValueError("type a breakpoint, e.g. op matmul")
@@ -42,7 +43,12 @@ def parse_breakpoint(text: str) -> Breakpoint:
     if kind == "node":
         if not value.lstrip("#").isdigit():
             raise ValueError("node needs a node id (a number)")
-        return Breakpoint(kind="node", value=int(value.lstrip("#")))
+        node = record.nodes.get(int(value.lstrip("#")))
+        if node is None:
+            raise ValueError(f"there is no node {value} in the record")
+        if node.is_leaf or node.site is None:
+            raise ValueError(f"node {value} has no backward step of its own: give the op that uses it")
+        return Breakpoint(kind="node", value=NodeKey(node.op, node.site.file, node.site.line, node.module))
     if kind == "grad_norm":
         try:
             threshold = float(value.lstrip("> "))
@@ -52,12 +58,6 @@ def parse_breakpoint(text: str) -> Breakpoint:
     if kind == "line" and not _LINE.match(value):
         raise ValueError("line needs file.py:42")
     return Breakpoint(kind=kind, value=value)
-
-
-def describe_breakpoint(bp: Breakpoint) -> str:
-    if hasattr(bp, "describe"):
-        return bp.describe()
-    return bp.kind if bp.value is None else f"{bp.kind} {bp.value}"
 
 
 class BreakpointsScreen(ModalScreen[None]):
@@ -102,8 +102,8 @@ class BreakpointsScreen(ModalScreen[None]):
             table = DataTable(id="bp-table", cursor_type="row")
             table.add_columns("id", "on", "breakpoint")
             yield table
-            yield Static(Text("Add: op matmul · module model.layers.1 · line model.py:42 · node 12 · nan · "
-                              "grad_norm 10"), id="bp-help")
+            yield Static(Text("Add: op matmul · module model.layers.1 · line model.py:42 · node 12 "
+                              "(in every pass) · nan · grad_norm 10"), id="bp-help")
             yield Input(placeholder="op matmul", id="bp-input")
             yield Static(id="bp-error")
 
@@ -117,7 +117,7 @@ class BreakpointsScreen(ModalScreen[None]):
         table.clear()
         for bp in self.debuggee.breakpoints:
             table.add_row(Text(str(bp.id)), Text("●" if bp.enabled else "○", "bold red" if bp.enabled else "dim"),
-                          Text(one_line(describe_breakpoint(bp))), key=str(bp.id))
+                          Text(one_line(bp.describe())), key=str(bp.id))
         if table.row_count:
             table.move_cursor(row=min(max(row, 0), table.row_count - 1))
 
@@ -149,12 +149,16 @@ class BreakpointsScreen(ModalScreen[None]):
     def submitted(self, event: Input.Submitted) -> None:
         error = self.query_one("#bp-error", Static)
         try:
-            bp = parse_breakpoint(event.value)
+            bp = parse_breakpoint(event.value, self.debuggee.record)
         except ValueError as e:
             error.update(Text(str(e)))
             return
-        error.update("")
-        self.debuggee.add_breakpoint(bp)
+        bp = self.debuggee.add_breakpoint(bp)
+        if self.debuggee.unmatched(bp):
+            error.update(Text(f"no node matches {bp.describe()} yet: breakpoint {bp.id} is kept, and "
+                              "pauses before the first one that does", "yellow"))
+        else:
+            error.update("")
         event.input.value = ""
         self._fill()
         self.post_message(self.Changed())

@@ -1,4 +1,4 @@
-"""ExportDialog: asks where to write the snapshot (a default next to the script) and never overwrites unasked."""
+"""ExportDialog: asks where to write the snapshot (a default in the current directory) and never overwrites unasked."""
 
 from __future__ import annotations
 
@@ -15,13 +15,15 @@ from textual.widgets import Input, Static
 
 
 def default_export_path(script: str, taken=os.path.exists) -> str:
-    """`<script dir>/<script stem>.snapshot.json`, numbered when that file exists."""
-    folder = os.path.dirname(os.path.abspath(script)) if script else os.getcwd()
+    """`./<script stem>-snapshot.json` in the current directory (not beside the script: no surprise
+    files in the user's repository), numbered `-2`, `-3`... when that file exists."""
     stem = os.path.splitext(os.path.basename(script))[0] if script else "graphscope"
-    path = os.path.join(folder, f"{stem}.snapshot.json")
-    n = 1
+    if not stem.endswith("-snapshot"):
+        stem += "-snapshot"
+    path = os.path.join(".", f"{stem}.json")
+    n = 2
     while taken(path):
-        path = os.path.join(folder, f"{stem}.snapshot-{n}.json")
+        path = os.path.join(".", f"{stem}-{n}.json")
         n += 1
     return path
 
@@ -54,7 +56,8 @@ class ExportDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = "export a snapshot"
-            yield Static(Text("The record as JSON; open it later with: graphscope view PATH"), id="export-note")
+            yield Static(Text("The record as JSON; open it later with: graphscope view PATH\n"
+                              "Enter writes it, Escape cancels."), id="export-note")
             yield Input(self.default, id="export-path")
             yield Static(id="export-warning")
 
@@ -66,13 +69,13 @@ class ExportDialog(ModalScreen[str | None]):
         path = os.path.expanduser(event.value.strip())
         warning = self.query_one("#export-warning", Static)
         if not path:
-            warning.update(Text("Type a path, or escape to cancel."))
+            warning.update(Text("Type a path, or Escape to cancel."))
             return
         if os.path.isdir(path):
             warning.update(Text("That is a folder: type a file name."))
             return
         if os.path.exists(path) and self._confirmed != path:
             self._confirmed = path
-            warning.update(Text("That file exists: enter again to overwrite it, or change the path."))
+            warning.update(Text("That file exists: Enter again overwrites it; or change the path, or Escape."))
             return
         self.dismiss(path)

@@ -17,6 +17,7 @@ from textual.worker import get_current_worker
 from .moment import Moment
 from .node_label import node_row, one_line
 from .record_index import SearchResult
+from .wording import counted
 
 SHOWN = 50
 
@@ -83,7 +84,7 @@ class FindDialog(ModalScreen[int | None]):
         options = []
         for node_id in result.nodes[:SHOWN]:
             node = record.nodes.get(node_id)
-            label = node_row(node, self.moment.marks(node_id))
+            label = node_row(node, self.moment.marks(node_id), self.moment.record.nodes)
             extra = []
             if node is not None and node.module:
                 extra.append(one_line(node.module))
@@ -98,9 +99,9 @@ class FindDialog(ModalScreen[int | None]):
         if not query.strip():
             count.update("")
         elif result.total > len(options):
-            count.update(Text(f"{result.total:,} matches, the first {len(options)} shown"))
+            count.update(Text(f"{counted(result.total, 'match', 'matches')}, the first {len(options)} shown"))
         else:
-            count.update(Text(f"{result.total:,} match{'es' if result.total != 1 else ''}"))
+            count.update(Text(counted(result.total, "match", "matches")))
 
     @on(Input.Submitted, "#find-input")
     def submitted(self) -> None:

@@ -11,7 +11,9 @@ from graphscope.trace.record import CONSTANT
 from .moment import Moment
 from .node_label import marks_text, node_text
 from .outline import Outline, OutlineItem
+from .passes_view import not_kept_note
 from .record_index import Root
+from .wording import counted
 
 # How many levels of the current pass's graph are open when it is first shown.
 OPEN_LEVELS = 3
@@ -45,7 +47,14 @@ class GraphTree(Outline):
         self.home = {}
         items = []
         current = moment.state.pass_index if moment.state is not None else None
+        record = moment.record
+        trimmed = sorted(p.index for p in record.passes if not p.detailed)
+        shown = {r.pass_index for r in roots}
         for root in roots:
+            missing = [i for i in trimmed if i not in shown and i < root.pass_index]
+            trimmed = [i for i in trimmed if i not in missing]
+            if missing:
+                items.append(self._note(missing))
             if root.node is not None:
                 item = self._node_item(root.node, None)
                 items.append(item)
@@ -53,26 +62,34 @@ class GraphTree(Outline):
                 position = moment.index.pass_list_index(root.pass_index)
                 why = "forward, no backward yet" if position is None else "its backward was not kept"
                 label = Text.assemble((f"pass {root.pass_index}", "bold"),
-                                      (f" · {why} · {len(root.sinks)} outputs", "dim"))
+                                      (f" · {why} · {counted(len(root.sinks), 'output')}", "dim"))
                 item = OutlineItem("group", label=label, expandable=bool(root.sinks))
                 item.children = [self._node_item(s, item) for s in root.sinks]
                 items.append(item)
+        missing = [i for i in trimmed if i not in shown]
+        if missing:
+            items.append(self._note(missing))
         # The current pass (or the last one) opens a few levels down from its root, as a
         # debugger shows the frame it stopped in.
-        record = moment.record
-        for item, root in zip(items, roots):
+        graphs = [item for item in items if item.kind != "note"]
+        for item, root in zip(graphs, roots):
             position = moment.index.pass_list_index(root.pass_index)
-            if position == current or len(items) == 1 or (current is None and root is roots[-1]):
+            if position == current or len(graphs) == 1 or (current is None and root is roots[-1]):
                 self._open(item, OPEN_LEVELS)
         self.set_roots(items)
         if keep is not None and keep in record.nodes:
             self.reveal_node(keep)
 
+    @staticmethod
+    def _note(indices: list[int]) -> OutlineItem:
+        """A row saying why these passes have no graph here."""
+        return OutlineItem("note", label=Text(not_kept_note(indices), "dim italic"))
+
     def show_loading(self, count: int) -> None:
         """A note while a big record's roots are found."""
         self._roots_key = ()
         self.home = {}
-        self.set_roots([OutlineItem("note", label=Text(f"indexing {count:,} nodes…", "dim"))])
+        self.set_roots([OutlineItem("note", label=Text(f"indexing {counted(count, 'node')}…", "dim"))])
 
     def _open(self, item: OutlineItem, levels: int) -> None:
         """Expand `item` and its first appearances `levels` deep (links and leaves stay closed)."""
@@ -153,16 +170,19 @@ class GraphTree(Outline):
             return Text("    ")
         return Text.assemble(marks_text(self.moment.marks(item.node)), " ")
 
-    def item_text(self, item: OutlineItem) -> Text:
+    def item_text(self, item: OutlineItem, width: int) -> Text:
         moment = self.moment
-        if item.kind == "group" or moment is None:
+        if item.kind in ("group", "note") or moment is None:
             return item.label or Text("")
-        node = moment.record.nodes.get(item.node)
+        nodes = moment.record.nodes
+        node = nodes.get(item.node)
         if item.kind == "link":
-            link = Text.assemble("↪ ", node_text(node), f" #{item.node}")
+            number = f" #{item.node}"
+            link = Text.assemble("↪ ", node_text(node, None, nodes, width - 2 - len(number)), number)
             link.stylize("dim italic")
             return link
-        text = node_text(node, moment.marks(item.node))
         if item.parent is None and node is not None:
-            text = Text.assemble((f"pass {node.pass_index} ", "bold blue"), text)
-        return text
+            title = f"pass {node.pass_index} "
+            return Text.assemble((title, "bold blue"),
+                                 node_text(node, moment.marks(item.node), nodes, width - len(title)))
+        return node_text(node, moment.marks(item.node), nodes, width)

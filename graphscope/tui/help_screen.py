@@ -17,10 +17,11 @@ from .moment import BREAKPOINT, CURRENT, FAILED, NONFINITE, PARAMETER, STEPPED
 
 KEYS = (
     ("Stepping through backward", (
-        ("n  space", "step: run the next node's backward (or move forward in time)"),
+        ("n  space", "step: run the next node's backward; at a pass's end, go on to the next kept pass"),
         ("p", "step back in time (no engine work)"),
-        ("c", "continue to the next breakpoint or the end of the pass"),
+        ("c", "continue to the next breakpoint (NaN/Inf is one, on by default) or the end of the run"),
         ("C", "run to the end without pausing (still recorded)"),
+        ("n  esc", "while running: stop at the next node"),
         ("g", "go to the current step's node"),
     )),
     ("Finding things", (
@@ -75,10 +76,11 @@ def help_renderable() -> Group:
 
 
 class HelpScreen(ModalScreen[None]):
-    """Escape, q or ? closes it."""
+    """Escape or ? closes it; q quits the app, as everywhere (the footer says so)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark", "dismiss", "Close", priority=True),
+        Binding("escape,question_mark", "dismiss", "Close", priority=True),
+        Binding("q", "app.quit", "Quit", priority=True),
     ]
 
     DEFAULT_CSS = """
@@ -98,5 +100,5 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll() as body:
             body.border_title = "help"
-            body.border_subtitle = "escape to close"
+            body.border_subtitle = "escape to close · q to quit"
             yield Static(help_renderable())

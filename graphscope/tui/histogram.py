@@ -6,7 +6,9 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from graphscope.trace.summary import TensorSummary, format_number
+from graphscope.trace.summary import TensorSummary
+
+from .number_text import fit_number
 
 _EIGHTHS = " ▁▂▃▄▅▆▇█"
 
@@ -46,7 +48,7 @@ class Histogram(Widget):
         height = max(1, self.size.height - 1)
         width = len(s.histogram) * 2
         text = histogram_text(s.histogram, height)
-        low, high = format_number(s.min), format_number(s.max)
+        low, high = fit_number(s.min, (width - 1) // 2), fit_number(s.max, (width - 1) // 2)
         gap = max(1, width - len(low) - len(high))
         text.append(low + " " * gap + high, "dim")
         return text

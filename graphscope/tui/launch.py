@@ -6,8 +6,8 @@ import gc
 import os
 import sys
 
-# How long quitting waits for the script's thread to unwind after the app has closed.
-JOIN_TIMEOUT = 5.0
+# How long leaving waits for the script's thread to unwind after the app has closed.
+QUIT_WAIT = 0.5
 
 
 def load_for_viewing(path: str):
@@ -30,18 +30,23 @@ def view(path: str) -> int:
     except SnapshotError as e:
         print(f"graphscope: {e}", file=sys.stderr)
         return 2
-    from .app import GraphscopeApp
-    from .replay import Replay
+    from graphscope.session import Debuggee
 
-    GraphscopeApp(Replay(record, path), source=path).run()
+    from .app import GraphscopeApp
+
+    GraphscopeApp(Debuggee(record, path, break_on_nan=True), source=path).run()
     return 0
 
 
 def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, device: str | None = None,
         pause: bool = True) -> int:
-    """Run `script` under the debugger; returns the script's exit code (130 when the user quit it early)."""
+    """Run `script` under the debugger; returns the script's exit code when it ended, 0 when the
+    user quit it first (saying where it was stopped on stderr)."""
     if not os.path.isfile(script):
         print(f"graphscope: {script}: no such file", file=sys.stderr)
+        return 2
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print("graphscope run needs a terminal; use --headless", file=sys.stderr)
         return 2
     from graphscope.session import Session, SessionOptions
 
@@ -49,20 +54,24 @@ def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, d
 
     session = Session(script, argv=list(argv or []),
                       options=SessionOptions(as_torch=as_torch, device=device, pause=pause))
+    app = GraphscopeApp(session, source=script)
     try:
-        GraphscopeApp(session, source=script).run()
+        app.run()
     finally:
         session.quit()
-        session.join(timeout=JOIN_TIMEOUT)
+        session.join(timeout=QUIT_WAIT)  # a daemon thread: one that will not unwind ends with the process
+    if app.stopped_at:
+        print(app.stopped_at, file=sys.stderr)
+        return 0
     return exit_status(session.state)
 
 
-# The session's code for a script the debugger stopped (as for Ctrl-C), used too if it never ended.
+# The code for a script that never reported how it ended.
 STOPPED = 130
 
 
 def exit_status(state) -> int:
-    """The script's exit code (the session reports 130 for a script the user stopped by quitting)."""
+    """The script's own exit code."""
     if state is None or state.exit_code is None:
         return STOPPED
     return int(state.exit_code)

@@ -10,6 +10,7 @@ from .moment import Moment
 from .node_label import marks_text, node_text, one_line
 from .outline import Outline, OutlineItem
 from .record_index import NO_MODULE
+from .wording import counted
 
 
 class ModuleTree(Outline):
@@ -50,7 +51,7 @@ class ModuleTree(Outline):
     def _group(self, path: str, parent: OutlineItem | None) -> OutlineItem:
         name = path if parent is None else path.rpartition(".")[2]
         count = len(self._by_module.get(path, ()))
-        label = Text.assemble((one_line(name), "bold"), (f"  {count} nodes" if count else "", "dim"))
+        label = Text.assemble((one_line(name), "bold"), (f"  {counted(count, 'node')}" if count else "", "dim"))
         item = OutlineItem("group", label=label, parent=parent, expandable=True)
         self._paths[item] = path
         return item
@@ -92,7 +93,8 @@ class ModuleTree(Outline):
             return Text("    ")
         return Text.assemble(marks_text(self.moment.marks(item.node)), " ")
 
-    def item_text(self, item: OutlineItem) -> Text:
+    def item_text(self, item: OutlineItem, width: int) -> Text:
         if item.kind == "group" or self.moment is None:
             return item.label or Text("")
-        return node_text(self.moment.record.nodes.get(item.node), self.moment.marks(item.node))
+        nodes = self.moment.record.nodes
+        return node_text(nodes.get(item.node), self.moment.marks(item.node), nodes, width)

@@ -1,11 +1,18 @@
-"""Moment: the record, the debugger's state and its breakpoints at one instant, as every pane reads them."""
+"""Moment: the record, the debugger's state and its breakpoints at one instant, as every pane reads them.
+
+What a pane may show of the backward depends on the cursor, not on what the record holds: at
+"step i of N" of a pass, steps before i have run (their grads known), step i's node is receiving
+its grad, and nothing after it has happened, whether the step was reached by running (a live
+run) or by stepping back in time over a record that holds more (a snapshot, or `p`).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graphscope.trace.record import Step
+
 from .record_index import RecordIndex
-from .replay import matches
 
 # One-character markers a row of a graph view can carry.
 CURRENT, BREAKPOINT, STEPPED, NONFINITE, FAILED, PARAMETER = "▶", "●", "✓", "!", "✗", "◆"
@@ -24,10 +31,10 @@ class Marks:
 
 @dataclass(frozen=True, slots=True)
 class Moment:
-    """The record (through its index), the debugger's latest state and the breakpoints."""
+    """The record (through its index), the debuggee's latest state and the breakpoints."""
 
     index: RecordIndex
-    state: object | None = None         # a SessionState (or the Replay's), None before the first
+    state: object | None = None         # a SessionState, None before the first
     breakpoints: tuple = ()
     live: bool = False                  # a running session (True) or a loaded snapshot (False)
 
@@ -35,26 +42,83 @@ class Moment:
     def record(self):
         return self.index.record
 
-    def marks(self, node_id: int) -> Marks:
-        index = self.index
-        node = index.record.nodes.get(node_id)
+    # --- what has happened at the cursor ---------------------------------------------------------
+
+    def _cursor(self, position: int) -> int | None:
+        """The cursor's step when it is in the pass at `position`, else None (all of it shows)."""
         state = self.state
-        error = index.record.error
+        if state is None or state.pass_index != position or state.step is None:
+            return None
+        return state.step
+
+    def step_of(self, node_id: int) -> Step | None:
+        """The node's backward step as far as it has happened at the cursor: None before it, its
+        incoming grad alone while it is the current step, all of it once it has run."""
+        found = self.index.step_position(node_id)
+        if found is None:
+            return None
+        position, i = found
+        steps = self.record.passes[position].steps
+        if i >= len(steps):
+            return None
+        cursor = self._cursor(position)
+        if cursor is None or i < cursor:
+            return steps[i]
+        if i == cursor:
+            return Step(steps[i].node, steps[i].grad_output)
+        return None
+
+    def leaf_grads(self, node_id: int) -> list:
+        """The grads accumulated into a leaf by the steps that have run at the cursor."""
+        grads = self.index.leaf_grads(node_id)
+        if not grads:
+            return []
+        node = self.record.nodes.get(node_id)
+        position = self.index.pass_list_index(node.pass_index) if node is not None else None
+        cursor = self._cursor(position) if position is not None else None
+        return [lg for i, lg in grads if cursor is None or i < cursor]
+
+    def grad_of(self, node_id: int):
+        """The gradient of the loss with respect to the node's output, once known at the cursor."""
+        if self.index.step_position(node_id) is not None:
+            step = self.step_of(node_id)
+            return None if step is None else step.grad_output
+        grads = self.leaf_grads(node_id)
+        return grads[-1].grad if grads else None
+
+    def stepped(self, node_id: int) -> bool:
+        """Whether the node's backward has run at the cursor (a leaf: whether a grad reached it)."""
+        found = self.index.step_position(node_id)
+        if found is None:
+            return bool(self.leaf_grads(node_id))
+        position, i = found
+        cursor = self._cursor(position)
+        return i < len(self.record.passes[position].steps) and (cursor is None or i < cursor)
+
+    def nonfinite(self, node_id: int) -> bool:
+        """Whether the node's value, or its grad known at the cursor, holds a NaN or an Inf."""
+        node = self.record.nodes.get(node_id)
+        if node is None:
+            return False
+        if node.output is not None and node.output.has_nonfinite:
+            return True
+        grad = self.grad_of(node_id)
+        return grad is not None and grad.has_nonfinite
+
+    # --- rows ------------------------------------------------------------------------------------
+
+    def marks(self, node_id: int) -> Marks:
+        node = self.record.nodes.get(node_id)
+        state = self.state
+        error = self.record.error
+        site = node.site if node is not None else None
         return Marks(
             current=state is not None and state.node == node_id,
-            breakpoint=any(b.enabled and b.kind in ("node", "op", "module", "line") and matches(b, node_id, node)
-                           for b in self.breakpoints),
-            stepped=self._stepped(node_id),
-            nonfinite=index.nonfinite(node_id),
+            breakpoint=node is not None and any(
+                b.enabled and b.matches_site(node.op, node.module, site.file if site else None,
+                                             site.line if site else None)
+                for b in self.breakpoints),
+            stepped=self.stepped(node_id),
+            nonfinite=self.nonfinite(node_id),
             failed=error is not None and error.node == node_id,
         )
-
-    def _stepped(self, node_id: int) -> bool:
-        """Its backward has run: before the frontier of the paused pass (the recorder already
-        holds the grad the node at the frontier is about to receive), or recorded in another."""
-        state = self.state
-        if state is not None and state.frontier is not None and state.pass_index is not None:
-            found = self.index.step_position(node_id)
-            if found is not None and found[0] == state.pass_index:
-                return found[1] < state.frontier
-        return self.index.stepped(node_id)

@@ -11,11 +11,14 @@ from graphscope.trace.record import CONSTANT
 
 from .grad_flow import GradFlow
 from .moment import Moment
+from .node_args import args_words
 from .node_header import NodeHeader
-from .node_label import one_line
+from .node_label import one_line, shape_text, short_dtype
+from .number_text import fit_number
 from .source_view import SourceView
 from .tensor_preview import Fetch
 from .tensor_view import TensorView
+from .wording import counted
 
 
 class NodeDetails(Vertical):
@@ -84,7 +87,7 @@ class NodeDetails(Vertical):
             if node is None:
                 view.show(None, None, absent="")
                 return
-            grad = moment.index.grad_of(node.id)
+            grad = moment.grad_of(node.id)
             if grad is not None:
                 absent = ""
             elif moment.index.step_position(node.id) is not None:
@@ -97,24 +100,80 @@ class NodeDetails(Vertical):
         elif tab == "tab-flow":
             self.query_one(GradFlow).show(moment, node_id if node is not None else None)
         elif tab == "tab-saved":
-            self.query_one("#saved", Static).update(saved_text(node))
+            self.query_one("#saved", Static).update(saved_text(node, moment.record.nodes))
         elif tab == "tab-source":
             self.query_one(SourceView).show(node.site if node is not None else None)
 
 
-def saved_text(node) -> Text:
-    """The names of the arrays a node saved for backward, and a ReLU's dead units."""
+def saved_text(node, nodes) -> Text:
+    """What a node saved for backward, by the names a user knows: its inputs (by their parameter or
+    variable name when they have one), its output, the arguments it kept; the engine's own arrays
+    apart, as internals (their names are the engine's, not the script's). A ReLU's dead units too."""
     if node is None:
         return Text("")
-    if not node.saved:
-        return Text("Nothing saved for backward.", "dim")
-    text = Text("Saved for backward:\n", "dim")
-    for name in node.saved:
+    text = Text()
+    values = [entry for entry in node.saved if entry == "output" or entry.startswith("input:")]
+    internals = [entry for entry in node.saved if entry not in values]
+    if values:
+        text.append("Saved for backward:\n", "dim")
+    for entry in values:
         text.append("  • ")
-        text.append(one_line(name), "bold")
+        if entry == "output":
+            text.append("output", "bold")
+            text.append(" (its own value)", "dim")
+            summary = node.output
+        else:
+            label, summary = _saved_input(node, nodes, entry)
+            text.append_text(label)
+        text.append("  ")
+        text.append_text(_value_text(summary))
         text.append("\n")
+    words = args_words(node, nodes)
+    if words:
+        text.append("Arguments kept:\n" if values else "Arguments:\n", "dim")
+        for word in words:
+            text.append("  • ")
+            text.append(one_line(word), "magenta")
+            text.append("\n")
+    if internals:
+        text.append("Kept by the engine (its names, not your script's):\n", "dim")
+        for name in internals:
+            text.append("  • ")
+            text.append(one_line(name), "italic")
+            text.append("\n")
+    if not node.saved:
+        text.append("Nothing saved for backward.", "dim")
     if node.dead_units is not None:
         dead, units = node.dead_units
-        text.append(f"\n{dead} of {units} units are zero for the whole batch (dead ReLU units)",
+        text.append(f"\n{dead} of {counted(units, 'unit')} {'is' if dead == 1 else 'are'} zero for the whole batch"
+                    " (dead ReLU units)",
                     "yellow" if dead else "dim")
+    return text
+
+
+def _saved_input(node, nodes, entry: str):
+    """(label, value) of a saved "input:K": its parameter or variable name, else `input K (op #id)`."""
+    try:
+        k = int(entry.partition(":")[2])
+        input_id = node.inputs[k]
+    except (ValueError, IndexError):
+        return Text(one_line(entry), "bold"), None
+    source = nodes.get(input_id)
+    if source is None:
+        return Text.assemble((f"input {k}", "bold"), (" (not in the record)", "dim")), None
+    if source.parameter:
+        return Text.assemble((one_line(source.parameter), "bold cyan"), (f"  input {k}", "dim")), source.output
+    return Text.assemble((f"input {k}", "bold"), (f" ({one_line(source.op)} #{input_id})", "dim")), source.output
+
+
+def _value_text(summary) -> Text:
+    """Shape and dtype, then the values when there are a few, else their range."""
+    if summary is None:
+        return Text("no value in the record", "dim")
+    text = Text(f"{shape_text(summary)} {one_line(short_dtype(summary.dtype))}", "dim")
+    if summary.numel <= 4 and summary.preview.size == summary.numel:
+        values = ", ".join(fit_number(v, 9) for v in summary.preview.tolist())
+        text.append(f"  [{values}]")
+    elif summary.min is not None:
+        text.append(f"  {fit_number(summary.min, 9)} … {fit_number(summary.max, 9)}")
     return text

@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import os
 
+from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
-from graphscope.trace.record import Node
+from graphscope.trace.record import PARAMETER, Node
 
+from .moment import PARAMETER as PARAMETER_MARK
 from .moment import Moment
+from .node_args import args_words
 from .node_label import marks_text, one_line, shape_text
 
 
 class NodeHeader(Static):
-    """Always three lines (each cut to the width), so a new node never changes the layout; every
+    """The op with its arguments (or the parameter's name) on one line cut to the width; the facts
+    and the source line wrap (a line cut at the pane's edge reads as a different expression). Every
     string from the script is literal text."""
 
     DEFAULT_CSS = """
-    NodeHeader { height: 3; padding: 0 1; background: $boost; }
+    NodeHeader { height: auto; min-height: 3; max-height: 7; padding: 0 1; background: $boost; }
     """
 
     def show(self, moment: Moment, node: Node | None) -> None:
@@ -27,16 +31,22 @@ class NodeHeader(Static):
             self.update(Text("Select a node in the tree to see its value and grad.", "dim"), layout=False)
             return
         marks = moment.marks(node.id)
-        title = Text.assemble(marks_text(marks), " ", (one_line(node.op), "bold"))
-        if node.name and node.name != node.op:
-            title.append("  " + one_line(node.name), "dim")
+        title = Text.assemble(marks_text(marks), " ", no_wrap=True, overflow="ellipsis")
+        if node.op == PARAMETER and node.parameter:
+            title.append(f"{PARAMETER_MARK} {one_line(node.parameter)}", "bold cyan")
+        else:
+            title.append(one_line(node.op), "bold")
+            for word in args_words(node, moment.record.nodes):
+                title.append("  " + one_line(word), "magenta")
+            if node.name and node.name != node.op:
+                title.append("  " + one_line(node.name), "dim")
         title.append(f"  #{node.id}", "dim")
         out = node.output
-        facts = Text()
+        facts = Text(overflow="fold")  # wraps: a long module path's end matters
         if out is not None:
             facts.append(shape_text(out))
             facts.append(f"  {one_line(out.dtype)}  {one_line(out.device)}")
-        if node.parameter:
+        if node.parameter and node.op != PARAMETER:
             facts.append("  param ", "dim")
             facts.append(one_line(node.parameter), "cyan")
         if node.module:
@@ -46,14 +56,10 @@ class NodeHeader(Static):
         site = node.site
         if site is not None:
             lines.append(Text.assemble((one_line(f"{os.path.basename(site.file)}:{site.line}"), "bold"),
-                                       "  ", one_line(site.text.strip())))
-        for line in lines:
-            line.no_wrap = True
-            line.overflow = "ellipsis"
-        text = Text("\n").join(lines)
-        if text != self._last:
-            self._last = text
-            self.update(text, layout=False)
+                                       "  ", one_line(site.text.strip()), overflow="fold"))
+        if lines != self._last:  # each line keeps its own wrapping: a Group, not one joined Text
+            self._last = lines
+            self.update(Group(*lines))
 
     def on_mount(self) -> None:
         self._last = None

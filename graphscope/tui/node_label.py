@@ -10,6 +10,7 @@ from graphscope.trace.summary import TensorSummary
 
 from .moment import BREAKPOINT, CURRENT, FAILED, NONFINITE, STEPPED, Marks
 from .moment import PARAMETER as PARAMETER_MARK
+from .node_args import args_row
 
 _SHORT_DTYPES = {
     "float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16", "int64": "i64",
@@ -20,6 +21,12 @@ _SHORT_DTYPES = {
 def one_line(text: str) -> str:
     """`text` with every control character (newlines and tabs too) shown as an escape."""
     return visible(text).replace("\n", "\\n").replace("\t", "\\t")
+
+
+def keep_tail(text: str, width: int) -> str:
+    """`text` in `width` columns, cut on the left (`…stack.0.weight`): the end of a dotted name is
+    what tells it from its neighbours."""
+    return text if len(text) <= width or width < 2 else "…" + text[len(text) - width + 1:]
 
 
 def shape_text(summary: TensorSummary | None) -> str:
@@ -42,26 +49,42 @@ def marks_text(marks: Marks) -> Text:
     return Text.assemble(first, second, third)
 
 
-def node_text(node: Node | None, marks: Marks | None = None) -> Text:
-    """`op shape dtype`, with a parameter's name in place of its op; red when it holds NaN/Inf."""
+def node_text(node: Node | None, marks: Marks | None = None, nodes=None, width: int | None = None,
+              with_shape: bool = True) -> Text:
+    """`op args shape dtype` (the last two `with_shape`), with a parameter's name in place of its
+    op; red when it holds NaN/Inf. In `width` columns the dtype goes first, then the shape, and a
+    name too long keeps its tail (`…stack.0.weight`): the end of a dotted name is what tells two
+    parameters apart. `nodes` (the record's) lets an old snapshot's constant inputs show as arguments."""
     if node is None:
         return Text("(not in the record)", style="dim italic")
     bad = marks is not None and (marks.nonfinite or marks.failed)
-    text = Text()
+    prefix = ""
     if node.op == PARAMETER:
-        text.append(PARAMETER_MARK + " ", "cyan")
-        text.append(one_line(node.parameter or node.name or "parameter"), "bold red" if bad else "cyan")
+        prefix, name, style = PARAMETER_MARK + " ", one_line(node.parameter or node.name or "parameter"), "cyan"
     elif node.op == CONSTANT:
-        text.append(one_line(node.name or "constant"), "bold red" if bad else "magenta")
+        name, style = one_line(node.name or "constant"), "magenta"
     else:
-        text.append(one_line(node.op), "bold red" if bad else "bold")
+        name, style = one_line(node.op), "bold"
+    args = one_line(args_row(node, nodes))
     out = node.output
-    if out is not None:
-        text.append(" " + shape_text(out), "")
-        text.append(" " + one_line(short_dtype(out.dtype)), "dim")
+    facts = [] if out is None or not with_shape else [(shape_text(out), ""), (one_line(short_dtype(out.dtype)), "dim")]
+    if width is not None:
+        fixed = len(prefix) + (len(args) + 1 if args else 0)
+        while facts and fixed + len(name) + sum(len(f) + 1 for f, _ in facts) > width:
+            facts.pop()
+        if prefix:
+            name = keep_tail(name, width - fixed)
+    text = Text()
+    if prefix:
+        text.append(prefix, "cyan")
+    text.append(name, "bold red" if bad else style)
+    if args:
+        text.append(" " + args, "magenta")
+    for fact, fact_style in facts:
+        text.append(" " + fact, fact_style)
     return text
 
 
-def node_row(node: Node | None, marks: Marks) -> Text:
+def node_row(node: Node | None, marks: Marks, nodes=None) -> Text:
     """A graph view's row for a node: markers, then the node's text."""
-    return Text.assemble(marks_text(marks), " ", node_text(node, marks))
+    return Text.assemble(marks_text(marks), " ", node_text(node, marks, nodes))

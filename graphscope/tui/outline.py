@@ -102,8 +102,8 @@ class Outline(ScrollView, can_focus=True):
         """The children of an expandable item, made when it is first expanded."""
         return []
 
-    def item_text(self, item: OutlineItem) -> Text:
-        """The row's text after its indentation and expand icon."""
+    def item_text(self, item: OutlineItem, width: int) -> Text:
+        """The row's text after its indentation and expand icon, in `width` columns (longer is cut)."""
         return item.label or Text("")
 
     def item_gutter(self, item: OutlineItem) -> Text:
@@ -302,7 +302,7 @@ class Outline(ScrollView, can_focus=True):
         super().notify_style_update()
 
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self.scrollable_content_region.width  # the scrollbar, when shown, is not ours to draw on
         row = y + self.scroll_offset.y
         base = self._style("")
         if row >= len(self.rows):
@@ -317,8 +317,9 @@ class Outline(ScrollView, can_focus=True):
             icon = "▾ " if item.expanded else "▸ "
         else:
             icon = "  "
-        text = Text.assemble(self.item_gutter(item), indent, (icon, "dim"), self.item_text(item),
-                             no_wrap=True, end="")
+        gutter = self.item_gutter(item)
+        room = width - gutter.cell_len - indent.cell_len - len(icon)
+        text = Text.assemble(gutter, indent, (icon, "dim"), self.item_text(item, room), no_wrap=True, end="")
         key = (text.plain, tuple(text.spans), width, row == self.cursor, self.has_focus)
         strip = self._strips.get(key)
         if strip is None:  # a step changes a few rows' markers: the others are drawn from here

@@ -11,12 +11,15 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from graphscope.trace.record import BackwardPass
-from graphscope.trace.summary import format_number
 
 from .moment import Moment
-from .node_label import one_line
+from .node_label import keep_tail, one_line
+from .number_text import fit_number
+from .wording import counted, runs
 
 _BLOCKS = "▁▂▃▄▅▆▇█"
+NUMBER = 10  # the width of a loss or a norm in the tables
+NAME = 32  # the width of a parameter's name
 
 
 def loss_sparkline(losses: list[float | None], width: int) -> Text:
@@ -66,6 +69,14 @@ def pass_loss(p: BackwardPass, nodes) -> float | None:
     return float(out.mean) if out.mean is not None else None
 
 
+def not_kept_note(indices) -> str:
+    """Why these passes have no graph: `passes 1–156 not kept in detail (recording policy): loss and
+    grad norms only`."""
+    indices = list(indices)
+    return (f"{'pass' if len(indices) == 1 else 'passes'} {runs(indices)} not kept in detail "
+            "(recording policy): loss and grad norms only")
+
+
 def total_norm(p: BackwardPass) -> float | None:
     """The L2 norm of all the parameters' grads together."""
     if not p.grad_norms:
@@ -81,6 +92,7 @@ class PassesView(Vertical):
     PassesView {
         background: $surface;
         & > #loss-curve { height: 2; padding: 0 1; }
+        & > #pass-note { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
         & > #pass-table { height: 1fr; }
         & > #norm-table { height: 1fr; border-top: solid $primary-muted; }
     }
@@ -101,11 +113,12 @@ class PassesView(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(id="loss-curve")
+        yield Static(id="pass-note")
         table = DataTable(id="pass-table", cursor_type="row", zebra_stripes=True)
-        table.add_columns("pass", "loss", "grad norm", "kept", "nodes")
+        table.add_columns("pass", "detail", "loss", "grad norm", "nodes")  # every pass, kept in detail or not
         yield table
         norms = DataTable(id="norm-table", cursor_type="row")
-        norms.add_column("parameter", width=32)
+        norms.add_column("parameter", width=NAME)
         norms.add_column("grad norm", width=10)
         yield norms
 
@@ -119,15 +132,18 @@ class PassesView(Vertical):
         if key == self._key:
             return
         self._key = key
+        trimmed = [p.index for p in passes if not p.detailed]
+        note = self.query_one("#pass-note", Static)
+        note.update(Text(not_kept_note(trimmed) if trimmed else ""))
+        note.display = bool(trimmed)
         table = self.query_one("#pass-table", DataTable)
         row = table.cursor_row
         table.clear()
         for position, (p, value) in enumerate(zip(passes, losses)):
-            loss = Text(format_number(value), "bold red" if value is not None and not math.isfinite(value) else "")
+            loss = Text(fit_number(value, NUMBER), "bold red" if value is not None and not math.isfinite(value) else "")
             norm = total_norm(p)
-            table.add_row(Text(str(p.index)), loss,
-                          Text(format_number(norm), "bold red" if norm is not None and not math.isfinite(norm) else ""),
-                          Text("full" if p.detailed else "loss only", "" if p.detailed else "dim"),
+            table.add_row(Text(str(p.index)), Text("✓", "green") if p.detailed else Text("·", "dim"), loss,
+                          Text(fit_number(norm, NUMBER), "bold red" if norm is not None and not math.isfinite(norm) else ""),
                           Text(f"{p.node_count:,}"), key=str(position))
         if passes:
             state = moment.state
@@ -140,8 +156,8 @@ class PassesView(Vertical):
         width = max(curve.size.width - 2, 20)
         known = [v for v in losses if v is not None]
         finite = [v for v in known if math.isfinite(v)]
-        summary = (f"loss {format_number(finite[0])} → {format_number(known[-1])}  over {len(losses)} passes"
-                   if finite else f"{len(losses)} passes")
+        count = counted(len(losses), "pass", "passes")
+        summary = f"loss {fit_number(finite[0])} → {fit_number(known[-1])}  over {count}" if finite else count
         curve.update(Text.assemble(loss_sparkline(losses, width), "\n", (summary, "dim")))
 
     def _show_norms(self, position: int) -> None:
@@ -151,8 +167,8 @@ class PassesView(Vertical):
             return
         p = self.moment.record.passes[position]
         for name, value in sorted(p.grad_norms.items(), key=lambda kv: -kv[1] if math.isfinite(kv[1]) else -math.inf):
-            norms.add_row(Text(one_line(name)),
-                          Text(format_number(value), "" if math.isfinite(value) else "bold red"))
+            norms.add_row(Text(keep_tail(one_line(name), NAME)),
+                          Text(fit_number(value, NUMBER), "" if math.isfinite(value) else "bold red"))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.id != "pass-table":

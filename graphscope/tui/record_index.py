@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass
 
-from graphscope.trace.record import NAN_ORIGIN, BackwardPass, LeafGrad, Node, Record, Step
-from graphscope.trace.summary import TensorSummary
+from graphscope.trace.record import NAN_ORIGIN, LeafGrad, Record
 
 # How many matches a search reports in full (the count covers them all).
 SEARCH_LIMIT = 500
@@ -41,7 +39,7 @@ class RecordIndex:
     def __init__(self, record: Record):
         self.record = record
         self._positions: dict[int, tuple[int, dict[int, int]]] = {}
-        self._leaf_grads: dict[int, tuple[int, dict[int, list[LeafGrad]]]] = {}
+        self._leaf_grads: dict[int, tuple[tuple, dict[int, list[tuple[int, LeafGrad]]]]] = {}
         self._pass_by_index: tuple[int, dict[int, int]] = (-1, {})
         self._consumers: tuple[int, dict[int, list[int]]] | None = None
         self._haystack: tuple[int, list[str], list[int]] | None = None
@@ -58,11 +56,6 @@ class RecordIndex:
             table = {p.index: i for i, p in enumerate(list(passes))}
             self._pass_by_index = (len(passes), table)
         return table.get(pass_index)
-
-    def pass_of(self, node: Node) -> BackwardPass | None:
-        """The backward pass whose forward created `node` (None when it is not in the record)."""
-        i = self.pass_list_index(node.pass_index)
-        return None if i is None else self.record.passes[i]
 
     def positions(self, position: int) -> dict[int, int]:
         """node id -> its place in the planned backward order of record.passes[position]."""
@@ -85,17 +78,8 @@ class RecordIndex:
         step = self.positions(position).get(node_id)
         return None if step is None else (position, step)
 
-    def step_of(self, node_id: int) -> Step | None:
-        """The recorded backward step of an op node (None before it ran, or for a leaf)."""
-        found = self.step_position(node_id)
-        if found is None:
-            return None
-        position, step = found
-        steps = self.record.passes[position].steps
-        return steps[step] if step < len(steps) else None
-
-    def leaf_grads(self, node_id: int) -> list[LeafGrad]:
-        """The grads accumulated into a leaf during its pass's backward, in order."""
+    def leaf_grads(self, node_id: int) -> list[tuple[int, LeafGrad]]:
+        """(step index, grad) of each grad accumulated into a leaf during its pass's backward."""
         node = self.record.nodes.get(node_id)
         if node is None:
             return []
@@ -103,41 +87,17 @@ class RecordIndex:
         if position is None:
             return []
         steps = self.record.passes[position].steps
+        # The step at a paused frontier gains its leaf grads after it was first recorded.
+        key = (len(steps), len(steps[-1].leaf_grads) if steps else 0)
         cached = self._leaf_grads.get(position)
-        if cached is None or cached[0] != len(steps):
-            table: dict[int, list[LeafGrad]] = {}
-            for step in list(steps):
+        if cached is None or cached[0] != key:
+            table: dict[int, list[tuple[int, LeafGrad]]] = {}
+            for i, step in enumerate(list(steps)):
                 for lg in step.leaf_grads:
-                    table.setdefault(lg.node, []).append(lg)
-            cached = (len(steps), table)
+                    table.setdefault(lg.node, []).append((i, lg))
+            cached = (key, table)
             self._leaf_grads[position] = cached
         return cached[1].get(node_id, [])
-
-    def grad_of(self, node_id: int) -> TensorSummary | None:
-        """The gradient of the loss with respect to this node's output, once known."""
-        step = self.step_of(node_id)
-        if step is not None:
-            return step.grad_output
-        grads = self.leaf_grads(node_id)
-        return grads[-1].grad if grads else None
-
-    def stepped(self, node_id: int) -> bool:
-        """Whether the node's grad is known (its backward step ran, or a grad reached the leaf)."""
-        found = self.step_position(node_id)
-        if found is not None:
-            position, step = found
-            return step < len(self.record.passes[position].steps)
-        return bool(self.leaf_grads(node_id))
-
-    def nonfinite(self, node_id: int) -> bool:
-        """Whether the node's value or its known grad holds a NaN or an Inf."""
-        node = self.record.nodes.get(node_id)
-        if node is None:
-            return False
-        if node.output is not None and node.output.has_nonfinite:
-            return True
-        grad = self.grad_of(node_id)
-        return grad is not None and grad.has_nonfinite
 
     # --- the graph ----------------------------------------------------------------------------
 
@@ -289,7 +249,3 @@ class RecordIndex:
         self._haystack = (count, rows, ids)
         return rows, ids
 
-
-def finite_or_none(value: float | None) -> float | None:
-    """A float when it is finite, else None (for plots that cannot draw NaN)."""
-    return value if value is not None and math.isfinite(value) else None

@@ -17,7 +17,8 @@ CONTEXT = 6
 
 
 class SourceView(Static):
-    """Reads the file when it is still on disk; otherwise shows the line the record kept."""
+    """Reads the file when it is still on disk; otherwise shows the line the record kept. Long lines
+    wrap: a line cut at the pane's edge reads as a different expression."""
 
     DEFAULT_CSS = """
     SourceView { height: auto; padding: 0 1; }
@@ -37,5 +38,5 @@ class SourceView(Static):
         last = min(len(lines), site.line + CONTEXT)
         code = visible("".join(lines[first - 1:last]))
         syntax = Syntax(code, "python", line_numbers=True, start_line=first, highlight_lines={site.line},
-                        word_wrap=False, theme="ansi_dark", background_color="default")
+                        word_wrap=True, theme="ansi_dark", background_color="default")
         self.update(Group(where, syntax))

@@ -1,7 +1,8 @@
-"""Stepper: one line saying where the debugger is: pass k of n, step i of N, and running / paused / finished / failed."""
+"""Stepper: one line saying where the debugger is: running / paused / finished, pass k, step i of N, the loss."""
 
 from __future__ import annotations
 
+import math
 import os
 
 from rich.text import Text
@@ -11,11 +12,12 @@ from .moment import Moment
 from .node_label import one_line
 
 _STYLES = {"starting": "dim", "running": "bold green", "paused": "bold yellow",
-           "finished": "bold blue", "failed": "bold red"}
+           "finished": "bold blue", "failed": "bold red", "stopped": "bold magenta"}
 
 
 def describe(moment: Moment, source: str = "") -> Text:
-    """The stepper's line for a moment."""
+    """The stepper's line for a moment: the same words for the same cursor, live or from a snapshot
+    (only the first word, running / paused / finished, and a snapshot's name differ)."""
     state = moment.state
     record = moment.record
     text = Text(no_wrap=True, overflow="ellipsis")
@@ -28,31 +30,44 @@ def describe(moment: Moment, source: str = "") -> Text:
         return text
     kind = state.kind
     text.append(f"● {kind}", _STYLES.get(kind, ""))
-    node = record.nodes.get(state.node) if state.node is not None else None
-    if kind == "paused" and moment.live:
-        text.append(" at ")
-        text.append(one_line(node.op) if node is not None else "the end of the pass", "bold")
-        if state.reason and state.reason != "end of pass":
-            text.append(f" ({one_line(state.reason)})", "dim")
-    elif kind in ("finished", "failed") and state.exit_code is not None:
+    if kind in ("finished", "failed") and state.exit_code is not None:
         text.append(f" (exit {state.exit_code})", "dim")
-    if state.pass_index is not None and state.pass_index < len(record.passes):
-        p = record.passes[state.pass_index]
-        # Passes are numbered from 0 everywhere (tree, record, summary): say how many there are.
-        text.append(f" · pass {p.index} ({len(record.passes)} recorded)")
+    passes = record.passes
+    if kind == "running":
+        if state.reason == "waiting for input":
+            text.append(" · the script waits for input: type it below", "bold yellow")
+        done = [p for p in list(passes[-2:]) if p.finished]
+        if done:
+            text.append(f" · pass {done[-1].index}")
+            _loss(text, done[-1].loss)
+        return text
+    if state.pass_index is not None and state.pass_index < len(passes):
+        p = passes[state.pass_index]
+        text.append(f" · pass {p.index}")
         if state.step is not None:
-            total = len(p.order)
             text.append(" · ")
+            total = len(p.order)
             text.append(f"step {state.step + 1} of {total}" if state.step < total else f"end of pass ({total} steps)",
                         "bold")
-        if p.loss is not None:
-            text.append(f" · loss {p.loss:.4g}", "bold red" if p.loss != p.loss or abs(p.loss) == float("inf") else "")
-    elif kind == "running":
-        text.append(f" · {len(record.passes)} passes")
-    if not moment.live and node is not None:
-        text.append(" · at ")
-        text.append(one_line(node.op), "bold")
+        node = record.nodes.get(state.node) if state.node is not None else None
+        if node is not None:
+            text.append(" · ")
+            text.append(one_line(node.op), "bold")
+    if state.reason and state.reason not in ("step", "step back", "goto", "running"):
+        text.append(f" · {one_line(state.reason)}", "yellow")  # why it stopped here, before the rest
+    if state.pass_index is not None and state.pass_index < len(passes):
+        _loss(text, passes[state.pass_index].loss)
+        text.append(f" · {plural(len(passes), 'pass', 'passes')}", "dim")
     return text
+
+
+def _loss(text: Text, loss: float | None) -> None:
+    if loss is not None:
+        text.append(f" · loss {loss:.4g}", "bold red" if not math.isfinite(loss) else "")
+
+
+def plural(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
 
 
 class Stepper(Static):

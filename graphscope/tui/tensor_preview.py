@@ -16,7 +16,10 @@ from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.worker import get_current_worker
 
-from graphscope.trace.summary import TensorSummary, format_number
+from graphscope.trace.summary import TensorSummary
+
+from .number_text import fit_number
+from .wording import counted
 
 CELL_WIDTH = 10
 LABEL_WIDTH = 7
@@ -255,8 +258,7 @@ class TensorPreview(Widget, can_focus=True):
     def _cell(self, value, scale: float) -> Text:
         """One value, right-aligned in its cell, on its colour."""
         v = float(value)
-        shown = format_number(value.item() if hasattr(value, "item") else value)
-        return Text(f"{shown[:CELL_WIDTH - 1]:>{CELL_WIDTH - 1}}", style=cell_style(v, scale))
+        return Text(f"{fit_number(value, CELL_WIDTH - 1):>{CELL_WIDTH - 1}}", style=cell_style(v, scale))
 
     def _caption(self, w: Window) -> str:
         s = self.summary
@@ -282,5 +284,6 @@ class TensorPreview(Widget, can_focus=True):
                 line.append_text(self._cell(v, scale))
                 line.append(" ")
             lines.append(line)
-        lines.append(Text(f"first {flat.size} of {s.numel:,} elements, row-major (only these were kept)", "dim"))
+        lines.append(Text(f"first {flat.size} of {counted(s.numel, 'element')}, row-major (only these were kept)",
+                          "dim"))
         return Text("\n").join(lines)

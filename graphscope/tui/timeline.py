@@ -93,12 +93,13 @@ class Timeline(Outline):
             return Text("    ")
         return Text.assemble(marks_text(self.moment.marks(item.node)), " ")
 
-    def item_text(self, item: OutlineItem) -> Text:
+    def item_text(self, item: OutlineItem, width: int) -> Text:
         if item.kind != "step" or self.moment is None:
             return item.label or Text("")
-        width = len(str(len(self.rows)))
-        return Text.assemble((f"{item.step + 1:>{width}} ", "dim"),
-                             node_text(self.moment.record.nodes.get(item.node), self.moment.marks(item.node)))
+        digits = len(str(len(self.rows)))
+        nodes = self.moment.record.nodes
+        return Text.assemble((f"{item.step + 1:>{digits}} ", "dim"),
+                             node_text(nodes.get(item.node), self.moment.marks(item.node), nodes, width - digits - 1))
 
     def action_activate(self) -> None:
         item = self.cursor_item

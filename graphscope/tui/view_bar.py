@@ -1,22 +1,48 @@
-"""ViewBar: the names of the left pane's views, the current one lit (v cycles them)."""
+"""ViewBar: the names of the left pane's views, the current one lit; v cycles them, a click picks one."""
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
+from textual.message import Message
 from textual.widgets import Static
 
 
 class ViewBar(Static):
-    """One line above the graph views."""
+    """One line above the graph views; a click on a name posts `Chosen` with its view."""
 
     DEFAULT_CSS = """
     ViewBar { height: 1; padding: 0 1; background: $panel; }
     """
 
+    class Chosen(Message):
+        """A view's name was clicked: show that view."""
+
+        def __init__(self, view: str):
+            super().__init__()
+            self.view = view
+
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id)
+        self._spans: list[tuple[int, int, str]] = []  # (first column, past the last, view)
+
     def show(self, views: tuple[str, ...], titles: dict[str, str], current: str) -> None:
         text = Text(no_wrap=True, overflow="ellipsis")
+        self._spans = []
         for i, view in enumerate(views):
             if i:
                 text.append(" ")
+            start = text.cell_len
             text.append(titles[view], "bold reverse" if view == current else "dim")
+            self._spans.append((start, text.cell_len, view))
         self.update(text)
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        for start, end, view in self._spans:
+            if start <= offset.x < end:
+                event.stop()
+                self.post_message(self.Chosen(view))
+                return

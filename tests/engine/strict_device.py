@@ -105,6 +105,13 @@ class _HostGenerator:
     def permutation(self, n):
         return self.device_type.from_host(self.rng.permutation(n), None)
 
+    def poisson(self, rates):
+        return self.device_type.from_host(self.rng.poisson(self.device_type.to_host(rates)), None)
+
+    @property
+    def bit_generator(self):  # its state is the host generator's (Generator.get_state)
+        return self.rng.bit_generator
+
 
 def register() -> None:
     """Make `device="strict"` usable (idempotent)."""

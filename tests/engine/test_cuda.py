@@ -82,6 +82,7 @@ SUITES = ["tests/engine/test_ops_arithmetic.py", "tests/engine/test_ops_unary.py
           "tests/engine/test_semantics.py", "tests/engine/test_autograd.py",
           "tests/engine/test_creation.py", "tests/engine/test_hooks.py",
           "tests/engine/nn", "tests/engine/optim", "tests/test_samples_converge.py", "tests/trace"]
+SUITES += ["tests/engine/test_sampling.py", "tests/engine/test_generator.py", "tests/engine/utils"]
 
 
 @pytest.mark.parametrize("suite", SUITES)

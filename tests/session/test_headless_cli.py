@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+from graphscope.trace import snapshot
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SAMPLES = os.path.join(ROOT, "samples")
 
@@ -34,7 +36,7 @@ def test_export_writes_a_snapshot_that_summary_reads(tmp_path):
     result = graphscope("run", "--headless", "--export", str(snap), os.path.join(SAMPLES, "training_loop.py"))
     assert result.returncode == 0, result.stderr
     doc = json.loads(snap.read_text())
-    assert doc["format"] == "graphscope-snapshot" and doc["version"] == 1
+    assert doc["format"] == "graphscope-snapshot" and doc["version"] == snapshot.VERSION
     summary = graphscope("summary", str(snap))
     assert summary.returncode == 0 and "graphscope summary" in summary.stdout
 
@@ -113,3 +115,22 @@ def test_as_torch_headless_runs_a_pytorch_script(tmp_path):
     result = graphscope("run", "--headless", "--as-torch", path)
     assert result.returncode == 0, result.stderr
     assert "grad [[3.0, 3.0], [3.0, 3.0]]" in result.stdout
+
+
+def test_as_torch_headless_saves_and_loads_a_checkpoint(tmp_path):
+    path = script(tmp_path, """
+        import torch
+        model = torch.nn.Linear(2, 1)
+        opt = torch.optim.Adam(model.parameters())
+        model(torch.ones(1, 2)).sum().backward()
+        opt.step()
+        torch.save({"model": model.state_dict(), "optim": opt.state_dict()}, "ckpt.pt")
+        checkpoint = torch.load("ckpt.pt", map_location=torch.device("cpu"))
+        fresh = torch.nn.Linear(2, 1)
+        fresh.load_state_dict(checkpoint["model"])
+        torch.optim.Adam(fresh.parameters()).load_state_dict(checkpoint["optim"])
+        print("same", fresh.weight.tolist() == model.weight.tolist())
+    """)
+    result = graphscope("run", "--headless", "--as-torch", path, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "same True" in result.stdout

@@ -54,10 +54,11 @@ def test_step_back_and_forward_move_the_cursor_without_running(run_session):
     assert (back.step, back.frontier) == (1, 2)
     back = driver.command("step_back")
     assert (back.step, back.frontier) == (0, 2)
-    assert driver.command("step_back").step == 0  # the cursor stops at the first step
-    forward = driver.command("step_forward")
+    first = driver.command("step_back")  # the cursor stops at the first step, and says so
+    assert first.step == 0 and "nothing earlier" in first.reason
+    forward = driver.command("step")  # behind the frontier, step only moves the cursor
     assert (forward.step, forward.frontier) == (1, 2)
-    stepped = driver.command("step")  # behind the frontier, step only moves the cursor
+    stepped = driver.command("step")
     assert (stepped.step, stepped.frontier) == (2, 2)
     assert len(driver.session.record.passes[0].steps) == 3  # two run, one about to run
     ran = driver.command("step")  # at the frontier it runs the engine
@@ -65,15 +66,30 @@ def test_step_back_and_forward_move_the_cursor_without_running(run_session):
     assert driver.command("goto", 1).step == 1
 
 
-def test_continue_pauses_at_the_end_of_the_pass_then_runs_to_the_end(run_session):
+def test_continue_with_no_breakpoint_hit_runs_to_the_end_of_the_run(run_session):
     driver = run_session(SMALL_GRAPH)
     driver.paused()
-    end = driver.command("continue_")
-    assert end.kind == "paused" and end.reason == "end of pass" and end.node is None
-    assert end.step == end.frontier == 4
     done = driver.command("continue_")
     assert done.kind == "finished" and done.exit_code == 0
+    assert (done.pass_index, done.step, done.node) == (0, 4, None)  # the cursor at the end of the run
     assert any("grads" in line.text for line in driver.session.record.console)
+
+
+def test_step_at_the_end_of_a_pass_moves_on_to_the_next_pass(run_session):
+    driver = run_session("""
+        import graphscope as gs
+        w = gs.tensor([1.0, 2.0], requires_grad=True)
+        for _ in range(2):
+            (w * 3).sum().backward()
+    """)
+    driver.paused()
+    for _ in range(2):
+        state = driver.command("step")
+    assert (state.pass_index, state.step, state.node, state.reason) == (0, 2, None, "end of pass")
+    state = driver.command("step")
+    assert (state.pass_index, state.step) == (1, 0) and state.node is not None
+    back = driver.command("step_back")  # back across the pass boundary, in time
+    assert (back.pass_index, back.step, back.kind) == (0, 2, "paused")
 
 
 def test_breakpoint_on_an_op(run_session):
@@ -127,9 +143,8 @@ def test_listing_toggling_and_removing_breakpoints(run_session):
 def test_continue_stops_at_the_first_nan(run_session):
     driver = run_session(path=os.path.join(SAMPLES, "exploding_nan.py"))
     driver.paused()
-    driver.command("continue_")  # to the end of the first pass
-    state = driver.command("continue_")
-    assert state.kind == "paused" and "NaN" in state.reason
+    state = driver.command("continue_")  # no stop at the end of the pass: on to the NaN
+    assert state.kind == "paused" and "NaN" in state.reason and state.pass_index > 0
     record = driver.session.record
     node = record.nodes[state.node]
     grad = driver.session.fetch(state.node, "grad")
@@ -182,3 +197,19 @@ def test_fetch_returns_a_slice_of_a_live_value(run_session):
     assert driver.session.fetch(mul.id, "value", (1, slice(0, 2))).tolist() == [8.0, 10.0]
     driver.command("step")
     assert driver.session.fetch(mul.id, "grad").tolist() == [[1.0] * 4] * 3
+
+
+def test_a_snapshot_exported_mid_run_is_stopped_where_it_was_paused(run_session):
+    from graphscope.session import Debuggee
+    from graphscope.trace import snapshot
+
+    driver = run_session(SMALL_GRAPH)
+    driver.paused()
+    driver.command("step")
+    record = snapshot.loads(snapshot.dumps(driver.session.record))
+    view = Debuggee(record)
+    assert (view.state.kind, view.state.pass_index, view.state.step) == ("stopped", 0, 0)
+    view.run_to_end()  # the end of what was recorded, not a pass the script never finished
+    assert (view.state.pass_index, view.state.step) == (0, 1)
+    view.step()
+    assert (view.state.step, view.state.reason) == (1, "the run is over: nothing more to step")

@@ -119,7 +119,7 @@ def test_an_unnamed_leaf_is_named_after_its_variable():
     assert "weights" in rec.passes[0].grad_norms
 
 
-def test_inputs_constants_and_tensors_from_before_recording_are_nodes_too():
+def test_inputs_and_tensors_from_before_recording_are_nodes_too():
     w = gs.tensor([1.0, 2.0], requires_grad=True)
     made_before = w * 3
     x = gs.tensor([5.0, 6.0])
@@ -129,19 +129,58 @@ def test_inputs_constants_and_tensors_from_before_recording_are_nodes_too():
 
     rec = record(run)
     assert by_op(rec, TENSOR)[0].output.values.tolist() == [5.0, 6.0]
-    constant = by_op(rec, CONSTANT)[0]
-    assert constant.name == "2.5" and constant.output.min == 2.5
     external = by_op(rec, EXTERNAL)
     assert external and "MulBackward0" in external[0].name and external[0].output.values.tolist() == [3.0, 6.0]
 
 
-def test_saved_tensor_names_are_recorded():
-    a = gs.tensor([1.0, 2.0], requires_grad=True)
+def test_non_tensor_arguments_are_attributes_of_the_node_not_nodes():
+    a = gs.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
 
     def run():
-        a.exp().sum().backward()
+        ((a ** 3 + 2.5).sum(dim=1, keepdim=True)).sum().backward()
 
-    assert by_op(record(run), "exp")[0].saved  # exp keeps its output for backward
+    rec = record(run)
+    assert not by_op(rec, CONSTANT)
+    assert by_op(rec, "pow")[0].args == (("exponent", "3"),)
+    assert by_op(rec, "add")[0].args == (("b", "2.5"),)
+    assert by_op(rec, "sum")[0].args == (("axes", "(1,)"), ("keepdim", "True"), ("dtype", "None"))
+    add = by_op(rec, "add")[0]
+    assert len(add.inputs) == 1
+    step = next(s for s in rec.passes[0].steps if s.node == add.id)
+    assert len(step.grad_inputs) == 1 and step.grad_inputs[0].values.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+def test_what_a_node_saved_is_named_by_its_role():
+    a = gs.tensor([1.0, 2.0], requires_grad=True)
+    b = gs.tensor([3.0, 4.0], requires_grad=True)
+
+    def run():
+        (a.exp() + a * b).sum().backward()
+
+    rec = record(run)
+    assert by_op(rec, "exp")[0].saved == ("output",)  # exp keeps its output for backward
+    assert by_op(rec, "mul")[0].saved == ("input:0", "input:1")
+
+
+def test_a_leaf_s_site_is_the_line_that_made_it_not_the_first_use():
+    def run():
+        a = gs.tensor([1.0, 2.0], requires_grad=True)  # made here
+        x = gs.ones(2)  # and here
+        print("unrelated")
+        (a * x).sum().backward()
+
+    rec = record(run)
+    made = [n.site.text for n in rec.nodes.values() if n.is_leaf]
+    assert made == ["a = gs.tensor([1.0, 2.0], requires_grad=True)  # made here", "x = gs.ones(2)  # and here"]
+
+
+def test_a_parameter_s_site_is_the_line_that_built_its_module():
+    def run():
+        layer = nn.Linear(2, 1)  # the layer
+        layer(gs.ones(1, 2)).sum().backward()
+
+    rec = record(run)
+    assert {n.site.text for n in by_op(rec, PARAMETER)} == {"layer = nn.Linear(2, 1)  # the layer"}
 
 
 def _train(steps, policy=None, model=None):

@@ -79,9 +79,24 @@ def test_missing_format(tmp_path):
 
 
 def test_newer_version(tmp_path, doc):
-    doc["version"] = 2
+    doc["version"] = snapshot.VERSION + 1
     e = _load_doc(tmp_path, doc)
     assert e.where == "version" and "newer" in e.problem and "upgrade graphscope" in e.problem
+
+
+def test_version_1_without_arguments_still_loads(tmp_path, doc):
+    doc["version"] = 1
+    del doc["nodes"]["args"]
+    path = tmp_path / "v1.json"
+    path.write_text(json.dumps(doc))
+    record = snapshot.load(str(path))
+    assert all(n.args == () for n in record.nodes.values())
+
+
+def test_a_malformed_argument(tmp_path, doc):
+    doc["nodes"]["args"][0] = [["exponent"]]
+    e = _load_doc(tmp_path, doc)
+    assert e.where == "nodes.args[0][0]" and "expected [name, literal]" in e.problem
 
 
 def test_missing_key(tmp_path, doc):

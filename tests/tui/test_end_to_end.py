@@ -82,7 +82,7 @@ def test_run_step_twice_export_and_quit_in_a_real_terminal(tmp_path):
         terminal.keys("e")
         terminal.wait_for_text("export a snapshot")
         terminal.keys("Enter")
-        exported = tmp_path / "training_loop.snapshot.json"
+        exported = tmp_path / "training_loop-snapshot.json"  # the default: in the current directory
         terminal.wait_for(exported.exists, f"{exported} to be written")
         terminal.wait_for_text("Snapshot written")
         terminal.keys("q")

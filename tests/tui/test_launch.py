@@ -53,9 +53,26 @@ def test_the_exit_status_is_the_scripts():
     assert launch.exit_status(SessionState(kind="finished", exit_code=3)) == 3
 
 
-def test_a_script_stopped_by_quitting_exits_130():
-    assert launch.exit_status(SessionState(kind="finished", exit_code=130)) == 130
-    assert launch.exit_status(SessionState(kind="running")) == 130  # never ended (join timed out)
+def test_run_without_a_terminal_exits_2_at_once_without_escape_codes():
+    result = run_cli("run", "samples/fit_a_line.py")  # stdin and stdout are pipes here
+    assert result.returncode == 2
+    assert result.stderr == "graphscope run needs a terminal; use --headless\n"
+    assert result.stdout == ""
+
+
+def test_quitting_names_where_the_script_was_stopped():
+    from graphscope.trace.record import BackwardPass, Record
+    from graphscope.tui.app import stopped_at
+
+    record = Record(passes=[BackwardPass(0), BackwardPass(1), BackwardPass(2, order=(5, 6, 7))])
+    paused = SessionState(kind="paused", pass_index=2, step=1)
+    assert stopped_at(paused, record, "/x/model.py") == "graphscope: stopped model.py at pass 2, step 2 of 3"
+    assert stopped_at(SessionState(kind="running"), record, "model.py") == \
+        "graphscope: stopped model.py before its first backward pass"
+    record.passes[0].finished = record.passes[1].finished = True
+    assert stopped_at(SessionState(kind="running"), record, "model.py") == \
+        "graphscope: stopped model.py while it ran, after 2 backward passes"
+    assert stopped_at(SessionState(kind="finished", exit_code=0), record, "model.py") == ""
 
 
 def test_importing_the_entry_points_does_not_load_textual():

@@ -11,14 +11,14 @@ from graphscope.tui.breakpoints_screen import BreakpointsScreen
 from graphscope.tui.find_dialog import FindDialog
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.node_details import NodeDetails
-from graphscope.tui.replay import Replay
+from graphscope.session import Debuggee
 
 ACTION = "[@click=app.quit]x"
 SOURCE = "runs/[bold]snap[@click=app.quit]x.json"
 
 
 def make_app():
-    return GraphscopeApp(Replay(hostile_record(), SOURCE), SOURCE)
+    return GraphscopeApp(Debuggee(hostile_record(), SOURCE), SOURCE)
 
 
 async def click_every(pilot, text: str) -> int:

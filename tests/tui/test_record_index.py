@@ -1,33 +1,10 @@
-"""RecordIndex: grads by node, roots of the graph tree, search and the NaN origin over a record."""
+"""RecordIndex: leaf grads by node, roots of the graph tree, search and the NaN origin over a record."""
 
 import time
 
 from tui_records import big_record, mlp_record, nan_record
 
 from graphscope.tui.record_index import SEARCH_LIMIT, RecordIndex
-
-
-def test_an_op_nodes_grad_is_its_steps_grad_output():
-    record = mlp_record()
-    index = RecordIndex(record)
-    p = record.passes[0]
-    assert index.grad_of(p.order[2]) is p.steps[2].grad_output
-
-
-def test_a_parameters_grad_is_the_grad_accumulated_into_it():
-    record = mlp_record()
-    index = RecordIndex(record)
-    w2 = next(n.id for n in record.nodes.values() if n.parameter == "fc2.weight" and n.pass_index == 0)
-    assert index.grad_of(w2) is not None
-    assert index.stepped(w2)
-
-
-def test_nodes_past_the_frontier_have_no_grad_yet():
-    record = mlp_record(passes=1, stepped=2)
-    index = RecordIndex(record)
-    p = record.passes[0]
-    assert index.stepped(p.order[1]) and not index.stepped(p.order[2])
-    assert index.grad_of(p.order[2]) is None
 
 
 def test_roots_are_the_passes_losses():

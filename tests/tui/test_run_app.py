@@ -10,6 +10,7 @@ from graphscope.tui.export_dialog import ExportDialog
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.launch import exit_status
 from graphscope.tui.node_details import NodeDetails
+from graphscope.tui.stepper import Stepper
 from graphscope.tui.tensor_preview import TensorPreview
 
 
@@ -25,7 +26,7 @@ async def test_pauses_at_the_first_backward_node_with_the_loss_selected():
             root = session.record.passes[0].root
             await wait_for(pilot, lambda: selected(app) == root)
             assert app.query_one(GraphTree).cursor_item.node == root
-            await wait_for_text(pilot, "paused at")
+            await wait_for_text(pilot, "paused · pass 0 · step 1 of")
             await wait_for_text(pilot, "step 1 of")
 
 
@@ -38,7 +39,7 @@ async def test_n_steps_one_node_and_follows_it():
             second = session.record.passes[0].order[1]
             await wait_for(pilot, lambda: selected(app) == second)
             await wait_for_text(pilot, "step 2 of")
-            assert app.index.stepped(session.record.passes[0].order[0])
+            assert app.moment.stepped(session.record.passes[0].order[0])
 
 
 async def test_p_travels_back_without_running_the_engine():
@@ -52,13 +53,48 @@ async def test_p_travels_back_without_running_the_engine():
             await until_settled(pilot, session)
 
 
-async def test_c_continues_to_the_end_of_the_pass():
+async def test_c_with_no_breakpoint_hit_continues_to_the_end_of_the_run():
     with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
         async with app.run_test() as pilot:
             await until_paused(pilot, session)
             await pilot.press("c")
-            await wait_for(pilot, lambda: session.state.kind == "paused" and session.state.node is None)
-            await wait_for_text(pilot, "end of pass")
+            await until_settled(pilot, session, ("finished",))
+            await wait_for_text(pilot, "finished (exit 0) · pass 2 · end of pass")
+
+
+async def test_n_at_the_end_of_a_pass_moves_on_to_the_next_pass_and_p_comes_back():
+    with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            total = len(session.record.passes[0].order)
+            for _ in range(total):
+                await pilot.press("n")
+            await wait_for(pilot, lambda: session.state.step == total and app.moment.state is session.state)
+            await wait_for_text(pilot, "pass 0 · end of pass")
+            await pilot.press("n")
+            await wait_for(pilot, lambda: session.state.pass_index == 1 and app.moment.state is session.state)
+            await wait_for_text(pilot, "pass 1 · step 1 of")
+            await pilot.press("p")
+            await wait_for_text(pilot, "pass 0 · end of pass")
+
+
+async def test_a_burst_of_n_presses_takes_every_step():
+    with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            await pilot.press(*["n"] * 12)
+            # 6 steps and the end of pass 0, then pass 1's first 5 steps
+            await wait_for(pilot, lambda: (session.state.pass_index, session.state.step) == (1, 5)
+                           and app.moment.state is session.state, what="12 steps taken")
+            await wait_for_text(pilot, "pass 1 · step 6 of 6")
+
+
+async def test_p_at_the_first_step_says_why_it_cannot_go_further():
+    with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("p")
+            await wait_for_text(pilot, "nothing earlier in the record")
 
 
 async def test_b_then_c_stops_at_the_breakpoint_in_the_next_pass():
@@ -215,3 +251,83 @@ async def test_a_tensor_too_big_for_the_record_is_fetched_one_window_at_a_time()
             assert block is not None and block.size < 1000 and np.all(block == 1.0)
             await wait_for_text(pilot, "[0:")
             assert "2000×2000" in screen_text(app)
+
+
+def stepper(app) -> str:
+    return app.query_one(Stepper)._last.plain
+
+
+async def test_while_running_the_status_bar_follows_the_pass_and_loss_and_esc_interrupts():
+    with live_app(SCRIPTS / "long_training.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("C")
+            await wait_for(pilot, lambda: "running · pass" in stepper(app), what="the running pass shown")
+            first = int(stepper(app).split("running · pass ")[1].split(" ")[0])
+            await wait_for(pilot, lambda: int(stepper(app).split("running · pass ")[1].split(" ")[0]) > first + 10,
+                           what="the running pass to move on")
+            assert " · loss " in stepper(app)
+            await pilot.press("escape")
+            await until_settled(pilot, session, ("paused",))
+            assert session.state.reason == "interrupted" and session.state.node is not None
+
+
+async def test_n_during_a_continue_interrupts_it_at_the_next_node():
+    with live_app(SCRIPTS / "long_training.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("c")
+            await wait_for(pilot, lambda: len(session.record.passes) > 20, what="the run to go on")
+            await pilot.press("n")
+            await until_settled(pilot, session, ("paused",))
+            assert session.state.reason == "interrupted" and session.state.pass_index > 20
+
+
+async def test_q_leaves_at_once_even_when_the_script_sleeps_and_says_where_it_stopped():
+    from graphscope.session import Session, SessionOptions
+    from graphscope.tui.app import GraphscopeApp
+
+    session = Session(str(SCRIPTS / "sleeps.py"), [], SessionOptions(pause=False))
+    app = GraphscopeApp(session, str(SCRIPTS / "sleeps.py"))
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: any(line.text == "sleeping" for line in session.record.console),
+                       what="the script to sleep")
+        await pilot.press("q")
+        await wait_for(pilot, lambda: not app.is_running, what="the app to leave")
+    assert session._thread.is_alive()  # still asleep: the app did not wait for it (a daemon thread)
+    assert app.stopped_at == "graphscope: stopped sleeps.py while it ran, after 1 backward pass"
+    assert session.join(30)  # it wakes, meets the quit, and its observers leave the engine
+
+
+async def test_q_when_paused_says_the_pass_and_step():
+    with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
+        async with app.run_test() as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("n")
+            await until_settled(pilot, session, ("paused",))
+            await pilot.press("q")
+            await wait_for(pilot, lambda: not app.is_running, what="the app to leave")
+        assert app.stopped_at == "graphscope: stopped tiny_mlp.py at pass 0, step 2 of 6"
+
+
+async def test_the_scripts_input_is_answered_in_the_console_not_from_the_terminal():
+    with live_app(SCRIPTS / "asks.py", pause=False) as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            line = app.query_one("#script-input")
+            await wait_for(pilot, lambda: line.display and app.focused is line, what="the input line")
+            await wait_for_text(pilot, "the script asks: Name?")
+            await wait_for_text(pilot, "the script waits for input")
+            await pilot.press(*"Ada q", "enter")  # q is text here, not quit
+            await until_settled(pilot, session, ("finished",))
+            texts = [c.text for c in session.record.console]
+            assert texts == ["Name? Ada q", "hello Ada q"]
+            assert not line.display
+
+
+async def test_ctrl_q_quits_while_the_script_waits_for_input():
+    with live_app(SCRIPTS / "asks.py", pause=False) as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(pilot, lambda: session.prompt == "Name? ", what="the script to ask")
+            await pilot.press("ctrl+q")
+            await wait_for(pilot, lambda: not app.is_running, what="the app to leave")
+        assert session.join(5)

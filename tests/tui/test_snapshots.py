@@ -7,7 +7,7 @@ from tui_records import mlp_record
 
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.help_screen import HelpScreen
-from graphscope.tui.replay import Replay
+from graphscope.session import Debuggee
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 
@@ -44,7 +44,7 @@ def test_a_finished_run(snap_compare, size):
 
 @SIZES
 def test_the_help_screen(snap_compare, size):
-    app = GraphscopeApp(Replay(mlp_record(), "snap.json"), "snap.json")
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"), "snap.json")
 
     async def help_open(pilot):
         await pilot.press("question_mark")

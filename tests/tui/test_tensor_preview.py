@@ -8,7 +8,7 @@ from tui_records import mlp_record
 
 from graphscope.trace.summary import TensorSummary
 from graphscope.tui.app import GraphscopeApp
-from graphscope.tui.replay import Replay
+from graphscope.session import Debuggee
 from graphscope.tui.tensor_preview import TensorPreview
 
 HUGE = (10_000, 10_000)  # 10^8 elements: never materialised here
@@ -42,7 +42,7 @@ async def show_huge(pilot, app, fetch):
 
 
 async def test_only_the_visible_window_of_a_huge_tensor_is_fetched():
-    app = GraphscopeApp(Replay(mlp_record(), "snap.json"), "snap.json")
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"), "snap.json")
     fetch = Fetcher()
     async with app.run_test(size=(120, 40)) as pilot:
         preview = await show_huge(pilot, app, fetch)
@@ -53,7 +53,7 @@ async def test_only_the_visible_window_of_a_huge_tensor_is_fetched():
 
 
 async def test_moving_the_window_fetches_the_next_block_only():
-    app = GraphscopeApp(Replay(mlp_record(), "snap.json"), "snap.json")
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"), "snap.json")
     fetch = Fetcher()
     async with app.run_test(size=(120, 40)) as pilot:
         await show_huge(pilot, app, fetch)
@@ -64,7 +64,7 @@ async def test_moving_the_window_fetches_the_next_block_only():
 
 
 async def test_without_a_live_session_the_kept_preview_is_shown():
-    app = GraphscopeApp(Replay(mlp_record(), "snap.json"), "snap.json")
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"), "snap.json")
     async with app.run_test(size=(120, 40)) as pilot:
         preview = app.query_one("#value-view").query_one(TensorPreview)
         preview.show(huge_summary(), 1, "value", None)

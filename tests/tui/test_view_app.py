@@ -15,12 +15,13 @@ from graphscope.tui.find_dialog import FindDialog
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.help_screen import HelpScreen
 from graphscope.tui.node_details import NodeDetails
-from graphscope.tui.replay import Replay
+from graphscope.session import Debuggee, NodeKey
 from graphscope.tui.tensor_preview import TensorPreview
+from graphscope.tui.view_bar import ViewBar
 
 
 def make_app(record=None, source="snap.json"):
-    return GraphscopeApp(Replay(record or mlp_record(), source), source)
+    return GraphscopeApp(Debuggee(record or mlp_record(), source), source)
 
 
 def selected(app):
@@ -64,10 +65,15 @@ async def test_c_continues_to_a_breakpoint_set_with_b():
         app.query_one(GraphTree).reveal_node(relu)
         await wait_for(pilot, lambda: selected(app) == relu)
         await pilot.press("b")
-        assert [(b.kind, b.value) for b in app.debuggee.breakpoints] == [("node", relu)]
+        node = record.nodes[relu]
+        key = NodeKey("relu", node.site.file, node.site.line, node.module)
+        assert [(b.kind, b.value) for b in app.debuggee.breakpoints] == [("node", key)]
         await pilot.press("g")
         await pilot.press("c")
         await wait_for(pilot, lambda: state(app).node == relu)
+        await pilot.press("c")  # the same node of the next pass: a breakpoint holds across passes
+        await wait_for(pilot, lambda: state(app).pass_index == 1 and record.nodes[state(app).node].op == "relu")
+        assert state(app).reason.startswith("breakpoint 1: node relu at mlp.py")
 
 
 async def test_b_twice_removes_the_breakpoint():
@@ -243,18 +249,10 @@ async def test_export_asks_before_overwriting(tmp_path):
         await wait_for(pilot, lambda: isinstance(app.screen, ExportDialog))
         app.screen.query_one("#export-path").value = str(target)
         await pilot.press("enter")
-        await wait_for_text(pilot, "enter again to overwrite")
+        await wait_for_text(pilot, "Enter again overwrites")
         assert target.read_text() == "keep me"
         await pilot.press("enter")
         await wait_for(pilot, lambda: target.read_text() != "keep me")
-
-
-async def test_the_default_export_path_never_overwrites(tmp_path):
-    from graphscope.tui.export_dialog import default_export_path
-
-    script = tmp_path / "model.py"
-    (tmp_path / "model.snapshot.json").write_text("{}")
-    assert default_export_path(str(script)) == str(tmp_path / "model.snapshot-1.json")
 
 
 async def test_question_mark_shows_help_and_escape_closes_it():
@@ -334,13 +332,15 @@ async def test_the_details_tabs_show_grad_flow_saved_and_source():
     async with app.run_test(size=(120, 40)) as pilot:
         record = app.debuggee.record
         mm = next(n.id for n in record.nodes.values() if n.op == "matmul" and n.pass_index == 0)
+        await pilot.press("C")  # to the end of the run: pass 0's grads are all known
+        await wait_for(pilot, lambda: state(app).pass_index == len(record.passes) - 1)
         app.query_one(GraphTree).reveal_node(mm)
         await wait_for(pilot, lambda: selected(app) == mm)
         tabs = app.query_one("#detail-tabs")
         tabs.active = "tab-flow"
-        await wait_for_text(pilot, "from the loss")
+        await wait_for_text(pilot, "from add #")
         tabs.active = "tab-saved"
-        await wait_for_text(pilot, "Saved for backward")
+        await wait_for_text(pilot, "Kept by the engine")
         tabs.active = "tab-source"
         await wait_for_text(pilot, "mlp.py:10 in forward")
         tabs.active = "tab-grad"
@@ -371,3 +371,29 @@ async def test_a_big_tensor_without_full_values_shows_its_kept_preview():
     app = make_app(record)
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for_text(pilot, "first 64 of 1,000,000 elements")
+
+
+async def test_clicking_a_view_name_switches_to_that_view():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: selected(app) is not None)
+        await pilot.click(ViewBar, offset=(18, 0))  # "graph modules timeline passes": on "timeline"
+        await wait_for(pilot, lambda: app._view() == "timeline", what="the timeline view")
+
+
+async def test_the_palette_lists_quit_once():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: selected(app) is not None)
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert titles.count("Quit") == 1
+
+
+async def test_a_breakpoint_that_matches_nothing_yet_is_kept_with_a_warning():
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: selected(app) is not None)
+        await pilot.press("B")
+        await pilot.press(*"op lienar", "enter")
+        await wait_for_text(pilot, "no node matches op lienar yet")
+        assert [(b.kind, b.value) for b in app.debuggee.breakpoints][-1] == ("op", "lienar")

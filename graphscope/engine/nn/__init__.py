@@ -1,6 +1,7 @@
 """gs.nn: modules, layers and losses with PyTorch's names and semantics."""
 
 from . import functional, init
+from . import utils
 from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .container import ModuleDict, ModuleList, Sequential
 from .dropout import Dropout
@@ -9,7 +10,15 @@ from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss,
 from .module import Module
 from .normalization import LayerNorm
 from .parameter import Parameter
+from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
+from .loss import CosineEmbeddingLoss, HuberLoss, KLDivLoss, SmoothL1Loss
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .conv import Conv1d, Conv2d
+from .dropout import Dropout2d
+from .linear import Unflatten
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .upsampling import Upsample
 
 __all__ = [
     "Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
@@ -17,4 +26,10 @@ __all__ = [
     "LogSoftmax", "Dropout", "Embedding", "LayerNorm",
     "MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss",
     "functional", "init",
+    "SmoothL1Loss", "HuberLoss", "KLDivLoss", "CosineEmbeddingLoss", "utils",
+]
+__all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
+__all__ += [
+    "Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d",
+    "Dropout2d", "Unflatten", "Upsample",
 ]

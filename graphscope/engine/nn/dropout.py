@@ -21,3 +21,10 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout2d(Dropout):
+    """Zero whole channels (axis 1) with probability p and scale the rest by 1/(1-p) (only when training)."""
+
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training)

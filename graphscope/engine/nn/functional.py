@@ -16,6 +16,10 @@ __all__ = [
     "mse_loss", "l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
 ]
+__all__ += [
+    "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm", "dropout2d", "pad",
+    "interpolate",
+]
 
 
 def _same_device(op, first, *others):
@@ -98,14 +102,16 @@ def dropout(input, p=0.5, training=True, inplace=False):
     _tensor(input, "dropout")
     if not training or p == 0.0:
         return input
+    return P.Dropout.apply(input, wrap(dropout_mask(input, p, input.shape)))
+
+
+def dropout_mask(input, p, shape):
+    """1/(1-p) with probability 1-p, else 0, of `shape` (broadcast against input), seeded by gs.manual_seed."""
     x = input.array
-    xp = namespace(x)
     if p == 1.0:
-        mask = xp.zeros_like(x)
-    else:
-        keep = generator_for(input.device).uniform(0.0, 1.0, x.shape, input.dtype) >= p  # seeded by gs.manual_seed
-        mask = backend.astype(keep, x.dtype) * (1.0 / (1.0 - p))
-    return P.Dropout.apply(input, wrap(mask))
+        return backend.zeros(shape, x.dtype, like=x)
+    keep = generator_for(input.device).uniform(0.0, 1.0, shape, input.dtype) >= p
+    return backend.astype(keep, x.dtype) * (1.0 / (1.0 - p))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None):
@@ -140,13 +146,16 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
 def one_hot(tensor, num_classes=-1):
     """int64 one-hot encoding with a trailing class dimension (no gradient, as PyTorch)."""
     t = _tensor(tensor, "one_hot").array
-    if tensor.is_floating_point() or tensor.dtype is dtypes.bool_:
-        raise TypeError(f"one_hot is only applicable to index tensors (int64), got {tensor.dtype}")
+    if tensor.dtype is not dtypes.int64:
+        raise RuntimeError(f"one_hot is only applicable to index tensor of type LongTensor (int64), got "
+                           f"{tensor.dtype.name}; convert it with .long()")
     xp = namespace(t)
     if num_classes == -1:
         num_classes = int(xp.max(t)) + 1 if t.size else 0
-    if t.size and (int(xp.min(t)) < 0 or int(xp.max(t)) >= num_classes):
-        raise RuntimeError(f"one_hot: class values must be in [0, {num_classes}), got values outside it")
+    if t.size and int(xp.min(t)) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if t.size and int(xp.max(t)) >= num_classes:
+        raise RuntimeError(f"Class values must be smaller than num_classes ({num_classes}).")
     out = xp.expand_dims(t, axis=-1) == backend.arange(num_classes, like=t)
     return wrap(backend.astype(out, backend.native_dtype(dtypes.int64, t)))
 
@@ -230,3 +239,16 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                 "binary_cross_entropy_with_logits")
     return P.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)
 
+
+# Losses added for issue 14 (their own module: functional_losses).
+from .functional_losses import cosine_embedding_loss, huber_loss, kl_div, smooth_l1_loss  # noqa: E402
+
+__all__ += ["smooth_l1_loss", "huber_loss", "kl_div", "cosine_embedding_loss"]
+# --- convolutional nets (their primitives live beside them) -------------------------------------
+
+from .batch_norm_ops import batch_norm  # noqa: E402
+from .convolution import conv1d, conv2d  # noqa: E402
+from .feature_dropout import dropout2d  # noqa: E402
+from .padding import pad  # noqa: E402
+from .pooling_ops import avg_pool2d, max_pool2d  # noqa: E402
+from .resampling import adaptive_avg_pool2d, interpolate  # noqa: E402

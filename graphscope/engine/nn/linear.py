@@ -21,6 +21,26 @@ def empty_parameter(shape, device=None, dtype=None) -> Parameter:
     return Parameter(wrap(backend.create(device, "empty", shape, dtype=backend.native_dtype_for(dtype, device))))
 
 
+def add_weight_and_bias(module, weight_shape, bias, device=None, dtype=None) -> None:
+    """module.weight of `weight_shape` and module.bias (or None) of its first dim, initialised by
+    module.reset_parameters(): what Linear and the convolutions share."""
+    module.weight = empty_parameter(weight_shape, device, dtype)
+    if bias:
+        module.bias = empty_parameter(weight_shape[:1], device, dtype)
+    else:
+        module.register_parameter("bias", None)
+    module.reset_parameters()
+
+
+def reset_weight_and_bias(weight, bias) -> None:
+    """PyTorch's default init of Linear and Conv: kaiming_uniform_(a=sqrt(5)), bias U(+-1/sqrt(fan_in))."""
+    init.kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in = math.prod(weight.shape[1:])
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(bias, -bound, bound)
+
+
 class Identity(Module):
     """Returns its input unchanged (a placeholder that keeps a model's structure)."""
 
@@ -38,18 +58,10 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = empty_parameter((out_features, in_features), device, dtype)
-        if bias:
-            self.bias = empty_parameter((out_features,), device, dtype)
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        add_weight_and_bias(self, (out_features, in_features), bias, device, dtype)
 
     def reset_parameters(self):
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        reset_weight_and_bias(self.weight, self.bias)
 
     def forward(self, input):
         bias = self.bias
@@ -74,3 +86,20 @@ class Flatten(Module):
 
     def extra_repr(self):
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
+
+class Unflatten(Module):
+    """Splits dim `dim` into `unflattened_size` (the inverse of Flatten)."""
+
+    def __init__(self, dim, unflattened_size):
+        super().__init__()
+        self.dim = dim
+        self.unflattened_size = unflattened_size
+
+    def forward(self, input):
+        dim = self.dim % input.ndim if input.ndim else 0
+        shape = tuple(input.shape)
+        return input.reshape(shape[:dim] + tuple(self.unflattened_size) + shape[dim + 1:])
+
+    def extra_repr(self):
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

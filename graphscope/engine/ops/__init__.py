@@ -4,11 +4,12 @@ from .arithmetic import add, div, maximum, minimum, mul, pow, sub, where
 from .comparison import (allclose, eq, equal, ge, gt, isfinite, isnan, le, logical_and,
                          logical_not, logical_or, lt, ne)
 from .indexing import gather, getitem, masked_fill, narrow
-from .inplace import (add_, clamp_, copy_, div_, fill_, masked_fill_, mul_, normal_, relu_,
+from .inplace import (add_, bernoulli_, clamp_, copy_, div_, fill_, masked_fill_, mul_, normal_, relu_,
                       setitem, sub_, uniform_, zero_)
 from .linalg import matmul
 from .reduction import (all, amax, amin, any, argmax, argmin, max, mean, min, prod, std, sum,
                         var)
+from .sampling import bernoulli, multinomial, normal, poisson
 from .shape import (cat, chunk, concat, concatenate, expand, flatten, permute, repeat, reshape,
                     split, squeeze, stack, swapaxes, t, transpose, unsqueeze, view)
 from .softmax import log_softmax, logsumexp, softmax
@@ -20,5 +21,11 @@ multiply = mul
 subtract = sub
 clip = clamp
 negative = neg
-mm = bmm = matmul
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
+
+# Legacy and convenience names (issue 14): rounding, floor division, ordering, products, norms.
+from .norms import norm  # noqa: E402
+from .ordering import argsort, sort, topk  # noqa: E402
+from .products import bmm, dot, einsum, mm, mv  # noqa: E402
+from .reorder import cumsum, flip, roll, tril, triu  # noqa: E402
+from .rounding import ceil, floor, floor_divide, remainder, round  # noqa: E402

@@ -54,6 +54,8 @@ class Div(Function):
 
 
 class Pow(Function):
+    arg_names = ("input", "exponent")  # what the debugger calls a number passed as `b`
+
     def forward(self, a, b):
         self.a, self.b = a, b
         if is_array(b):

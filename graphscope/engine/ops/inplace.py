@@ -64,6 +64,19 @@ def rebase(target: Tensor, op: str, functional, *args) -> Tensor:
     return target
 
 
+def _fitted(values, array, op: str):
+    """`values` broadcast to `array`'s shape, or a clear error."""
+    if values.shape == array.shape:
+        return values
+    try:
+        return namespace(array).broadcast_to(values, array.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"{op}: output with shape {list(array.shape)} doesn't match the broadcast shape "
+            f"{list(values.shape)}"
+        ) from None
+
+
 def _write(target: Tensor, op: str, values) -> Tensor:
     """Untracked in-place: write `values` (an array or a Python number) into the target's array."""
     array = target.array
@@ -73,14 +86,7 @@ def _write(target: Tensor, op: str, values) -> Tensor:
         array[...] = indexing.fill_value(values, target)
         target._vc[0] += 1
         return target
-    if values.shape != array.shape:
-        try:
-            values = namespace(array).broadcast_to(values, array.shape)
-        except ValueError:
-            raise RuntimeError(
-                f"{op}: output with shape {list(array.shape)} doesn't match the broadcast shape "
-                f"{list(values.shape)}"
-            ) from None
+    values = _fitted(values, array, op)
     if values.dtype != array.dtype:
         values_dtype = backend.dtype_of(values)
         if values_dtype.is_floating_point and not target.dtype.is_floating_point:
@@ -206,19 +212,34 @@ def setitem(input: Tensor, index, value) -> None:
     input._vc[0] += 1
 
 
-def uniform_(input: Tensor, a=0.0, b=1.0):
-    from ..random import generator_for
+def uniform_(input: Tensor, a=0.0, b=1.0, *, generator=None):
+    from ..random import drawing
 
     _check_untracked(input, "uniform_")
-    return _write(input, "uniform_", generator_for(input.device).uniform(a, b, input.shape, input.dtype))
+    values = drawing(generator, input.device, "uniform_").uniform(a, b, input.shape, input.dtype)
+    return _write(input, "uniform_", values)
 
 
-def normal_(input: Tensor, mean=0.0, std=1.0):
-    from ..random import generator_for
+def normal_(input: Tensor, mean=0.0, std=1.0, *, generator=None):
+    from ..random import drawing
 
     _check_untracked(input, "normal_")
-    values = generator_for(input.device).normal(input.shape, input.dtype) * std + mean
+    values = drawing(generator, input.device, "normal_").normal(input.shape, input.dtype) * std + mean
     return _write(input, "normal_", values)
+
+
+def bernoulli_(input: Tensor, p=0.5, *, generator=None):
+    """Fill with 1 where a draw falls under p (a float, or a tensor broadcast to the input), else 0."""
+    from ..random import drawing
+    from .sampling import checked_probabilities, uniform_like
+
+    _check_untracked(input, "bernoulli_")
+    p = checked_probabilities(p, "bernoulli_")
+    if isinstance(p, Tensor):
+        if not backend.same_device(p.array, input.array):
+            raise device_error("bernoulli_", input.device, p.device)
+        p = _fitted(p.array, input.array, "bernoulli_")
+    return _write(input, "bernoulli_", uniform_like(drawing(generator, input.device, "bernoulli_"), input.array) < p)
 
 
 def _check_untracked(input: Tensor, op: str) -> None:

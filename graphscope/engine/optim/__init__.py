@@ -5,5 +5,8 @@ from .adam import Adam, AdamW
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
+from .adagrad import Adagrad
+from .lbfgs import LBFGS
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "lr_scheduler"]
+__all__ += ["Adagrad", "LBFGS"]

@@ -147,7 +147,7 @@ class Optimizer:
             param = by_index.get(index)
             if param is None:
                 continue
-            state[param] = {k: _to_param(v, param) for k, v in values.items()}
+            state[param] = {k: _step_count(v) if k == "step" else _to_param(v, param) for k, v in values.items()}
         self.state = state
         for group, saved in zip(groups, saved_groups):
             for key, value in saved.items():
@@ -168,6 +168,11 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+
+
+def _step_count(value):
+    """torch keeps an optimizer's step count as a float tensor, graphscope as an int."""
+    return int(value.item()) if isinstance(value, Tensor) else value
 
 
 def _to_param(value, param):

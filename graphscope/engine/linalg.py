@@ -1,0 +1,11 @@
+"""gs.linalg: the torch.linalg functions the engine has (norms and products)."""
+
+from .keyword_arguments import accepts_keepdims
+from .ops import norms
+from .ops.linalg import matmul
+
+norm = accepts_keepdims(norms.linalg_norm)
+vector_norm = accepts_keepdims(norms.vector_norm)
+matrix_norm = accepts_keepdims(norms.matrix_norm)
+
+__all__ = ["norm", "vector_norm", "matrix_norm", "matmul"]

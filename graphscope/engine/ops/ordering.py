@@ -1,0 +1,94 @@
+"""Sorting along a dim (sort, argsort, topk); the gradient goes back through the inverse permutation."""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+from .. import backend, dtypes
+from ..backend import namespace
+from ..function import Function
+from ..tensor import Tensor, wrap
+from .operands import normalize_dim
+
+SortResult = namedtuple("sort", ["values", "indices"])
+TopkResult = namedtuple("topk", ["values", "indices"])
+
+
+def order(x, axis: int, descending: bool):
+    """The int64 indices that sort `x` along `axis`, stably (NaN counts as the largest, as torch)."""
+    xp = namespace(x)
+    if not descending:
+        return xp.argsort(x, axis=axis, stable=True)
+    # Stable descending from a stable ascending sort of the reversed array: equal values keep order.
+    n = x.shape[axis]
+    return (n - 1) - xp.flip(xp.argsort(xp.flip(x, axis=axis), axis=axis, stable=True), axis=axis)
+
+
+class Sort(Function):
+    """The first `k` values of `x` along `axis` in the given order (all of them for sort)."""
+
+    saved_inputs = ()
+
+    def forward(self, x, axis, k, indices):
+        xp = namespace(x)
+        self.axis, self.length, self.indices = axis, x.shape[axis], indices
+        values = xp.take_along_axis(x, indices, axis=axis)
+        return values if k == x.shape[axis] else _first(values, axis, k)
+
+    def backward(self, grad):
+        # Pad the grad of the dropped values with zeros, then undo the permutation.
+        xp = namespace(grad)
+        axis, missing = self.axis, self.length - grad.shape[self.axis]
+        if missing:
+            shape = grad.shape[:axis] + (missing,) + grad.shape[axis + 1:]
+            grad = xp.concat([grad, backend.zeros(shape, grad.dtype, like=grad)], axis=axis)
+        inverse = xp.argsort(self.indices, axis=axis)
+        return xp.take_along_axis(grad, inverse, axis=axis), None, None, None
+
+
+class Topk(Sort):
+    pass
+
+
+def _first(x, axis, k):
+    return x[(slice(None),) * axis + (slice(0, k), ...)]
+
+
+def _prepare(input, dim, op):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    if input.ndim == 0:
+        normalize_dim(dim, 0)
+        return None
+    return normalize_dim(dim, input.ndim)
+
+
+def _int64(indices, like):
+    return backend.astype(indices, backend.native_dtype(dtypes.int64, like), copy=False)
+
+
+def sort(input, dim=-1, descending=False, stable=False):
+    """(values, indices) sorted along `dim`; equal values keep their order (stable, always)."""
+    axis = _prepare(input, dim, "sort")
+    if axis is None:
+        return SortResult(input.clone(), wrap(backend.zeros((), backend.native_dtype(dtypes.int64, input.array),
+                                                            like=input.array)))
+    indices = _int64(order(input.array, axis, descending), input.array)
+    return SortResult(Sort.apply(input, axis, input.shape[axis], indices), wrap(indices))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    """The indices that sort `input` along `dim` (as sort(...).indices)."""
+    return sort(input, dim, descending, stable).indices
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    """(values, indices) of the `k` largest (or smallest) elements along `dim`, in sorted order."""
+    axis = _prepare(input, dim, "topk")
+    length = 1 if axis is None else input.shape[axis]
+    if not 0 <= k <= length:
+        raise RuntimeError(f"selected index k out of range: k={k} but dimension {dim} has {length} elements")
+    if axis is None:
+        return TopkResult(*sort(input))
+    indices = _int64(order(input.array, axis, largest), input.array)
+    return TopkResult(Topk.apply(input, axis, k, indices), wrap(_first(indices, axis, k)))

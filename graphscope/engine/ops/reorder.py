@@ -1,0 +1,133 @@
+"""Ops that move or mask elements in place of shape (flip, roll, tril, triu) and cumsum."""
+
+from __future__ import annotations
+
+from .. import backend, dtypes
+from ..backend import namespace
+from ..function import Function
+from ..tensor import Tensor
+from .operands import dims as _dims
+from .operands import normalize_dim
+from .unary import cast
+
+
+class Flip(Function):
+    saved_inputs = ()
+
+    def forward(self, x, axes):
+        self.axes = axes
+        return namespace(x).flip(x, axis=axes)
+
+    def backward(self, grad):
+        return namespace(grad).flip(grad, axis=self.axes), None
+
+
+class Roll(Function):
+    saved_inputs = ()
+
+    def forward(self, x, shifts, axes):
+        self.shifts, self.axes = shifts, axes
+        return namespace(x).roll(x, shifts, axis=axes)
+
+    def backward(self, grad):
+        back = tuple(-s for s in self.shifts) if isinstance(self.shifts, tuple) else -self.shifts
+        return namespace(grad).roll(grad, back, axis=self.axes), None, None
+
+
+class Triangle(Function):
+    """x where the bool `mask` (the kept triangle of the last two dims) holds, else 0."""
+
+    saved_inputs = ()
+
+    def forward(self, x, mask):
+        self.mask = mask
+        return namespace(x).where(mask, x, backend.zeros((), x.dtype, like=x))
+
+    def backward(self, grad):
+        return backend.keep(grad, self.mask), None
+
+
+class Tril(Triangle):
+    pass
+
+
+class Triu(Triangle):
+    pass
+
+
+class Cumsum(Function):
+    saved_inputs = ()
+
+    def forward(self, x, axis):
+        self.axis = axis
+        return namespace(x).cumulative_sum(x, axis=axis)
+
+    def backward(self, grad):
+        # Each input adds to every later output: the grad is the reversed cumulative sum.
+        xp, axis = namespace(grad), self.axis
+        return xp.flip(xp.cumulative_sum(xp.flip(grad, axis=axis), axis=axis), axis=axis), None
+
+
+def _tensor(input, op):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(input).__name__}")
+
+
+def flip(input, dims):
+    """The elements in reverse order along each of `dims`."""
+    _tensor(input, "flip")
+    axes = _dims(dims, input.ndim)
+    if axes is None:
+        return input.clone()
+    return Flip.apply(input, axes)
+
+
+def roll(input, shifts, dims=None):
+    """Elements shifted along `dims`, those past the end coming back at the start (flattened if None)."""
+    _tensor(input, "roll")
+    many = isinstance(shifts, (tuple, list))
+    if dims is None:
+        if many and len(shifts) != 1:
+            raise RuntimeError(f"roll: with dims=None, shifts must be one int, got {len(shifts)} shifts")
+        flat = input.reshape(-1)
+        return Roll.apply(flat, int(shifts[0] if many else shifts), None).reshape(input.shape)
+    axes = tuple(normalize_dim(d, input.ndim) for d in (dims if isinstance(dims, (tuple, list)) else (dims,)))
+    shifts = tuple(int(s) for s in shifts) if many else (int(shifts),)
+    if len(shifts) != len(axes):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(axes)}")
+    return Roll.apply(input, shifts, axes)
+
+
+def _triangle(cls, input, diagonal, op, lower):
+    _tensor(input, op)
+    if input.ndim < 2:
+        raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions, got {input.ndim}")
+    x = input.array
+    rows, cols = x.shape[-2:]
+    offset = (backend.reshape(backend.arange(cols, like=x), (1, cols))
+              - backend.reshape(backend.arange(rows, like=x), (rows, 1)))
+    mask = offset <= diagonal if lower else offset >= diagonal
+    return cls.apply(input, mask)
+
+
+def tril(input, diagonal=0):
+    """The lower triangle of the last two dims (at and below diagonal `diagonal`); the rest 0."""
+    return _triangle(Tril, input, diagonal, "tril", True)
+
+
+def triu(input, diagonal=0):
+    """The upper triangle of the last two dims (at and above diagonal `diagonal`); the rest 0."""
+    return _triangle(Triu, input, diagonal, "triu", False)
+
+
+def cumsum(input, dim, *, dtype=None):
+    """Running sums along `dim`; integer and bool inputs sum in int64, as torch."""
+    _tensor(input, "cumsum")
+    if dtype is not None:
+        input = cast(input, dtype)
+    elif not backend.is_floating(input.array):
+        input = cast(input, dtypes.int64)
+    if input.ndim == 0:
+        normalize_dim(dim, 0)
+        return input.clone()
+    return Cumsum.apply(input, normalize_dim(dim, input.ndim))

@@ -1,0 +1,123 @@
+"""Rounding and floor division (floor, ceil, round, //, %) with PyTorch's semantics for negatives."""
+
+from __future__ import annotations
+
+from .. import backend, dtypes
+from ..backend import namespace
+from ..function import Function
+from ..tensor import Tensor
+from .arithmetic import _binary
+from .operands import binary_operands
+from .unary import _check, clone
+
+
+class Floor(Function):
+    saved_inputs = ()
+
+    def forward(self, x):
+        return namespace(x).floor(x)
+
+    def backward(self, grad):
+        return (grad * 0,)
+
+
+class Ceil(Function):
+    saved_inputs = ()
+
+    def forward(self, x):
+        return namespace(x).ceil(x)
+
+    def backward(self, grad):
+        return (grad * 0,)
+
+
+class Round(Function):
+    """Half to even; with `decimals`, round(x * 10^d) / 10^d (d < 0: round(x / 10^-d) * 10^-d), as torch."""
+
+    saved_inputs = ()
+
+    def forward(self, x, decimals):
+        xp = namespace(x)
+        if decimals == 0:
+            return xp.round(x)
+        scale = 10.0 ** abs(decimals)
+        return xp.round(x * scale) / scale if decimals > 0 else xp.round(x / scale) * scale
+
+    def backward(self, grad):
+        return grad * 0, None
+
+
+class FloorDivide(Function):
+    """floor(a / b); PyTorch defines no derivative for it, so its backward says so."""
+
+    saved_inputs = ()
+
+    def forward(self, a, b):
+        return a // b
+
+    def backward(self, grad):
+        raise RuntimeError("derivative for floor_divide is not implemented (it is 0 almost everywhere); "
+                           "detach() the result or use torch.div(a, b, rounding_mode=...) on detached values")
+
+
+class Remainder(Function):
+    """a - b * floor(a / b): the sign of the divisor, as Python's % and torch.remainder."""
+
+    def forward(self, a, b):
+        self.a, self.b = a, b
+        return a % b
+
+    def backward(self, grad):
+        need_a, need_b = self.needs_input_grad
+        return (grad if need_a else None), (-grad * (self.a // self.b) if need_b else None)
+
+
+def _rounding(cls, name):
+    def op(input):
+        _check(input, name)
+        if not backend.is_floating(input.array):
+            return clone(input)  # integers are already whole, as torch
+        return cls.apply(input)
+
+    op.__name__ = op.__qualname__ = name
+    op.__doc__ = f"Elementwise {name} (as torch.{name}); integer tensors come back unchanged."
+    return op
+
+
+floor = _rounding(Floor, "floor")
+ceil = _rounding(Ceil, "ceil")
+
+
+def round(input, *, decimals=0):
+    """Round half to even, to `decimals` places (negative: to tens, hundreds...), as torch.round."""
+    _check(input, "round")
+    if not backend.is_floating(input.array):
+        if decimals:
+            raise NotImplementedError("round_with_decimals is not implemented for integer tensors; convert with .float()")
+        return clone(input)
+    return Round.apply(input, int(decimals))
+
+
+def _checked(op, input, other):
+    """The promoted operands; bool ones are refused and an integer division by zero raises, as torch."""
+    a, b = binary_operands(op, input, other)
+    kind = backend.dtype_of((a if isinstance(a, Tensor) else b).array)
+    if kind is dtypes.bool_:
+        raise RuntimeError(f"{op} is not implemented for bool tensors; convert them with .int() first")
+    if not kind.is_floating_point:
+        divisor = b.array if isinstance(b, Tensor) else b
+        if bool(namespace(divisor).any(divisor == 0)) if isinstance(b, Tensor) else b == 0:
+            raise RuntimeError(f"ZeroDivisionError: integer {op} by zero")
+    return a, b
+
+
+def floor_divide(input, other):
+    """floor(input / other) elementwise (Python's //); integer inputs give integers."""
+    a, b = _checked("floor_divide", input, other)
+    return _binary(FloorDivide, "floor_divide", a, b)
+
+
+def remainder(input, other):
+    """input - other * floor(input / other): the result takes the divisor's sign (Python's %)."""
+    a, b = _checked("remainder", input, other)
+    return _binary(Remainder, "remainder", a, b)

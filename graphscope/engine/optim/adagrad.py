@@ -1,0 +1,63 @@
+"""Adagrad: per-element learning rates from the sum of squared grads, as PyTorch's update rule."""
+
+from __future__ import annotations
+
+from .. import backend
+from ..backend import into
+from ..tensor import wrap
+from .optimizer import Optimizer
+
+
+class Adagrad(Optimizer):
+    """s += g^2; p -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(s) + eps); weight_decay adds wd * p to g."""
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
+                 foreach=None, *, maximize=False, differentiable=False, fused=None):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= lr_decay:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not 0.0 <= initial_accumulator_value:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, maximize=maximize)
+        super().__init__(params, defaults)
+        for group in self.param_groups:  # torch fills the state here, not at the first step
+            for param in group["params"]:
+                self._initial_state(param, group)
+
+    def _initial_state(self, param, group):
+        slot = self.state[param]
+        slot["step"] = 0
+        slot["sum"] = wrap(backend.full(param.shape, group["initial_accumulator_value"], param.array.dtype,
+                                        like=param.array))
+
+    def _update_group(self, group):
+        lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
+        weight_decay, maximize = group["weight_decay"], group["maximize"]
+        for param in group["params"]:
+            grad = param._grad
+            if grad is None:
+                continue
+            array, g = param.array, grad.array
+            if maximize:
+                g = -g
+            slot = self.state[param]
+            if not slot:  # a group added after construction
+                self._initial_state(param, group)
+            step = slot["step"] = slot["step"] + 1
+            if weight_decay:
+                g = g + weight_decay * array
+            clr = lr / (1 + (step - 1) * lr_decay)
+            total = slot["sum"].array
+            total += g * g
+            std = backend.namespace(total).sqrt(total)
+            std += eps
+            into(std, "divide", g, std)
+            std *= clr
+            array -= std
+            param._bump_version()

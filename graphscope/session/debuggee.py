@@ -1,0 +1,285 @@
+"""Debuggee: the one navigation model over a record (a cursor and the rules for step, back, continue,
+run to end, goto and breakpoints); a snapshot is one with nothing left to run, a live Session adds a script."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+
+from .breakpoint import Breakpoint
+from .state import FAILED, FINISHED, PAUSED, STOPPED, SessionState
+
+
+class RecordFacts:
+    """A breakpoint's questions about the node at one recorded step, answered from the summaries."""
+
+    __slots__ = ("op", "module", "file", "line", "_value", "_grad")
+
+    def __init__(self, node, step):
+        self.op, self.module = node.op, node.module
+        site = node.site
+        self.file, self.line = (site.file, site.line) if site is not None else (None, None)
+        self._value = node.output
+        self._grad = step.grad_output if step is not None else None
+
+    def value_nonfinite(self) -> bool:
+        return self._value is not None and self._value.has_nonfinite
+
+    def grad_nonfinite(self) -> bool:
+        return self._grad is not None and self._grad.has_nonfinite
+
+    def grad_norm(self) -> float | None:
+        return None if self._grad is None else self._grad.norm
+
+
+class Debuggee:
+    """A cursor (position in record.passes, step) over the passes whose backward was kept in full.
+
+    Step `s` of a pass is the moment before its `s`-th node's backward runs; step `len(order)`
+    is the pass's end (every grad, leaf grads included, known). The commands move the cursor
+    over what is recorded; where the record ends, `_advance` asks for more (a live session
+    runs its script; a snapshot has nothing more). Listeners get every new state.
+    """
+
+    live = False
+    prompt: str | None = None  # the script's input() prompt while it waits for a line
+
+    def __init__(self, record, source: str = "", break_on_nan: bool = False):
+        self.record = record
+        self.source = source
+        self._lock = threading.RLock()
+        self._listeners: list = []
+        self._breakpoints: list[Breakpoint] = []
+        self._next_breakpoint = 1
+        first = self._walkable()
+        self._position: int | None = first[0] if first else None
+        self._step = 0
+        if break_on_nan:  # on by default in the app: listed and toggleable like any other
+            self.add_breakpoint(Breakpoint("nan"))
+        self.state = self._make_state(self._initial_reason())
+
+    # --- what a subclass with a script overrides ------------------------------------------------
+
+    def _initial_reason(self) -> str:
+        return "snapshot"
+
+    def _kind(self) -> str:
+        if self.record.error is not None:
+            return FAILED
+        return STOPPED if self.record.metadata.exit_code is None else FINISHED
+
+    def _frontier(self) -> tuple[int, int] | None:
+        """The last (position, step) the record holds, or None when all of it can be walked (a
+        snapshot exported mid-backward ends at the step its script was paused at)."""
+        passes = self.record.passes
+        if passes and not passes[-1].finished and passes[-1].detailed and passes[-1].order:
+            return len(passes) - 1, max(len(passes[-1].steps) - 1, 0)
+        return None
+
+    def _advance(self, mode: str) -> bool:
+        """Run on to the next stop of `mode` ("step", "continue", "run"); False when nothing is left."""
+        return False
+
+    # --- the commands ----------------------------------------------------------------------------
+
+    @property
+    def script(self) -> str:
+        return self.record.metadata.script
+
+    def add_listener(self, callback) -> None:
+        self._listeners.append(callback)
+
+    def start(self) -> None:
+        """Nothing to start: the run is over."""
+
+    def quit(self) -> None:
+        """Nothing to stop."""
+
+    def join(self, timeout: float | None = None) -> bool:
+        return True
+
+    def interrupt(self) -> None:
+        """Nothing runs, so nothing to interrupt."""
+
+    def answer(self, text: str | None) -> None:
+        """Nothing runs, so nothing reads input."""
+
+    def fetch(self, node_id: int, what: str = "value", index=None):
+        """A record keeps summaries only: there is no live tensor to fetch."""
+        return None
+
+    def step(self) -> None:
+        """One step forward: the next node, the pass's end, then the next kept pass's first node."""
+        with self._lock:
+            nxt = self._next(self._position, self._step)
+            if nxt is not None and self._recorded(*nxt):
+                self._go(*nxt, "step")
+                return
+        if not self._advance("step"):
+            self._changed("the run is over: nothing more to step")
+
+    def step_back(self) -> None:
+        """One step back in time (nothing runs): the previous step, or the end of the previous kept pass."""
+        with self._lock:
+            prev = self._previous(self._position, self._step)
+            if prev is None:
+                self._changed("nothing earlier in the record")
+                return
+            self._go(*prev, "step back")
+
+    def goto(self, step: int) -> None:
+        """A step of the cursor's pass that has been recorded."""
+        with self._lock:
+            if self._position is None:
+                return
+            step = max(0, min(int(step), len(self.record.passes[self._position].order)))
+            frontier = self._frontier()
+            if frontier is not None and frontier[0] == self._position:
+                step = min(step, frontier[1])
+            self._go(self._position, step, "goto")
+
+    def run_to(self, step: int) -> None:
+        """A step of the cursor's pass: back in time when it is recorded, else run the script to it."""
+        with self._lock:
+            frontier = self._frontier()
+            if frontier is None or frontier[0] != self._position or step <= frontier[1]:
+                self.goto(step)
+                return
+            steps = step - frontier[1]
+        self._advance_steps(steps)
+
+    def _advance_steps(self, count: int) -> None:
+        """Run the script `count` steps on (a snapshot has none to run)."""
+
+    def continue_(self) -> None:
+        """On to the next step that hits an enabled breakpoint, or to the end of the run."""
+        with self._lock:
+            position, step = self._position, self._step
+            while True:
+                nxt = self._next(position, step)
+                if nxt is None or not self._recorded(*nxt):
+                    break
+                position, step = nxt
+                hit = self._hit(position, step)
+                if hit is not None:
+                    self._go(position, step, hit)
+                    return
+            if self._frontier() is not None:
+                self._position, self._step = position, step  # caught up with the script
+        if not self._advance("continue"):
+            self._to_end("end of the run")
+
+    def run_to_end(self) -> None:
+        """To the end of the run, pausing nowhere."""
+        if not self._advance("run"):
+            self._to_end("end of the run")
+
+    # --- breakpoints -------------------------------------------------------------------------------
+
+    @property
+    def breakpoints(self) -> list[Breakpoint]:
+        return list(self._breakpoints)
+
+    def add_breakpoint(self, breakpoint: Breakpoint) -> Breakpoint:
+        with self._lock:
+            bp = dataclasses.replace(breakpoint, id=self._next_breakpoint)
+            self._next_breakpoint += 1
+            self._breakpoints = [*self._breakpoints, bp]
+        return bp
+
+    def toggle_breakpoint(self, breakpoint_id: int) -> None:
+        with self._lock:
+            self._breakpoints = [dataclasses.replace(b, enabled=not b.enabled) if b.id == breakpoint_id else b
+                                 for b in self._breakpoints]
+
+    def remove_breakpoint(self, breakpoint_id: int) -> None:
+        with self._lock:
+            self._breakpoints = [b for b in self._breakpoints if b.id != breakpoint_id]
+
+    def unmatched(self, breakpoint: Breakpoint) -> bool:
+        """Whether a breakpoint on a node, op, module or line matches no node recorded so far."""
+        if breakpoint.kind in ("nan", "grad_norm"):
+            return False
+        for node in list(self.record.nodes.values()):
+            site = node.site
+            if breakpoint.matches_site(node.op, node.module, site.file if site else None,
+                                       site.line if site else None):
+                return False
+        return True
+
+    # --- moving ------------------------------------------------------------------------------------
+
+    def _walkable(self) -> list[int]:
+        """Positions of the passes whose backward can be walked: kept in full, with a planned order."""
+        return [i for i, p in enumerate(list(self.record.passes)) if p.detailed and p.order]
+
+    def _next(self, position, step):
+        if position is None:
+            walkable = self._walkable()
+            return (walkable[0], 0) if walkable else None
+        if step < len(self.record.passes[position].order):
+            return position, step + 1
+        later = [i for i in self._walkable() if i > position]
+        return (later[0], 0) if later else None
+
+    def _previous(self, position, step):
+        if position is None:
+            return None
+        if step > 0:
+            return position, step - 1
+        earlier = [i for i in self._walkable() if i < position]
+        return (earlier[-1], len(self.record.passes[earlier[-1]].order)) if earlier else None
+
+    def _recorded(self, position, step) -> bool:
+        """Whether the record already holds this moment (a live script may not have reached it)."""
+        frontier = self._frontier()
+        return frontier is None or (position, step) <= frontier
+
+    def _hit(self, position: int, step: int) -> str | None:
+        """The reason to stop at this step: the first enabled breakpoint its node hits."""
+        p = self.record.passes[position]
+        if step >= len(p.order):
+            return None
+        node = self.record.nodes.get(p.order[step])
+        if node is None:
+            return None
+        facts = RecordFacts(node, p.steps[step] if step < len(p.steps) else None)
+        for bp in self._breakpoints:
+            if bp.enabled and bp.matches(facts):
+                return f"breakpoint {bp.id}: {bp.describe()}"
+        return None
+
+    def _to_end(self, reason: str) -> None:
+        walkable = self._walkable()
+        frontier = self._frontier()
+        if frontier is not None and frontier[0] >= 0:
+            self._go(*frontier, reason)
+        elif walkable:
+            self._go(walkable[-1], len(self.record.passes[walkable[-1]].order), reason)
+        else:
+            self._changed(reason)
+
+    def _go(self, position: int, step: int, reason: str) -> None:
+        with self._lock:
+            self._position, self._step = position, step
+        self._changed(reason)
+
+    def _make_state(self, reason: str) -> SessionState:
+        position, step = self._position, self._step
+        node = frontier = None
+        if position is not None:
+            order = self.record.passes[position].order
+            node = order[step] if step < len(order) else None
+            edge = self._frontier()
+            frontier = edge[1] if edge is not None and edge[0] == position else len(order)
+        kind = self._kind()
+        return SessionState(kind=kind, pass_index=position, step=step if position is not None else None,
+                            frontier=frontier, node=node, reason=reason,
+                            exit_code=None if kind == PAUSED else self.record.metadata.exit_code,
+                            error=self.record.error if kind == FAILED else None)
+
+    def _changed(self, reason: str) -> None:
+        with self._lock:
+            self.state = state = self._make_state(reason)
+        for callback in list(self._listeners):
+            callback(state)

@@ -1,0 +1,63 @@
+"""The help screen's q quits as the footer says; the view names respond to a click."""
+
+import pytest
+from tui_pilot import wait_for
+from tui_widget import WidgetApp
+
+from graphscope.tui.help_screen import HelpScreen
+from graphscope.tui.view_bar import ViewBar
+
+VIEWS = ("graph", "modules", "timeline", "passes")
+
+
+async def test_q_in_the_help_screen_quits_the_app():
+    app = WidgetApp(ViewBar())
+    async with app.run_test() as pilot:
+        app.push_screen(HelpScreen())
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("q")
+        await wait_for(pilot, lambda: not app.is_running, what="the app to quit")
+
+
+@pytest.mark.parametrize("key", ["escape", "question_mark"])
+async def test_escape_and_question_mark_close_the_help(key):
+    app = WidgetApp(ViewBar())
+    async with app.run_test() as pilot:
+        app.push_screen(HelpScreen())
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press(key)
+        await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen))
+        assert app.is_running
+
+
+class ChoosingApp(WidgetApp):
+    def __init__(self):
+        super().__init__(ViewBar())
+        self.chosen: list[str] = []
+
+    def on_view_bar_chosen(self, message: ViewBar.Chosen) -> None:
+        self.chosen.append(message.view)
+
+
+@pytest.mark.parametrize("view", VIEWS)
+async def test_a_click_on_a_view_name_chooses_that_view(view):
+    app = ChoosingApp()
+    async with app.run_test(size=(60, 5)) as pilot:
+        bar = app.query_one(ViewBar)
+        bar.show(VIEWS, {v: v for v in VIEWS}, "graph")
+        await pilot.pause()
+        column = 1 + " ".join(VIEWS).index(view) + 2  # the bar's padding, then into the name
+        await pilot.click(ViewBar, offset=(column, 0))
+        await wait_for(pilot, lambda: app.chosen == [view])
+
+
+async def test_a_click_between_names_chooses_nothing():
+    app = ChoosingApp()
+    async with app.run_test(size=(60, 5)) as pilot:
+        bar = app.query_one(ViewBar)
+        bar.show(VIEWS, {v: v for v in VIEWS}, "graph")
+        await pilot.pause()
+        await pilot.click(ViewBar, offset=(1 + len("graph"), 0))
+        await pilot.click(ViewBar, offset=(50, 0))
+        await pilot.pause()
+        assert app.chosen == []

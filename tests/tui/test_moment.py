@@ -1,0 +1,66 @@
+"""Moment: what the panes may show of the backward at the cursor, whatever else the record holds."""
+
+from tui_records import mlp_record
+
+from graphscope.session import SessionState
+from graphscope.trace.record import LeafGrad
+from graphscope.tui.moment import Moment
+from graphscope.tui.record_index import RecordIndex
+
+
+def at(record, step=None, position=0, index=None):
+    state = None if step is None else SessionState(kind="paused", pass_index=position, step=step)
+    return Moment(index or RecordIndex(record), state)
+
+
+def test_an_op_nodes_grad_is_its_steps_grad_output():
+    record = mlp_record()
+    p = record.passes[0]
+    assert at(record).grad_of(p.order[2]) is p.steps[2].grad_output
+
+
+def test_a_parameters_grad_is_the_grad_accumulated_into_it():
+    record = mlp_record()
+    w2 = next(n.id for n in record.nodes.values() if n.parameter == "fc2.weight" and n.pass_index == 0)
+    moment = at(record)
+    assert moment.grad_of(w2) is not None and moment.stepped(w2)
+
+
+def test_nodes_past_the_frontier_have_no_grad_yet():
+    record = mlp_record(passes=1, stepped=2)
+    p = record.passes[0]
+    moment = at(record)
+    assert moment.stepped(p.order[1]) and not moment.stepped(p.order[2])
+    assert moment.grad_of(p.order[2]) is None
+
+
+def test_a_step_reached_back_in_time_shows_what_was_known_then():
+    full = mlp_record(passes=1)
+    # The same pass as a live record holds it with its script paused before step 2: steps 0 and 1
+    # run, step 2 recorded with the grad it is about to receive.
+    partial = mlp_record(passes=1, stepped=3)
+    partial.passes[0].steps[2].grad_inputs = []
+    partial.passes[0].steps[2].leaf_grads = []
+    back, live = at(full, step=2), at(partial, step=2)
+    for node_id in full.nodes:
+        assert back.stepped(node_id) == live.stepped(node_id), node_id
+        assert (back.grad_of(node_id) is None) == (live.grad_of(node_id) is None), node_id
+    current = back.step_of(full.passes[0].order[2])
+    assert current.grad_output is full.passes[0].steps[2].grad_output  # it is receiving its grad
+    assert current.grad_inputs == [] and current.leaf_grads == []  # nothing it passes on yet
+
+
+def test_leaf_grads_show_at_the_end_of_the_pass_even_when_the_last_step_gained_them_late():
+    record = mlp_record(passes=1)
+    p = record.passes[0]
+    last = p.steps[-1]
+    late = last.leaf_grads[:]
+    last.leaf_grads.clear()
+    index = RecordIndex(record)
+    leaf = late[0].node
+    assert not at(record, step=len(p.order), index=index).leaf_grads(leaf)  # cached before they came
+    last.leaf_grads.extend(late)  # the recorder adds them once the paused step has run
+    moment = at(record, step=len(p.order), index=index)
+    assert [lg.grad for lg in moment.leaf_grads(leaf)][-1] is late[0].grad
+    assert moment.grad_of(leaf) is late[0].grad
+    assert all(isinstance(lg, LeafGrad) for lg in moment.leaf_grads(leaf))
