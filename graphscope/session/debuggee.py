@@ -104,9 +104,6 @@ class Debuggee:
     def answer(self, text: str | None) -> None:
         """Nothing runs, so nothing reads input."""
 
-    def fetch(self, node_id: int, what: str = "value", index=None):
-        """A record keeps summaries only: there is no live tensor to fetch."""
-        return None
 
     def step(self) -> None:
         """One step forward: the next node, the pass's end, then the next kept pass's first node."""

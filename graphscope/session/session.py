@@ -228,13 +228,6 @@ class Session(Debuggee):
         if self._thread.is_alive() and ident is not None:
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(SessionQuit))
 
-    def fetch(self, node_id: int, what: str = "value", index=None):
-        """The live value or grad of a node of the current pass as a host array, or None."""
-        if what not in ("value", "grad"):
-            raise ValueError(f"fetch what={what!r}: use 'value' or 'grad'")
-        if self._life != PAUSED:
-            return None
-        return self.gate.fetch(node_id, what, index)
 
 
 @contextlib.contextmanager

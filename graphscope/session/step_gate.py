@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import math
 import threading
-import weakref
 
-from graphscope.engine.backend import to_host
 from graphscope.engine.hooks import Observer, current_module
-from graphscope.trace.recorder import any_nonfinite, squared_norm
+from graphscope.trace.recorder import any_nonfinite, grad_norm
 
 from .script_runner import SessionQuit
 
@@ -43,10 +40,7 @@ class LiveFacts:
         return self._grad is not None and any_nonfinite([self._grad])
 
     def grad_norm(self) -> float | None:
-        if self._grad is None:
-            return None
-        squares = squared_norm(self._grad)
-        return math.sqrt(squares if isinstance(squares, float) else float(to_host(squares)))
+        return None if self._grad is None else grad_norm(self._grad)
 
 
 class StepGate(Observer):
@@ -70,8 +64,6 @@ class StepGate(Observer):
         self.pass_position = -1
         self.order_ids: list[int] = []
         self.frontier = 0  # steps run in this pass
-        self.grads: dict[int, object] = {}  # live grads of this pass, for fetching while paused
-        self.values: dict[int, weakref.ref] = {}
         self.info: dict[int, tuple] = {}  # node id -> (op, module, site, array, its vc, version)
         self._pass_nonfinite: bool | None = None
 
@@ -82,12 +74,6 @@ class StepGate(Observer):
         node_id = self.recorder.node_id(node)
         vc = output._vc
         self.info[node_id] = (node.op, current_module(), site, output.array, vc, vc[0])
-        self.values[node_id] = weakref.ref(output)
-        for tensor in inputs:  # leaves have no node of their own to fetch them by
-            if getattr(tensor, "grad_fn", 0) is None:
-                leaf_id = self.recorder.node_id(tensor)
-                if leaf_id is not None:
-                    self.values[leaf_id] = weakref.ref(tensor)
 
     def backward_begun(self, root, order):
         self._check_quit()
@@ -95,14 +81,11 @@ class StepGate(Observer):
         self.pass_position = len(self.recorder.record.passes) - 1
         self.order_ids = list(backward.order)
         self.frontier = 0
-        self.grads.clear()
         self._pass_nonfinite = None
 
     def before_node(self, node, grad_output):
         self._check_quit()
         node_id = self.order_ids[self.frontier] if self.frontier < len(self.order_ids) else None
-        if node_id is not None:
-            self.grads[node_id] = grad_output
         reason = self._reason(node_id, grad_output)
         if reason:
             self._pause(node_id, reason)
@@ -110,16 +93,9 @@ class StepGate(Observer):
     def after_node(self, node, grad_inputs):
         self.frontier += 1
 
-    def leaf_grad_accumulated(self, tensor, grad):
-        leaf_id = self.recorder.node_id(tensor)
-        if leaf_id is not None:
-            self.values[leaf_id] = weakref.ref(tensor)
-            self.grads[leaf_id] = grad
-
     def backward_ended(self, root):
         if not self.quitting and self.mode == STEP and self.frontier == len(self.order_ids):
-            self._pause(None, "end of pass")
-        self.values.clear()
+            self._pause(None, self._stepped("end of pass"))
         self.info.clear()
 
     # --- deciding and pausing ----------------------------------------------------------
@@ -127,10 +103,7 @@ class StepGate(Observer):
     def _reason(self, node_id, grad) -> str:
         mode = self.mode
         if mode == STEP:
-            if self.interrupted:
-                self.interrupted = False
-                return "interrupted"
-            return "first backward pass" if self.first else "step"
+            return self._stepped("first backward pass" if self.first else "step")
         if mode == RUN:
             return ""
         breakpoints = self.breakpoints()
@@ -142,6 +115,13 @@ class StepGate(Observer):
             if bp.enabled and bp.matches(facts):
                 return f"breakpoint {bp.id}: {bp.describe()}"
         return ""
+
+    def _stepped(self, reason: str) -> str:
+        """Why a stop in step mode happens: `reason`, or that a running continue was interrupted."""
+        if self.interrupted:
+            self.interrupted = False
+            return "interrupted"
+        return reason
 
     def _values_nonfinite(self) -> bool:
         """Whether any value made in this pass's forward holds a NaN/Inf (once per pass: only then
@@ -188,19 +168,3 @@ class StepGate(Observer):
         with self.cond:
             self.quitting = True
             self.cond.notify_all()
-
-    # --- live values ---------------------------------------------------------------------
-
-    def fetch(self, node_id: int, what: str, index=None):
-        """The live value or grad of a node of the current pass as a host array (only `index`)."""
-        if what == "grad":
-            array = self.grads.get(node_id)
-        else:
-            ref = self.values.get(node_id)
-            tensor = ref() if ref is not None else None
-            array = None if tensor is None else tensor.array
-        if array is None:
-            return None
-        if index is not None:
-            array = array[index]
-        return to_host(array).copy()

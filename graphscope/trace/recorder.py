@@ -976,6 +976,12 @@ def squared_norm(grad):
     return xp.sum(wide * wide)
 
 
+def grad_norm(grad) -> float:
+    """The L2 norm of `grad` in float64, on the host (one scalar crosses from a device)."""
+    squares = squared_norm(grad)
+    return math.sqrt(squares if isinstance(squares, float) else float(backend.scalar(squares)))
+
+
 def _to_host_floats(pairs):
     """[(label, float or device scalar)] -> [(label, float)], one transfer per device."""
     device = [i for i, (_, v) in enumerate(pairs) if not isinstance(v, float)]

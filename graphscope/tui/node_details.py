@@ -16,13 +16,12 @@ from .node_header import NodeHeader
 from .node_label import one_line, shape_text, short_dtype
 from .number_text import fit_number
 from .source_view import SourceView
-from .tensor_preview import Fetch
 from .tensor_view import TensorView
 from .wording import counted
 
 
 class NodeDetails(Vertical):
-    """Shows one node of the record; `fetch` (a live session's) lets big tensors be paged through."""
+    """Shows one node as the record holds it at the moment's cursor."""
 
     DEFAULT_CSS = """
     NodeDetails {
@@ -53,11 +52,11 @@ class NodeDetails(Vertical):
             with TabPane("Source", id="tab-source"), VerticalScroll():
                 yield SourceView()
 
-    def show(self, moment: Moment, node_id: int | None, fetch: Fetch | None = None) -> None:
+    def show(self, moment: Moment, node_id: int | None) -> None:
         """Show a node: the header and the tab on screen now; the other tabs when they are opened
         (a step redraws only what is visible)."""
         self.node_id = node_id
-        self._target = (moment, node_id, fetch)
+        self._target = (moment, node_id)
         self._drawn = set()
         node = moment.record.nodes.get(node_id) if node_id is not None else None
         self.query_one(NodeHeader).show(moment, node)
@@ -71,15 +70,14 @@ class NodeDetails(Vertical):
         if self._target is None or tab in self._drawn:
             return
         self._drawn.add(tab)
-        moment, node_id, fetch = self._target
+        moment, node_id = self._target
         node = moment.record.nodes.get(node_id) if node_id is not None else None
-        live = fetch if moment.live and moment.state is not None and moment.state.kind == "paused" else None
         if tab == "tab-value":
             view = self.query_one("#value-view", TensorView)
             if node is None:
                 view.show(None, None, absent="")
             else:
-                view.show(node.output, node.id, live,
+                view.show(node.output, node.id,
                           absent="This input is a Python value, not a tensor." if node.op == CONSTANT
                           else "The record holds no value for this node.")
         elif tab == "tab-grad":
@@ -96,7 +94,7 @@ class NodeDetails(Vertical):
                 absent = "No grad: this tensor does not require grad."
             else:
                 absent = "No grad reached this node in the record."
-            view.show(grad, node.id, live if grad is not None else None, absent=absent)
+            view.show(grad, node.id, absent=absent)
         elif tab == "tab-flow":
             self.query_one(GradFlow).show(moment, node_id if node is not None else None)
         elif tab == "tab-saved":

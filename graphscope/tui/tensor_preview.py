@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -11,10 +10,8 @@ import numpy as np
 from rich.color import Color
 from rich.style import Style
 from rich.text import Text
-from textual import work
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
-from textual.worker import get_current_worker
 
 from graphscope.trace.summary import TensorSummary
 
@@ -23,10 +20,6 @@ from .wording import counted
 
 CELL_WIDTH = 10
 LABEL_WIDTH = 7
-
-# fetch(node_id, what, index) -> a host array or None (the session's `fetch`)
-Fetch = Callable[[int, str, object], "np.ndarray | None"]
-
 
 @dataclass(frozen=True, slots=True)
 class Window:
@@ -52,8 +45,8 @@ def cell_style(value: float, scale: float) -> Style:
 
 
 class TensorPreview(Widget, can_focus=True):
-    """Shows at most what fits. Full values from the record are sliced here; a live tensor too
-    large for the record is fetched from the session one window at a time, off the UI thread."""
+    """Shows at most what fits, from the record alone (a live run and its snapshot look the same):
+    full values are sliced here; a tensor too big for them shows the preview the record kept."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "move(-1, 0)", "Row up", show=False),
@@ -81,22 +74,17 @@ class TensorPreview(Widget, can_focus=True):
         self.summary: TensorSummary | None = None
         self.node_id: int | None = None
         self.what = "value"
-        self.fetch: Fetch | None = None
         self.lead: tuple[int, ...] = ()
         self.row = 0
         self.col = 0
-        self._fetched: tuple[tuple, np.ndarray | None] | None = None   # (window key, data)
-        self._pending: tuple | None = None
 
-    def show(self, summary: TensorSummary | None, node_id: int | None, what: str = "value",
-             fetch: Fetch | None = None) -> None:
+    def show(self, summary: TensorSummary | None, node_id: int | None, what: str = "value") -> None:
         same = (node_id, what) == (self.node_id, self.what) and summary is not None and self.summary is not None \
             and summary.shape == self.summary.shape
-        self.summary, self.node_id, self.what, self.fetch = summary, node_id, what, fetch
+        self.summary, self.node_id, self.what = summary, node_id, what
         if not same:
             self.lead = (0,) * max(0, len(summary.shape) - 2) if summary is not None else ()
             self.row = self.col = 0
-        self._fetched = self._pending = None
         self.refresh()
 
     # --- geometry ------------------------------------------------------------------------------
@@ -160,25 +148,12 @@ class TensorPreview(Widget, can_focus=True):
 
     # --- data ----------------------------------------------------------------------------------
 
-    def _block(self, w: Window) -> np.ndarray | None | str:
-        """The window's values as a 2-D array; None while a fetch is on its way; a note when unavailable."""
+    def _block(self, w: Window) -> np.ndarray | None:
+        """The window's values as a 2-D array, when the record kept every value (else None)."""
         s = self.summary
-        if s is None:
+        if s is None or s.values is None:
             return None
-        if s.values is not None:
-            return self._slice(np.asarray(s.values), w)
-        if self.fetch is not None and self.node_id is not None:
-            key = (self.node_id, self.what, w)
-            if self._fetched is not None and self._fetched[0] == key:
-                data = self._fetched[1]
-                if data is not None:
-                    return data
-            else:
-                if self._pending != key:
-                    self._pending = key
-                    self._fetch(key, self._index(w))
-                return None
-        return "preview"
+        return self._slice(np.asarray(s.values), w)
 
     def _slice(self, values: np.ndarray, w: Window) -> np.ndarray:
         if values.ndim >= 2:
@@ -192,37 +167,6 @@ class TensorPreview(Widget, can_focus=True):
             out[r, :len(chunk)] = chunk
         return out
 
-    def _index(self, w: Window):
-        s = self.summary
-        if len(s.shape) >= 2:
-            return w.lead + (slice(w.row, w.row + w.rows), slice(w.col, w.col + w.cols))
-        cols = self._grid_shape()[1]
-        return (slice(w.row * cols, (w.row + w.rows) * cols),) if s.shape else ()
-
-    @work(thread=True, exclusive=True, group="tensor-fetch")
-    def _fetch(self, key: tuple, index) -> None:
-        node_id, what, w = key
-        try:
-            data = self.fetch(node_id, what, index) if self.fetch is not None else None
-        except Exception:  # noqa: BLE001 - whatever a fetch raises, the record's preview is shown
-            data = None
-        if data is not None:
-            data = np.asarray(data)
-            if data.ndim < 2:
-                cols = self._grid_shape()[1]
-                flat = data.reshape(-1)
-                pad = np.full(w.rows * cols, np.nan)
-                pad[:flat.size] = flat[:pad.size]
-                data = pad.reshape(w.rows, cols)[:, w.col:w.col + w.cols]
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._arrived, key, data)
-
-    def _arrived(self, key: tuple, data) -> None:
-        self._fetched = (key, data if data is not None else None)
-        if data is None:
-            self.fetch = None  # no longer live: show the record's preview
-        self.refresh()
-
     # --- rendering -----------------------------------------------------------------------------
 
     def render(self):
@@ -235,10 +179,8 @@ class TensorPreview(Widget, can_focus=True):
             return Text("")  # a scalar's stats say it all
         w = self.window()
         block = self._block(w)
-        if block is None:
-            return Text("fetching…", "dim")
         scale = max(abs(s.min or 0.0), abs(s.max or 0.0)) if isinstance(s.min, (int, float)) else 0.0
-        if isinstance(block, str):
+        if block is None:
             return self._render_preview(s, scale)
         vector = len(s.shape) < 2
         cols = self._grid_shape()[1]

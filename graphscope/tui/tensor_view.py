@@ -10,7 +10,7 @@ from textual.widgets import Static
 from graphscope.trace.summary import TensorSummary
 
 from .histogram import Histogram
-from .tensor_preview import Fetch, TensorPreview
+from .tensor_preview import TensorPreview
 
 
 class TensorView(VerticalScroll):
@@ -36,10 +36,9 @@ class TensorView(VerticalScroll):
         yield Histogram()
         yield TensorPreview()
 
-    def show(self, summary: TensorSummary | None, node_id: int | None, fetch: Fetch | None = None,
-             absent: str = "") -> None:
+    def show(self, summary: TensorSummary | None, node_id: int | None, absent: str = "") -> None:
         """Show a summary, or the reason there is none (nothing is redrawn when it is the same)."""
-        key = (id(summary), node_id, fetch is not None, absent)
+        key = (id(summary), node_id, absent)
         if key == self._shown:
             return
         self._shown = key
@@ -58,4 +57,4 @@ class TensorView(VerticalScroll):
             empty.update(Text(absent), layout=False)
         stats.update(summary if has else "", layout=False)  # a summary is always 8 lines at most
         histogram.summary = summary
-        preview.show(summary, node_id, self.what, fetch)
+        preview.show(summary, node_id, self.what)

@@ -143,7 +143,3 @@ def test_line_breakpoints_match_a_path_suffix_on_a_component_boundary():
     assert not line_matches("other.py:42", "/home/me/model.py", 42)
     assert not line_matches("l.py:42", "/home/me/model.py", 42)
     assert not line_matches("you/model.py:42", "/home/me/model.py", 42)
-
-
-def test_fetch_gives_nothing_for_a_snapshot():
-    assert Debuggee(mlp_record()).fetch(1, "value") is None

@@ -147,11 +147,8 @@ def test_continue_stops_at_the_first_nan(run_session):
     assert state.kind == "paused" and "NaN" in state.reason and state.pass_index > 0
     record = driver.session.record
     node = record.nodes[state.node]
-    grad = driver.session.fetch(state.node, "grad")
-    value = driver.session.fetch(state.node, "value")
-    import numpy as np
-    assert (node.output is not None and node.output.has_nonfinite) or not np.isfinite(grad).all() \
-        or not np.isfinite(value).all()
+    step = record.passes[state.pass_index].steps[state.step]
+    assert node.output.has_nonfinite or step.grad_output.has_nonfinite  # what the record says, too
 
 
 def test_run_to_end_records_the_engines_final_grads(run_session, tmp_path):
@@ -184,19 +181,6 @@ def test_no_pause_runs_straight_through(run_session):
     driver = run_session(SMALL_GRAPH, pause=False)
     state = driver.done()
     assert state.kind == "finished" and len(driver.session.record.passes) == 1
-
-
-def test_fetch_returns_a_slice_of_a_live_value(run_session):
-    driver = run_session("""
-        import graphscope as gs
-        x = gs.arange(12.0).reshape(3, 4).requires_grad_()
-        (x * 2).sum().backward()
-    """)
-    driver.paused()
-    mul = next(n for n in driver.session.record.nodes.values() if n.op == "mul")
-    assert driver.session.fetch(mul.id, "value", (1, slice(0, 2))).tolist() == [8.0, 10.0]
-    driver.command("step")
-    assert driver.session.fetch(mul.id, "grad").tolist() == [[1.0] * 4] * 3
 
 
 def test_a_snapshot_exported_mid_run_is_stopped_where_it_was_paused(run_session):

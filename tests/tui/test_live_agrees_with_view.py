@@ -17,14 +17,17 @@ from graphscope.tui.stepper import Stepper
 KEYS = ["n"] * 5 + ["p"] * 2 + ["n"] * 3 + ["c"] + ["p"] * 3 + ["n"] * 2
 SIZE = (120, 40)
 # The stepper's words for the cursor (the first word, paused / finished, and a snapshot's name differ).
-POSITION = re.compile(r"pass \d+ · (step \d+ of \d+|end of pass \(\d+ steps\))( · \S+)?( · loss \S+)?")
+POSITION = re.compile(r"pass \d+ · (step \d+ of \d+|end of pass \(\d+ steps\))")
+LOSS = re.compile(r"loss \S+")
 
 
 def stepper_position(app) -> str:
+    """Where the stepper says the cursor is, the node there and the pass's loss."""
     text = app.query_one(Stepper)._last.plain
     found = POSITION.search(text)
     assert found, text
-    return found.group(0)
+    loss = LOSS.search(text)
+    return f"{found.group(0)} · node {app.moment.state.node} · {loss.group(0) if loss else 'no loss'}"
 
 
 async def capture(pilot, app) -> tuple:
@@ -81,9 +84,7 @@ async def view_run(export: Path) -> list:
     return seen
 
 
-@pytest.mark.parametrize("name", ["gradients_of_an_equation.py", "fit_a_line.py", "training_loop.py",
-                                  "exploding_nan.py", "spiral_classifier.py", "char_bigram_mlp.py",
-                                  "char_lstm.py"])
+@pytest.mark.parametrize("name", [p.name for p in sorted(SAMPLES.glob("*.py"))])
 async def test_the_same_keys_show_the_same_thing_live_and_in_the_snapshot(name, tmp_path):
     export = tmp_path / "run.json"
     live = await live_run(SAMPLES / name, export)

@@ -1,6 +1,4 @@
-"""TensorPreview: a tensor of 10^8 elements costs only its visible window, fetched off the UI thread."""
-
-import threading
+"""TensorPreview: the record's values in windows; a tensor too big for them shows the kept preview."""
 
 import numpy as np
 from tui_pilot import wait_for, wait_for_text
@@ -19,53 +17,25 @@ def huge_summary() -> TensorSummary:
                          norm=5000.0, preview=np.linspace(-1, 1, 64, dtype=np.float32))
 
 
-class Fetcher:
-    """A session's fetch for one huge tensor: records what was asked and on which thread."""
-
-    def __init__(self):
-        self.asked = []
-        self.threads = set()
-
-    def __call__(self, node_id, what, index):
-        self.asked.append(index)
-        self.threads.add(threading.current_thread().name)
-        rows, cols = index
-        return np.full((rows.stop - rows.start, cols.stop - cols.start), 0.5, dtype=np.float32)
-
-
-async def show_huge(pilot, app, fetch):
-    preview = app.query_one("#value-view").query_one(TensorPreview)
-    preview.show(huge_summary(), 1, "value", fetch)
-    preview.focus()
-    await wait_for(pilot, lambda: fetch.asked)
-    return preview
-
-
-async def test_only_the_visible_window_of_a_huge_tensor_is_fetched():
-    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"), "snap.json")
-    fetch = Fetcher()
-    async with app.run_test(size=(120, 40)) as pilot:
-        preview = await show_huge(pilot, app, fetch)
-        await wait_for_text(pilot, "of 10000×10000")
-        rows, cols = fetch.asked[0]
-        assert (rows.stop - rows.start) * (cols.stop - cols.start) <= preview.size.area
-        assert threading.main_thread().name not in fetch.threads  # off the UI thread
-
-
-async def test_moving_the_window_fetches_the_next_block_only():
-    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"), "snap.json")
-    fetch = Fetcher()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await show_huge(pilot, app, fetch)
-        await pilot.press("pagedown")
-        await wait_for(pilot, lambda: len(fetch.asked) >= 2)
-        first, second = fetch.asked[0][0], fetch.asked[-1][0]
-        assert second.start == first.stop and second.stop - second.start == first.stop - first.start
-
-
-async def test_without_a_live_session_the_kept_preview_is_shown():
+async def test_a_huge_tensor_shows_the_preview_the_record_kept():
     app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"), "snap.json")
     async with app.run_test(size=(120, 40)) as pilot:
         preview = app.query_one("#value-view").query_one(TensorPreview)
-        preview.show(huge_summary(), 1, "value", None)
+        preview.show(huge_summary(), 1, "value")
         await wait_for_text(pilot, "first 64 of 100,000,000 elements")
+
+
+async def test_full_values_are_paged_through_in_windows():
+    record = mlp_record()
+    app = GraphscopeApp(Debuggee(record, "snap.json"), "snap.json")
+    values = np.arange(60 * 30, dtype=np.float32).reshape(60, 30)
+    summary = TensorSummary(values.shape, "float32", "cpu", values.size, min=0.0, max=float(values.max()),
+                            values=values, preview=values.reshape(-1)[:64])
+    async with app.run_test(size=(120, 40)) as pilot:
+        preview = app.query_one("#value-view").query_one(TensorPreview)
+        preview.show(summary, 1, "value")
+        preview.focus()
+        await wait_for_text(pilot, "[0:")
+        first = preview.window()
+        await pilot.press("pagedown")
+        await wait_for(pilot, lambda: preview.window().row == first.row + first.rows)
