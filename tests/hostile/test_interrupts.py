@@ -122,8 +122,6 @@ def test_a_script_using_the_engine_from_several_threads_records_its_main_thread(
     assert [c.text for c in record.console if c.stream == "stderr"] == sorted(notes, key=notes.index)
 
 
-@pytest.mark.xfail(strict=True, reason="needs `one_thread = True` on StepGate (session/step_gate.py, the lead's): "
-                                       "the gate still hears other threads and fails their backward")
 def test_other_threads_run_untouched_by_the_debugger(tmp_path):
     result = graphscope("run", "--headless", script(tmp_path, THREADS))
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-2000:]
