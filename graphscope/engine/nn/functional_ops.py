@@ -63,7 +63,7 @@ class Linear(Function):
     """x @ W.T + b in one node: one BLAS call and an in-place bias add, as PyTorch's addmm."""
 
     op = "linear"
-    saved_inputs = (0, 1)  # bias is not read by backward
+    reads_inputs = (0, 1)  # bias is not read by backward
 
     def forward(self, x, weight, bias=None):
         if x.ndim == 0 or x.shape[-1] != weight.shape[1]:
@@ -193,7 +193,7 @@ class Embedding(Function):
     """weight[indices] with a scatter-add backward that also zeroes the padding row."""
 
     op = "embedding"
-    saved_inputs = (1,)
+    reads_inputs = (1,)
 
     def forward(self, weight, indices, padding_idx=None):
         self.indices = indices
@@ -318,7 +318,7 @@ class CrossEntropy(Function):
     """log_softmax + NLL fused: max-shifted and stable, and its gradient is just softmax - target."""
 
     op = "cross_entropy"
-    saved_inputs = (1, 2)  # the logits are not read back: backward uses the saved log-probabilities
+    reads_inputs = (1, 2)  # the logits are not read back: backward uses the saved log-probabilities
 
     def forward(self, logits, target, weight=None, ignore_index=-100, label_smoothing=0.0, reduction="mean"):
         xp = namespace(logits)
@@ -427,7 +427,7 @@ class NLLLoss(Function):
     """-input[i, target_i] with ignore_index and class weights in one node (a masked gather)."""
 
     op = "nll_loss"
-    saved_inputs = (1, 2)
+    reads_inputs = (1, 2)
 
     def forward(self, logp, target, weight=None, ignore_index=-100, reduction="mean"):
         xp = namespace(logp)
@@ -503,7 +503,7 @@ class BinaryCrossEntropy(Function):
     """-(y log p + (1-y) log(1-p)) with PyTorch's log clamp at -100 and its gradient's 1e-12 floor."""
 
     op = "binary_cross_entropy"
-    saved_inputs = (0, 1, 2)
+    reads_inputs = (0, 1, 2)
 
     def forward(self, p, y, weight=None, reduction="mean"):
         xp = namespace(p)

@@ -12,7 +12,7 @@ from .operands import binary_operands, broadcast_error, check_devices
 
 
 class Add(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, a, b):
         return a + b
@@ -22,7 +22,7 @@ class Add(Function):
 
 
 class Sub(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, a, b):
         return a - b
@@ -108,7 +108,7 @@ def _split_ties(grad, first_wins, tie):
 
 
 class Where(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, condition, a, b):
         self.condition = condition

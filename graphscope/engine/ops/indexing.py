@@ -74,7 +74,7 @@ def is_basic(index) -> bool:
 
 class GetItem(Function):
     op = "index"
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, index):
         self.shape, self.dtype, self.index = x.shape, x.dtype, index
@@ -115,7 +115,7 @@ class Narrow(GetItem):
 
 class SetItem(Function):
     op = "setitem"
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, value, index):
         self.index = index
@@ -144,7 +144,7 @@ def _put(array, index, value, basic) -> None:
 
 class Gather(Function):
     op = "gather"
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axis, index):
         xp = namespace(x)
@@ -165,7 +165,7 @@ class Gather(Function):
 
 class MaskedFill(Function):
     op = "masked_fill"
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, mask, value):
         self.mask = mask

@@ -50,7 +50,7 @@ class VectorNorm(Function):
 class CountNonzero(Function):
     """The 0-"norm": how many elements are nonzero (a float; no gradient flows, as torch)."""
 
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axes, keepdim):
         return backend.sum(backend.astype(x != 0, x.dtype), axis=axes, keepdims=keepdim)

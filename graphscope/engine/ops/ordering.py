@@ -27,7 +27,7 @@ def order(x, axis: int, descending: bool):
 class Sort(Function):
     """The first `k` values of `x` along `axis` in the given order (all of them for sort)."""
 
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axis, k, indices):
         xp = namespace(x)

@@ -34,7 +34,7 @@ def _count(shape, axes) -> int:
 
 
 class Sum(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axes, keepdim, dtype=None):
         self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
@@ -48,7 +48,7 @@ class Sum(Function):
 
 
 class Mean(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axes, keepdim):
         self.shape, self.axes, self.keepdim = x.shape, axes, keepdim

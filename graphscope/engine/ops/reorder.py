@@ -12,7 +12,7 @@ from .unary import cast
 
 
 class Flip(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axes):
         self.axes = axes
@@ -23,7 +23,7 @@ class Flip(Function):
 
 
 class Roll(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, shifts, axes):
         self.shifts, self.axes = shifts, axes
@@ -37,7 +37,7 @@ class Roll(Function):
 class Triangle(Function):
     """x where the bool `mask` (the kept triangle of the last two dims) holds, else 0."""
 
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, mask):
         self.mask = mask
@@ -56,7 +56,7 @@ class Triu(Triangle):
 
 
 class Cumsum(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axis):
         self.axis = axis

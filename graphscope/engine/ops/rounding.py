@@ -12,7 +12,7 @@ from .unary import _check, clone
 
 
 class Floor(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         return namespace(x).floor(x)
@@ -22,7 +22,7 @@ class Floor(Function):
 
 
 class Ceil(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         return namespace(x).ceil(x)
@@ -34,7 +34,7 @@ class Ceil(Function):
 class Round(Function):
     """Half to even; with `decimals`, round(x * 10^d) / 10^d (d < 0: round(x / 10^-d) * 10^-d), as torch."""
 
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, decimals):
         xp = namespace(x)
@@ -50,7 +50,7 @@ class Round(Function):
 class FloorDivide(Function):
     """floor(a / b); PyTorch defines no derivative for it, so its backward says so."""
 
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, a, b):
         return a // b

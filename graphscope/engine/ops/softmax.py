@@ -19,7 +19,7 @@ def _shift(x, axis):
 
 
 class Softmax(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axis):
         xp = namespace(x)
@@ -34,7 +34,7 @@ class Softmax(Function):
 
 
 class LogSoftmax(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axis):
         xp = namespace(x)

@@ -9,7 +9,7 @@ from ..tensor import Tensor, wrap
 
 
 class Neg(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         return -x
@@ -19,7 +19,7 @@ class Neg(Function):
 
 
 class Exp(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         self.out = out = namespace(x).exp(x)
@@ -48,7 +48,7 @@ class Log1p(Function):
 
 
 class Sqrt(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         self.out = out = namespace(x).sqrt(x)
@@ -59,7 +59,7 @@ class Sqrt(Function):
 
 
 class Rsqrt(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         self.out = out = 1 / namespace(x).sqrt(x)
@@ -79,7 +79,7 @@ class Abs(Function):
 
 
 class Sign(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         return namespace(x).sign(x)
@@ -107,7 +107,7 @@ class Cos(Function):
 
 
 class Tanh(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         self.out = out = namespace(x).tanh(x)
@@ -118,7 +118,7 @@ class Tanh(Function):
 
 
 class Sigmoid(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         xp = namespace(x)
@@ -131,7 +131,7 @@ class Sigmoid(Function):
 
 
 class Relu(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         self.out = out = namespace(x).maximum(x, 0)
@@ -157,7 +157,7 @@ class Clamp(Function):
 
 
 class Cast(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, dtype):  # dtype: the array library's own
         self.source = x.dtype
@@ -168,7 +168,7 @@ class Cast(Function):
 
 
 class Clone(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         return backend.copy(x)
@@ -178,7 +178,7 @@ class Clone(Function):
 
 
 class ToDevice(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, device):
         self.source = backend.device_of(x)
