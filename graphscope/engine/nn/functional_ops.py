@@ -40,7 +40,7 @@ def _check_devices(op, first, *others):
             raise device_error(op, backend.device_of(first), backend.device_of(other))
 
 
-def _reduce(xp, loss, reduction, dtype):
+def _reduce(xp, loss, reduction):
     """Apply `reduction` to elementwise `loss`, returning an array (never a NumPy scalar)."""
     if reduction == "mean":
         return xp.mean(loss)
@@ -350,7 +350,7 @@ class CrossEntropy(Function):
             self.denominator = rows
             if reduction == "none":
                 return backend.reshape(loss, (shape[0],) + tuple(shape[2:]) if logits.ndim >= 2 else ())
-            return _reduce(xp, loss, reduction, dtype)
+            return _reduce(xp, loss, reduction)
 
         self.soft = False
         _check_class_target(logits, target, "cross_entropy")
@@ -473,7 +473,7 @@ class MSELoss(Function):
         xp = namespace(x)
         self.diff = diff = x - y
         self.reduction = reduction
-        return _reduce(xp, diff * diff, reduction, diff.dtype)
+        return _reduce(xp, diff * diff, reduction)
 
     def backward(self, grad):
         g = 2.0 * _reduction_scale(grad, self.reduction, self.diff.size) * self.diff
@@ -491,7 +491,7 @@ class L1Loss(Function):
         diff = x - y
         self.sign = xp.sign(diff)
         self.reduction = reduction
-        return _reduce(xp, xp.abs(diff), reduction, diff.dtype)
+        return _reduce(xp, xp.abs(diff), reduction)
 
     def backward(self, grad):
         g = _reduction_scale(grad, self.reduction, self.sign.size) * self.sign
@@ -519,7 +519,7 @@ class BinaryCrossEntropy(Function):
         loss = -(y * log_p + (1 - y) * log_q)
         if weight is not None:
             loss = loss * weight
-        return _reduce(xp, loss, reduction, p.dtype)
+        return _reduce(xp, loss, reduction)
 
     def backward(self, grad):
         xp = namespace(grad)
@@ -557,7 +557,7 @@ class BinaryCrossEntropyWithLogits(Function):
             loss = loss * weight
         self.x, self.y, self.weight, self.pos_weight = x, y, weight, pos_weight
         self.log_weight, self.softplus_neg, self.reduction = log_weight, softplus_neg, reduction
-        return _reduce(xp, loss, reduction, x.dtype)
+        return _reduce(xp, loss, reduction)
 
     def backward(self, grad):
         xp = namespace(grad)
