@@ -19,3 +19,9 @@ from .arrays import (
 from .device import (CPU, Device, as_device, cuda_available, cuda_device_count, get_default_device,
                      set_default_device)
 from .registry import _DEVICE_TYPES, DeviceType, device_type, register_device_type, type_of
+
+# The device model's public names keep the package as their home, as NumPy's `set_module` does:
+# pickles that hold a Device, and the README's API list (grouped by module), name `backend`.
+for _public in (Device, as_device, cuda_available, cuda_device_count, get_default_device, set_default_device):
+    _public.__module__ = __name__
+del _public

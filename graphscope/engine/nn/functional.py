@@ -8,10 +8,11 @@ from .. import backend, dtypes
 from ..backend import namespace
 from ..random import generator_for
 from ..tensor import Tensor, wrap
+from ..ops.unary import FUNCTIONAL as _ELEMENTWISE
 from . import functional_ops as P
 
 __all__ = [
-    "linear", "relu", "leaky_relu", "gelu", "tanh", "sigmoid", "softmax", "log_softmax",
+    "linear", "relu", "leaky_relu", "gelu", "softmax", "log_softmax",
     "dropout", "embedding", "layer_norm", "one_hot", "flatten",
     "mse_loss", "l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
@@ -20,6 +21,8 @@ __all__ += [
     "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm", "dropout2d", "pad",
     "interpolate",
 ]
+globals().update(_ELEMENTWISE)  # tanh, sigmoid: the elementwise ops torch also has here (ops/unary.py)
+__all__ += list(_ELEMENTWISE)
 
 
 def _same_device(op, first, *others):
@@ -62,14 +65,6 @@ def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
     return P.GELU.apply(_tensor(input, "gelu"), approximate=approximate)
-
-
-def tanh(input):
-    return _tensor(input, "tanh").tanh()
-
-
-def sigmoid(input):
-    return _tensor(input, "sigmoid").sigmoid()
 
 
 def _softmax_dim(ndim):

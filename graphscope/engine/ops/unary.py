@@ -198,8 +198,19 @@ def _check(x, op):
         raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(x).__name__}")
 
 
-def _elementwise(cls, name: str, floating: bool):
-    """The function for a one-input op; `floating` ops compute integers in the default float dtype."""
+# --- the elementwise ops' registry ---------------------------------------------------------------
+# To add an elementwise op: write its Function above (forward and backward side by side), add
+# one `elementwise(...)` line below, and one row to UNARY in tests/engine/test_ops_unary.py.
+# The line makes the function (gs.<name>, through ops/__init__), the method Tensor.<name>, and,
+# with functional=True, nn.functional.<name>; the README's API list is generated from those.
+
+ELEMENTWISE: dict = {}  # name -> function, for ops/__init__ (gs.<name>)
+FUNCTIONAL: dict = {}  # name -> function, the ones torch also has in nn.functional
+
+
+def elementwise(cls, name: str, floating: bool, functional: bool = False):
+    """Register the one-input op `cls` as `name`; `floating` ops compute integers in the default
+    float dtype. The function is also the Tensor method (`x.exp()` calls it with x as input)."""
 
     def op(input):
         _check(input, name)
@@ -207,22 +218,26 @@ def _elementwise(cls, name: str, floating: bool):
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise {name} (as torch.{name})."
+    ELEMENTWISE[name] = op
+    if functional:
+        FUNCTIONAL[name] = op
+    setattr(Tensor, name, op)
     return op
 
 
-neg = _elementwise(Neg, "neg", floating=False)
-abs = _elementwise(Abs, "abs", floating=False)
-sign = _elementwise(Sign, "sign", floating=False)
-relu = _elementwise(Relu, "relu", floating=False)
-exp = _elementwise(Exp, "exp", floating=True)
-log = _elementwise(Log, "log", floating=True)
-log1p = _elementwise(Log1p, "log1p", floating=True)
-sqrt = _elementwise(Sqrt, "sqrt", floating=True)
-rsqrt = _elementwise(Rsqrt, "rsqrt", floating=True)
-sin = _elementwise(Sin, "sin", floating=True)
-cos = _elementwise(Cos, "cos", floating=True)
-tanh = _elementwise(Tanh, "tanh", floating=True)
-sigmoid = _elementwise(Sigmoid, "sigmoid", floating=True)
+neg = elementwise(Neg, "neg", floating=False)
+abs = elementwise(Abs, "abs", floating=False)
+sign = elementwise(Sign, "sign", floating=False)
+relu = elementwise(Relu, "relu", floating=False)  # nn.functional.relu has its own (inplace=)
+exp = elementwise(Exp, "exp", floating=True)
+log = elementwise(Log, "log", floating=True)
+log1p = elementwise(Log1p, "log1p", floating=True)
+sqrt = elementwise(Sqrt, "sqrt", floating=True)
+rsqrt = elementwise(Rsqrt, "rsqrt", floating=True)
+sin = elementwise(Sin, "sin", floating=True)
+cos = elementwise(Cos, "cos", floating=True)
+tanh = elementwise(Tanh, "tanh", floating=True, functional=True)
+sigmoid = elementwise(Sigmoid, "sigmoid", floating=True, functional=True)
 
 
 def clamp(input, min=None, max=None):
