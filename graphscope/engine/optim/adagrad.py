@@ -38,20 +38,11 @@ class Adagrad(Optimizer):
 
     def _update_group(self, group):
         lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
-        weight_decay, maximize = group["weight_decay"], group["maximize"]
-        for param in group["params"]:
-            grad = param._grad
-            if grad is None:
-                continue
-            array, g = param.array, grad.array
-            if maximize:
-                g = -g
+        for param, array, g in self._grads(group, group["weight_decay"]):
             slot = self.state[param]
             if not slot:  # a group added after construction
                 self._initial_state(param, group)
             step = slot["step"] = slot["step"] + 1
-            if weight_decay:
-                g = g + weight_decay * array
             clr = lr / (1 + (step - 1) * lr_decay)
             total = slot["sum"].array
             total += g * g
@@ -60,4 +51,3 @@ class Adagrad(Optimizer):
             into(std, "divide", g, std)
             std *= clr
             array -= std
-            param._bump_version()

@@ -34,17 +34,10 @@ class Adam(Optimizer):
 
     def _update_group(self, group):
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
+        weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
         decoupled = self._decoupled
         state = self.state
-        for param in group["params"]:
-            grad = param._grad
-            if grad is None:
-                continue
-            array = param.array
-            g = grad.array
-            if maximize:
-                g = -g
+        for param, array, g in self._grads(group, 0 if decoupled else weight_decay):
             slot = state[param]
             if not slot:
                 slot["step"] = 0
@@ -53,11 +46,8 @@ class Adam(Optimizer):
                 if amsgrad:
                     slot["max_exp_avg_sq"] = self._zeros_state(param)
             step = slot["step"] = slot["step"] + 1
-            if weight_decay:
-                if decoupled:
-                    array *= 1 - lr * weight_decay
-                else:
-                    g = g + weight_decay * array
+            if weight_decay and decoupled:
+                array *= 1 - lr * weight_decay
             m, v = slot["exp_avg"].array, slot["exp_avg_sq"].array
             tmp = g - m
             tmp *= 1 - beta1
@@ -79,7 +69,6 @@ class Adam(Optimizer):
             into(tmp, "divide", m, tmp)
             tmp *= step_size
             array -= tmp
-            param._bump_version()
 
 
 class AdamW(Adam):

@@ -27,18 +27,10 @@ class RMSprop(Optimizer):
 
     def _update_group(self, group):
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
-        weight_decay, momentum, centered, maximize = (
-            group["weight_decay"], group["momentum"], group["centered"], group["maximize"])
+        momentum, centered = group["momentum"], group["centered"]
         state = self.state
-        for param in group["params"]:
-            grad = param._grad
-            if grad is None:
-                continue
-            array = param.array
+        for param, array, g in self._grads(group, group["weight_decay"]):
             xp = namespace(array)
-            g = grad.array
-            if maximize:
-                g = -g
             slot = state[param]
             if not slot:
                 slot["step"] = 0
@@ -48,8 +40,6 @@ class RMSprop(Optimizer):
                 if centered:
                     slot["grad_avg"] = self._zeros_state(param)
             slot["step"] += 1
-            if weight_decay:
-                g = g + weight_decay * array
             square_avg = slot["square_avg"].array
             square_avg *= alpha
             square_avg += (1 - alpha) * (g * g)
@@ -67,4 +57,3 @@ class RMSprop(Optimizer):
                 array -= lr * buf
             else:
                 array -= lr * (g / avg)
-            param._bump_version()

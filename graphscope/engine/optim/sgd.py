@@ -27,19 +27,9 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group):
-        lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-        weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        lr, momentum, dampening, nesterov = group["lr"], group["momentum"], group["dampening"], group["nesterov"]
         state = self.state
-        for param in group["params"]:
-            grad = param._grad
-            if grad is None:
-                continue
-            array = param.array
-            d = grad.array
-            if maximize:
-                d = -d
-            if weight_decay:
-                d = d + weight_decay * array
+        for param, array, d in self._grads(group, group["weight_decay"]):
             if momentum:
                 slot = state[param]
                 buf = slot.get("momentum_buffer")
@@ -52,7 +42,6 @@ class SGD(Optimizer):
                     buf_array += (1 - dampening) * d if dampening else d
                 d = d + momentum * buf_array if nesterov else buf_array
             array -= lr * d
-            param._bump_version()
 
 
 def _copy(array):
