@@ -13,6 +13,7 @@ import math
 from .. import backend, dtypes
 from ..backend import namespace, scatter_add
 from ..function import Function
+from ..ops.operands import check_devices
 
 _REDUCTIONS = ("none", "mean", "sum")
 _ndarray = backend.CPU_ARRAY  # the CPU's array class: NumPy inputs skip the device check
@@ -29,15 +30,6 @@ def _quiet(xp):
     if errstate is None:
         return contextlib.nullcontext()
     return errstate(divide="ignore", over="ignore", invalid="ignore")
-
-
-def _check_devices(op, first, *others):
-    """PyTorch's error for arrays on two devices (NumPy-only inputs skip this check)."""
-    for other in others:
-        if other is not None and not backend.same_device(first, other):
-            from ..ops.operands import device_error
-
-            raise device_error(op, backend.device_of(first), backend.device_of(other))
 
 
 def _reduce(xp, loss, reduction):
@@ -73,7 +65,7 @@ class Linear(Function):
                 f"{weight.shape[1]}"
             )
         if type(x) is not _ndarray or type(weight) is not _ndarray:
-            _check_devices("linear", x, weight, bias)
+            check_devices("linear", x, weight, bias)
         self.x, self.weight = x, weight
         out = x @ weight.T
         if bias is not None:

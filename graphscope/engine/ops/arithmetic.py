@@ -170,9 +170,7 @@ def where(condition, input, other):
     if not isinstance(condition, Tensor):
         raise TypeError(f"where: condition must be a bool Tensor, got {type(condition).__name__}")
     input, other = binary_operands("where", input, other)
-    for operand in (input, other):
-        if isinstance(operand, Tensor):
-            check_devices("where", condition, operand)
+    check_devices("where", condition, input, other)
     cond = condition.array
     if dtype_of(cond) is not bool_:
         cond = cond != 0

@@ -7,8 +7,8 @@ from ..backend import namespace
 from ..function import Function
 from ..tensor import Tensor
 from .arithmetic import _binary
-from .operands import binary_operands
-from .unary import _check, clone
+from .operands import binary_operands, tensor_input
+from .unary import clone
 
 
 class Floor(Function):
@@ -74,7 +74,7 @@ class Remainder(Function):
 
 def _rounding(cls, name):
     def op(input):
-        _check(input, name)
+        tensor_input(input, name)
         if not backend.is_floating(input.array):
             return clone(input)  # integers are already whole, as torch
         return cls.apply(input)
@@ -90,7 +90,7 @@ ceil = _rounding(Ceil, "ceil")
 
 def round(input, *, decimals=0):
     """Round half to even, to `decimals` places (negative: to tens, hundreds...), as torch.round."""
-    _check(input, "round")
+    tensor_input(input, "round")
     if not backend.is_floating(input.array):
         if decimals:
             raise NotImplementedError("round_with_decimals is not implemented for integer tensors; convert with .float()")

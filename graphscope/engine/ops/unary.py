@@ -6,6 +6,7 @@ from .. import backend, dtypes
 from ..backend import namespace
 from ..function import Function
 from ..tensor import Tensor, wrap
+from .operands import tensor_input
 
 
 class Neg(Function):
@@ -193,11 +194,6 @@ def _floating(x: Tensor) -> Tensor:
     return x if backend.is_floating(x.array) else cast(x, dtypes.get_default_dtype())
 
 
-def _check(x, op):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(x).__name__}")
-
-
 # --- the elementwise ops' registry ---------------------------------------------------------------
 # To add an elementwise op: write its Function above (forward and backward side by side), add
 # one `elementwise(...)` line below, and one row to UNARY in tests/engine/test_ops_unary.py.
@@ -213,7 +209,7 @@ def elementwise(cls, name: str, floating: bool, functional: bool = False):
     float dtype. The function is also the Tensor method (`x.exp()` calls it with x as input)."""
 
     def op(input):
-        _check(input, name)
+        tensor_input(input, name)
         return cls.apply(_floating(input) if floating else input)
 
     op.__name__ = op.__qualname__ = name
@@ -241,7 +237,7 @@ sigmoid = elementwise(Sigmoid, "sigmoid", floating=True, functional=True)
 
 
 def clamp(input, min=None, max=None):
-    _check(input, "clamp")
+    tensor_input(input, "clamp")
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
