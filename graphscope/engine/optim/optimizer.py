@@ -188,6 +188,17 @@ class Optimizer:
         self.__dict__.update(state)
 
 
+def nonnegative(**hyperparameters) -> None:
+    """PyTorch's ValueError for the first negative hyperparameter ("Invalid learning rate: -1")."""
+    for name, value in hyperparameters.items():
+        if not 0.0 <= value:
+            label = _LABELS.get(name, f"{name} value")
+            raise ValueError(f"Invalid {label}: {value}")
+
+
+_LABELS = {"lr": "learning rate", "eps": "epsilon value"}
+
+
 def _step_count(value):
     """torch keeps an optimizer's step count as a float tensor, graphscope as an int."""
     return int(value.item()) if isinstance(value, Tensor) else value
