@@ -9,16 +9,67 @@ Callers use the package's names (`backend.reshape`, `backend.Device`), not its m
 """
 
 from .arrays import (
-    CPU_ARRAY, _NUMPY_FLOATS,
-    arange, asarray, astype, bincount, copy, create, cumprod, device_of, dtype_kind, dtype_name,
-    dtype_of, fill, from_bytes, from_data, from_host, from_storage, full, into, is_array,
-    is_floating, is_private, keep, matrix_transpose, namespace, native_dtype, native_dtype_for,
-    permute_dims, put, reshape, same_device, scalar, scalars, scatter_add, sum, take, to_bytes,
-    to_device, to_host, updater, writeable, zeros,
+    _NUMPY_FLOATS,
+    CPU_ARRAY,
+    arange,
+    asarray,
+    astype,
+    bincount,
+    copy,
+    create,
+    cumprod,
+    device_of,
+    dtype_kind,
+    dtype_name,
+    dtype_of,
+    fill,
+    from_bytes,
+    from_data,
+    from_host,
+    from_storage,
+    full,
+    into,
+    is_array,
+    is_floating,
+    is_private,
+    keep,
+    matrix_transpose,
+    namespace,
+    native_dtype,
+    native_dtype_for,
+    permute_dims,
+    put,
+    reshape,
+    same_device,
+    scalar,
+    scalars,
+    scatter_add,
+    sum,
+    take,
+    to_bytes,
+    to_device,
+    to_host,
+    updater,
+    writeable,
+    zeros,
 )
-from .device import (CPU, Device, as_device, cuda_available, cuda_device_count, get_default_device,
-                     set_default_device)
-from .registry import _DEVICE_TYPES, DeviceType, device_type, register_device_type, type_of
+from .device import (
+    CPU,
+    Device,
+    as_device,
+    cuda_available,
+    cuda_device_count,
+    get_default_device,
+    set_default_device,
+)
+from .numpy_cpu import numpy_dtype_name
+from .registry import (
+    _DEVICE_TYPES,
+    DeviceType,
+    device_type,
+    register_device_type,
+    type_of,
+)
 
 # The device model's public names keep the package as their home, as NumPy's `set_module` does:
 # pickles that hold a Device, and the README's API list (grouped by module), name `backend`.

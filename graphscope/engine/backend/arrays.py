@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import dtypes
 from .device import CPU, Device, as_device
+from .numpy_cpu import numpy_dtype_name
 from .registry import _ARRAY_TYPES, device_type
 from .registry import type_of as _type_of
 
@@ -116,16 +117,10 @@ def dtype_of(array) -> dtypes.dtype:
     return _type_of(array).dtype_of(array.dtype)
 
 
-_NAMES: dict = {}
-
-
 def dtype_name(array) -> str:
     """The name of an array's dtype ("float32", "int64"), as NumPy spells it."""
     if type(array) is _ndarray:
-        name = _NAMES.get(array.dtype)
-        if name is None:  # NumPy builds the name in Python on every access
-            name = _NAMES[array.dtype] = array.dtype.name
-        return name
+        return numpy_dtype_name(array.dtype)
     return _type_of(array).dtype_name(array.dtype)
 
 

@@ -7,12 +7,13 @@ import types
 import numpy as np
 
 from .device import Device
+from .numpy_cpu import NumpyDtypes
 from .registry import _ARRAY_TYPES, DeviceType, register_device_type
 
 _INSTALL_GPU = "pip install 'graphscope[gpu]'"
 
 
-class CupyCUDA(DeviceType):
+class CupyCUDA(NumpyDtypes, DeviceType):
     """`cuda`: CuPy arrays, one namespace for every GPU (the array's own device runs its kernels)."""
 
     name = "cuda"
@@ -95,12 +96,6 @@ class CupyCUDA(DeviceType):
 
     def keep(self, values, mask):
         return values * mask
-
-    def dtype_kind(self, native):
-        return np.dtype(native).kind
-
-    def dtype_name(self, native):
-        return np.dtype(native).name
 
     def copy(self, array):
         return array.copy()

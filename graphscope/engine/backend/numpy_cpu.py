@@ -7,8 +7,28 @@ import numpy as np
 from .device import Device
 from .registry import DeviceType, register_device_type
 
+_NAMES: dict = {}  # NumPy dtype -> its name
 
-class NumpyCPU(DeviceType):
+
+def numpy_dtype_name(dtype) -> str:
+    """A NumPy dtype's name ("float32"), cached: NumPy builds it in Python on every access."""
+    name = _NAMES.get(dtype)
+    if name is None:
+        name = _NAMES[dtype] = np.dtype(dtype).name
+    return name
+
+
+class NumpyDtypes:
+    """dtype kinds and names for a library whose dtypes are NumPy's (NumPy, CuPy)."""
+
+    def dtype_kind(self, native):
+        return np.dtype(native).kind
+
+    def dtype_name(self, native):
+        return numpy_dtype_name(native)
+
+
+class NumpyCPU(NumpyDtypes, DeviceType):
     """`cpu`: NumPy arrays."""
 
     name = "cpu"
@@ -44,12 +64,6 @@ class NumpyCPU(DeviceType):
 
     def generator(self, seed, device):
         return np.random.default_rng(seed)
-
-    def dtype_kind(self, native):
-        return np.dtype(native).kind
-
-    def dtype_name(self, native):
-        return np.dtype(native).name
 
     def keep(self, values, mask):
         return values * mask
