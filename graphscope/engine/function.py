@@ -30,11 +30,12 @@ class Function:
     versions = ()  # (input position, its version at forward) for the inputs backward reads
     pre_hooks = None  # tensor hooks on this node's output (register_hook, retain_grad)
     released = False  # saved state freed by a backward without retain_graph
-    # Positions of inputs whose arrays `backward` reads; None means all of them. Their in-place
-    # modification between forward and backward is detected through version counters.
-    saved_inputs = None
+    # Positions of the inputs whose arrays `backward` reads, so whose version counter is checked
+    # (an in-place change between forward and backward is an error); None means all of them,
+    # () none. It says nothing of what forward saves on `self` (an output, a mask, ...).
+    reads_inputs = None
     # Whether `backward` reads the node's own output (exp, tanh, softmax, ...): an in-place change
-    # of the output tensor then makes backward refuse, as it does for a saved input.
+    # of the output tensor then makes backward refuse, as it does for a read input.
     saves_output = False
     output_version = None  # (the output's version counter, its version at forward), when saved
 
@@ -84,10 +85,10 @@ class Function:
         self.inputs = args
         self.needs_input_grad = needs
         self.seq = next_seq()
-        saved = self.saved_inputs
-        if saved != ():
+        reads = self.reads_inputs
+        if reads != ():
             versions = []
-            for i in range(len(args)) if saved is None else saved:
+            for i in range(len(args)) if reads is None else reads:
                 a = args[i]
                 if isinstance(a, Tensor):
                     versions.append((i, a._vc[0]))

@@ -529,44 +529,7 @@ class Tensor:
     def mm(self, other):
         return _ops.mm(self, other)
 
-    def neg(self):
-        return _ops.neg(self)
-
-    def exp(self):
-        return _ops.exp(self)
-
-    def log(self):
-        return _ops.log(self)
-
-    def log1p(self):
-        return _ops.log1p(self)
-
-    def sqrt(self):
-        return _ops.sqrt(self)
-
-    def rsqrt(self):
-        return _ops.rsqrt(self)
-
-    def abs(self):
-        return _ops.abs(self)
-
-    def sign(self):
-        return _ops.sign(self)
-
-    def sin(self):
-        return _ops.sin(self)
-
-    def cos(self):
-        return _ops.cos(self)
-
-    def tanh(self):
-        return _ops.tanh(self)
-
-    def sigmoid(self):
-        return _ops.sigmoid(self)
-
-    def relu(self):
-        return _ops.relu(self)
+    # The elementwise methods (exp, tanh, relu, ...) are the ops themselves, set by ops/unary.elementwise.
 
     def clamp(self, min=None, max=None):
         return _ops.clamp(self, min, max)

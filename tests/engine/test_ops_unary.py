@@ -5,10 +5,12 @@ import pytest
 import torch
 
 import graphscope as gs
+from graphscope.engine.ops.unary import ELEMENTWISE
 from torch_reference import check
 
-# Each op with the input range where it is defined and smooth.
+# Each registered elementwise op (ops/unary.py) with the input range where it is defined and smooth.
 UNARY = {
+    "neg": (-2.0, 2.0),
     "exp": (-2.0, 2.0),
     "log": (0.1, 3.0),
     "log1p": (-0.9, 3.0),
@@ -22,6 +24,10 @@ UNARY = {
     "sigmoid": (-4.0, 4.0),
     "relu": (-2.0, 2.0),
 }
+
+
+def test_every_registered_elementwise_op_has_a_row_here():
+    assert sorted(UNARY) == sorted(ELEMENTWISE)
 
 
 @pytest.mark.parametrize("op", UNARY)

@@ -49,7 +49,7 @@ class FunctionCtx:
 class CustomNode(Node):
     """The graph node of one call to a user-defined Function (one subclass per Function class)."""
 
-    saved_inputs = ()
+    reads_inputs = ()
     function_cls = None
 
     def __init__(self, ctx):

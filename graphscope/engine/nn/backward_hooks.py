@@ -10,7 +10,7 @@ class BackwardHook(Function):
     """Identity whose backward reports the grad passing through to the module's hook state."""
 
     op = "backward_hook"
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, state=None, slot=None):
         self.state, self.slot = state, slot

@@ -17,7 +17,7 @@ class BatchNorm(Function):
     """
 
     op = "batch_norm"
-    saved_inputs = None  # backward reads the weight (absent or not); torch also saves the input
+    reads_inputs = None  # backward reads the weight (absent or not); torch also saves the input
 
     def forward(self, x, weight=None, bias=None, mean=None, var=None, eps=1e-5, batch_stats=True):
         xp = namespace(x)

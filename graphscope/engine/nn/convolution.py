@@ -20,7 +20,7 @@ class Convolution(Function):
     """
 
     op = "convolution"
-    saved_inputs = (1,)  # backward reads the weight; the input lives on in the saved columns
+    reads_inputs = (1,)  # backward reads the weight; the input lives on in the saved columns
 
     def forward(self, x, weight, bias=None, stride=(1, 1), padding=((0, 0), (0, 0)), dilation=(1, 1),
                 groups=1):

@@ -6,12 +6,14 @@ import numbers
 
 from .. import backend, dtypes
 from ..backend import namespace
+from ..ops.operands import check_devices, tensor_input
+from ..ops.unary import FUNCTIONAL as _ELEMENTWISE
 from ..random import generator_for
-from ..tensor import Tensor, wrap
+from ..tensor import wrap
 from . import functional_ops as P
 
 __all__ = [
-    "linear", "relu", "leaky_relu", "gelu", "tanh", "sigmoid", "softmax", "log_softmax",
+    "linear", "relu", "leaky_relu", "gelu", "softmax", "log_softmax",
     "dropout", "embedding", "layer_norm", "one_hot", "flatten",
     "mse_loss", "l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
@@ -20,21 +22,8 @@ __all__ += [
     "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm", "dropout2d", "pad",
     "interpolate",
 ]
-
-
-def _same_device(op, first, *others):
-    """PyTorch's error for tensors on two devices, before a fused op mixes their arrays."""
-    for other in others:
-        if isinstance(other, Tensor) and not backend.same_device(first.array, other.array):
-            from ..ops.operands import device_error
-
-            raise device_error(op, first.device, other.device)
-
-
-def _tensor(x, name, arg="input"):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{name}(): argument '{arg}' must be a Tensor, not {type(x).__name__}")
-    return x
+globals().update(_ELEMENTWISE)  # tanh, sigmoid: the elementwise ops torch also has here (ops/unary.py)
+__all__ += list(_ELEMENTWISE)
 
 
 # --- layers -----------------------------------------------------------------------------------
@@ -42,7 +31,7 @@ def _tensor(x, name, arg="input"):
 
 def linear(input, weight, bias=None):
     """input @ weight.T + bias (one fused node)."""
-    _tensor(input, "linear")
+    tensor_input(input, "linear")
     if bias is None:
         return P.Linear.apply(input, weight)
     return P.Linear.apply(input, weight, bias)
@@ -51,25 +40,17 @@ def linear(input, weight, bias=None):
 def relu(input, inplace=False):
     if inplace:
         return input.relu_()
-    return _tensor(input, "relu").relu()
+    return tensor_input(input, "relu").relu()
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return P.LeakyReLU.apply(_tensor(input, "leaky_relu"), negative_slope=negative_slope)
+    return P.LeakyReLU.apply(tensor_input(input, "leaky_relu"), negative_slope=negative_slope)
 
 
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return P.GELU.apply(_tensor(input, "gelu"), approximate=approximate)
-
-
-def tanh(input):
-    return _tensor(input, "tanh").tanh()
-
-
-def sigmoid(input):
-    return _tensor(input, "sigmoid").sigmoid()
+    return P.GELU.apply(tensor_input(input, "gelu"), approximate=approximate)
 
 
 def _softmax_dim(ndim):
@@ -78,14 +59,14 @@ def _softmax_dim(ndim):
 
 
 def softmax(input, dim=None, dtype=None):
-    _tensor(input, "softmax")
+    tensor_input(input, "softmax")
     if dtype is not None:
         input = input.to(dtype)
     return input.softmax(_softmax_dim(input.ndim) if dim is None else dim)
 
 
 def log_softmax(input, dim=None, dtype=None):
-    _tensor(input, "log_softmax")
+    tensor_input(input, "log_softmax")
     if dtype is not None:
         input = input.to(dtype)
     return input.log_softmax(_softmax_dim(input.ndim) if dim is None else dim)
@@ -99,7 +80,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p); identity when not training."""
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    _tensor(input, "dropout")
+    tensor_input(input, "dropout")
     if not training or p == 0.0:
         return input
     return P.Dropout.apply(input, wrap(dropout_mask(input, p, input.shape)))
@@ -118,11 +99,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None):
     """Rows of `weight` picked by the integer tensor `input` (shape input.shape + (dim,))."""
     if max_norm is not None:
         raise NotImplementedError("embedding: max_norm is not supported")
-    _tensor(input, "embedding")
+    tensor_input(input, "embedding")
     indices = input.array
     if input.is_floating_point() or input.dtype is dtypes.bool_:
         raise TypeError(f"embedding: indices must be an integer tensor (int64), got {input.dtype}")
-    _same_device("embedding", weight, input)
+    check_devices("embedding", weight, input)
     count = weight.shape[0]
     xp = namespace(indices)
     if indices.size and (int(xp.min(indices)) < 0 or int(xp.max(indices)) >= count):
@@ -139,13 +120,13 @@ def embedding(input, weight, padding_idx=None, max_norm=None):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if isinstance(normalized_shape, numbers.Integral):
         normalized_shape = (int(normalized_shape),)
-    return P.LayerNorm.apply(_tensor(input, "layer_norm"), weight, bias,
+    return P.LayerNorm.apply(tensor_input(input, "layer_norm"), weight, bias,
                              normalized_shape=tuple(normalized_shape), eps=eps)
 
 
 def one_hot(tensor, num_classes=-1):
     """int64 one-hot encoding with a trailing class dimension (no gradient, as PyTorch)."""
-    t = _tensor(tensor, "one_hot").array
+    t = tensor_input(tensor, "one_hot").array
     if tensor.dtype is not dtypes.int64:
         raise RuntimeError(f"one_hot is only applicable to index tensor of type LongTensor (int64), got "
                            f"{tensor.dtype.name}; convert it with .long()")
@@ -172,7 +153,7 @@ def _legacy_reduction(size_average, reduce, reduction):
 
 
 def _same_shape(input, target, name):
-    _same_device(name, input, target)
+    check_devices(name, input, target)
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(
             f"{name}: input of shape {tuple(input.shape)} and target of shape {tuple(target.shape)} "
@@ -183,14 +164,14 @@ def _same_shape(input, target, name):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     P.check_reduction(reduction, "mse_loss")
-    _same_shape(_tensor(input, "mse_loss"), _tensor(target, "mse_loss", "target"), "mse_loss")
+    _same_shape(tensor_input(input, "mse_loss"), tensor_input(target, "mse_loss", "target"), "mse_loss")
     return P.MSELoss.apply(input, target, reduction=reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     P.check_reduction(reduction, "l1_loss")
-    _same_shape(_tensor(input, "l1_loss"), _tensor(target, "l1_loss", "target"), "l1_loss")
+    _same_shape(tensor_input(input, "l1_loss"), tensor_input(target, "l1_loss", "target"), "l1_loss")
     return P.L1Loss.apply(input, target, reduction=reduction)
 
 
@@ -199,9 +180,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     """log_softmax over dim 1 then NLL, fused; integer class targets or class probabilities."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     P.check_reduction(reduction, "cross_entropy")
-    _tensor(input, "cross_entropy")
-    _tensor(target, "cross_entropy", "target")
-    _same_device("cross_entropy", input, target, weight)
+    tensor_input(input, "cross_entropy")
+    tensor_input(target, "cross_entropy", "target")
+    check_devices("cross_entropy", input, target, weight)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
     if input.ndim == 0:
@@ -214,9 +195,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """-input[i, target_i] (input holds log-probabilities), averaged over the target weights."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     P.check_reduction(reduction, "nll_loss")
-    _tensor(input, "nll_loss")
-    _tensor(target, "nll_loss", "target")
-    _same_device("nll_loss", input, target, weight)
+    tensor_input(input, "nll_loss")
+    tensor_input(target, "nll_loss", "target")
+    check_devices("nll_loss", input, target, weight)
     if input.ndim == 0:
         raise ValueError("nll_loss: input must have a class dimension, got a 0-d tensor")
     return P.NLLLoss.apply(input, target, weight, ignore_index=ignore_index, reduction=reduction)
@@ -225,7 +206,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     P.check_reduction(reduction, "binary_cross_entropy")
-    _same_shape(_tensor(input, "binary_cross_entropy"), _tensor(target, "binary_cross_entropy", "target"),
+    _same_shape(tensor_input(input, "binary_cross_entropy"), tensor_input(target, "binary_cross_entropy", "target"),
                 "binary_cross_entropy")
     return P.BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
 
@@ -234,8 +215,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                                      reduction="mean", pos_weight=None):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     P.check_reduction(reduction, "binary_cross_entropy_with_logits")
-    _same_shape(_tensor(input, "binary_cross_entropy_with_logits"),
-                _tensor(target, "binary_cross_entropy_with_logits", "target"),
+    _same_shape(tensor_input(input, "binary_cross_entropy_with_logits"),
+                tensor_input(target, "binary_cross_entropy_with_logits", "target"),
                 "binary_cross_entropy_with_logits")
     return P.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)
 

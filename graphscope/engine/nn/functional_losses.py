@@ -5,8 +5,9 @@ from __future__ import annotations
 import warnings
 
 from .. import ops
+from ..ops.operands import tensor_input
 from . import loss_ops as L
-from .functional import _legacy_reduction, _same_shape, _tensor
+from .functional import _legacy_reduction, _same_shape
 from .functional_ops import check_reduction
 
 
@@ -14,7 +15,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     """0.5 (x - y)^2 / beta where |x - y| < beta, else |x - y| - 0.5 beta."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "smooth_l1_loss")
-    _same_shape(_tensor(input, "smooth_l1_loss"), _tensor(target, "smooth_l1_loss", "target"), "smooth_l1_loss")
+    _same_shape(tensor_input(input, "smooth_l1_loss"), tensor_input(target, "smooth_l1_loss", "target"), "smooth_l1_loss")
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     return L.SmoothL1.apply(input, target, float(beta), 1.0, reduction)
@@ -23,7 +24,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 (x - y)^2 where |x - y| <= delta, else delta (|x - y| - 0.5 delta); `weight` scales each element."""
     check_reduction(reduction, "huber_loss")
-    _same_shape(_tensor(input, "huber_loss"), _tensor(target, "huber_loss", "target"), "huber_loss")
+    _same_shape(tensor_input(input, "huber_loss"), tensor_input(target, "huber_loss", "target"), "huber_loss")
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     if weight is None:
@@ -39,7 +40,7 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         reduction = _legacy_reduction(size_average, reduce, reduction)
     if reduction not in ("none", "mean", "sum", "batchmean"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    _same_shape(_tensor(input, "kl_div"), _tensor(target, "kl_div", "target"), "kl_div")
+    _same_shape(tensor_input(input, "kl_div"), tensor_input(target, "kl_div", "target"), "kl_div")
     if reduction == "mean":
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
@@ -53,8 +54,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     reduction = _legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "cosine_embedding_loss")
     for i, t in enumerate((input1, input2)):
-        _tensor(t, "cosine_embedding_loss", f"input{i + 1}")
-    _tensor(target, "cosine_embedding_loss", "target")
+        tensor_input(t, "cosine_embedding_loss", f"input{i + 1}")
+    tensor_input(target, "cosine_embedding_loss", "target")
     expected = target.ndim + 1
     if target.ndim > 1 or input1.ndim != expected or input2.ndim != expected:
         raise RuntimeError(f"{target.ndim}D target tensor expects {expected}D input tensors, but found inputs with "

@@ -13,6 +13,7 @@ import math
 from .. import backend, dtypes
 from ..backend import namespace, scatter_add
 from ..function import Function
+from ..ops.operands import check_devices
 
 _REDUCTIONS = ("none", "mean", "sum")
 _ndarray = backend.CPU_ARRAY  # the CPU's array class: NumPy inputs skip the device check
@@ -31,16 +32,7 @@ def _quiet(xp):
     return errstate(divide="ignore", over="ignore", invalid="ignore")
 
 
-def _check_devices(op, first, *others):
-    """PyTorch's error for arrays on two devices (NumPy-only inputs skip this check)."""
-    for other in others:
-        if other is not None and not backend.same_device(first, other):
-            from ..ops.operands import device_error
-
-            raise device_error(op, backend.device_of(first), backend.device_of(other))
-
-
-def _reduce(xp, loss, reduction, dtype):
+def _reduce(xp, loss, reduction):
     """Apply `reduction` to elementwise `loss`, returning an array (never a NumPy scalar)."""
     if reduction == "mean":
         return xp.mean(loss)
@@ -63,7 +55,7 @@ class Linear(Function):
     """x @ W.T + b in one node: one BLAS call and an in-place bias add, as PyTorch's addmm."""
 
     op = "linear"
-    saved_inputs = (0, 1)  # bias is not read by backward
+    reads_inputs = (0, 1)  # bias is not read by backward
 
     def forward(self, x, weight, bias=None):
         if x.ndim == 0 or x.shape[-1] != weight.shape[1]:
@@ -73,7 +65,7 @@ class Linear(Function):
                 f"{weight.shape[1]}"
             )
         if type(x) is not _ndarray or type(weight) is not _ndarray:
-            _check_devices("linear", x, weight, bias)
+            check_devices("linear", x, weight, bias)
         self.x, self.weight = x, weight
         out = x @ weight.T
         if bias is not None:
@@ -193,7 +185,7 @@ class Embedding(Function):
     """weight[indices] with a scatter-add backward that also zeroes the padding row."""
 
     op = "embedding"
-    saved_inputs = (1,)
+    reads_inputs = (1,)
 
     def forward(self, weight, indices, padding_idx=None):
         self.indices = indices
@@ -318,7 +310,7 @@ class CrossEntropy(Function):
     """log_softmax + NLL fused: max-shifted and stable, and its gradient is just softmax - target."""
 
     op = "cross_entropy"
-    saved_inputs = (1, 2)  # the logits are not read back: backward uses the saved log-probabilities
+    reads_inputs = (1, 2)  # the logits are not read back: backward uses the saved log-probabilities
 
     def forward(self, logits, target, weight=None, ignore_index=-100, label_smoothing=0.0, reduction="mean"):
         xp = namespace(logits)
@@ -350,7 +342,7 @@ class CrossEntropy(Function):
             self.denominator = rows
             if reduction == "none":
                 return backend.reshape(loss, (shape[0],) + tuple(shape[2:]) if logits.ndim >= 2 else ())
-            return _reduce(xp, loss, reduction, dtype)
+            return _reduce(xp, loss, reduction)
 
         self.soft = False
         _check_class_target(logits, target, "cross_entropy")
@@ -427,7 +419,7 @@ class NLLLoss(Function):
     """-input[i, target_i] with ignore_index and class weights in one node (a masked gather)."""
 
     op = "nll_loss"
-    saved_inputs = (1, 2)
+    reads_inputs = (1, 2)
 
     def forward(self, logp, target, weight=None, ignore_index=-100, reduction="mean"):
         xp = namespace(logp)
@@ -473,7 +465,7 @@ class MSELoss(Function):
         xp = namespace(x)
         self.diff = diff = x - y
         self.reduction = reduction
-        return _reduce(xp, diff * diff, reduction, diff.dtype)
+        return _reduce(xp, diff * diff, reduction)
 
     def backward(self, grad):
         g = 2.0 * _reduction_scale(grad, self.reduction, self.diff.size) * self.diff
@@ -491,7 +483,7 @@ class L1Loss(Function):
         diff = x - y
         self.sign = xp.sign(diff)
         self.reduction = reduction
-        return _reduce(xp, xp.abs(diff), reduction, diff.dtype)
+        return _reduce(xp, xp.abs(diff), reduction)
 
     def backward(self, grad):
         g = _reduction_scale(grad, self.reduction, self.sign.size) * self.sign
@@ -503,7 +495,7 @@ class BinaryCrossEntropy(Function):
     """-(y log p + (1-y) log(1-p)) with PyTorch's log clamp at -100 and its gradient's 1e-12 floor."""
 
     op = "binary_cross_entropy"
-    saved_inputs = (0, 1, 2)
+    reads_inputs = (0, 1, 2)
 
     def forward(self, p, y, weight=None, reduction="mean"):
         xp = namespace(p)
@@ -519,7 +511,7 @@ class BinaryCrossEntropy(Function):
         loss = -(y * log_p + (1 - y) * log_q)
         if weight is not None:
             loss = loss * weight
-        return _reduce(xp, loss, reduction, p.dtype)
+        return _reduce(xp, loss, reduction)
 
     def backward(self, grad):
         xp = namespace(grad)
@@ -557,7 +549,7 @@ class BinaryCrossEntropyWithLogits(Function):
             loss = loss * weight
         self.x, self.y, self.weight, self.pos_weight = x, y, weight, pos_weight
         self.log_weight, self.softplus_neg, self.reduction = log_weight, softplus_neg, reduction
-        return _reduce(xp, loss, reduction, x.dtype)
+        return _reduce(xp, loss, reduction)
 
     def backward(self, grad):
         xp = namespace(grad)

@@ -23,7 +23,7 @@ class Huber(Function):
             loss = size
         else:
             loss = xp.where(size < beta, 0.5 * diff * diff / beta, size - 0.5 * beta)
-        return _reduce(xp, loss * scale if scale != 1 else loss, reduction, diff.dtype)
+        return _reduce(xp, loss * scale if scale != 1 else loss, reduction)
 
     def backward(self, grad):
         xp, diff, beta = namespace(grad), self.diff, self.beta
@@ -52,8 +52,8 @@ class KLDiv(Function):
                 loss = xp.where(t == 0, 0, t * xp.log(xp.where(t == 0, 1, t))) - t * x
         if reduction == "batchmean":
             batch = x.shape[0] if x.ndim else 1
-            return _reduce(xp, loss, "sum", loss.dtype) / batch
-        return _reduce(xp, loss, reduction, loss.dtype)
+            return _reduce(xp, loss, "sum") / batch
+        return _reduce(xp, loss, reduction)
 
     def backward(self, grad):
         xp, x, t = namespace(grad), self.x, self.t

@@ -12,7 +12,7 @@ class ConstantPad(Function):
     """`value` around the input (negative pads crop it): one slice copy each way."""
 
     op = "constant_pad_nd"
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, pads=(), value=0):
         shape = list(x.shape)

@@ -16,7 +16,7 @@ class MaxPool2d(Function):
     won, so backward sends each gradient there with one strided add per kernel position."""
 
     op = "max_pool2d"
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, kernel, stride, padding, dilation, out):
         xpad = sw.pad(x, padding, _lowest(x))
@@ -37,7 +37,7 @@ class AvgPool2d(Function):
     divided by PyTorch's divisor (fixed, or per output position where windows are cut short)."""
 
     op = "avg_pool2d"
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, kernel, stride, padding, scale, out):
         xpad = sw.pad(x, padding)

@@ -21,7 +21,7 @@ class Resample(Function):
     """
 
     op = "resample"
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, taps=()):
         self.taps, self.shapes = taps, []

@@ -23,10 +23,6 @@ def structure_changed() -> None:
     _structure[0] += 1
 
 
-def _stack() -> list:
-    return scopes.stack
-
-
 def enter(module, hooked: bool = False) -> str:
     """Push `module` on this thread's scope stack and return its qualified name.
 

@@ -13,14 +13,16 @@ from .sampling import bernoulli, multinomial, normal, poisson
 from .shape import (cat, chunk, concat, concatenate, expand, flatten, permute, repeat, reshape,
                     split, squeeze, stack, swapaxes, t, transpose, unsqueeze, view)
 from .softmax import log_softmax, logsumexp, softmax
-from .unary import (abs, cast, clamp, clone, cos, exp, log, log1p, neg, relu, rsqrt, sigmoid,
-                    sign, sin, sqrt, tanh, to_device)
+from .unary import ELEMENTWISE as _ELEMENTWISE
+from .unary import cast, clamp, clone, to_device
+
+globals().update(_ELEMENTWISE)  # abs, exp, neg, relu, tanh, ...: registered in unary.py, one line each
 
 true_divide = divide = div
 multiply = mul
 subtract = sub
 clip = clamp
-negative = neg
+negative = _ELEMENTWISE["neg"]
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 # Legacy and convenience names (issue 14): rounding, floor division, ordering, products, norms.

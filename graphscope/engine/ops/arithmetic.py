@@ -12,7 +12,7 @@ from .operands import binary_operands, broadcast_error, check_devices
 
 
 class Add(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, a, b):
         return a + b
@@ -22,7 +22,7 @@ class Add(Function):
 
 
 class Sub(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, a, b):
         return a - b
@@ -109,7 +109,7 @@ def _split_ties(grad, first_wins, tie):
 
 
 class Where(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, condition, a, b):
         self.condition = condition
@@ -171,9 +171,7 @@ def where(condition, input, other):
     if not isinstance(condition, Tensor):
         raise TypeError(f"where: condition must be a bool Tensor, got {type(condition).__name__}")
     input, other = binary_operands("where", input, other)
-    for operand in (input, other):
-        if isinstance(operand, Tensor):
-            check_devices("where", condition, operand)
+    check_devices("where", condition, input, other)
     cond = condition.array
     if dtype_of(cond) is not bool_:
         cond = cond != 0

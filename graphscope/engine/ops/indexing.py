@@ -104,7 +104,7 @@ def is_basic(index) -> bool:
 
 class GetItem(Function):
     op = "index"
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, index):
         self.shape, self.dtype, self.index = x.shape, x.dtype, index
@@ -145,7 +145,7 @@ class Narrow(GetItem):
 
 class SetItem(Function):
     op = "setitem"
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, value, index):
         self.index = index
@@ -174,7 +174,7 @@ def _put(array, index, value, basic) -> None:
 
 class Gather(Function):
     op = "gather"
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axis, index):
         xp = namespace(x)
@@ -195,7 +195,7 @@ class Gather(Function):
 
 class MaskedFill(Function):
     op = "masked_fill"
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, mask, value):
         self.mask = mask

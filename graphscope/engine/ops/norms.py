@@ -9,7 +9,7 @@ from ..backend import namespace
 from ..function import Function
 from ..tensor import Tensor
 from .operands import dims as _dims
-from .operands import normalize_dim
+from .operands import normalize_dim, tensor_input
 from .reduction import _expand_back, amax, amin
 from .reduction import sum as _sum
 from .unary import abs as _abs
@@ -50,7 +50,7 @@ class VectorNorm(Function):
 class CountNonzero(Function):
     """The 0-"norm": how many elements are nonzero (a float; no gradient flows, as torch)."""
 
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axes, keepdim):
         return backend.sum(backend.astype(x != 0, x.dtype), axis=axes, keepdims=keepdim)
@@ -75,8 +75,7 @@ class SingularValues(Function):
 
 
 def _float_input(input, op, dtype):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    tensor_input(input, op)
     if not backend.is_floating(input.array):
         raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {input.dtype.name}; "
                            "convert it with .float() first")

@@ -12,6 +12,13 @@ _ndarray = np.ndarray
 _FLOATS = backend._NUMPY_FLOATS  # NumPy's float dtypes: the fast paths' one dict lookup
 
 
+def tensor_input(value, op: str, arg: str = "input") -> Tensor:
+    """`value` if it is a Tensor, else PyTorch's TypeError naming the op and the argument."""
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{op}(): argument '{arg}' must be a Tensor, not {type(value).__name__}")
+    return value
+
+
 def as_tensor_like(value, like: Tensor) -> Tensor:
     """A tensor on `like`'s device for a list, host array or NumPy scalar operand."""
     if isinstance(value, Tensor):
@@ -24,9 +31,14 @@ def as_tensor_like(value, like: Tensor) -> Tensor:
     return wrap(array)
 
 
-def check_devices(op: str, a: Tensor, b: Tensor) -> None:
-    if not backend.same_device(a.array, b.array):
-        raise device_error(op, a.device, b.device)
+def check_devices(op: str, first, *others) -> None:
+    """PyTorch's error when one of `others` lives on another device than `first` (each a Tensor
+    or a device array; None and Python numbers among `others` are skipped)."""
+    a = first.array if isinstance(first, Tensor) else first
+    for other in others:
+        b = other.array if isinstance(other, Tensor) else other
+        if backend.is_array(b) and not backend.same_device(a, b):
+            raise device_error(op, backend.device_of(a), backend.device_of(b))
 
 
 def device_error(op: str, first, second) -> RuntimeError:

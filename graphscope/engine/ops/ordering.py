@@ -7,8 +7,8 @@ from collections import namedtuple
 from .. import backend, dtypes
 from ..backend import namespace
 from ..function import Function
-from ..tensor import Tensor, wrap
-from .operands import normalize_dim
+from ..tensor import wrap
+from .operands import normalize_dim, tensor_input
 
 SortResult = namedtuple("sort", ["values", "indices"])
 TopkResult = namedtuple("topk", ["values", "indices"])
@@ -27,7 +27,7 @@ def order(x, axis: int, descending: bool):
 class Sort(Function):
     """The first `k` values of `x` along `axis` in the given order (all of them for sort)."""
 
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axis, k, indices):
         xp = namespace(x)
@@ -55,8 +55,7 @@ def _first(x, axis, k):
 
 
 def _prepare(input, dim, op):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    tensor_input(input, op)
     if input.ndim == 0:
         normalize_dim(dim, 0)
         return None

@@ -11,7 +11,7 @@ from .. import backend, dtypes
 from ..backend import namespace
 from ..function import Function
 from ..tensor import Tensor, wrap
-from .operands import dims, normalize_dim
+from .operands import dims, normalize_dim, tensor_input
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
@@ -34,7 +34,7 @@ def _count(shape, axes) -> int:
 
 
 class Sum(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axes, keepdim, dtype=None):
         self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
@@ -48,7 +48,7 @@ class Sum(Function):
 
 
 class Mean(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axes, keepdim):
         self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
@@ -173,13 +173,8 @@ class MinDim(MaxDim):
     pass
 
 
-def _require_tensor(x, op):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(x).__name__}")
-
-
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    _require_tensor(input, "sum")
+    tensor_input(input, "sum")
     axes = dims(dim, input.ndim)
     if dtype is None:
         current = backend.dtype_of(input.array)
@@ -198,7 +193,7 @@ def _float_only(input, op):
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    _require_tensor(input, "mean")
+    tensor_input(input, "mean")
     if dtype is not None:
         input = input.to(dtype)
     _float_only(input, "mean")
@@ -212,19 +207,19 @@ def _correction(unbiased, correction):
 
 
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    _require_tensor(input, "var")
+    tensor_input(input, "var")
     _float_only(input, "var")
     return Var.apply(input, dims(dim, input.ndim), keepdim, _correction(unbiased, correction))
 
 
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    _require_tensor(input, "std")
+    tensor_input(input, "std")
     _float_only(input, "std")
     return Std.apply(input, dims(dim, input.ndim), keepdim, _correction(unbiased, correction))
 
 
 def prod(input, dim=None, keepdim=False):
-    _require_tensor(input, "prod")
+    tensor_input(input, "prod")
     return Prod.apply(input, dims(dim, input.ndim), keepdim)
 
 
@@ -234,14 +229,14 @@ def _nonempty(input, op):
 
 
 def amax(input, dim=(), keepdim=False):
-    _require_tensor(input, "amax")
+    tensor_input(input, "amax")
     axes = dims(dim, input.ndim)
     _nonempty(input, "amax")
     return Amax.apply(input, axes, keepdim, True)
 
 
 def amin(input, dim=(), keepdim=False):
-    _require_tensor(input, "amin")
+    tensor_input(input, "amin")
     axes = dims(dim, input.ndim)
     _nonempty(input, "amin")
     return Amin.apply(input, axes, keepdim, False)
@@ -253,7 +248,7 @@ def _max_min(input, dim, keepdim, largest):
         from .arithmetic import maximum, minimum
 
         return (maximum if largest else minimum)(input, dim)
-    _require_tensor(input, op)
+    tensor_input(input, op)
     _nonempty(input, op)
     if dim is None:
         return (Amax if largest else Amin).apply(input, None, False, largest)
@@ -278,7 +273,7 @@ def min(input, dim=None, keepdim=False):
 
 def _arg(input, dim, keepdim, largest):
     op = "argmax" if largest else "argmin"
-    _require_tensor(input, op)
+    tensor_input(input, op)
     _nonempty(input, op)
     xp = namespace(input.array)
     fn = xp.argmax if largest else xp.argmin
@@ -301,10 +296,10 @@ def argmin(input, dim=None, keepdim=False):
 
 
 def all(input, dim=None, keepdim=False):
-    _require_tensor(input, "all")
+    tensor_input(input, "all")
     return wrap(namespace(input.array).all(input.array, axis=dims(dim, input.ndim), keepdims=keepdim))
 
 
 def any(input, dim=None, keepdim=False):
-    _require_tensor(input, "any")
+    tensor_input(input, "any")
     return wrap(namespace(input.array).any(input.array, axis=dims(dim, input.ndim), keepdims=keepdim))

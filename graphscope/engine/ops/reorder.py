@@ -5,14 +5,13 @@ from __future__ import annotations
 from .. import backend, dtypes
 from ..backend import namespace
 from ..function import Function
-from ..tensor import Tensor
 from .operands import dims as _dims
-from .operands import normalize_dim
+from .operands import normalize_dim, tensor_input
 from .unary import cast
 
 
 class Flip(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axes):
         self.axes = axes
@@ -23,7 +22,7 @@ class Flip(Function):
 
 
 class Roll(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, shifts, axes):
         self.shifts, self.axes = shifts, axes
@@ -37,7 +36,7 @@ class Roll(Function):
 class Triangle(Function):
     """x where the bool `mask` (the kept triangle of the last two dims) holds, else 0."""
 
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, mask):
         self.mask = mask
@@ -56,7 +55,7 @@ class Triu(Triangle):
 
 
 class Cumsum(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axis):
         self.axis = axis
@@ -68,14 +67,9 @@ class Cumsum(Function):
         return xp.flip(xp.cumulative_sum(xp.flip(grad, axis=axis), axis=axis), axis=axis), None
 
 
-def _tensor(input, op):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(input).__name__}")
-
-
 def flip(input, dims):
     """The elements in reverse order along each of `dims`."""
-    _tensor(input, "flip")
+    tensor_input(input, "flip")
     axes = _dims(dims, input.ndim)
     if axes is None:
         return input.clone()
@@ -84,7 +78,7 @@ def flip(input, dims):
 
 def roll(input, shifts, dims=None):
     """Elements shifted along `dims`, those past the end coming back at the start (flattened if None)."""
-    _tensor(input, "roll")
+    tensor_input(input, "roll")
     many = isinstance(shifts, (tuple, list))
     if dims is None:
         if many and len(shifts) != 1:
@@ -99,7 +93,7 @@ def roll(input, shifts, dims=None):
 
 
 def _triangle(cls, input, diagonal, op, lower):
-    _tensor(input, op)
+    tensor_input(input, op)
     if input.ndim < 2:
         raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions, got {input.ndim}")
     x = input.array
@@ -122,7 +116,7 @@ def triu(input, diagonal=0):
 
 def cumsum(input, dim, *, dtype=None):
     """Running sums along `dim`; integer and bool inputs sum in int64, as torch."""
-    _tensor(input, "cumsum")
+    tensor_input(input, "cumsum")
     if dtype is not None:
         input = cast(input, dtype)
     elif not backend.is_floating(input.array):

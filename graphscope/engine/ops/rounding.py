@@ -7,12 +7,12 @@ from ..backend import namespace
 from ..function import Function
 from ..tensor import Tensor
 from .arithmetic import _binary
-from .operands import binary_operands
-from .unary import _check, clone
+from .operands import binary_operands, tensor_input
+from .unary import clone
 
 
 class Floor(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         return namespace(x).floor(x)
@@ -22,7 +22,7 @@ class Floor(Function):
 
 
 class Ceil(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         return namespace(x).ceil(x)
@@ -34,7 +34,7 @@ class Ceil(Function):
 class Round(Function):
     """Half to even; with `decimals`, round(x * 10^d) / 10^d (d < 0: round(x / 10^-d) * 10^-d), as torch."""
 
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, decimals):
         xp = namespace(x)
@@ -50,7 +50,7 @@ class Round(Function):
 class FloorDivide(Function):
     """floor(a / b); PyTorch defines no derivative for it, so its backward says so."""
 
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, a, b):
         return a // b
@@ -74,7 +74,7 @@ class Remainder(Function):
 
 def _rounding(cls, name):
     def op(input):
-        _check(input, name)
+        tensor_input(input, name)
         if not backend.is_floating(input.array):
             return clone(input)  # integers are already whole, as torch
         return cls.apply(input)
@@ -90,7 +90,7 @@ ceil = _rounding(Ceil, "ceil")
 
 def round(input, *, decimals=0):
     """Round half to even, to `decimals` places (negative: to tens, hundreds...), as torch.round."""
-    _check(input, "round")
+    tensor_input(input, "round")
     if not backend.is_floating(input.array):
         if decimals:
             raise NotImplementedError("round_with_decimals is not implemented for integer tensors; convert with .float()")

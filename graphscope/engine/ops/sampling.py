@@ -9,7 +9,7 @@ from ..backend import namespace
 from ..function import Function
 from ..random import drawing
 from ..tensor import Tensor, wrap
-from .operands import broadcast_error, device_error
+from .operands import broadcast_error, device_error, tensor_input
 
 _FLOAT64 = dtypes.float64
 
@@ -66,12 +66,6 @@ def uniform_like(generator, array):
     return generator.uniform(0.0, 1.0, array.shape, dtype if dtype in (dtypes.float32, _FLOAT64) else _FLOAT64)
 
 
-def _input(value, op: str) -> Tensor:
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(value).__name__}")
-    return value
-
-
 def _floating(tensor: Tensor, op: str, hint: str) -> None:
     if not tensor.dtype.is_floating_point:
         raise NotImplementedError(f"{op}() is not implemented for {tensor.dtype.name} tensors; {hint}")
@@ -86,7 +80,7 @@ def _any(condition) -> bool:
 
 def multinomial(input, num_samples, replacement=False, *, generator=None) -> Tensor:
     """Category indices drawn from each row of `input` (unnormalised probabilities), as int64."""
-    _input(input, "multinomial")
+    tensor_input(input, "multinomial")
     if input.ndim not in (1, 2):
         raise RuntimeError(f"prob_dist must be 1 or 2 dim (got {input.ndim} dims)")
     if not input.dtype.is_floating_point:
@@ -196,7 +190,7 @@ def _elementwise_normal(mean, std, size, dtype, device, tensors):
 
 def bernoulli(input, p=None, *, generator=None) -> Tensor:
     """1 with probability input (or the float p), else 0, in the input's dtype and shape."""
-    _input(input, "bernoulli")
+    tensor_input(input, "bernoulli")
     if p is None:
         _floating(input, "bernoulli", "use a floating point tensor of probabilities (e.g. input.float())")
     checked_probabilities(input if p is None else p, "bernoulli")
@@ -217,7 +211,7 @@ def checked_probabilities(p, op: str):
 
 def poisson(input, generator=None) -> Tensor:
     """A Poisson count for each rate in `input`, in its (floating point) dtype."""
-    _input(input, "poisson")
+    tensor_input(input, "poisson")
     _floating(input, "poisson", "use a floating point tensor of rates (e.g. input.float())")
     if _any(~(input.array >= 0)):
         raise RuntimeError("invalid Poisson rate, expected rate to be non-negative (and not nan)")

@@ -14,7 +14,7 @@ from .unary import cast
 
 class Reshape(Function):
     op = "view"
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, shape):
         self.shape = x.shape
@@ -37,7 +37,7 @@ class Unsqueeze(Reshape):
 
 
 class Permute(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, axes):
         self.axes = axes
@@ -55,7 +55,7 @@ class Transpose(Permute):
 
 
 class Expand(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, shape):
         return namespace(x).broadcast_to(x, shape)
@@ -65,7 +65,7 @@ class Expand(Function):
 
 
 class Repeat(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, repeats):
         # Tile by broadcasting: (r0, s0, r1, s1, ...) then merge each pair.
@@ -84,7 +84,7 @@ class Repeat(Function):
 
 
 class Cat(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, *arrays, axis):
         self.axis = axis
@@ -102,7 +102,7 @@ class Cat(Function):
 
 
 class Stack(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, *arrays, axis):
         self.axis = axis

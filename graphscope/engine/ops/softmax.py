@@ -5,8 +5,7 @@ from __future__ import annotations
 from .. import backend
 from ..backend import namespace
 from ..function import Function
-from ..tensor import Tensor
-from .operands import normalize_dim
+from .operands import normalize_dim, tensor_input
 from .unary import _floating
 
 
@@ -19,7 +18,7 @@ def _shift(x, axis):
 
 
 class Softmax(Function):
-    saved_inputs = ()
+    reads_inputs = ()
     saves_output = True
 
     def forward(self, x, axis):
@@ -35,7 +34,7 @@ class Softmax(Function):
 
 
 class LogSoftmax(Function):
-    saved_inputs = ()
+    reads_inputs = ()
     saves_output = True
 
     def forward(self, x, axis):
@@ -66,8 +65,7 @@ class LogSumExp(Function):
 
 
 def _axis(input, dim, op):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    tensor_input(input, op)
     if dim is None:
         raise TypeError(f"{op}() needs dim=: the dimension to normalise over (e.g. dim=-1)")
     axis = normalize_dim(dim, input.ndim)
@@ -87,8 +85,7 @@ def log_softmax(input, dim=None, dtype=None):
 
 
 def logsumexp(input, dim, keepdim=False):
-    if not isinstance(input, Tensor):
-        raise TypeError(f"logsumexp(): argument 'input' must be a Tensor, not {type(input).__name__}")
+    tensor_input(input, "logsumexp")
     from .operands import dims
 
     axes = dims(dim, input.ndim)

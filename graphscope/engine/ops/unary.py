@@ -6,10 +6,11 @@ from .. import backend, dtypes
 from ..backend import namespace
 from ..function import Function
 from ..tensor import Tensor, wrap
+from .operands import tensor_input
 
 
 class Neg(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         return -x
@@ -19,7 +20,7 @@ class Neg(Function):
 
 
 class Exp(Function):
-    saved_inputs = ()
+    reads_inputs = ()
     saves_output = True
 
     def forward(self, x):
@@ -49,7 +50,7 @@ class Log1p(Function):
 
 
 class Sqrt(Function):
-    saved_inputs = ()
+    reads_inputs = ()
     saves_output = True
 
     def forward(self, x):
@@ -61,7 +62,7 @@ class Sqrt(Function):
 
 
 class Rsqrt(Function):
-    saved_inputs = ()
+    reads_inputs = ()
     saves_output = True
 
     def forward(self, x):
@@ -82,7 +83,7 @@ class Abs(Function):
 
 
 class Sign(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         return namespace(x).sign(x)
@@ -110,7 +111,7 @@ class Cos(Function):
 
 
 class Tanh(Function):
-    saved_inputs = ()
+    reads_inputs = ()
     saves_output = True
 
     def forward(self, x):
@@ -122,7 +123,7 @@ class Tanh(Function):
 
 
 class Sigmoid(Function):
-    saved_inputs = ()
+    reads_inputs = ()
     saves_output = True
 
     def forward(self, x):
@@ -136,7 +137,7 @@ class Sigmoid(Function):
 
 
 class Relu(Function):
-    saved_inputs = ()
+    reads_inputs = ()
     saves_output = True
 
     def forward(self, x):
@@ -163,7 +164,7 @@ class Clamp(Function):
 
 
 class Cast(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, dtype):  # dtype: the array library's own
         self.source = x.dtype
@@ -174,7 +175,7 @@ class Cast(Function):
 
 
 class Clone(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x):
         return backend.copy(x)
@@ -184,7 +185,7 @@ class Clone(Function):
 
 
 class ToDevice(Function):
-    saved_inputs = ()
+    reads_inputs = ()
 
     def forward(self, x, device):
         self.source = backend.device_of(x)
@@ -199,40 +200,50 @@ def _floating(x: Tensor) -> Tensor:
     return x if backend.is_floating(x.array) else cast(x, dtypes.get_default_dtype())
 
 
-def _check(x, op):
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op}(): argument 'input' must be a Tensor, not {type(x).__name__}")
+# --- the elementwise ops' registry ---------------------------------------------------------------
+# To add an elementwise op: write its Function above (forward and backward side by side), add
+# one `elementwise(...)` line below, and one row to UNARY in tests/engine/test_ops_unary.py.
+# The line makes the function (gs.<name>, through ops/__init__), the method Tensor.<name>, and,
+# with functional=True, nn.functional.<name>; the README's API list is generated from those.
+
+ELEMENTWISE: dict = {}  # name -> function, for ops/__init__ (gs.<name>)
+FUNCTIONAL: dict = {}  # name -> function, the ones torch also has in nn.functional
 
 
-def _elementwise(cls, name: str, floating: bool):
-    """The function for a one-input op; `floating` ops compute integers in the default float dtype."""
+def elementwise(cls, name: str, floating: bool, functional: bool = False):
+    """Register the one-input op `cls` as `name`; `floating` ops compute integers in the default
+    float dtype. The function is also the Tensor method (`x.exp()` calls it with x as input)."""
 
     def op(input):
-        _check(input, name)
+        tensor_input(input, name)
         return cls.apply(_floating(input) if floating else input)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise {name} (as torch.{name})."
+    ELEMENTWISE[name] = op
+    if functional:
+        FUNCTIONAL[name] = op
+    setattr(Tensor, name, op)
     return op
 
 
-neg = _elementwise(Neg, "neg", floating=False)
-abs = _elementwise(Abs, "abs", floating=False)
-sign = _elementwise(Sign, "sign", floating=False)
-relu = _elementwise(Relu, "relu", floating=False)
-exp = _elementwise(Exp, "exp", floating=True)
-log = _elementwise(Log, "log", floating=True)
-log1p = _elementwise(Log1p, "log1p", floating=True)
-sqrt = _elementwise(Sqrt, "sqrt", floating=True)
-rsqrt = _elementwise(Rsqrt, "rsqrt", floating=True)
-sin = _elementwise(Sin, "sin", floating=True)
-cos = _elementwise(Cos, "cos", floating=True)
-tanh = _elementwise(Tanh, "tanh", floating=True)
-sigmoid = _elementwise(Sigmoid, "sigmoid", floating=True)
+neg = elementwise(Neg, "neg", floating=False)
+abs = elementwise(Abs, "abs", floating=False)
+sign = elementwise(Sign, "sign", floating=False)
+relu = elementwise(Relu, "relu", floating=False)  # nn.functional.relu has its own (inplace=)
+exp = elementwise(Exp, "exp", floating=True)
+log = elementwise(Log, "log", floating=True)
+log1p = elementwise(Log1p, "log1p", floating=True)
+sqrt = elementwise(Sqrt, "sqrt", floating=True)
+rsqrt = elementwise(Rsqrt, "rsqrt", floating=True)
+sin = elementwise(Sin, "sin", floating=True)
+cos = elementwise(Cos, "cos", floating=True)
+tanh = elementwise(Tanh, "tanh", floating=True, functional=True)
+sigmoid = elementwise(Sigmoid, "sigmoid", floating=True, functional=True)
 
 
 def clamp(input, min=None, max=None):
-    _check(input, "clamp")
+    tensor_input(input, "clamp")
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import backend
 from ..backend import into
 from ..tensor import wrap
-from .optimizer import Optimizer
+from .optimizer import Optimizer, nonnegative
 
 
 class Adagrad(Optimizer):
@@ -13,16 +13,8 @@ class Adagrad(Optimizer):
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
                  foreach=None, *, maximize=False, differentiable=False, fused=None):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= lr_decay:
-            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= initial_accumulator_value:
-            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        nonnegative(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                    initial_accumulator_value=initial_accumulator_value, eps=eps)
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, maximize=maximize)
         super().__init__(params, defaults)
@@ -38,20 +30,11 @@ class Adagrad(Optimizer):
 
     def _update_group(self, group):
         lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
-        weight_decay, maximize = group["weight_decay"], group["maximize"]
-        for param in group["params"]:
-            grad = param._grad
-            if grad is None:
-                continue
-            array, g = param.array, grad.array
-            if maximize:
-                g = -g
+        for param, array, g in self._grads(group, group["weight_decay"]):
             slot = self.state[param]
             if not slot:  # a group added after construction
                 self._initial_state(param, group)
             step = slot["step"] = slot["step"] + 1
-            if weight_decay:
-                g = g + weight_decay * array
             clr = lr / (1 + (step - 1) * lr_decay)
             total = slot["sum"].array
             total += g * g
@@ -60,4 +43,3 @@ class Adagrad(Optimizer):
             into(std, "divide", g, std)
             std *= clr
             array -= std
-            param._bump_version()

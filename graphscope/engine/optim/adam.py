@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..backend import into
-from .optimizer import Optimizer
+from .optimizer import Optimizer, nonnegative
 
 
 class Adam(Optimizer):
@@ -18,33 +18,22 @@ class Adam(Optimizer):
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  maximize=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
+        nonnegative(lr=lr, eps=eps)
         if not 0.0 <= betas[0] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
         if not 0.0 <= betas[1] < 1.0:
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        nonnegative(weight_decay=weight_decay)
         defaults = dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                         maximize=maximize)
         super().__init__(params, defaults)
 
     def _update_group(self, group):
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-        weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
+        weight_decay, amsgrad = group["weight_decay"], group["amsgrad"]
         decoupled = self._decoupled
         state = self.state
-        for param in group["params"]:
-            grad = param._grad
-            if grad is None:
-                continue
-            array = param.array
-            g = grad.array
-            if maximize:
-                g = -g
+        for param, array, g in self._grads(group, 0 if decoupled else weight_decay):
             slot = state[param]
             if not slot:
                 slot["step"] = 0
@@ -53,11 +42,8 @@ class Adam(Optimizer):
                 if amsgrad:
                     slot["max_exp_avg_sq"] = self._zeros_state(param)
             step = slot["step"] = slot["step"] + 1
-            if weight_decay:
-                if decoupled:
-                    array *= 1 - lr * weight_decay
-                else:
-                    g = g + weight_decay * array
+            if weight_decay and decoupled:
+                array *= 1 - lr * weight_decay
             m, v = slot["exp_avg"].array, slot["exp_avg_sq"].array
             tmp = g - m
             tmp *= 1 - beta1
@@ -79,7 +65,6 @@ class Adam(Optimizer):
             into(tmp, "divide", m, tmp)
             tmp *= step_size
             array -= tmp
-            param._bump_version()
 
 
 class AdamW(Adam):

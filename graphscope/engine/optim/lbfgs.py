@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..grad_mode import enable_grad, no_grad
 from ..ops.shape import cat
-from .optimizer import Optimizer
+from .optimizer import Optimizer, nonnegative
 
 
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
@@ -102,8 +102,7 @@ class LBFGS(Optimizer):
 
     def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
                  history_size=100, line_search_fn=None):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        nonnegative(lr=lr)
         if line_search_fn not in (None, "strong_wolfe"):
             raise RuntimeError(f"only 'strong_wolfe' is supported as line_search_fn, got {line_search_fn!r}")
         if max_eval is None:

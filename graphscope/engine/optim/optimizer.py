@@ -1,6 +1,6 @@
 """Optimizer: parameter groups, per-parameter state, zero_grad, and state_dict, as torch.optim.Optimizer.
 
-Subclasses update raw device arrays in place (`p.array`, then `p._bump_version()`), so a step
+Subclasses update raw device arrays in place (those `_grads` yields; it bumps their versions), so a step
 records no graph nodes and allocates little; state arrays live on the parameter's device.
 """
 
@@ -103,6 +103,24 @@ class Optimizer:
     def _update_group(self, group):
         raise NotImplementedError
 
+    def _grads(self, group, weight_decay=0):
+        """(param, its array, its grad's array) for each param of `group` that has a grad: the
+        grad negated under `maximize`, plus weight_decay * param when given (L2 decay). The loop
+        body updates the array in place; the param's version is bumped when it comes back."""
+        maximize = group["maximize"]
+        for param in group["params"]:
+            grad = param._grad
+            if grad is None:
+                continue
+            array = param.array
+            g = grad.array
+            if maximize:
+                g = -g
+            if weight_decay:
+                g = g + weight_decay * array
+            yield param, array, g
+            param._bump_version()
+
     def _zeros_state(self, param):
         """A zero state Tensor on the parameter's device with its dtype."""
         array = param.array
@@ -168,6 +186,17 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+
+
+def nonnegative(**hyperparameters) -> None:
+    """PyTorch's ValueError for the first negative hyperparameter ("Invalid learning rate: -1")."""
+    for name, value in hyperparameters.items():
+        if not 0.0 <= value:
+            label = _LABELS.get(name, f"{name} value")
+            raise ValueError(f"Invalid {label}: {value}")
+
+
+_LABELS = {"lr": "learning rate", "eps": "epsilon value"}
 
 
 def _step_count(value):

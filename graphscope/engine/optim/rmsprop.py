@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..backend import namespace
-from .optimizer import Optimizer
+from .optimizer import Optimizer, nonnegative
 
 
 class RMSprop(Optimizer):
@@ -11,34 +11,17 @@ class RMSprop(Optimizer):
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False, *,
                  maximize=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= momentum:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if not 0.0 <= alpha:
-            raise ValueError(f"Invalid alpha value: {alpha}")
+        nonnegative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
         defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
                         centered=centered, maximize=maximize)
         super().__init__(params, defaults)
 
     def _update_group(self, group):
         lr, alpha, eps = group["lr"], group["alpha"], group["eps"]
-        weight_decay, momentum, centered, maximize = (
-            group["weight_decay"], group["momentum"], group["centered"], group["maximize"])
+        momentum, centered = group["momentum"], group["centered"]
         state = self.state
-        for param in group["params"]:
-            grad = param._grad
-            if grad is None:
-                continue
-            array = param.array
+        for param, array, g in self._grads(group, group["weight_decay"]):
             xp = namespace(array)
-            g = grad.array
-            if maximize:
-                g = -g
             slot = state[param]
             if not slot:
                 slot["step"] = 0
@@ -48,8 +31,6 @@ class RMSprop(Optimizer):
                 if centered:
                     slot["grad_avg"] = self._zeros_state(param)
             slot["step"] += 1
-            if weight_decay:
-                g = g + weight_decay * array
             square_avg = slot["square_avg"].array
             square_avg *= alpha
             square_avg += (1 - alpha) * (g * g)
@@ -67,4 +48,3 @@ class RMSprop(Optimizer):
                 array -= lr * buf
             else:
                 array -= lr * (g / avg)
-            param._bump_version()

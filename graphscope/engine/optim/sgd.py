@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .optimizer import Optimizer, required
+from .optimizer import Optimizer, nonnegative, required
 
 
 class SGD(Optimizer):
@@ -14,12 +14,9 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False):
-        if lr is not required and lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if momentum < 0.0:
-            raise ValueError(f"Invalid momentum value: {momentum}")
-        if weight_decay < 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if lr is not required:
+            nonnegative(lr=lr)
+        nonnegative(momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
@@ -27,19 +24,9 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def _update_group(self, group):
-        lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-        weight_decay, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        lr, momentum, dampening, nesterov = group["lr"], group["momentum"], group["dampening"], group["nesterov"]
         state = self.state
-        for param in group["params"]:
-            grad = param._grad
-            if grad is None:
-                continue
-            array = param.array
-            d = grad.array
-            if maximize:
-                d = -d
-            if weight_decay:
-                d = d + weight_decay * array
+        for param, array, d in self._grads(group, group["weight_decay"]):
             if momentum:
                 slot = state[param]
                 buf = slot.get("momentum_buffer")
@@ -52,7 +39,6 @@ class SGD(Optimizer):
                     buf_array += (1 - dampening) * d if dampening else d
                 d = d + momentum * buf_array if nesterov else buf_array
             array -= lr * d
-            param._bump_version()
 
 
 def _copy(array):

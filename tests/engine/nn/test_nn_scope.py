@@ -103,7 +103,7 @@ def test_module_left_is_announced_when_forward_raises():
     with hooks.observe(log), pytest.raises(ValueError):
         model(gs.randn(3, 5))
     assert log.events == [("enter", "model"), ("leave", "model")]
-    assert scope._stack() == []
+    assert scope.scopes.stack == []
 
 
 def test_names_follow_structure_changes():
