@@ -16,11 +16,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from engine import Case, Side, format_time, limit_threads, measure  # noqa: E402  (bench/engine.py)
+from engine import Case, Side, limit_threads, print_table  # noqa: E402  (bench/engine.py)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -99,17 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"PyTorch: 1 thread. {limit_threads()}")
     print(f"LSTM tagger: graphscope and PyTorch losses differ by at most {losses_agree():.2e} over 3 Adam steps")
     print()
-    header = f"{'case':40} {'graphscope':>12}  {'reference':>26}  {'ratio':>6}  {'target':>8}"
-    print(header)
-    print("-" * len(header))
-    started = time.perf_counter()
-    for case in CASES:
-        subject, reference, ratio = measure(case, repeats, block_s)
-        verdict = "ok" if ratio <= case.target else "MISSED"
-        print(f"{case.name:40} {format_time(subject):>12}  "
-              f"{case.reference.label + ' ' + format_time(reference).strip():>26}  "
-              f"{ratio:5.2f}x  <= {case.target:.2f}x  {verdict}", flush=True)
-    print(f"\n({time.perf_counter() - started:.1f} s of timing)")
+    print_table(CASES, repeats, block_s)
     return 0
 
 
