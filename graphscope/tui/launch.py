@@ -67,11 +67,11 @@ def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, d
 
 
 # The code for a script that never reported how it ended.
-STOPPED = 130
+UNREPORTED_EXIT = 130
 
 
 def exit_status(state) -> int:
     """The script's own exit code."""
     if state is None or state.exit_code is None:
-        return STOPPED
+        return UNREPORTED_EXIT
     return int(state.exit_code)
