@@ -46,7 +46,7 @@ class Debuggee:
 
     def __init__(self, record, source: str = "", break_on_nan: bool = False):
         self.record = record
-        self.source = source
+        self.source = source  # the snapshot's path, or the script a session runs, as the user named it
         self._lock = threading.RLock()
         self._listeners: list = []
         self._breakpoints: list[Breakpoint] = []

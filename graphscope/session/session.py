@@ -59,7 +59,6 @@ class Session(Debuggee):
         self._queued = 0          # steps asked for while a step was running
         self._answers: queue.Queue[str | None] = queue.Queue()  # what the user typed for input()
         super().__init__(self.recorder.record, script, break_on_nan=self.options.break_on_nan)
-        self.script_path = script
         self.record.metadata.device = str(self.options.device or backend.get_default_device())
         self.gate = StepGate(self.recorder, lambda: self._breakpoints, self._paused, pause=self.options.pause)
         self._thread = threading.Thread(target=self._main, name="graphscope-script", daemon=True)
@@ -138,10 +137,6 @@ class Session(Debuggee):
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
-    @property
-    def exit_code(self) -> int | None:
-        return self.state.exit_code
-
     def _main(self) -> None:
         outcome = None
         # Under --as-torch graphscope's NumPy warnings stay quiet to the end, the recording's included.
@@ -161,7 +156,7 @@ class Session(Debuggee):
                         self._life = State.RUNNING
                         self._running = Mode.STEP if self.options.pause else Mode.CONTINUE
                     self._changed("running")
-                    outcome = run_script(self.script_path, self.argv, in_torch_terms if self.options.as_torch else None)
+                    outcome = run_script(self.source, self.argv, in_torch_terms if self.options.as_torch else None)
             except SessionQuit:
                 pass
             finally:

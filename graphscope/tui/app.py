@@ -67,10 +67,10 @@ class GraphscopeApp(App[None]):
 
     TITLE = "graphscope"
 
-    def __init__(self, debuggee, source: str = ""):
+    def __init__(self, debuggee):
         super().__init__()
         self.debuggee = debuggee
-        self.source = source
+        self.source = debuggee.source  # the script or snapshot shown, as the user named it
         self.live = debuggee.live
         self.index = RecordIndex(debuggee.record)
         self.moment = Moment(self.index, None, (), self.live)

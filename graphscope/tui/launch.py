@@ -34,7 +34,7 @@ def view(path: str) -> int:
 
     from .app import GraphscopeApp
 
-    GraphscopeApp(Debuggee(record, path, break_on_nan=True), source=path).run()
+    GraphscopeApp(Debuggee(record, path, break_on_nan=True)).run()
     return 0
 
 
@@ -54,7 +54,7 @@ def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, d
 
     session = Session(script, argv=list(argv or []),
                       options=SessionOptions(as_torch=as_torch, device=device, pause=pause))
-    app = GraphscopeApp(session, source=script)
+    app = GraphscopeApp(session)
     try:
         app.run()
     finally:

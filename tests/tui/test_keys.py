@@ -75,7 +75,7 @@ def test_when_a_key_applies(action, kind, live, applies):
 
 
 async def test_check_action_answers_from_the_table():
-    app = GraphscopeApp(Debuggee(mlp_record(), "mlp.json"), "mlp.json")
+    app = GraphscopeApp(Debuggee(mlp_record(), "mlp.json"))
     async with app.run_test():
         assert app.debuggee.state.kind == State.FINISHED
         assert app.check_action("continue", ()) is True

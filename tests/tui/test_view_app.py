@@ -21,7 +21,7 @@ from graphscope.tui.view_bar import ViewBar
 
 
 def make_app(record=None, source="snap.json"):
-    return GraphscopeApp(Debuggee(record or mlp_record(), source), source)
+    return GraphscopeApp(Debuggee(record or mlp_record(), source))
 
 
 def selected(app):
