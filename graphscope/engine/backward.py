@@ -184,6 +184,8 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                 for position, version in node.versions:
                     if node.inputs[position]._vc[0] != version:
                         _check_versions(node)
+                if node.output_version is not None and node.output_version[0][0] != node.output_version[1]:
+                    _check_versions(node)
                 grad_inputs = node.backward(grad)
             else:
                 grad_inputs = _node_backward(node, grad, watching, store, capture)
@@ -219,17 +221,25 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
 
 
 def _check_versions(node) -> None:
-    """Refuse to run a node whose saved inputs were modified in place since its forward."""
+    """Refuse to run a node whose saved inputs (or saved output) were modified in place since its forward."""
     for position, version in node.versions:
         tensor = node.inputs[position]
         if tensor._vc[0] != version:
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: input {position} of {node.name()} (a tensor of shape "
-                f"{tuple(tensor.shape)} and dtype {tensor.dtype.name}) is at version "
-                f"{tensor._vc[0]}; expected version {version} instead. Hint: replace the in-place "
-                "operation (x += ..., x.add_(...), x[...] = ...) with an out-of-place one (x = x + ...)."
-            )
+            raise _modified(f"input {position}", node, tensor.shape, tensor.dtype.name, tensor._vc[0], version)
+    if node.output_version is not None:
+        counter, version = node.output_version
+        if counter[0] != version:
+            out = node.out  # every op that saves its output keeps it as `out`
+            raise _modified("output 0", node, out.shape, backend.dtype_name(out), counter[0], version)
+
+
+def _modified(which: str, node, shape, dtype: str, now: int, expected: int) -> RuntimeError:
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an "
+        f"inplace operation: {which} of {node.name()} (a tensor of shape {tuple(shape)} and dtype "
+        f"{dtype}) is at version {now}; expected version {expected} instead. Hint: replace the in-place "
+        "operation (x += ..., x.add_(...), x[...] = ...) with an out-of-place one (x = x + ...)."
+    )
 
 
 def _node_backward(node, grad, watching, store, capture):

@@ -20,24 +20,58 @@ def _finish(array, requires_grad) -> Tensor:
     return out
 
 
-def _infer(data, exact=False):
-    """A host array for Python data: floats -> default float, ints -> int64, as torch.tensor
-    (`exact`: floats stay float64, for a caller that casts to a dtype of its own)."""
+def _infer(data, dtype=None):
+    """A host array for Python data, made in `dtype` straight from the exact values (never via
+    float32), or as torch.tensor infers: floats -> default float, ints -> int64; integers that
+    do not fit raise as in torch."""
     try:
         array = np.array(data)
     except (ValueError, TypeError) as error:
         raise TypeError(f"tensor(): could not build a tensor from this data ({error})") from None
-    if array.dtype == object or array.dtype.kind not in "biuf":
+    target = None if dtype is None else dtypes.from_any(dtype)
+    kind = array.dtype.kind
+    python_ints = not isinstance(data, (np.generic, np.ndarray))
+    if array.dtype == object and python_ints and _all_ints(array):  # integers beyond 64 bits
+        kind = "u"
+        if target is None or not target.is_floating_point and target is not dtypes.bool_:
+            raise ValueError(_UNPACK_OVERFLOW)
+        try:
+            array = np.array(data, dtype=np.float64) if target.is_floating_point else array != 0
+        except OverflowError:
+            raise ValueError(_UNPACK_OVERFLOW) from None
+    if array.dtype == object or kind not in "biuf":
         raise TypeError(
             f"tensor(): data must be numbers (nested lists of equal length), got {type(data).__name__} "
             f"with elements of dtype {array.dtype}"
         )
-    kind = array.dtype.kind
-    if kind == "f" and not exact and not _holds_float_arrays(data):
-        return array.astype(dtypes.default_float_numpy())
-    if kind in "iu" and not isinstance(data, np.generic):
-        return array.astype(np.int64)
-    return array
+    if target is None:
+        if kind == "f" and not _holds_float_arrays(data):
+            target = dtypes.get_default_dtype()
+        elif kind in "iu" and python_ints:
+            target = dtypes.int64
+        else:
+            return array
+    if kind == "u" and python_ints and target is not dtypes.bool_ and not target.is_floating_point:
+        raise ValueError(_UNPACK_OVERFLOW)  # a Python int of 2**63 or more: no int64 holds it
+    if target.is_floating_point or target is dtypes.bool_:
+        with np.errstate(over="ignore"):  # too large for float16/float32: inf, as in torch
+            return array.astype(target.numpy)
+    if kind in "fiu" and array.size:
+        info = np.iinfo(target.numpy)
+        if kind == "f":
+            bad = not (np.all(array >= float(info.min)) and np.all(array <= float(info.max)))  # NaN too
+        else:  # an unsigned target lets a negative integer wrap, as in torch
+            bad = int(array.max()) > info.max or int(array.min()) < (-info.max if info.min == 0 else info.min)
+        if bad:
+            raise RuntimeError(f"value cannot be converted to type {target.name} without overflow")
+    return array.astype(target.numpy)
+
+
+_UNPACK_OVERFLOW = "Overflow when unpacking long long"
+
+
+def _all_ints(array) -> bool:
+    return all(type(v) is int for v in array.flat)
 
 
 def _holds_float_arrays(data) -> bool:
@@ -61,10 +95,11 @@ def tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor:
         elif array is (data.array if isinstance(data, Tensor) else data):
             array = backend.copy(array)
         return _finish(array, requires_grad)
-    host = data.copy() if isinstance(data, np.ndarray) else _infer(data, exact=dtype is not None)
-    if dtype is not None:
-        host = host.astype(dtypes.to_numpy(dtype), copy=False)
-    elif host.dtype not in dtypes._BY_NUMPY:
+    if isinstance(data, np.ndarray):
+        host = data.copy() if dtype is None else data.astype(dtypes.to_numpy(dtype))
+    else:
+        host = _infer(data, dtype)
+    if host.dtype not in dtypes._BY_NUMPY:
         dtypes.from_numpy(host.dtype)  # raises a clear error for unsupported dtypes
     return _finish(backend.from_host(host, backend.as_device(device)), requires_grad)
 
@@ -126,9 +161,37 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
         dtype = (dtypes.bool_ if isinstance(fill_value, bool)
                  else dtypes.int64 if isinstance(fill_value, int) else dtypes.get_default_dtype())
     dtype = dtypes.from_any(dtype)
-    fill_value = float(fill_value) if dtype.is_floating_point else (
-        bool(fill_value) if dtype is dtypes.bool_ else int(fill_value))
+    fill_value = _fill_value(fill_value, dtype)
     return _finish(_make(device, "full", _size((size,)), fill_value, dtype=dtype), requires_grad)
+
+
+def _fill_value(value, dtype: dtypes.dtype):
+    """`value` as a Python number of `dtype`'s kind, refused as torch.full refuses it when it does
+    not fit (a negative integer wraps into uint8, as in torch)."""
+    if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**64:
+        raise OverflowError("int too big to convert")
+    if dtype.is_floating_point:
+        value = float(value)
+        if math.isfinite(value) and abs(value) > _FLOAT_MAX.get(dtype.name, math.inf):
+            raise RuntimeError(f"value cannot be converted to type {_C_NAME[dtype.name]} without overflow")
+        return value
+    if dtype is dtypes.bool_:
+        return bool(value)
+    low, high = _INT_RANGE[dtype.name]
+    wraps = low == 0 and isinstance(value, int)
+    if not (-high if wraps else low) <= value <= high:  # NaN too
+        raise RuntimeError(f"value cannot be converted to type {_C_NAME.get(dtype.name, dtype.name + '_t')} "
+                           "without overflow")
+    return int(value) % (high + 1) if wraps else int(value)
+
+
+# What an integer dtype holds, and torch's name for it in its overflow messages from full().
+_INT_RANGE = {"int8": (-2**7, 2**7 - 1), "uint8": (0, 2**8 - 1), "int16": (-2**15, 2**15 - 1),
+              "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}
+_C_NAME = {"int32": "int", "float16": "c10::Half", "float32": "float"}
+# The largest finite value of the narrow float dtypes: full() refuses a finite value beyond it
+# (as torch does for any tensor of other than one element).
+_FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38}
 
 
 def _like(input: Tensor, dtype, device):

@@ -33,6 +33,10 @@ class Function:
     # Positions of inputs whose arrays `backward` reads; None means all of them. Their in-place
     # modification between forward and backward is detected through version counters.
     saved_inputs = None
+    # Whether `backward` reads the node's own output (exp, tanh, softmax, ...): an in-place change
+    # of the output tensor then makes backward refuse, as it does for a saved input.
+    saves_output = False
+    output_version = None  # (the output's version counter, its version at forward), when saved
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -89,6 +93,8 @@ class Function:
                     versions.append((i, a._vc[0]))
             self.versions = versions
         result = wrap(out, True, self)
+        if self.saves_output:
+            self.output_version = (result._vc, result._vc[0])
         if observers:
             announce_node_created(self, args, result)
         return result

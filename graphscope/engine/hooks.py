@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import weakref
 from contextlib import contextmanager
 from typing import NamedTuple
 
@@ -35,7 +36,14 @@ class Observer:
 
     Events pass live engine objects (Functions, Tensors, device arrays); an observer
     that keeps anything must copy it. `before_node` may block: the engine waits.
+    An observer with `one_thread` set hears only the thread that installed it; the first
+    event of each other thread calls its `other_thread` instead.
     """
+
+    one_thread = False
+
+    def other_thread(self, thread: threading.Thread):
+        """(one_thread observers) `thread`, not the installing one, used the engine: once per thread."""
 
     def leaf_created(self, tensor, site):
         """A leaf Tensor was made by a creation function or began to require grad, at `site`
@@ -78,20 +86,49 @@ def observe(observer: Observer):
 
 def install(observer: Observer) -> None:
     """Start announcing events to `observer` (prefer `observe` for a block)."""
-    observers.append(observer)
-    _rebuild()
+    with _installing:
+        observers.append(observer)
+        _owners[id(observer)] = (threading.get_ident(), weakref.WeakSet())
+        _rebuild()
 
 
 def uninstall(observer: Observer) -> None:
-    observers.remove(observer)
-    _rebuild()
+    """Stop announcing events to `observer` (nothing if it is not installed)."""
+    with _installing:
+        if observer in observers:
+            observers.remove(observer)
+            _owners.pop(id(observer), None)
+            _rebuild()
+
+
+_installing = threading.Lock()
+# id(observer) -> (the ident of the thread that installed it, the other threads it was told of).
+_owners: dict = {}
 
 
 def _rebuild() -> None:
     for event in EVENTS:
         base = getattr(Observer, event)
-        _handlers[event] = tuple(getattr(o, event) for o in observers
+        _handlers[event] = tuple(_handler(o, event) for o in observers
                                  if getattr(type(o), event, base) is not base)
+
+
+def _handler(observer: Observer, event: str):
+    """The observer's handler of `event`: as is, or (one_thread) behind a check of the thread."""
+    handler = getattr(observer, event)
+    if not observer.one_thread:
+        return handler
+    (owner, told), get_ident = _owners[id(observer)], threading.get_ident
+
+    def on_owner_thread(*args):
+        if get_ident() == owner:
+            return handler(*args)
+        thread = threading.current_thread()
+        if thread not in told:  # threads, not idents: a finished thread's ident is reused
+            told.add(thread)
+            observer.other_thread(thread)
+
+    return on_owner_thread
 
 
 def user_site() -> Site:

@@ -24,6 +24,19 @@ def wrap(array, requires_grad=False, grad_fn=None):
     return t
 
 
+# Writes made through `.data` tensors, counted: they leave the tensor's version unchanged (as
+# torch), so an observer that copies values (the recorder) also compares this count.
+data_writes = [0]
+
+
+class _DataVersion(list):
+    """The version counter of a `.data` tensor: its own, and every bump also counted in data_writes."""
+
+    def __setitem__(self, index, value):
+        data_writes[0] += 1
+        super().__setitem__(index, value)
+
+
 def _as_array(value):
     """NumPy returns scalars from 0-d operations; tensors always hold arrays."""
     if isinstance(value, np.generic):
@@ -133,8 +146,11 @@ class Tensor:
 
     @property
     def data(self) -> "Tensor":
-        """A detached tensor sharing this one's storage (as PyTorch's `.data`)."""
-        return self.detach()
+        """A detached tensor sharing this one's storage, with a version counter of its own (as
+        PyTorch's `.data`, unlike detach()): in-place changes through it go unseen by backward."""
+        out = wrap(self.array)
+        out._vc = _DataVersion([0])
+        return out
 
     @data.setter
     def data(self, value):

@@ -85,17 +85,17 @@ class Session(Debuggee):
                 self._running = mode
                 self._life = State.RUNNING
                 self.gate.release(mode)
-            elif mode == Mode.STEP and self._running == Mode.STEP:
-                self._queued += 1  # keys pressed in a burst are steps to take, not dropped
-                return True
-            elif mode == Mode.STEP or (mode == Mode.RUN and self._running == Mode.CONTINUE):
-                self._running = mode
-                if mode == Mode.STEP:
-                    self.gate.interrupt()  # a continue or run to end stops at the next node
+            elif mode == Mode.STEP:
+                if self._running == Mode.STEP:
+                    self._queued += 1  # keys pressed in a burst are steps to take, not dropped
                 else:
-                    self.gate.mode = Mode.RUN
+                    self._running = Mode.STEP
+                    self.gate.interrupt()  # a continue or run to end stops at the next node
                 return True
-            else:
+            else:  # a continue or run to end while the script runs: it takes over from there
+                if mode == Mode.RUN or self._running == Mode.STEP:
+                    self._running, self._queued = mode, 0
+                    self.gate.mode = mode
                 return True
         self._changed("running")
         return True

@@ -63,6 +63,8 @@ class StepGate(Observer):
     thread before it blocks; it may release the gate at once (a queued command).
     """
 
+    one_thread = True  # it holds the script's thread only: other threads run on, unrecorded
+
     def __init__(self, recorder, breakpoints, on_pause, pause: bool = True):
         self.recorder = recorder
         self.breakpoints = breakpoints  # () -> the session's current breakpoints

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
+from .atomic_file import write_atomically
 from .record import CONSTANT, LEAF_OPS, PARAMETER, Node, Record
-from .snapshot import write_atomically
 
 
 def escape(text: str) -> str:
@@ -68,5 +68,5 @@ def to_dot(record: Record, pass_index: int | None = None) -> str:
 
 
 def write_dot(record: Record, path, pass_index: int | None = None) -> None:
-    """Write the DOT text to `path` (atomically, like a snapshot)."""
-    write_atomically(os.fspath(path), to_dot(record, pass_index).encode("utf-8"))
+    """Write the DOT text to `path` (atomically, like a snapshot; WriteError when it cannot be)."""
+    write_atomically(os.fspath(path), to_dot(record, pass_index).encode("utf-8"), "graph")

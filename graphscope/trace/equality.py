@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import fields, is_dataclass
 
 import numpy as np
+
+_SEQUENCES = (list, tuple, Sequence)
 
 
 def same(a, b) -> bool:
     """Whether two pieces of record data are equal, NaN matching NaN."""
     if a is b:
         return True
+    if isinstance(a, str) or isinstance(b, str):
+        return type(a) is type(b) and a == b
     if isinstance(a, float) and isinstance(b, float):
         return a == b or (a != a and b != b)
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
@@ -23,7 +28,7 @@ def same(a, b) -> bool:
         if type(a) is not type(b):
             return False
         return all(same(getattr(a, f.name), getattr(b, f.name)) for f in fields(a) if f.compare)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+    if isinstance(a, _SEQUENCES) and isinstance(b, _SEQUENCES):  # a PassHistory equals the list it stands for
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)

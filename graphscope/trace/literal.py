@@ -7,20 +7,26 @@ import re
 from rich.text import Text
 
 # C0 controls except tab and newline, DEL, C1 controls: an escape sequence in a printed
-# op name or console line would otherwise drive the terminal.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# op name or console line would otherwise drive the terminal. Lone surrogates (a JSON
+# "\\udfff", a print of one) cannot be encoded for any terminal: they are escaped too.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+_ANY_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def _escape(match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def visible(text: str) -> str:
-    """`text` with each control character replaced by its escape (`\\x1b`)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """`text` with each control character (or lone surrogate) replaced by its escape (`\\x1b`)."""
+    return _CONTROL.sub(_escape, text)
 
 
 def escaped(text: str) -> str:
     """`text` with every control character (tab and newline too) replaced by its escape:
     fit for a one-line name."""
-    return _ANY_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return _ANY_CONTROL.sub(_escape, text)
 
 
 def has_control(text: str, lines: bool = False) -> bool:

@@ -19,10 +19,11 @@ import numpy as np
 
 from graphscope.engine import backend, hooks
 from graphscope.engine.backend import is_array, namespace
-from graphscope.engine.tensor import Tensor
+from graphscope.engine.tensor import Tensor, data_writes
 
 from . import findings
 from .literal import escaped, has_control
+from .pass_history import PassHistory
 from .record import (
     CONSTANT,
     EXTERNAL,
@@ -39,7 +40,7 @@ from .record import (
     Step,
 )
 from .snapshot import LONG_TEXT_LIMIT, NAME_LIMIT
-from .summary import FULL_VALUES_LIMIT, summarize_many, summarize_value
+from .summary import FULL_VALUES_LIMIT, Summarized, summarize_many, summarize_value
 
 _ndarray = np.ndarray
 _scopes = hooks.scopes  # the engine's module scopes, per thread
@@ -51,6 +52,10 @@ def _nobody():
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _NUMBER = (int, float, bool)
+# A value kept from an event (a leaf, a leaf's grad) with more elements than this is summarised
+# there and then, reading the live array, instead of copied to be summarised later: a recorded
+# script with one huge tensor must not hold a second copy of it.
+SUMMARIZE_AT_ONCE = 1 << 20
 _OP, _LEAF, _CONST, _EXTERNAL = range(4)  # kinds of journal events
 
 
@@ -117,6 +122,10 @@ class Recorder(hooks.Observer):
     the record from another thread only while the script is paused or after it ended.
     """
 
+    # Only the thread that installs it is recorded (the script's main thread): another thread's
+    # ops would interleave with its pass and leave nodes that point nowhere. `other_thread` says so.
+    one_thread = True
+
     def __init__(self, policy: Policy | None = None, script: str = "", argv: list[str] | None = None):
         self.policy = policy = policy or Policy()
         self.record = Record(metadata=Metadata(
@@ -126,6 +135,7 @@ class Recorder(hooks.Observer):
             numpy_version=np.__version__, keep_first=policy.keep_first, keep_last=policy.keep_last,
             full_values_limit=policy.full_values_limit, memory_budget=policy.memory_budget,
         ))
+        self.record.passes = PassHistory()  # a pass out of the detail window shrinks to a row
         self._next_id = 0
         self._journal = _Journal(0)
         self._recent: deque[_Journal] = deque([self._journal])  # newest last; still resolvable
@@ -154,6 +164,8 @@ class Recorder(hooks.Observer):
         self._stepping: int | None = None         # the node whose backward is running
         self._raised_in: int | None = None        # the node stepped when the last backward raised
         self._kept: list[_Journal] = []           # journals of passes kept for good (first, pinned)
+        self._sealed = False                      # finished for good by `seal`: takes nothing more
+        self.notes: list[str] = []                # what the user should hear about the recording
 
     # --- engine events: forward ------------------------------------------------------------
 
@@ -259,7 +271,7 @@ class Recorder(hooks.Observer):
             j.events.append((nid, _LEAF, leaf[3], made, module, requires, label))
             j.tensors[id(t)] = (leaf[0], nid, True)
         else:
-            copy = backend.copy(t.array)
+            copy = self._keep(t.array)
             j.events.append((nid, _EXTERNAL, _name(f"{t.grad_fn.name()} (not recorded)"), copy, site,
                              module, t.requires_grad))
             j.tensors[id(t)] = (weakref.ref(t), nid, True)
@@ -270,7 +282,7 @@ class Recorder(hooks.Observer):
         when the tensor has not changed since (same array, same version): a data batch or a
         frozen weight is copied once."""
         array = t.array
-        version = t._vc[0]
+        version = (t._vc[0], data_writes[0])  # a write through `.data` leaves _vc as it was
         leaf = self._leaf_copies.get(id(t))
         if leaf is None or leaf[0]() is not t:
             leaf = self._leaf_copies[id(t)] = [weakref.ref(t), None, None, None, False, None]
@@ -278,10 +290,16 @@ class Recorder(hooks.Observer):
             if leaf[4]:
                 self._journal.finite.add(id(leaf[3]))
             return leaf
-        copy = array.copy() if type(array) is _ndarray else backend.copy(array)
+        copy = self._keep(array)
         leaf[1], leaf[2], leaf[3], leaf[4] = array, version, copy, False
         self._journal.fresh.append((leaf, copy))
         return leaf
+
+    def _keep(self, array):
+        """A copy of `array` to summarise later; for a large one, its summary now (no copy)."""
+        if array.size > SUMMARIZE_AT_ONCE:
+            return Summarized(summarize_many([array], self.policy.full_values_limit)[0])
+        return array.copy() if type(array) is _ndarray else backend.copy(array)
 
     def _constant(self, value, site, module) -> int:
         """A node for a non-tensor input: a Python value, or a raw array (an index, a mask)."""
@@ -358,7 +376,7 @@ class Recorder(hooks.Observer):
         entry = j.tensors.get(id(tensor))
         nid = entry[1] if entry is not None and entry[0]() is tensor else self._input_node(tensor, None, self._module())
         # It is the leaf's `.grad` now: user code may change it in place.
-        copy = grad.copy() if type(grad) is _ndarray else backend.copy(grad)
+        copy = self._keep(grad)
         if j.steps:
             step = j.steps[-1]
             grads = step[2] or ()
@@ -427,8 +445,17 @@ class Recorder(hooks.Observer):
                 return entry[1]
         return None
 
+    def other_thread(self, thread) -> None:
+        """A thread other than the recorded one used the engine: say so once, in the console."""
+        note = (f"graphscope: thread {_name(thread.name)!r} used the engine; only the script's main "
+                "thread is recorded, so that thread's ops are not in the graph")
+        self.notes.append(note)
+        self.console("stderr", note)
+
     def console(self, stream: str, text: str) -> None:
         """The script wrote `text` to "stdout" or "stderr"."""
+        if self._sealed:
+            return
         lines = self.record.console
         lines.append(ConsoleLine(stream, text, len(self.record.passes)))
         if len(lines) > self.policy.console_limit:
@@ -441,12 +468,17 @@ class Recorder(hooks.Observer):
         text = traceback_text if traceback_text is not None else "".join(
             traceback.format_exception(type(error), error, error.__traceback__))
         node = self._stepping if self._stepping is not None else self._raised_in
-        self.record.error = ScriptError(_name(type(error).__name__), str(error)[:LONG_TEXT_LIMIT],
-                                        text[-LONG_TEXT_LIMIT:], node, self._error_site(error))
-        return self.record.error
+        error = ScriptError(_name(type(error).__name__), str(error)[:LONG_TEXT_LIMIT],
+                            text[-LONG_TEXT_LIMIT:], node, self._error_site(error))
+        if not self._sealed:
+            self.record.error = error
+        return error
 
     def flush(self) -> Record:
         """Bring every pass kept in detail into the record and update the findings."""
+        return self.record if self._sealed else self._flush()
+
+    def _flush(self) -> Record:
         # Every journal still held whose pass has not been trimmed: a consistent cut, whatever
         # the moment (a node of a pass in the window may use a node of an older held pass).
         passes = self.record.passes
@@ -461,13 +493,23 @@ class Recorder(hooks.Observer):
 
     def finish(self, exit_code: int | None = None) -> Record:
         """End the recording: every pass still held checked and summarised, the findings."""
+        return self.record if self._sealed else self._finish(exit_code)
+
+    def seal(self, exit_code: int | None = None) -> Record:
+        """Finish for good, from any thread, once the recorded thread is out of the recorder and
+        uninstalled (a run cut short): later calls from it (flush, finish, console) change nothing,
+        so the record is a consistent cut that a snapshot can be written from."""
+        self._sealed = True
+        return self._finish(exit_code)
+
+    def _finish(self, exit_code: int | None) -> Record:
         for held in list(self._recent):
             self._check_nonfinite(held)
         meta = self.record.metadata
         meta.finished = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
         if exit_code is not None:
             meta.exit_code = exit_code
-        return self.flush()
+        return self._flush()
 
     def keep(self, index: int) -> None:
         """Keep pass `index` in full detail whatever the policy (the debugger paused in it: the
@@ -732,6 +774,7 @@ class Recorder(hooks.Observer):
             return
         p.detailed = False
         p.root, p.order, p.steps = None, (), []
+        passes.compact(index)
         if j is not None:
             j.steps = []
             keep = self._closure(j, j.referenced)
@@ -758,6 +801,7 @@ class Recorder(hooks.Observer):
         if p is not None:
             p.detailed = False
             p.root, p.order, p.steps = None, (), []
+            self.record.passes.compact(j.index)
         keep = self._closure(j, j.referenced)
         j.steps = []
         if keep:  # a graph used across passes: put only what later passes refer to in the record
@@ -989,6 +1033,9 @@ def any_nonfinite(arrays, known_finite=()) -> bool:
                 return True
         elif kind is float:
             if a - a != 0.0:
+                return True
+        elif kind is Summarized:
+            if a.summary.has_nonfinite:
                 return True
         elif a is not None and kind not in _NUMBER and backend.is_array(a) and id(a) not in known_finite \
                 and backend.dtype_kind(a) in "fc":

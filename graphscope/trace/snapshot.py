@@ -7,15 +7,17 @@ import gc
 import json
 import math
 import os
+import stat
 import sys
-import tempfile
 import uuid
 from contextlib import contextmanager
 from itertools import chain
 
 import numpy as np
 
+from .atomic_file import write_atomically
 from .literal import has_control, visible
+from .pass_history import PassHistory
 from .record import (
     FINDING_KINDS,
     BackwardPass,
@@ -42,10 +44,11 @@ LONG_TEXT_LIMIT = 4 * 2**20
 MAX_VALUES = 2**26          # elements in one summary's full values
 MAX_NDIM = 64
 _ID_LIMIT = 2**53
+_FLOAT_MAX = int(sys.float_info.max)
 
 
 class SnapshotError(Exception):
-    """A snapshot that cannot be written or read: which file, where in it, and what is wrong."""
+    """A snapshot that cannot be read: which file, where in it, and what is wrong."""
 
     def __init__(self, file: str, where: str, problem: str):
         self.file, self.where, self.problem = str(file), where, problem
@@ -74,8 +77,9 @@ def dumps(record: Record) -> str:
 
 
 def dump(record: Record, path) -> None:
-    """Write the record to `path` atomically: a complete new file replaces the old, or nothing changes."""
-    write_atomically(path, [p.encode("ascii") if isinstance(p, str) else p for p in _pieces(record)])
+    """Write the record to `path` atomically: a complete new file replaces the old, or nothing
+    changes (WriteError, from atomic_file, when it cannot be written)."""
+    write_atomically(path, [p.encode("ascii") if isinstance(p, str) else p for p in _pieces(record)], "snapshot")
 
 
 def _pieces(record: Record) -> list:
@@ -97,54 +101,6 @@ def _pieces(record: Record) -> list:
         pieces += [before, b'"', raw, b'"']
     pieces.append(text)
     return pieces
-
-
-def write_atomically(path, data) -> None:
-    """Write `data` (bytes, or a list of bytes pieces) to a temporary file beside `path`,
-    flush it to disk, then rename it over `path`."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, temp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-    except OSError as e:
-        raise SnapshotError(path, "", f"cannot write the snapshot: {e.strerror or e}") from None
-    try:
-        for piece in [data] if isinstance(data, (bytes, bytearray, memoryview)) else data:
-            view = memoryview(piece)
-            while view:
-                view = view[os.write(fd, view[:_CHUNK]):]
-        os.fsync(fd)
-        os.close(fd)
-        fd = -1
-        os.replace(temp, path)
-    except BaseException as e:
-        if fd >= 0:
-            os.close(fd)
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        if isinstance(e, OSError):
-            raise SnapshotError(path, "", f"cannot write the snapshot: {e.strerror or e}") from None
-        raise
-    _sync_folder(folder)
-
-
-_CHUNK = 1 << 22
-
-
-def _sync_folder(folder: str) -> None:
-    """Make the rename itself durable (where the platform allows opening a folder)."""
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _num(x):
@@ -305,14 +261,99 @@ def to_json(record: Record, blob=_inline) -> dict:
 def load(path) -> Record:
     """Read and validate a snapshot file; raises SnapshotError for anything wrong with it."""
     path = os.fspath(path)
+    return loads(read_snapshot_bytes(path), path)
+
+
+# The largest snapshot file read; GRAPHSCOPE_MAX_SNAPSHOT (bytes) changes it.
+MAX_SNAPSHOT_BYTES = 2 * 2**30
+_READ_CHUNK = 1 << 24
+_JSON_SPACE = b" \t\r\n"
+
+
+def max_snapshot_bytes() -> int:
+    text = os.environ.get("GRAPHSCOPE_MAX_SNAPSHOT", "").strip()
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        return int(text) if text else MAX_SNAPSHOT_BYTES
+    except ValueError:
+        raise SnapshotError("GRAPHSCOPE_MAX_SNAPSHOT", "", f"{visible(text)[:40]!r} is not a number of bytes") from None
+
+
+def read_snapshot_bytes(path: str) -> bytes:
+    """The bytes of a snapshot file: only a regular file (never a FIFO or device, which could
+    block or never end), at most max_snapshot_bytes(), read in chunks; leading whitespace is
+    skipped, and reading stops at once when the first other byte cannot begin a snapshot."""
+    limit = max_snapshot_bytes()
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except IsADirectoryError:
         raise SnapshotError(path, "", "is a folder, not a snapshot file") from None
     except OSError as e:
         raise SnapshotError(path, "", f"cannot read the file: {e.strerror or e}") from None
-    return loads(data, path)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode)
+                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                    else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+            raise SnapshotError(path, "", f"is {kind}, not a snapshot file")
+        if st.st_size > limit:
+            raise SnapshotError(path, "", f"the file is {_size(st.st_size)}, more than the {_size(limit)} "
+                                          "a snapshot may be (set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        chunks, total, lines, skipped = [], 0, 1, 0
+        while True:
+            chunk = os.read(fd, _READ_CHUNK)
+            if not chunk:
+                break
+            if not chunks:
+                start = len(chunk) - len(chunk.lstrip(_JSON_SPACE))
+                lines += chunk.count(b"\n", 0, start)
+                skipped += start
+                if start == len(chunk):
+                    continue
+                first = chunk[start:start + 1]
+                if first != b"{":
+                    _refuse_start(path, first, lines, start - chunk.rfind(b"\n", 0, start))
+                chunk = chunk[start:]
+            nul = chunk.find(b"\0")  # never in JSON text; a binary file soon has one (memchr: cheap)
+            if nul >= 0:
+                raise SnapshotError(path, "", f"not a snapshot: byte {skipped + total + nul:,} is a NUL byte, which "
+                                              "JSON text never holds; is this a binary file?")
+            total += len(chunk)
+            if total > limit:  # the file grew while being read
+                raise SnapshotError(path, "", f"the file is more than the {_size(limit)} a snapshot may be "
+                                              "(set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)")
+            chunks.append(chunk)
+    except OSError as e:
+        raise SnapshotError(path, "", f"cannot read the file: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+# What a JSON document is, by its first character.
+_JSON_STARTS = {b"[": "a list", b'"': "a string", b"t": "a boolean", b"f": "a boolean", b"n": "null",
+                **{bytes([c]): "a number" for c in b"-0123456789"}}
+
+
+def _refuse_start(path: str, first: bytes, line: int, column: int):
+    """A file whose first character (after whitespace) cannot begin a snapshot: said at once."""
+    if first >= b"\x80" or first < b" ":
+        raise SnapshotError(path, "", f"not a snapshot: not UTF-8 text (byte {first[0]:#04x} where JSON "
+                                      "text should begin); is this a binary file?")
+    kind = _JSON_STARTS.get(first)
+    if kind is not None:
+        raise SnapshotError(path, "", f"not a graphscope snapshot: the JSON is {kind}, not an object")
+    raise SnapshotError(path, f"line {line:,}, column {column}",
+                        f"not valid JSON: a snapshot begins with {{, not {first.decode('ascii')!r}")
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit} ({n:,} bytes)"
+    return f"{n:,} bytes"
 
 
 def loads(data: str | bytes, source: str = "<snapshot>") -> Record:
@@ -457,6 +498,8 @@ class _Reader:
 
     def real(self, v, where: str):
         v = self.number(v, where)
+        if type(v) is int and not -_FLOAT_MAX <= v <= _FLOAT_MAX:
+            self.fail(where, f"an integer of {len(str(abs(v)))} digits is too large for a number")
         return None if v is None else float(v)
 
     def site(self, v, where: str) -> SourceSite | None:
@@ -565,8 +608,11 @@ class _Reader:
         self.tensors = self.tensor_table(doc["tensors"], "tensors")
         record = Record(metadata=self.metadata(doc["metadata"], "metadata"))
         record.nodes = nodes = self.nodes(doc["nodes"], "nodes")
-        record.passes = [self.backward_pass(p, f"passes[{i}]", nodes)
-                         for i, p in enumerate(self.seq(doc["passes"], "passes"))]
+        record.passes = passes = PassHistory()  # the passes without detail as rows, as when recorded
+        for i, p in enumerate(self.seq(doc["passes"], "passes")):
+            passes.append(self.backward_pass(p, f"passes[{i}]", nodes))
+            if passes.compactable(i):
+                passes.compact(i)
         record.console = [self.console_line(c, f"console[{i}]")
                           for i, c in enumerate(self.seq(doc["console"], "console"))]
         if doc["error"] is not None:

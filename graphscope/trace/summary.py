@@ -131,6 +131,16 @@ def summarize_value(value) -> TensorSummary | None:
 BATCH_LIMIT = 4096  # arrays up to this size share the vectorised statistics of summarize_many
 
 
+class Summarized:
+    """An array already summarised, standing in for a copy of it: a recorder keeps this, not a
+    copy, of an array too large to copy (summarize_many returns its summary as it is)."""
+
+    __slots__ = ("summary",)
+
+    def __init__(self, summary: TensorSummary):
+        self.summary = summary
+
+
 def summarize_many(arrays, full_values_limit: int = FULL_VALUES_LIMIT) -> list:
     """Summaries of many device arrays at once. Small float NumPy arrays are reduced together,
     a batch per dtype (one segmented pass per statistic instead of a dozen small calls each);
@@ -140,7 +150,9 @@ def summarize_many(arrays, full_values_limit: int = FULL_VALUES_LIMIT) -> list:
     batches: dict = {}  # NumPy dtype -> indices of its small float arrays
     devices: dict = {}  # device -> indices of its arrays (not NumPy's)
     for i, a in enumerate(arrays):
-        if type(a) is np.ndarray:
+        if type(a) is Summarized:
+            out[i] = a.summary
+        elif type(a) is np.ndarray:
             dtype = a.dtype
             if dtype in _BATCHED and 0 < a.size <= BATCH_LIMIT:
                 batch = batches.get(dtype)
@@ -280,57 +292,95 @@ def _summarize_host(a: np.ndarray, limit: int, device: str) -> TensorSummary:
     if n == 0:
         return summary
     kind = a.dtype.kind
-    flat = a.reshape(-1)
     if kind == "b":
-        _fill_bool(summary, int(np.count_nonzero(flat)), n)
+        _fill_bool(summary, int(np.count_nonzero(a)), n)
         return summary
-    if kind == "c":
-        flat = flat.real
-    elif kind in "iu":
-        flat = flat.astype(np.float64)
-    _fill_float_host(summary, flat, n)
+    _fill_float_host(summary, a, n)
     if kind in "iu":
         summary.min, summary.max = int(a.min()), int(a.max())
     return summary
 
 
-def _fill_float_host(s: TensorSummary, x: np.ndarray, n: int) -> None:
-    mn, mx = x.min(), x.max()  # NaN propagates through min/max: finite ends mean all finite
-    if math.isfinite(mn) and math.isfinite(mx):
-        fin = x
-    else:
-        fin = x[np.isfinite(x)]
-        s.nan_count = int(np.count_nonzero(np.isnan(x)))
-        s.inf_count = n - int(fin.size) - s.nan_count
-        if fin.size:
-            mn, mx = fin.min(), fin.max()
-    zeros = n - int(np.count_nonzero(x)) if n < 8192 else int(np.count_nonzero(x == 0))
+# A large array is summarised a piece of this many elements at a time, in place: the live
+# array is read, never copied, and every temporary stays piece-sized.
+PIECE = 1 << 20
+
+
+def _pieces(a: np.ndarray):
+    """The array's elements in row-major order as 1-D pieces of at most about PIECE elements:
+    views of a contiguous array, small copies of the rows of any other."""
+    if a.flags.c_contiguous:
+        flat = a.reshape(-1)
+        for start in range(0, flat.size, PIECE):
+            yield flat[start:start + PIECE]
+        return
+    if a.ndim == 0:
+        yield a.reshape(1)
+        return
+    rows = max(1, PIECE // max(1, a.size // a.shape[0]))
+    for start in range(0, a.shape[0], rows):
+        yield a[start:start + rows].reshape(-1)
+
+
+def _finite_pieces(a: np.ndarray):
+    """(finite values as float32/float64, NaN count) of each piece: integers as float64, complex
+    as their real part, float16 widened to float32 (its squares lose digits)."""
+    kind = a.dtype.kind
+    for p in _pieces(a):
+        if kind == "c":
+            p = p.real
+        elif kind in "iu":
+            p = p.astype(np.float64)
+        elif p.dtype.itemsize < 4:
+            p = p.astype(np.float32)
+        lo, hi = p.min(), p.max()  # NaN propagates through min/max: finite ends mean all finite
+        if math.isfinite(lo) and math.isfinite(hi):
+            yield p, 0
+        else:
+            yield p[np.isfinite(p)], int(np.count_nonzero(np.isnan(p)))
+
+
+def _fill_float_host(s: TensorSummary, a: np.ndarray, n: int) -> None:
+    """Statistics of the finite values of a float (or integer, or complex) array, in one pass
+    over its pieces (a second only for a spread lost to cancellation or an overflowing norm)."""
+    step = 1 if n <= HISTOGRAM_EXACT else -(-n // HISTOGRAM_EXACT)
+    m = nans = 0
+    mn = mx = None
+    total = squares = 0.0
+    sample = []
+    for fin, nan in _finite_pieces(a):
+        nans += nan
+        if not fin.size:
+            continue
+        lo, hi = float(fin.min()), float(fin.max())
+        mn, mx = (lo, hi) if mn is None else (min(mn, lo), max(mx, hi))
+        sample.append(fin[(-m) % step::step])
+        m += fin.size
+        total += _total(fin)
+        part = float(np.vdot(fin, fin))
+        if not math.isfinite(part):  # the narrow dot product overflowed: redo it wide
+            wide = fin.astype(np.float64)
+            part = float(np.vdot(wide, wide))
+        squares += part
+    zeros = n - int(np.count_nonzero(a))  # NaNs and Infs count as nonzero
+    s.nan_count, s.inf_count = nans, n - m - nans
     s.zero_fraction = zeros / n
-    m = int(fin.size)
     if m == 0:
         return
-    if fin.dtype.itemsize < 4:  # float16 squares lose digits: reduce in float32
-        fin = fin.astype(np.float32)
-    mn, mx = float(mn), float(mx)
-    mean = _total(fin) / m
-    squares = float(np.vdot(fin, fin))
-    if not math.isfinite(squares):  # the narrow dot product overflowed: redo it wide
-        wide = fin.astype(np.float64)
-        squares = float(np.vdot(wide, wide))
+    mean = total / m
     if math.isfinite(squares):
         s.norm = math.sqrt(squares)
     else:
         big = max(abs(mn), abs(mx))
-        scaled = fin.astype(np.float64) / big
-        s.norm = big * math.sqrt(float(np.vdot(scaled, scaled)))
+        s.norm = big * math.sqrt(sum(float(np.vdot(x, x)) for x in (f.astype(np.float64) / big
+                                                                    for f, _ in _finite_pieces(a))))
     s.min, s.max, s.mean = mn, mx, mean
     if m > 1:
         spread = squares - m * mean * mean
         if not math.isfinite(spread) or spread < 0.01 * squares:  # cancellation: two passes
-            centered = fin.astype(np.float64) - mean
-            spread = float(np.vdot(centered, centered))
+            spread = sum(float(np.vdot(c, c)) for c in (f.astype(np.float64) - mean for f, _ in _finite_pieces(a)))
         s.std = math.sqrt(max(spread, 0.0) / (m - 1))
-    s.histogram = _histogram_host(fin, mn, mx, m)
+    s.histogram = _histogram_host(sample[0] if len(sample) == 1 else np.concatenate(sample), mn, mx, m)
 
 
 _ones: dict = {}
@@ -362,10 +412,11 @@ def _single_bin(m: int) -> np.ndarray:
     return out
 
 
-def _histogram_host(fin: np.ndarray, mn: float, mx: float, m: int) -> np.ndarray:
+def _histogram_host(sample: np.ndarray, mn: float, mx: float, m: int) -> np.ndarray:
+    """The 16 bins of `m` finite values from min to max, counted on `sample` (all of them, or an
+    evenly strided sample) and scaled to `m`."""
     if mx == mn:
         return _single_bin(m)
-    sample = fin if m <= HISTOGRAM_EXACT else fin[:: -(-m // HISTOGRAM_EXACT)]
     span = mx - mn
     if sample.dtype.itemsize < 4:  # float16: too coarse for the scale below
         sample = sample.astype(np.float32)
@@ -449,7 +500,7 @@ def _captured(a: np.ndarray, n: int, limit: int):
         values.flags.writeable = False
         preview = values.reshape(-1)[:PREVIEW_SIZE]
         return preview, values
-    head = a.reshape(-1)[:PREVIEW_SIZE]
+    head = next(_pieces(a))[:PREVIEW_SIZE]  # never a.reshape(-1): that copies a non-contiguous array
     preview = head.real.astype(dtype) if head.dtype.kind == "c" else np.array(head, dtype=dtype, copy=True)
     preview.flags.writeable = False
     return preview, None

@@ -36,8 +36,8 @@ def loss_sparkline(losses: list[float | None], width: int = 60) -> str:
         if any(v is not None and not math.isfinite(v) for v in chunk):
             buckets.append(math.nan)
         else:
-            known = [v for v in chunk if v is not None]
-            buckets.append(sum(known) / len(known) if known else None)
+            known = [v for v in chunk if v is not None]  # averaged as v/n, which cannot overflow
+            buckets.append(sum(v / len(known) for v in known) if known else None)
     finite = [v for v in buckets if v is not None and math.isfinite(v)]
     low, high = (min(finite), max(finite)) if finite else (0.0, 0.0)
     out = []
@@ -49,7 +49,8 @@ def loss_sparkline(losses: list[float | None], width: int = 60) -> str:
         elif high == low:
             out.append(_LEVELS[len(_LEVELS) // 2])
         else:
-            out.append(_LEVELS[round((v - low) / (high - low) * (len(_LEVELS) - 1))])
+            # halves: the span of two finite floats (-1.7e308 to 1.7e308) may itself overflow
+            out.append(_LEVELS[round((v / 2 - low / 2) / (high / 2 - low / 2) * (len(_LEVELS) - 1))])
     return "".join(out)
 
 

@@ -39,7 +39,7 @@ class Key:
         return kind not in self.idle_in and not (live and kind in self.idle_live_in)
 
 
-STEPPING, FINDING, VIEWS, RUN = "Stepping through backward", "Finding things", "Views", "The run"
+STEPPING, FINDING, VIEWS, THE_RUN = "Stepping through backward", "Finding things", "Views", "The run"
 NOT_STARTED = frozenset({State.STARTING})
 NOT_RUNNING = frozenset(State) - {State.RUNNING}
 OVER = frozenset({State.FINISHED, State.FAILED})
@@ -78,11 +78,11 @@ KEYS = (
     Key(VIEWS, "< >", "narrow or widen the graph pane", "less_than_sign", "resize_tree(-4)", "Narrower"),
     Key(VIEWS, "", "", "greater_than_sign", "resize_tree(4)", "Wider"),
     Key(VIEWS, "ctrl+p", "command palette: every action by name"),
-    Key(RUN, "e", "export the record as a snapshot (asks for a path)",
+    Key(THE_RUN, "e", "export the record as a snapshot (asks for a path)",
         "e", "export", "Export", True, "Export snapshot", "Write the record as JSON (e)",
         idle_live_in=NOT_STARTED | {State.RUNNING}),
-    Key(RUN, "?", "this help", "question_mark", "help", "Help", True, "Help", "Every key and marker (?)"),
-    Key(RUN, "q", "quit: stops the script cleanly; nothing is written unless you exported",
+    Key(THE_RUN, "?", "this help", "question_mark", "help", "Help", True, "Help", "Every key and marker (?)"),
+    Key(THE_RUN, "q", "quit: stops the script cleanly; nothing is written unless you exported",
         "q", "quit", "Quit", True, waits_for_dialogs=False),  # in the palette as Textual's own Quit
 )
 

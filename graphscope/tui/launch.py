@@ -6,8 +6,9 @@ import gc
 import os
 import sys
 
-# How long leaving waits for the script's thread to unwind after the app has closed.
-QUIT_WAIT = 0.5
+# How long leaving waits for the script's thread after the app has closed (the app's own quit
+# already waited for it): a daemon thread that will not unwind ends with the process.
+QUIT_WAIT = 0.1
 
 
 def load_for_viewing(path: str):
@@ -59,7 +60,7 @@ def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, d
         app.run()
     finally:
         session.quit()
-        session.join(timeout=QUIT_WAIT)  # a daemon thread: one that will not unwind ends with the process
+        session.join(timeout=QUIT_WAIT)
     if app.stopped_at:
         print(app.stopped_at, file=sys.stderr)
         return 0

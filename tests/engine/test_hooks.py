@@ -295,3 +295,43 @@ def test_grads_are_correct_with_an_observer_that_does_nothing():
     with hooks.observe(hooks.Observer()):
         (a * b + a.exp()).sum().backward()
     np.testing.assert_allclose(a.grad.cpu().numpy(), [4.0, 5.0, 6.0] + np.exp([1.0, 2.0, 3.0]), rtol=1e-6)
+
+
+def test_a_one_thread_observer_hears_only_the_thread_that_installed_it():
+    class Mine(hooks.Observer):
+        one_thread = True
+
+        def __init__(self):
+            self.created, self.others = [], []
+
+        def node_created(self, node, inputs, output, site):
+            self.created.append(threading.current_thread().name)
+
+        def other_thread(self, thread):
+            self.others.append(thread.name)
+
+    log = []
+    everyone = EventLog(log)
+    mine = Mine()
+    w = gs.ones(2, requires_grad=True)
+
+    def work():
+        (w * 2).sum()
+
+    with hooks.observe(mine), hooks.observe(everyone):
+        work()
+        for name in ("a", "b", "a"):
+            thread = threading.Thread(target=lambda: (work(), work()), name=name)
+            thread.start()
+            thread.join()
+    assert mine.created == [threading.current_thread().name] * 2
+    assert mine.others == ["a", "b", "a"]  # once per thread, a new thread of the same name too
+    assert sum(1 for event in log if event[1] == "node_created") == 2 + 3 * 4  # an observer of all threads
+
+
+def test_uninstalling_an_observer_twice_is_harmless():
+    observer = hooks.Observer()
+    hooks.install(observer)
+    hooks.uninstall(observer)
+    hooks.uninstall(observer)
+    assert observer not in hooks.observers

@@ -197,3 +197,14 @@ def test_a_snapshot_exported_mid_run_is_stopped_where_it_was_paused(run_session)
     assert (view.state.pass_index, view.state.step) == (0, 1)
     view.step()
     assert (view.state.step, view.state.reason) == (1, "the run is over: nothing more to step")
+
+
+def test_continue_while_a_step_is_running_takes_over(run_session):
+    driver = run_session(SMALL_GRAPH)
+    driver.paused()
+    session = driver.session
+    with session._lock:  # as if the user pressed n then c before the script paused again
+        session._advance("step")
+        session._advance("continue")
+    state = driver.wait(lambda s: s.kind in ("finished", "failed"), "the run to end")
+    assert state.kind == "finished"

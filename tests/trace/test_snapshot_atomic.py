@@ -12,8 +12,8 @@ import pytest
 
 import graphscope
 from graphscope.trace import snapshot
+from graphscope.trace.atomic_file import WriteError
 from graphscope.trace.record import Metadata, Node, Record
-from graphscope.trace.snapshot import SnapshotError
 from graphscope.trace.summary import summarize
 
 REPO = Path(graphscope.__file__).resolve().parent.parent
@@ -69,7 +69,7 @@ def test_a_failed_write_removes_its_temporary_file_and_keeps_the_old(tmp_path, m
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "write", full_disk)
-    with pytest.raises(SnapshotError, match="No space left"):
+    with pytest.raises(WriteError, match="No space left"):
         snapshot.dump(Record(metadata=Metadata(script="new.py")), path)
     monkeypatch.undo()
     assert path.read_bytes() == before
@@ -77,7 +77,7 @@ def test_a_failed_write_removes_its_temporary_file_and_keeps_the_old(tmp_path, m
 
 
 def test_writing_into_a_missing_folder_is_a_clear_error(tmp_path):
-    with pytest.raises(SnapshotError, match="cannot write"):
+    with pytest.raises(WriteError, match="cannot write snapshot"):
         snapshot.dump(Record(), tmp_path / "missing" / "snap.json")
 
 

@@ -100,3 +100,21 @@ def test_run_step_twice_export_and_quit_in_a_real_terminal(tmp_path):
     assert all(step.grad_inputs for step in first.steps[:2])
     assert tuple(step.node for step in first.steps) == first.order[:len(first.steps)]
     assert [p for p in tmp_path.iterdir() if p.suffix == ".json"] == [exported]  # nothing else was written
+
+
+def test_the_scripts_input_is_typed_in_the_app_and_q_quits_at_once_in_a_real_terminal(tmp_path):
+    script = tmp_path / "asks.py"
+    shutil.copy(ROOT / "tests" / "tui" / "scripts" / "asks.py", script)
+    code_file = tmp_path / "exit-code"
+    command = f"{installed_command()} run --no-pause {script.name}; echo $? > {code_file}; echo shell-is-back; sleep 30"
+    terminal = Terminal(f"sh -c '{command}'", tmp_path)
+    try:
+        terminal.wait_for_text("the script asks: Name?")
+        terminal.keys("A", "d", "a", "Enter")
+        terminal.wait_for_text("hello Ada")
+        terminal.keys("q")
+        terminal.wait_for(code_file.exists, "the command to exit", timeout=30)
+        terminal.wait_for_text("shell-is-back", timeout=10)
+    finally:
+        terminal.close()
+    assert int(code_file.read_text()) == 0  # the script had finished: its own code

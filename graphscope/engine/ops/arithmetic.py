@@ -60,6 +60,7 @@ class Pow(Function):
         self.a, self.b = a, b
         if is_array(b):
             self.out = out = a**b  # kept for the exponent's grad
+            self.saves_output = True
             return out
         return a * a if b == 2 else a**b
 

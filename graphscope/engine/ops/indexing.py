@@ -24,13 +24,11 @@ def _index_array(part, like):
     if not backend.same_device(array, like):
         array = backend.to_device(array, backend.device_of(like))  # as torch: CPU indices are fine
     dtype = backend.dtype_of(array)
-    if dtype is dtypes.bool_:
-        return tuple(namespace(array).nonzero(array))
     if dtype.is_floating_point:
         raise IndexError(
             f"tensors used as indices must be long, int or bool tensors, got {dtype.name}"
         )
-    return (array,)
+    return array
 
 
 def normalize_index(index, like):
@@ -51,18 +49,50 @@ def normalize_index(index, like):
                     part.dtype is not dtypes.bool_):
                 out.append(int(part.item()))  # a 0-d integer tensor indexes like an int
             else:
-                out.extend(_index_array(part, like))
+                out.append(_index_array(part, like))
         else:
             raise IndexError(
                 f"only integers, slices, None, ..., integer/bool tensors and lists are valid indices "
                 f"(got {type(part).__name__})"
             )
+    _check_masks(out, like.shape)
+    out = [q for part in out for q in (namespace(part).nonzero(part) if _is_mask(part) and part.ndim else (part,))]
     for part in out:
         if part is Ellipsis:
             break
     else:
         out.append(Ellipsis)  # the standard wants every dimension indexed, or a `...`
     return tuple(out)
+
+
+def _is_mask(part) -> bool:
+    return backend.is_array(part) and backend.dtype_of(part) is dtypes.bool_
+
+
+def _check_masks(parts, shape) -> None:
+    """Each bool mask must have the shape of the dimensions it covers (as torch and NumPy require)."""
+    def width(part):
+        return 0 if part is None or part is Ellipsis else part.ndim if _is_mask(part) else 1
+
+    view, dim = list(shape), 0  # the shape as the parts so far left it: None adds a 1, an int drops
+    for i, part in enumerate(parts):
+        if part is Ellipsis:
+            dim = max(dim, len(view) - sum(width(p) for p in parts[i + 1:]))
+        elif part is None:
+            view.insert(dim, 1)
+            dim += 1
+        elif type(part) is int:
+            del view[dim:dim + 1]
+        elif _is_mask(part):
+            mask = tuple(part.shape)
+            for j, n in enumerate(mask):
+                if dim + j < len(view) and view[dim + j] != n:
+                    raise IndexError(
+                        f"The shape of the mask {list(mask)} at index {j} does not match the shape of the "
+                        f"indexed tensor {view} at index {dim + j}")
+            dim += len(mask)
+        else:
+            dim += 1
 
 
 def is_basic(index) -> bool:

@@ -84,6 +84,7 @@ class Var(Function):
 
 
 class Std(Function):
+    saves_output = True
     def forward(self, x, axes, keepdim, correction):
         xp = namespace(x)
         self.x, self.axes, self.keepdim, self.correction = x, axes, keepdim, correction
@@ -128,6 +129,8 @@ class Prod(Function):
 
 class Amax(Function):
     """max/min over dims; ties share the gradient evenly (as torch.amax / amin)."""
+
+    saves_output = True
 
     def forward(self, x, axes, keepdim, largest=True):
         xp = namespace(x)

@@ -20,6 +20,7 @@ def _shift(x, axis):
 
 class Softmax(Function):
     saved_inputs = ()
+    saves_output = True
 
     def forward(self, x, axis):
         xp = namespace(x)
@@ -35,6 +36,7 @@ class Softmax(Function):
 
 class LogSoftmax(Function):
     saved_inputs = ()
+    saves_output = True
 
     def forward(self, x, axis):
         xp = namespace(x)
@@ -49,6 +51,7 @@ class LogSoftmax(Function):
 
 
 class LogSumExp(Function):
+    saves_output = True
     def forward(self, x, axes, keepdim):
         xp = namespace(x)
         shifted, m = _shift(x, axes)

@@ -20,6 +20,7 @@ class Neg(Function):
 
 class Exp(Function):
     saved_inputs = ()
+    saves_output = True
 
     def forward(self, x):
         self.out = out = namespace(x).exp(x)
@@ -49,6 +50,7 @@ class Log1p(Function):
 
 class Sqrt(Function):
     saved_inputs = ()
+    saves_output = True
 
     def forward(self, x):
         self.out = out = namespace(x).sqrt(x)
@@ -60,6 +62,7 @@ class Sqrt(Function):
 
 class Rsqrt(Function):
     saved_inputs = ()
+    saves_output = True
 
     def forward(self, x):
         self.out = out = 1 / namespace(x).sqrt(x)
@@ -108,6 +111,7 @@ class Cos(Function):
 
 class Tanh(Function):
     saved_inputs = ()
+    saves_output = True
 
     def forward(self, x):
         self.out = out = namespace(x).tanh(x)
@@ -119,6 +123,7 @@ class Tanh(Function):
 
 class Sigmoid(Function):
     saved_inputs = ()
+    saves_output = True
 
     def forward(self, x):
         xp = namespace(x)
@@ -132,6 +137,7 @@ class Sigmoid(Function):
 
 class Relu(Function):
     saved_inputs = ()
+    saves_output = True
 
     def forward(self, x):
         self.out = out = namespace(x).maximum(x, 0)

@@ -1,0 +1,104 @@
+"""Write a file atomically, and only over a regular file: what every export (snapshot, DOT) goes through."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+
+# A temporary file is named `.NAME.graphscope-partial-XXXXXXXX`: beside its target (so the
+# rename is atomic), hidden, and recognisable should a killed writer leave one behind.
+TEMP_MARK = ".graphscope-partial-"
+_CHUNK = 1 << 22
+
+_NOT_REGULAR = ((stat.S_ISDIR, "is a folder"), (stat.S_ISCHR, "is a device"), (stat.S_ISBLK, "is a device"),
+                (stat.S_ISFIFO, "is a FIFO (named pipe)"), (stat.S_ISSOCK, "is a socket"))
+
+
+class WriteError(Exception):
+    """A file that was not written: what it was to hold, its path, and why, in one line."""
+
+    def __init__(self, what: str, path: str, reason: str):
+        self.what, self.path, self.reason = what, path, reason
+        super().__init__(f"cannot write {what} {path}: {reason}")
+
+
+def temp_name(path: str) -> str:
+    """A fresh temporary path beside `path` (see TEMP_MARK)."""
+    folder, name = os.path.split(path)
+    return os.path.join(folder, f".{name}{TEMP_MARK}{secrets.token_hex(4)}")
+
+
+def target_of(path: str, what: str = "file") -> tuple[str, os.stat_result | None]:
+    """The file a write to `path` lands in (a symlink is followed to its target), and its
+    status (None when it does not exist yet); WriteError when it may not be replaced."""
+    target = os.path.realpath(path)
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        folder = os.path.dirname(target)
+        if not os.path.isdir(folder):
+            raise WriteError(what, path, f"no such folder {folder}") from None
+        return target, None
+    except OSError as e:
+        raise WriteError(what, path, e.strerror or str(e)) from None
+    for test, problem in _NOT_REGULAR:
+        if test(st.st_mode):
+            raise WriteError(what, path, f"it {problem}, not a regular file")
+    if not os.access(target, os.W_OK):
+        raise WriteError(what, path, "Permission denied (the file is read-only)")
+    return target, st
+
+
+def write_atomically(path, data, what: str = "file") -> None:
+    """Write `data` (bytes, or an iterable of bytes pieces) to `path`: to a temporary file
+    beside it, flushed to disk, then renamed over it, so `path` holds the old content or the
+    whole new one. A new file gets the umask's mode; a replaced one keeps its mode."""
+    path = os.fspath(path)
+    target, old = target_of(path, what)
+    temp, fd = None, -1
+    try:
+        name = temp_name(target)
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o666)
+        temp = name
+        if old is not None:
+            os.fchmod(fd, stat.S_IMODE(old.st_mode))
+            if old.st_uid != os.geteuid() or old.st_gid != os.getegid():
+                try:
+                    os.fchown(fd, old.st_uid, old.st_gid)
+                except OSError:
+                    pass  # only root may give a file away; the content is what matters
+        for piece in [data] if isinstance(data, (bytes, bytearray, memoryview)) else data:
+            view = memoryview(piece)
+            while view:
+                view = view[os.write(fd, view[:_CHUNK]):]
+        os.fsync(fd)
+        os.close(fd)
+        fd = -1
+        os.replace(temp, target)
+        temp = None
+    except OSError as e:
+        raise WriteError(what, path, e.strerror or str(e)) from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        if temp is not None:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+    _sync_folder(os.path.dirname(target))
+
+
+def _sync_folder(folder: str) -> None:
+    """Make the rename itself durable (where the platform allows opening a folder)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
