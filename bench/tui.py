@@ -106,7 +106,7 @@ async def open_snapshot(path: str) -> tuple[float, float, float]:
     start = time.perf_counter()
     record = load_for_viewing(path)  # what `graphscope view` does
     loaded = time.perf_counter()
-    app = TimedApp(Debuggee(record, path), path)
+    app = TimedApp(Debuggee(record, path))
     async with app.run_test(size=(120, 40)):
         tree = app.query_one(GraphTree)
         await until(lambda: app.first_paint is not None)
@@ -124,7 +124,7 @@ async def step_latencies(steps: int) -> list[float]:
         script = os.path.join(folder, "tiny_mlp.py")
         Path(script).write_text(TINY_MLP)
         session = Session(script, [], SessionOptions())
-        app = TimedApp(session, script)
+        app = TimedApp(session)
         latencies = []
         try:
             async with app.run_test(size=(120, 40)) as pilot:
@@ -150,7 +150,7 @@ async def step_latencies(steps: int) -> list[float]:
 
 async def search_latencies(record: Record) -> tuple[list[float], list[float]]:
     """(through the find dialog: keystroke to results painted, the index alone) per query, in seconds."""
-    app = TimedApp(Debuggee(record, "big.json"), "big.json")
+    app = TimedApp(Debuggee(record, "big.json"))
     ui, bare = [], []
     async with app.run_test(size=(120, 40)) as pilot:
         await until(lambda: app.index._haystack is not None, timeout=60)

@@ -3,6 +3,6 @@
 from .breakpoint import Breakpoint, NodeKey
 from .debuggee import Debuggee
 from .session import Session, SessionOptions
-from .state import SessionState
+from .state import SessionState, State
 
-__all__ = ["Breakpoint", "Debuggee", "NodeKey", "Session", "SessionOptions", "SessionState"]
+__all__ = ["Breakpoint", "Debuggee", "NodeKey", "Session", "SessionOptions", "SessionState", "State"]

@@ -7,7 +7,7 @@ import dataclasses
 import threading
 
 from .breakpoint import Breakpoint
-from .state import FAILED, FINISHED, PAUSED, STOPPED, SessionState
+from .state import Mode, SessionState, State
 
 
 class RecordFacts:
@@ -46,7 +46,7 @@ class Debuggee:
 
     def __init__(self, record, source: str = "", break_on_nan: bool = False):
         self.record = record
-        self.source = source
+        self.source = source  # the snapshot's path, or the script a session runs, as the user named it
         self._lock = threading.RLock()
         self._listeners: list = []
         self._breakpoints: list[Breakpoint] = []
@@ -63,10 +63,10 @@ class Debuggee:
     def _initial_reason(self) -> str:
         return "snapshot"
 
-    def _kind(self) -> str:
+    def _kind(self) -> State:
         if self.record.error is not None:
-            return FAILED
-        return STOPPED if self.record.metadata.exit_code is None else FINISHED
+            return State.FAILED
+        return State.STOPPED if self.record.metadata.exit_code is None else State.FINISHED
 
     def _frontier(self) -> tuple[int, int] | None:
         """The last (position, step) the record holds, or None when all of it can be walked (a
@@ -76,8 +76,8 @@ class Debuggee:
             return len(passes) - 1, max(len(passes[-1].steps) - 1, 0)
         return None
 
-    def _advance(self, mode: str) -> bool:
-        """Run on to the next stop of `mode` ("step", "continue", "run"); False when nothing is left."""
+    def _advance(self, mode: Mode) -> bool:
+        """Run on to the next stop of `mode`; False when nothing is left."""
         return False
 
     # --- the commands ----------------------------------------------------------------------------
@@ -110,9 +110,9 @@ class Debuggee:
         with self._lock:
             nxt = self._next(self._position, self._step)
             if nxt is not None and self._recorded(*nxt):
-                self._go(*nxt, "step")
+                self._move_to(*nxt, "step")
                 return
-        if not self._advance("step"):
+        if not self._advance(Mode.STEP):
             self._changed("the run is over: nothing more to step")
 
     def step_back(self) -> None:
@@ -122,7 +122,7 @@ class Debuggee:
             if prev is None:
                 self._changed("nothing earlier in the record")
                 return
-            self._go(*prev, "step back")
+            self._move_to(*prev, "step back")
 
     def goto(self, step: int) -> None:
         """A step of the cursor's pass that has been recorded."""
@@ -133,7 +133,7 @@ class Debuggee:
             frontier = self._frontier()
             if frontier is not None and frontier[0] == self._position:
                 step = min(step, frontier[1])
-            self._go(self._position, step, "goto")
+            self._move_to(self._position, step, "goto")
 
     def run_to(self, step: int) -> None:
         """A step of the cursor's pass: back in time when it is recorded, else run the script to it."""
@@ -159,16 +159,16 @@ class Debuggee:
                 position, step = nxt
                 hit = self._hit(position, step)
                 if hit is not None:
-                    self._go(position, step, hit)
+                    self._move_to(position, step, hit)
                     return
             if self._frontier() is not None:
                 self._position, self._step = position, step  # caught up with the script
-        if not self._advance("continue"):
+        if not self._advance(Mode.CONTINUE):
             self._to_end("end of the run")
 
     def run_to_end(self) -> None:
         """To the end of the run, pausing nowhere."""
-        if not self._advance("run"):
+        if not self._advance(Mode.RUN):
             self._to_end("end of the run")
 
     # --- breakpoints -------------------------------------------------------------------------------
@@ -250,13 +250,13 @@ class Debuggee:
         walkable = self._walkable()
         frontier = self._frontier()
         if frontier is not None and frontier[0] >= 0:
-            self._go(*frontier, reason)
+            self._move_to(*frontier, reason)
         elif walkable:
-            self._go(walkable[-1], len(self.record.passes[walkable[-1]].order), reason)
+            self._move_to(walkable[-1], len(self.record.passes[walkable[-1]].order), reason)
         else:
             self._changed(reason)
 
-    def _go(self, position: int, step: int, reason: str) -> None:
+    def _move_to(self, position: int, step: int, reason: str) -> None:
         with self._lock:
             self._position, self._step = position, step
         self._changed(reason)
@@ -272,8 +272,8 @@ class Debuggee:
         kind = self._kind()
         return SessionState(kind=kind, pass_index=position, step=step if position is not None else None,
                             frontier=frontier, node=node, reason=reason,
-                            exit_code=None if kind == PAUSED else self.record.metadata.exit_code,
-                            error=self.record.error if kind == FAILED else None)
+                            exit_code=None if kind == State.PAUSED else self.record.metadata.exit_code,
+                            error=self.record.error if kind == State.FAILED else None)
 
     def _changed(self, reason: str) -> None:
         with self._lock:

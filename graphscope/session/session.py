@@ -17,8 +17,8 @@ from .console_capture import ConsoleCapture
 from .debuggee import Debuggee
 from .numpy_warnings import QuietNumpyWarnings
 from .script_runner import SessionQuit, run_script
-from .state import FAILED, FINISHED, PAUSED, RUNNING, STARTING
-from .step_gate import CONTINUE, POLL_SECONDS, RUN, STEP, StepGate
+from .state import Mode, State
+from .step_gate import POLL_SECONDS, StepGate
 from .torch_alias import TorchAliases
 from .torch_errors import in_torch_terms
 
@@ -53,13 +53,12 @@ class Session(Debuggee):
         if self.options.device is not None:
             backend.as_device(self.options.device)  # a bad device name fails here, before the run
         self.recorder = Recorder(self.options.policy, script, self.argv)
-        self._life = STARTING     # starting, running, paused, finished, failed
+        self._life = State.STARTING  # never STOPPED: that is a snapshot's
         self._edge: tuple[int, int] | None = None  # (pass position, step) where the script is held
-        self._running: str | None = None  # the mode of the run in progress
+        self._running: Mode | None = None  # the mode of the run in progress
         self._queued = 0          # steps asked for while a step was running
         self._answers: queue.Queue[str | None] = queue.Queue()  # what the user typed for input()
         super().__init__(self.recorder.record, script, break_on_nan=self.options.break_on_nan)
-        self.script_path = script
         self.record.metadata.device = str(self.options.device or backend.get_default_device())
         self.gate = StepGate(self.recorder, lambda: self._breakpoints, self._paused, pause=self.options.pause)
         self._thread = threading.Thread(target=self._main, name="graphscope-script", daemon=True)
@@ -69,32 +68,32 @@ class Session(Debuggee):
     def _initial_reason(self) -> str:
         return ""
 
-    def _kind(self) -> str:
+    def _kind(self) -> State:
         return self._life
 
     def _frontier(self):
-        if self._life in (FINISHED, FAILED):
+        if self._life.over:
             return None
         return self._edge if self._edge is not None else (-1, 0)
 
-    def _advance(self, mode: str) -> bool:
+    def _advance(self, mode: Mode) -> bool:
         with self._lock:
-            if self._life in (FINISHED, FAILED):
+            if self._life.over:
                 return False
-            if self._life == PAUSED:
+            if self._life == State.PAUSED:
                 self._position, self._step = self._edge  # the cursor catches up with the script
                 self._running = mode
-                self._life = RUNNING
+                self._life = State.RUNNING
                 self.gate.release(mode)
-            elif mode == STEP:
-                if self._running == STEP:
+            elif mode == Mode.STEP:
+                if self._running == Mode.STEP:
                     self._queued += 1  # keys pressed in a burst are steps to take, not dropped
                 else:
-                    self._running = STEP
+                    self._running = Mode.STEP
                     self.gate.interrupt()  # a continue or run to end stops at the next node
                 return True
             else:  # a continue or run to end while the script runs: it takes over from there
-                if mode == RUN or self._running == STEP:
+                if mode == Mode.RUN or self._running == Mode.STEP:
                     self._running, self._queued = mode, 0
                     self.gate.mode = mode
                 return True
@@ -103,27 +102,27 @@ class Session(Debuggee):
 
     def _advance_steps(self, count: int) -> None:
         with self._lock:
-            if self._life != PAUSED or count < 1:
+            if self._life != State.PAUSED or count < 1:
                 return
             self._queued = count - 1
-        self._advance(STEP)
+        self._advance(Mode.STEP)
 
     def interrupt(self) -> None:
         """Stop a running continue or run to end before the script's next node."""
         with self._lock:
-            if self._life in (RUNNING, STARTING) and self._running != STEP:
-                self._running = STEP
+            if self._life.busy and self._running != Mode.STEP:
+                self._running = Mode.STEP
                 self.gate.interrupt()
 
-    def _paused(self, position: int, step: int, node_id, reason: str) -> None:
+    def _paused(self, position: int, step: int, reason: str) -> None:
         """The gate holds the script here (script thread)."""
         with self._lock:
             self._edge = (position, step)
             if self._queued and not self.gate.quitting:
                 self._queued -= 1
-                self.gate.release(STEP)
+                self.gate.release(Mode.STEP)
                 return
-            self._life = PAUSED
+            self._life = State.PAUSED
             self._running = None
             self._position, self._step = position, step
         self._changed(reason)
@@ -137,10 +136,6 @@ class Session(Debuggee):
         """Wait for the script thread to end; True when it has."""
         self._thread.join(timeout)
         return not self._thread.is_alive()
-
-    @property
-    def exit_code(self) -> int | None:
-        return self.state.exit_code
 
     def _main(self) -> None:
         outcome = None
@@ -158,10 +153,10 @@ class Session(Debuggee):
                     stack.enter_context(observe(self.recorder))
                     stack.enter_context(observe(self.gate))
                     with self._lock:
-                        self._life = RUNNING
-                        self._running = STEP if self.options.pause else CONTINUE
+                        self._life = State.RUNNING
+                        self._running = Mode.STEP if self.options.pause else Mode.CONTINUE
                     self._changed("running")
-                    outcome = run_script(self.script_path, self.argv, in_torch_terms if self.options.as_torch else None)
+                    outcome = run_script(self.source, self.argv, in_torch_terms if self.options.as_torch else None)
             except SessionQuit:
                 pass
             finally:
@@ -178,7 +173,7 @@ class Session(Debuggee):
                 reason = f"{error.type}: {error.message}"
         self.recorder.finish(exit_code)
         with self._lock:
-            self._life = FAILED if error is not None else FINISHED
+            self._life = State.FAILED if error is not None else State.FINISHED
             self._edge, self._running, self._queued = None, None, 0
             walkable = self._walkable()
             if walkable:  # the script ran past the last stop: the cursor is at the end of the run

@@ -3,16 +3,47 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 
-STARTING, RUNNING, PAUSED, FINISHED, FAILED = "starting", "running", "paused", "finished", "failed"
-STOPPED = "stopped"  # a snapshot exported before its script ended
+
+class State(StrEnum):
+    """The kinds of moment a debuggee is in (a str, so they print and compare as their names)."""
+
+    STARTING = "starting"
+    RUNNING = "running"
+    PAUSED = "paused"
+    FINISHED = "finished"
+    FAILED = "failed"
+    STOPPED = "stopped"  # a snapshot exported before its script ended
+
+    @property
+    def over(self) -> bool:
+        """The script has ended (finished or failed): nothing more will run."""
+        return self in (State.FINISHED, State.FAILED)
+
+    @property
+    def busy(self) -> bool:
+        """The script is writing the record (starting or running): read it only for prints."""
+        return self in (State.STARTING, State.RUNNING)
+
+
+# session/headless.py still imports these two by name: drop them once it reads `state.kind.over`.
+FINISHED, FAILED = State.FINISHED, State.FAILED
+
+
+class Mode(StrEnum):
+    """Where a run goes on to: the next stop the script is held at."""
+
+    STEP = "step"  # before the next node, or at the end of the pass
+    CONTINUE = "continue"  # before a node that hits an enabled breakpoint
+    RUN = "run"  # nowhere
 
 
 @dataclass(frozen=True)
 class SessionState:
     """One moment of a session; a new object on every change, so listeners can keep it."""
 
-    kind: str = STARTING
+    kind: State = State.STARTING
     pass_index: int | None = None  # the backward pass (index into record.passes)
     step: int | None = None  # the cursor: an index into that pass's planned order
     frontier: int | None = None  # how many of the pass's steps have run
@@ -20,3 +51,6 @@ class SessionState:
     reason: str = ""  # why it paused, or how it ended
     exit_code: int | None = None
     error: object | None = None  # the record's ScriptError when the script raised
+
+    def __post_init__(self):
+        object.__setattr__(self, "kind", State(self.kind))  # a plain "paused" becomes State.PAUSED

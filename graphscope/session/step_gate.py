@@ -3,20 +3,32 @@
 from __future__ import annotations
 
 import threading
+from typing import NamedTuple
 
 from graphscope.engine.hooks import Observer, current_module
 from graphscope.trace.recorder import any_nonfinite, grad_norm
 
 from .script_runner import SessionQuit
+from .state import Mode
 
 # How long a paused script thread sleeps between checks of the quit flag: it never blocks
 # without a timeout, so quitting (and Textual joining worker threads at exit) cannot hang.
 POLL_SECONDS = 0.05
 
-# Modes: where the gate stops next.
-STEP = "step"  # before the next node, or at the end of the pass
-CONTINUE = "continue"  # before a node that hits an enabled breakpoint
-RUN = "run"  # nowhere
+
+
+class Watched(NamedTuple):
+    """What breakpoints look at of one node made in this pass's forward."""
+
+    op: str
+    module: str | None
+    site: object | None
+    array: object  # the output's live array
+    version_counter: list  # the output's in-place version counter (shared with its views)
+    version: int  # the counter when the node was made: a value changed since is not looked at
+
+    def current(self) -> bool:
+        return self.version_counter[0] == self.version
 
 
 class LiveFacts:
@@ -25,11 +37,11 @@ class LiveFacts:
 
     __slots__ = ("op", "module", "file", "line", "_value", "_grad", "_pass_nonfinite")
 
-    def __init__(self, info, grad, pass_nonfinite):
-        op, module, site, array, vc, version = info
-        self.op, self.module = op, module
+    def __init__(self, watched: Watched, grad, pass_nonfinite):
+        self.op, self.module = watched.op, watched.module
+        site = watched.site
         self.file, self.line = (site.file, site.line) if site is not None else (None, None)
-        self._value = array if vc[0] == version else None
+        self._value = watched.array if watched.current() else None
         self._grad = grad
         self._pass_nonfinite = pass_nonfinite
 
@@ -47,7 +59,7 @@ class StepGate(Observer):
     """Pauses the script thread where the mode and the breakpoints say, and reports each pause.
 
     The script thread calls the Observer events; the session calls `release` and `quit` from any
-    thread. `on_pause(pass position, frontier step, node id, reason)` is called on the script
+    thread. `on_pause(pass position, frontier step, reason)` is called on the script
     thread before it blocks; it may release the gate at once (a queued command).
     """
 
@@ -58,7 +70,7 @@ class StepGate(Observer):
         self.breakpoints = breakpoints  # () -> the session's current breakpoints
         self.on_pause = on_pause
         self.cond = threading.Condition()
-        self.mode = STEP if pause else CONTINUE
+        self.mode = Mode.STEP if pause else Mode.CONTINUE
         self.first = True
         self.interrupted = False
         self.quitting = False
@@ -66,7 +78,7 @@ class StepGate(Observer):
         self.pass_position = -1
         self.order_ids: list[int] = []
         self.frontier = 0  # steps run in this pass
-        self.info: dict[int, tuple] = {}  # node id -> (op, module, site, array, its vc, version)
+        self.watched: dict[int, Watched] = {}  # node id -> what breakpoints look at (this pass's forward)
         self._pass_nonfinite: bool | None = None
 
     # --- engine events (script thread) ---------------------------------------------------
@@ -74,8 +86,8 @@ class StepGate(Observer):
     def node_created(self, node, inputs, output, site):
         self._check_quit()
         node_id = self.recorder.node_id(node)
-        vc = output._vc
-        self.info[node_id] = (node.op, current_module(), site, output.array, vc, vc[0])
+        counter = output._vc
+        self.watched[node_id] = Watched(node.op, current_module(), site, output.array, counter, counter[0])
 
     def backward_begun(self, root, order):
         self._check_quit()
@@ -90,29 +102,29 @@ class StepGate(Observer):
         node_id = self.order_ids[self.frontier] if self.frontier < len(self.order_ids) else None
         reason = self._reason(node_id, grad_output)
         if reason:
-            self._pause(node_id, reason)
+            self._pause(reason)
 
     def after_node(self, node, grad_inputs):
         self.frontier += 1
 
     def backward_ended(self, root):
-        if not self.quitting and self.mode == STEP and self.frontier == len(self.order_ids):
-            self._pause(None, self._stepped("end of pass"))
-        self.info.clear()
+        if not self.quitting and self.mode == Mode.STEP and self.frontier == len(self.order_ids):
+            self._pause(self._stepped("end of pass"))
+        self.watched.clear()
 
     # --- deciding and pausing ----------------------------------------------------------
 
     def _reason(self, node_id, grad) -> str:
         mode = self.mode
-        if mode == STEP:
+        if mode == Mode.STEP:
             return self._stepped("first backward pass" if self.first else "step")
-        if mode == RUN:
+        if mode == Mode.RUN:
             return ""
         breakpoints = self.breakpoints()
-        info = self.info.get(node_id)
-        if not breakpoints or info is None:
+        watched = self.watched.get(node_id)
+        if not breakpoints or watched is None:
             return ""
-        facts = LiveFacts(info, grad, self._values_nonfinite)
+        facts = LiveFacts(watched, grad, self._values_nonfinite)
         for bp in breakpoints:
             if bp.enabled and bp.matches(facts):
                 return f"breakpoint {bp.id}: {bp.describe()}"
@@ -129,18 +141,17 @@ class StepGate(Observer):
         """Whether any value made in this pass's forward holds a NaN/Inf (once per pass: only then
         is each node's own value looked at)."""
         if self._pass_nonfinite is None:
-            self._pass_nonfinite = any_nonfinite([a for _, _, _, a, vc, version in self.info.values()
-                                                  if vc[0] == version])
+            self._pass_nonfinite = any_nonfinite([w.array for w in self.watched.values() if w.current()])
         return self._pass_nonfinite
 
-    def _pause(self, node_id, reason: str) -> None:
+    def _pause(self, reason: str) -> None:
         """Block the script thread until the session releases it (or the user quits)."""
         self.first = False
         self.recorder.keep(self.recorder.record.passes[self.pass_position].index)
         self.recorder.flush()  # the record is complete up to here before anyone looks at it
         with self.cond:
             self.released = False
-        self.on_pause(self.pass_position, self.frontier, node_id, reason)
+        self.on_pause(self.pass_position, self.frontier, reason)
         with self.cond:
             while not self.released and not self.quitting:
                 self.cond.wait(POLL_SECONDS)
@@ -153,7 +164,7 @@ class StepGate(Observer):
 
     # --- commands (any thread) -----------------------------------------------------------
 
-    def release(self, mode: str) -> None:
+    def release(self, mode: Mode) -> None:
         """Let the script run on until the next stop of `mode`."""
         with self.cond:
             self.mode = mode
@@ -164,7 +175,7 @@ class StepGate(Observer):
     def interrupt(self) -> None:
         """A running script stops before its next node."""
         self.interrupted = True
-        self.mode = STEP
+        self.mode = Mode.STEP
 
     def quit(self) -> None:
         with self.cond:

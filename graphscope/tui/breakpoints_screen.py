@@ -129,16 +129,16 @@ class BreakpointsScreen(ModalScreen[None]):
         return int(key.value)
 
     def action_toggle(self) -> None:
-        bp_id = self._highlighted_id()
-        if bp_id is not None:
-            self.debuggee.toggle_breakpoint(bp_id)
-            self._fill()
-            self.post_message(self.Changed())
+        self._change(self.debuggee.toggle_breakpoint)
 
     def action_remove(self) -> None:
+        self._change(self.debuggee.remove_breakpoint)
+
+    def _change(self, command) -> None:
+        """Apply a debuggee command to the highlighted breakpoint's id; refill the list and say so."""
         bp_id = self._highlighted_id()
         if bp_id is not None:
-            self.debuggee.remove_breakpoint(bp_id)
+            command(bp_id)
             self._fill()
             self.post_message(self.Changed())
 

@@ -9,7 +9,7 @@ from rich.text import Text
 from graphscope.trace.record import CONSTANT
 
 from .moment import Moment
-from .node_label import marks_text, node_text
+from .node_label import node_text
 from .outline import Outline, OutlineItem
 from .passes_view import not_kept_note
 from .record_index import Root
@@ -42,7 +42,7 @@ class GraphTree(Outline):
         if key == self._roots_key:
             self.refresh()
             return
-        keep = self.cursor_item.node if self.cursor_item is not None else None
+        selected = self.cursor_item.node if self.cursor_item is not None else None
         self._roots_key = key
         self.home = {}
         items = []
@@ -77,8 +77,8 @@ class GraphTree(Outline):
             if position == current or len(graphs) == 1 or (current is None and root is roots[-1]):
                 self._open(item, OPEN_LEVELS)
         self.set_roots(items)
-        if keep is not None and keep in record.nodes:
-            self.reveal_node(keep)
+        if selected is not None and selected in record.nodes:
+            self.reveal_node(selected)
 
     @staticmethod
     def _note(indices: list[int]) -> OutlineItem:
@@ -164,11 +164,6 @@ class GraphTree(Outline):
         return None
 
     # --- rendering -----------------------------------------------------------------------------
-
-    def item_gutter(self, item: OutlineItem) -> Text:
-        if item.kind != "node" or self.moment is None:
-            return Text("    ")
-        return Text.assemble(marks_text(self.moment.marks(item.node)), " ")
 
     def item_text(self, item: OutlineItem, width: int) -> Text:
         moment = self.moment

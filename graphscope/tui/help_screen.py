@@ -1,4 +1,4 @@
-"""HelpScreen: every key of the debugger, grouped, with what the markers in the graph views mean."""
+"""HelpScreen: every key of the debugger (from the key table), grouped, with what the markers in the graph views mean."""
 
 from __future__ import annotations
 
@@ -13,36 +13,8 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from .keys import help_groups
 from .moment import BREAKPOINT, CURRENT, FAILED, NONFINITE, PARAMETER, STEPPED
-
-KEYS = (
-    ("Stepping through backward", (
-        ("n  space", "step: run the next node's backward; at a pass's end, go on to the next kept pass"),
-        ("p", "step back in time (no engine work)"),
-        ("c", "continue to the next breakpoint (NaN/Inf is one, on by default) or the end of the run"),
-        ("C", "run to the end without pausing (still recorded)"),
-        ("n  esc", "while running: stop at the next node"),
-        ("g", "go to the current step's node"),
-    )),
-    ("Finding things", (
-        ("/", "find a node by op, name, module, parameter or file:line"),
-        ("!", "jump to where the first NaN or Inf appeared"),
-        ("b", "toggle a breakpoint on the selected node"),
-        ("B", "breakpoints: list, toggle, remove, add by op, module or line"),
-    )),
-    ("Views", (
-        ("v", "switch the left pane: graph → modules → timeline → passes"),
-        ("↑↓ j k", "move;  enter / → expand, ← collapse;  enter on ↪ jumps to the node"),
-        ("tab", "move between the panes (the preview: ↑↓←→ move, [ ] slice)"),
-        ("< >", "narrow or widen the graph pane"),
-        ("ctrl+p", "command palette: every action by name"),
-    )),
-    ("The run", (
-        ("e", "export the record as a snapshot (asks for a path)"),
-        ("q", "quit: stops the script cleanly; nothing is written unless you exported"),
-        ("?", "this help"),
-    )),
-)
 
 MARKERS = (
     (CURRENT, "bold yellow", "the current backward step"),
@@ -57,7 +29,7 @@ MARKERS = (
 
 def help_renderable() -> Group:
     parts = [Text("graphscope: step through a neural network's backward pass", "bold")]
-    for title, rows in KEYS:
+    for title, rows in help_groups():
         table = Table(box=None, show_header=False, padding=(0, 2), title=title, title_justify="left",
                       title_style="bold blue")
         table.add_column(style="bold yellow", no_wrap=True, width=9)

@@ -35,7 +35,7 @@ def view(path: str) -> int:
 
     from .app import GraphscopeApp
 
-    GraphscopeApp(Debuggee(record, path, break_on_nan=True), source=path).run()
+    GraphscopeApp(Debuggee(record, path, break_on_nan=True)).run()
     return 0
 
 
@@ -55,7 +55,7 @@ def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, d
 
     session = Session(script, argv=list(argv or []),
                       options=SessionOptions(as_torch=as_torch, device=device, pause=pause))
-    app = GraphscopeApp(session, source=script)
+    app = GraphscopeApp(session)
     try:
         app.run()
     finally:
@@ -68,11 +68,11 @@ def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, d
 
 
 # The code for a script that never reported how it ended.
-STOPPED = 130
+UNREPORTED_EXIT = 130
 
 
 def exit_status(state) -> int:
     """The script's own exit code."""
     if state is None or state.exit_code is None:
-        return STOPPED
+        return UNREPORTED_EXIT
     return int(state.exit_code)

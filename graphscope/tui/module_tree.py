@@ -7,7 +7,7 @@ from rich.text import Text
 from graphscope.trace.record import CONSTANT
 
 from .moment import Moment
-from .node_label import marks_text, node_text, one_line
+from .node_label import node_text, one_line
 from .outline import Outline, OutlineItem
 from .record_index import NO_MODULE
 from .wording import counted
@@ -34,7 +34,7 @@ class ModuleTree(Outline):
         if count == self._count:
             self.refresh()
             return
-        keep = self.cursor_item.node if self.cursor_item is not None else None
+        selected = self.cursor_item.node if self.cursor_item is not None else None
         self._count = count
         self._by_module, self._submodules = moment.index.modules()
         self._paths = {}
@@ -45,8 +45,8 @@ class ModuleTree(Outline):
             self._load(roots[0])
             roots[0].expanded = True
         self.set_roots(roots)
-        if keep is not None:
-            self.reveal_node(keep)
+        if selected is not None:
+            self.reveal_node(selected)
 
     def _group(self, path: str, parent: OutlineItem | None) -> OutlineItem:
         name = path if parent is None else path.rpartition(".")[2]
@@ -87,11 +87,6 @@ class ModuleTree(Outline):
             return False
         self.reveal(target, rebuild=True)
         return True
-
-    def item_gutter(self, item: OutlineItem) -> Text:
-        if item.kind != "node" or self.moment is None:
-            return Text("    ")
-        return Text.assemble(marks_text(self.moment.marks(item.node)), " ")
 
     def item_text(self, item: OutlineItem, width: int) -> Text:
         if item.kind == "group" or self.moment is None:

@@ -14,6 +14,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from .moment import Moment
+from .node_label import marks_text
 
 # Deeper rows than this keep the same indentation and show their depth instead (a 10,000-deep
 # chain of nodes must stay readable and cheap).
@@ -55,6 +56,8 @@ class Outline(ScrollView, can_focus=True):
     ]
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {"outline--cursor", "outline--guide"}
+
+    MARKED_KIND: ClassVar[str] = "node"  # the kind of row whose gutter shows the node's markers
 
     DEFAULT_CSS = """
     Outline {
@@ -107,8 +110,11 @@ class Outline(ScrollView, can_focus=True):
         return item.label or Text("")
 
     def item_gutter(self, item: OutlineItem) -> Text:
-        """Fixed-width markers before the indentation (the same column on every row)."""
-        return Text("")
+        """The moment's markers before the indentation, on the rows of `MARKED_KIND` (the same
+        column on every row: the others get as many blanks)."""
+        if item.kind != self.MARKED_KIND or self.moment is None:
+            return Text("    ")
+        return Text.assemble(marks_text(self.moment.marks(item.node)), " ")
 
     # --- the rows ------------------------------------------------------------------------------
 

@@ -8,11 +8,13 @@ import os
 from rich.text import Text
 from textual.widgets import Static
 
+from graphscope.session import State
+
 from .moment import Moment
 from .node_label import one_line
 
-_STYLES = {"starting": "dim", "running": "bold green", "paused": "bold yellow",
-           "finished": "bold blue", "failed": "bold red", "stopped": "bold magenta"}
+_STYLES = {State.STARTING: "dim", State.RUNNING: "bold green", State.PAUSED: "bold yellow",
+           State.FINISHED: "bold blue", State.FAILED: "bold red", State.STOPPED: "bold magenta"}
 
 
 def describe(moment: Moment, source: str = "") -> Text:
@@ -30,10 +32,10 @@ def describe(moment: Moment, source: str = "") -> Text:
         return text
     kind = state.kind
     text.append(f"● {kind}", _STYLES.get(kind, ""))
-    if kind in ("finished", "failed") and state.exit_code is not None:
+    if kind.over and state.exit_code is not None:
         text.append(f" (exit {state.exit_code})", "dim")
     passes = record.passes
-    if kind == "running":
+    if kind == State.RUNNING:
         if state.reason == "waiting for input":
             text.append(" · the script waits for input: type it below", "bold yellow")
         done = [p for p in list(passes[-2:]) if p.finished]

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from .moment import Moment
-from .node_label import marks_text, node_text
+from .node_label import node_text
 from .outline import Outline, OutlineItem
 
 
@@ -46,6 +46,8 @@ class StepRows(Sequence):
 
 class Timeline(Outline):
     """Step i is the i-th node the backward runs; rows before the frontier have known grads."""
+
+    MARKED_KIND = "step"
 
     DEFAULT_CSS = """
     Timeline { }
@@ -87,11 +89,6 @@ class Timeline(Outline):
             return False
         self.cursor = row
         return True
-
-    def item_gutter(self, item: OutlineItem) -> Text:
-        if item.kind != "step" or self.moment is None:
-            return Text("    ")
-        return Text.assemble(marks_text(self.moment.marks(item.node)), " ")
 
     def item_text(self, item: OutlineItem, width: int) -> Text:
         if item.kind != "step" or self.moment is None:

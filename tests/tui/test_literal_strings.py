@@ -18,7 +18,7 @@ SOURCE = "runs/[bold]snap[@click=app.quit]x.json"
 
 
 def make_app():
-    return GraphscopeApp(Debuggee(hostile_record(), SOURCE), SOURCE)
+    return GraphscopeApp(Debuggee(hostile_record(), SOURCE))
 
 
 async def click_every(pilot, text: str) -> int:

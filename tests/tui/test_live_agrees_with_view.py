@@ -69,7 +69,7 @@ async def live_run(path: Path, export: Path) -> list:
 async def view_run(export: Path) -> list:
     record = snapshot.load(export)
     debuggee = Debuggee(record, str(export), break_on_nan=True)
-    app = GraphscopeApp(debuggee, str(export))
+    app = GraphscopeApp(debuggee)
     app.animation_level = "none"
     seen = []
     async with app.run_test(size=SIZE) as pilot:

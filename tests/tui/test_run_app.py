@@ -282,7 +282,7 @@ async def test_q_leaves_at_once_even_when_the_script_sleeps_and_says_where_it_st
     from graphscope.tui.app import GraphscopeApp
 
     session = Session(str(SCRIPTS / "sleeps.py"), [], SessionOptions(pause=False))
-    app = GraphscopeApp(session, str(SCRIPTS / "sleeps.py"))
+    app = GraphscopeApp(session)
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: any(line.text == "sleeping" for line in session.record.console),
                        what="the script to sleep")

@@ -44,7 +44,7 @@ def test_a_finished_run(snap_compare, size):
 
 @SIZES
 def test_the_help_screen(snap_compare, size):
-    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"), "snap.json")
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
 
     async def help_open(pilot):
         await pilot.press("question_mark")

@@ -18,7 +18,7 @@ def huge_summary() -> TensorSummary:
 
 
 async def test_a_huge_tensor_shows_the_preview_the_record_kept():
-    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"), "snap.json")
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
     async with app.run_test(size=(120, 40)) as pilot:
         preview = app.query_one("#value-view").query_one(TensorPreview)
         preview.show(huge_summary(), 1, "value")
@@ -27,7 +27,7 @@ async def test_a_huge_tensor_shows_the_preview_the_record_kept():
 
 async def test_full_values_are_paged_through_in_windows():
     record = mlp_record()
-    app = GraphscopeApp(Debuggee(record, "snap.json"), "snap.json")
+    app = GraphscopeApp(Debuggee(record, "snap.json"))
     values = np.arange(60 * 30, dtype=np.float32).reshape(60, 30)
     summary = TensorSummary(values.shape, "float32", "cpu", values.size, min=0.0, max=float(values.max()),
                             values=values, preview=values.reshape(-1)[:64])

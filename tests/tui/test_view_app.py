@@ -21,7 +21,7 @@ from graphscope.tui.view_bar import ViewBar
 
 
 def make_app(record=None, source="snap.json"):
-    return GraphscopeApp(Debuggee(record or mlp_record(), source), source)
+    return GraphscopeApp(Debuggee(record or mlp_record(), source))
 
 
 def selected(app):
@@ -378,7 +378,7 @@ async def test_clicking_a_view_name_switches_to_that_view():
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: selected(app) is not None)
         await pilot.click(ViewBar, offset=(18, 0))  # "graph modules timeline passes": on "timeline"
-        await wait_for(pilot, lambda: app._view() == "timeline", what="the timeline view")
+        await wait_for(pilot, lambda: app.views.current == "timeline", what="the timeline view")
 
 
 async def test_the_palette_lists_quit_once():

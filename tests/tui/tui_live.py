@@ -18,7 +18,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 def live_app(script, argv=(), **options):
     """(app, session) over `script`; the session is quit and joined on the way out."""
     session = Session(str(script), list(argv), SessionOptions(**options))
-    app = GraphscopeApp(session, str(script))
+    app = GraphscopeApp(session)
     try:
         yield app, session
     finally:

@@ -1,0 +1,140 @@
+"""Views: the left pane: the view bar over the graph, modules, timeline and passes views, which one is
+shown, and bringing it up to date (a big record's graph roots are found off the UI thread)."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import ContentSwitcher
+
+from .graph_tree import GraphTree
+from .module_tree import ModuleTree
+from .moment import Moment
+from .outline import Outline
+from .passes_view import PassesView
+from .record_index import RecordIndex
+from .timeline import Timeline
+from .view_bar import ViewBar
+
+VIEWS = ("graph", "modules", "timeline", "passes")
+VIEW_TITLES = {"graph": "graph", "modules": "modules", "timeline": "timeline", "passes": "passes"}
+
+# Records with more nodes than this find the graph's roots off the UI thread (about 50 ms here).
+BIG_RECORD = 20_000
+
+
+class Views(Vertical):
+    """Shows one view at a time, at the app's moment (`moment`, which the app sets on every new
+    one); the app says when to bring it up to date and where to go (`refresh_view`, `choose`, `reveal`)."""
+
+    class RootsReady(Message):
+        """A big record's graph roots are found: the app can settle the state it was showing."""
+
+    def __init__(self, index: RecordIndex, moment: Moment, *, id: str | None = None):
+        super().__init__(id=id)
+        self.index = index
+        self.moment = moment
+        self._finding_roots = False
+
+    def compose(self) -> ComposeResult:
+        yield ViewBar()
+        with ContentSwitcher(initial="graph", id="views"):
+            yield GraphTree(id="graph")
+            yield ModuleTree(id="modules")
+            yield Timeline(id="timeline")
+            yield PassesView(id="passes")
+
+    def on_mount(self) -> None:
+        self.query_one(ViewBar).show(VIEWS, VIEW_TITLES, "graph")
+
+    @property
+    def current(self) -> str:
+        return self.query_one("#views", ContentSwitcher).current or "graph"
+
+    def _current_view(self):
+        return self.query_one(f"#{self.current}")
+
+    def refresh_view(self) -> bool:
+        """Bring the shown view up to date; False while its data is still being built."""
+        moment = self.moment
+        view = self.current
+        if view == "graph":
+            roots = self._graph_roots()
+            if roots is None:
+                self.query_one(GraphTree).show_loading(len(self.index.record.nodes))
+                return False
+            self.query_one(GraphTree).show_roots(moment, roots)
+        elif view == "modules":
+            self.query_one(ModuleTree).show_modules(moment)
+        elif view == "timeline":
+            self.query_one(Timeline).show_pass(moment)
+        else:
+            self.query_one(PassesView).show_passes(moment)
+        return True
+
+    def repaint_marks(self) -> None:
+        """New breakpoints: repaint the shown view's markers."""
+        if self.current != "passes":
+            self._current_view().set_moment(self.moment)
+
+    def _graph_roots(self):
+        """The graph tree's roots, or None while a worker finds them (only a big record waits)."""
+        roots = self.index.cached_roots()
+        if roots is not None or len(self.index.record.nodes) <= BIG_RECORD:
+            return roots if roots is not None else self.index.roots()
+        if not self._finding_roots:
+            self._finding_roots = True
+            self._find_roots()
+        return None
+
+    @work(thread=True, group="roots")
+    def _find_roots(self) -> None:
+        self.index.roots()
+        self.app.call_from_thread(self._roots_ready)
+
+    def _roots_ready(self) -> None:
+        self._finding_roots = False
+        self.post_message(self.RootsReady())
+
+    def reveal(self, node_id: int, switch: bool = True) -> bool:
+        """Put the shown view's cursor on the node (the graph view when the shown one lacks it)."""
+        view = self.current
+        if view in ("graph", "modules", "timeline") and self._current_view().reveal_node(node_id):
+            return True
+        if not switch and view != "passes":
+            return False
+        if view != "graph":
+            self._switch_to("graph")
+        return self.query_one(GraphTree).reveal_node(node_id)
+
+    def choose(self, view: str, selected: int | None) -> None:
+        """Show `view`, with the selected node under its cursor."""
+        self._switch_to(view)
+        if selected is not None and view != "passes":
+            self._current_view().reveal_node(selected)
+
+    def next_view(self) -> str:
+        return VIEWS[(VIEWS.index(self.current) + 1) % len(VIEWS)]
+
+    def _switch_to(self, view: str) -> None:
+        self.query_one("#views", ContentSwitcher).current = view
+        self.query_one(ViewBar).show(VIEWS, VIEW_TITLES, view)
+        self.refresh_view()
+        widget = self.query_one(f"#{view}")
+        (widget.query_one("#pass-table") if view == "passes" else widget).focus()
+
+    def on_outline_activated(self, message: Outline.Activated) -> None:
+        if message.item.kind == "link":  # a node shown elsewhere in the tree: go there
+            message.stop()
+            self.query_one(GraphTree).reveal_node(message.item.node)
+
+    def on_passes_view_chosen(self, message: PassesView.Chosen) -> None:
+        chosen = self.index.record.passes[message.position]
+        if not chosen.detailed or chosen.root is None or chosen.root not in self.index.record.nodes:
+            self.notify(f"Pass {chosen.index} was not kept in full: only its loss and grad norms are in the record.",
+                        severity="warning")
+            return
+        self._switch_to("graph")
+        self.query_one(GraphTree).reveal_node(chosen.root)
