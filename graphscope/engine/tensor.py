@@ -1,4 +1,8 @@
-"""Tensor: a device array plus its place in the autograd graph, with PyTorch's API."""
+"""Tensor: a device array plus its place in the autograd graph, with PyTorch's API.
+
+Over 400 lines on purpose: one class, PyTorch's Tensor, whose many thin methods are its API; split
+across files they would no longer read as one type.
+"""
 
 from __future__ import annotations
 

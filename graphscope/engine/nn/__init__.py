@@ -10,7 +10,8 @@ from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss,
 from .module import Module
 from .normalization import LayerNorm
 from .parameter import Parameter
-from .recurrent import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .recurrent import GRU, LSTM, RNN, RNNBase
+from .recurrent_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
 from .sparse import Embedding
 from .loss import CosineEmbeddingLoss, HuberLoss, KLDivLoss, SmoothL1Loss
 from .batchnorm import BatchNorm1d, BatchNorm2d

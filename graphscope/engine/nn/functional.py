@@ -11,6 +11,8 @@ from ..ops.unary import FUNCTIONAL as _ELEMENTWISE
 from ..random import generator_for
 from ..tensor import wrap
 from . import functional_ops as P
+from . import loss_ops as L
+from .loss_reduction import check_reduction
 
 __all__ = [
     "linear", "relu", "leaky_relu", "gelu", "softmax", "log_softmax",
@@ -163,23 +165,23 @@ def _same_shape(input, target, name):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    P.check_reduction(reduction, "mse_loss")
+    check_reduction(reduction, "mse_loss")
     _same_shape(tensor_input(input, "mse_loss"), tensor_input(target, "mse_loss", "target"), "mse_loss")
-    return P.MSELoss.apply(input, target, reduction=reduction)
+    return L.MSELoss.apply(input, target, reduction=reduction)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    P.check_reduction(reduction, "l1_loss")
+    check_reduction(reduction, "l1_loss")
     _same_shape(tensor_input(input, "l1_loss"), tensor_input(target, "l1_loss", "target"), "l1_loss")
-    return P.L1Loss.apply(input, target, reduction=reduction)
+    return L.L1Loss.apply(input, target, reduction=reduction)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """log_softmax over dim 1 then NLL, fused; integer class targets or class probabilities."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    P.check_reduction(reduction, "cross_entropy")
+    check_reduction(reduction, "cross_entropy")
     tensor_input(input, "cross_entropy")
     tensor_input(target, "cross_entropy", "target")
     check_devices("cross_entropy", input, target, weight)
@@ -187,38 +189,38 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise ValueError(f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
     if input.ndim == 0:
         raise ValueError("cross_entropy: input must have a class dimension, got a 0-d tensor")
-    return P.CrossEntropy.apply(input, target, weight, ignore_index=ignore_index,
+    return L.CrossEntropy.apply(input, target, weight, ignore_index=ignore_index,
                                 label_smoothing=label_smoothing, reduction=reduction)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """-input[i, target_i] (input holds log-probabilities), averaged over the target weights."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    P.check_reduction(reduction, "nll_loss")
+    check_reduction(reduction, "nll_loss")
     tensor_input(input, "nll_loss")
     tensor_input(target, "nll_loss", "target")
     check_devices("nll_loss", input, target, weight)
     if input.ndim == 0:
         raise ValueError("nll_loss: input must have a class dimension, got a 0-d tensor")
-    return P.NLLLoss.apply(input, target, weight, ignore_index=ignore_index, reduction=reduction)
+    return L.NLLLoss.apply(input, target, weight, ignore_index=ignore_index, reduction=reduction)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    P.check_reduction(reduction, "binary_cross_entropy")
+    check_reduction(reduction, "binary_cross_entropy")
     _same_shape(tensor_input(input, "binary_cross_entropy"), tensor_input(target, "binary_cross_entropy", "target"),
                 "binary_cross_entropy")
-    return P.BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
+    return L.BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
     reduction = _legacy_reduction(size_average, reduce, reduction)
-    P.check_reduction(reduction, "binary_cross_entropy_with_logits")
+    check_reduction(reduction, "binary_cross_entropy_with_logits")
     _same_shape(tensor_input(input, "binary_cross_entropy_with_logits"),
                 tensor_input(target, "binary_cross_entropy_with_logits", "target"),
                 "binary_cross_entropy_with_logits")
-    return P.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)
+    return L.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)
 
 
 # Losses added for issue 14 (their own module: functional_losses).

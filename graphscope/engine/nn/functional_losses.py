@@ -8,7 +8,7 @@ from .. import ops
 from ..ops.operands import tensor_input
 from . import loss_ops as L
 from .functional import _legacy_reduction, _same_shape
-from .functional_ops import check_reduction
+from .loss_reduction import check_reduction
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):

@@ -1,4 +1,8 @@
-"""Module: the base of every layer; registers parameters and submodules, and announces its scope."""
+"""Module: the base of every layer; registers parameters and submodules, and announces its scope.
+
+Over 400 lines on purpose: one class, nn.Module, whose methods are PyTorch's API (registration,
+traversal, state dicts, hooks, train/eval, devices).
+"""
 
 from __future__ import annotations
 

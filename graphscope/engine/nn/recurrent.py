@@ -1,4 +1,4 @@
-"""Recurrent layers (RNN, LSTM, GRU and their cells), composed of engine ops so each step shows in the graph.
+"""Recurrent layers (RNN, LSTM, GRU) made of engine ops, so each step shows in the graph (cells: recurrent_cells).
 
 The parameters, their names, shapes and init, the equations and the checks follow torch.nn, so a
 torch-trained state_dict loads and gives torch's numbers. As torch does on the CPU, a layer first
@@ -13,94 +13,21 @@ import numbers
 import warnings
 
 from ..creation import zeros
-from ..ops.indexing import narrow
 from ..ops.shape import cat, stack
-from ..tensor import Tensor
 from . import functional as F
-from . import functional_ops as P
 from . import init
 from .linear import empty_parameter
 from .module import Module
-
-_GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
-_LAYER_NAME = {"RNN_TANH": "RNN", "RNN_RELU": "RNN", "LSTM": "LSTM", "GRU": "GRU"}
-_TORCH_SCALAR_NAME = {"float64": "Double", "float32": "Float", "float16": "Half"}  # as in torch's messages
-
-
-def _linear(x, weight, bias=None):
-    return P.Linear.apply(x, weight) if bias is None else P.Linear.apply(x, weight, bias)
-
-
-def time_steps(sequence, leaf=4):
-    """[sequence[0], sequence[1], ...], sliced through halves so backward costs O(T log T), not O(T^2).
-
-    Each slice's backward makes a zero array the size of what it slices; T slices of the whole
-    sequence would sum T full-size grads, which dominates a step at a few hundred time steps.
-    """
-    length = sequence.shape[0]
-    if length <= leaf:
-        return [sequence[t] for t in range(length)]
-    half = length // 2
-    return time_steps(narrow(sequence, 0, 0, half), leaf) + time_steps(narrow(sequence, 0, half, length - half), leaf)
-
-
-# --- one time step ------------------------------------------------------------------------------
-# x_proj is this step's x @ W_ih.T + b_ih; the equations and their order are torch's (RNN.cpp).
-
-
-def rnn_tanh_step(x_proj, h, w_hh, b_hh):
-    """h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
-    return (_linear(h, w_hh, b_hh) + x_proj).tanh()
-
-
-def rnn_relu_step(x_proj, h, w_hh, b_hh):
-    """h' = relu(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
-    return (_linear(h, w_hh, b_hh) + x_proj).relu()
-
-
-def lstm_step(x_proj, state, w_hh, b_hh, w_hr=None):
-    """Gates i, f, g, o; c' = f * c + i * g; h' = o * tanh(c') (then h' W_hr^T with a projection)."""
-    h, c = state
-    i, f, g, o = (_linear(h, w_hh, b_hh) + x_proj).chunk(4, 1)
-    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    h = o.sigmoid() * c.tanh()
-    if w_hr is not None:
-        h = _linear(h, w_hr)
-    return h, c
-
-
-def gru_step(x_proj, h, w_hh, b_hh):
-    """r, z = sigmoid(...); n = tanh(x_n + r * (h W_hn^T + b_hn)); h' = (h - n) * z + n."""
-    h_r, h_z, h_n = _linear(h, w_hh, b_hh).chunk(3, 1)
-    x_r, x_z, x_n = x_proj.chunk(3, 1)
-    r = (h_r + x_r).sigmoid()
-    z = (h_z + x_z).sigmoid()
-    n = (x_n + h_n * r).tanh()
-    return (h - n) * z + n
-
-
-_STEPS = {"RNN_TANH": rnn_tanh_step, "RNN_RELU": rnn_relu_step, "LSTM": lstm_step, "GRU": gru_step}
-
-
-# --- checks, with torch's messages --------------------------------------------------------------
-
-
-def _check_tensor(value, what):
-    if not isinstance(value, Tensor):
-        raise TypeError(f"{what} must be a Tensor, got {type(value).__name__}")
-
-
-def _check_same_dtype(x, weight):
-    """torch's error for an input or state whose dtype differs from the weights'."""
-    if x.dtype is not weight.dtype:
-        names = [_TORCH_SCALAR_NAME.get(d.name, d.name) for d in (x.dtype, weight.dtype)]
-        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {names[0]} and {names[1]}")
-
-
-def _check_size(tensor, expected, message):
-    if tuple(tensor.shape) != expected:
-        raise RuntimeError(message.format(expected, list(tensor.shape)))
-
+from .recurrent_steps import (
+    GATES,
+    LAYER_NAME,
+    STEPS,
+    check_same_dtype,
+    check_size,
+    check_tensor,
+    project,
+    time_steps,
+)
 
 # --- the layers ---------------------------------------------------------------------------------
 
@@ -111,7 +38,7 @@ class RNNBase(Module):
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
                  dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__()
-        if mode not in _GATES:
+        if mode not in GATES:
             raise ValueError("Unrecognized RNN mode: " + mode)
         if not isinstance(dropout, numbers.Number) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
@@ -142,7 +69,7 @@ class RNNBase(Module):
         self.dropout = float(dropout)
         self.bidirectional = bidirectional
         self.proj_size = proj_size
-        gate_size = _GATES[mode] * hidden_size
+        gate_size = GATES[mode] * hidden_size
         output_size = proj_size or hidden_size
         directions = 2 if bidirectional else 1
         self._flat_weights_names = []
@@ -192,9 +119,9 @@ class RNNBase(Module):
 
     def forward(self, input, hx=None):
         """(output, h_n), or (output, (h_n, c_n)) for an LSTM; input (L, N, H_in), (N, L, H_in) or (L, H_in)."""
-        _check_tensor(input, "input")
+        check_tensor(input, "input")
         is_lstm = self.mode == "LSTM"
-        name = _LAYER_NAME[self.mode]
+        name = LAYER_NAME[self.mode]
         if input.ndim not in (2, 3):
             word = " tensor" if name == "RNN" else ""
             raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.ndim}D{word} instead")
@@ -231,12 +158,12 @@ class RNNBase(Module):
             if not isinstance(hx, (tuple, list)) or len(hx) != 2:
                 raise TypeError(f"LSTM: hx must be a tuple (h_0, c_0) of two tensors, got {type(hx).__name__}")
             for i, state in enumerate(hx):
-                _check_tensor(state, f"hx[{i}]")
+                check_tensor(state, f"hx[{i}]")
             if hx[0].ndim != want or hx[1].ndim != want:
                 raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D but got "
                                    f"({hx[0].ndim}-D, {hx[1].ndim}-D) tensors")
             return tuple(hx) if is_batched else (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
-        _check_tensor(hx, "hx")
+        check_tensor(hx, "hx")
         if hx.ndim != want:
             raise RuntimeError(f"For {kind} input, hx should also be {want}-D but got {hx.ndim}-D tensor")
         return hx if is_batched else hx.unsqueeze(1)
@@ -256,13 +183,13 @@ class RNNBase(Module):
         states = self.num_layers * self._directions
         expected = (states, batch, self.proj_size or self.hidden_size)
         if self.mode != "LSTM":
-            _check_size(hx, expected, "Expected hidden size {}, got {}")
-            _check_same_dtype(hx, self.weight_hh_l0)
+            check_size(hx, expected, "Expected hidden size {}, got {}")
+            check_same_dtype(hx, self.weight_hh_l0)
             return
-        _check_size(hx[0], expected, "Expected hidden[0] size {}, got {}")
-        _check_size(hx[1], (states, batch, self.hidden_size), "Expected hidden[1] size {}, got {}")
+        check_size(hx[0], expected, "Expected hidden[0] size {}, got {}")
+        check_size(hx[1], (states, batch, self.hidden_size), "Expected hidden[1] size {}, got {}")
         for state in hx:
-            _check_same_dtype(state, self.weight_hh_l0)
+            check_same_dtype(state, self.weight_hh_l0)
 
     def _initial_state(self, hx, index, input, batch):
         """Layer-direction `index`'s initial state: hx's slice, or zeros as torch when hx is None."""
@@ -277,14 +204,14 @@ class RNNBase(Module):
 
     def _layers(self, input, hx, batch):
         """Run every layer and direction over the time-major `input`: (output, final state per index)."""
-        step = _STEPS[self.mode]
+        step = STEPS[self.mode]
         finals = []
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(self._directions):
                 index = layer * self._directions + direction
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._layer_weights(index)
-                projected = _linear(input, w_ih, b_ih)  # every step's x @ W_ih.T + b_ih in one matmul
+                projected = project(input, w_ih, b_ih)  # every step's x @ W_ih.T + b_ih in one matmul
                 extra = (w_hr,) if w_hr is not None else ()
                 state = self._initial_state(hx, index, input, batch)
                 steps = time_steps(projected)
@@ -348,125 +275,3 @@ class GRU(RNNBase):
         if "proj_size" in kwargs:
             raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         super().__init__("GRU", *args, **kwargs)
-
-
-# --- the cells ----------------------------------------------------------------------------------
-
-
-class RNNCellBase(Module):
-    """One step of a recurrence: weight_ih, weight_hh and (with bias) bias_ih, bias_hh, as torch."""
-
-    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
-        super().__init__()
-        self.input_size = input_size
-        self.hidden_size = hidden_size
-        self.bias = bias
-        self.weight_ih = empty_parameter((num_chunks * hidden_size, input_size), device, dtype)
-        self.weight_hh = empty_parameter((num_chunks * hidden_size, hidden_size), device, dtype)
-        if bias:
-            self.bias_ih = empty_parameter((num_chunks * hidden_size,), device, dtype)
-            self.bias_hh = empty_parameter((num_chunks * hidden_size,), device, dtype)
-        else:
-            self.register_parameter("bias_ih", None)
-            self.register_parameter("bias_hh", None)
-        self.reset_parameters()
-
-    def reset_parameters(self):
-        """Every weight and bias ~ U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)), as torch."""
-        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        for weight in self.parameters():
-            init.uniform_(weight, -bound, bound)
-
-    def _batched(self, input, hx, count):
-        """input and its `count` states (zeros when hx is None) with a batch dim, after torch's checks."""
-        name = type(self).__name__
-        _check_tensor(input, "input")
-        if input.ndim not in (1, 2):
-            raise ValueError(f"{name}: Expected input to be 1D or 2D, got {input.ndim}D instead")
-        states = None if hx is None else (hx if count > 1 else (hx,))
-        if states is not None:
-            if count > 1 and (not isinstance(hx, (tuple, list)) or len(hx) != count):
-                raise TypeError(f"{name}: hx must be a tuple (h_0, c_0) of two tensors, got {type(hx).__name__}")
-            for i, state in enumerate(states):
-                _check_tensor(state, f"hx[{i}]" if count > 1 else "hx")
-                if state.ndim not in (1, 2):
-                    what = f"hx[{i}]" if count > 1 else "hidden"
-                    raise ValueError(f"{name}: Expected {what} to be 1D or 2D, got {state.ndim}D instead")
-        is_batched = input.ndim == 2
-        if not is_batched:
-            input = input.unsqueeze(0)
-        if states is None:
-            h = zeros(input.shape[0], self.hidden_size, dtype=input.dtype, device=input.device)
-            states = (h,) * count
-        elif not is_batched:
-            states = tuple(state.unsqueeze(0) for state in states)
-        if input.shape[1] != self.input_size:
-            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected {self.input_size}")
-        _check_same_dtype(input, self.weight_ih)
-        for i, state in enumerate(states):
-            if state.shape[0] != input.shape[0]:
-                raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{i} batch size "
-                                   f"{state.shape[0]}")
-            if state.ndim == 1:
-                raise RuntimeError(f"{name}: hidden{i} is 1-D but the input is a batch (2-D); give the state "
-                                   f"a batch dim: shape ({input.shape[0]}, {self.hidden_size})")
-            if state.shape[1] != self.hidden_size:
-                raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {state.shape[1]}, "
-                                   f"expected {self.hidden_size}")
-            _check_same_dtype(state, self.weight_hh)
-        return input, states, is_batched
-
-    def _input_projection(self, input):
-        return _linear(input, self.weight_ih, self.bias_ih)
-
-    def extra_repr(self):
-        text = f"{self.input_size}, {self.hidden_size}"
-        if self.bias is not True:
-            text += f", bias={self.bias}"
-        nonlinearity = getattr(self, "nonlinearity", "tanh")
-        if nonlinearity != "tanh":
-            text += f", nonlinearity={nonlinearity}"
-        return text
-
-
-class RNNCell(RNNCellBase):
-    """h' = tanh (or relu)(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
-
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
-        self.nonlinearity = nonlinearity
-
-    def forward(self, input, hx=None):
-        input, (h,), is_batched = self._batched(input, hx, 1)
-        if self.nonlinearity == "tanh":
-            step = rnn_tanh_step
-        elif self.nonlinearity == "relu":
-            step = rnn_relu_step
-        else:
-            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
-        h = step(self._input_projection(input), h, self.weight_hh, self.bias_hh)
-        return h if is_batched else h.squeeze(0)
-
-
-class LSTMCell(RNNCellBase):
-    """One LSTM step: (h, c) -> (h', c')."""
-
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device, dtype=dtype)
-
-    def forward(self, input, hx=None):
-        input, state, is_batched = self._batched(input, hx, 2)
-        h, c = lstm_step(self._input_projection(input), state, self.weight_hh, self.bias_hh)
-        return (h, c) if is_batched else (h.squeeze(0), c.squeeze(0))
-
-
-class GRUCell(RNNCellBase):
-    """One GRU step: h -> h'."""
-
-    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device, dtype=dtype)
-
-    def forward(self, input, hx=None):
-        input, (h,), is_batched = self._batched(input, hx, 1)
-        h = gru_step(self._input_projection(input), h, self.weight_hh, self.bias_hh)
-        return h if is_batched else h.squeeze(0)
