@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 from graphscope.engine.hooks import Observer, current_module
-from graphscope.trace.recorder import any_nonfinite, grad_norm
+from graphscope.trace.finite import any_nonfinite, grad_norm
 
 from .script_runner import SessionQuit
 

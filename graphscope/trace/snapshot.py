@@ -16,6 +16,7 @@ from itertools import chain
 import numpy as np
 
 from .atomic_file import write_atomically
+from .limits import LONG_TEXT_LIMIT, NAME_LIMIT, TEXT_LIMIT
 from .literal import has_control, visible
 from .pass_history import PassHistory
 from .record import (
@@ -36,11 +37,6 @@ from .summary import ARRAY_DTYPES, HISTOGRAM_BINS, PREVIEW_SIZE, TensorSummary
 FORMAT = "graphscope-snapshot"
 VERSION = 2  # 2: nodes.args (non-tensor arguments); version 1 files still load
 
-# Longest strings a snapshot may hold: names and paths, then free text (source lines,
-# messages), then whole texts (a traceback, one console write).
-NAME_LIMIT = 4096
-TEXT_LIMIT = 65536
-LONG_TEXT_LIMIT = 4 * 2**20
 MAX_VALUES = 2**26          # elements in one summary's full values
 MAX_NDIM = 64
 _ID_LIMIT = 2**53
