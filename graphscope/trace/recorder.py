@@ -293,7 +293,7 @@ class Recorder(Retention, Materializer, hooks.Observer):
             label = leaf.label if leaf is not None and leaf.ref() is tensor else None
             self._norms.append((label or self._label(tensor), squares))
 
-    def backward_ended(self, root):
+    def backward_ended(self, root):  # noqa: ARG002 (the engine hook's signature)
         p = self._pass
         if p is None:
             return
