@@ -3,6 +3,6 @@ file, place and problem (`snapshot_read`); this module is the public face of bot
 
 from .snapshot_format import FORMAT, VERSION, SnapshotError
 from .snapshot_read import load, loads
-from .snapshot_write import dump, dumps, to_json
+from .snapshot_write import dump, dumps
 
-__all__ = ["FORMAT", "VERSION", "SnapshotError", "dump", "dumps", "load", "loads", "to_json"]
+__all__ = ["FORMAT", "VERSION", "SnapshotError", "dump", "dumps", "load", "loads"]

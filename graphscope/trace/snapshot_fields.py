@@ -123,18 +123,18 @@ class FieldReader:
         return None if v is None else float(v)
 
     def site(self, v, where: str) -> SourceSite | None:
-        if v is None:
-            return None
-        if type(v) is not int or not 0 <= v < len(self.sites):
-            self.fail(where, f"{v!r} is not an index into the {len(self.sites)} sites")
-        return self.sites[v]
+        return self._entry(v, where, self.sites, "sites")
 
     def tensor(self, v, where: str) -> TensorSummary | None:
+        return self._entry(v, where, self.tensors, "tensors")
+
+    def _entry(self, v, where: str, table: list, what: str):
+        """`table[v]` for an index `v` into it (None for null)."""
         if v is None:
             return None
-        if type(v) is not int or not 0 <= v < len(self.tensors):
-            self.fail(where, f"{v!r} is not an index into the {len(self.tensors)} tensors")
-        return self.tensors[v]
+        if type(v) is not int or not 0 <= v < len(table):
+            self.fail(where, f"{v!r} is not an index into the {len(table)} {what}")
+        return table[v]
 
     def node_id(self, v, where: str, nodes, optional: bool = True):
         if v is None and optional:

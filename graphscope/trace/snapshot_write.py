@@ -70,10 +70,6 @@ def _raw(array: np.ndarray) -> bytes:
     return binascii.b2a_base64(np.ascontiguousarray(array).tobytes(), newline=False)
 
 
-def _inline(raw: bytes) -> str:
-    return raw.decode("ascii")
-
-
 _NO_HISTOGRAM = np.zeros(HISTOGRAM_BINS, dtype=np.int64)
 
 
@@ -119,9 +115,9 @@ def _tensor_columns(items: list[TensorSummary], blob) -> dict:
     }
 
 
-def to_json(record: Record, blob=_inline) -> dict:
+def to_json(record: Record, blob) -> dict:
     """The record as JSON-ready data: small sections as objects; nodes, steps and summaries as
-    columns. `blob` turns base64 bytes into what the document holds (by default, the text)."""
+    columns. `blob` turns base64 bytes into what the document holds (a placeholder `_pieces` splices)."""
     sites: dict[SourceSite, int] = {}
 
     def site(x: SourceSite | None):
