@@ -1,7 +1,8 @@
 """The recorder: an engine observer that fills the record, keeping each event cheap and the memory bounded.
 
 Its event handlers are here; what it keeps is `retention.py`, how journals become record nodes
-`materialize.py`, the names it gives `naming.py`.
+`materialize.py`, the names it gives `naming.py`. A little over 400 lines: the engine's events
+and the session's calls (flush, finish, seal, keep, console) are one protocol, kept together.
 """
 
 from __future__ import annotations
