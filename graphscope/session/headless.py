@@ -8,6 +8,10 @@ import sys
 import threading
 import time
 
+from rich.console import Console
+from rich.live import Live
+from rich.text import Text
+
 from graphscope.engine import hooks
 from graphscope.trace import dot, snapshot
 from graphscope.trace.atomic_file import WriteError
@@ -168,13 +172,15 @@ class _Terminal:
 
     def __init__(self):
         self.lock = threading.RLock()
-        self.shown = False
         self.mid_line = False
         self.reading = 0
 
     def __enter__(self):
         self.saved = sys.stdout, sys.stderr, sys.stdin
-        self.err = sys.stderr
+        # Rich draws the line on the real stderr; the script's own writes go through _Watched,
+        # not Rich's redirection, which would hold back a partial line (an input() prompt).
+        self.live = Live(console=Console(file=sys.stderr), auto_refresh=False, transient=True,
+                         redirect_stdout=False, redirect_stderr=False)
         sys.stdout, sys.stderr = _Watched(sys.stdout, self), _Watched(sys.stderr, self)
         if sys.stdin is not None:
             sys.stdin = _WatchedInput(sys.stdin, self)
@@ -189,16 +195,13 @@ class _Terminal:
         with self.lock:
             if self.mid_line or self.reading:
                 return
-            self.err.write("\r" + text[:200] + "\x1b[K")
-            self.err.flush()
-            self.shown = True
+            self.live.update(Text(text, no_wrap=True, overflow="ellipsis"), refresh=self.live.is_started)
+            self.live.start(refresh=True)
 
     def erase(self) -> None:
+        """Take the line away (a transient Live clears what it drew when it stops)."""
         with self.lock:
-            if self.shown:
-                self.err.write("\r\x1b[K")
-                self.err.flush()
-                self.shown = False
+            self.live.stop()
 
 
 class _Watched:

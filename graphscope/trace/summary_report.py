@@ -9,6 +9,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from .drawing import loss_sparkline
 from .literal import literal
 from .record import FINDING_KINDS, Finding, Record, SourceSite
 from .summary import format_number
@@ -17,41 +18,10 @@ NO_GRAPH = ("The script built no graph: no operation on a tensor that requires g
             "was recorded, so there is nothing to show. (Set requires_grad=True on a tensor, or use "
             "an nn layer, and call .backward() on a result.)")
 
-_LEVELS = "▁▂▃▄▅▆▇█"
 _TITLES = {
     "nan-origin": "NaN origin", "nan-grad": "NaN in backward", "dead-relu": "dead ReLU",
     "vanishing-grad": "vanishing grad", "exploding-grad": "exploding grad",
 }
-
-
-def loss_sparkline(losses: list[float | None], width: int = 60) -> str:
-    """Losses as a row of block characters (buckets averaged when there are more than `width`);
-    "×" marks a NaN/Inf, a space a pass without a loss."""
-    if not losses:
-        return ""
-    buckets = []
-    size = max(1, math.ceil(len(losses) / width))
-    for start in range(0, len(losses), size):
-        chunk = losses[start:start + size]
-        if any(v is not None and not math.isfinite(v) for v in chunk):
-            buckets.append(math.nan)
-        else:
-            known = [v for v in chunk if v is not None]  # averaged as v/n, which cannot overflow
-            buckets.append(sum(v / len(known) for v in known) if known else None)
-    finite = [v for v in buckets if v is not None and math.isfinite(v)]
-    low, high = (min(finite), max(finite)) if finite else (0.0, 0.0)
-    out = []
-    for v in buckets:
-        if v is None:
-            out.append(" ")
-        elif not math.isfinite(v):
-            out.append("×")
-        elif high == low:
-            out.append(_LEVELS[len(_LEVELS) // 2])
-        else:
-            # halves: the span of two finite floats (-1.7e308 to 1.7e308) may itself overflow
-            out.append(_LEVELS[round((v / 2 - low / 2) / (high / 2 - low / 2) * (len(_LEVELS) - 1))])
-    return "".join(out)
 
 
 def _site_text(site: SourceSite | None) -> Text:

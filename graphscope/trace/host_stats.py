@@ -1,0 +1,343 @@
+"""Host statistics: NumPy summaries, small float arrays batched by dtype, large ones in pieces."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+
+from .tensor_summary import (
+    ARRAY_DTYPES,
+    HISTOGRAM_BINS,
+    HISTOGRAM_EXACT,
+    PREVIEW_SIZE,
+    TensorSummary,
+)
+
+
+def summarize_batch(arrays: list, limit: int) -> list:
+    """Statistics of many small float arrays of one dtype from segmented reductions over their
+    concatenation; their values become read-only views of that one host buffer (the arrays
+    themselves are not kept). Arrays holding a NaN or Inf are summarised one by one.
+
+    A training loop summarises the same layout (the same sizes in the same order) pass after
+    pass: the layout's index arrays are kept, and the float work happens in per-thread buffers,
+    reused, not in fresh memory each time (whose first touch costs more than the arithmetic)."""
+    count = len(arrays)
+    cat = np.concatenate(arrays, axis=None)  # a copy, flattened, in the arrays' own dtype
+    sizes, starts, offsets = _layout([a.size for a in arrays])
+    total = cat.size
+    if cat.dtype == np.float64:
+        flat = cat
+    else:
+        flat = _scratch("flat", np.float64, total)
+        np.copyto(flat, cat)
+    work = _scratch("work", np.float64, total)
+    squares = np.add.reduceat(np.multiply(flat, flat, out=work), starts)
+    if not np.isfinite(squares).all():  # a NaN or Inf (or a float64 square's overflow) somewhere
+        bad = set(np.flatnonzero(~np.isfinite(squares)).tolist())
+        good = [i for i in range(count) if i not in bad]
+        result = [None] * count
+        for i in bad:
+            result[i] = summarize_host(arrays[i], limit, "cpu")
+        if good:
+            for i, s in zip(good, summarize_batch([arrays[i] for i in good], limit)):
+                result[i] = s
+        return result
+    cat.flags.writeable = False
+    lows = np.minimum.reduceat(flat, starts)
+    highs = np.maximum.reduceat(flat, starts)
+    sums = np.add.reduceat(flat, starts)
+    means = sums / sizes
+    spans = highs - lows
+    spreads = squares - sums * means  # one pass; two where it cancels (the mean dwarfs the spread)
+    spreads[spans <= 0] = 0.0  # level, or a single value
+    close = (spreads < 0.01 * squares) & (spans > 0)
+    if close.any():
+        centered = np.subtract(flat, means.repeat(sizes), out=work)
+        spreads = np.where(close, np.add.reduceat(np.multiply(centered, centered, out=work), starts), spreads)
+    zeros = np.add.reduceat(np.equal(flat, 0, out=_scratch("zero", np.bool_, total)), starts, dtype=np.intp)
+    # Bins of width span/16 from each array's min; the scale is a hair under 16/span, so each
+    # max lands in bin 15, not 16. A level array has scale 0: everything in bin 0.
+    scales = np.divide(HISTOGRAM_BINS * (1 - 2.0**-40), spans, out=np.zeros(count), where=spans > 0)
+    scaled = np.subtract(flat, lows.repeat(sizes), out=work)  # (a repeat is faster than a take)
+    scaled *= scales.repeat(sizes)
+    index = _scratch("index", np.intp, total)
+    np.copyto(index, scaled, casting="unsafe")  # truncation: the bin within the array
+    index += offsets  # the array's own 16 bins
+    hist = np.bincount(index, minlength=HISTOGRAM_BINS * count).reshape(count, HISTOGRAM_BINS)
+    hist.flags.writeable = False
+    stds = np.sqrt(spreads / np.maximum(sizes - 1, 1)).tolist()
+    norms = np.sqrt(squares).tolist()
+    fractions = (zeros / sizes).tolist()
+    name = dtype_name(cat.dtype)
+    out = []
+    append = out.append
+    start = 0
+    for a, row, n, lo, hi, mean, sd, norm, zf in zip(
+            arrays, hist, sizes.tolist(), lows.tolist(), highs.tolist(), means.tolist(), stds, norms, fractions):
+        view = cat[start:start + n]
+        start += n
+        append(TensorSummary(a.shape, name, "cpu", n, lo, hi, mean, sd if n > 1 else None, norm, 0, 0, zf, row,
+                             view if n <= PREVIEW_SIZE else view[:PREVIEW_SIZE],
+                             view.reshape(a.shape) if n <= limit else None))
+    return out
+
+
+_layouts: dict = {}  # tuple of sizes -> (sizes, starts, each element's first bin)
+_buffers = threading.local()
+_SCRATCH_LIMIT = 1 << 18  # elements a per-thread buffer may keep between calls
+
+
+def _layout(sizes: list):
+    """(sizes, starts, each element's first bin) of a batch of arrays of these sizes."""
+    key = tuple(sizes)
+    layout = _layouts.get(key)
+    if layout is None:
+        count = len(sizes)
+        sizes = np.array(sizes, dtype=np.intp)
+        starts = np.zeros(count, dtype=np.intp)
+        np.cumsum(sizes[:-1], out=starts[1:])
+        offsets = np.repeat(np.arange(0, count * HISTOGRAM_BINS, HISTOGRAM_BINS, dtype=np.intp), sizes)
+        layout = (sizes, starts, offsets)
+        if offsets.size <= _SCRATCH_LIMIT:  # kept: the next pass likely has the same layout
+            if len(_layouts) >= 64:
+                _layouts.clear()
+            _layouts[key] = layout
+    return layout
+
+
+def _scratch(name: str, dtype, size: int) -> np.ndarray:
+    """A work buffer of `size` elements, this thread's own, reused from call to call."""
+    buffer = getattr(_buffers, name, None)
+    if buffer is None or buffer.size < size:
+        buffer = np.empty(size, dtype=dtype)
+        if size > _SCRATCH_LIMIT:
+            return buffer
+        setattr(_buffers, name, buffer)
+    return buffer[:size]
+
+
+# --- host (NumPy): the array is already where the statistics are wanted --------------------
+
+def summarize_host(a: np.ndarray, limit: int, device: str) -> TensorSummary:
+    shape = a.shape
+    n = int(a.size)
+    preview, values = _captured(a, n, limit)
+    summary = TensorSummary(shape, dtype_name(a.dtype), device, n, preview=preview, values=values)
+    if n == 0:
+        return summary
+    kind = a.dtype.kind
+    if kind == "b":
+        fill_bool(summary, int(np.count_nonzero(a)), n)
+        return summary
+    fill_float_host(summary, a, n)
+    if kind in "iu":
+        summary.min, summary.max = int(a.min()), int(a.max())
+    return summary
+
+
+# A large array is summarised a piece of this many elements at a time, in place: the live
+# array is read, never copied, and every temporary stays piece-sized.
+PIECE = 1 << 20
+
+
+def _pieces(a: np.ndarray):
+    """The array's elements in row-major order as 1-D pieces of at most about PIECE elements:
+    views of a contiguous array, small copies of the rows of any other."""
+    if a.flags.c_contiguous:
+        flat = a.reshape(-1)
+        for start in range(0, flat.size, PIECE):
+            yield flat[start:start + PIECE]
+        return
+    if a.ndim == 0:
+        yield a.reshape(1)
+        return
+    rows = max(1, PIECE // max(1, a.size // a.shape[0]))
+    for start in range(0, a.shape[0], rows):
+        yield a[start:start + rows].reshape(-1)
+
+
+def _finite_pieces(a: np.ndarray):
+    """(finite values as float32/float64, NaN count) of each piece: integers as float64, complex
+    as their real part, float16 widened to float32 (its squares lose digits)."""
+    kind = a.dtype.kind
+    for p in _pieces(a):
+        if kind == "c":
+            p = p.real
+        elif kind in "iu":
+            p = p.astype(np.float64)
+        elif p.dtype.itemsize < 4:
+            p = p.astype(np.float32)
+        lo, hi = p.min(), p.max()  # NaN propagates through min/max: finite ends mean all finite
+        if math.isfinite(lo) and math.isfinite(hi):
+            yield p, 0
+        else:
+            yield p[np.isfinite(p)], int(np.count_nonzero(np.isnan(p)))
+
+
+def fill_float_host(s: TensorSummary, a: np.ndarray, n: int) -> None:
+    """Statistics of the finite values of a float (or integer, or complex) array, in one pass
+    over its pieces (a second only for a spread lost to cancellation or an overflowing norm)."""
+    step = 1 if n <= HISTOGRAM_EXACT else -(-n // HISTOGRAM_EXACT)
+    m = nans = 0
+    mn = mx = None
+    total = squares = 0.0
+    sample = []
+    for fin, nan in _finite_pieces(a):
+        nans += nan
+        if not fin.size:
+            continue
+        lo, hi = float(fin.min()), float(fin.max())
+        mn, mx = (lo, hi) if mn is None else (min(mn, lo), max(mx, hi))
+        sample.append(fin[(-m) % step::step])
+        m += fin.size
+        total += _total(fin)
+        part = float(np.vdot(fin, fin))
+        if not math.isfinite(part):  # the narrow dot product overflowed: redo it wide
+            wide = fin.astype(np.float64)
+            part = float(np.vdot(wide, wide))
+        squares += part
+    zeros = n - int(np.count_nonzero(a))  # NaNs and Infs count as nonzero
+    s.nan_count, s.inf_count = nans, n - m - nans
+    s.zero_fraction = zeros / n
+    if m == 0:
+        return
+    mean = total / m
+    if math.isfinite(squares):
+        s.norm = math.sqrt(squares)
+    else:
+        big = max(abs(mn), abs(mx))
+        s.norm = big * math.sqrt(sum(float(np.vdot(x, x)) for x in (f.astype(np.float64) / big
+                                                                    for f, _ in _finite_pieces(a))))
+    s.min, s.max, s.mean = mn, mx, mean
+    if m > 1:
+        spread = squares - m * mean * mean
+        if not math.isfinite(spread) or spread < 0.01 * squares:  # cancellation: two passes
+            spread = sum(float(np.vdot(c, c)) for c in (f.astype(np.float64) - mean for f, _ in _finite_pieces(a)))
+        s.std = math.sqrt(max(spread, 0.0) / (m - 1))
+    s.histogram = _histogram_host(sample[0] if len(sample) == 1 else np.concatenate(sample), mn, mx, m)
+
+
+_ones: dict = {}
+
+
+def _total(x: np.ndarray) -> float:
+    """The sum of a 1-D float array: a BLAS dot with ones when large (several times faster
+    than a pairwise sum), an exact float64 reduction when small."""
+    if x.size < 4096 or x.dtype.kind != "f" or x.dtype.itemsize < 4 or x.strides[0] != x.itemsize:
+        return float(np.add.reduce(x, dtype=np.float64))
+    ones = _ones.get(x.dtype)
+    if ones is None or ones.size < x.size:
+        ones = _ones[x.dtype] = np.ones(max(x.size, 2 * (0 if ones is None else ones.size)), dtype=x.dtype)
+    total = float(np.dot(x, ones[: x.size]))
+    return total if math.isfinite(total) else float(np.add.reduce(x, dtype=np.float64))
+
+
+def counts(values) -> np.ndarray:
+    """Histogram counts as a read-only int64 array."""
+    out = np.array(values, dtype=np.int64)
+    out.flags.writeable = False
+    return out
+
+
+def single_bin(m: int) -> np.ndarray:
+    out = np.zeros(HISTOGRAM_BINS, dtype=np.int64)
+    out[0] = m
+    out.flags.writeable = False
+    return out
+
+
+def _histogram_host(sample: np.ndarray, mn: float, mx: float, m: int) -> np.ndarray:
+    """The 16 bins of `m` finite values from min to max, counted on `sample` (all of them, or an
+    evenly strided sample) and scaled to `m`."""
+    if mx == mn:
+        return single_bin(m)
+    span = mx - mn
+    if sample.dtype.itemsize < 4:  # float16: too coarse for the scale below
+        sample = sample.astype(np.float32)
+    if sample.dtype.itemsize < 8 and span > _half_max(sample.dtype):
+        sample = sample.astype(np.float64)
+    if not math.isfinite(span):  # the range overflows even float64: work in halves
+        sample, mn, span = sample / 2, mn / 2, mx / 2 - mn / 2
+    # x - min is never negative; a scale a hair under 16/span (8 float32 epsilons) keeps the max
+    # out of a 17th bin however float32 rounds, so the bins need no clipping (except for a tiny span,
+    # whose scale is no longer a plain finite number).
+    scale = HISTOGRAM_BINS * (1 - 2.0**-20) / span
+    idx = np.empty(sample.size, dtype=np.intp)
+    np.multiply(sample - mn, scale, out=idx, casting="unsafe")
+    if not scale < 1e30:
+        np.clip(idx, 0, HISTOGRAM_BINS - 1, out=idx)
+    out = np.bincount(idx, minlength=HISTOGRAM_BINS).astype(np.int64, copy=False)
+    if sample.size != m:
+        out = _scaled(out, m)
+    out.flags.writeable = False
+    return out
+
+
+_half_maxes: dict = {}
+
+
+def _half_max(dtype) -> float:
+    """Half the largest finite value of a float dtype (np.finfo is slow to ask)."""
+    half = _half_maxes.get(dtype)
+    if half is None:
+        half = _half_maxes[dtype] = float(np.finfo(dtype).max) / 2
+    return half
+
+
+def _scaled(sample_counts: np.ndarray, total: int) -> np.ndarray:
+    """Counts of a sample scaled to `total`, rounded so they add up to it exactly (the largest
+    remainders round up); in Python integers, as there are only 16."""
+    sample = sample_counts.tolist()
+    size = sum(sample)
+    exact = [c * total for c in sample]
+    out = [e // size for e in exact]
+    short = total - sum(out)
+    if short:
+        for i in sorted(range(len(out)), key=lambda i: out[i] * size - exact[i])[:short]:
+            out[i] += 1
+    return np.array(out, dtype=np.int64)
+
+
+def fill_bool(s: TensorSummary, trues: int, n: int) -> None:
+    s.min, s.max = int(trues == n), int(trues > 0)
+    s.mean = trues / n
+    s.norm = math.sqrt(trues)
+    s.zero_fraction = (n - trues) / n
+    if n > 1:
+        s.std = math.sqrt(max(trues - n * s.mean * s.mean, 0.0) / (n - 1))
+    if s.min == s.max:
+        s.histogram = single_bin(n)
+    else:
+        s.histogram = counts((n - trues,) + (0,) * (HISTOGRAM_BINS - 2) + (trues,))
+
+
+_names: dict = {}
+
+
+def dtype_name(dtype) -> str:
+    """`dtype.name`, cached (NumPy computes it in Python on every access)."""
+    name = _names.get(dtype)
+    if name is None:
+        name = _names[dtype] = dtype.name
+    return name
+
+
+def _host_dtype(dtype) -> np.dtype:
+    return dtype if dtype_name(dtype) in ARRAY_DTYPES else np.dtype(np.float64)
+
+
+def _captured(a: np.ndarray, n: int, limit: int):
+    """(preview, values) of a NumPy array as read-only host copies."""
+    dtype = _host_dtype(a.dtype)
+    if n <= limit:
+        values = a.real.astype(dtype) if a.dtype.kind == "c" else np.array(a, dtype=dtype, copy=True)
+        values.flags.writeable = False
+        preview = values.reshape(-1)[:PREVIEW_SIZE]
+        return preview, values
+    head = next(_pieces(a))[:PREVIEW_SIZE]  # never a.reshape(-1): that copies a non-contiguous array
+    preview = head.real.astype(dtype) if head.dtype.kind == "c" else np.array(head, dtype=dtype, copy=True)
+    preview.flags.writeable = False
+    return preview, None

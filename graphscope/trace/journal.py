@@ -1,0 +1,115 @@
+"""One pass as raw events (the recorder's journal), with a named slot for every field an event holds."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from .record import EXTERNAL
+
+
+class OpEvent(NamedTuple):
+    """A Function's output was made. Its array is kept, not copied (the engine never writes into
+    an op's output); `version` is its version counter `vc[0]` then: a later value means it was
+    overwritten in place and the value is lost."""
+
+    id: int
+    names: tuple          # (op, name), fit for the record
+    inputs: tuple         # node ids of its tensor (and raw array) inputs
+    array: Any
+    site: Any
+    module: str | None
+    requires_grad: bool
+    saved: tuple          # the roles of the arrays the Function saved
+    vc: list              # the output's live version counter
+    version: int
+    args: tuple | None    # (name, value) of its non-tensor arguments
+
+
+class LeafEvent(NamedTuple):
+    """A leaf tensor was used: `copy` is its value then (shared while it does not change)."""
+
+    id: int
+    copy: Any
+    site: Any
+    module: str | None
+    requires_grad: bool
+    label: str | None
+
+
+class ConstantEvent(NamedTuple):
+    """A non-tensor input: a Python value, or a raw array (an index, a mask), copied."""
+
+    id: int
+    value: Any
+    site: Any
+    module: str | None
+
+
+class ExternalEvent(NamedTuple):
+    """A tensor or Function made where the record cannot see (copy None for a Function)."""
+
+    id: int
+    name: str
+    copy: Any
+    site: Any
+    module: str | None
+    requires_grad: bool
+    op: str = EXTERNAL
+
+
+class Seen(NamedTuple):
+    """A tensor or Function a journal has seen, and the record node it became."""
+
+    ref: Any    # a weak reference to it
+    node: int
+
+
+class LeafEntry:
+    """What the recorder knows of a leaf tensor across passes: its last array and version, and
+    the copy of it (shared by the passes while the leaf does not change)."""
+
+    __slots__ = ("ref", "array", "version", "copy", "finite", "label")
+
+    def __init__(self, ref):
+        self.ref = ref              # a weak reference to the tensor
+        self.array = None           # the array the copy was made of
+        self.version = None         # (its version counter, the engine's `.data` writes) then
+        self.copy = None
+        self.finite = False         # the copy is known to hold no NaN/Inf
+        self.label: str | None = None
+
+
+class PendingStep:
+    """One backward step as it ran, until it is put into the record as `step`."""
+
+    __slots__ = ("node", "grad_output", "grad_inputs", "leaf_grads", "step")
+
+    def __init__(self, node: int, grad_output):
+        self.node = node
+        self.grad_output = grad_output
+        self.grad_inputs: list | None = None
+        self.leaf_grads: list = []   # (leaf node id, copy of its grad)
+        self.step = None             # the record's Step, once materialised
+
+
+class Journal:
+    """One pass (its forward, then its backward) as raw events: copies of the arrays and the
+    ids that link them. Cheap to write and to throw away; turned into record nodes and steps
+    only for a pass kept in detail."""
+
+    __slots__ = ("index", "events", "tensors", "functions", "steps", "done", "steps_done",
+                 "materialized", "referenced", "ids", "finite", "fresh")
+
+    def __init__(self, index: int):
+        self.index = index
+        self.events: list = []          # the events above in creation order; None once materialised
+        self.tensors: dict[int, Seen] = {}    # by id(tensor)
+        self.functions: dict[int, Seen] = {}  # by id(Function)
+        self.steps: list[PendingStep] = []
+        self.done = 0                   # events already turned into nodes
+        self.steps_done = 0
+        self.materialized = False       # some of it is in the record
+        self.referenced: set[int] = set()  # its node ids that later passes refer to
+        self.ids: list[int] = []        # node ids put into the record
+        self.finite: set[int] = set()   # ids of arrays here already known to hold no NaN/Inf
+        self.fresh: list = []           # (leaf entry, copy) of the leaves copied (not shared) in this pass

@@ -1,0 +1,168 @@
+"""Turning a journal into the record: nodes and steps, with their arrays summarised in batches."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from graphscope.engine import backend
+from graphscope.engine.backend import namespace
+
+from .finite import NUMBER
+from .journal import ConstantEvent, Journal, LeafEvent, OpEvent
+from .naming import short_repr
+from .record import CONSTANT, PARAMETER, TENSOR, LeafGrad, Node, Step
+from .summary import summarize_many, summarize_value
+
+
+class Materializer:
+    """The Recorder's half that puts journals into the record (for passes kept in detail). It
+    reads and writes the Recorder's state: `record`, `policy`, the journals, the captured values."""
+
+    def _materialize_through(self, index: int) -> None:
+        """Materialise journal `index` and any earlier recent one still pending, in order, so
+        the record's nodes stay in creation order."""
+        for j in list(self._recent):
+            if j.index <= index:
+                self._materialize(j)
+
+    def _materialize(self, j: Journal) -> None:
+        """Turn the journal's new events and steps into record nodes and steps, with summaries."""
+        if (j.index < self.policy.keep_first or j.index in self._pinned) and j not in self._kept:
+            self._kept.append(j)
+        if j.done == len(j.events) and j.steps_done == len(j.steps):
+            return
+        j.materialized = True
+        nodes = self.record.nodes
+        site_of = self._names.site
+        work = []
+        for e in j.events[j.done:]:
+            kind = type(e)
+            if kind is OpEvent:
+                op, name = e.names
+                n = Node(e.id, op, name, e.inputs, j.index, None, e.requires_grad, False, None, e.module,
+                         site_of(e.site), e.saved,
+                         args=() if e.args is None else tuple((k, short_repr(v)) for k, v in e.args))
+                if e.vc[0] == e.version:  # else it was overwritten in place: its value is lost
+                    work.append((n, "output", e.array))
+            elif kind is LeafEvent:
+                n = Node(e.id, PARAMETER if e.requires_grad else TENSOR, "", (), j.index, None,
+                         e.requires_grad, True, e.label, e.module, site_of(e.site))
+                work.append((n, "output", e.copy))
+            elif kind is ConstantEvent:
+                value = e.value
+                n = Node(e.id, CONSTANT, short_repr(value), (), j.index, None, False, True, None, e.module,
+                         site_of(e.site))
+                if type(value) in NUMBER:
+                    n.output = summarize_value(value)
+                    self._captured.setdefault(j.index, []).append(n.output)
+                elif hasattr(value, "dtype") and hasattr(value, "shape"):
+                    work.append((n, "output", value))
+            else:
+                n = Node(e.id, e.op, e.name, (), j.index, None, e.requires_grad,
+                         False, None, e.module, site_of(e.site))
+                if e.copy is not None:
+                    work.append((n, "output", e.copy))
+            nodes[e.id] = n
+            j.ids.append(e.id)
+        for k in range(j.done, len(j.events)):  # the copies now belong to the summaries
+            j.events[k] = None
+        j.done = len(j.events)
+        p = self.record.passes[j.index] if j.index < len(self.record.passes) else None
+        for pending in j.steps[j.steps_done:]:
+            st = Step(pending.node)
+            work.append((st, "grad_output", pending.grad_output))
+            grad_inputs = pending.grad_inputs
+            if grad_inputs is not None:
+                st.grad_inputs = self._grad_slots(st, grad_inputs)
+                work += [(st.grad_inputs, i, g) for i, g in enumerate(grad_inputs) if g is not None]
+            for leaf, grad in pending.leaf_grads:
+                lg = LeafGrad(leaf)
+                st.leaf_grads.append(lg)
+                work.append((lg, "grad", grad))
+            pending.grad_output = pending.grad_inputs = None
+            pending.leaf_grads = []
+            pending.step = st
+            if p is not None:
+                p.steps.append(st)
+        j.steps_done = len(j.steps)
+        self._summarize_into(j.index, work)
+
+    @staticmethod
+    def _grad_slots(step: Step, grad_inputs: list) -> list:
+        if not step.grad_inputs:
+            step.grad_inputs = [None] * len(grad_inputs)
+        return step.grad_inputs
+
+    def _summarize_into(self, index: int, work: list) -> None:
+        """Summarise [(target, key, array)] and store each summary at target[key] / target.key.
+
+        An array met twice (a leaf's grad is also its step's grad input; a grad passed down a
+        chain is one step's grad input and the next step's grad output; an unchanged leaf is
+        shared with the last pass) is summarised once and its summary shared."""
+        if not work:
+            return
+        current = {id(e.copy): e.copy for e in self._leaf_copies.values() if e.copy is not None}
+        known = self._leaf_summaries = {k: v for k, v in self._leaf_summaries.items() if k in current}
+        slot_of: dict[int, int] = {}
+        arrays, slots, ready = [], [], {}
+        for _, _, raw in work:
+            k = id(raw)
+            i = slot_of.get(k)
+            if i is None:
+                i = slot_of[k] = len(arrays)
+                arrays.append(raw)
+                cached = known.get(k)
+                if cached is not None and cached[0] is raw:
+                    ready[i] = cached[1]
+            slots.append(i)
+        todo = [i for i in range(len(arrays)) if i not in ready]
+        fresh = summarize_many([arrays[i] for i in todo], self.policy.full_values_limit)
+        summaries = [None] * len(arrays)
+        for i, s in ready.items():
+            summaries[i] = s
+        captured = self._captured.setdefault(index, [])
+        added = 0
+        meta = self.record.metadata
+        for i, s in zip(todo, fresh):
+            summaries[i] = s
+            if id(arrays[i]) in current:
+                known[id(arrays[i])] = (arrays[i], s)
+            captured.append(s)
+            added += s.captured_bytes
+            if s.device != "cpu" and meta.device == "cpu":
+                meta.device = s.device
+        relus = []
+        for (target, key, raw), i in zip(work, slots):
+            s = summaries[i]
+            if type(key) is int:
+                target[key] = s
+            else:
+                setattr(target, key, s)
+                if type(target) is Node and target.op == "relu" and raw.ndim >= 2:
+                    relus.append((target, raw))
+            if s.nan_count or s.inf_count:
+                self._note_nonfinite(index, type(target) is Node)
+        if relus:
+            _note_dead_units(relus)
+        self._captured_bytes += added
+        self._enforce_budget()
+
+
+def _note_dead_units(relus: list) -> None:
+    """Set each ReLU node's dead units: units (everything after the batch dimension) that are
+    zero for every example; the counts of device arrays come back in one transfer per device."""
+    on_device = []
+    for node, output in relus:
+        units = math.prod(output.shape[1:])
+        if type(output) is np.ndarray:
+            alive = int(np.count_nonzero(output.reshape(output.shape[0], -1).any(axis=0)))
+            node.dead_units = (units - alive, units)
+        else:
+            xp = namespace(output)
+            flat = backend.reshape(output, (output.shape[0], -1))
+            on_device.append((node, units, xp.sum(backend.astype(xp.any(flat != 0, axis=0), xp.int64))))
+    if on_device:
+        for (node, units, _), alive in zip(on_device, backend.scalars([c for _, _, c in on_device])):
+            node.dead_units = (units - int(alive), units)

@@ -1,0 +1,103 @@
+"""Reading a snapshot file's bytes safely: a regular file only, bounded, refused early when it cannot be one."""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from .literal import visible
+from .snapshot_format import (
+    SnapshotError,
+)
+
+# The largest snapshot file read; GRAPHSCOPE_MAX_SNAPSHOT (bytes) changes it.
+MAX_SNAPSHOT_BYTES = 2 * 2**30
+_READ_CHUNK = 1 << 24
+_JSON_SPACE = b" \t\r\n"
+
+
+def max_snapshot_bytes() -> int:
+    text = os.environ.get("GRAPHSCOPE_MAX_SNAPSHOT", "").strip()
+    try:
+        return int(text) if text else MAX_SNAPSHOT_BYTES
+    except ValueError:
+        raise SnapshotError("GRAPHSCOPE_MAX_SNAPSHOT", "", f"{visible(text)[:40]!r} is not a number of bytes") from None
+
+
+def read_snapshot_bytes(path: str) -> bytes:
+    """The bytes of a snapshot file: only a regular file (never a FIFO or device, which could
+    block or never end), at most max_snapshot_bytes(), read in chunks; leading whitespace is
+    skipped, and reading stops at once when the first other byte cannot begin a snapshot."""
+    limit = max_snapshot_bytes()
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except IsADirectoryError:
+        raise SnapshotError(path, "", "is a folder, not a snapshot file") from None
+    except OSError as e:
+        raise SnapshotError(path, "", f"cannot read the file: {e.strerror or e}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode)
+                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                    else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+            raise SnapshotError(path, "", f"is {kind}, not a snapshot file")
+        if st.st_size > limit:
+            raise SnapshotError(path, "", f"the file is {_size(st.st_size)}, more than the {_size(limit)} "
+                                          "a snapshot may be (set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)")
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        chunks, total, lines, skipped = [], 0, 1, 0
+        while True:
+            chunk = os.read(fd, _READ_CHUNK)
+            if not chunk:
+                break
+            if not chunks:
+                start = len(chunk) - len(chunk.lstrip(_JSON_SPACE))
+                lines += chunk.count(b"\n", 0, start)
+                skipped += start
+                if start == len(chunk):
+                    continue
+                first = chunk[start:start + 1]
+                if first != b"{":
+                    _refuse_start(path, first, lines, start - chunk.rfind(b"\n", 0, start))
+                chunk = chunk[start:]
+            nul = chunk.find(b"\0")  # never in JSON text; a binary file soon has one (memchr: cheap)
+            if nul >= 0:
+                raise SnapshotError(path, "", f"not a snapshot: byte {skipped + total + nul:,} is a NUL byte, which "
+                                              "JSON text never holds; is this a binary file?")
+            total += len(chunk)
+            if total > limit:  # the file grew while being read
+                raise SnapshotError(path, "", f"the file is more than the {_size(limit)} a snapshot may be "
+                                              "(set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)")
+            chunks.append(chunk)
+    except OSError as e:
+        raise SnapshotError(path, "", f"cannot read the file: {e.strerror or e}") from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+# What a JSON document is, by its first character.
+_JSON_STARTS = {b"[": "a list", b'"': "a string", b"t": "a boolean", b"f": "a boolean", b"n": "null",
+                **{bytes([c]): "a number" for c in b"-0123456789"}}
+
+
+def _refuse_start(path: str, first: bytes, line: int, column: int):
+    """A file whose first character (after whitespace) cannot begin a snapshot: said at once."""
+    if first >= b"\x80" or first < b" ":
+        raise SnapshotError(path, "", f"not a snapshot: not UTF-8 text (byte {first[0]:#04x} where JSON "
+                                      "text should begin); is this a binary file?")
+    kind = _JSON_STARTS.get(first)
+    if kind is not None:
+        raise SnapshotError(path, "", f"not a graphscope snapshot: the JSON is {kind}, not an object")
+    raise SnapshotError(path, f"line {line:,}, column {column}",
+                        f"not valid JSON: a snapshot begins with {{, not {first.decode('ascii')!r}")
+
+
+def _size(n: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit} ({n:,} bytes)"
+    return f"{n:,} bytes"
+

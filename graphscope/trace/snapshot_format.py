@@ -1,0 +1,51 @@
+"""The snapshot format's shared terms: its name and version, bounds, the error a reader raises."""
+
+from __future__ import annotations
+
+import gc
+import sys
+from contextlib import contextmanager
+
+import numpy as np
+
+from .summary import ARRAY_DTYPES
+
+FORMAT = "graphscope-snapshot"
+VERSION = 2  # 2: nodes.args (non-tensor arguments); version 1 files still load
+
+MAX_NDIM = 64
+ID_LIMIT = 2**53
+FLOAT_MAX = int(sys.float_info.max)
+
+
+class SnapshotError(Exception):
+    """A snapshot that cannot be read: which file, where in it, and what is wrong."""
+
+    def __init__(self, file: str, where: str, problem: str):
+        self.file, self.where, self.problem = str(file), where, problem
+        place = f"{self.file}: {where}: " if where else f"{self.file}: "
+        super().__init__(place + problem)
+
+
+
+@contextmanager
+def gc_paused():
+    """Hold the cyclic garbage collector while building or parsing many small containers
+    (none of them cyclic), which otherwise rescans the whole heap again and again."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+
+STAT_FIELDS = ("min", "max", "mean", "std", "norm", "zero_fraction")
+
+
+def host_dtype(dtype: str) -> np.dtype:
+    """The NumPy dtype a summary's preview and values are stored in."""
+    return np.dtype(dtype if dtype in ARRAY_DTYPES else "float64")
+
