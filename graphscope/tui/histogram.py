@@ -6,26 +6,17 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
+from graphscope.trace.drawing import histogram_rows
 from graphscope.trace.summary import TensorSummary
 
 from .number_text import fit_number
 
-_EIGHTHS = " ▁▂▃▄▅▆▇█"
-
 
 def histogram_text(counts: tuple[int, ...], height: int, bar_width: int = 2) -> Text:
-    """Rows of block characters, tallest bar `height` rows for the largest count."""
-    counts = [int(c) for c in counts]
-    top = max(counts) if counts else 0
+    """The bars of trace's drawing (the same as the headless summary's), in cyan."""
     text = Text(no_wrap=True)
-    if top <= 0:
-        return text
-    levels = [round(c / top * height * 8) if c else 0 for c in counts]
-    levels = [max(level, 1) if c else 0 for level, c in zip(levels, counts)]  # a non-empty bin always shows
-    for row in range(height, 0, -1):
-        floor = (row - 1) * 8
-        line = "".join(_EIGHTHS[max(0, min(8, level - floor))] * bar_width for level in levels)
-        text.append(line, "cyan")
+    for row in histogram_rows(counts, height, bar_width):
+        text.append(row, "cyan")
         text.append("\n")
     return text
 

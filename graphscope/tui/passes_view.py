@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
+from graphscope.trace import drawing
 from graphscope.trace.record import BackwardPass
 
 from .moment import Moment
@@ -17,40 +18,16 @@ from .node_label import keep_tail, one_line
 from .number_text import fit_number
 from .wording import counted, runs
 
-_BLOCKS = "▁▂▃▄▅▆▇█"
 NUMBER = 10  # the width of a loss or a norm in the tables
 NAME = 32  # the width of a parameter's name
 
 
 def loss_sparkline(losses: list[float | None], width: int) -> Text:
-    """Losses as block characters, one per pass (averaged into `width` buckets when there are more);
-    a bucket holding a NaN or Inf is a red ×, a pass without a loss a gap."""
-    if width <= 0 or not losses:
-        return Text("")
-    buckets: list[list[float | None]] = []
-    per = max(1, math.ceil(len(losses) / width))
-    for start in range(0, len(losses), per):
-        buckets.append(losses[start:start + per])
-    values: list[float | str | None] = []
-    for bucket in buckets:
-        present = [v for v in bucket if v is not None]
-        if any(not math.isfinite(v) for v in present):
-            values.append("bad")
-        elif present:
-            values.append(sum(present) / len(present))
-        else:
-            values.append(None)
-    finite = [v for v in values if isinstance(v, float)]
-    lo, hi = (min(finite), max(finite)) if finite else (0.0, 0.0)
-    text = Text()
-    for v in values:
-        if v == "bad":
-            text.append("×", "bold red")
-        elif v is None:
-            text.append(" ")
-        else:
-            level = 0 if hi == lo else int((v - lo) / (hi - lo) * (len(_BLOCKS) - 1) + 0.5)
-            text.append(_BLOCKS[level], "cyan")
+    """trace's loss sparkline (the same as the headless summary's): blocks in cyan, a bucket
+    holding a NaN or Inf as a red ×, a pass without a loss a gap."""
+    text = Text(no_wrap=True)
+    for char in drawing.loss_sparkline(losses, width):
+        text.append(char, "bold red" if char == drawing.NONFINITE else "cyan")
     return text
 
 

@@ -71,3 +71,13 @@ async def test_a_long_parameter_name_keeps_its_tail_in_the_grad_norms():
         view.show_passes(Moment(RecordIndex(record)))
         await wait_for_text(pilot, "attention.output.dense.weight")
         await wait_for_text(pilot, "attention.output.dense.bias")
+
+
+def test_the_app_draws_the_same_sparkline_and_histogram_as_the_headless_summary():
+    from graphscope.trace.drawing import histogram_rows, loss_sparkline
+    from graphscope.tui.histogram import histogram_text
+    from graphscope.tui.passes_view import loss_sparkline as app_sparkline
+
+    losses = [3.0, 2.0, None, float("nan"), 1.0, 1.0]
+    assert app_sparkline(losses, 60).plain == loss_sparkline(losses, 60)
+    assert histogram_text((1, 4, 0, 2), 3).plain == "".join(row + "\n" for row in histogram_rows((1, 4, 0, 2), 3))
