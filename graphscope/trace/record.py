@@ -158,10 +158,6 @@ class Record(_Same):
     trimmed_nodes: int = 0              # nodes dropped with passes outside the detail window
     dropped_console: int = 0            # console lines dropped past the console limit
 
-    def pass_nodes(self, index: int) -> list[Node]:
-        """The recorded nodes created by pass `index`'s forward."""
-        return [n for n in self.nodes.values() if n.pass_index == index]
-
     def has_nonfinite(self) -> bool:
         """Whether any NaN or Inf was seen (in a value, a grad, the loss or a grad norm)."""
         if any(f.kind in (NAN_ORIGIN, NAN_GRAD) for f in self.findings):

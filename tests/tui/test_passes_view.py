@@ -17,7 +17,7 @@ def trimmed_record():
     record = mlp_record(passes=5, losses=[1.5, 1.25, 1.125, 1.0625, 0.5])
     for p in record.passes[1:4]:
         p.detailed, p.root, p.order, p.steps = False, None, (), []
-    keep = max(n.id for n in record.pass_nodes(2))
+    keep = max(n.id for n in record.nodes.values() if n.pass_index == 2)
     for node in [n for n in record.nodes.values() if n.pass_index in (1, 2, 3) and n.id != keep]:
         del record.nodes[node.id]
     record.nodes[keep].inputs = ()
