@@ -310,7 +310,7 @@ def test_sequential_is_indexable_sliceable_and_iterable():
     assert isinstance(head, nn.Sequential) and len(head) == 2 and head[0] is model[0]
     assert [type(m).__name__ for m in model] == ["Linear", "ReLU", "Linear"]
     assert model(gs.randn(5, 2)).shape == (5, 1)
-    with pytest.raises(IndexError):
+    with pytest.raises(IndexError, match=r"^index 3 is out of range for a Sequential of length 3$"):
         model[3]
 
 
