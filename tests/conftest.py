@@ -17,6 +17,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "engine"))  # strict_device, torch_reference
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tui"))  # tui_records: records built by hand
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # brief_samples: each sample run briefly
 
 
 def pytest_addoption(parser):

@@ -14,16 +14,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from brief_samples import BRIEF_ARGV, SAMPLES_DIR
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = sorted((ROOT / "samples").glob("*.py"))
+ROOT = SAMPLES_DIR.parent
+SAMPLES = sorted(SAMPLES_DIR.glob("*.py"))
 
 
 def run_sample(name: str, *argv: str) -> str:
     """Run one sample as a user would, with the repository importable even if not installed; its stdout."""
     import_path = [str(ROOT), os.environ.get("PYTHONPATH", "")]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, import_path)))
-    result = subprocess.run([sys.executable, str(ROOT / "samples" / name), *argv], cwd=ROOT, env=env,
+    result = subprocess.run([sys.executable, str(SAMPLES_DIR / name), *argv], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
@@ -114,26 +115,25 @@ def check_small_cnn(out):
     assert accuracy > 60
 
 
-# name -> (its argument: few epochs/steps, what its output must show)
+# name -> what its output must show when run with its BRIEF_ARGV
 CHECKS = {
-    "fit_a_line.py": ((), check_fit_a_line),
-    "gradients_of_an_equation.py": ((), check_gradients_of_an_equation),
-    "training_loop.py": (("2",), check_training_loop),
-    "spiral_classifier.py": (("60",), check_spiral_classifier),
-    "char_bigram_mlp.py": (("30",), check_char_bigram_mlp),
-    "char_lstm.py": (("3",), check_char_lstm),
-    "data_loading.py": (("3",), check_data_loading),
-    "exploding_nan.py": ((), check_exploding_nan),  # it stops at the NaN, a few steps in
-    "small_cnn.py": (("30",), check_small_cnn),
+    "fit_a_line.py": check_fit_a_line,
+    "gradients_of_an_equation.py": check_gradients_of_an_equation,
+    "training_loop.py": check_training_loop,
+    "spiral_classifier.py": check_spiral_classifier,
+    "char_bigram_mlp.py": check_char_bigram_mlp,
+    "char_lstm.py": check_char_lstm,
+    "data_loading.py": check_data_loading,
+    "exploding_nan.py": check_exploding_nan,
+    "small_cnn.py": check_small_cnn,
 }
 
 
-def test_every_sample_has_an_output_check():
+def test_every_sample_has_a_brief_run_and_an_output_check():
     assert SAMPLES, "samples/ holds no scripts"
-    assert sorted(CHECKS) == [p.name for p in SAMPLES]
+    assert sorted(CHECKS) == sorted(BRIEF_ARGV) == [p.name for p in SAMPLES]
 
 
 @pytest.mark.parametrize("name", sorted(CHECKS))
 def test_sample_runs_and_prints_what_it_learned(name):
-    argv, check = CHECKS[name]
-    check(run_sample(name, *argv))
+    CHECKS[name](run_sample(name, *BRIEF_ARGV[name]))

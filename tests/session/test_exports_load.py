@@ -3,6 +3,7 @@
 from pathlib import Path
 
 import pytest
+from brief_samples import BRIEF_ARGV
 
 from graphscope.trace import snapshot
 
@@ -19,7 +20,7 @@ def assert_loads(record, where: str) -> None:
 
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
 def test_an_export_at_every_step_of_the_first_two_passes_and_at_a_nan_stop_loads(path, run_session):
-    driver = run_session(path=path)
+    driver = run_session(path=path, argv=BRIEF_ARGV[path.name])
     try:
         state = driver.paused()
         while state.kind == "paused" and state.pass_index < 2:
