@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -54,3 +55,30 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_report_header(config):
     return f"graphscope test device: {config.getoption('--device')}"
+
+
+@pytest.fixture(autouse=True)
+def fresh_generators():
+    """Every test starts from the same global random state, whichever tests ran before it in its
+    process (pytest-xdist hands each worker a different share of the suite, in any order)."""
+    import graphscope as gs
+    from graphscope.engine.random import DEFAULT_SEED
+
+    gs.manual_seed(DEFAULT_SEED)
+    if "torch" in sys.modules:  # the reference, imported by the engine tests
+        sys.modules["torch"].manual_seed(DEFAULT_SEED)
+
+
+@pytest.fixture(autouse=True)
+def no_script_thread_outlives_its_test():
+    """A Session's script thread installs engine observers, which are process-global: a test that
+    leaves one running changes what the next test in its worker records. Quit and join sessions."""
+    from graphscope.engine import hooks
+
+    yield
+    leaked = [t.name for t in threading.enumerate() if t.name == "graphscope-script" and t.is_alive()]
+    left = list(hooks.observers)
+    for observer in left:  # so that one leak fails one test, not every test after it
+        hooks.uninstall(observer)
+    assert not leaked, f"{len(leaked)} script thread(s) still running after the test: quit and join its Session"
+    assert not left, f"engine observers still installed after the test: {left}"
