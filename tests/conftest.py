@@ -31,6 +31,8 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "cpu_only: about CPU tensors themselves; skipped on other test devices")
+    config.addinivalue_line("markers", "runs_long: a sub-suite run in a subprocess (tens of seconds); started "
+                                       "first so that the parallel workers do not wait for it at the end")
     device = config.getoption("--device")
     if device == "cpu":
         return
@@ -44,6 +46,7 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: "runs_long" not in item.keywords)  # stable: the rest keep their order
     device = config.getoption("--device")
     if device == "cpu":
         return

@@ -263,6 +263,7 @@ CONFORMANCE = ["tests/engine/test_ops_arithmetic.py", "tests/engine/test_ops_una
                "tests/engine/test_keyword_arguments.py", "tests/engine/test_convenience_names.py"]
 
 
+@pytest.mark.runs_long
 def test_conformance_suite_nn_and_optim_pass_on_the_strict_device():
     """The op conformance suite, nn and optim, all on array-api-strict (the samples run there in
     tests/trace/test_samples_recorded.py, which test_device_summaries runs on it)."""
