@@ -45,4 +45,6 @@ def main(epochs=30, verbose=True):
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(*map(int, sys.argv[1:2]))  # an optional argument: the number of epochs (the tests run few)

@@ -89,4 +89,6 @@ def main(steps=200, batch_size=32, verbose=True):
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(*map(int, sys.argv[1:2]))  # an optional argument: the number of steps (the tests run few)

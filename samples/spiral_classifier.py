@@ -58,4 +58,6 @@ def main(steps=400, verbose=True):
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(*map(int, sys.argv[1:2]))  # an optional argument: the number of steps (the tests run few)

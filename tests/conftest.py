@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "engine"))  # strict_device, torch_reference
 sys.path.insert(0, str(Path(__file__).resolve().parent / "tui"))  # tui_records: records built by hand
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # brief_samples: each sample run briefly
 
 
 def pytest_addoption(parser):
@@ -29,6 +31,8 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "cpu_only: about CPU tensors themselves; skipped on other test devices")
+    config.addinivalue_line("markers", "runs_long: a sub-suite run in a subprocess (tens of seconds); started "
+                                       "first so that the parallel workers do not wait for it at the end")
     device = config.getoption("--device")
     if device == "cpu":
         return
@@ -42,6 +46,7 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
+    items.sort(key=lambda item: "runs_long" not in item.keywords)  # stable: the rest keep their order
     device = config.getoption("--device")
     if device == "cpu":
         return
@@ -53,3 +58,30 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_report_header(config):
     return f"graphscope test device: {config.getoption('--device')}"
+
+
+@pytest.fixture(autouse=True)
+def fresh_generators():
+    """Every test starts from the same global random state, whichever tests ran before it in its
+    process (pytest-xdist hands each worker a different share of the suite, in any order)."""
+    import graphscope as gs
+    from graphscope.engine.random import DEFAULT_SEED
+
+    gs.manual_seed(DEFAULT_SEED)
+    if "torch" in sys.modules:  # the reference, imported by the engine tests
+        sys.modules["torch"].manual_seed(DEFAULT_SEED)
+
+
+@pytest.fixture(autouse=True)
+def no_script_thread_outlives_its_test():
+    """A Session's script thread installs engine observers, which are process-global: a test that
+    leaves one running changes what the next test in its worker records. Quit and join sessions."""
+    from graphscope.engine import hooks
+
+    yield
+    leaked = [t.name for t in threading.enumerate() if t.name == "graphscope-script" and t.is_alive()]
+    left = list(hooks.observers)
+    for observer in left:  # so that one leak fails one test, not every test after it
+        hooks.uninstall(observer)
+    assert not leaked, f"{len(leaked)} script thread(s) still running after the test: quit and join its Session"
+    assert not left, f"engine observers still installed after the test: {left}"

@@ -38,10 +38,11 @@ def test_no_subcommand_prints_help_and_returns_2(capsys):
     assert "usage: graphscope" in capsys.readouterr().err
 
 
-def test_unknown_subcommand_is_a_usage_error():
+def test_unknown_subcommand_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as exit:
         main(["no-such-command"])
     assert exit.value.code == 2
+    assert "invalid choice: 'no-such-command'" in capsys.readouterr().err
 
 
 def test_python_dash_m_graphscope_prints_the_version():

@@ -240,7 +240,7 @@ def test_gradcheck_fails_on_wrong_custom_backward():
             return grad * x  # should be 2 * x
 
     x = leaf([0.5, -1.5, 2.0])
-    with pytest.raises(RuntimeError):
+    with pytest.raises(gs.autograd.GradcheckError, match=r"^Jacobian mismatch for output 0 with respect to input 0"):
         gs.autograd.gradcheck(WrongSquare.apply, (x,))
 
 

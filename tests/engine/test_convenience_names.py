@@ -130,7 +130,7 @@ def test_inference_mode_as_context_manager_and_decorator():
 
 
 def test_inference_mode_restores_grad_mode_after_an_error():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="^inside$"):
         with gs.inference_mode():
             raise ValueError("inside")
     assert gs.is_grad_enabled()

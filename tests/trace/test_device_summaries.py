@@ -150,6 +150,7 @@ ON_DEVICE = ["tests/trace/test_recorder.py", "tests/trace/test_recorder_node_id.
              "tests/trace/test_tensor_summary.py"]
 
 
+@pytest.mark.runs_long
 def test_the_trace_tests_pass_on_the_strict_device(request):
     """The recorder, findings and sample tests with every tensor on array-api-strict."""
     if request.config.getoption("--device") != "cpu":

@@ -1,6 +1,7 @@
 """Findings: the NaN's origin, the first NaN in backward, dead ReLUs, vanishing and exploding grads."""
 
 import runpy
+import sys
 from pathlib import Path
 
 from trace_helpers import line_of
@@ -126,7 +127,8 @@ def test_a_healthy_training_run_has_no_findings():
     assert record(run).findings == []
 
 
-def test_exploding_nan_sample_points_at_the_log_of_sigma(capsys):
+def test_exploding_nan_sample_points_at_the_log_of_sigma(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "argv", [str(SAMPLES / "exploding_nan.py")])  # its own, not pytest's
     recorder = Recorder(script=str(SAMPLES / "exploding_nan.py"))
     with hooks.observe(recorder):
         runpy.run_path(str(SAMPLES / "exploding_nan.py"), run_name="__main__")

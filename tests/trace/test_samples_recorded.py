@@ -2,11 +2,14 @@
 
 import json
 import runpy
+import sys
 from importlib import resources
 from pathlib import Path
+from unittest import mock
 
 import jsonschema
 import pytest
+from brief_samples import BRIEF_ARGV
 
 import graphscope as gs
 from graphscope.engine import hooks
@@ -21,8 +24,9 @@ SCHEMA = json.loads(resources.files("graphscope.trace").joinpath("schema/snapsho
 @pytest.fixture(scope="module", params=SAMPLES, ids=[p.name for p in SAMPLES])
 def recorded(request):
     path = request.param
-    recorder = Recorder(script=str(path), argv=[str(path)])
-    with hooks.observe(recorder):
+    argv = [str(path), *BRIEF_ARGV[path.name]]  # as `python sample.py N` would see it
+    recorder = Recorder(script=str(path), argv=argv)
+    with hooks.observe(recorder), mock.patch.object(sys, "argv", argv):
         runpy.run_path(str(path), run_name="__main__")
     return path, recorder.finish(0)
 

@@ -4,6 +4,7 @@ import re
 from pathlib import Path
 
 import pytest
+from brief_samples import BRIEF_ARGV
 from tui_live import SAMPLES, live_app, until_paused, until_settled
 from tui_pilot import wait_for
 from tui_screen import screen_text
@@ -49,7 +50,7 @@ async def capture(pilot, app) -> tuple:
 
 async def live_run(path: Path, export: Path) -> list:
     seen = []
-    with live_app(path) as (app, session):
+    with live_app(path, BRIEF_ARGV[path.name]) as (app, session):
         app.animation_level = "none"  # the tab underline slides otherwise: screens differ by timing
         async with app.run_test(size=SIZE) as pilot:
             await until_paused(pilot, session)
