@@ -214,7 +214,9 @@ def fill_float_host(s: TensorSummary, a: np.ndarray, n: int) -> None:
     s.min, s.max, s.mean = mn, mx, mean
     if m > 1:
         spread = squares - m * mean * mean
-        if not math.isfinite(spread) or spread < 0.01 * squares:  # cancellation: two passes
+        if mx == mn:  # level: no spread, whatever the rounding of the mean (as the batched path)
+            spread = 0.0
+        elif not math.isfinite(spread) or spread < 0.01 * squares:  # cancellation: two passes
             spread = sum(float(np.vdot(c, c)) for c in (f.astype(np.float64) - mean for f, _ in _finite_pieces(a)))
         s.std = math.sqrt(max(spread, 0.0) / (m - 1))
     s.histogram = _histogram_host(sample[0] if len(sample) == 1 else np.concatenate(sample), mn, mx, m)

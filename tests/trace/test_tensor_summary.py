@@ -199,3 +199,8 @@ def test_summaries_made_in_a_batch_equal_those_made_one_by_one(arrays):
 def test_every_histogram_has_16_bins_holding_every_finite_value(a):
     s = summarize(a)
     assert s.histogram.size == 16 and sum(s.histogram) == a.size
+
+
+def test_a_level_array_has_no_spread_whatever_the_rounding_of_its_mean():
+    level = np.full((16, 16, 16), 134219.0, dtype=np.float32)  # its float32 mean is not exact
+    assert summarize(level).std == 0.0
