@@ -20,7 +20,7 @@ EVENTS = ("leaf_created", "node_created", "module_entered", "module_left", "back
 # so an observer may uninstall itself mid-event). Events nobody handles cost one lookup.
 _handlers: dict = {event: () for event in EVENTS}
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
 class Site(NamedTuple):
@@ -149,7 +149,7 @@ def user_site() -> Site:
         code = frame.f_code
         inside = internal.get(code)
         if inside is None:
-            inside = internal[code] = code.co_filename.startswith(_PACKAGE_DIR)
+            inside = internal[code] = code.co_filename.startswith(PACKAGE_DIR)
         if not inside:
             return Site(code.co_filename, frame.f_lineno, code.co_name)
         frame = frame.f_back

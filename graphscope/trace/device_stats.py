@@ -16,7 +16,6 @@ from .tensor_summary import (
     TensorSummary,
 )
 
-
 # Where each statistic sits in a summary's vector of float64s on the device; the histogram's 16
 # counts follow. An int64's extremes also travel as a (quotient, remainder) pair by 2**32, each
 # exact in float64, so they come back exact.

@@ -7,12 +7,14 @@ import threading
 
 import numpy as np
 
+from graphscope.engine.backend import numpy_dtype_name as dtype_name
+
 from .tensor_summary import (
-    ARRAY_DTYPES,
     HISTOGRAM_BINS,
     HISTOGRAM_EXACT,
     PREVIEW_SIZE,
     TensorSummary,
+    host_dtype,
 )
 
 
@@ -316,24 +318,9 @@ def fill_bool(s: TensorSummary, trues: int, n: int) -> None:
         s.histogram = counts((n - trues,) + (0,) * (HISTOGRAM_BINS - 2) + (trues,))
 
 
-_names: dict = {}
-
-
-def dtype_name(dtype) -> str:
-    """`dtype.name`, cached (NumPy computes it in Python on every access)."""
-    name = _names.get(dtype)
-    if name is None:
-        name = _names[dtype] = dtype.name
-    return name
-
-
-def _host_dtype(dtype) -> np.dtype:
-    return dtype if dtype_name(dtype) in ARRAY_DTYPES else np.dtype(np.float64)
-
-
 def _captured(a: np.ndarray, n: int, limit: int):
     """(preview, values) of a NumPy array as read-only host copies."""
-    dtype = _host_dtype(a.dtype)
+    dtype = host_dtype(dtype_name(a.dtype))
     if n <= limit:
         values = a.real.astype(dtype) if a.dtype.kind == "c" else np.array(a, dtype=dtype, copy=True)
         values.flags.writeable = False

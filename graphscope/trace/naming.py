@@ -16,7 +16,6 @@ from .limits import NAME_LIMIT
 from .literal import escaped, has_control
 from .record import SourceSite
 
-PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 INPUT_ROLES = tuple(f"input:{k}" for k in range(8))  # "input:K" for the first inputs, made once
 _scopes = hooks.scopes  # the engine's module scopes, per thread
 
@@ -62,7 +61,7 @@ def variable_name(t) -> str | None:
     """The name of a variable in the user's frames that holds `t` (for an unnamed leaf)."""
     frame = sys._getframe(1)
     while frame is not None:
-        if not frame.f_code.co_filename.startswith(PACKAGE_DIR):
+        if not frame.f_code.co_filename.startswith(hooks.PACKAGE_DIR):
             for key, value in frame.f_locals.items():
                 if value is t and not key.startswith("_"):
                     return key
@@ -80,7 +79,7 @@ def graphscope_version() -> str:
 
 def error_site(error: BaseException) -> SourceSite | None:
     """The innermost line of user code in the traceback (not graphscope, not the libraries)."""
-    skip = (PACKAGE_DIR,) + tuple(
+    skip = (hooks.PACKAGE_DIR,) + tuple(
         os.path.join(p, "") for p in {sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")})
     found = None
     for frame in traceback.extract_tb(error.__traceback__):

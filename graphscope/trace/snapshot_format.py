@@ -6,10 +6,6 @@ import gc
 import sys
 from contextlib import contextmanager
 
-import numpy as np
-
-from .summary import ARRAY_DTYPES
-
 FORMAT = "graphscope-snapshot"
 VERSION = 2  # 2: nodes.args (non-tensor arguments); version 1 files still load
 
@@ -45,7 +41,4 @@ def gc_paused():
 STAT_FIELDS = ("min", "max", "mean", "std", "norm", "zero_fraction")
 
 
-def host_dtype(dtype: str) -> np.dtype:
-    """The NumPy dtype a summary's preview and values are stored in."""
-    return np.dtype(dtype if dtype in ARRAY_DTYPES else "float64")
 

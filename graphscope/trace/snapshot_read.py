@@ -38,9 +38,9 @@ from .snapshot_format import (
     VERSION,
     SnapshotError,
     gc_paused,
-    host_dtype,
 )
 from .summary import ARRAY_DTYPES, HISTOGRAM_BINS, PREVIEW_SIZE, TensorSummary
+from .tensor_summary import host_dtype
 
 
 def load(path) -> Record:

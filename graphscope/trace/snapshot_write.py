@@ -19,9 +19,9 @@ from .snapshot_format import (
     STAT_FIELDS,
     VERSION,
     gc_paused,
-    host_dtype,
 )
 from .summary import HISTOGRAM_BINS, TensorSummary
+from .tensor_summary import host_dtype
 
 
 def dumps(record: Record) -> str:

@@ -23,6 +23,11 @@ ARRAY_DTYPES = frozenset({
     "float16", "float32", "float64",
 })
 
+
+def host_dtype(dtype: str) -> np.dtype:
+    """The NumPy dtype a summary's preview and values are kept in (float64 for any other)."""
+    return np.dtype(dtype if dtype in ARRAY_DTYPES else "float64")
+
 EMPTY = np.zeros(0, dtype=np.float64)
 EMPTY.flags.writeable = False
 NO_COUNTS = np.zeros(0, dtype=np.int64)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 import weakref
 
-from ..hooks import _PACKAGE_DIR, scopes, user_site
+from ..hooks import PACKAGE_DIR, scopes, user_site
 
 _structure = [0]  # bumped whenever a submodule is added or removed anywhere
 # id(root) -> (weakref to root, structure version, {module: path}); a plain dict keyed by id,
@@ -115,7 +115,7 @@ _root_names: dict = {}  # id(module) -> (weakref to it, its name)
 
 def _find_root_name(module) -> str:
     frame = sys._getframe(2)
-    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+    while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
         frame = frame.f_back
     if frame is not None:
         found = _variable_holding(module, frame)
