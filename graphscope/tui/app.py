@@ -11,7 +11,7 @@ from functools import partial
 from typing import ClassVar
 
 from textual import work
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import App, ComposeResult, ScreenStackError, SystemCommand
 from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.message import Message
@@ -119,9 +119,16 @@ class GraphscopeApp(App[None]):
     def on_state_changed(self, _message: StateChanged) -> None:
         with self._state_lock:
             self._state_posted = False
-        if not self.screen.query(NodeDetails):
-            return  # the script ended while the app was closing: nothing left to show it on
-        self._apply(self.debuggee.state)
+        if not self._torn_down():
+            self._apply(self.debuggee.state)
+
+    def _torn_down(self) -> bool:
+        """Whether the app is being torn down: messages (a state change, a tree's highlight) still
+        arrive, but the panes to show them on are gone."""
+        try:
+            return not self.screen.query(NodeDetails)
+        except ScreenStackError:
+            return True
 
     def _tick(self) -> None:
         """While the script runs, its prints arrive without state changes: show them. (The rest of
@@ -224,7 +231,8 @@ class GraphscopeApp(App[None]):
         if not force and key == self._details_key:
             return
         self._details_key = key
-        self.query_one(NodeDetails).show(self.moment, node_id)  # the record alone: live and snapshot alike
+        if not self._torn_down():
+            self.query_one(NodeDetails).show(self.moment, node_id)  # the record alone: live and snapshot alike
 
     def on_outline_highlighted(self, message: Outline.Highlighted) -> None:
         if message.item.node is not None:
