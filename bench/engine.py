@@ -236,7 +236,7 @@ def _sequential(lib, sizes, weights):
     return model
 
 
-def _module_step(model, loss_fn, optimizer, x, y) -> Step:
+def module_step(model, loss_fn, optimizer, x, y) -> Step:
     def step():
         optimizer.zero_grad()
         loss = loss_fn(model(x), y)
@@ -255,7 +255,7 @@ def mid_mlp_modules(lib, optimizer="sgd") -> Step:
         opt = optim.SGD(model.parameters(), lr=MID_LR)
     else:
         opt = optim.Adam(model.parameters(), lr=MID_ADAM_LR, betas=ADAM_BETAS, eps=ADAM_EPS)
-    return _module_step(model, nn.CrossEntropyLoss(), opt, lib.tensor(x_np), lib.tensor(labels_np))
+    return module_step(model, nn.CrossEntropyLoss(), opt, lib.tensor(x_np), lib.tensor(labels_np))
 
 
 def _mid_numpy_grads(x, labels, params, rows):
@@ -324,7 +324,7 @@ def tiny_mlp_modules(lib) -> Step:
                     np.zeros(fan_out, dtype=np.float32)]
     nn, optim = _libs(lib)
     model = _sequential(lib, sizes, weights)
-    return _module_step(model, nn.MSELoss(), optim.SGD(model.parameters(), lr=0.01), x, y)
+    return module_step(model, nn.MSELoss(), optim.SGD(model.parameters(), lr=0.01), x, y)
 
 
 def nn_losses_agree(steps: int = 3) -> float:
@@ -431,7 +431,7 @@ def small_cnn_modules(lib) -> Step:
     rng = np.random.default_rng(0)
     x = lib.tensor(rng.standard_normal((CNN_BATCH, 1, 28, 28), dtype=np.float32))
     y = lib.tensor(rng.integers(0, 10, CNN_BATCH))
-    return _module_step(model, nn.CrossEntropyLoss(), optim.SGD(model.parameters(), lr=0.01), x, y)
+    return module_step(model, nn.CrossEntropyLoss(), optim.SGD(model.parameters(), lr=0.01), x, y)
 
 
 def cnn_losses_agree(steps: int = 3) -> float:

@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from engine import Case, Side, limit_threads, print_table  # noqa: E402  (bench/engine.py)
+from engine import Case, Side, limit_threads, module_step, print_table  # noqa: E402  (bench/engine.py)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -58,16 +58,7 @@ def lstm_step(lib, steps=32, batch=16, input_size=32, hidden_size=64, num_layers
     y = lib.tensor(rng.integers(0, CLASSES, steps * batch))
     nn, optim = (gs_nn, gs_optim) if lib is gs else (torch.nn, torch.optim)
     optimizer = optim.Adam(model.parameters(), lr=1e-3)
-    loss_fn = nn.CrossEntropyLoss()
-
-    def step():
-        optimizer.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        optimizer.step()
-        return loss
-
-    return step
+    return module_step(model, nn.CrossEntropyLoss(), optimizer, x, y)
 
 
 SIZES = {  # name: (lstm_step's sizes, target ratio)
