@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 import threading
 
+from graphscope.trace.gradcheck import GradcheckResult, gradcheck_node
+
 from .breakpoint import Breakpoint
 from .state import Mode, SessionState, State
 
@@ -43,6 +45,7 @@ class Debuggee:
 
     live = False
     prompt: str | None = None  # the script's input() prompt while it waits for a line
+    functions: dict | None = None  # op -> Function class, in a live run (gradcheck rebuilds custom ones)
 
     def __init__(self, record, source: str = "", break_on_nan: bool = False):
         self.record = record
@@ -103,6 +106,11 @@ class Debuggee:
 
     def answer(self, text: str | None) -> None:
         """Nothing runs, so nothing reads input."""
+
+    def gradcheck(self, node_id: int) -> GradcheckResult:
+        """Check a node's backward numerically at its recorded inputs (it takes a while: call it
+        from a worker thread, while the script is paused or over)."""
+        return gradcheck_node(self.record, node_id, self.functions)
 
 
     def step(self) -> None:

@@ -63,6 +63,10 @@ class Session(Debuggee):
         self.gate = StepGate(self.recorder, lambda: self._breakpoints, self._paused, pause=self.options.pause)
         self._thread = threading.Thread(target=self._main, name="graphscope-script", daemon=True)
 
+    @property
+    def functions(self) -> dict:
+        return self.recorder.functions
+
     # --- the navigation model's hooks ----------------------------------------------------------
 
     def _initial_reason(self) -> str:

@@ -136,6 +136,10 @@ class Names:
             spec = self._op_specs[cls] = (name(node.op), name(node.name())), argument_names(cls)
         return spec
 
+    def op_specs(self) -> dict:
+        """Function class -> ((op, name), its arguments' names), for every class seen."""
+        return dict(self._op_specs)
+
     def leaf_created(self, tensor, site) -> None:
         self._leaf_sites[id(tensor)] = (weakref.ref(tensor), site)
         if len(self._leaf_sites) % 4096 == 0:  # now and then, forget tensors that have died

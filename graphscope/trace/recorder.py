@@ -331,6 +331,12 @@ class Recorder(Retention, Materializer, hooks.Observer):
 
     # --- what the session tells it ---------------------------------------------------------
 
+    @property
+    def functions(self) -> dict:
+        """op -> the Function class of every op recorded (a user's custom ones included), for
+        gradcheck to rebuild a node; read from the names kept once per class, never in the record."""
+        return {spec[0][0]: cls for cls, spec in self._names.op_specs().items()}
+
     def node_id(self, obj) -> int | None:
         """The record id of a live Function or Tensor seen in a recent or kept pass, else None
         (the session maps engine objects to record nodes with it, once per event)."""
