@@ -26,6 +26,7 @@ from .breakpoints_screen import BreakpointsScreen
 from .console_pane import ConsolePane
 from .export_dialog import ExportDialog, default_export_path
 from .find_dialog import FindDialog
+from .gradcheck_screen import GradcheckScreen
 from .graph_tree import GraphTree
 from .help_screen import HelpScreen
 from .moment import Moment
@@ -312,6 +313,28 @@ class GraphscopeApp(App[None]):
             bp = self.debuggee.add_breakpoint(Breakpoint(kind="node", value=key))
             self.notify(f"Breakpoint {bp.id} on {key}: it holds in every pass.", markup=False)
         self._repaint_marks()
+
+    def action_element(self, delta: int) -> None:
+        self.query_one(NodeDetails).move_element(delta)
+
+    def action_gradcheck(self) -> None:
+        node_id = self.query_one(NodeDetails).node_id
+        node = self.index.record.nodes.get(node_id) if node_id is not None else None
+        if node is None or self.index.step_position(node.id) is None:
+            self.notify("Select an op whose backward ran (a leaf has no backward to check).", severity="warning")
+            return
+        self.notify(f"Checking the backward of #{node.id} numerically…", markup=False)
+        self._gradcheck(node.id)
+
+    @work(thread=True, exclusive=True, group="gradcheck")
+    def _gradcheck(self, node_id: int) -> None:
+        """Off the UI thread: central differences run the op's forward many times."""
+        try:
+            result = self.debuggee.gradcheck(node_id)
+        except Exception as e:  # noqa: BLE001 - any failure is the user's to read, not a crash
+            self.call_from_thread(self.notify, f"Gradcheck failed to run: {e}", severity="error", markup=False)
+            return
+        self.call_from_thread(self.push_screen, GradcheckScreen(result, self.index.record))
 
     def action_breakpoints(self) -> None:
         self.push_screen(BreakpointsScreen(self.debuggee))

@@ -8,7 +8,7 @@ run) or by stepping back in time over a record that holds more (a snapshot, or `
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from graphscope.trace.record import Step
 
@@ -94,6 +94,44 @@ class Moment:
         position, i = found
         cursor = self._cursor(position)
         return i < len(self.record.passes[position].steps) and (cursor is None or i < cursor)
+
+    @property
+    def on_step(self) -> bool:
+        """Whether the cursor is on a node's backward step (stepping, not at a pass's end or over)."""
+        return self.state is not None and self.state.node is not None
+
+    def known_record(self):
+        """The record as far as it has happened at the cursor, for code that reads a whole record
+        (the Rule tab's explanations): the cursor's pass cut at the cursor, its current step holding
+        the grad it receives but not what its backward passes on."""
+        record = self.record
+        state = self.state
+        if state is None or state.pass_index is None or state.step is None \
+                or not 0 <= state.pass_index < len(record.passes):
+            return record
+        position, cursor = state.pass_index, state.step
+        p = record.passes[position]
+        steps = list(p.steps[:cursor])
+        if cursor < len(p.steps):
+            steps.append(Step(p.steps[cursor].node, p.steps[cursor].grad_output))
+        passes = list(record.passes)
+        passes[position] = replace(p, steps=steps)
+        return replace(record, passes=passes)
+
+    def optimizer_events(self) -> list:
+        """The optimizer's (and the script's `.grad` reset) events that have happened at the cursor:
+        those before the cursor's pass began; all of them at the end of a run that is over (a
+        snapshot walks back and forth over the same events as its live run)."""
+        record = self.record
+        state = self.state
+        events = list(record.optimizer)
+        passes = record.passes
+        if state is None or state.pass_index is None or not 0 <= state.pass_index < len(passes):
+            return events
+        p = passes[state.pass_index]
+        if state.kind.over and state.pass_index == len(passes) - 1 and (state.step is None or state.step >= len(p.order)):
+            return events
+        return [e for e in events if e.passes <= p.index]
 
     def nonfinite(self, node_id: int) -> bool:
         """Whether the node's value, or its grad known at the cursor, holds a NaN or an Inf."""

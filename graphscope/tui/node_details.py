@@ -1,4 +1,5 @@
-"""NodeDetails: the right pane: the selected node's header, then its value, grad, grad flow, saved tensors and source."""
+"""NodeDetails: the right pane: the selected node's header, then its value, grad, the rule of its backward step,
+grad flow, saved tensors and source; the element of its tensors under the cursor (the one the Rule tab explains)."""
 
 from __future__ import annotations
 
@@ -9,19 +10,23 @@ from textual.widgets import Static, TabbedContent, TabPane
 
 from graphscope.trace.record import CONSTANT
 
+from .grad_accumulation import GradAccumulation
 from .grad_flow import GradFlow
 from .moment import Moment
 from .node_args import args_words
 from .node_header import NodeHeader
 from .node_label import one_line, shape_text, short_dtype
 from .number_text import fit_number
+from .rule_view import RuleView
 from .source_view import SourceView
+from .tensor_preview import TensorPreview
 from .tensor_view import TensorView
 from .wording import counted
 
 
 class NodeDetails(Vertical):
-    """Shows one node as the record holds it at the moment's cursor."""
+    """Shows one node as the record holds it at the moment's cursor. The tab shown is the one last
+    chosen while stepping (the Rule tab at first) or while not (the Value tab at first)."""
 
     DEFAULT_CSS = """
     NodeDetails {
@@ -35,8 +40,12 @@ class NodeDetails(Vertical):
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self.node_id: int | None = None
+        self.element = 0  # the flat index of the element under the tables' cursor
         self._target: tuple | None = None
         self._drawn: set[str] = set()
+        self._tab_for = {True: "tab-rule", False: "tab-value"}  # on a backward step or not: the tab to show
+        self._stepping = False
+        self._switching: str | None = None  # a tab this pane activated itself (not the user's choice)
 
     def compose(self) -> ComposeResult:
         yield NodeHeader()
@@ -44,7 +53,10 @@ class NodeDetails(Vertical):
             with TabPane("Value", id="tab-value"):
                 yield TensorView("value", id="value-view")
             with TabPane("Grad", id="tab-grad"):
+                yield GradAccumulation()
                 yield TensorView("grad", id="grad-view")
+            with TabPane("Rule", id="tab-rule"), VerticalScroll():
+                yield RuleView()
             with TabPane("Flow", id="tab-flow"), VerticalScroll():
                 yield GradFlow()
             with TabPane("Saved", id="tab-saved"), VerticalScroll():
@@ -55,16 +67,52 @@ class NodeDetails(Vertical):
     def show(self, moment: Moment, node_id: int | None) -> None:
         """Show a node: the header and the tab on screen now; the other tabs when they are opened
         (a step redraws only what is visible)."""
+        if node_id != self.node_id:
+            self.element = 0
         self.node_id = node_id
         self._target = (moment, node_id)
         self._drawn = set()
         node = moment.record.nodes.get(node_id) if node_id is not None else None
         self.query_one(NodeHeader).show(moment, node)
-        self._draw(self.query_one(TabbedContent).active or "tab-value")
+        tabs = self.query_one(TabbedContent)
+        self._stepping = moment.on_step
+        wanted = self._tab_for[self._stepping]
+        if tabs.active != wanted:
+            self._switching = wanted
+            tabs.active = wanted
+        self._draw(wanted)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.tabbed_content.id == "detail-tabs" and event.pane is not None:
+            if event.pane.id == self._switching:
+                self._switching = None
+            else:  # the user's choice: kept for the next node while stepping (or not)
+                self._tab_for[self._stepping] = event.pane.id
             self._draw(event.pane.id)
+
+    # --- the element under the cursor ------------------------------------------------------------
+
+    def move_element(self, delta: int) -> None:
+        """The previous or next element of the node's tensors (row-major)."""
+        self.set_element(self.element + delta)
+
+    def set_element(self, element: int) -> None:
+        """Put the tables' cursor on an element; redraw what depends on it."""
+        if self._target is None:
+            return
+        moment, node_id = self._target
+        node = moment.record.nodes.get(node_id) if node_id is not None else None
+        numel = node.output.numel if node is not None and node.output is not None else 1
+        element = max(0, min(element, numel - 1))
+        if element == self.element:
+            return
+        self.element = element
+        self._drawn = set()
+        self._draw(self.query_one(TabbedContent).active or "tab-value")
+
+    def on_tensor_preview_element_moved(self, message: TensorPreview.ElementMoved) -> None:
+        message.stop()
+        self.set_element(message.element)
 
     def _draw(self, tab: str) -> None:
         if self._target is None or tab in self._drawn:
@@ -79,9 +127,10 @@ class NodeDetails(Vertical):
             else:
                 view.show(node.output, node.id,
                           absent="This input is a Python value, not a tensor." if node.op == CONSTANT
-                          else "The record holds no value for this node.")
+                          else "The record holds no value for this node.", element=self.element)
         elif tab == "tab-grad":
             view = self.query_one("#grad-view", TensorView)
+            self.query_one(GradAccumulation).show(moment, node.id if node is not None else None, self.element)
             if node is None:
                 view.show(None, None, absent="")
                 return
@@ -94,7 +143,9 @@ class NodeDetails(Vertical):
                 absent = "No grad: this tensor does not require grad."
             else:
                 absent = "No grad reached this node in the record."
-            view.show(grad, node.id, absent=absent)
+            view.show(grad, node.id, absent=absent, element=self.element)
+        elif tab == "tab-rule":
+            self.query_one(RuleView).show(moment, node_id if node is not None else None, self.element)
         elif tab == "tab-flow":
             self.query_one(GradFlow).show(moment, node_id if node is not None else None)
         elif tab == "tab-saved":

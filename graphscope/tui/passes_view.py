@@ -1,4 +1,5 @@
-"""PassesView: every backward pass with its loss (a sparkline over the run) and the grad norm of each parameter."""
+"""PassesView: every backward pass with its loss (a sparkline over the run) and the grad norm of each parameter;
+the optimizer's events (zero_grad, step, a `.grad` reset) in rows between the passes."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from graphscope.trace.record import BackwardPass
 from .moment import Moment
 from .node_label import keep_tail, one_line
 from .number_text import fit_number
+from .optimizer_words import STYLE, event_line, event_short
 from .wording import counted, runs
 
 NUMBER = 10  # the width of a loss or a norm in the tables
@@ -71,6 +73,7 @@ class PassesView(Vertical):
         & > #loss-curve { height: 2; padding: 0 1; }
         & > #pass-note { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
         & > #pass-table { height: 1fr; }
+        & > #event-note { height: auto; max-height: 3; padding: 0 1; border-top: solid $primary-muted; }
         & > #norm-table { height: 1fr; border-top: solid $primary-muted; }
     }
     """
@@ -87,6 +90,7 @@ class PassesView(Vertical):
         self.moment: Moment | None = None
         self._key: tuple = ()
         self._highlighted: int | None = None
+        self._rows: list[tuple[str, object]] = []  # each row of the table: ("pass", position) or ("event", event)
 
     def compose(self) -> ComposeResult:
         yield Static(id="loss-curve")
@@ -94,17 +98,23 @@ class PassesView(Vertical):
         table = DataTable(id="pass-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("pass", "detail", "loss", "grad norm", "nodes")  # every pass, kept in detail or not
         yield table
+        yield Static(id="event-note")
         norms = DataTable(id="norm-table", cursor_type="row")
-        norms.add_column("parameter", width=NAME)
-        norms.add_column("grad norm", width=10)
+        norms.add_column("parameter", width=NAME, key="name")
+        norms.add_column("grad norm", width=10, key="value")
         yield norms
+
+    def on_mount(self) -> None:
+        self.query_one("#event-note").display = False
 
     def show_passes(self, moment: Moment) -> None:
         self.moment = moment
         passes = list(moment.record.passes)
         nodes = moment.record.nodes
         losses = [pass_loss(p, nodes) for p in passes]
-        key = tuple((p.index, loss, p.finished, p.detailed, len(p.grad_norms)) for p, loss in zip(passes, losses))
+        events = moment.optimizer_events()
+        key = tuple((p.index, loss, p.finished, p.detailed, len(p.grad_norms)) for p, loss in zip(passes, losses)) \
+            + (len(events),)
         self._draw_curve(losses)
         if key == self._key:
             return
@@ -116,17 +126,30 @@ class PassesView(Vertical):
         table = self.query_one("#pass-table", DataTable)
         row = table.cursor_row
         table.clear()
+        after: dict[int, list] = {}
+        for event in events:
+            after.setdefault(event.passes, []).append(event)
+        self._rows = [("event", e) for e in after.get(0, [])]
         for position, (p, value) in enumerate(zip(passes, losses)):
+            self._rows.append(("pass", position))
+            self._rows += [("event", e) for e in after.get(p.index + 1, [])]
+        for i, (kind, what) in enumerate(self._rows):
+            if kind == "event":
+                table.add_row(Text(""), Text("↳", "dim"), Text(event_short(what), STYLE), Text(""), Text(""),
+                              key=f"e{i}")
+                continue
+            p, value = passes[what], losses[what]
             loss = Text(fit_number(value, NUMBER), "bold red" if value is not None and not math.isfinite(value) else "")
             norm = total_norm(p)
             table.add_row(Text(str(p.index)), Text("✓", "green") if p.detailed else Text("·", "dim"), loss,
                           Text(fit_number(norm, NUMBER), "bold red" if norm is not None and not math.isfinite(norm) else ""),
-                          Text(f"{p.node_count:,}"), key=str(position))
+                          Text(f"{p.node_count:,}"), key=str(what))
         if passes:
             state = moment.state
-            target = state.pass_index if state is not None and state.pass_index is not None and row <= 0 else row
-            table.move_cursor(row=max(0, min(target, len(passes) - 1)))
-            self._show_norms(table.cursor_row)
+            if state is not None and state.pass_index is not None and row <= 0:
+                row = self._rows.index(("pass", max(0, min(state.pass_index, len(passes) - 1))))
+            table.move_cursor(row=max(0, min(row, len(self._rows) - 1)))
+            self._show_row(table.cursor_row)
 
     def _draw_curve(self, losses: list[float | None]) -> None:
         curve = self.query_one("#loss-curve", Static)
@@ -137,24 +160,47 @@ class PassesView(Vertical):
         summary = f"loss {fit_number(finite[0])} → {fit_number(known[-1])}  over {count}" if finite else count
         curve.update(Text.assemble(loss_sparkline(losses, width), "\n", (summary, "dim")))
 
-    def _show_norms(self, position: int) -> None:
+    def _show_row(self, row: int) -> None:
+        """Below the table: the highlighted pass's grad norms, or what the highlighted event changed."""
+        kind, what = self._rows[row] if 0 <= row < len(self._rows) else ("pass", -1)
+        note = self.query_one("#event-note", Static)
+        note.display = kind == "event"
         norms = self.query_one("#norm-table", DataTable)
         norms.clear()
-        if self.moment is None or not 0 <= position < len(self.moment.record.passes):
+        if kind == "event":
+            note.update(event_line(what))
+            self._relabel(norms, "‖update‖" if what.kind == "step" else "‖.grad‖")
+            for change in what.params:
+                shown = change.update if what.kind == "step" else change.before
+                value = shown.norm if shown is not None else None
+                norms.add_row(Text(keep_tail(one_line(change.label), NAME)),
+                              Text(fit_number(value, NUMBER) if value is not None else "None", "" if shown else "dim"))
             return
-        p = self.moment.record.passes[position]
+        self._relabel(norms, "grad norm")
+        if self.moment is None or not 0 <= what < len(self.moment.record.passes):
+            return
+        p = self.moment.record.passes[what]
         for name, value in sorted(p.grad_norms.items(), key=lambda kv: -kv[1] if math.isfinite(kv[1]) else -math.inf):
             norms.add_row(Text(keep_tail(one_line(name), NAME)),
                           Text(fit_number(value, NUMBER), "" if math.isfinite(value) else "bold red"))
+
+    @staticmethod
+    def _relabel(norms: DataTable, label: str) -> None:
+        column = norms.columns.get("value")
+        if column is not None and column.label.plain != label:
+            column.label = Text(label)
+            norms.refresh()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.id != "pass-table":
             return
         event.stop()
-        self._show_norms(event.cursor_row)
+        self._show_row(event.cursor_row)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.data_table.id != "pass-table":
             return
         event.stop()
-        self.post_message(self.Chosen(event.cursor_row))
+        kind, what = self._rows[event.cursor_row] if 0 <= event.cursor_row < len(self._rows) else ("", None)
+        if kind == "pass":
+            self.post_message(self.Chosen(what))

@@ -1,4 +1,5 @@
-"""TensorPreview: the visible window of a tensor as a table with a colour scale; the keys move the window and the slice."""
+"""TensorPreview: the visible window of a tensor as a table with a colour scale; the keys move a cursor over its
+elements (the one the Rule tab explains), the window follows it, and [ ] change the slice."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from rich.color import Color
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widget import Widget
 
 from graphscope.trace.summary import TensorSummary
@@ -20,6 +22,8 @@ from .wording import counted
 
 CELL_WIDTH = 10
 LABEL_WIDTH = 7
+# Tensors with more elements than this are explained one element at a time: the cursor shows which.
+WHOLE = 8
 
 @dataclass(frozen=True, slots=True)
 class Window:
@@ -46,7 +50,8 @@ def cell_style(value: float, scale: float) -> Style:
 
 class TensorPreview(Widget, can_focus=True):
     """Shows at most what fits, from the record alone (a live run and its snapshot look the same):
-    full values are sliced here; a tensor too big for them shows the preview the record kept."""
+    full values are sliced here; a tensor too big for them shows the preview the record kept. The
+    cursor is one flat element index; moving it tells the node details (`ElementMoved`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "move(-1, 0)", "Row up", show=False),
@@ -69,23 +74,61 @@ class TensorPreview(Widget, can_focus=True):
     }
     """
 
+    class ElementMoved(Message):
+        """The cursor moved to another element (a flat, row-major index)."""
+
+        def __init__(self, element: int):
+            super().__init__()
+            self.element = element
+
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self.summary: TensorSummary | None = None
         self.node_id: int | None = None
         self.what = "value"
-        self.lead: tuple[int, ...] = ()
-        self.row = 0
+        self.element = 0  # the cursor: a flat index into the whole tensor
+        self.row = 0      # the window's first row and column in the grid
         self.col = 0
 
-    def show(self, summary: TensorSummary | None, node_id: int | None, what: str = "value") -> None:
+    def show(self, summary: TensorSummary | None, node_id: int | None, what: str = "value",
+             element: int = 0) -> None:
         same = (node_id, what) == (self.node_id, self.what) and summary is not None and self.summary is not None \
             and summary.shape == self.summary.shape
         self.summary, self.node_id, self.what = summary, node_id, what
         if not same:
-            self.lead = (0,) * max(0, len(summary.shape) - 2) if summary is not None else ()
             self.row = self.col = 0
+        self.element = max(0, min(element, self._last()))
         self.refresh()
+
+    @property
+    def lead(self) -> tuple[int, ...]:
+        """The leading indices of the 2-D slice shown (the cursor's)."""
+        s = self.summary
+        if s is None or len(s.shape) <= 2:
+            return ()
+        rows, cols = s.shape[-2], s.shape[-1]
+        return tuple(int(i) for i in np.unravel_index(self.element // max(rows * cols, 1), s.shape[:-2]))
+
+    def cursor(self) -> tuple[int, int]:
+        """The cursor's (row, column) in the grid shown."""
+        s = self.summary
+        if s is not None and s.values is None:  # the kept preview, in rows as wide as the pane
+            return self.element // self._visible_cols(), self.element % self._visible_cols()
+        if s is not None and len(s.shape) >= 2:
+            rows, cols = s.shape[-2], s.shape[-1]
+            within = self.element % max(rows * cols, 1)
+            return within // max(cols, 1), within % max(cols, 1)
+        cols = max(self._grid_shape()[1], 1)
+        return self.element // cols, self.element % cols
+
+    def _last(self) -> int:
+        """The last element the cursor may reach: the tensor's, or the kept preview's when that is all."""
+        s = self.summary
+        if s is None or s.numel == 0:
+            return 0
+        if s.values is None:
+            return max(s.preview.size - 1, 0)
+        return s.numel - 1
 
     # --- geometry ------------------------------------------------------------------------------
 
@@ -106,29 +149,57 @@ class TensorPreview(Widget, can_focus=True):
         return max(1, self.size.height - 3)
 
     def window(self) -> Window:
+        """The part on screen: where it was scrolled to, moved just enough to show the cursor."""
         rows, cols = self._grid_shape()
         vis_r, vis_c = self._visible_rows(), self._visible_cols()
+        r, c = self.cursor()
+        self.row = min(max(self.row, r - vis_r + 1), r)
+        self.col = min(max(self.col, c - vis_c + 1), c)
         self.row = max(0, min(self.row, max(rows - vis_r, 0)))
         self.col = max(0, min(self.col, max(cols - vis_c, 0)))
         return Window(self.lead, self.row, self.col, min(vis_r, rows - self.row), min(vis_c, cols - self.col))
 
     # --- actions -------------------------------------------------------------------------------
 
-    def action_move(self, rows: int, cols: int) -> None:
-        self.row += rows
-        self.col += cols
+    def _move_to(self, element: int) -> None:
+        element = max(0, min(element, self._last()))
+        moved = element != self.element
+        self.element = element
         self.refresh()
+        if moved:
+            self.post_message(self.ElementMoved(element))
+
+    def _grid_element(self, r: int, c: int) -> int:
+        """The flat index of (row, column) in the cursor's slice, clamped to the grid."""
+        s = self.summary
+        rows, cols = self._grid_shape()
+        r, c = max(0, min(r, rows - 1)), max(0, min(c, cols - 1))
+        if s is not None and len(s.shape) >= 2:
+            return self.element - self.element % max(rows * cols, 1) + r * cols + c
+        return min(r * cols + c, self._last())
+
+    def action_move(self, rows: int, cols: int) -> None:
+        if self.summary is not None and self.summary.values is None:  # the kept preview: a flat list
+            self._move_to(self.element + rows * self._visible_cols() + cols)
+            return
+        r, c = self.cursor()
+        self._move_to(self._grid_element(r + rows, c + cols))
+
+    def action_step(self, delta: int) -> None:
+        """The next or previous element in row-major order (across rows and slices)."""
+        self._move_to(self.element + delta)
 
     def action_page(self, pages: int) -> None:
+        r, c = self.cursor()
         self.row += pages * self._visible_rows()
-        self.refresh()
+        self._move_to(self._grid_element(r + pages * self._visible_rows(), c))
 
     def action_origin(self) -> None:
         self.row = self.col = 0
-        self.refresh()
+        self._move_to(self._grid_element(0, 0))
 
     def action_slice(self, delta: int) -> None:
-        """Step the leading indices like an odometer (last index fastest)."""
+        """Step the leading indices like an odometer (last index fastest); the cursor keeps its cell."""
         s = self.summary
         if s is None or len(s.shape) <= 2:
             return
@@ -143,8 +214,9 @@ class TensorPreview(Widget, can_focus=True):
             i -= 1
         else:
             return  # wrapped all the way round: stay at the ends
-        self.lead = tuple(lead)
-        self.refresh()
+        rows, cols = s.shape[-2], s.shape[-1]
+        within = self.element % max(rows * cols, 1)
+        self._move_to(int(np.ravel_multi_index(tuple(lead), dims)) * rows * cols + within)
 
     # --- data ----------------------------------------------------------------------------------
 
@@ -184,6 +256,8 @@ class TensorPreview(Widget, can_focus=True):
             return self._render_preview(s, scale)
         vector = len(s.shape) < 2
         cols = self._grid_shape()[1]
+        marked = self._marked()
+        at = self.cursor()
         lines = [Text.assemble(" " * LABEL_WIDTH, *[
             (f"{'' if vector else w.col + c:>{CELL_WIDTH - 1}} ", "dim") for c in range(w.cols)])]
         for r in range(block.shape[0]):
@@ -191,16 +265,30 @@ class TensorPreview(Widget, can_focus=True):
             line = Text(f"{label:>{LABEL_WIDTH - 1}} ", "dim")
             end = s.numel - (w.row + r) * cols - w.col if vector else w.cols
             for c in range(min(w.cols, block.shape[1], end)):
-                line.append_text(self._cell(block[r, c], scale))
+                line.append_text(self._cell(block[r, c], scale, marked and at == (w.row + r, w.col + c)))
                 line.append(" ")
             lines.append(line)
         lines.append(Text(self._caption(w), "dim"))
         return Text("\n").join(lines)
 
-    def _cell(self, value, scale: float) -> Text:
-        """One value, right-aligned in its cell, on its colour."""
+    def _marked(self) -> bool:
+        """Whether the cursor's cell stands out: while the table has focus, or always when the tensor
+        is explained one element at a time (then it is the element the Rule tab explains)."""
+        return self.has_focus or (self.summary is not None and self.summary.numel > WHOLE)
+
+    def _cell(self, value, scale: float, cursor: bool = False) -> Text:
+        """One value, right-aligned in its cell, on its colour (the cursor's cell reversed)."""
         v = float(value)
-        return Text(f"{fit_number(value, CELL_WIDTH - 1):>{CELL_WIDTH - 1}}", style=cell_style(v, scale))
+        style = cell_style(v, scale)
+        if cursor:
+            style += Style(reverse=True, bold=True)
+        return Text(f"{fit_number(value, CELL_WIDTH - 1):>{CELL_WIDTH - 1}}", style=style)
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
 
     def _caption(self, w: Window) -> str:
         s = self.summary
@@ -212,20 +300,29 @@ class TensorPreview(Widget, can_focus=True):
             first = w.row * cols
             span = f"[{first}:{min(first + w.rows * cols, s.numel)}] of {s.numel}"
         keys = "  ↑↓←→ move" + ("  [ ] slice" if len(s.shape) > 2 else "")
-        return span + keys
+        return span + f"  at {element_text(self.element, s.shape)}" + keys
 
     def _render_preview(self, s: TensorSummary, scale: float):
         if s.dropped or s.preview.size == 0:
             return Text("values not kept (memory budget): statistics only", "dim")
         per_row = self._visible_cols()
         flat = s.preview.reshape(-1)
+        marked = self._marked()
+        first = self.row * per_row
         lines = []
-        for start in range(0, min(flat.size, per_row * self._visible_rows()), per_row):
+        for start in range(first, min(flat.size, first + per_row * self._visible_rows()), per_row):
             line = Text(f"{start:>{LABEL_WIDTH - 1}} ", "dim")
-            for v in flat[start:start + per_row]:
-                line.append_text(self._cell(v, scale))
+            for i, v in enumerate(flat[start:start + per_row], start):
+                line.append_text(self._cell(v, scale, marked and i == self.element))
                 line.append(" ")
             lines.append(line)
         lines.append(Text(f"first {flat.size} of {counted(s.numel, 'element')}, row-major (only these were kept)",
                           "dim"))
         return Text("\n").join(lines)
+
+
+def element_text(element: int, shape: tuple[int, ...]) -> str:
+    """A flat element index as the tensor's own indices: `[2, 3]`; a scalar's is `[]`."""
+    if not shape:
+        return "[]"
+    return "[" + ", ".join(str(int(i)) for i in np.unravel_index(element, shape)) + "]"

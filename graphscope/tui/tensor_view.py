@@ -36,9 +36,10 @@ class TensorView(VerticalScroll):
         yield Histogram()
         yield TensorPreview()
 
-    def show(self, summary: TensorSummary | None, node_id: int | None, absent: str = "") -> None:
-        """Show a summary, or the reason there is none (nothing is redrawn when it is the same)."""
-        key = (id(summary), node_id, absent)
+    def show(self, summary: TensorSummary | None, node_id: int | None, absent: str = "", element: int = 0) -> None:
+        """Show a summary, or the reason there is none, with the cursor on `element` (nothing is
+        redrawn when it is the same)."""
+        key = (id(summary), node_id, absent, element)
         if key == self._shown:
             return
         self._shown = key
@@ -57,4 +58,4 @@ class TensorView(VerticalScroll):
             empty.update(Text(absent), layout=False)
         stats.update(summary if has else "", layout=False)  # a summary is always 8 lines at most
         histogram.summary = summary
-        preview.show(summary, node_id, self.what)
+        preview.show(summary, node_id, self.what, element)

@@ -32,11 +32,11 @@ def stepper_position(app) -> str:
 
 
 async def capture(pilot, app) -> tuple:
-    """(stepper position, details on the Value tab, details on the Grad tab)."""
+    """(stepper position, details on the Value tab, on the Grad tab, on the Rule tab)."""
     pane = app.query_one(NodeDetails)
     tabs = pane.query_one("#detail-tabs")
     seen = [stepper_position(app)]
-    for tab in ("tab-value", "tab-grad"):
+    for tab in ("tab-value", "tab-grad", "tab-rule"):
         tabs.active = tab
         await pilot.pause()
         await pilot.pause()
@@ -95,4 +95,5 @@ async def test_the_same_keys_show_the_same_thing_live_and_in_the_snapshot(name, 
         assert a[0] == b[0], f"after {keys}: the stepper says {a[0]!r} live, {b[0]!r} in the snapshot"
         assert a[1] == b[1], f"after {keys}: the Value tab differs\nlive:\n{a[1]}\nsnapshot:\n{b[1]}"
         assert a[2] == b[2], f"after {keys}: the Grad tab differs\nlive:\n{a[2]}\nsnapshot:\n{b[2]}"
+        assert a[3] == b[3], f"after {keys}: the Rule tab differs\nlive:\n{a[3]}\nsnapshot:\n{b[3]}"
     assert len(live) == len(view) == len(KEYS) + 1

@@ -20,6 +20,8 @@ def huge_summary() -> TensorSummary:
 async def test_a_huge_tensor_shows_the_preview_the_record_kept():
     app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
     async with app.run_test(size=(120, 40)) as pilot:
+        app.query_one("#detail-tabs").active = "tab-value"  # a snapshot opens on its first step: the Rule tab
+        await wait_for(pilot, lambda: app.query_one("#value-view").query_one(TensorPreview).node_id is not None)
         preview = app.query_one("#value-view").query_one(TensorPreview)
         preview.show(huge_summary(), 1, "value")
         await wait_for_text(pilot, "first 64 of 100,000,000 elements")
@@ -32,6 +34,8 @@ async def test_full_values_are_paged_through_in_windows():
     summary = TensorSummary(values.shape, "float32", "cpu", values.size, min=0.0, max=float(values.max()),
                             values=values, preview=values.reshape(-1)[:64])
     async with app.run_test(size=(120, 40)) as pilot:
+        app.query_one("#detail-tabs").active = "tab-value"  # a snapshot opens on its first step: the Rule tab
+        await wait_for(pilot, lambda: app.query_one("#value-view").query_one(TensorPreview).node_id is not None)
         preview = app.query_one("#value-view").query_one(TensorPreview)
         preview.show(summary, 1, "value")
         preview.focus()

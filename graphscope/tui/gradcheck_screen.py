@@ -1,0 +1,107 @@
+"""GradcheckScreen: one node's backward against central differences: analytic and numeric grads side by side, the
+max error and the verdict."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from graphscope.trace.gradcheck import ATOL, RTOL
+
+from .node_label import one_line
+from .number_text import fit_number
+
+NUMBER = 11  # the width of a grad or an error
+
+
+def verdict(result) -> Text:
+    """One line: passed, failed (with the worst error), or why it could not be checked."""
+    if not result.checked:
+        return Text.assemble(("? not checked: ", "bold yellow"), one_line(result.reason))
+    worst = fit_number(result.max_error) if result.max_error is not None else "-"
+    if result.ok:
+        return Text.assemble(("✓ its backward agrees with central differences", "bold green"),
+                             (f"  max error {worst}", "dim"))
+    return Text.assemble(("✗ its backward disagrees with central differences", "bold red"), f"  max error {worst}")
+
+
+def input_table(check) -> Table:
+    """An input's checked elements: analytic | numeric | error, the failing ones in red."""
+    table = Table(box=None, padding=(0, 1), pad_edge=False, header_style="dim", expand=False)
+    table.add_column("element", no_wrap=True)
+    table.add_column("analytic", justify="right", no_wrap=True, width=NUMBER)
+    table.add_column("numeric", justify="right", no_wrap=True, width=NUMBER)
+    table.add_column("error", justify="right", no_wrap=True, width=NUMBER)
+    shape = check.shape
+    for flat, a, n in zip(check.elements, check.analytic, check.numeric):
+        where = "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat, shape)) + "]" if shape else "[]"
+        error = abs(a - n)
+        bad = error > ATOL + RTOL * abs(n)  # the check's own tolerance (a kink's one-sided match aside)
+        table.add_row(Text(where, "dim"), Text(fit_number(a, NUMBER)), Text(fit_number(n, NUMBER)),
+                      Text(fit_number(error, NUMBER), "bold red" if bad else ""))
+    return table
+
+
+def result_renderable(result, nodes) -> Group:
+    """The verdict, then each input: its name, the elements checked and the numbers."""
+    parts = [verdict(result)]
+    for check in result.inputs:
+        source = nodes.get(check.node)
+        name = one_line(check.label or (source.op if source is not None else "input"))
+        shape = "×".join(map(str, check.shape)) or "scalar"
+        counted = f"{len(check.elements)} of {int(np.prod(check.shape)) if check.shape else 1} elements"
+        mark = ("✓", "green") if check.ok else ("✗", "bold red")
+        parts.append(Text.assemble("\n", mark, " ", (f"input {check.position}: ", "dim"), (name, "bold"),
+                                   (f" #{check.node}  {shape}  {counted}  max error {fit_number(check.max_error)}",
+                                    "dim"),
+                                   (f"  ({check.kinks} at a kink)" if check.kinks else "", "dim")))
+        parts.append(input_table(check))
+    return Group(*parts)
+
+
+class GradcheckScreen(ModalScreen[None]):
+    """The result of `Debuggee.gradcheck` for one node; escape closes it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,G", "dismiss", "Close")]
+
+    DEFAULT_CSS = """
+    GradcheckScreen {
+        align: center middle;
+        & > Vertical {
+            width: 90%;
+            max-width: 100;
+            height: 90%;
+            border: thick $primary;
+            background: $surface;
+        }
+        & VerticalScroll { height: 1fr; padding: 0 1; }
+        & #gc-note { height: auto; padding: 0 1; color: $text-muted; }
+    }
+    """
+
+    def __init__(self, result, record):
+        super().__init__()
+        self.result = result
+        self.record = record
+
+    def compose(self) -> ComposeResult:
+        node = self.record.nodes.get(self.result.node)
+        with Vertical() as box:
+            box.border_title = f"gradcheck: {one_line(self.result.op)} #{self.result.node}"
+            box.border_subtitle = "escape close"
+            with VerticalScroll():
+                yield Static(result_renderable(self.result, self.record.nodes), id="gc-result")
+            site = node.site if node is not None else None
+            yield Static(Text("Numeric: (f(x+ε) - f(x-ε)) / 2ε in float64, for a fixed random cotangent; "
+                              "analytic: what its backward returns for it."
+                              + (f"  {one_line(site.file.rsplit('/', 1)[-1])}:{site.line}" if site else "")),
+                         id="gc-note")

@@ -1,0 +1,83 @@
+"""RuleView: the Rule tab: the chain rule of the selected node's backward step with its numbers; for a leaf, how its
+`.grad` came to be and what the optimizer did with it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rich.console import Group
+from rich.text import Text
+from textual.widgets import Static
+
+from graphscope.trace.explain import explain_lines, explain_step
+from graphscope.trace.record import CONSTANT
+
+from .grad_accumulation import accumulation_text
+from .moment import Moment
+from .node_label import one_line
+from .optimizer_words import leaf_events_text
+from .tensor_preview import WHOLE
+
+
+def rule_renderable(moment: Moment, node_id: int | None, element: int = 0):
+    """What the Rule tab shows for a node at the moment's cursor (every string literal text)."""
+    record = moment.record
+    node = record.nodes.get(node_id) if node_id is not None else None
+    if node is None:
+        return Text("")
+    if node.op == CONSTANT:
+        return Text(f"A Python value passed to an op ({one_line(node.name)}): it has no grad and no rule.", "dim")
+    found = moment.index.step_position(node.id)
+    if found is None:
+        return _leaf(moment, node, element)
+    position, i = found
+    rule = record.rules.get(node.op, "")
+    step = moment.step_of(node.id)
+    if step is None:
+        parts = [Text(line, "bold") for line in rule.splitlines()] if rule else []
+        parts.append(Text("Its backward has not run yet: step to it (n) to see the chain rule with its numbers.",
+                          "dim"))
+        return Group(*parts)
+    chosen = element if node.output is not None and node.output.numel > WHOLE else None
+    known = moment.known_record()
+    total = len(record.passes[position].order)
+    parts = [Text(line) for line in _lines(known, position, i, chosen, total)]
+    if not step.grad_inputs and node.inputs:
+        parts.append(Text("Its backward runs when you step (n): then its grads are known.", "dim"))
+        if i > 0:  # while stepping, the numbers of the step just taken are what one wants to read
+            parts.append(Text("\nThe step just taken:", "bold"))
+            parts += [Text(line) for line in _lines(known, position, i - 1, None, total)]
+    return Group(*parts)
+
+
+def _lines(record, position: int, i: int, element: int | None, total: int) -> list[str]:
+    """explain_lines of a step, counted out of the whole pass (the record at the cursor holds only
+    the steps taken) and without the source line (the header above shows it)."""
+    return explain_lines(replace(explain_step(record, position, i, element), site=None, steps=total))
+
+
+def _leaf(moment: Moment, node, element: int):
+    """A leaf has no backward of its own: where its grads came from and what the optimizer did."""
+    parts = []
+    if node.requires_grad:
+        parts.append(Text("A leaf: no backward of its own. The grads that reach it add into its .grad.", "dim"))
+        accumulated = accumulation_text(moment, node.id, element)
+        parts.append(accumulated if accumulated.plain else
+                     Text("No grad has reached it yet at this step.", "dim"))
+    else:
+        parts.append(Text("A tensor that does not require grad: backward does not reach it.", "dim"))
+    events = leaf_events_text(moment, node, element)
+    if events.plain:
+        parts += [Text(""), events]
+    return Group(*parts)
+
+
+class RuleView(Static):
+    """The rule and its numbers, for the element under the tables' cursor when the tensor is big."""
+
+    DEFAULT_CSS = """
+    RuleView { height: auto; padding: 0 1; }
+    """
+
+    def show(self, moment: Moment, node_id: int | None, element: int = 0) -> None:
+        self.update(rule_renderable(moment, node_id, element))

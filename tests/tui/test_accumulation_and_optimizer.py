@@ -1,0 +1,103 @@
+"""A leaf's `.grad` across passes (before, added, now) and the optimizer's events in the passes view, the timeline
+and a parameter's Rule tab."""
+
+from tui_live import SAMPLES, SCRIPTS, live_app, until_settled
+from tui_pilot import wait_for, wait_for_text
+from tui_screen import screen_text
+
+from graphscope.tui.node_details import NodeDetails
+from graphscope.tui.number_text import fit_number
+from graphscope.tui.passes_view import PassesView
+
+
+def leaf_node(record, name: str, pass_index: int) -> int:
+    return next(n.id for n in record.nodes.values() if n.parameter == name and n.pass_index == pass_index)
+
+
+def rows_of(text: str) -> list[list[str]]:
+    return [line.split() for line in text.splitlines()]
+
+
+async def show_tab(pilot, app, node_id: int, tab: str) -> None:
+    assert app.views.reveal(node_id)  # the graph's cursor on it, as a user would put it
+    app.query_one(NodeDetails).query_one("#detail-tabs").active = tab
+    await wait_for(pilot, lambda: app.query_one(NodeDetails).node_id == node_id, what="the node selected")
+    await pilot.pause()
+
+
+async def test_a_second_backward_without_zeroing_shows_grad_before_added_and_now():
+    with live_app(SAMPLES / "gradients_of_an_equation.py", pause=False) as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_settled(pilot, session, ("finished",))
+            b = leaf_node(session.record, "b", 1)
+            await show_tab(pilot, app, b, "tab-grad")
+            await wait_for_text(pilot, ".grad before this pass")
+            rows = rows_of(screen_text(app))
+            assert any(row[-6:] == [".grad", "before", "this", "pass", "[-12,", "-8]"] for row in rows)
+            assert any(row[-3:] == ["added", "[-12,", "-8]"] for row in rows)
+            assert any(row[-3:] == ["now", "[-24,", "-16]"] for row in rows)
+            assert "backward() adds into .grad: zero it between passes" in screen_text(app)
+            first = leaf_node(session.record, "b", 0)  # the first pass: .grad was None
+            await show_tab(pilot, app, first, "tab-grad")
+            await wait_for(pilot, lambda: any(row[-4:] == [".grad", "before", "this", "pass"] or
+                                              row[-5:] == [".grad", "before", "this", "pass", "None"]
+                                              for row in rows_of(screen_text(app))), what="None before pass 0")
+            assert "backward() adds into .grad" not in screen_text(app)
+
+
+async def test_the_passes_view_shows_the_optimizer_s_events_between_the_passes():
+    with live_app(SCRIPTS / "sgd_line.py", pause=False) as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_settled(pilot, session, ("finished",))
+            app.views.choose("passes", None)
+            view = app.query_one(PassesView)
+            table = view.query_one("#pass-table")
+            await wait_for(pilot, lambda: table.row_count == 3 + 6, what="3 passes and 6 events")
+            cells = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+            assert [(row[0], row[2]) for row in cells] == [
+                ("", "zero_grad"), ("0", "17.5"), ("", "step SGD"), ("", "zero_grad"), ("1", "0.22"),
+                ("", "step SGD"), ("", "zero_grad"), ("2", "17.03"), ("", "step SGD")]
+            table.move_cursor(row=2)
+            await wait_for_text(pilot, "optimizer.step()  SGD(lr=0.1, momentum=0.9)")
+            await wait_for_text(pilot, "‖update‖")
+            shown = rows_of(screen_text(app))
+            update = session.record.optimizer[1].params[0].update
+            assert any(row[:2] == ["w", fit_number(update.norm, 10)] for row in shown)
+
+
+async def test_a_parameter_after_a_step_shows_its_value_before_the_update_and_after():
+    with live_app(SCRIPTS / "sgd_line.py", pause=False) as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_settled(pilot, session, ("finished",))
+            w = leaf_node(session.record, "w", 1)
+            await show_tab(pilot, app, w, "tab-rule")
+            await wait_for_text(pilot, "Before this pass's backward")
+            shown = screen_text(app)
+            assert "↳ optimizer.step()  SGD(lr=0.1, momentum=0.9)  sgd_line.py:15" in shown
+            change = next(c for c in session.record.optimizer[1].params if c.label == "w")
+            assert change.before.values.tolist() == [0.5]
+            rows = rows_of(shown)
+            assert any(row[-3:] == ["value", "before", "[0.5]"] for row in rows)
+            assert any(row[-3:] == ["value", "after", "[2.3]"] for row in rows)
+            assert "↳ optimizer.zero_grad()  SGD" in shown
+
+
+async def test_the_timeline_shows_the_events_before_the_pass_it_lists():
+    with live_app(SCRIPTS / "sgd_line.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_settled(pilot, session, ("paused",))
+            app.views.choose("timeline", None)
+            await wait_for_text(pilot, "end of pass 0")
+            assert "↳ optimizer.zero_grad()  SGD" in screen_text(app)
+            assert "optimizer.step()" not in screen_text(app)  # it has not happened yet
+            for _ in range(10):
+                if session.state.pass_index == 1:
+                    break
+                count = app.updates
+                await pilot.press("n")
+                await wait_for(pilot, lambda count=count: app.updates > count, what="the step")
+                await until_settled(pilot, session)
+            await wait_for_text(pilot, "end of pass 1")
+            shown = screen_text(app)
+            assert shown.index("↳ optimizer.step()  SGD(lr=0.1") < shown.index("↳ optimizer.zero_grad()  SGD") \
+                < shown.index("end of pass 1")
