@@ -6,6 +6,7 @@ import pkgutil
 import graphscope as gs
 import graphscope.engine
 from graphscope.engine.function import Function
+from graphscope.engine.tensor import wrap
 
 
 def _functions() -> list[type]:
@@ -50,10 +51,10 @@ def test_pow_writes_its_own_exponent_into_its_rule():
 def test_local_factors_are_the_backward_of_a_unit_cotangent_in_the_output_shape():
     from graphscope.engine.ops.arithmetic import Mul
 
-    a, b = gs.tensor([[1.0], [2.0]]).array, gs.tensor([3.0, 4.0, 5.0]).array
+    a, b = gs.tensor([[1.0], [2.0]]).array, gs.tensor([3.0, 4.0, 5.0]).array  # on the test device
     da, db = Mul.local_factors([a, b])
-    assert da.tolist() == [[3.0, 4.0, 5.0]] * 2
-    assert db.tolist() == [[1.0] * 3, [2.0] * 3]
+    assert wrap(da).tolist() == [[3.0, 4.0, 5.0]] * 2
+    assert wrap(db).tolist() == [[1.0] * 3, [2.0] * 3]
 
 
 def test_a_custom_function_names_its_backward_and_the_line_it_starts_on():

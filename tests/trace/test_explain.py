@@ -104,7 +104,7 @@ def test_the_step_that_completes_a_grad_shows_the_sum_over_its_consumers():
     s = sigma.detach().numpy()
     from_log, from_pow = 1 / s, 2 * s
     total = from_log + from_pow
-    fmt = lambda v: "[" + ", ".join(f"{x:.6g}" for x in v) + "]"  # noqa: E731
+    fmt = lambda v: "[" + ", ".join(f"{x:.6g}" for x in v) + "]"
     sid = p.order[producer]
     assert line == f"grad(sigmoid#{sid}) = from log {fmt(from_log)} + from pow {fmt(from_pow)} = {fmt(total)}"
 
