@@ -146,6 +146,21 @@ def test_values_not_recorded_are_said_in_words():
     assert any("were not all recorded" in line for line in lines)
 
 
+def test_dropout_explains_its_mask_as_the_local_factor():
+    def run():
+        gs.manual_seed(0)
+        x = gs.tensor(np.linspace(0.5, 2.0, 6), requires_grad=True)
+        y = gs.nn.functional.dropout(x, 0.5)
+        y.backward(gs.tensor(np.arange(6.0)))
+        return x, y
+
+    _, record, (x, y) = _recorded(run)
+    (term,) = explain_step(record, 0, 0).terms
+    np.testing.assert_allclose(term.local, y.detach().numpy() / x.detach().numpy())
+    np.testing.assert_allclose(term.grad_in, np.arange(6.0) * term.local)
+    np.testing.assert_allclose(term.grad_in, x.grad.numpy())
+
+
 def test_a_custom_function_names_its_backward_and_line():
     class MyReLU(gs.autograd.Function):
         @staticmethod
@@ -278,6 +293,10 @@ def _cases():
         "gelu": (lambda x: _F(x).gelu(x), [(3, 4)]),
         "layer_norm": (lambda x, w, b: _F(x).layer_norm(x, (4,), w, b), [(3, 4), (4,), (4,)]),
         "mse_loss": (lambda x, y: _F(x).mse_loss(x, y), [(3, 4), (3, 4)]),
+        "cast": (lambda x: x.float().double() * 3, [(3, 4)]),
+        "ceil": (lambda x: x.ceil(), [(3, 4)]),
+        "nuclear norm": (lambda x: _lib(x).linalg.matrix_norm(x, "nuc"), [(3, 4)]),
+        "embedding": (lambda w: _F(w).embedding(_lib(w).tensor([[0, 2], [2, 1]]), w), [(3, 4)]),
         "l1_loss": (lambda x, y: _F(x).l1_loss(x, y), [(3, 4), (3, 4)]),
     }
     for name, (fn, shapes) in more.items():
