@@ -20,6 +20,7 @@ from .record import LEAF_OPS, Node, Record, SourceSite
 from .summary import TensorSummary
 
 SMALL = 8  # tensors up to this many elements are shown whole; larger ones one element at a time
+CUSTOM = "custom backward:"  # how a user's autograd.Function's rule begins
 
 
 @dataclass(eq=False, slots=True)
@@ -68,12 +69,12 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
     s = p.steps[step]
     node = record.nodes[s.node]
     rule = record.rules.get(node.op, "")
-    cls = _function_class(node.op)
+    custom = rule if rule.startswith(CUSTOM) else None
+    cls = None if custom else _classes().get(node.op)  # a user's Function: only its recorded numbers
     args = _arguments(node)
-    if cls is not None and not rule.startswith("custom backward:"):
+    if cls is not None:
         rule = cls.rule_for(args) or rule
-    out = StepExplanation(node.id, node.op, rule, rule if rule.startswith("custom backward:") else None,
-                          node.site, pass_index, step, len(p.steps))
+    out = StepExplanation(node.id, node.op, rule, custom, node.site, pass_index, step, len(p.steps))
     if not rule:
         out.notes.append(f"no derivative rule is recorded for {node.op}")
     grad_out = _values(s.grad_output)
@@ -134,15 +135,11 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
 # --- the pieces ----------------------------------------------------------------------------------
 
 
-def _function_class(op: str):
-    """The engine's Function class for `op` (None for a user's Function or an unknown op)."""
-    return _classes().get(op)
-
-
 _CLASSES: dict[str, type] = {}
 
 
 def _classes() -> dict[str, type]:
+    """op -> the engine's Function class (made once)."""
     if not _CLASSES:
         stack = [Function]
         while stack:
@@ -203,32 +200,35 @@ def _local(cls, node: Node, values, args):
 
 
 def _forward_arguments(cls, node: Node, values, args):
-    """Forward's positional arguments rebuilt: the inputs' recorded values, the arguments' literals."""
-    names = argument_names(cls)
-    total = len(node.inputs) + len(node.args)
-    slots: list = [None] * total
-    taken = set()
-    for key, _ in node.args:
-        position = names.index(key) if key in names else (int(key[3:]) if key.startswith("arg") and key[3:].isdigit() else None)
-        if position is None or position >= total or key not in args:
-            return None
+    """Forward's positional arguments rebuilt (the inputs' recorded values, the arguments' literals),
+    or None when one of them is not in the record."""
+    fixed, positions = _layout(cls, node)
+    if fixed is None or any(key not in args for key in fixed.values()) or any(v is None for v in values):
+        return None
+    slots: list = [None] * (len(fixed) + len(positions))
+    for position, key in fixed.items():
         slots[position] = args[key]
-        taken.add(position)
-    free = iter(i for i in range(total) if i not in taken)
-    for v in values:
-        if v is None:
-            return None
-        slots[next(free)] = v
+    for position, v in zip(positions, values):
+        slots[position] = v
     return slots
 
 
-def _input_positions(cls, node: Node) -> list[int]:
-    """The forward position of each tensor input."""
+def _layout(cls, node: Node) -> tuple[dict[int, str] | None, list[int]]:
+    """(forward position -> the name of the non-tensor argument there, each tensor input's forward
+    position); None for the first when an argument's place is unknown."""
     names = argument_names(cls) if cls is not None else ()
-    taken = {names.index(k) if k in names else int(k[3:]) for k, _ in node.args
-             if k in names or (k.startswith("arg") and k[3:].isdigit())}
+    fixed: dict[int, str] | None = {}
+    for key, _ in node.args:
+        if key in names:
+            fixed[names.index(key)] = key
+        elif key.startswith("arg") and key[3:].isdigit():  # the recorder's name for an unnamed one
+            fixed[int(key[3:])] = key
+        else:
+            fixed = None
+            break
     total = len(node.inputs) + len(node.args)
-    return [i for i in range(total) if i not in taken][:len(node.inputs)]
+    taken = fixed or {}
+    return fixed, [i for i in range(total) if i not in taken][:len(node.inputs)]
 
 
 def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes) -> Term:
@@ -243,7 +243,7 @@ def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes
     else:
         notes.append(_missing(f"the grad to {term.name}", s.grad_inputs[k]))
     elementwise = cls is not None and cls.elementwise
-    position = _input_positions(cls, node)[k] if cls is not None else k
+    position = _layout(cls, node)[1][k] if cls is not None else k
     if elementwise and local is not None:
         factor = local[position] if position < len(local) else None
         if factor is not None:
