@@ -87,8 +87,12 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
             out.element = _clip(element or 0, grad_out.size)
     elif any(v is not None and v.size > SMALL for v in [grad_out, *values]):
         out.element = max(int(element or 0), 0)  # each big tensor's own flat element (clipped to it)
+    pending = not s.grad_inputs and bool(node.inputs)  # paused before this node's backward
+    if pending:
+        out.notes.append("this step's backward has not run yet: the grads to its inputs come when it runs")
     for k, source in enumerate(inputs):
-        if source is None or k >= len(s.grad_inputs) or s.grad_inputs[k] is None:
+        if source is None or (not source.requires_grad if pending else
+                              k >= len(s.grad_inputs) or s.grad_inputs[k] is None):
             continue
         term = _term(node, source, k, s, grad_out, values, local, cls, args, out.element, out.notes)
         out.terms.append(term)
@@ -233,15 +237,16 @@ def _layout(cls, node: Node) -> tuple[dict[int, str] | None, list[int]]:
 
 def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes) -> Term:
     term = Term(source.id, _name(source), grad_out)
-    raw = _values(s.grad_inputs[k])
+    given = s.grad_inputs[k] if k < len(s.grad_inputs) else None  # none yet: the step has not run
+    raw = _values(given)
     shape = tuple(source.output.shape) if source.output is not None else None
     if raw is not None:
         term.grad_in, axes = _summed_to(raw, shape)
         if axes:
             dims = ", ".join(map(str, axes))
             term.note = f"grad summed over dim{'s' if len(axes) > 1 else ''} {dims}: {tuple(raw.shape)} -> {shape}"
-    else:
-        notes.append(_missing(f"the grad to {term.name}", s.grad_inputs[k]))
+    elif given is not None:
+        notes.append(_missing(f"the grad to {term.name}", given))
     elementwise = cls is not None and cls.elementwise
     position = _layout(cls, node)[1][k] if cls is not None else k
     if elementwise and local is not None:
@@ -251,10 +256,10 @@ def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes
             term.local_text = _fill(cls.local_for(args), position, cls, node, values, args, factor, element)
     elif elementwise:
         notes.append(f"the local factor for {term.name} needs every input's values, which were not all recorded")
-    if term.grad_out is None or raw is None:
-        return term
-    if term.local is not None:
+    if term.grad_out is not None and term.local is not None and (raw is not None or given is None):
         term.formula = _product(term, raw, element)
+        return term
+    if term.grad_out is None or raw is None:
         return term
     # Not elementwise: the operand's values, what it receives, and one element's sum where the op has one.
     value = values[k]
@@ -275,11 +280,14 @@ def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes
 
 
 def _product(term: Term, raw, element) -> str:
-    """grad_out × local = grad_in, with the numbers (one element's for big tensors)."""
+    """grad_out × local = grad_in, with the numbers (one element's for big tensors); `raw`, the
+    grad the step gave (before any broadcast sum), is None while the step has not run."""
+    grad_out = _text(term.grad_out, element)
+    if raw is None:
+        return f"{grad_out} × {term.local_text} = … (when this step runs)"
     if element is None:
-        return f"{_text(term.grad_out, None)} × {term.local_text} = {_text(term.grad_in, None)}"
-    e = element
-    return (f"{_number(term.grad_out.reshape(-1)[e])} × {term.local_text} = {_number(raw.reshape(-1)[e])}"
+        return f"{grad_out} × {term.local_text} = {_text(term.grad_in, None)}"
+    return (f"{grad_out} × {term.local_text} = {_number(raw.reshape(-1)[element])}"
             + (f"  (this element's share; {term.name}'s grad sums them, see the note)" if term.note else ""))
 
 

@@ -64,3 +64,11 @@ def test_a_custom_function_names_its_backward_and_the_line_it_starts_on():
     out = my_relu.apply(gs.tensor([1.0], requires_grad=True))
     line = my_relu.backward.__code__.co_firstlineno + 1  # the def, under its @staticmethod
     assert out.grad_fn.rule == f"custom backward: custom_functions.<locals>.MyReLU.backward (test_autograd.py:{line})"
+
+
+def test_clamp_writes_only_the_bounds_it_has_into_its_local_factor():
+    from graphscope.engine.ops.unary import Clamp
+
+    assert Clamp.local_for({"low": 0.0, "high": None}) == ("({low} ≤ {x})",)
+    assert Clamp.local_for({"low": None, "high": 1.0}) == ("({x} ≤ {high})",)
+    assert Clamp.local_for({"low": -1.0, "high": 1.0}) == ("({low} ≤ {x} ≤ {high})",)

@@ -146,6 +146,29 @@ def test_values_not_recorded_are_said_in_words():
     assert any("were not all recorded" in line for line in lines)
 
 
+def test_a_step_paused_before_its_backward_shows_the_local_factor_and_waits_for_grad_in():
+    recorder = Recorder()
+
+    class PauseAtPow(hooks.Observer):  # what the debugger sees when it pauses before pow's backward
+        lines = None
+
+        def before_node(self, node, grad_output):
+            if node.op == "pow" and self.lines is None:
+                record = recorder.flush()
+                self.lines = explain_lines(explain_step(record, 0, len(record.passes[0].steps) - 1))
+
+    pause = PauseAtPow()
+    with hooks.observe(recorder), hooks.observe(pause):
+        b = gs.tensor([6.0, 4.0], requires_grad=True)
+        (-(b**2)).sum().backward()
+    assert pause.lines[2:] == [
+        "b (node 0):",
+        "  local  d out/d b = 2·[6, 4] = [12, 8]",
+        "  grad_in = [-1, -1] × 2·[6, 4] = … (when this step runs)",
+        "this step's backward has not run yet: the grads to its inputs come when it runs",
+    ]
+
+
 def test_dropout_explains_its_mask_as_the_local_factor():
     def run():
         gs.manual_seed(0)
