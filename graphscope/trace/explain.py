@@ -57,6 +57,7 @@ class StepExplanation:
     sums: list[str] = field(default_factory=list)  # "grad(sigma) = from log [..] + from pow [..] = [..]"
     stats: list[str] = field(default_factory=list)  # the full tensors' statistics, beside one element
     notes: list[str] = field(default_factory=list)  # what could not be shown, in words
+    operands: list[str] = field(default_factory=list)  # inputs no grad flows to: "constant#4 = [0, 2]"
 
 
 def explain_step(record: Record, pass_index: int, step: int, element: int | None = None) -> StepExplanation:
@@ -91,8 +92,11 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
     if pending:
         out.notes.append("this step's backward has not run yet: the grads to its inputs come when it runs")
     for k, source in enumerate(inputs):
-        if source is None or (not source.requires_grad if pending else
-                              k >= len(s.grad_inputs) or s.grad_inputs[k] is None):
+        if source is None:
+            continue
+        if not source.requires_grad if pending else k >= len(s.grad_inputs) or s.grad_inputs[k] is None:
+            if values[k] is not None:  # an operand the rule reads (a target, a mask)
+                out.operands.append(f"{_name(source)} (node {source.id}) = {_shown(values[k], out.element)}")
             continue
         term = _term(node, source, k, s, grad_out, values, local, cls, args, out.element, out.notes)
         out.terms.append(term)
@@ -124,12 +128,15 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
         lines.append(f"{t.name} (node {t.input}):")
         if t.local_text:
             numbers = _text(t.local, e.element)
-            lines.append(f"  local  d out/d {t.name} = {t.local_text}" + (f" = {numbers}" if numbers != t.local_text else ""))
+            first = t.local.reshape(-1)[0] if t.local.size else None  # a constant factor ("1", "−1") says it all
+            constant = first is not None and t.local_text.replace("−", "-") == _number(first) and (t.local == first).all()
+            lines.append(f"  local  d out/d {t.name} = {t.local_text}" + ("" if constant else f" = {numbers}"))
         if t.formula:
             lines.append(f"  grad_in = {t.formula}")
         lines += [f"  {v}" for v in t.values]
         if t.note:
             lines.append(f"  {t.note}")
+    lines += e.operands
     lines += e.sums
     lines += e.stats
     lines += e.notes

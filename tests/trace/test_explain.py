@@ -169,6 +169,19 @@ def test_a_step_paused_before_its_backward_shows_the_local_factor_and_waits_for_
     ]
 
 
+def test_an_operand_no_grad_flows_to_is_shown_beside_the_terms():
+    def run():
+        logits = gs.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], requires_grad=True)
+        gs.nn.functional.cross_entropy(logits, gs.tensor([0, 2])).backward()
+
+    _, record, _ = _recorded(run)
+    e = explain_step(record, 0, 0)
+    target = next(n for n in record.nodes.values() if n.op == "tensor")
+    assert e.rule.startswith("fused log_softmax + nll")
+    assert [t.name for t in e.terms] == ["logits"]
+    assert e.operands == [f"tensor#{target.id} (node {target.id}) = [0, 2]"]
+
+
 def test_dropout_explains_its_mask_as_the_local_factor():
     def run():
         gs.manual_seed(0)
