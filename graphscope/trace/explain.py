@@ -68,7 +68,10 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
     if not 0 <= step < len(p.steps):
         raise IndexError(f"pass {pass_index} has {len(p.steps)} recorded steps; step {step} is out of range")
     s = p.steps[step]
-    node = record.nodes[s.node]
+    node = record.nodes.get(s.node)
+    if node is None:  # trimmed with an older pass (the record only grows, but drops old detail)
+        return StepExplanation(s.node, "", "", pass_index=pass_index, step=step, steps=len(p.steps),
+                               notes=[f"node {s.node} is no longer in the record"])
     rule = record.rules.get(node.op, "")
     custom = rule if rule.startswith(CUSTOM) else None
     cls = None if custom else _classes().get(node.op)  # a user's Function: only its recorded numbers

@@ -13,6 +13,7 @@ import graphscope as gs
 from graphscope.engine import hooks
 from graphscope.trace import dumps, loads
 from graphscope.trace.explain import explain_lines, explain_step
+from graphscope.trace.record import BackwardPass, Record, Step
 from graphscope.trace.recorder import Policy, Recorder
 
 ENGINE_TESTS = Path(__file__).resolve().parent.parent / "engine"
@@ -236,6 +237,12 @@ def test_the_recorder_notes_each_rule_once_per_class_not_per_node():
             (a * a * a).sum().backward()
     assert recorder._names.rules is recorder.record.rules
     assert sorted(recorder.record.rules) == ["mul", "sum"]
+
+
+def test_a_step_whose_node_is_gone_says_so():
+    record = Record(passes=[BackwardPass(0, root=7, order=(7,), steps=[Step(7)])])
+    e = explain_step(record, 0, 0)
+    assert (e.node, e.terms, e.notes) == (7, [], ["node 7 is no longer in the record"])
 
 
 def test_a_step_out_of_range_is_refused_with_the_count():
