@@ -7,8 +7,7 @@ from importlib import resources
 import jsonschema
 import numpy as np
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from trace_strategies import names, records, texts
+from trace_strategies import records
 
 from graphscope.trace import snapshot
 from graphscope.trace.record import BackwardPass, Metadata, Node, Record
@@ -33,15 +32,6 @@ def test_load_of_dump_equals_the_record(record):
 @given(records())
 def test_every_generated_export_is_strict_json_valid_against_the_schema(record):
     jsonschema.validate(_strict(snapshot.dumps(record)), SCHEMA)
-
-
-@settings(max_examples=40, deadline=None)
-@given(st.dictionaries(names, texts, max_size=4))
-def test_rules_round_trip_and_match_the_schema(rules):
-    record = Record(rules=rules)
-    text = snapshot.dumps(record)
-    jsonschema.validate(_strict(text), SCHEMA)
-    assert snapshot.loads(text).rules == rules
 
 
 def test_round_trip_through_a_file(tmp_path):
