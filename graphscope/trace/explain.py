@@ -20,6 +20,7 @@ from .record import LEAF_OPS, Node, Record, SourceSite
 from .summary import TensorSummary
 
 SMALL = 8  # tensors up to this many elements are shown whole; larger ones one element at a time
+CUSTOM = "custom backward:"  # how a user's autograd.Function's rule begins
 
 
 @dataclass(eq=False, slots=True)
@@ -49,11 +50,14 @@ class StepExplanation:
     pass_index: int = 0
     step: int = 0
     steps: int = 0
-    element: int | None = None          # the flat element shown (of the output), for big tensors
+    # The flat element shown of tensors over SMALL elements: of the output for an elementwise op
+    # (the same place in every tensor), of each tensor otherwise (clipped to its size).
+    element: int | None = None
     terms: list[Term] = field(default_factory=list)
     sums: list[str] = field(default_factory=list)  # "grad(sigma) = from log [..] + from pow [..] = [..]"
     stats: list[str] = field(default_factory=list)  # the full tensors' statistics, beside one element
     notes: list[str] = field(default_factory=list)  # what could not be shown, in words
+    operands: list[str] = field(default_factory=list)  # inputs no grad flows to: "constant#4 = [0, 2]"
 
 
 def explain_step(record: Record, pass_index: int, step: int, element: int | None = None) -> StepExplanation:
@@ -64,29 +68,45 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
     if not 0 <= step < len(p.steps):
         raise IndexError(f"pass {pass_index} has {len(p.steps)} recorded steps; step {step} is out of range")
     s = p.steps[step]
-    node = record.nodes[s.node]
+    node = record.nodes.get(s.node)
+    if node is None:  # trimmed with an older pass (the record only grows, but drops old detail)
+        return StepExplanation(s.node, "", "", pass_index=pass_index, step=step, steps=len(p.steps),
+                               notes=[f"node {s.node} is no longer in the record"])
     rule = record.rules.get(node.op, "")
-    cls = _function_class(node.op)
+    custom = rule if rule.startswith(CUSTOM) else None
+    cls = None if custom else _classes().get(node.op)  # a user's Function: only its recorded numbers
     args = _arguments(node)
-    if cls is not None and not rule.startswith("custom backward:"):
+    if cls is not None:
         rule = cls.rule_for(args) or rule
-    out = StepExplanation(node.id, node.op, rule, rule if rule.startswith("custom backward:") else None,
-                          node.site, pass_index, step, len(p.steps))
+    out = StepExplanation(node.id, node.op, rule, custom, node.site, pass_index, step, len(p.steps))
     if not rule:
         out.notes.append(f"no derivative rule is recorded for {node.op}")
     grad_out = _values(s.grad_output)
-    big = grad_out is not None and grad_out.size > SMALL
-    if big:
-        out.element = _clip(element or 0, grad_out.size)
     inputs = [record.nodes.get(i) for i in node.inputs]
     values = [_values(n.output) if n is not None else None for n in inputs]
-    local = _local(cls, node, inputs, values, args) if cls is not None and cls.elementwise else None
+    elementwise = cls is not None and cls.elementwise
+    local = _local(cls, node, values, args) if elementwise else None
+    if elementwise:  # one element of the output, the same place in every tensor
+        if grad_out is not None and grad_out.size > SMALL:
+            out.element = _clip(element or 0, grad_out.size)
+    elif element is not None or any(v is not None and v.size > SMALL for v in [grad_out, *values]):
+        out.element = max(int(element or 0), 0)  # each big tensor's own flat element (clipped to it)
+    pending = not s.grad_inputs and bool(node.inputs)  # paused before this node's backward
+    if pending:
+        out.notes.append("this step's backward has not run yet: the grads to its inputs come when it runs")
     for k, source in enumerate(inputs):
-        if source is None or k >= len(s.grad_inputs) or s.grad_inputs[k] is None:
+        if source is None:
             continue
-        out.terms.append(_term(node, source, k, s, grad_out, values, local, cls, args, out.element, out.notes))
-    if s.grad_output is not None and big:
-        out.stats.append(f"grad_out {_stats(s.grad_output)}")
+        if not source.requires_grad if pending else k >= len(s.grad_inputs) or s.grad_inputs[k] is None:
+            if values[k] is not None:  # an operand the rule reads (a target, a mask)
+                out.operands.append(f"{_name(source)} (node {source.id}) = {_shown(values[k], out.element)}")
+            continue
+        term = _term(node, source, k, s, grad_out, values, local, cls, args, out.element, out.notes)
+        out.terms.append(term)
+        if term.local is not None and out.element is not None:
+            out.stats.append(f"grad to {term.name}: {_array_stats(term.grad_in)}")
+    if elementwise and out.element is not None and s.grad_output is not None:
+        out.stats.insert(0, f"grad_out: {_stats(s.grad_output)}")
     if grad_out is None:
         out.notes.append(_missing("grad_out", s.grad_output))
     out.sums = _sums(record, p, step)
@@ -104,17 +124,22 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
     lines.append(f"rule: {rule[0]}")
     lines += [f"      {more}" for more in rule[1:]]
     if e.element is not None:
-        lines.append(f"element {e.element} of the output (tensors over {SMALL} elements are shown one element at a time)")
+        lines.append(f"element {e.element} (tensors over {SMALL} elements are shown one element at a time)")
+    if e.terms and e.terms[0].local is None and e.terms[0].grad_out is not None:
+        lines.append(f"grad_out = {_shown(e.terms[0].grad_out, e.element)}")
     for t in e.terms:
         lines.append(f"{t.name} (node {t.input}):")
         if t.local_text:
-            lines.append(f"  local  d out/d {t.name} = {t.local_text}"
-                         + (f" = {_text(t.local, e.element)}" if t.local is not None and t.local_text != _text(t.local, e.element) else ""))
-        lines += [f"  {v}" for v in t.values]
+            numbers = _text(t.local, e.element)
+            first = t.local.reshape(-1)[0] if t.local.size else None  # a constant factor ("1", "−1") says it all
+            constant = first is not None and t.local_text.replace("−", "-") == _number(first) and (t.local == first).all()
+            lines.append(f"  local  d out/d {t.name} = {t.local_text}" + ("" if constant else f" = {numbers}"))
         if t.formula:
             lines.append(f"  grad_in = {t.formula}")
+        lines += [f"  {v}" for v in t.values]
         if t.note:
             lines.append(f"  {t.note}")
+    lines += e.operands
     lines += e.sums
     lines += e.stats
     lines += e.notes
@@ -124,15 +149,11 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
 # --- the pieces ----------------------------------------------------------------------------------
 
 
-def _function_class(op: str):
-    """The engine's Function class for `op` (None for a user's Function or an unknown op)."""
-    return _classes().get(op)
-
-
 _CLASSES: dict[str, type] = {}
 
 
 def _classes() -> dict[str, type]:
+    """op -> the engine's Function class (made once)."""
     if not _CLASSES:
         stack = [Function]
         while stack:
@@ -178,7 +199,7 @@ def _stats(s: TensorSummary) -> str:
     return ", ".join(parts)
 
 
-def _local(cls, node: Node, inputs, values, args):
+def _local(cls, node: Node, values, args):
     """Each forward argument's local factor (elementwise ops), or None when the inputs' values are
     not all recorded (or cannot be rebuilt)."""
     arrays = _forward_arguments(cls, node, values, args)
@@ -193,57 +214,113 @@ def _local(cls, node: Node, inputs, values, args):
 
 
 def _forward_arguments(cls, node: Node, values, args):
-    """Forward's positional arguments rebuilt: the inputs' recorded values, the arguments' literals."""
-    names = argument_names(cls)
-    total = len(node.inputs) + len(node.args)
-    slots: list = [None] * total
-    taken = set()
-    for key, _ in node.args:
-        position = names.index(key) if key in names else (int(key[3:]) if key.startswith("arg") and key[3:].isdigit() else None)
-        if position is None or position >= total or key not in args:
-            return None
+    """Forward's positional arguments rebuilt (the inputs' recorded values, the arguments' literals),
+    or None when one of them is not in the record."""
+    fixed, positions = _layout(cls, node)
+    if fixed is None or any(key not in args for key in fixed.values()) or any(v is None for v in values):
+        return None
+    slots: list = [None] * (len(fixed) + len(positions))
+    for position, key in fixed.items():
         slots[position] = args[key]
-        taken.add(position)
-    free = iter(i for i in range(total) if i not in taken)
-    for v in values:
-        if v is None:
-            return None
-        slots[next(free)] = v
+    for position, v in zip(positions, values):
+        slots[position] = v
     return slots
 
 
-def _input_positions(cls, node: Node) -> list[int]:
-    """The forward position of each tensor input."""
+def _layout(cls, node: Node) -> tuple[dict[int, str] | None, list[int]]:
+    """(forward position -> the name of the non-tensor argument there, each tensor input's forward
+    position); None for the first when an argument's place is unknown."""
     names = argument_names(cls) if cls is not None else ()
-    taken = {names.index(k) if k in names else int(k[3:]) for k, _ in node.args
-             if k in names or (k.startswith("arg") and k[3:].isdigit())}
+    fixed: dict[int, str] | None = {}
+    for key, _ in node.args:
+        if key in names:
+            fixed[names.index(key)] = key
+        elif key.startswith("arg") and key[3:].isdigit():  # the recorder's name for an unnamed one
+            fixed[int(key[3:])] = key
+        else:
+            fixed = None
+            break
     total = len(node.inputs) + len(node.args)
-    return [i for i in range(total) if i not in taken][:len(node.inputs)]
+    taken = fixed or {}
+    return fixed, [i for i in range(total) if i not in taken][:len(node.inputs)]
 
 
 def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes) -> Term:
     term = Term(source.id, _name(source), grad_out)
-    raw = _values(s.grad_inputs[k])
+    given = s.grad_inputs[k] if k < len(s.grad_inputs) else None  # none yet: the step has not run
+    raw = _values(given)
     shape = tuple(source.output.shape) if source.output is not None else None
     if raw is not None:
         term.grad_in, axes = _summed_to(raw, shape)
         if axes:
             dims = ", ".join(map(str, axes))
             term.note = f"grad summed over dim{'s' if len(axes) > 1 else ''} {dims}: {tuple(raw.shape)} -> {shape}"
-    else:
-        notes.append(_missing(f"the grad to {term.name}", s.grad_inputs[k]))
-    if cls is not None and cls.elementwise and local is not None:
-        position = _input_positions(cls, node)[k]
+    elif given is not None:
+        notes.append(_missing(f"the grad to {term.name}", given))
+    elementwise = cls is not None and cls.elementwise
+    position = _layout(cls, node)[1][k] if cls is not None else k
+    if elementwise and local is not None:
         factor = local[position] if position < len(local) else None
         if factor is not None:
             term.local = factor
             term.local_text = _fill(cls.local_for(args), position, cls, node, values, args, factor, element)
-    elif cls is not None and cls.elementwise:
+    elif elementwise:
         notes.append(f"the local factor for {term.name} needs every input's values, which were not all recorded")
-    term.formula = _formula(term, raw, element, node)
-    if cls is not None and not cls.elementwise and raw is not None:
-        term.values = _operands(node, values, element)
+    if term.grad_out is not None and term.local is not None and (raw is not None or given is None):
+        term.formula = _product(term, raw, element)
+        return term
+    if term.grad_out is None or raw is None:
+        return term
+    # Not elementwise: the operand's values, what it receives, and one element's sum where the op has one.
+    value = values[k]
+    term.values.append(f"value  {_shown(value, element)}" if value is not None else _missing(term.name, source.output))
+    term.formula = _shown(term.grad_in, element)
+    arrays = _forward_arguments(cls, node, values, args) if cls is not None else None
+    if arrays is not None and term.grad_in.size:
+        worked = _worked_element(cls, position, arrays, grad_out, term.grad_in, element)
+        if worked:
+            term.values.append(worked)
     return term
+
+
+def _worked_element(cls, position, arrays, grad_out, grad_in, element) -> str:
+    """One element of a sum-of-products grad with its numbers: "dA[0,1] = Σₖ ... = 1·2 + 3·4 = 14"."""
+    index = tuple(int(i) for i in np.unravel_index(_clip(element or 0, grad_in.size), grad_in.shape))
+    worked = cls.contraction(position, index, arrays, grad_out)
+    if worked is None:
+        return ""
+    text, pairs = worked
+    shown = pairs if len(pairs) <= SMALL else pairs[:4]
+    sum_text = " + ".join(f"{_factor(x)}·{_factor(y)}" for x, y in shown)
+    if len(pairs) > len(shown):
+        sum_text += f" + … ({len(pairs) - len(shown)} more)"
+    return f"{text} = {sum_text} = {_number(grad_in[index])}"
+
+
+def _product(term: Term, raw, element) -> str:
+    """grad_out × local = grad_in, with the numbers (one element's for big tensors); `raw`, the
+    grad the step gave (before any broadcast sum), is None while the step has not run."""
+    grad_out = _text(term.grad_out, element)
+    if raw is None:
+        return f"{grad_out} × {term.local_text} = … (when this step runs)"
+    if element is None:
+        return f"{grad_out} × {term.local_text} = {_text(term.grad_in, None)}"
+    return (f"{grad_out} × {term.local_text} = {_number(raw.reshape(-1)[element])}"
+            + (f"  (this element's share; {term.name}'s grad sums them, see the note)" if term.note else ""))
+
+
+def _shown(values: np.ndarray, element) -> str:
+    """A small tensor whole; a big one's element (`element`, default 0) with its statistics."""
+    if values.size <= SMALL:
+        return _text(values, None)
+    e = _clip(element or 0, values.size)
+    index = ",".join(str(int(i)) for i in np.unravel_index(e, values.shape))
+    return f"[{index}] = {_number(values.reshape(-1)[e])}    ({_array_stats(values)})"
+
+
+def _factor(v) -> str:
+    text = _number(v)
+    return f"({text})" if text.startswith("-") else text
 
 
 def _fill(templates, position, cls, node, values, args, factor, element) -> str:
@@ -269,35 +346,10 @@ def _operand_text(value, shape, element) -> str:
     if value is None:
         return "?"
     if not isinstance(value, np.ndarray):
-        return _number(value)
+        return _number(value) if isinstance(value, (int, float, np.number)) else repr(value)
     if element is not None:
         return _number(np.broadcast_to(value, shape).reshape(-1)[element])
     return _text(value, None)
-
-
-def _formula(term: Term, raw, element, node) -> str:
-    """grad_out × local = grad_in, with the numbers (one element's for big tensors)."""
-    if term.grad_out is None or raw is None:
-        return ""
-    if term.local is not None:
-        if element is None:
-            return f"{_text(term.grad_out, None)} × {term.local_text} = {_text(term.grad_in, None)}"
-        e = element
-        return (f"{_number(term.grad_out.reshape(-1)[e])} × {term.local_text} = {_number(raw.reshape(-1)[e])}"
-                + (f"  (this element's share; {term.name}'s grad sums them, see the note)" if term.note else ""))
-    if element is None and raw.size <= SMALL:
-        return f"from grad_out {_text(term.grad_out, None)}: {_text(term.grad_in, None)}"
-    e = _clip(element or 0, term.grad_in.size)
-    return f"element {e}: {_number(term.grad_in.reshape(-1)[e])}    ({term.name}'s grad: {_array_stats(term.grad_in)})"
-
-
-def _operands(node: Node, values, element) -> list[str]:
-    """The operand values the rule uses (non-elementwise ops), small ones whole."""
-    lines = []
-    for i, v in zip(node.inputs, values):
-        if v is not None and v.size <= SMALL and element is None:
-            lines.append(f"input node {i}: {_text(v, None)}")
-    return lines
 
 
 def _summed_to(grad: np.ndarray, shape) -> tuple[np.ndarray, tuple[int, ...]]:
@@ -317,19 +369,18 @@ def _sums(record: Record, p, step: int) -> list[str]:
     grad (its node's output) and the leaves whose .grad this step finished."""
     s = p.steps[step]
     targets = [s.node] + [lg.node for lg in s.leaf_grads]
+    consumers = _consumers(record, p)
     lines = []
     for target in targets:
         parts = []
         upto = step if target == s.node else step + 1
-        for other in p.steps[:upto]:
-            consumer = record.nodes.get(other.node)
-            if consumer is None:
-                continue
-            for k, i in enumerate(consumer.inputs):
-                if i == target and k < len(other.grad_inputs) and other.grad_inputs[k] is not None:
-                    parts.append((consumer.op, other.grad_inputs[k]))
+        for i, k in consumers.get(target, ()):
+            other = p.steps[i]
+            if i < upto and k < len(other.grad_inputs) and other.grad_inputs[k] is not None:
+                parts.append((other.node, record.nodes[other.node].op, other.grad_inputs[k]))
         if len(parts) < 2:
             continue
+        parts = [(op, g) for _, op, g in sorted(parts, key=lambda part: part[0])]  # in the forward's order
         node = record.nodes[target]
         shape = tuple(node.output.shape) if node.output is not None else None
         arrays = [_values(g) for _, g in parts]
@@ -345,6 +396,26 @@ def _sums(record: Record, p, step: int) -> list[str]:
         lines.append(f"grad({_name(node)}) = " + " + ".join(f"from {op} {_text(a, element)}" for (op, _), a in zip(parts, arrays))
                      + f" = {_text(total, element)}" + ("  (element 0)" if element is not None else ""))
     return lines
+
+
+_CONSUMED: list = [None]  # (pass, its step count, record id, node -> [(step, input position)]): the last one made
+
+
+def _consumers(record: Record, p) -> dict[int, list[tuple[int, int]]]:
+    """Which steps of pass `p` passed a grad to each node, made once per pass (stepping through a
+    big pass explains one step after another)."""
+    held = _CONSUMED[0]
+    if held is not None and held[0] is p and held[1] == len(p.steps) and held[2] == id(record):
+        return held[3]
+    index: dict[int, list[tuple[int, int]]] = {}
+    nodes = record.nodes
+    for i, st in enumerate(p.steps):
+        node = nodes.get(st.node)
+        if node is not None:
+            for k, target in enumerate(node.inputs):
+                index.setdefault(target, []).append((i, k))
+    _CONSUMED[0] = (p, len(p.steps), id(record), index)
+    return index
 
 
 def _name(node: Node) -> str:
