@@ -25,7 +25,7 @@ OPTIMIZERS = {
 }
 
 
-def train(lib, make, steps, before_step=None):
+def train(lib, make, steps):
     """`steps` steps of least squares on (X, Y) from W0 with lib's optimizer; w after each step."""
     w = lib.tensor(W0, requires_grad=True)
     x, y = lib.tensor(X), lib.tensor(Y)
@@ -194,15 +194,16 @@ def test_a_recorded_training_run_round_trips_through_a_snapshot():
     assert snapshot.loads(snapshot.dumps(rec)) == rec
 
 
-def test_with_nobody_listening_the_optimizer_announces_nothing():
+def test_an_observer_hears_each_step_begin_and_end_once_with_the_optimizer():
     calls = []
 
     class Listener(hooks.Observer):
         def optimizer_step_begun(self, optimizer):
-            calls.append(optimizer)
+            calls.append(("begun", optimizer))
 
-    train(gs, OPTIMIZERS["sgd"], 1)
-    listener = Listener()
-    with hooks.observe(listener):
-        opt, _, _ = train(gs, OPTIMIZERS["sgd"], 2)
-    assert calls == [calls[0]] * 2 and isinstance(calls[0], optim.SGD)
+        def optimizer_step_ended(self, optimizer):
+            calls.append(("ended", optimizer))
+
+    with hooks.observe(Listener()):
+        opt, _, _ = train(gs, OPTIMIZERS["sgd momentum"], 2)
+    assert calls == [("begun", opt), ("ended", opt)] * 2
