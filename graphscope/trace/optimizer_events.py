@@ -142,13 +142,13 @@ class OptimizerRecording:
     def _settle_optimizer(self, final: bool) -> None:
         """Summarise the pending changes of the passes kept in detail (all of them when `final`),
         drop those of passes trimmed since; the others wait."""
-        passes, policy = self.record.passes, self.policy
+        passes = self.record.passes
         waiting = []
         for pending in self._optimizer_pending:
             index = pending.index
             if 0 <= index < len(passes) and not passes[index].detailed:
                 continue  # its event lost its parameters with the pass
-            if final or index < policy.keep_first or index in self._pinned or policy.keep_last is None:
+            if final or self._kept_for_good(index):
                 self._summarize_changes(pending)
             else:
                 waiting.append(pending)
@@ -222,8 +222,18 @@ class OptimizerRecording:
         return out
 
     def _pending_changes(self, event: OptimizerEvent, work: list, states: list = ()) -> None:
-        if (work or states) and not self._sealed:
-            self._optimizer_pending.append(PendingChanges(event.passes - 1, event, work, list(states)))
+        """Summarise the copies now when their pass is kept in detail for good, else later."""
+        if not (work or states) or self._sealed:
+            return
+        pending = PendingChanges(event.passes - 1, event, work, list(states))
+        if self._kept_for_good(pending.index):
+            self._summarize_changes(pending)
+        else:
+            self._optimizer_pending.append(pending)
+
+    def _kept_for_good(self, index: int) -> bool:
+        policy = self.policy
+        return index < policy.keep_first or index in self._pinned or policy.keep_last is None
 
     def _summarize_changes(self, pending: PendingChanges) -> None:
         work = []

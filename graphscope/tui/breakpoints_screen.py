@@ -20,23 +20,20 @@ from graphscope.session import Breakpoint, NodeKey
 from .node_label import one_line
 
 KINDS = ("node", "op", "module", "line", "nan", "grad_norm", "step")
-VALUELESS = ("nan", "step")  # kinds that take no value
 _LINE = re.compile(r"^\S+:\d+$")
 
 
 def parse_breakpoint(text: str, record) -> Breakpoint:
     """`op matmul`, `module model.layers.1`, `line model.py:42` (or just `model.py:42`), `node 12`
     (that node of the record, in every pass), `nan`, `grad_norm 10`, `step` (before each
-    `optimizer.step()`); raises ValueError saying what is wrong."""
+    optimizer.step()); raises ValueError saying what is wrong."""
     text = text.strip()
     if not text:
         raise ValueError("type a breakpoint, e.g. op matmul")
     kind, _, value = text.partition(" ")
     kind = kind.lower().replace("-", "_")
     value = value.strip()
-    if kind in VALUELESS:
-        if value:
-            raise ValueError(f"{kind} takes no value")
+    if kind in ("nan", "step"):
         return Breakpoint(kind=kind, value=None)
     if kind not in KINDS:
         if _LINE.match(text):
