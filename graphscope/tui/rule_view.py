@@ -43,7 +43,6 @@ def rule_renderable(moment: Moment, node_id: int | None, element: int = 0):
     total = len(record.passes[position].order)
     parts = [Text(line) for line in _lines(known, position, i, chosen, total)]
     if not step.grad_inputs and node.inputs:
-        parts.append(Text("Its backward runs when you step (n): then its grads are known.", "dim"))
         if i > 0:  # while stepping, the numbers of the step just taken are what one wants to read
             parts.append(Text("\nThe step just taken:", "bold"))
             parts += [Text(line) for line in _lines(known, position, i - 1, None, total)]

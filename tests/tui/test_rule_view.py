@@ -10,6 +10,7 @@ from tui_screen import screen_text
 
 from graphscope.trace.explain import explain_lines, explain_step
 from graphscope.tui.node_details import NodeDetails
+from graphscope.tui.rule_view import RuleView
 from graphscope.tui.tensor_preview import TensorPreview
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
@@ -41,13 +42,18 @@ async def test_while_stepping_the_rule_tab_shows_the_rule_and_the_numbers_of_the
             details = app.query_one(NodeDetails)
             assert details.query_one("#detail-tabs").active == "tab-rule"
             await step(pilot, app, session, 3)  # sum, sub, pow(b, 2) have run: the cursor is on 3·a³'s mul
-            await wait_for_text(pilot, "The step just taken:")
+            await wait_for_text(pilot, "step 4 of 5: node 2 mul")
             shown = details_text(app)
-            record = session.record
-            assert record.nodes[session.state.node].op == "mul"
-            assert "rule: d(a·b)/da = b    d(a·b)/db = a" in shown  # the current node's rule
-            assert "Its backward runs when you step (n): then its grads are known."[:40] in " ".join(shown)
-            # the step just taken, b**2, with its numbers: the issue's example
+            assert session.record.nodes[session.state.node].op == "mul"
+            # the current node, 3·a³: its rule and local factor; its grad_in comes when it runs
+            assert "rule: d(a·b)/da = b    d(a·b)/db = a" in shown
+            assert "local  d out/d pow#1 = 3" in shown
+            # below it, the step just taken, b**2, with its numbers: the issue's example
+            scroll = details.query_one(RuleView).parent
+            await wait_for(pilot, lambda: scroll.max_scroll_y > 0 or size[1] >= 40, what="the Rule tab laid out")
+            scroll.scroll_end(animate=False)
+            await wait_for_text(pilot, "grad_in = [-1, -1] × 2·[6, 4] = [-12, -8]")
+            shown = details_text(app)
             assert "step 3 of 5: node 4 pow" in shown
             assert "rule: d(x²)/dx = 2·x" in shown
             assert "grad_in = [-1, -1] × 2·[6, 4] = [-12, -8]" in shown
@@ -78,7 +84,7 @@ async def test_moving_in_the_value_table_chooses_the_element_the_rule_explains()
             assert record.nodes[sub].output.numel == 100
             details = app.query_one(NodeDetails)
             assert app.views.reveal(sub)
-            await wait_for_text(pilot, "element 0 of the output")
+            await wait_for_text(pilot, "element 0 (tensors over")
             tabs = details.query_one("#detail-tabs")
             tabs.active = "tab-value"
             await pilot.pause()
@@ -89,12 +95,12 @@ async def test_moving_in_the_value_table_chooses_the_element_the_rule_explains()
             await wait_for(pilot, lambda: details.element == cols + 2, what="the cursor on element cols + 2")
             assert f"at [{cols + 2}]" in screen_text(app)
             tabs.active = "tab-rule"
-            await wait_for_text(pilot, f"element {cols + 2} of the output")
+            await wait_for_text(pilot, f"element {cols + 2} (tensors over")
             expected = explain_lines(explain_step(record, 0, 2, cols + 2))
             assert next(line for line in expected if line.startswith("  grad_in")).strip() in details_text(app)
             await pilot.press("full_stop")  # the next element, from anywhere
-            await wait_for_text(pilot, f"element {cols + 3} of the output")
+            await wait_for_text(pilot, f"element {cols + 3} (tensors over")
             await pilot.press("comma", "comma")
-            await wait_for_text(pilot, f"element {cols + 1} of the output")
+            await wait_for_text(pilot, f"element {cols + 1} (tensors over")
             assert app.views.reveal(op_node(record, "pow"))  # another node: back to its element 0
             await wait_for(pilot, lambda: details.element == 0, what="element 0 on another node")
