@@ -243,6 +243,7 @@ async def test_a_tensor_too_big_for_the_record_shows_its_kept_preview_live_as_in
             w = next(n.id for n in session.record.nodes.values() if n.op == "parameter")
             app.query_one(GraphTree).reveal_node(w)
             await wait_for(pilot, lambda: selected(app) == w)
+            app.query_one("#detail-tabs").active = "tab-value"  # while stepping, the Rule tab shows first
             await wait_for_text(pilot, "first 64 of 4,000,000 elements")
             assert "2000×2000" in screen_text(app)
 

@@ -1,7 +1,7 @@
 """Screenshots of the main screens at 80x24 and 120x40 (pytest-textual-snapshot; update with --snapshot-update)."""
 
 import pytest
-from tui_live import SCRIPTS, live_app, until_paused, until_settled
+from tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
 from tui_pilot import wait_for
 from tui_records import mlp_record
 
@@ -40,6 +40,20 @@ def test_a_finished_run(snap_compare, size):
             await until_settled(pilot, session, ("finished",))
 
         assert snap_compare(app, terminal_size=size, run_before=finished)
+
+
+@SIZES
+def test_the_rule_view_while_stepping(snap_compare, size):
+    with live_app(SAMPLES / "gradients_of_an_equation.py") as (app, session):
+        async def three_steps_in(pilot):
+            await until_paused(pilot, session)
+            for _ in range(3):
+                count = app.updates
+                await pilot.press("n")
+                await wait_for(pilot, lambda count=count: app.updates > count)
+                await until_settled(pilot, session)
+
+        assert snap_compare(app, terminal_size=size, run_before=three_steps_in)
 
 
 @SIZES

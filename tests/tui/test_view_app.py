@@ -370,6 +370,7 @@ async def test_a_big_tensor_without_full_values_shows_its_kept_preview():
     assert node.output.values is None
     app = make_app(record)
     async with app.run_test(size=(120, 40)) as pilot:
+        app.query_one("#detail-tabs").active = "tab-value"  # a snapshot opens on its first step: the Rule tab
         await wait_for_text(pilot, "first 64 of 1,000,000 elements")
 
 
