@@ -45,11 +45,14 @@ class Moment:
     # --- what has happened at the cursor ---------------------------------------------------------
 
     def _cursor(self, position: int) -> int | None:
-        """The cursor's step when it is in the pass at `position`, else None (all of it shows)."""
+        """The cursor's step when it is in the pass at `position`; -1 for a pass after the cursor's
+        (stepped back to: none of its backward has happened); else None (all of it shows)."""
         state = self.state
-        if state is None or state.pass_index != position or state.step is None:
+        if state is None or state.step is None or state.pass_index is None:
             return None
-        return state.step
+        if position > state.pass_index:
+            return -1
+        return state.step if position == state.pass_index else None
 
     def step_of(self, node_id: int) -> Step | None:
         """The node's backward step as far as it has happened at the cursor: None before it, its

@@ -64,3 +64,26 @@ def test_leaf_grads_show_at_the_end_of_the_pass_even_when_the_last_step_gained_t
     assert [lg.grad for lg in moment.leaf_grads(leaf)][-1] is late[0].grad
     assert moment.grad_of(leaf) is late[0].grad
     assert all(isinstance(lg, LeafGrad) for lg in moment.leaf_grads(leaf))
+
+
+def test_a_pass_after_the_cursor_has_not_run_its_backward_yet():
+    # Stepped back from pass 1 into pass 0: a live record holds pass 1 up to where its script is
+    # paused, a snapshot all of it; at the cursor neither has happened.
+    record = mlp_record(passes=2)
+    moment = at(record, step=3, position=0)
+    later = record.passes[1]
+    leaf = next(n.id for n in record.nodes.values() if n.parameter == "fc2.weight" and n.pass_index == 1)
+    assert all(moment.step_of(n) is None and not moment.stepped(n) for n in later.order)
+    assert moment.leaf_grads(leaf) == [] and moment.grad_of(leaf) is None
+    earlier = at(record, step=0, position=1)  # and a pass before the cursor has run all of it
+    assert all(earlier.stepped(n) for n in record.passes[0].order)
+
+
+def test_the_known_record_cuts_the_cursor_s_pass_at_the_cursor():
+    record = mlp_record(passes=1)
+    known = at(record, step=2).known_record()
+    steps = known.passes[0].steps
+    assert [s.node for s in steps] == list(record.passes[0].order[:3])
+    assert steps[:2] == record.passes[0].steps[:2]
+    assert steps[2].grad_output is record.passes[0].steps[2].grad_output and steps[2].grad_inputs == []
+    assert len(record.passes[0].steps) == len(record.passes[0].order)  # the record itself is untouched
