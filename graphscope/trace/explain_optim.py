@@ -302,7 +302,7 @@ def _shape(s: TensorSummary) -> str:
 def _num(x) -> str:
     if x is None:
         return "?"
-    if isinstance(x, bool) or isinstance(x, int):
+    if isinstance(x, int):
         return str(x)
     if isinstance(x, float) and x.is_integer() and abs(x) < 1e15:
         return str(int(x))
