@@ -9,7 +9,14 @@ from trace_helpers import line_of
 import graphscope as gs
 from graphscope import nn, optim
 from graphscope.engine import hooks
-from graphscope.trace.record import ACCUMULATED_GRAD, DEAD_RELU, EXPLODING_GRAD, NAN_GRAD, NAN_ORIGIN, VANISHING_GRAD
+from graphscope.trace.record import (
+    ACCUMULATED_GRAD,
+    DEAD_RELU,
+    EXPLODING_GRAD,
+    NAN_GRAD,
+    NAN_ORIGIN,
+    VANISHING_GRAD,
+)
 from graphscope.trace.recorder import Policy, Recorder
 
 SAMPLES = Path(gs.__file__).resolve().parent.parent / "samples"
