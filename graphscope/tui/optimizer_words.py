@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from .grad_accumulation import values_text
+from graphscope.trace.explain_optim import explain_change
+
 from .moment import Moment
 from .node_label import one_line
 
@@ -74,8 +75,6 @@ def leaf_events_text(moment: Moment, node, element: int = 0) -> Text:
 
 
 def change_text(moment: Moment, event, change, element: int = 0) -> Text:
-    """A step's numbers (explain_optim's lines); a reset's `.grad` before and after."""
-    if event.kind == "step":
-        return Text.assemble("  value before  ", values_text(change.before, element), "\n  update        ",
-                             values_text(change.update, element), "\n  value after   ", values_text(change.after, element))
-    return Text.assemble("  .grad ", values_text(change.before, element), " → ", values_text(change.after, element))
+    """explain_optim's lines: a step's before, update (the rule with the numbers) and after; a
+    reset's `.grad` before and after."""
+    return Text("\n".join("  " + line for line in explain_change(moment.record, event, change, element)))

@@ -5,6 +5,7 @@ from tui_live import SAMPLES, SCRIPTS, live_app, until_settled
 from tui_pilot import wait_for, wait_for_text
 from tui_screen import screen_text
 
+from graphscope.trace.explain_optim import explain_change
 from graphscope.tui.node_details import NodeDetails
 from graphscope.tui.number_text import fit_number
 from graphscope.tui.passes_view import PassesView
@@ -74,11 +75,13 @@ async def test_a_parameter_after_a_step_shows_its_value_before_the_update_and_af
             await wait_for_text(pilot, "Before this pass's backward")
             shown = screen_text(app)
             assert "↳ optimizer.step()  SGD(lr=0.1, momentum=0.9)  sgd_line.py:15" in shown
-            change = next(c for c in session.record.optimizer[1].params if c.label == "w")
+            event = session.record.optimizer[1]
+            change = next(c for c in event.params if c.label == "w")
             assert change.before.values.tolist() == [0.5]
-            rows = rows_of(shown)
-            assert any(row[-3:] == ["value", "before", "[0.5]"] for row in rows)
-            assert any(row[-3:] == ["value", "after", "[2.3]"] for row in rows)
+            lines = [line.strip() for line in shown.splitlines()]
+            for line in explain_change(session.record, event, change):  # before, the update's numbers, after
+                assert any(seen.endswith(line.strip()) for seen in lines), line
+            assert any(seen.endswith("value after     0.5 + 1.8 = 2.3") for seen in lines)
             assert "↳ optimizer.zero_grad()  SGD" in shown
 
 
