@@ -194,6 +194,8 @@ class GraphscopeApp(App[None]):
             elif state.kind == State.FAILED and record.error is not None and record.error.node is not None \
                     and key != self._followed:
                 target = record.error.node
+            elif self.moment.before_optimizer_step and key != self._followed:
+                target = next(iter(self.moment.stepped_leaves()), None)  # a parameter the step reads
             self._followed = key
         if target is None and self._details_key is None:
             target = self._first_node()

@@ -157,8 +157,9 @@ class BreakpointsScreen(ModalScreen[None]):
             return
         bp = self.debuggee.add_breakpoint(bp)
         if self.debuggee.unmatched(bp):
-            error.update(Text(f"no node matches {bp.describe()} yet: breakpoint {bp.id} is kept, and "
-                              "pauses before the first one that does", "yellow"))
+            what = "optimizer step is recorded" if bp.pauses_at_step() else f"node matches {bp.describe()}"
+            error.update(Text(f"no {what} yet: breakpoint {bp.id} is kept, and pauses before the first "
+                              "one that does", "yellow"))
         else:
             error.update("")
         event.input.value = ""

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from graphscope.session import Breakpoint
 from graphscope.trace.record import Step
 
 from .record_index import RecordIndex
+
+# How the debuggee says a step breakpoint paused it (after "breakpoint N").
+OPTIMIZER_STEP_REASON = ": " + Breakpoint(kind="step", value=None).describe()
 
 # One-character markers a row of a graph view can carry.
 CURRENT, BREAKPOINT, STEPPED, NONFINITE, FAILED, PARAMETER = "▶", "●", "✓", "!", "✗", "◆"
@@ -100,8 +104,26 @@ class Moment:
 
     @property
     def on_step(self) -> bool:
-        """Whether the cursor is on a node's backward step (stepping, not at a pass's end or over)."""
-        return self.state is not None and self.state.node is not None
+        """Whether the cursor is on a node's backward step, or paused before an optimizer step
+        (stepping through the run, not at a pass's end by itself or over)."""
+        return self.state is not None and (self.state.node is not None or self.before_optimizer_step)
+
+    @property
+    def before_optimizer_step(self) -> bool:
+        """Whether a step breakpoint paused the run: at a pass's end, before `optimizer.step()`."""
+        state = self.state
+        return state is not None and state.node is None and bool(state.reason) \
+            and state.reason.endswith(OPTIMIZER_STEP_REASON)
+
+    def stepped_leaves(self) -> list[int]:
+        """The leaves that require grad whose `.grad` the cursor's pass has added to, in order."""
+        state = self.state
+        passes = self.record.passes
+        if state is None or state.pass_index is None or not 0 <= state.pass_index < len(passes):
+            return []
+        nodes = self.record.nodes
+        return list(dict.fromkeys(lg.node for step in passes[state.pass_index].steps for lg in step.leaf_grads
+                                  if lg.node in nodes and nodes[lg.node].requires_grad))
 
     def known_record(self):
         """The record as far as it has happened at the cursor, for code that reads a whole record

@@ -59,12 +59,15 @@ def _leaf(moment: Moment, node, element: int):
     """A leaf has no backward of its own: where its grads came from and what the optimizer did."""
     parts = []
     if node.requires_grad:
-        parts.append(Text("A leaf: no backward of its own. The grads that reach it add into its .grad.", "dim"))
+        parts.append(Text("A leaf: the grads that reach it add into its .grad.", "dim"))
         accumulated = accumulation_text(moment, node.id, element)
         parts.append(accumulated if accumulated.plain else
                      Text("No grad has reached it yet at this step.", "dim"))
     else:
         parts.append(Text("A tensor that does not require grad: backward does not reach it.", "dim"))
+    if moment.before_optimizer_step and node.id in moment.stepped_leaves():
+        parts.append(Text("\noptimizer.step() runs next (n): it reads this .grad and updates the parameter.",
+                          "bold yellow"))
     events = leaf_events_text(moment, node, element)
     if events.plain:
         parts += [Text(""), events]

@@ -104,3 +104,24 @@ async def test_the_timeline_shows_the_events_before_the_pass_it_lists():
             shown = screen_text(app)
             assert shown.index("↳ optimizer.step()  SGD(lr=0.1") < shown.index("↳ optimizer.zero_grad()  SGD") \
                 < shown.index("end of pass 1")
+
+
+async def test_a_step_breakpoint_from_the_dialog_pauses_on_a_parameter_the_step_reads():
+    with live_app(SCRIPTS / "sgd_line.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_settled(pilot, session, ("paused",))
+            await pilot.press("B")
+            await wait_for_text(pilot, "step (before each optimizer.step())")
+            await pilot.press(*"step", "enter")
+            await wait_for_text(pilot, "no optimizer step is recorded yet: breakpoint 2 is kept")
+            assert [(b.kind, b.describe()) for b in session.breakpoints][-1] == ("step", "optimizer step")
+            await pilot.press("escape")
+            await pilot.press("c")
+            await wait_for(pilot, lambda: session.state.reason == "breakpoint 2: optimizer step",
+                           what="the step breakpoint")
+            await until_settled(pilot, session, ("paused",))
+            await wait_for_text(pilot, "optimizer.step() runs next (n): it reads this .grad")
+            details = app.query_one(NodeDetails)
+            assert session.record.nodes[details.node_id].parameter in ("w", "b")
+            assert details.query_one("#detail-tabs").active == "tab-rule"
+            assert "end of pass (5 steps) · breakpoint 2: optimizer step" in screen_text(app)
