@@ -42,10 +42,10 @@ def rule_renderable(moment: Moment, node_id: int | None, element: int = 0):
     known = moment.known_record()
     total = len(record.passes[position].order)
     parts = [Text(line) for line in _lines(known, position, i, chosen, total)]
-    if not step.grad_inputs and node.inputs:
-        if i > 0:  # while stepping, the numbers of the step just taken are what one wants to read
-            parts.append(Text("\nThe step just taken:", "bold"))
-            parts += [Text(line) for line in _lines(known, position, i - 1, None, total)]
+    if not step.grad_inputs and node.inputs and i > 0:
+        # while stepping, the numbers of the step just taken are what one wants to read
+        parts.append(Text("\nThe step just taken:", "bold"))
+        parts += [Text(line) for line in _lines(known, position, i - 1, None, total)]
     return Group(*parts)
 
 

@@ -17,6 +17,7 @@ def test_paused_at_the_first_step(snap_compare, size):
     with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
         async def paused(pilot):
             await until_paused(pilot, session)
+            await pilot.wait_for_scheduled_animations()  # the tab underline slides to the Rule tab
 
         assert snap_compare(app, terminal_size=size, run_before=paused)
 
@@ -29,6 +30,7 @@ def test_the_nan_origin(snap_compare, size):
             await pilot.press("exclamation_mark")
             await wait_for(pilot, lambda: app.query_one("#details").node_id is not None
                            and session.record.nodes[app.query_one("#details").node_id].op == "log")
+            await pilot.wait_for_scheduled_animations()
 
         assert snap_compare(app, terminal_size=size, run_before=at_the_origin)
 
@@ -38,6 +40,7 @@ def test_a_finished_run(snap_compare, size):
     with live_app(SCRIPTS / "tiny_mlp.py", pause=False) as (app, session):
         async def finished(pilot):
             await until_settled(pilot, session, ("finished",))
+            await pilot.wait_for_scheduled_animations()
 
         assert snap_compare(app, terminal_size=size, run_before=finished)
 
@@ -52,6 +55,7 @@ def test_the_rule_view_while_stepping(snap_compare, size):
                 await pilot.press("n")
                 await wait_for(pilot, lambda count=count: app.updates > count)
                 await until_settled(pilot, session)
+            await pilot.wait_for_scheduled_animations()
 
         assert snap_compare(app, terminal_size=size, run_before=three_steps_in)
 
