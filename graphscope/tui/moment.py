@@ -109,6 +109,15 @@ class Moment:
         return self.state is not None and (self.state.node is not None or self.before_optimizer_step)
 
     @property
+    def at_pass_end(self) -> bool:
+        """Whether the cursor is at the end of a pass (every step of it run), not on a step."""
+        state = self.state
+        passes = self.record.passes
+        return state is not None and state.node is None and state.step is not None \
+            and state.pass_index is not None and 0 <= state.pass_index < len(passes) \
+            and state.step >= len(passes[state.pass_index].order)
+
+    @property
     def before_optimizer_step(self) -> bool:
         """Whether a step breakpoint paused the run: at a pass's end, before `optimizer.step()`."""
         state = self.state

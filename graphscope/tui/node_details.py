@@ -26,7 +26,8 @@ from .wording import counted
 
 class NodeDetails(Vertical):
     """Shows one node as the record holds it at the moment's cursor. The tab shown is the one last
-    chosen while stepping (the Rule tab at first) or while not (the Value tab at first)."""
+    chosen while stepping (the Rule tab at first) or while not (the Value tab at first); a pass's
+    end is stepping when the steps before it were."""
 
     DEFAULT_CSS = """
     NodeDetails {
@@ -55,7 +56,7 @@ class NodeDetails(Vertical):
             with TabPane("Grad", id="tab-grad"):
                 yield GradAccumulation()
                 yield TensorView("grad", id="grad-view")
-            with TabPane("Rule", id="tab-rule"), VerticalScroll():
+            with TabPane("Rule", id="tab-rule"):
                 yield RuleView()
             with TabPane("Flow", id="tab-flow"), VerticalScroll():
                 yield GradFlow()
@@ -75,7 +76,8 @@ class NodeDetails(Vertical):
         node = moment.record.nodes.get(node_id) if node_id is not None else None
         self.query_one(NodeHeader).show(moment, node)
         tabs = self.query_one(TabbedContent)
-        self._stepping = moment.on_step
+        if moment.on_step or not moment.at_pass_end:  # a pass's end keeps the tab the steps before it showed
+            self._stepping = moment.on_step
         wanted = self._tab_for[self._stepping]
         if tabs.active != wanted:
             self._switching = wanted

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rich.console import Group
 from rich.text import Text
-from textual.widgets import Static
 
 from graphscope.trace.explain import explain_lines, explain_step
 from graphscope.trace.record import CONSTANT
@@ -17,9 +15,10 @@ from .moment import Moment
 from .node_label import one_line
 from .optimizer_words import leaf_events_text
 from .tensor_preview import WHOLE
+from .text_pane import TextPane
 
 
-def rule_renderable(moment: Moment, node_id: int | None, element: int = 0):
+def rule_text(moment: Moment, node_id: int | None, element: int = 0) -> Text:
     """What the Rule tab shows for a node at the moment's cursor (every string literal text)."""
     record = moment.record
     node = record.nodes.get(node_id) if node_id is not None else None
@@ -37,7 +36,7 @@ def rule_renderable(moment: Moment, node_id: int | None, element: int = 0):
         parts = [Text(line, "bold") for line in rule.splitlines()] if rule else []
         parts.append(Text("Its backward has not run yet: step to it (n) to see the chain rule with its numbers.",
                           "dim"))
-        return Group(*parts)
+        return Text("\n").join(parts)
     chosen = element if node.output is not None and node.output.numel > WHOLE else None
     known = moment.known_record()
     total = len(record.passes[position].order)
@@ -46,7 +45,7 @@ def rule_renderable(moment: Moment, node_id: int | None, element: int = 0):
         # while stepping, the numbers of the step just taken are what one wants to read
         parts.append(Text("\nThe step just taken:", "bold"))
         parts += [Text(line) for line in _lines(known, position, i - 1, None, total)]
-    return Group(*parts)
+    return Text("\n").join(parts)
 
 
 def _lines(record, position: int, i: int, element: int | None, total: int) -> list[str]:
@@ -71,15 +70,11 @@ def _leaf(moment: Moment, node, element: int):
     events = leaf_events_text(moment, node, element)
     if events.plain:
         parts += [Text(""), events]
-    return Group(*parts)
+    return Text("\n").join(parts)
 
 
-class RuleView(Static):
+class RuleView(TextPane):
     """The rule and its numbers, for the element under the tables' cursor when the tensor is big."""
 
-    DEFAULT_CSS = """
-    RuleView { height: auto; padding: 0 1; }
-    """
-
     def show(self, moment: Moment, node_id: int | None, element: int = 0) -> None:
-        self.update(rule_renderable(moment, node_id, element))
+        self.set_text(rule_text(moment, node_id, element))

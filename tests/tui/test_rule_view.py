@@ -49,7 +49,7 @@ async def test_while_stepping_the_rule_tab_shows_the_rule_and_the_numbers_of_the
             assert "rule: d(a·b)/da = b    d(a·b)/db = a" in shown
             assert "local  d out/d pow#1 = 3" in shown
             # below it, the step just taken, b**2, with its numbers: the example
-            scroll = details.query_one(RuleView).parent
+            scroll = details.query_one(RuleView)
             await wait_for(pilot, lambda: scroll.max_scroll_y > 0 or size[1] >= 40, what="the Rule tab laid out")
             scroll.scroll_end(animate=False)
             await wait_for_text(pilot, "grad_in = [-1, -1] × 2·[6, 4] = [-12, -8]")

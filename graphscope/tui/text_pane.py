@@ -1,0 +1,68 @@
+"""TextPane: a scrolling pane of wrapped literal text that redraws without a layout pass (the Rule tab changes on
+every step)."""
+
+from __future__ import annotations
+
+from rich.segment import Segment
+from rich.text import Text
+from textual import events
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+
+class TextPane(ScrollView, can_focus=True):
+    """Holds one Text, wrapped to its width into lines when set or resized; only the lines on screen
+    are drawn, and a new text changes its virtual size, never the screen's layout."""
+
+    DEFAULT_CSS = """
+    TextPane { height: 1fr; padding: 0 1; }
+    """
+
+    def __init__(self, *, id: str | None = None):
+        super().__init__(id=id)
+        self.text = Text()
+        self._lines: list[Strip] = []
+        self._width = 0
+
+    def set_text(self, text: Text) -> None:
+        if text.plain == self.text.plain and text.spans == self.text.spans:
+            return
+        self.text = text
+        self._wrap()
+
+    @property
+    def lines(self) -> list[str]:
+        """The wrapped lines as shown (tests read them)."""
+        return [strip.text for strip in self._lines]
+
+    def _wrap(self) -> None:
+        width = self.scrollable_content_region.width
+        self._width = width
+        if width <= 0:
+            self._lines = []
+        else:
+            console = self.app.console
+            options = console.options.update_width(width)
+            self._lines = [Strip(line) for line in console.render_lines(self.text, options, pad=False)]
+        size = Size(width, len(self._lines))
+        if size != self.virtual_size:
+            # Not `self.virtual_size = size`: that reactive lays out the whole screen again; only the
+            # scroll range and the scrollbar change here (the pane's own size does not).
+            self.set_reactive(ScrollView.virtual_size, size)
+            self._scroll_update(size)
+        self.refresh()
+
+    def on_resize(self, _event: events.Resize) -> None:
+        if self.scrollable_content_region.width != self._width:
+            self._wrap()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        row = y + self.scroll_offset.y
+        style = self.rich_style
+        if row >= len(self._lines):
+            return Strip.blank(width, style)
+        strip = self._lines[row]
+        return Strip(Segment.apply_style(strip, post_style=None, style=style), strip.cell_length) \
+            .extend_cell_length(width, style).crop(0, width)
