@@ -168,20 +168,16 @@ class OptimizerRecording:
             self._finish_states(states)
 
     def _drop_optimizer_detail(self, index: int) -> None:
-        """Pass `index` left the detail window: its events keep their rows, not their parameters."""
+        """Pass `index` left the detail window: its events keep their rows, not their parameters.
+        (Passes leave it in order: the events of an earlier pass still here belong to one kept
+        for good, a pinned one, and are let go of.)"""
         held = self._held_events
-        if not held or held[0][0] > index:
-            return
         events = self.record.optimizer
-        kept = []
         while held and held[0][0] <= index:
-            entry = held.popleft()
-            if entry[0] == index:
-                events[entry[1]].params = []
-                events.compact(entry[1])
-            else:
-                kept.append(entry)  # a pass kept for good (the first ones, pinned ones)
-        held.extendleft(reversed(kept))
+            passed, position = held.popleft()
+            if passed == index:
+                events[position].params = []
+                events.compact(position)
         if self._optimizer_pending:
             self._optimizer_pending = [p for p in self._optimizer_pending if p.index != index]
 
@@ -192,7 +188,8 @@ class OptimizerRecording:
         event = OptimizerEvent(kind, passes, optimizer, settings, self._names.site(hooks.user_site()))
         if not self._sealed:
             events = self.record.optimizer
-            self._held_events.append((passes - 1, len(events)))
+            if passes - 1 >= self.policy.keep_first:  # those of the first passes stay in detail
+                self._held_events.append((passes - 1, len(events)))
             events.append(event)
         return event
 
@@ -200,10 +197,13 @@ class OptimizerRecording:
         """The group's options as literals, made again only when one of them changed."""
         options = [(k, v) for k, v in group.items() if k != "params"]
         cached = self._group_settings.get(id(group))
-        if cached is not None and cached[0] is group and _same_options(cached[1], options):
-            return cached[2]
+        if cached is not None and _same_options(cached[0], options):
+            return cached[1]
         settings = tuple((name(str(k)), short_repr(v)) for k, v in options)
-        self._group_settings[id(group)] = (group, options, settings)
+        if all(_plain(v) for _, v in options):  # (a literal of equal plain values is the same)
+            if len(self._group_settings) > 1024:
+                self._group_settings.clear()
+            self._group_settings[id(group)] = (options, settings)
         return settings
 
     def _known_leaf(self, t: Tensor) -> LeafEntry | None:
@@ -280,7 +280,7 @@ def new_optimizer_state(recorder) -> None:
     recorder._optimizer_pending = []
     recorder._open_steps = {}
     recorder._grad_owners = GradOwners()
-    recorder._group_settings = {}  # id(param group) -> (the group, its options, their literals)
+    recorder._group_settings = {}  # id(param group) -> (its options, their literals)
     recorder._held_events = deque()  # (pass index, position in record.optimizer) of events held as objects
 
 
