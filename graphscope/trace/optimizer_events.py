@@ -67,6 +67,10 @@ class GradOwners:
         self._by_array[key] = leaf
         leaf.grad_key = key
 
+    def forget_dead(self) -> None:
+        """Drop the entries of leaves that have died."""
+        self._by_array = {k: e for k, e in self._by_array.items() if e.ref() is not None}
+
     def owner(self, tensor: Tensor):
         """(the leaf Tensor, its entry) whose `.grad` is `tensor` (or shares its array), else None."""
         leaf = self._by_array.get(id(tensor.array))
