@@ -39,14 +39,8 @@ class Derived(NamedTuple):
         return xp.subtract(after, before)
 
 
-class PendingChanges(NamedTuple):
-    """Copies of one event's values waiting to be summarised."""
-
-    index: int          # the backward pass the event follows (-1: before any)
-    rows: list          # per parameter: (ParamChange, its fields' copies (or Derived, or None) in
-    #                     FIELDS order, [(state name, copy or literal)] or None)
-
-
+# A pending change is a row per parameter: (ParamChange, its fields' copies (or Derived, or None)
+# in FIELDS order, [(state name, copy or literal)] or None).
 FIELDS = ("before", "grad", "after", "update")
 _SET_TO_NONE = {True: (("set_to_none", "True"),), False: (("set_to_none", "False"),)}
 
@@ -180,10 +174,8 @@ class OptimizerRecording:
         while held and held[0][0] <= index:
             passed, position = held.popleft()
             if passed == index:
-                events[position].params = []
-                events.compact(position)
-        if self._optimizer_pending:
-            self._optimizer_pending = [p for p in self._optimizer_pending if p.index != index]
+                events.compact(position, drop_params=True)
+        self._optimizer_pending.pop(index, None)
 
     # --- helpers --------------------------------------------------------------------------
 
@@ -199,10 +191,15 @@ class OptimizerRecording:
 
     def _settings_of(self, group: dict) -> tuple:
         """The group's options as literals, made again only when one of them changed."""
-        options = [(k, v) for k, v in group.items() if k != "params"]
         cached = self._group_settings.get(id(group))
-        if cached is not None and _same_options(cached[0], options):
-            return cached[1]
+        if cached is not None and len(cached[0]) == len(group) - 1:
+            for k, v in cached[0]:  # unchanged: every option is the same plain value
+                now = group.get(k, _MISSING)
+                if now is not v and (type(now) is not type(v) or now != v):
+                    break
+            else:
+                return cached[1]
+        options = [(k, v) for k, v in group.items() if k != "params"]
         settings = tuple((name(str(k)), short_repr(v)) for k, v in options)
         if all(_plain(v) for _, v in options):  # (a literal of equal plain values is the same)
             if len(self._group_settings) > 1024:
@@ -249,27 +246,29 @@ class OptimizerRecording:
     def _pending_changes(self, event: OptimizerEvent, rows: list) -> None:
         """Keep the copies to summarise with the next pass put into the record, or at a flush."""
         if rows and not self._sealed:
-            self._optimizer_pending.append(PendingChanges(event.passes - 1, rows))
+            index = event.passes - 1
+            pending = self._optimizer_pending.get(index)
+            if pending is None:
+                pending = self._optimizer_pending[index] = []
+            pending.append(rows)
 
     def _optimizer_work(self, before: int) -> tuple[list, list]:
         """The summarising work of the pending changes of passes before `before`, to do in one
         batch with a pass's own: [(target, key, array)], and what to finish after it."""
-        work, states, waiting = [], [], []
-        for pending in self._optimizer_pending:
-            if pending.index >= before:
-                waiting.append(pending)
-                continue
-            for change, copies, entries in pending.rows:
-                for key, raw in zip(FIELDS, copies):
-                    if type(raw) is Derived:
-                        raw = raw.compute()
-                    if raw is not None:
-                        work.append((change, key, raw))
-                if entries:
-                    slots = [None] * len(entries)
-                    work += [(slots, i, value) for i, (_, value) in enumerate(entries) if type(value) is not str]
-                    states.append((change, entries, slots))
-        self._optimizer_pending = waiting
+        work, states = [], []
+        pending = self._optimizer_pending
+        for index in [i for i in pending if i < before]:
+            for rows in pending.pop(index):
+                for change, copies, entries in rows:
+                    for key, raw in zip(FIELDS, copies):
+                        if type(raw) is Derived:
+                            raw = raw.compute()
+                        if raw is not None:
+                            work.append((change, key, raw))
+                    if entries:
+                        slots = [None] * len(entries)
+                        work += [(slots, i, value) for i, (_, value) in enumerate(entries) if type(value) is not str]
+                        states.append((change, entries, slots))
         return work, states
 
     @staticmethod
@@ -281,22 +280,14 @@ class OptimizerRecording:
 
 def new_optimizer_state(recorder) -> None:
     """The recorder's optimizer bookkeeping, empty."""
-    recorder._optimizer_pending = []
+    recorder._optimizer_pending = {}  # pass index -> the rows of its events' changes waiting to be summarised
     recorder._open_steps = {}
     recorder._grad_owners = GradOwners()
     recorder._group_settings = {}  # id(param group) -> (its options, their literals)
     recorder._held_events = deque()  # (pass index, position in record.optimizer) of events held as objects
 
 
-def _same_options(old: list, new: list) -> bool:
-    """Whether a group's options are what they were: equal plain values (numbers, strings, tuples
-    of them); anything else (a tensor learning rate) counts as changed."""
-    if len(old) != len(new):
-        return False
-    for (k1, v1), (k2, v2) in zip(old, new):
-        if k1 != k2 or type(v1) is not type(v2) or not _plain(v1) or v1 != v2:
-            return False
-    return True
+_MISSING = object()
 
 
 def _plain(value) -> bool:
