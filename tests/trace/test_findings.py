@@ -230,9 +230,8 @@ def test_stepping_on_a_growing_grad_is_a_finding_however_the_passes_are_kept():
 
 
 def test_backward_three_times_by_hand_without_an_optimizer_is_a_finding():
-    a = gs.tensor([2.0, 3.0], requires_grad=True)
-
     def run():
+        a = gs.tensor([2.0, 3.0], requires_grad=True)
         for _ in range(3):
             (a**2).sum().backward()
 
