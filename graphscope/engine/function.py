@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from . import grad_mode
-from .backend import is_array
+from .backend import is_array, namespace
 from .hooks import announce_node_created, observers
 from .tensor import Tensor, wrap
 
@@ -38,6 +38,15 @@ class Function:
     # of the output tensor then makes backward refuse, as it does for a read input.
     saves_output = False
     output_version = None  # (the output's version counter, its version at forward), when saved
+    # The derivative rule its backward applies, in plain Unicode for a learner ("d(a·b)/da = b");
+    # a fused op says what it fuses. The recorder copies it into the record once per class.
+    rule = ""
+    # Elementwise ops (each output element depends only on the inputs' elements at the same place,
+    # after broadcasting) set it: `local_factors` then holds each input's local derivative.
+    elementwise = False
+    # An elementwise op's local derivative for each forward argument, as text in the arguments'
+    # names ("{b}", "1/{b}", "{out}" for the output), which an explanation fills with numbers.
+    local = ()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -99,6 +108,29 @@ class Function:
         if observers:
             announce_node_created(self, args, result)
         return result
+
+    @classmethod
+    def rule_for(cls, args: dict) -> str:
+        """The rule with this node's own non-tensor arguments substituted (pow's exponent)."""
+        return cls.rule
+
+    @classmethod
+    def local_for(cls, args: dict) -> tuple[str, ...]:
+        """`local` with this node's own non-tensor arguments substituted (pow's exponent)."""
+        return cls.local
+
+    @classmethod
+    def local_factors(cls, arrays, params=None) -> list:
+        """An elementwise op's d out/d input for each of `arrays` (forward's positional arguments),
+        in the output's shape (None where no grad flows): its own backward run on a unit
+        cotangent, so the numbers are the ones this op's backward computes."""
+        fn = _new(cls)
+        out = fn.forward(*arrays, **(params or {}))
+        fn.inputs = tuple(arrays)
+        fn.needs_input_grad = [is_array(a) for a in arrays]
+        xp = namespace(out)
+        grads = fn.backward(xp.ones_like(out))
+        return [None if g is None or not is_array(g) else xp.broadcast_to(g, out.shape) for g in grads]
 
     # --- what a PyTorch user can ask a grad_fn -------------------------------------------------
 

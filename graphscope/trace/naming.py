@@ -12,8 +12,8 @@ import weakref
 
 from graphscope.engine import hooks
 
-from .limits import NAME_LIMIT
-from .literal import escaped, has_control
+from .limits import NAME_LIMIT, TEXT_LIMIT
+from .literal import escaped, has_control, visible
 from .record import SourceSite
 
 INPUT_ROLES = tuple(f"input:{k}" for k in range(8))  # "input:K" for the first inputs, made once
@@ -95,7 +95,8 @@ class Names:
     """The names one recording gives: module and parameter names, leaf labels (unique within
     the run), the sites where leaves were made, and source sites (each made once)."""
 
-    def __init__(self):
+    def __init__(self, rules: dict[str, str] | None = None):
+        self.rules = {} if rules is None else rules  # op -> its Function's rule (the record's)
         self._labels: dict[int, tuple] = {}       # id(leaf requiring grad) -> (weakref, name)
         self._label_owner: dict[str, int] = {}
         self._roots: dict[int, tuple] = {}        # id(root module) -> (weakref, name)
@@ -129,11 +130,15 @@ class Names:
         return clean
 
     def op_spec(self, node) -> tuple:
-        """((op, name), its arguments' names) of a Function, made once per class."""
+        """((op, name), its arguments' names) of a Function, made once per class (which also
+        notes the class's rule)."""
         cls = type(node)
         spec = self._op_specs.get(cls)
         if spec is None:
             spec = self._op_specs[cls] = (name(node.op), name(node.name())), argument_names(cls)
+            rule = getattr(cls, "rule", "")
+            if isinstance(rule, str) and rule:
+                self.rules.setdefault(spec[0][0], visible(rule)[:TEXT_LIMIT])
         return spec
 
     def op_specs(self) -> dict:

@@ -157,6 +157,9 @@ class Record(_Same):
     dropped_values: int = 0             # summaries whose captured values the memory budget dropped
     trimmed_nodes: int = 0              # nodes dropped with passes outside the detail window
     dropped_console: int = 0            # console lines dropped past the console limit
+    # op -> the derivative rule its Function's backward applies ("d(a·b)/da = b"), or, for a
+    # user's autograd.Function, "custom backward: MyReLU.backward (model.py:12)".
+    rules: dict[str, str] = field(default_factory=dict)
 
     def has_nonfinite(self) -> bool:
         """Whether any NaN or Inf was seen (in a value, a grad, the loss or a grad norm)."""

@@ -77,7 +77,7 @@ class Recorder(Retention, Materializer, hooks.Observer):
         self._next_id = 0
         self._journal = Journal(0)
         self._recent: deque[Journal] = deque([self._journal])  # newest last; still resolvable
-        self._names = Names()
+        self._names = Names(self.record.rules)
         self._module = self._names.module         # the module whose forward is running (named)
         self._leaf_copies: dict[int, LeafEntry] = {}  # id(leaf) -> what is known of it
         self._leaf_summaries: dict[int, tuple] = {}  # id(leaf copy) -> (copy, its summary)

@@ -138,7 +138,14 @@ class RecordReader(FieldReader):
         record.dropped_values = self.integer(doc["dropped_values"], "dropped_values")
         record.trimmed_nodes = self.integer(doc["trimmed_nodes"], "trimmed_nodes")
         record.dropped_console = self.integer(doc["dropped_console"], "dropped_console")
+        if "rules" in doc:  # optional: files written before rules load with none
+            record.rules = self.rules(doc["rules"], "rules")
         return record
+
+    def rules(self, d, where: str) -> dict[str, str]:
+        """op -> its derivative rule's text."""
+        self.obj(d, where, ())
+        return {self.name(op, where): self.text(rule, f"{where}.{visible(op[:80])}") for op, rule in d.items()}
 
     def source_site(self, d, where: str) -> SourceSite:
         self.obj(d, where, ("file", "line", "function", "text"))

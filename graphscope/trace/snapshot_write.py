@@ -196,6 +196,7 @@ def to_json(record: Record, blob) -> dict:
         "dropped_values": record.dropped_values,
         "trimmed_nodes": record.trimmed_nodes,
         "dropped_console": record.dropped_console,
+        "rules": dict(record.rules),
     }
 
 

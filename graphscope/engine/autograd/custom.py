@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import functools
+import inspect
+import linecache
+import os
 
 from .. import grad_mode
 from ..function import Function as Node
@@ -58,6 +61,8 @@ class CustomNode(Node):
     def name(self) -> str:
         return f"{self.function_cls.__name__}Backward"
 
+    rule = "custom backward: the user's Function.backward"
+
     def backward(self, grad):
         with grad_mode.no_grad():
             result = self.function_cls.backward(self.ctx, wrap(grad))
@@ -93,7 +98,21 @@ class CustomNode(Node):
 def _node_class(function_cls) -> type:
     """The node class for a user Function: its op is the Function's name."""
     return type(f"{function_cls.__name__}Backward", (CustomNode,),
-                {"function_cls": function_cls, "op": function_cls.__name__})
+                {"function_cls": function_cls, "op": function_cls.__name__, "rule": _custom_rule(function_cls)})
+
+
+def _custom_rule(function_cls) -> str:
+    """The rule text of a user's Function: "custom backward: MyReLU.backward (model.py:12)"."""
+    backward = inspect.unwrap(function_cls.backward)
+    code = getattr(backward, "__code__", None)
+    if code is None:
+        return f"custom backward: {function_cls.__qualname__}.backward"
+    line = code.co_firstlineno  # a decorator's line (@staticmethod): the def is a few lines below
+    for offset in range(8):
+        if linecache.getline(code.co_filename, line + offset).lstrip().startswith(("def ", "async def ")):
+            line += offset
+            break
+    return f"custom backward: {function_cls.__qualname__}.backward ({os.path.basename(code.co_filename)}:{line})"
 
 
 class Function:

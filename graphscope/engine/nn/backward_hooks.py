@@ -16,6 +16,8 @@ class BackwardHook(Function):
         self.state, self.slot = state, slot
         return x
 
+    rule = "d x/dx = 1 (identity: the grad passing through is shown to the module's backward hooks)"
+
     def backward(self, grad):
         return (self.state.grad_arrived(self.slot, grad),)
 

@@ -42,6 +42,8 @@ class Convolution(Function):
         y = backend.permute_dims(y, (1, 0, 2, 3))  # (N, O, oH, oW), channels-first in memory
         return y if x4.shape == x.shape else backend.reshape(y, _natural(x.shape, y.shape, weight.ndim))
 
+    rule = "y = x ⋆ W + b:  dx = dOut ⋆ᵀ W (transposed convolution)    dW = x ⋆ dOut    db = Σ dOut"
+
     def backward(self, grad):
         (n, c, height, width), kernel, stride, padding, dilation, out, padded_shape = self.geometry
         groups, per_group, _ = self.w.shape

@@ -41,6 +41,8 @@ class Linear(Function):
             out += bias
         return out
 
+    rule = "y = x @ Wᵀ + b:  dx = dOut @ W    dW = dOutᵀ @ x    db = Σ dOut over the batch"
+
     def backward(self, grad):
         x, weight = self.x, self.weight
         needs = self.needs_input_grad
@@ -109,6 +111,10 @@ class GELU(Function):
         self.cdf = cdf = backend.astype(0.5 * erfc(-_SQRT_HALF * x), x.dtype, copy=False)
         return x * cdf
 
+    rule = "d gelu(x)/dx = Φ(x) + x·φ(x) (Φ, φ: the normal CDF and density; tanh form when approximate)"
+    elementwise = True
+    local = ("Φ({x}) + {x}·φ({x})", "")
+
     def backward(self, grad):
         xp = namespace(grad)
         x = self.x
@@ -131,6 +137,10 @@ class LeakyReLU(Function):
         self.slope = negative_slope
         return xp.where(positive, x, x * negative_slope)
 
+    rule = "d leaky_relu(x)/dx = 1 if x > 0 else slope"
+    elementwise = True
+    local = ("1 if {x} > 0 else {negative_slope}", "")
+
     def backward(self, grad):
         xp = namespace(grad)
         return (xp.where(self.positive, grad, grad * self.slope),)
@@ -145,6 +155,10 @@ class Dropout(Function):
         # `mask` is already scaled by 1 / (1 - p); the node keeps it for backward and the debugger.
         self.mask = mask
         return x * mask
+
+    rule = "d dropout(x)/dx = mask/(1 − p) (0 where dropped)"
+    elementwise = True
+    local = ("{mask}", "")
 
     def backward(self, grad):
         return (grad * self.mask, None)
@@ -161,6 +175,8 @@ class Embedding(Function):
         self.num_embeddings = weight.shape[0]
         self.padding_idx = padding_idx
         return backend.take(weight, (indices, ...))
+
+    rule = "d W[idx]/dW = 1 at the looked-up rows (grad rows added into dW; repeats add up, padding row 0)"
 
     def backward(self, grad):
         dim = grad.shape[-1]
@@ -198,6 +214,8 @@ class LayerNorm(Function):
         if bias is not None:
             out = out + bias
         return out
+
+    rule = "fused layer norm: x̂ = (x − μ)/σ over the last dims, y = x̂·w + b;\ndx = (w·dOut − mean(w·dOut) − x̂·mean(w·dOut·x̂))/σ    dw = Σ dOut·x̂    db = Σ dOut"
 
     def backward(self, grad):
         needs = self.needs_input_grad

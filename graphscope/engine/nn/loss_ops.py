@@ -136,6 +136,8 @@ class CrossEntropy(Function):
         self.denominator = denominator
         return backend.sum(loss) / denominator
 
+    rule = "fused log_softmax + nll: loss = −log softmax(z)[target];  dz = (softmax(z) − onehot(target))·dOut (/N for mean)"
+
     def backward(self, grad):
         xp = namespace(grad)
         logp = self.logp
@@ -206,6 +208,8 @@ class NLLLoss(Function):
         self.denominator = backend.sum(w_t)
         return backend.sum(loss) / self.denominator
 
+    rule = "d nll(logp, t)/dlogp = −1 at the target class, 0 elsewhere (·weight, /N for mean)"
+
     def backward(self, grad):
         t, w_t = self.t, self.w_t
         rows = t.shape[0]
@@ -232,6 +236,8 @@ class MSELoss(Function):
         self.reduction = reduction
         return reduce(xp, diff * diff, reduction)
 
+    rule = "d (x − y)²/dx = 2·(x − y)    d/dy = −2·(x − y)    (/N for mean)"
+
     def backward(self, grad):
         g = 2.0 * reduction_scale(grad, self.reduction, self.diff.size) * self.diff
         needs = self.needs_input_grad
@@ -249,6 +255,8 @@ class L1Loss(Function):
         self.sign = xp.sign(diff)
         self.reduction = reduction
         return reduce(xp, xp.abs(diff), reduction)
+
+    rule = "d |x − y|/dx = sign(x − y)    d/dy = −sign(x − y)    (/N for mean)"
 
     def backward(self, grad):
         g = reduction_scale(grad, self.reduction, self.sign.size) * self.sign
@@ -277,6 +285,8 @@ class BinaryCrossEntropy(Function):
         if weight is not None:
             loss = loss * weight
         return reduce(xp, loss, reduction)
+
+    rule = "d bce(p, y)/dp = (p − y)/(p·(1 − p))    (/N for mean)"
 
     def backward(self, grad):
         xp = namespace(grad)
@@ -315,6 +325,8 @@ class BinaryCrossEntropyWithLogits(Function):
         self.x, self.y, self.weight, self.pos_weight = x, y, weight, pos_weight
         self.log_weight, self.softplus_neg, self.reduction = log_weight, softplus_neg, reduction
         return reduce(xp, loss, reduction)
+
+    rule = "fused sigmoid + bce: d/dx = σ(x) − y (with pos_weight: (1 + (pw − 1)·y)·σ(x) − pw·y)    (/N for mean)"
 
     def backward(self, grad):
         xp = namespace(grad)
@@ -360,6 +372,8 @@ class Huber(Function):
             loss = xp.where(size < beta, 0.5 * diff * diff / beta, size - 0.5 * beta)
         return reduce(xp, loss * scale if scale != 1 else loss, reduction)
 
+    rule = "d huber(x − y)/dx = (x − y)/β if |x − y| < β else sign(x − y), times the scale    (/N for mean)"
+
     def backward(self, grad):
         xp, diff, beta = namespace(grad), self.diff, self.beta
         slope = xp.sign(diff) if beta == 0 else xp.clip(diff / beta, -1.0, 1.0)
@@ -370,6 +384,7 @@ class Huber(Function):
 
 class SmoothL1(Huber):
     op = "smooth_l1_loss"
+    rule = "d smooth_l1(x − y)/dx = (x − y)/β if |x − y| < β else sign(x − y)    (/N for mean)"
 
 
 class KLDiv(Function):
@@ -389,6 +404,8 @@ class KLDiv(Function):
             batch = x.shape[0] if x.ndim else 1
             return reduce(xp, loss, "sum") / batch
         return reduce(xp, loss, reduction)
+
+    rule = "d kl_div(x, t)/dx = −t    d/dt = ln t + 1 − x    (log_target: −eᵗ and eᵗ·(t − x + 1))"
 
     def backward(self, grad):
         xp, x, t = namespace(grad), self.x, self.t

@@ -27,6 +27,8 @@ class ConstantPad(Function):
         self.x_shape, self.source, self.target = x.shape, tuple(source), tuple(target)
         return out
 
+    rule = "d pad(x, value)/dx = 1 inside (the padding's grad is dropped)"
+
     def backward(self, grad):
         g = backend.zeros(self.x_shape, grad.dtype, like=grad)
         g[self.source] = grad[self.target]
@@ -37,6 +39,7 @@ class Pad(Resample):
     """reflect / replicate / circular padding: per padded axis, one gather by a source index."""
 
     op = "pad"
+    rule = "d pad(x)/dx = 1 for each copy of x's element (reflect/replicate: the copies' grads add up)"
 
 
 def _source(mode, size, before, after):

@@ -24,6 +24,8 @@ class MaxPool2d(Function):
         self.geometry = kernel, stride, padding, dilation, out, xpad.shape, x.shape[-2:]
         return best
 
+    rule = "d maxpool(x)/dx = 1 at each window's maximum, 0 elsewhere (windows that overlap add up)"
+
     def backward(self, grad):
         kernel, stride, padding, dilation, out, padded_shape, size = self.geometry
         argmax = self.argmax
@@ -47,6 +49,8 @@ class AvgPool2d(Function):
             total = part * scale if total is None else total + part * scale
         self.geometry = kernel, stride, padding, scale, out, xpad.shape, x.shape[-2:]
         return total
+
+    rule = "d avgpool(x)/dx = 1/window size for each element of each window (overlaps add up)"
 
     def backward(self, grad):
         kernel, stride, padding, scale, out, padded_shape, size = self.geometry

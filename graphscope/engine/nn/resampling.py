@@ -32,6 +32,8 @@ class Resample(Function):
             x = _along(x, axis, pairs)
         return x
 
+    rule = "y[o] = Σₜ wₜ[o]·x[iₜ[o]]:  dx[iₜ[o]] += wₜ[o]·dOut[o] (the same taps, scattered back)"
+
     def backward(self, grad):
         for (axis, pairs), shape in zip(reversed(self.taps), reversed(self.shapes)):
             g = backend.zeros(shape, grad.dtype, like=grad)
@@ -44,10 +46,12 @@ class Resample(Function):
 
 class AdaptiveAvgPool2d(Resample):
     op = "adaptive_avg_pool2d"
+    rule = "d avg/dx = 1/window size for each element of a window (grad spread evenly over it)"
 
 
 class Upsample(Resample):
     op = "upsample"
+    rule = "y[o] = Σₜ wₜ[o]·x[iₜ[o]]:  dx[iₜ[o]] += wₜ[o]·dOut[o] (nearest: each output's grad goes to its source)"
 
 
 def _along(x, axis, pairs):

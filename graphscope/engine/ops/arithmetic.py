@@ -17,6 +17,10 @@ class Add(Function):
     def forward(self, a, b):
         return a + b
 
+    rule = "d(a+b)/da = 1    d(a+b)/db = 1"
+    elementwise = True
+    local = ("1", "1")
+
     def backward(self, grad):
         return grad, grad
 
@@ -27,6 +31,10 @@ class Sub(Function):
     def forward(self, a, b):
         return a - b
 
+    rule = "d(a−b)/da = 1    d(a−b)/db = −1"
+    elementwise = True
+    local = ("1", "−1")
+
     def backward(self, grad):
         return grad, (-grad if self.needs_input_grad[1] else None)
 
@@ -35,6 +43,10 @@ class Mul(Function):
     def forward(self, a, b):
         self.a, self.b = a, b
         return a * b
+
+    rule = "d(a·b)/da = b    d(a·b)/db = a"
+    elementwise = True
+    local = ("{b}", "{a}")
 
     def backward(self, grad):
         need_a, need_b = self.needs_input_grad
@@ -45,6 +57,10 @@ class Div(Function):
     def forward(self, a, b):
         self.a, self.b = a, b
         return a / b
+
+    rule = "d(a/b)/da = 1/b    d(a/b)/db = −a/b²"
+    elementwise = True
+    local = ("1/{b}", "−{a}/{b}²")
 
     def backward(self, grad):
         need_a, need_b = self.needs_input_grad
@@ -64,6 +80,10 @@ class Pow(Function):
             return out
         return a * a if b == 2 else a**b
 
+    rule = "d(xⁿ)/dx = n·xⁿ⁻¹    d(xⁿ)/dn = xⁿ·ln x"
+    elementwise = True
+    local = ("{exponent}·{input}^({exponent}−1)", "{out}·ln {input}")
+
     def backward(self, grad):
         need_a, need_b = self.needs_input_grad
         a, b = self.a, self.b
@@ -82,11 +102,43 @@ class Pow(Function):
             grad_b = grad * xp.where((a == 0) & (b >= 0), 0, self.out * log_a)
         return grad_a, grad_b
 
+    @classmethod
+    def rule_for(cls, args):
+        n = args.get("exponent")
+        if not isinstance(n, (int, float)) or isinstance(n, bool):
+            return cls.rule
+        return f"d(x{_superscript(n)})/dx = {_number(n)}·x{_superscript(n - 1)}"
+
+    @classmethod
+    def local_for(cls, args):
+        n = args.get("exponent")
+        if not isinstance(n, (int, float)) or isinstance(n, bool):
+            return cls.local
+        return (f"{_number(n)}·{{input}}{_superscript(n - 1)}", "")
+
+
+_SUPERSCRIPTS = str.maketrans("0123456789-.", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻·")
+
+
+def _number(n) -> str:
+    """3 for 3.0: an exponent as a learner writes it."""
+    return str(int(n)) if float(n).is_integer() else repr(n)
+
+
+def _superscript(n) -> str:
+    """An exponent written up: "²" for 2, "" for 1, "⁻⁰·⁵" for -0.5."""
+    text = _number(n)
+    return "" if text == "1" else text.translate(_SUPERSCRIPTS)
+
 
 class Maximum(Function):
     def forward(self, a, b):
         self.a, self.b = a, b
         return namespace(a).maximum(a, b)
+
+    rule = "d max(a,b)/da = 1 if a > b, ½ if a = b, else 0    (db: the rest)"
+    elementwise = True
+    local = ("({a} > {b})", "({b} > {a})")
 
     def backward(self, grad):
         return _split_ties(grad, self.a > self.b, self.a == self.b)
@@ -96,6 +148,10 @@ class Minimum(Function):
     def forward(self, a, b):
         self.a, self.b = a, b
         return namespace(a).minimum(a, b)
+
+    rule = "d min(a,b)/da = 1 if a < b, ½ if a = b, else 0    (db: the rest)"
+    elementwise = True
+    local = ("({a} < {b})", "({b} < {a})")
 
     def backward(self, grad):
         return _split_ties(grad, self.a < self.b, self.a == self.b)
@@ -114,6 +170,10 @@ class Where(Function):
     def forward(self, condition, a, b):
         self.condition = condition
         return namespace(condition).where(condition, a, b)
+
+    rule = "d where(c, a, b)/da = 1 where c else 0    d/db = 0 where c else 1"
+    elementwise = True
+    local = ("", "({condition})", "(not {condition})")
 
     def backward(self, grad):
         xp = namespace(grad)

@@ -111,6 +111,8 @@ class GetItem(Function):
         self.basic = basic = is_basic(index)
         return x[index] if basic else backend.take(x, index)
 
+    rule = "d x[i]/dx = 1 at the indexed places, 0 elsewhere (grad scattered back into x's shape; repeated indices add up)"
+
     def backward(self, grad):
         out = backend.zeros(self.shape, self.dtype, like=grad)
         if self.basic:
@@ -141,6 +143,7 @@ def _without_new_axes(index, grad, ndim):
 
 class Narrow(GetItem):
     op = "narrow"
+    rule = "d x.narrow(dim, start, n)/dx = 1 inside the slice, 0 elsewhere (grad placed back into x's shape)"
 
 
 class SetItem(Function):
@@ -153,6 +156,8 @@ class SetItem(Function):
         out = backend.copy(x)
         _put(out, index, value, self.basic)
         return out
+
+    rule = "x[i] = v:  dx = grad with 0 at the overwritten places    dv = grad[i] (summed where v was broadcast)"
 
     def backward(self, grad):
         need_x, need_value = self.needs_input_grad[:2]
@@ -182,6 +187,8 @@ class Gather(Function):
         window = tuple(slice(None) if d == axis else slice(0, n) for d, n in enumerate(index.shape))
         return xp.take_along_axis(x[window], index, axis=axis)
 
+    rule = "d gather(x, dim, idx)/dx = 1 at the gathered places (grad scattered back along dim; repeats add up)"
+
     def backward(self, grad):
         out = backend.zeros(self.shape, self.dtype, like=grad)
         positions = tuple(
@@ -200,6 +207,10 @@ class MaskedFill(Function):
     def forward(self, x, mask, value):
         self.mask = mask
         return namespace(x).where(mask, value, x)
+
+    rule = "d masked_fill(x, m, v)/dx = 0 where m else 1"
+    elementwise = True
+    local = ("(not {mask})", "", "")
 
     def backward(self, grad):
         return namespace(grad).where(self.mask, 0, grad), None, None

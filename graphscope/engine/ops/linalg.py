@@ -16,6 +16,8 @@ class Matmul(Function):
         self.a, self.b = a, b
         return a @ b
 
+    rule = "dA = dOut @ Bᵀ    dB = Aᵀ @ dOut    (dA[i,j] = Σₖ dOut[i,k]·B[j,k])"
+
     def backward(self, grad):
         a, b = self.a, self.b
         need_a, need_b = self.needs_input_grad

@@ -31,6 +31,8 @@ class VectorNorm(Function):
         self.out = out
         return out
 
+    rule = "d ‖x‖ₚ/dx = sign(x)·|x|ᵖ⁻¹/‖x‖ₚᵖ⁻¹ (2-norm: x/‖x‖; ∞-norm: to the largest |x|)"
+
     def backward(self, grad):
         x, p, xp = self.x, self.p, namespace(grad)
         g = _expand_back(grad, x.shape, self.axes, self.keepdim)
@@ -55,6 +57,8 @@ class CountNonzero(Function):
     def forward(self, x, axes, keepdim):
         return backend.sum(backend.astype(x != 0, x.dtype), axis=axes, keepdims=keepdim)
 
+    rule = "count_nonzero has no grad (an integer count)"
+
     def backward(self, grad):
         return None, None, None
 
@@ -68,6 +72,8 @@ class SingularValues(Function):
         u, s, vh = namespace(x).linalg.svd(x, full_matrices=False)
         self.u, self.vh = u, vh
         return s
+
+    rule = "d σᵢ/dA = uᵢ·vᵢᵀ (from the SVD A = U·diag(σ)·Vᵀ)"
 
     def backward(self, grad):
         xp = namespace(grad)

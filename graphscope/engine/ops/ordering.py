@@ -35,6 +35,8 @@ class Sort(Function):
         values = xp.take_along_axis(x, indices, axis=axis)
         return values if k == x.shape[axis] else _first(values, axis, k)
 
+    rule = "d sort(x)/dx = 1 from each sorted place back to where it came from (grad scattered by the indices)"
+
     def backward(self, grad):
         # Pad the grad of the dropped values with zeros, then undo the permutation.
         xp = namespace(grad)
@@ -48,6 +50,7 @@ class Sort(Function):
 
 class Topk(Sort):
     pass
+    rule = "d topk(x)/dx = 1 at the k chosen places (grad scattered by the indices), 0 elsewhere"
 
 
 def _first(x, axis, k):

@@ -40,6 +40,8 @@ class Sum(Function):
         self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
         return backend.sum(x, axis=axes, keepdims=keepdim, dtype=dtype)
 
+    rule = "d sum(x)/dx = 1 (grad spread to every summed element)"
+
     def backward(self, grad):
         if self.axes is None:
             return backend.fill(self.shape, grad), None, None, None
@@ -54,6 +56,8 @@ class Mean(Function):
         self.shape, self.axes, self.keepdim = x.shape, axes, keepdim
         self.count = _count(x.shape, axes)
         return backend.sum(x, axis=axes, keepdims=keepdim) / self.count
+
+    rule = "d mean(x)/dx = 1/N (grad spread evenly over the N averaged elements)"
 
     def backward(self, grad):
         if self.axes is None:
@@ -75,6 +79,8 @@ class Var(Function):
         self.x, self.axes, self.keepdim, self.correction = x, axes, keepdim, correction
         return _variance(x, axes, keepdim, correction)[0]
 
+    rule = "d var(x)/dx = 2·(x − mean)/(N − correction) (grad spread to every element)"
+
     def backward(self, grad):
         x, xp = self.x, namespace(grad)
         centered = x - xp.mean(x, axis=self.axes, keepdims=True)
@@ -91,6 +97,8 @@ class Std(Function):
         self.out = out = xp.sqrt(_variance(x, axes, keepdim, correction)[0])
         return out
 
+    rule = "d std(x)/dx = (x − mean)/((N − correction)·std) (grad spread to every element)"
+
     def backward(self, grad):
         x, xp = self.x, namespace(grad)
         centered = x - xp.mean(x, axis=self.axes, keepdims=True)
@@ -105,6 +113,8 @@ class Prod(Function):
     def forward(self, x, axes, keepdim):
         self.x, self.axes, self.keepdim = x, axes, keepdim
         return namespace(x).prod(x, axis=axes, keepdims=keepdim)
+
+    rule = "d prod(x)/dxᵢ = product of the other elements (= prod/xᵢ when xᵢ ≠ 0)"
 
     def backward(self, grad):
         # Product of all the other elements: exclusive cumulative products from both sides,
@@ -138,6 +148,8 @@ class Amax(Function):
         self.out = out = (xp.max if largest else xp.min)(x, axis=axes, keepdims=keepdim)
         return out
 
+    rule = "d amax(x)/dx = 1 at the maximum, split evenly between ties, 0 elsewhere"
+
     def backward(self, grad):
         x = self.x
         hit = backend.astype(x == _expand_back(self.out, x.shape, self.axes, self.keepdim), x.dtype)
@@ -148,6 +160,7 @@ class Amax(Function):
 
 class Amin(Amax):
     pass
+    rule = "d amin(x)/dx = 1 at the minimum, split evenly between ties, 0 elsewhere"
 
 
 class MaxDim(Function):
@@ -160,6 +173,8 @@ class MaxDim(Function):
         values = xp.take_along_axis(x, idx, axis=axis)
         return values if keepdim else xp.squeeze(values, axis=axis)
 
+    rule = "d max(x, dim)/dx = 1 at the returned index of each row, 0 elsewhere"
+
     def backward(self, grad):
         xp = namespace(grad)
         idx = self.indices if self.keepdim else xp.expand_dims(self.indices, axis=self.axis)
@@ -171,6 +186,7 @@ class MaxDim(Function):
 
 class MinDim(MaxDim):
     pass
+    rule = "d min(x, dim)/dx = 1 at the returned index of each row, 0 elsewhere"
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):

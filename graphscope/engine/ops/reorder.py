@@ -17,6 +17,8 @@ class Flip(Function):
         self.axes = axes
         return namespace(x).flip(x, axis=axes)
 
+    rule = "d flip(x)/dx = 1 (the grad is flipped back)"
+
     def backward(self, grad):
         return namespace(grad).flip(grad, axis=self.axes), None
 
@@ -27,6 +29,8 @@ class Roll(Function):
     def forward(self, x, shifts, axes):
         self.shifts, self.axes = shifts, axes
         return namespace(x).roll(x, shifts, axis=axes)
+
+    rule = "d roll(x, s)/dx = 1 (the grad is rolled back by −s)"
 
     def backward(self, grad):
         back = tuple(-s for s in self.shifts) if isinstance(self.shifts, tuple) else -self.shifts
@@ -42,16 +46,20 @@ class Triangle(Function):
         self.mask = mask
         return namespace(x).where(mask, x, backend.zeros((), x.dtype, like=x))
 
+    rule = "d tri(x)/dx = 1 inside the kept triangle, 0 elsewhere"
+
     def backward(self, grad):
         return backend.keep(grad, self.mask), None
 
 
 class Tril(Triangle):
     pass
+    rule = "d tril(x)/dx = 1 on and below the diagonal, 0 above"
 
 
 class Triu(Triangle):
     pass
+    rule = "d triu(x)/dx = 1 on and above the diagonal, 0 below"
 
 
 class Cumsum(Function):
@@ -60,6 +68,8 @@ class Cumsum(Function):
     def forward(self, x, axis):
         self.axis = axis
         return namespace(x).cumulative_sum(x, axis=axis)
+
+    rule = "d cumsum(x)ᵢ/dxⱼ = 1 for i ≥ j: dx = reversed cumsum of dOut along dim"
 
     def backward(self, grad):
         # Each input adds to every later output: the grad is the reversed cumulative sum.

@@ -17,6 +17,10 @@ class Floor(Function):
     def forward(self, x):
         return namespace(x).floor(x)
 
+    rule = "d floor(x)/dx = 0 (almost everywhere)"
+    elementwise = True
+    local = ("0",)
+
     def backward(self, grad):
         return (grad * 0,)
 
@@ -26,6 +30,10 @@ class Ceil(Function):
 
     def forward(self, x):
         return namespace(x).ceil(x)
+
+    rule = "d ceil(x)/dx = 0 (almost everywhere)"
+    elementwise = True
+    local = ("0",)
 
     def backward(self, grad):
         return (grad * 0,)
@@ -43,6 +51,10 @@ class Round(Function):
         scale = 10.0 ** abs(decimals)
         return xp.round(x * scale) / scale if decimals > 0 else xp.round(x / scale) * scale
 
+    rule = "d round(x)/dx = 0 (almost everywhere)"
+    elementwise = True
+    local = ("0", "")
+
     def backward(self, grad):
         return grad * 0, None
 
@@ -55,6 +67,8 @@ class FloorDivide(Function):
     def forward(self, a, b):
         return a // b
 
+    rule = "floor_divide has no derivative (as torch)"
+
     def backward(self, grad):
         raise RuntimeError("derivative for floor_divide is not implemented (it is 0 almost everywhere); "
                            "detach() the result or use torch.div(a, b, rounding_mode=...) on detached values")
@@ -66,6 +80,10 @@ class Remainder(Function):
     def forward(self, a, b):
         self.a, self.b = a, b
         return a % b
+
+    rule = "d (a mod b)/da = 1    d (a mod b)/db = −floor(a/b)"
+    elementwise = True
+    local = ("1", "−floor({a}/{b})")
 
     def backward(self, grad):
         need_a, need_b = self.needs_input_grad

@@ -19,6 +19,8 @@ class _Draw(Function):
 
     operands = ()  # (shape, native dtype) of each array input, None for a number
 
+    rule = "a random sample: its grad with respect to its parameters is 0 (no reparameterisation)"
+
     def backward(self, grad):
         return tuple(None if like is None else backend.zeros(like[0], like[1], grad) for like in self.operands)
 
@@ -34,6 +36,7 @@ class Normal(_Draw):
         self.operands = _likes(mean, std)
         z = generator.normal(shape, dtype)
         return z * _as(std, z) + _as(mean, z)
+    rule = "d normal(mean, std)/d(mean, std) = 0 (a sample, not reparameterised)"
 
 
 class Bernoulli(_Draw):
@@ -43,6 +46,7 @@ class Bernoulli(_Draw):
         self.operands = _likes(input)
         hits = uniform_like(generator, input) < (input if p is None else p)
         return backend.astype(hits, input.dtype)
+    rule = "d bernoulli(p)/dp = 0 (a sample)"
 
 
 class Poisson(_Draw):
@@ -51,6 +55,7 @@ class Poisson(_Draw):
     def forward(self, rates, generator):
         self.operands = _likes(rates)
         return generator.poisson(rates, backend.dtype_of(rates))
+    rule = "d poisson(rate)/d rate = 0 (a sample)"
 
 
 def _as(value, like):

@@ -20,20 +20,25 @@ class Reshape(Function):
         self.shape = x.shape
         return backend.reshape(x, shape)
 
+    rule = "d reshape(x)/dx = 1 (the grad is reshaped back to x's shape)"
+
     def backward(self, grad):
         return backend.reshape(grad, self.shape), None
 
 
 class Flatten(Reshape):
     op = "flatten"
+    rule = "d flatten(x)/dx = 1 (the grad is reshaped back to x's shape)"
 
 
 class Squeeze(Reshape):
     op = "squeeze"
+    rule = "d squeeze(x)/dx = 1 (the grad gets the size-1 dims back)"
 
 
 class Unsqueeze(Reshape):
     op = "unsqueeze"
+    rule = "d unsqueeze(x)/dx = 1 (the new size-1 dim is dropped from the grad)"
 
 
 class Permute(Function):
@@ -42,6 +47,8 @@ class Permute(Function):
     def forward(self, x, axes):
         self.axes = axes
         return backend.permute_dims(x, axes)
+
+    rule = "d permute(x, p)/dx = 1 (the grad is permuted back by the inverse of p)"
 
     def backward(self, grad):
         inverse = [0] * len(self.axes)
@@ -52,6 +59,7 @@ class Permute(Function):
 
 class Transpose(Permute):
     pass
+    rule = "d xᵀ/dx = 1 (the grad is transposed back)"
 
 
 class Expand(Function):
@@ -59,6 +67,8 @@ class Expand(Function):
 
     def forward(self, x, shape):
         return namespace(x).broadcast_to(x, shape)
+
+    rule = "d expand(x)/dx = 1 per copy (grad summed over the expanded dims)"
 
     def backward(self, grad):
         return grad, None  # the engine sums it back to the input's shape
@@ -77,6 +87,8 @@ class Repeat(Function):
         out = xp.broadcast_to(backend.reshape(x, tuple(interleaved)), tuple(target))
         return backend.reshape(out, tuple(r * s for r, s in zip(repeats, shape)))
 
+    rule = "d repeat(x)/dx = 1 per copy (grad summed over the repeats)"
+
     def backward(self, grad):
         split = tuple(n for pair in zip(self.repeats, self.shape) for n in pair)
         summed = backend.sum(backend.reshape(grad, split), axis=tuple(range(0, len(split), 2)))
@@ -90,6 +102,8 @@ class Cat(Function):
         self.axis = axis
         self.sizes = [a.shape[axis] for a in arrays]
         return namespace(arrays[0]).concat(arrays, axis=axis)
+
+    rule = "d cat(x₁, x₂, …)/dxₖ = 1 on xₖ's slice (the grad is split back along dim)"
 
     def backward(self, grad):
         grads, start = [], 0
@@ -107,6 +121,8 @@ class Stack(Function):
     def forward(self, *arrays, axis):
         self.axis = axis
         return namespace(arrays[0]).stack(arrays, axis=axis)
+
+    rule = "d stack(x₁, x₂, …)/dxₖ = 1 on slice k (the grad is unstacked along dim)"
 
     def backward(self, grad):
         before = (slice(None),) * self.axis

@@ -28,6 +28,8 @@ class Softmax(Function):
         self.out = out = e / backend.sum(e, axis=axis, keepdims=True)
         return out
 
+    rule = "fused softmax: s = eˣ/Σeˣ;  dx = s·(dOut − Σ dOut·s) along dim"
+
     def backward(self, grad):
         out = self.out
         return out * (grad - backend.sum(grad * out, axis=self.axis, keepdims=True)), None
@@ -44,6 +46,8 @@ class LogSoftmax(Function):
         self.out = out = shifted - xp.log(backend.sum(xp.exp(shifted), axis=axis, keepdims=True))
         return out
 
+    rule = "fused log_softmax: y = x − log Σeˣ;  dx = dOut − softmax(x)·Σ dOut along dim"
+
     def backward(self, grad):
         xp = namespace(grad)
         return grad - xp.exp(self.out) * backend.sum(grad, axis=self.axis, keepdims=True), None
@@ -57,6 +61,8 @@ class LogSumExp(Function):
         out = xp.log(backend.sum(xp.exp(shifted), axis=axes, keepdims=True)) + m
         self.x, self.axes, self.keepdim, self.out = x, axes, keepdim, out
         return out if keepdim else xp.squeeze(out, axis=axes)
+
+    rule = "fused logsumexp: d log Σeˣ/dx = softmax(x) (grad spread with those weights)"
 
     def backward(self, grad):
         xp = namespace(grad)

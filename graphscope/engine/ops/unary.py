@@ -15,6 +15,10 @@ class Neg(Function):
     def forward(self, x):
         return -x
 
+    rule = "d(−x)/dx = −1"
+    elementwise = True
+    local = ("−1",)
+
     def backward(self, grad):
         return (-grad,)
 
@@ -27,6 +31,10 @@ class Exp(Function):
         self.out = out = namespace(x).exp(x)
         return out
 
+    rule = "d eˣ/dx = eˣ (the output)"
+    elementwise = True
+    local = ("{out}",)
+
     def backward(self, grad):
         return (grad * self.out,)
 
@@ -36,6 +44,10 @@ class Log(Function):
         self.x = x
         return namespace(x).log(x)
 
+    rule = "d ln x/dx = 1/x"
+    elementwise = True
+    local = ("1/{x}",)
+
     def backward(self, grad):
         return (grad / self.x,)
 
@@ -44,6 +56,10 @@ class Log1p(Function):
     def forward(self, x):
         self.x = x
         return namespace(x).log1p(x)
+
+    rule = "d ln(1+x)/dx = 1/(1+x)"
+    elementwise = True
+    local = ("1/(1+{x})",)
 
     def backward(self, grad):
         return (grad / (1 + self.x),)
@@ -57,6 +73,10 @@ class Sqrt(Function):
         self.out = out = namespace(x).sqrt(x)
         return out
 
+    rule = "d √x/dx = 1/(2·√x)"
+    elementwise = True
+    local = ("1/(2·{out})",)
+
     def backward(self, grad):
         return (grad / (2 * self.out),)
 
@@ -69,6 +89,10 @@ class Rsqrt(Function):
         self.out = out = 1 / namespace(x).sqrt(x)
         return out
 
+    rule = "d (1/√x)/dx = −½·x^(−3/2) = −½·out³"
+    elementwise = True
+    local = ("−½·{out}³",)
+
     def backward(self, grad):
         return (grad * -0.5 * self.out**3,)
 
@@ -77,6 +101,10 @@ class Abs(Function):
     def forward(self, x):
         self.x = x
         return namespace(x).abs(x)
+
+    rule = "d |x|/dx = sign(x)"
+    elementwise = True
+    local = ("sign({x})",)
 
     def backward(self, grad):
         return (grad * namespace(grad).sign(self.x),)
@@ -88,6 +116,10 @@ class Sign(Function):
     def forward(self, x):
         return namespace(x).sign(x)
 
+    rule = "d sign(x)/dx = 0"
+    elementwise = True
+    local = ("0",)
+
     def backward(self, grad):
         return (grad * 0,)
 
@@ -97,6 +129,10 @@ class Sin(Function):
         self.x = x
         return namespace(x).sin(x)
 
+    rule = "d sin x/dx = cos x"
+    elementwise = True
+    local = ("cos {x}",)
+
     def backward(self, grad):
         return (grad * namespace(grad).cos(self.x),)
 
@@ -105,6 +141,10 @@ class Cos(Function):
     def forward(self, x):
         self.x = x
         return namespace(x).cos(x)
+
+    rule = "d cos x/dx = −sin x"
+    elementwise = True
+    local = ("−sin {x}",)
 
     def backward(self, grad):
         return (-grad * namespace(grad).sin(self.x),)
@@ -117,6 +157,10 @@ class Tanh(Function):
     def forward(self, x):
         self.out = out = namespace(x).tanh(x)
         return out
+
+    rule = "d tanh x/dx = 1 − tanh²x = 1 − out²"
+    elementwise = True
+    local = ("1 − {out}²",)
 
     def backward(self, grad):
         return (grad * (1 - self.out * self.out),)
@@ -132,6 +176,10 @@ class Sigmoid(Function):
         self.out = out = xp.where(x >= 0, 1 / (1 + e), e / (1 + e))
         return out
 
+    rule = "d σ(x)/dx = σ(x)·(1 − σ(x)) = out·(1 − out)"
+    elementwise = True
+    local = ("{out}·(1 − {out})",)
+
     def backward(self, grad):
         return (grad * self.out * (1 - self.out),)
 
@@ -144,6 +192,10 @@ class Relu(Function):
         self.out = out = namespace(x).maximum(x, 0)
         return out
 
+    rule = "d relu(x)/dx = 1 if x > 0 else 0"
+    elementwise = True
+    local = ("({x} > 0)",)
+
     def backward(self, grad):
         return (backend.keep(grad, self.out > 0),)
 
@@ -152,6 +204,10 @@ class Clamp(Function):
     def forward(self, x, low, high):
         self.x, self.low, self.high = x, low, high
         return namespace(x).clip(x, low, high)
+
+    rule = "d clamp(x, lo, hi)/dx = 1 if lo ≤ x ≤ hi else 0"
+    elementwise = True
+    local = ("({low} ≤ {x} ≤ {high})",)
 
     def backward(self, grad):
         # The gradient passes where low <= x <= high (bounds included), as PyTorch.
@@ -170,6 +226,8 @@ class Cast(Function):
         self.source = x.dtype
         return backend.astype(x, dtype)
 
+    rule = "d cast(x)/dx = 1 (the grad is cast back to x's dtype)"
+
     def backward(self, grad):
         return backend.astype(grad, self.source), None
 
@@ -179,6 +237,10 @@ class Clone(Function):
 
     def forward(self, x):
         return backend.copy(x)
+
+    rule = "d clone(x)/dx = 1"
+    elementwise = True
+    local = ("1",)
 
     def backward(self, grad):
         return (grad,)
@@ -190,6 +252,8 @@ class ToDevice(Function):
     def forward(self, x, device):
         self.source = backend.device_of(x)
         return backend.to_device(x, device)
+
+    rule = "d x.to(device)/dx = 1 (the grad moves back to x's device)"
 
     def backward(self, grad):
         return backend.to_device(grad, self.source), None

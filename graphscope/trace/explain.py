@@ -1,0 +1,402 @@
+"""The chain rule of one backward step with its numbers: grad_in = grad_out × local, from the record.
+
+Computed when asked, from what the record holds (the rule texts, the captured values of small
+tensors); the local derivatives come from each op's own backward (`Function.local_factors`), so
+no derivative formula is written twice.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from graphscope.engine.function import Function
+
+from .naming import argument_names
+from .record import LEAF_OPS, Node, Record, SourceSite
+from .summary import TensorSummary
+
+SMALL = 8  # tensors up to this many elements are shown whole; larger ones one element at a time
+
+
+@dataclass(eq=False, slots=True)
+class Term:
+    """One tensor input of the step: the grad it receives and how it came about."""
+
+    input: int                          # the input's node id
+    name: str                           # "b", or "pow#4" for an op's output
+    grad_out: np.ndarray | None = None  # the grad the step received (None: not recorded)
+    local: np.ndarray | None = None     # elementwise ops: d out/d input, in the output's shape
+    grad_in: np.ndarray | None = None   # what this input receives (after any broadcast sum)
+    local_text: str = ""                # the local factor with the numbers: "2·[6, 4]"
+    formula: str = ""                   # "[-1, -1] × 2·[6, 4] = [-12, -8]"
+    note: str = ""                      # "grad summed over dim 0: (64, 4) -> (4,)"
+    values: list[str] = field(default_factory=list)  # other numbers the rule uses, one line each
+
+
+@dataclass(eq=False, slots=True)
+class StepExplanation:
+    """One backward step explained: its rule, one Term per tensor input, the grad sums it completes."""
+
+    node: int
+    op: str
+    rule: str                           # with the node's own numbers (pow's exponent) substituted
+    custom: str | None = None           # a user's autograd.Function: "custom backward: ..."
+    site: SourceSite | None = None
+    pass_index: int = 0
+    step: int = 0
+    steps: int = 0
+    element: int | None = None          # the flat element shown (of the output), for big tensors
+    terms: list[Term] = field(default_factory=list)
+    sums: list[str] = field(default_factory=list)  # "grad(sigma) = from log [..] + from pow [..] = [..]"
+    stats: list[str] = field(default_factory=list)  # the full tensors' statistics, beside one element
+    notes: list[str] = field(default_factory=list)  # what could not be shown, in words
+
+
+def explain_step(record: Record, pass_index: int, step: int, element: int | None = None) -> StepExplanation:
+    """Explain step `step` of backward pass `pass_index` (the node order[step]'s backward)."""
+    p = record.passes[pass_index]
+    if not p.detailed:
+        raise ValueError(f"pass {pass_index} was not kept in detail: its steps are not in the record")
+    if not 0 <= step < len(p.steps):
+        raise IndexError(f"pass {pass_index} has {len(p.steps)} recorded steps; step {step} is out of range")
+    s = p.steps[step]
+    node = record.nodes[s.node]
+    rule = record.rules.get(node.op, "")
+    cls = _function_class(node.op)
+    args = _arguments(node)
+    if cls is not None and not rule.startswith("custom backward:"):
+        rule = cls.rule_for(args) or rule
+    out = StepExplanation(node.id, node.op, rule, rule if rule.startswith("custom backward:") else None,
+                          node.site, pass_index, step, len(p.steps))
+    if not rule:
+        out.notes.append(f"no derivative rule is recorded for {node.op}")
+    grad_out = _values(s.grad_output)
+    big = grad_out is not None and grad_out.size > SMALL
+    if big:
+        out.element = _clip(element or 0, grad_out.size)
+    inputs = [record.nodes.get(i) for i in node.inputs]
+    values = [_values(n.output) if n is not None else None for n in inputs]
+    local = _local(cls, node, inputs, values, args) if cls is not None and cls.elementwise else None
+    for k, source in enumerate(inputs):
+        if source is None or k >= len(s.grad_inputs) or s.grad_inputs[k] is None:
+            continue
+        out.terms.append(_term(node, source, k, s, grad_out, values, local, cls, args, out.element, out.notes))
+    if s.grad_output is not None and big:
+        out.stats.append(f"grad_out {_stats(s.grad_output)}")
+    if grad_out is None:
+        out.notes.append(_missing("grad_out", s.grad_output))
+    out.sums = _sums(record, p, step)
+    return out
+
+
+def explain_lines(explanation: StepExplanation) -> list[str]:
+    """The explanation as plain text lines (no markup)."""
+    e = explanation
+    title = f"step {e.step + 1} of {e.steps}: node {e.node} {e.op}"
+    if e.site is not None:
+        title += f"    {e.site.file}:{e.site.line}" + (f"  {e.site.text}" if e.site.text else "")
+    lines = [title]
+    rule = e.rule.split("\n") if e.rule else ["(no rule recorded)"]
+    lines.append(f"rule: {rule[0]}")
+    lines += [f"      {more}" for more in rule[1:]]
+    if e.element is not None:
+        lines.append(f"element {e.element} of the output (tensors over {SMALL} elements are shown one element at a time)")
+    for t in e.terms:
+        lines.append(f"{t.name} (node {t.input}):")
+        if t.local_text:
+            lines.append(f"  local  d out/d {t.name} = {t.local_text}"
+                         + (f" = {_text(t.local, e.element)}" if t.local is not None and t.local_text != _text(t.local, e.element) else ""))
+        lines += [f"  {v}" for v in t.values]
+        if t.formula:
+            lines.append(f"  grad_in = {t.formula}")
+        if t.note:
+            lines.append(f"  {t.note}")
+    lines += e.sums
+    lines += e.stats
+    lines += e.notes
+    return lines
+
+
+# --- the pieces ----------------------------------------------------------------------------------
+
+
+def _function_class(op: str):
+    """The engine's Function class for `op` (None for a user's Function or an unknown op)."""
+    return _classes().get(op)
+
+
+_CLASSES: dict[str, type] = {}
+
+
+def _classes() -> dict[str, type]:
+    if not _CLASSES:
+        stack = [Function]
+        while stack:
+            cls = stack.pop()
+            stack.extend(cls.__subclasses__())
+            if cls.__module__.startswith("graphscope.engine") and cls is not Function:
+                _CLASSES.setdefault(cls.op, cls)
+    return _CLASSES
+
+
+def _arguments(node: Node) -> dict:
+    """The node's non-tensor arguments as Python values (those written as literals)."""
+    values = {}
+    for key, literal in node.args:
+        try:
+            values[key] = ast.literal_eval(literal)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return values
+
+
+def _values(summary: TensorSummary | None):
+    """A summary's captured values (a NumPy array), or None when they were not recorded."""
+    return None if summary is None or summary.values is None else np.asarray(summary.values)
+
+
+def _missing(what: str, summary: TensorSummary | None) -> str:
+    if summary is None:
+        return f"{what} was not recorded"
+    if summary.dropped:
+        return f"the values of {what} were dropped by the memory budget; its statistics: {_stats(summary)}"
+    return f"the values of {what} ({summary.numel:,} elements) were not recorded; its statistics: {_stats(summary)}"
+
+
+def _stats(s: TensorSummary) -> str:
+    parts = [f"shape {tuple(s.shape)}"]
+    for key in ("min", "max", "mean", "std", "norm"):
+        v = getattr(s, key)
+        if v is not None:
+            parts.append(f"{key} {_number(v)}")
+    if s.nan_count or s.inf_count:
+        parts.append(f"nan {s.nan_count} inf {s.inf_count}")
+    return ", ".join(parts)
+
+
+def _local(cls, node: Node, inputs, values, args):
+    """Each forward argument's local factor (elementwise ops), or None when the inputs' values are
+    not all recorded (or cannot be rebuilt)."""
+    arrays = _forward_arguments(cls, node, values, args)
+    if arrays is None:
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            return cls.local_factors(arrays)
+    except (TypeError, ValueError, ArithmeticError, AttributeError, IndexError):
+        # an argument the record holds only as text: no numbers, the rule stands
+        return None
+
+
+def _forward_arguments(cls, node: Node, values, args):
+    """Forward's positional arguments rebuilt: the inputs' recorded values, the arguments' literals."""
+    names = argument_names(cls)
+    total = len(node.inputs) + len(node.args)
+    slots: list = [None] * total
+    taken = set()
+    for key, _ in node.args:
+        position = names.index(key) if key in names else (int(key[3:]) if key.startswith("arg") and key[3:].isdigit() else None)
+        if position is None or position >= total or key not in args:
+            return None
+        slots[position] = args[key]
+        taken.add(position)
+    free = iter(i for i in range(total) if i not in taken)
+    for v in values:
+        if v is None:
+            return None
+        slots[next(free)] = v
+    return slots
+
+
+def _input_positions(cls, node: Node) -> list[int]:
+    """The forward position of each tensor input."""
+    names = argument_names(cls) if cls is not None else ()
+    taken = {names.index(k) if k in names else int(k[3:]) for k, _ in node.args
+             if k in names or (k.startswith("arg") and k[3:].isdigit())}
+    total = len(node.inputs) + len(node.args)
+    return [i for i in range(total) if i not in taken][:len(node.inputs)]
+
+
+def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes) -> Term:
+    term = Term(source.id, _name(source), grad_out)
+    raw = _values(s.grad_inputs[k])
+    shape = tuple(source.output.shape) if source.output is not None else None
+    if raw is not None:
+        term.grad_in, axes = _summed_to(raw, shape)
+        if axes:
+            dims = ", ".join(map(str, axes))
+            term.note = f"grad summed over dim{'s' if len(axes) > 1 else ''} {dims}: {tuple(raw.shape)} -> {shape}"
+    else:
+        notes.append(_missing(f"the grad to {term.name}", s.grad_inputs[k]))
+    if cls is not None and cls.elementwise and local is not None:
+        position = _input_positions(cls, node)[k]
+        factor = local[position] if position < len(local) else None
+        if factor is not None:
+            term.local = factor
+            term.local_text = _fill(cls.local_for(args), position, cls, node, values, args, factor, element)
+    elif cls is not None and cls.elementwise:
+        notes.append(f"the local factor for {term.name} needs every input's values, which were not all recorded")
+    term.formula = _formula(term, raw, element, node)
+    if cls is not None and not cls.elementwise and raw is not None:
+        term.values = _operands(node, values, element)
+    return term
+
+
+def _fill(templates, position, cls, node, values, args, factor, element) -> str:
+    """The local factor's template with the numbers: "2·[6, 4]"; the numbers alone without one."""
+    template = templates[position] if position < len(templates) else ""
+    if not template:
+        return _text(factor, element)
+    names = argument_names(cls)
+    filled = {}
+    arrays = _forward_arguments(cls, node, values, args) or []
+    for i, key in enumerate(names):
+        if i < len(arrays):
+            filled[key] = _operand_text(arrays[i], factor.shape, element)
+    out_values = _values(node.output)
+    filled["out"] = _operand_text(out_values, factor.shape, element) if out_values is not None else "out"
+    try:
+        return template.format(**filled)
+    except (KeyError, IndexError, ValueError):
+        return _text(factor, element)
+
+
+def _operand_text(value, shape, element) -> str:
+    if value is None:
+        return "?"
+    if not isinstance(value, np.ndarray):
+        return _number(value)
+    if element is not None:
+        return _number(np.broadcast_to(value, shape).reshape(-1)[element])
+    return _text(value, None)
+
+
+def _formula(term: Term, raw, element, node) -> str:
+    """grad_out × local = grad_in, with the numbers (one element's for big tensors)."""
+    if term.grad_out is None or raw is None:
+        return ""
+    if term.local is not None:
+        if element is None:
+            return f"{_text(term.grad_out, None)} × {term.local_text} = {_text(term.grad_in, None)}"
+        e = element
+        return (f"{_number(term.grad_out.reshape(-1)[e])} × {term.local_text} = {_number(raw.reshape(-1)[e])}"
+                + (f"  (this element's share; {term.name}'s grad sums them, see the note)" if term.note else ""))
+    if element is None and raw.size <= SMALL:
+        return f"from grad_out {_text(term.grad_out, None)}: {_text(term.grad_in, None)}"
+    e = _clip(element or 0, term.grad_in.size)
+    return f"element {e}: {_number(term.grad_in.reshape(-1)[e])}    ({term.name}'s grad: {_array_stats(term.grad_in)})"
+
+
+def _operands(node: Node, values, element) -> list[str]:
+    """The operand values the rule uses (non-elementwise ops), small ones whole."""
+    lines = []
+    for i, v in zip(node.inputs, values):
+        if v is not None and v.size <= SMALL and element is None:
+            lines.append(f"input node {i}: {_text(v, None)}")
+    return lines
+
+
+def _summed_to(grad: np.ndarray, shape) -> tuple[np.ndarray, tuple[int, ...]]:
+    """`grad` summed down to `shape` as the engine does for a broadcast input, and the dims summed."""
+    if shape is None or tuple(grad.shape) == tuple(shape):
+        return grad, ()
+    extra = grad.ndim - len(shape)
+    if extra < 0 or grad.size == 0:
+        return grad, ()
+    axes = tuple(range(extra)) + tuple(i + extra for i, n in enumerate(shape) if n == 1 and grad.shape[i + extra] != 1)
+    summed = grad.sum(axis=axes, keepdims=True) if axes else grad
+    return summed.reshape(shape), axes
+
+
+def _sums(record: Record, p, step: int) -> list[str]:
+    """The grads completed at this step that several consumers added to: the step's own input
+    grad (its node's output) and the leaves whose .grad this step finished."""
+    s = p.steps[step]
+    targets = [s.node] + [lg.node for lg in s.leaf_grads]
+    lines = []
+    for target in targets:
+        parts = []
+        upto = step if target == s.node else step + 1
+        for other in p.steps[:upto]:
+            consumer = record.nodes.get(other.node)
+            if consumer is None:
+                continue
+            for k, i in enumerate(consumer.inputs):
+                if i == target and k < len(other.grad_inputs) and other.grad_inputs[k] is not None:
+                    parts.append((consumer.op, other.grad_inputs[k]))
+        if len(parts) < 2:
+            continue
+        node = record.nodes[target]
+        shape = tuple(node.output.shape) if node.output is not None else None
+        arrays = [_values(g) for _, g in parts]
+        if any(a is None for a in arrays):
+            lines.append(f"grad({_name(node)}) = the sum of {len(parts)} consumers' grads ("
+                         + ", ".join(op for op, _ in parts) + "); their values were not all recorded")
+            continue
+        arrays = [_summed_to(a, shape)[0] for a in arrays]
+        total = arrays[0]
+        for a in arrays[1:]:
+            total = total + a
+        element = 0 if total.size > SMALL else None
+        lines.append(f"grad({_name(node)}) = " + " + ".join(f"from {op} {_text(a, element)}" for (op, _), a in zip(parts, arrays))
+                     + f" = {_text(total, element)}" + ("  (element 0)" if element is not None else ""))
+    return lines
+
+
+def _name(node: Node) -> str:
+    if node.parameter:
+        return node.parameter
+    if node.op in LEAF_OPS:
+        return f"{node.op}#{node.id}"
+    return f"{node.op}#{node.id}"
+
+
+def _clip(element: int, size: int) -> int:
+    return min(max(int(element), 0), max(size - 1, 0))
+
+
+def _text(values, element) -> str:
+    """[6, 4] for a small array, one element's number for a big one (element given)."""
+    if values is None:
+        return "?"
+    a = np.asarray(values)
+    if element is not None and a.size > 1:
+        return _number(a.reshape(-1)[_clip(element, a.size)])
+    if a.ndim == 0:
+        return _number(a.item())
+    if a.size > SMALL:
+        return f"[{_array_stats(a)}]"
+    return _nested(a.tolist())
+
+
+def _nested(v) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(_nested(x) for x in v) + "]"
+    return _number(v)
+
+
+def _array_stats(a: np.ndarray) -> str:
+    a = np.asarray(a, dtype=np.float64)
+    finite = a[np.isfinite(a)]
+    if finite.size == 0:
+        return f"shape {tuple(a.shape)}, no finite values"
+    return (f"shape {tuple(a.shape)}, min {_number(finite.min())}, max {_number(finite.max())}, "
+            f"mean {_number(finite.mean())}")
+
+
+def _number(v) -> str:
+    """-12 for -12.0, 0.333333 for 1/3, True/False for booleans."""
+    if isinstance(v, (bool, np.bool_)):
+        return str(bool(v))
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    f = float(v)
+    if not math.isfinite(f):
+        return str(f)
+    if f.is_integer() and abs(f) < 1e15:
+        return str(int(f))
+    return f"{f:.6g}"
