@@ -269,7 +269,7 @@ def _operand_text(value, shape, element) -> str:
     if value is None:
         return "?"
     if not isinstance(value, np.ndarray):
-        return _number(value)
+        return _number(value) if isinstance(value, (int, float, np.number)) else repr(value)
     if element is not None:
         return _number(np.broadcast_to(value, shape).reshape(-1)[element])
     return _text(value, None)
@@ -327,9 +327,10 @@ def _sums(record: Record, p, step: int) -> list[str]:
                 continue
             for k, i in enumerate(consumer.inputs):
                 if i == target and k < len(other.grad_inputs) and other.grad_inputs[k] is not None:
-                    parts.append((consumer.op, other.grad_inputs[k]))
+                    parts.append((consumer.id, consumer.op, other.grad_inputs[k]))
         if len(parts) < 2:
             continue
+        parts = [(op, g) for _, op, g in sorted(parts, key=lambda part: part[0])]  # in the forward's order
         node = record.nodes[target]
         shape = tuple(node.output.shape) if node.output is not None else None
         arrays = [_values(g) for _, g in parts]

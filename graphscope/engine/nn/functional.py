@@ -46,13 +46,13 @@ def relu(input, inplace=False):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return P.LeakyReLU.apply(tensor_input(input, "leaky_relu"), negative_slope=negative_slope)
+    return P.LeakyReLU.apply(tensor_input(input, "leaky_relu"), negative_slope)  # positional: recorded as args
 
 
 def gelu(input, approximate="none"):
     if approximate not in ("none", "tanh"):
         raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return P.GELU.apply(tensor_input(input, "gelu"), approximate=approximate)
+    return P.GELU.apply(tensor_input(input, "gelu"), approximate)  # positional: recorded as args
 
 
 def _softmax_dim(ndim):

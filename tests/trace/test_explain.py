@@ -1,0 +1,341 @@
+"""Explaining a backward step: the rule, grad_in = grad_out × local with the numbers, checked against torch."""
+
+import importlib
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import graphscope as gs
+from graphscope.engine import hooks
+from graphscope.trace import dumps, loads
+from graphscope.trace.explain import explain_lines, explain_step
+from graphscope.trace.recorder import Policy, Recorder
+
+ENGINE_TESTS = Path(__file__).resolve().parent.parent / "engine"
+sys.path.insert(0, str(ENGINE_TESTS / "nn"))  # the nn conformance tables (tests/engine is on the path)
+
+
+def _table(module: str, name: str):
+    """An op table of the engine's conformance tests, reused as it is."""
+    return getattr(importlib.import_module(module), name)
+
+
+def _recorded(run, policy=None):
+    recorder = Recorder(policy)
+    with hooks.observe(recorder):
+        result = run()
+    return recorder, recorder.finish(0), result
+
+
+# --- the worked example of PyTorch's introduction ------------------------------------------------
+
+
+def test_the_equation_of_the_autograd_tutorial_explained_step_by_step():
+    def run():
+        a = gs.tensor([2.0, 3.0], requires_grad=True)
+        b = gs.tensor([6.0, 4.0], requires_grad=True)
+        Q = 3 * a**3 - b**2
+        Q.backward(gradient=gs.tensor([1.0, 1.0]))
+        return a, b
+
+    _, record, (a, b) = _recorded(run)
+    lines = [explain_lines(explain_step(record, 0, i)) for i in range(len(record.passes[0].steps))]
+    sub, square, times_three, cube = lines
+    assert sub[1] == "rule: d(a−b)/da = 1    d(a−b)/db = −1"
+    assert "  grad_in = [1, 1] × −1 = [-1, -1]" in sub
+    assert square[1] == "rule: d(x²)/dx = 2·x"
+    assert square[2:] == ["b (node 3):", "  local  d out/d b = 2·[6, 4] = [12, 8]",
+                          "  grad_in = [-1, -1] × 2·[6, 4] = [-12, -8]"]
+    assert times_three[1] == "rule: d(a·b)/da = b    d(a·b)/db = a"
+    assert "  grad_in = [1, 1] × 3 = [3, 3]" in times_three
+    assert cube[1] == "rule: d(x³)/dx = 3·x²"
+    assert "  grad_in = [3, 3] × 3·[2, 3]² = [36, 81]" in cube
+    assert a.grad.tolist() == [36.0, 81.0] and b.grad.tolist() == [-12.0, -8.0]
+
+
+def test_a_step_explained_holds_the_numbers_as_arrays():
+    def run():
+        b = gs.tensor([6.0, 4.0], requires_grad=True)
+        (b**2).sum().backward()
+
+    _, record, _ = _recorded(run)
+    e = explain_step(record, 0, 1)
+    assert (e.op, e.custom, e.element) == ("pow", None, None)
+    (term,) = e.terms
+    assert term.name == "b"
+    np.testing.assert_array_equal(term.grad_out, [1, 1])
+    np.testing.assert_array_equal(term.local, [12, 8])
+    np.testing.assert_array_equal(term.grad_in, [12, 8])
+    assert term.formula == "[1, 1] × 2·[6, 4] = [12, 8]"
+
+
+# --- broadcasts, consumers, big tensors, missing values ------------------------------------------
+
+
+def test_a_broadcast_bias_says_where_its_grad_was_summed():
+    def run():
+        x = gs.ones(64, 4)
+        bias = gs.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        (x + bias).sum().backward()
+
+    _, record, _ = _recorded(run)
+    e = explain_step(record, 0, 1)
+    (term,) = [t for t in e.terms if t.name == "bias"]
+    assert term.note == "grad summed over dim 0: (64, 4) -> (4,)"
+    np.testing.assert_array_equal(term.grad_in, [64, 64, 64, 64])
+    assert "  grad summed over dim 0: (64, 4) -> (4,)" in explain_lines(e)
+
+
+def test_the_step_that_completes_a_grad_shows_the_sum_over_its_consumers():
+    def run():
+        x = gs.tensor([0.5, 2.0], requires_grad=True)
+        sigma = x.sigmoid()
+        (sigma.log() + sigma**2).sum().backward()
+        return sigma
+
+    _, record, sigma = _recorded(run)
+    p = record.passes[0]
+    producer = next(i for i, n in enumerate(p.order) if record.nodes[n].op == "sigmoid")
+    (line,) = explain_step(record, 0, producer).sums
+    s = sigma.detach().numpy()
+    from_log, from_pow = 1 / s, 2 * s
+    total = from_log + from_pow
+    fmt = lambda v: "[" + ", ".join(f"{x:.6g}" for x in v) + "]"
+    sid = p.order[producer]
+    assert line == f"grad(sigmoid#{sid}) = from log {fmt(from_log)} + from pow {fmt(from_pow)} = {fmt(total)}"
+
+
+def test_a_leaf_used_twice_shows_its_grad_sum_where_it_is_completed():
+    def run():
+        b = gs.tensor([6.0, 4.0], requires_grad=True)
+        (b * 3 + b**2).sum().backward()
+
+    _, record, _ = _recorded(run)
+    sums = [line for i in range(len(record.passes[0].steps)) for line in explain_step(record, 0, i).sums]
+    assert sums == ["grad(b) = from mul [3, 3] + from pow [12, 8] = [15, 11]"]
+
+
+def test_a_big_tensor_shows_one_element_with_the_statistics_beside_it():
+    def run():
+        x = gs.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+        (x**2).sum().backward()
+
+    _, record, _ = _recorded(run)
+    e = explain_step(record, 0, 1, element=5)
+    assert e.element == 5
+    (term,) = e.terms
+    assert term.formula == "1 × 2·5 = 10"
+    assert e.stats == ["grad_out shape (3, 4), min 1, max 1, mean 1, std 0, norm 3.4641"]
+    assert explain_step(record, 0, 1).terms[0].formula == "1 × 2·0 = 0"  # element 0 by default
+
+
+def test_values_not_recorded_are_said_in_words():
+    def run():
+        x = gs.ones(10, 10, requires_grad=True)
+        (x.exp()).sum().backward()
+
+    _, record, _ = _recorded(run, Policy(full_values_limit=8))
+    lines = explain_lines(explain_step(record, 0, 1))
+    assert "the values of grad_out (100 elements) were not recorded; its statistics: " \
+           "shape (10, 10), min 1, max 1, mean 1, std 0, norm 10" in lines
+    assert any("were not all recorded" in line for line in lines)
+
+
+def test_a_custom_function_names_its_backward_and_line():
+    class MyReLU(gs.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x.clamp(min=0)
+
+        @staticmethod
+        def backward(ctx, grad):  # MyReLU.backward
+            (x,) = ctx.saved_tensors
+            return grad * (x > 0)
+
+    def run():
+        x = gs.tensor([1.0, -1.0], requires_grad=True)
+        MyReLU.apply(x).sum().backward()
+
+    _, record, _ = _recorded(run)
+    line = next(i for i, t in enumerate(Path(__file__).read_text().splitlines(), 1) if t.endswith("# MyReLU.backward"))
+    expected = f"custom backward: test_a_custom_function_names_its_backward_and_line.<locals>.MyReLU.backward " \
+               f"(test_explain.py:{line})"
+    assert record.rules["MyReLU"] == expected
+    e = explain_step(record, 0, 1)
+    assert (e.op, e.rule, e.custom) == ("MyReLU", expected, expected)
+    np.testing.assert_array_equal(e.terms[0].grad_in, [1, 0])
+
+
+def test_rules_travel_in_a_snapshot_and_an_old_one_loads_without_them():
+    def run():
+        a = gs.tensor([2.0, 3.0], requires_grad=True)
+        (a * a).sum().backward()
+
+    _, record, _ = _recorded(run)
+    assert record.rules == {"mul": "d(a·b)/da = b    d(a·b)/db = a",
+                            "sum": "d sum(x)/dx = 1 (grad spread to every summed element)"}
+    assert loads(dumps(record)).rules == record.rules
+    doc = json.loads(dumps(record))
+    del doc["rules"]
+    old = json.dumps(doc)
+    assert loads(old).rules == {}
+
+
+def test_the_recorder_notes_each_rule_once_per_class_not_per_node():
+    recorder = Recorder()
+    with hooks.observe(recorder):
+        a = gs.tensor([2.0, 3.0], requires_grad=True)
+        for _ in range(3):
+            (a * a * a).sum().backward()
+    assert recorder._names.rules is recorder.record.rules
+    assert sorted(recorder.record.rules) == ["mul", "sum"]
+
+
+def test_a_step_out_of_range_is_refused_with_the_count():
+    def run():
+        (gs.tensor([1.0], requires_grad=True) * 2).sum().backward()
+
+    _, record, _ = _recorded(run)
+    with pytest.raises(IndexError, match="pass 0 has 2 recorded steps; step 5 is out of range"):
+        explain_step(record, 0, 5)
+
+
+# --- every op of the conformance tables, against torch ---------------------------------------------
+
+
+def _cases():
+    """(id, fn on gs or torch tensors, input specs, module maker or None) from the engine's tables."""
+    cases = []
+    for op, (low, high) in _table("test_ops_unary", "UNARY").items():
+        cases.append((f"unary {op}", lambda x, op=op: getattr(x, op)(), [(3, 4)], (low, high)))
+    binary = _table("test_ops_arithmetic", "BINARY")
+    for op, fn in binary.items():
+        for shapes in _table("test_ops_arithmetic", "BROADCAST_PAIRS"):
+            cases.append((f"{op} {shapes}", fn, list(shapes), (0.5, 2.0)))
+    for op, fn in _table("test_ops_arithmetic", "SCALAR_OPS").items():
+        cases.append((op, fn, [(3, 4)], (0.5, 2.0)))
+    for shapes in _table("test_ops_arithmetic", "MATMUL_SHAPES"):
+        cases.append((f"matmul {shapes}", lambda a, b: a @ b, list(shapes), (-2.0, 2.0)))
+    for name, (shape, fn) in _table("test_ops_shape", "SHAPE_OPS").items():
+        cases.append((name, fn, [shape], (-2.0, 2.0)))
+    for name, fn in _table("test_ops_index", "BASIC_INDEXES").items():
+        cases.append((f"index {name}", fn, [(3, 4, 5)], (-2.0, 2.0)))
+    for name, (fn, shapes) in _table("test_ops_index", "SETITEMS").items():
+        cases.append((f"setitem {name}", fn, shapes, (-2.0, 2.0)))
+    for name, fn in _table("test_ops_inplace", "INPLACE").items():
+        cases.append((f"inplace {name}", lambda x, b, fn=fn: fn(x * 2, b), [(3, 4), (4,)], (0.5, 2.0)))
+    for op in ["sum", "mean", "amax", "amin", "var", "std", "prod", "logsumexp", "softmax", "log_softmax"]:
+        for dim in _table("test_ops_reduce", "DIMS"):
+            if dim is None and op in ("logsumexp", "softmax", "log_softmax"):
+                continue
+            if op in ("softmax", "log_softmax", "prod") and not isinstance(dim, (int, type(None))):
+                continue  # torch takes one dim for these
+            kwargs = {} if dim is None else {"dim": dim}
+            cases.append((f"{op} dim={dim}", lambda x, op=op, kw=kwargs: getattr(x, op)(**kw), [(2, 3, 4)],
+                          (0.5, 2.0)))
+    for name, (fn, shapes) in _table("test_autograd", "COMPOSITES").items():
+        if name == "indexing and cat":  # it calls gs.cat by name, so it has no torch twin; cat is below
+            continue
+        cases.append((f"composite {name}", fn, shapes, (-1.0, 1.0)))
+    cases.append(("cat", lambda a, b: (torch if isinstance(a, torch.Tensor) else gs).cat([a, b], 1), [(3, 2), (3, 4)],
+                  (-2.0, 2.0)))
+    cases.append(("stack", lambda a, b: (torch if isinstance(a, torch.Tensor) else gs).stack([a, b]), [(3, 2), (3, 2)],
+                  (-2.0, 2.0)))
+    return cases
+
+
+CASES = _cases()
+
+
+def _module_cases():
+    """(id, make(nn), input arrays) from the nn conformance tables: layers, losses, conv, pooling, norms."""
+    rng = np.random.default_rng(1)
+    cases = []
+    for name, make, shapes in _table("test_nn_layers", "LAYERS"):
+        if name == "identity":  # it makes no node: no step to explain
+            continue
+        cases.append((name, lambda lib, make=make: make()[lib is torch.nn], [rng.uniform(-2, 2, s) for s in shapes]))
+    for name, make, inputs in _table("test_nn_layers", "LOSSES"):
+        cases.append((name, lambda lib, make=make: make()[lib is torch.nn], inputs()))
+    for name, options, specs in _table("test_nn_more_losses", "MODULES"):
+        if name == "CosineEmbeddingLoss":  # its target is -1/1 ints and its table spec carries them
+            continue
+        cases.append((name, lambda lib, n=name, o=options: getattr(lib, n)(**o),
+                      [rng.uniform(-2, 2, s) for s in specs]))
+    for module in ("test_nn_conv", "test_nn_pooling", "test_nn_batchnorm"):
+        for name, make, shape in _table(module, "MODULES"):
+            cases.append((name, make, [rng.uniform(-2, 2, shape)]))
+    return cases
+
+
+MODULE_CASES = _module_cases()
+
+
+def _sum_to(a, shape):
+    """`a` summed down to a broadcast input's `shape`."""
+    a = a.sum(axis=tuple(range(a.ndim - len(shape)))) if a.ndim > len(shape) else a
+    axes = tuple(d for d, n in enumerate(shape) if n == 1 and a.shape[d] != 1)
+    return a.sum(axis=axes, keepdims=True) if axes else a
+
+
+def _leaf_grads_explained(recorder, record, leaves):
+    """For each leaf, the sum of the grad_in the explanations show for it (None if none does), after
+    checking every elementwise step's local factor × grad_out against its grad_in."""
+    ids = {recorder.node_id(t): k for k, t in enumerate(leaves)}
+    shown = [None] * len(leaves)
+    p = record.passes[0]
+    for i in range(len(p.steps)):
+        e = explain_step(record, 0, i)
+        for term in e.terms:
+            if term.local is not None:
+                np.testing.assert_allclose(_sum_to(term.grad_out * term.local, term.grad_in.shape), term.grad_in,
+                                           rtol=1e-10, atol=1e-12, err_msg=f"local × grad_out at {e.op}")
+            k = ids.get(term.input)
+            if k is not None and term.grad_in is not None:
+                shown[k] = term.grad_in if shown[k] is None else shown[k] + term.grad_in
+    return shown
+
+
+def _against_torch(recorder, record, gs_leaves, torch_leaves, torch_out, cotangent):
+    wanted = [t for t in torch_leaves if t.requires_grad]
+    expected = torch.autograd.grad(torch_out, wanted, torch.tensor(cotangent), allow_unused=True)
+    shown = _leaf_grads_explained(recorder, record, [g for g, t in zip(gs_leaves, torch_leaves) if t.requires_grad])
+    for k, (got, want) in enumerate(zip(shown, expected)):
+        if want is None:
+            assert got is None, f"leaf {k}"
+        else:
+            assert got is not None, f"leaf {k}: no step shows its grad"
+            np.testing.assert_allclose(got, want.numpy(), rtol=1e-9, atol=1e-12, err_msg=f"leaf {k}")
+
+
+@pytest.mark.parametrize("name, fn, specs, bounds", CASES, ids=[c[0] for c in CASES])
+def test_explained_grads_equal_torch_for_every_conformance_op(name, fn, specs, bounds):
+    rng = np.random.default_rng(0)
+    arrays = [rng.uniform(*bounds, size=s) for s in specs]
+    gs_in = [gs.tensor(a.copy(), requires_grad=True) for a in arrays]
+    torch_in = [torch.tensor(a.copy(), requires_grad=True) for a in arrays]
+    torch_out = fn(*torch_in)
+    cotangent = rng.standard_normal(tuple(torch_out.shape))
+    recorder, record, _ = _recorded(lambda: fn(*gs_in).backward(gs.tensor(cotangent)))
+    _against_torch(recorder, record, gs_in, torch_in, torch_out, cotangent)
+
+
+@pytest.mark.parametrize("name, make, arrays", MODULE_CASES, ids=[c[0] for c in MODULE_CASES])
+def test_explained_grads_equal_torch_for_every_conformance_module(name, make, arrays):
+    torch_module, gs_module = make(torch.nn).double(), make(gs.nn)
+    gs_module.load_state_dict({k: v.detach().numpy() for k, v in torch_module.state_dict().items()})
+    gs_module.to(gs.float64)
+    needs = [a.dtype.kind == "f" and k == 0 for k, a in enumerate(arrays)]
+    gs_in = [gs.tensor(a.copy(), requires_grad=n) for a, n in zip(arrays, needs)]
+    torch_in = [torch.tensor(a.copy(), requires_grad=n) for a, n in zip(arrays, needs)]
+    torch_out = torch_module(*torch_in)
+    cotangent = np.random.default_rng(2).standard_normal(tuple(torch_out.shape))
+    recorder, record, _ = _recorded(lambda: gs_module(*gs_in).backward(gs.tensor(cotangent)))
+    gs_leaves = gs_in + [p for _, p in gs_module.named_parameters()]
+    torch_leaves = torch_in + [p for _, p in torch_module.named_parameters()]
+    _against_torch(recorder, record, gs_leaves, torch_leaves, torch_out, cotangent)
