@@ -12,6 +12,7 @@ from graphscope.engine.autograd.custom import CustomNode
 from graphscope.engine.function import Function
 
 from .naming import argument_names
+from .tensor_summary import ARRAY_DTYPES
 
 
 class NotRebuilt(ValueError):
@@ -48,7 +49,8 @@ def forward_layout(cls, node) -> tuple[dict[int, object], list[int]]:
 
 
 def argument_value(name: str, text: str):
-    """An argument's value from its recorded repr: a Python literal, or a slice, Ellipsis, Size or dtype."""
+    """An argument's value from its recorded repr: a Python literal, or a slice, Ellipsis, Size or
+    dtype (a device's own dtype, `array_api_strict.float64`, as NumPy's)."""
     try:
         return _value(ast.parse(text, mode="eval").body)
     except (SyntaxError, ValueError, TypeError):
@@ -67,6 +69,8 @@ def _value(node):
             return -v if isinstance(node.op, ast.USub) else v
     if isinstance(node, ast.Name) and node.id in _NAMES:
         return _NAMES[node.id]
+    if isinstance(node, ast.Attribute) and node.attr in ARRAY_DTYPES:  # a device's dtype: the check runs on NumPy
+        return np.dtype(node.attr)
     if isinstance(node, ast.Call) and not node.keywords:
         callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
         args = [_value(a) for a in node.args]
