@@ -7,7 +7,8 @@ import sys
 from contextlib import contextmanager
 
 FORMAT = "graphscope-snapshot"
-VERSION = 2  # 2: nodes.args (non-tensor arguments); version 1 files still load
+VERSION = 3  # 2: nodes.args (non-tensor arguments); 3: nodes.leaf, leaf grads before/now, optimizer events.
+# Versions 1 and 2 still load.
 
 MAX_NDIM = 64
 ID_LIMIT = 2**53

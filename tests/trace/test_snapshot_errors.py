@@ -8,7 +8,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphscope.trace import snapshot
-from graphscope.trace.record import BackwardPass, LeafGrad, Node, Record, SourceSite, Step
+from graphscope.trace.record import (
+    BackwardPass,
+    LeafGrad,
+    Node,
+    OptimizerEvent,
+    ParamChange,
+    Record,
+    SourceSite,
+    Step,
+)
 from graphscope.trace.snapshot import SnapshotError
 from graphscope.trace.summary import summarize
 
@@ -20,12 +29,15 @@ def _record():
         return summarize(np.arange(n, dtype=np.float32), full_values_limit=8)
 
     nodes = {
-        0: Node(0, "parameter", output=s(), requires_grad=True, is_leaf=True, parameter="w", site=site),
+        0: Node(0, "parameter", output=s(), requires_grad=True, is_leaf=True, parameter="w", site=site, leaf=0),
         1: Node(1, "tensor", output=s(100), is_leaf=True, site=site),
         2: Node(2, "mul", "MulBackward0", (0, 1), output=s(), requires_grad=True, site=site, saved=("a", "b")),
     }
-    step = Step(2, s(), [s(), None], [LeafGrad(0, s())])
-    return Record(nodes=nodes, passes=[BackwardPass(0, 1.5, {"w": 2.0}, 3, True, True, 2, (2,), [step])])
+    step = Step(2, s(), [s(), None], [LeafGrad(0, s(), s(), s())])
+    change = ParamChange(0, "w", s(), s(), s(), (("momentum_buffer", s()), ("step", "1")), s())
+    optimizer = [OptimizerEvent("step", 1, "SGD", (("lr", "0.1"),), site, [change])]
+    return Record(nodes=nodes, passes=[BackwardPass(0, 1.5, {"w": 2.0}, 3, True, True, 2, (2,), [step])],
+                  optimizer=optimizer)
 
 
 @pytest.fixture
@@ -84,13 +96,62 @@ def test_newer_version(tmp_path, doc):
     assert e.where == "version" and "newer" in e.problem and "upgrade graphscope" in e.problem
 
 
+def _as_version_2(doc):
+    """The document as version 2 wrote it: no leaf identities, [leaf, grad] leaf grads, no optimizer."""
+    doc["version"] = 2
+    del doc["nodes"]["leaf"], doc["optimizer"]
+    for p in doc["passes"]:
+        p["steps"]["leaf_grads"] = [[row[:2] for row in rows] for rows in p["steps"]["leaf_grads"]]
+    return doc
+
+
 def test_version_1_without_arguments_still_loads(tmp_path, doc):
+    doc = _as_version_2(doc)
     doc["version"] = 1
     del doc["nodes"]["args"]
     path = tmp_path / "v1.json"
     path.write_text(json.dumps(doc))
     record = snapshot.load(str(path))
     assert all(n.args == () for n in record.nodes.values())
+
+
+def test_version_2_loads_without_leaf_identities_accumulation_or_optimizer_events(tmp_path, doc):
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(_as_version_2(doc)))
+    record = snapshot.load(str(path))
+    assert [n.leaf for n in record.nodes.values()] == [None, None, None]
+    assert record.nodes[2].args == () and record.optimizer == []
+    (lg,) = record.passes[0].steps[0].leaf_grads
+    assert lg.grad is not None and lg.before is None and lg.now is None
+
+
+def test_version_3_round_trips_leaf_identity_accumulation_and_the_optimizer():
+    record = _record()
+    assert snapshot.loads(snapshot.dumps(record)) == record
+
+
+def test_a_leaf_grad_row_of_the_wrong_width(tmp_path, doc):
+    doc["passes"][0]["steps"]["leaf_grads"][0][0] = [0, 1]
+    e = _load_doc(tmp_path, doc)
+    assert e.where == "passes[0].steps.leaf_grads[0][0]" and "added, before, now" in e.problem
+
+
+def test_an_unknown_optimizer_event(tmp_path, doc):
+    doc["optimizer"][0]["kind"] = "explode"
+    e = _load_doc(tmp_path, doc)
+    assert e.where == "optimizer[0].kind" and "unknown optimizer event 'explode'" in e.problem
+
+
+def test_a_malformed_optimizer_state_entry(tmp_path, doc):
+    doc["optimizer"][0]["params"]["state"][0][0] = ["momentum_buffer", 1.5]
+    e = _load_doc(tmp_path, doc)
+    assert e.where == "optimizer[0].params.state[0][0][1]" and "tensor index or a literal" in e.problem
+
+
+def test_a_version_3_document_without_optimizer_events(tmp_path, doc):
+    del doc["optimizer"]
+    e = _load_doc(tmp_path, doc)
+    assert e.where == "" and '"optimizer"' in e.problem
 
 
 def test_a_malformed_argument(tmp_path, doc):
@@ -128,6 +189,11 @@ def test_missing_key(tmp_path, doc):
     (("metadata", "argv"), "train.py", "metadata.argv"),
     (("sites", 0, "line"), "3", "sites[0].line"),
     (("console",), None, "console"),
+    (("nodes", "leaf", 0), "w", "nodes.leaf[0]"),
+    (("optimizer", 0, "passes"), -1, "optimizer[0].passes"),
+    (("optimizer", 0, "settings", 0), ["lr"], "optimizer[0].settings[0]"),
+    (("optimizer", 0, "params", "before", 0), 999, "optimizer[0].params.before[0]"),
+    (("optimizer", 0, "params", "label"), [], "optimizer[0].params.label"),
 ])
 def test_wrong_types_name_the_place(tmp_path, doc, path, value, where):
     target = doc

@@ -1,0 +1,108 @@
+"""OptimizerHistory: a recording's optimizer events, those without parameters kept as rows of columns."""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Sequence
+
+from .record import OptimizerEvent
+
+_WIDE = 255  # in a byte column: the value did not fit, look in the column's dict
+_MARK_EVERY = 64
+
+
+class OptimizerHistory(Sequence):
+    """`record.optimizer` of a live recording, read like the list it replaces.
+
+    An event with parameters (its pass is kept in detail, or not yet trimmed) is an
+    OptimizerEvent object; `compact(i)` turns one without them (a light row) into two bytes:
+    its backward passes as the difference from the previous event's, and its kind (kind,
+    optimizer, settings and site, each such combination stored once). A training loop's
+    events take a few bytes a step.
+    """
+
+    def __init__(self):
+        self._held: dict[int, OptimizerEvent] = {}
+        self._delta = bytearray()        # passes minus the previous event's
+        self._wide_passes: dict[int, int] = {}
+        self._marks = array("q")         # the passes of every 64th event, to read the deltas from
+        self._last = 0
+        self._kinds = bytearray()        # index into _kind_list
+        self._wide_kinds: dict[int, int] = {}
+        self._kind_list: list[tuple] = []
+        self._kind_ids: dict[tuple, int] = {}
+
+    def append(self, event: OptimizerEvent) -> None:
+        """Add the next event, held as the object until compacted."""
+        i = len(self._delta)
+        self._held[i] = event
+        delta = event.passes - self._last
+        if 0 <= delta < _WIDE:
+            self._delta.append(delta)
+        else:
+            self._delta.append(_WIDE)
+            self._wide_passes[i] = event.passes
+        if i % _MARK_EVERY == 0:
+            self._marks.append(event.passes)
+        self._last = event.passes
+        self._kinds.append(0)
+
+    def compact(self, index: int) -> None:
+        """Keep event `index` as a row from now on, once it has no parameters."""
+        event = self._held.get(index)
+        if event is None or event.params:
+            return
+        del self._held[index]
+        key = (event.kind, event.optimizer, event.settings, event.site)
+        kind = self._kind_ids.get(key)
+        if kind is None:
+            kind = self._kind_ids[key] = len(self._kind_list)
+            self._kind_list.append(key)
+        if kind < _WIDE:
+            self._kinds[index] = kind
+        else:
+            self._kinds[index] = _WIDE
+            self._wide_kinds[index] = kind
+
+    def __eq__(self, other):
+        if not isinstance(other, (list, tuple, OptimizerHistory)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    __hash__ = None
+
+    def __len__(self) -> int:
+        return len(self._delta)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self._event(i) for i in range(*index.indices(len(self)))]
+        n = len(self._delta)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("optimizer event index out of range")
+        return self._event(index)
+
+    def __iter__(self):
+        return (self._event(i) for i in range(len(self._delta)))
+
+    def __reversed__(self):
+        return (self._event(i) for i in range(len(self._delta) - 1, -1, -1))
+
+    def _passes(self, i: int) -> int:
+        mark = i - i % _MARK_EVERY
+        passes = self._marks[mark // _MARK_EVERY]
+        delta, wide = self._delta, self._wide_passes
+        for j in range(mark + 1, i + 1):
+            d = delta[j]
+            passes = wide[j] if d == _WIDE else passes + d
+        return passes
+
+    def _event(self, i: int) -> OptimizerEvent:
+        held = self._held.get(i)
+        if held is not None:
+            return held
+        kind = self._kinds[i]
+        kind, optimizer, settings, site = self._kind_list[self._wide_kinds[i] if kind == _WIDE else kind]
+        return OptimizerEvent(kind, self._passes(i), optimizer, settings, site)
