@@ -15,7 +15,7 @@ from .explain import _number as number_text  # the numbers as explain_lines writ
 from .explain import _stats as summary_stats
 from .explain import _text as values_text
 from .literal import escaped, visible
-from .record import BackwardPass, Record, SourceSite
+from .record import OPTIMIZER_STEP, ZERO_GRAD, BackwardPass, Record, SourceSite
 
 __all__ = ["ExplainError", "choose_pass", "markdown_report", "text_report"]
 
@@ -77,6 +77,7 @@ def sections(record: Record, pass_index: int) -> tuple[Words, list[Words], list[
         intro.append((f"The record ends at step {len(p.steps)} of {len(p.order)}: the run stopped in this pass.",))
     out = [_step(record, pass_index, k) for k in range(len(p.steps))]
     out.append(_leaves(record, p))
+    out += [_event(e) for e in record.optimizer if e.passes == pass_index + 1 and e.kind != OPTIMIZER_STEP]
     return title, intro, out
 
 
@@ -92,22 +93,52 @@ def _step(record: Record, pass_index: int, step: int) -> Section:
 
 def _leaves(record: Record, p: BackwardPass) -> Section:
     section = Section(("Where the grads ended up",),
-                      prose=[("What this pass added to .grad, for each leaf that requires grad:",)])
+                      prose=[("backward() adds each leaf's grad into its .grad: now = before + this pass's grad.",)])
     for st in p.steps:
         for lg in st.leaf_grads:
             node = record.nodes.get(lg.node)
-            section.numbers.append(f"{_node_name(node, lg.node)} (node {lg.node}): {_summary_text(lg.grad)}")
+            name = f"{_node_name(node, lg.node)} (node {lg.node})"
+            added = _summary_text(lg.grad)
+            if lg.before is None:
+                section.numbers.append(f"{name}: .grad was None, now {_summary_text(lg.now or lg.grad)}")
+            else:
+                section.numbers.append(f"{name}: .grad {_summary_text(lg.before)} + {added} = {_summary_text(lg.now)}")
     if not section.numbers:
         section.numbers.append("no leaf received a grad in this pass")
     return section
 
 
-def _summary_text(summary) -> str:
-    """A small tensor's values, a big one's statistics; "None" for no tensor."""
+def _event(event) -> Section:
+    """A zero_grad or a .grad reset after the pass: each parameter's .grad before and after."""
+    settings = ", ".join(f"{k}={v}" for k, v in event.settings)
+    if event.kind == ZERO_GRAD:
+        heading = ("After the pass: ", Name(f"{event.optimizer}.zero_grad()" if event.optimizer else "zero_grad()"),
+                   f" ({settings})" if settings else "")
+    else:
+        heading = ("After the pass: .grad reset of ", *_joined([Name(c.label) for c in event.params]))
+    section = Section(heading, event.site)
+    for change in event.params:
+        section.numbers.append(f"{change.label}: .grad {_summary_text(change.before, True)} -> "
+                               f"{_summary_text(change.after, True)}")
+    return section
+
+
+def _joined(names: list[Name]) -> list:
+    out: list = []
+    for k, n in enumerate(names):
+        out += [", "] if k else []
+        out.append(n)
+    return out
+
+
+def _summary_text(summary, brief: bool = False) -> str:
+    """A small tensor's values, a big one's statistics (`brief`: its shape and norm); "None" for no tensor."""
     if summary is None:
         return "None"
     if summary.values is not None and summary.numel <= SMALL:
         return values_text(summary.values, None)
+    if brief:
+        return f"(shape {tuple(summary.shape)}, norm {number_text(summary.norm) if summary.norm is not None else '?'})"
     return f"({summary_stats(summary)})"
 
 
