@@ -3,6 +3,7 @@ backward pass step by step, as text or Markdown."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -31,22 +32,25 @@ def explain(source: str, argv=(), *, pass_index: int = 0, markdown: bool = False
             return _fail(str(error))
         return _print(record, pass_index, markdown, 0)
 
+    stdout = sys.stdout
+
     def report(record, code: int, notes: list[str]) -> int:
         for line in notes:
             print(line, file=sys.stderr)
-        return _print(record, pass_index, markdown, code)
+        return _print(record, pass_index, markdown, code, stdout)
 
-    # Passes up to the one explained are kept in detail (the default keeps the first and the last few).
-    return run_recorded(source, argv, report, as_torch=as_torch, echo=False,
-                        policy=Policy(keep_first=pass_index + 1))
+    # The script's own output goes to stderr (stdout is the explanation, fit for a file), and it
+    # reads the real stdin; passes up to the one explained are kept in detail.
+    with contextlib.redirect_stdout(sys.stderr):
+        return run_recorded(source, argv, report, as_torch=as_torch, policy=Policy(keep_first=pass_index + 1))
 
 
-def _print(record, pass_index: int, markdown: bool, code: int) -> int:
+def _print(record, pass_index: int, markdown: bool, code: int, stdout=None) -> int:
     try:
         text = (markdown_report if markdown else text_report)(record, pass_index)
     except ExplainError as error:
         return _fail(str(error))
-    sys.stdout.write(text)
+    (stdout or sys.stdout).write(text)
     return code
 
 

@@ -10,10 +10,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 EQUATION = os.path.join("samples", "gradients_of_an_equation.py")
 
 
-def graphscope(*args, cwd=ROOT):
+def graphscope(*args, cwd=ROOT, stdin=""):
     env = dict(os.environ, PYTHONPATH=ROOT)
     return subprocess.run([sys.executable, "-m", "graphscope", *args], capture_output=True, text=True, check=False,
-                          cwd=cwd, env=env, timeout=300)
+                          cwd=cwd, env=env, timeout=300, input=stdin)
 
 
 def script(tmp_path, source, name="model.py"):
@@ -41,7 +41,7 @@ def test_explain_prints_each_step_with_its_line_rule_and_numbers():
     assert f"  {EQUATION}:18    Q = 3 * a**3 - b**2\n  rule: d(x²)/dx = 2·x\n" in out
     assert "grad_in = [-1, -1] × 2·[6, 4] = [-12, -8]" in out
     assert "grad_in = [3, 3] × 3·[2, 3]² = [36, 81]" in out
-    assert "Q was made by" not in out  # the script's own prints are not part of the explanation
+    assert "Q was made by" not in out and "Q was made by SubBackward0" in result.stderr  # the script's prints
 
 
 def test_pass_chooses_the_backward_pass(tmp_path):
@@ -55,13 +55,13 @@ def test_a_pass_that_does_not_exist_is_an_error_naming_the_passes(tmp_path):
     path = script(tmp_path, TWO_PASSES)
     result = graphscope("explain", "--pass", "7", path)
     assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr == "graphscope: pass 7 does not exist: the run made 2 backward passes (0-1)\n"
+    assert result.stderr == "done\ngraphscope: pass 7 does not exist: the run made 2 backward passes (0-1)\n"
     result = graphscope("explain", "--pass", "-1", path)
     assert (result.returncode, result.stderr) == (2, "graphscope: pass -1 does not exist: passes are numbered from 0\n")
 
 
 def test_a_script_with_no_backward_pass_is_an_error(tmp_path):
-    path = script(tmp_path, "import graphscope as gs\nprint(gs.ones(2) * 2)\n")
+    path = script(tmp_path, "import graphscope as gs\nx = gs.ones(2) * 2\n")
     result = graphscope("explain", path)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == ("graphscope: the run made no backward pass: nothing to explain (the script must "
@@ -156,3 +156,16 @@ def test_as_torch_runs_a_pytorch_script(tmp_path):
     result = graphscope("explain", "--as-torch", path, "an-argument")
     assert result.returncode == 0, result.stderr
     assert "grad_in = [1, 1] × 2·[1, 2] = [2, 4]" in result.stdout
+
+
+def test_the_script_reads_stdin_and_its_output_goes_to_stderr(tmp_path):
+    path = script(tmp_path, """
+        import graphscope as gs
+        w = gs.tensor([float(input("w? "))], requires_grad=True)
+        (w * w).sum().backward()
+        print("w.grad =", w.grad.tolist())
+    """)
+    result = graphscope("explain", path, stdin="3\n")
+    assert result.returncode == 0, result.stderr
+    assert "w? w.grad = [6.0]" in result.stderr
+    assert "w (node 0): .grad was None, now [6]" in result.stdout and "w.grad =" not in result.stdout
