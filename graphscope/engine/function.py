@@ -132,6 +132,13 @@ class Function:
         grads = fn.backward(xp.ones_like(out))
         return [None if g is None or not is_array(g) else xp.broadcast_to(g, out.shape) for g in grads]
 
+    @classmethod
+    def contraction(cls, position: int, index: tuple, arrays, grad):
+        """For an op whose grad is a sum of products (matmul, linear): element `index` of input
+        `position`'s grad as (the sum in symbols, the [(factor, factor), ...] it adds up), from
+        forward's arguments `arrays` and the output's grad; None where it has no such form."""
+        return None
+
     # --- what a PyTorch user can ask a grad_fn -------------------------------------------------
 
     def name(self) -> str:

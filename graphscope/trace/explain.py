@@ -49,7 +49,9 @@ class StepExplanation:
     pass_index: int = 0
     step: int = 0
     steps: int = 0
-    element: int | None = None          # the flat element shown (of the output), for big tensors
+    # The flat element shown of tensors over SMALL elements: of the output for an elementwise op
+    # (the same place in every tensor), of each tensor otherwise (clipped to its size).
+    element: int | None = None
     terms: list[Term] = field(default_factory=list)
     sums: list[str] = field(default_factory=list)  # "grad(sigma) = from log [..] + from pow [..] = [..]"
     stats: list[str] = field(default_factory=list)  # the full tensors' statistics, beside one element
@@ -75,18 +77,24 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
     if not rule:
         out.notes.append(f"no derivative rule is recorded for {node.op}")
     grad_out = _values(s.grad_output)
-    big = grad_out is not None and grad_out.size > SMALL
-    if big:
-        out.element = _clip(element or 0, grad_out.size)
     inputs = [record.nodes.get(i) for i in node.inputs]
     values = [_values(n.output) if n is not None else None for n in inputs]
-    local = _local(cls, node, inputs, values, args) if cls is not None and cls.elementwise else None
+    elementwise = cls is not None and cls.elementwise
+    local = _local(cls, node, values, args) if elementwise else None
+    if elementwise:  # one element of the output, the same place in every tensor
+        if grad_out is not None and grad_out.size > SMALL:
+            out.element = _clip(element or 0, grad_out.size)
+    elif any(v is not None and v.size > SMALL for v in [grad_out, *values]):
+        out.element = max(int(element or 0), 0)  # each big tensor's own flat element (clipped to it)
     for k, source in enumerate(inputs):
         if source is None or k >= len(s.grad_inputs) or s.grad_inputs[k] is None:
             continue
-        out.terms.append(_term(node, source, k, s, grad_out, values, local, cls, args, out.element, out.notes))
-    if s.grad_output is not None and big:
-        out.stats.append(f"grad_out {_stats(s.grad_output)}")
+        term = _term(node, source, k, s, grad_out, values, local, cls, args, out.element, out.notes)
+        out.terms.append(term)
+        if term.local is not None and out.element is not None:
+            out.stats.append(f"grad to {term.name}: {_array_stats(term.grad_in)}")
+    if elementwise and out.element is not None and s.grad_output is not None:
+        out.stats.insert(0, f"grad_out: {_stats(s.grad_output)}")
     if grad_out is None:
         out.notes.append(_missing("grad_out", s.grad_output))
     out.sums = _sums(record, p, step)
@@ -104,15 +112,17 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
     lines.append(f"rule: {rule[0]}")
     lines += [f"      {more}" for more in rule[1:]]
     if e.element is not None:
-        lines.append(f"element {e.element} of the output (tensors over {SMALL} elements are shown one element at a time)")
+        lines.append(f"element {e.element} (tensors over {SMALL} elements are shown one element at a time)")
+    if e.terms and e.terms[0].local is None and e.terms[0].grad_out is not None:
+        lines.append(f"grad_out = {_shown(e.terms[0].grad_out, e.element)}")
     for t in e.terms:
         lines.append(f"{t.name} (node {t.input}):")
         if t.local_text:
-            lines.append(f"  local  d out/d {t.name} = {t.local_text}"
-                         + (f" = {_text(t.local, e.element)}" if t.local is not None and t.local_text != _text(t.local, e.element) else ""))
-        lines += [f"  {v}" for v in t.values]
+            numbers = _text(t.local, e.element)
+            lines.append(f"  local  d out/d {t.name} = {t.local_text}" + (f" = {numbers}" if numbers != t.local_text else ""))
         if t.formula:
             lines.append(f"  grad_in = {t.formula}")
+        lines += [f"  {v}" for v in t.values]
         if t.note:
             lines.append(f"  {t.note}")
     lines += e.sums
@@ -178,7 +188,7 @@ def _stats(s: TensorSummary) -> str:
     return ", ".join(parts)
 
 
-def _local(cls, node: Node, inputs, values, args):
+def _local(cls, node: Node, values, args):
     """Each forward argument's local factor (elementwise ops), or None when the inputs' values are
     not all recorded (or cannot be rebuilt)."""
     arrays = _forward_arguments(cls, node, values, args)
@@ -232,18 +242,59 @@ def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes
             term.note = f"grad summed over dim{'s' if len(axes) > 1 else ''} {dims}: {tuple(raw.shape)} -> {shape}"
     else:
         notes.append(_missing(f"the grad to {term.name}", s.grad_inputs[k]))
-    if cls is not None and cls.elementwise and local is not None:
-        position = _input_positions(cls, node)[k]
+    elementwise = cls is not None and cls.elementwise
+    position = _input_positions(cls, node)[k] if cls is not None else k
+    if elementwise and local is not None:
         factor = local[position] if position < len(local) else None
         if factor is not None:
             term.local = factor
             term.local_text = _fill(cls.local_for(args), position, cls, node, values, args, factor, element)
-    elif cls is not None and cls.elementwise:
+    elif elementwise:
         notes.append(f"the local factor for {term.name} needs every input's values, which were not all recorded")
-    term.formula = _formula(term, raw, element, node)
-    if cls is not None and not cls.elementwise and raw is not None:
-        term.values = _operands(node, values, element)
+    if term.grad_out is None or raw is None:
+        return term
+    if term.local is not None:
+        term.formula = _product(term, raw, element)
+        return term
+    # Not elementwise: the operand's values, what it receives, and one element's sum where the op has one.
+    value = values[k]
+    term.values.append(f"value  {_shown(value, element)}" if value is not None else _missing(term.name, source.output))
+    term.formula = _shown(term.grad_in, element)
+    arrays = _forward_arguments(cls, node, values, args) if cls is not None else None
+    if arrays is not None and term.grad_in.size:
+        index = np.unravel_index(_clip(element or 0, term.grad_in.size), term.grad_in.shape)
+        worked = cls.contraction(position, tuple(int(i) for i in index), arrays, grad_out)
+        if worked is not None:
+            text, pairs = worked
+            shown = pairs if len(pairs) <= SMALL else pairs[:4]
+            sum_text = " + ".join(f"{_factor(x)}·{_factor(y)}" for x, y in shown)
+            if len(pairs) > len(shown):
+                sum_text += f" + … ({len(pairs) - len(shown)} more)"
+            term.values.append(f"{text} = {sum_text} = {_number(term.grad_in[index])}")
     return term
+
+
+def _product(term: Term, raw, element) -> str:
+    """grad_out × local = grad_in, with the numbers (one element's for big tensors)."""
+    if element is None:
+        return f"{_text(term.grad_out, None)} × {term.local_text} = {_text(term.grad_in, None)}"
+    e = element
+    return (f"{_number(term.grad_out.reshape(-1)[e])} × {term.local_text} = {_number(raw.reshape(-1)[e])}"
+            + (f"  (this element's share; {term.name}'s grad sums them, see the note)" if term.note else ""))
+
+
+def _shown(values: np.ndarray, element) -> str:
+    """A small tensor whole; a big one's element (`element`, default 0) with its statistics."""
+    if values.size <= SMALL:
+        return _text(values, None)
+    e = _clip(element or 0, values.size)
+    index = ",".join(str(int(i)) for i in np.unravel_index(e, values.shape))
+    return f"[{index}] = {_number(values.reshape(-1)[e])}    ({_array_stats(values)})"
+
+
+def _factor(v) -> str:
+    text = _number(v)
+    return f"({text})" if text.startswith("-") else text
 
 
 def _fill(templates, position, cls, node, values, args, factor, element) -> str:
@@ -273,31 +324,6 @@ def _operand_text(value, shape, element) -> str:
     if element is not None:
         return _number(np.broadcast_to(value, shape).reshape(-1)[element])
     return _text(value, None)
-
-
-def _formula(term: Term, raw, element, node) -> str:
-    """grad_out × local = grad_in, with the numbers (one element's for big tensors)."""
-    if term.grad_out is None or raw is None:
-        return ""
-    if term.local is not None:
-        if element is None:
-            return f"{_text(term.grad_out, None)} × {term.local_text} = {_text(term.grad_in, None)}"
-        e = element
-        return (f"{_number(term.grad_out.reshape(-1)[e])} × {term.local_text} = {_number(raw.reshape(-1)[e])}"
-                + (f"  (this element's share; {term.name}'s grad sums them, see the note)" if term.note else ""))
-    if element is None and raw.size <= SMALL:
-        return f"from grad_out {_text(term.grad_out, None)}: {_text(term.grad_in, None)}"
-    e = _clip(element or 0, term.grad_in.size)
-    return f"element {e}: {_number(term.grad_in.reshape(-1)[e])}    ({term.name}'s grad: {_array_stats(term.grad_in)})"
-
-
-def _operands(node: Node, values, element) -> list[str]:
-    """The operand values the rule uses (non-elementwise ops), small ones whole."""
-    lines = []
-    for i, v in zip(node.inputs, values):
-        if v is not None and v.size <= SMALL and element is None:
-            lines.append(f"input node {i}: {_text(v, None)}")
-    return lines
 
 
 def _summed_to(grad: np.ndarray, shape) -> tuple[np.ndarray, tuple[int, ...]]:

@@ -129,7 +129,8 @@ def test_a_big_tensor_shows_one_element_with_the_statistics_beside_it():
     assert e.element == 5
     (term,) = e.terms
     assert term.formula == "1 × 2·5 = 10"
-    assert e.stats == ["grad_out shape (3, 4), min 1, max 1, mean 1, std 0, norm 3.4641"]
+    assert e.stats == ["grad_out: shape (3, 4), min 1, max 1, mean 1, std 0, norm 3.4641",
+                       "grad to x: shape (3, 4), min 0, max 22, mean 11"]
     assert explain_step(record, 0, 1).terms[0].formula == "1 × 2·0 = 0"  # element 0 by default
 
 
@@ -143,6 +144,21 @@ def test_values_not_recorded_are_said_in_words():
     assert "the values of grad_out (100 elements) were not recorded; its statistics: " \
            "shape (10, 10), min 1, max 1, mean 1, std 0, norm 10" in lines
     assert any("were not all recorded" in line for line in lines)
+
+
+def test_dropout_explains_its_mask_as_the_local_factor():
+    def run():
+        gs.manual_seed(0)
+        x = gs.tensor(np.linspace(0.5, 2.0, 6), requires_grad=True)
+        y = gs.nn.functional.dropout(x, 0.5)
+        y.backward(gs.tensor(np.arange(6.0)))
+        return x, y
+
+    _, record, (x, y) = _recorded(run)
+    (term,) = explain_step(record, 0, 0).terms
+    np.testing.assert_allclose(term.local, y.detach().numpy() / x.detach().numpy())
+    np.testing.assert_allclose(term.grad_in, np.arange(6.0) * term.local)
+    np.testing.assert_allclose(term.grad_in, x.grad.numpy())
 
 
 def test_a_custom_function_names_its_backward_and_line():
@@ -242,11 +258,59 @@ def _cases():
         if name == "indexing and cat":  # it calls gs.cat by name, so it has no torch twin; cat is below
             continue
         cases.append((f"composite {name}", fn, shapes, (-1.0, 1.0)))
-    cases.append(("cat", lambda a, b: (torch if isinstance(a, torch.Tensor) else gs).cat([a, b], 1), [(3, 2), (3, 4)],
-                  (-2.0, 2.0)))
-    cases.append(("stack", lambda a, b: (torch if isinstance(a, torch.Tensor) else gs).stack([a, b]), [(3, 2), (3, 2)],
-                  (-2.0, 2.0)))
+    for name, shape, pad, kwargs in _table("test_nn_pad_interpolate", "PAD"):
+        cases.append((f"pad {name}", lambda x, p=pad, kw=kwargs: _F(x).pad(x, p, **kw), [shape], (-2.0, 2.0)))
+    for name, shape, kwargs in _table("test_nn_pad_interpolate", "INTERPOLATE"):
+        cases.append((f"interpolate {name}", lambda x, kw=kwargs: _F(x).interpolate(x, **kw), [shape], (-2.0, 2.0)))
+    for ord in _table("test_ops_norms", "VECTOR_ORDS"):
+        cases.append((f"vector_norm {ord}", lambda x, o=ord: _lib(x).linalg.vector_norm(x, o, 1), [(3, 4)], (0.5, 2.0)))
+    # Ops whose conformance tests list their cases inline (a parametrize, not a table): one case each.
+    more = {
+        "cat": (lambda a, b: _lib(a).cat([a, b], 1), [(3, 2), (3, 4)]),
+        "stack": (lambda a, b: _lib(a).stack([a, b]), [(3, 2), (3, 2)]),
+        "where": (lambda a, b: _lib(a).where(a > b, a, b), [(3, 4), (4,)]),
+        "maximum": (lambda a, b: _lib(a).maximum(a, b), [(3, 4), (4,)]),
+        "minimum": (lambda a, b: _lib(a).minimum(a, b), [(3, 4), (3, 1)]),
+        "clamp": (lambda x: x.clamp(-0.5, 0.5), [(3, 4)]),
+        "clamp min": (lambda x: x.clamp(min=0.0), [(3, 4)]),
+        "masked_fill": (lambda x: x.masked_fill(x > 0.5, 2.0), [(3, 4)]),
+        "gather": (lambda x: _lib(x).gather(x, 1, _lib(x).tensor([[0, 2], [1, 1], [3, 0]])), [(3, 4)]),
+        "flip": (lambda x: x.flip(0), [(3, 4)]),
+        "roll": (lambda x: x.roll(1, 1), [(3, 4)]),
+        "tril": (lambda x: x.tril(), [(3, 4)]),
+        "triu": (lambda x: x.triu(1), [(3, 4)]),
+        "cumsum": (lambda x: x.cumsum(1), [(3, 4)]),
+        "sort": (lambda x: x.sort(1)[0], [(3, 4)]),
+        "topk": (lambda x: x.topk(2, 1)[0], [(3, 4)]),
+        "max dim": (lambda x: x.max(1)[0], [(3, 4)]),
+        "min dim": (lambda x: x.min(0)[0], [(3, 4)]),
+        "narrow": (lambda x: _lib(x).narrow(x, 1, 1, 2), [(3, 4)]),
+        "remainder": (lambda a, b: a % b, [(3, 4), (4,)]),
+        "floor": (lambda x: x.floor(), [(3, 4)]),
+        "round": (lambda x: x.round(), [(3, 4)]),
+        "clone": (lambda x: x.clone() * 2, [(3, 4)]),
+        "leaky_relu": (lambda x: _F(x).leaky_relu(x, 0.2), [(3, 4)]),
+        "gelu": (lambda x: _F(x).gelu(x), [(3, 4)]),
+        "layer_norm": (lambda x, w, b: _F(x).layer_norm(x, (4,), w, b), [(3, 4), (4,), (4,)]),
+        "mse_loss": (lambda x, y: _F(x).mse_loss(x, y), [(3, 4), (3, 4)]),
+        "cast": (lambda x: x.float().double() * 3, [(3, 4)]),
+        "ceil": (lambda x: x.ceil(), [(3, 4)]),
+        "nuclear norm": (lambda x: _lib(x).linalg.matrix_norm(x, "nuc"), [(3, 4)]),
+        "embedding": (lambda w: _F(w).embedding(_lib(w).tensor([[0, 2], [2, 1]]), w), [(3, 4)]),
+        "l1_loss": (lambda x, y: _F(x).l1_loss(x, y), [(3, 4), (3, 4)]),
+    }
+    for name, (fn, shapes) in more.items():
+        cases.append((name, fn, shapes, (0.25, 2.0)))
     return cases
+
+
+def _lib(x):
+    """graphscope or torch, whichever `x` belongs to: one lambda serves both."""
+    return torch if isinstance(x, torch.Tensor) else gs
+
+
+def _F(x):
+    return torch.nn.functional if isinstance(x, torch.Tensor) else gs.nn.functional
 
 
 CASES = _cases()
@@ -267,8 +331,9 @@ def _module_cases():
             continue
         cases.append((name, lambda lib, n=name, o=options: getattr(lib, n)(**o),
                       [rng.uniform(-2, 2, s) for s in specs]))
-    for module in ("test_nn_conv", "test_nn_pooling", "test_nn_batchnorm"):
-        for name, make, shape in _table(module, "MODULES"):
+    for module, table in (("test_nn_conv", "MODULES"), ("test_nn_pooling", "MODULES"), ("test_nn_batchnorm", "MODULES"),
+                          ("test_nn_cnn_extras", "UPSAMPLE")):
+        for name, make, shape in _table(module, table):
             cases.append((name, make, [rng.uniform(-2, 2, shape)]))
     return cases
 

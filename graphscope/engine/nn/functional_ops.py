@@ -43,6 +43,20 @@ class Linear(Function):
 
     rule = "y = x @ Wᵀ + b:  dx = dOut @ W    dW = dOutᵀ @ x    db = Σ dOut over the batch"
 
+    @classmethod
+    def contraction(cls, position, index, arrays, grad):
+        x, weight = arrays[0], arrays[1]
+        if x.ndim != 2:
+            return None
+        if position == 0:
+            i, j = index
+            return f"dx[{i},{j}] = Σₖ dOut[{i},k]·W[k,{j}]", [(grad[i, k], weight[k, j]) for k in range(grad.shape[1])]
+        if position == 1:
+            i, j = index
+            return f"dW[{i},{j}] = Σₙ dOut[n,{i}]·x[n,{j}]", [(grad[n, i], x[n, j]) for n in range(grad.shape[0])]
+        (j,) = index
+        return f"db[{j}] = Σₙ dOut[n,{j}]", [(grad[n, j], 1) for n in range(grad.shape[0])]
+
     def backward(self, grad):
         x, weight = self.x, self.weight
         needs = self.needs_input_grad

@@ -18,6 +18,16 @@ class Matmul(Function):
 
     rule = "dA = dOut @ Bᵀ    dB = Aᵀ @ dOut    (dA[i,j] = Σₖ dOut[i,k]·B[j,k])"
 
+    @classmethod
+    def contraction(cls, position, index, arrays, grad):
+        a, b = arrays
+        if a.ndim != 2 or b.ndim != 2:
+            return None
+        i, j = index
+        if position == 0:
+            return f"dA[{i},{j}] = Σₖ dOut[{i},k]·B[{j},k]", [(grad[i, k], b[j, k]) for k in range(grad.shape[1])]
+        return f"dB[{i},{j}] = Σₖ A[k,{i}]·dOut[k,{j}]", [(a[k, i], grad[k, j]) for k in range(a.shape[0])]
+
     def backward(self, grad):
         a, b = self.a, self.b
         need_a, need_b = self.needs_input_grad
