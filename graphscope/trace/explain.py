@@ -343,17 +343,15 @@ def _sums(record: Record, p, step: int) -> list[str]:
     grad (its node's output) and the leaves whose .grad this step finished."""
     s = p.steps[step]
     targets = [s.node] + [lg.node for lg in s.leaf_grads]
+    consumers = _consumers(record, p)
     lines = []
     for target in targets:
         parts = []
         upto = step if target == s.node else step + 1
-        for other in p.steps[:upto]:
-            consumer = record.nodes.get(other.node)
-            if consumer is None:
-                continue
-            for k, i in enumerate(consumer.inputs):
-                if i == target and k < len(other.grad_inputs) and other.grad_inputs[k] is not None:
-                    parts.append((consumer.id, consumer.op, other.grad_inputs[k]))
+        for i, k in consumers.get(target, ()):
+            other = p.steps[i]
+            if i < upto and k < len(other.grad_inputs) and other.grad_inputs[k] is not None:
+                parts.append((other.node, record.nodes[other.node].op, other.grad_inputs[k]))
         if len(parts) < 2:
             continue
         parts = [(op, g) for _, op, g in sorted(parts, key=lambda part: part[0])]  # in the forward's order
@@ -372,6 +370,26 @@ def _sums(record: Record, p, step: int) -> list[str]:
         lines.append(f"grad({_name(node)}) = " + " + ".join(f"from {op} {_text(a, element)}" for (op, _), a in zip(parts, arrays))
                      + f" = {_text(total, element)}" + ("  (element 0)" if element is not None else ""))
     return lines
+
+
+_CONSUMED: list = [None]  # (pass, its step count, record id, node -> [(step, input position)]): the last one made
+
+
+def _consumers(record: Record, p) -> dict[int, list[tuple[int, int]]]:
+    """Which steps of pass `p` passed a grad to each node, made once per pass (stepping through a
+    big pass explains one step after another)."""
+    held = _CONSUMED[0]
+    if held is not None and held[0] is p and held[1] == len(p.steps) and held[2] == id(record):
+        return held[3]
+    index: dict[int, list[tuple[int, int]]] = {}
+    nodes = record.nodes
+    for i, st in enumerate(p.steps):
+        node = nodes.get(st.node)
+        if node is not None:
+            for k, target in enumerate(node.inputs):
+                index.setdefault(target, []).append((i, k))
+    _CONSUMED[0] = (p, len(p.steps), id(record), index)
+    return index
 
 
 def _name(node: Node) -> str:
