@@ -3,7 +3,7 @@ and the optimizer's work after the pass, as plain text or as Markdown for notes 
 
 Both forms are drawn from one list of sections (a heading, the script's line, the numbers), so
 they say the same; every string from the script stays literal (control characters escaped; in
-Markdown, in code blocks or with its punctuation escaped)."""
+Markdown, in code blocks or inline code)."""
 
 from __future__ import annotations
 
