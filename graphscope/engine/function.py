@@ -137,7 +137,6 @@ class Function:
         """For an op whose grad is a sum of products (matmul, linear): element `index` of input
         `position`'s grad as (the sum in symbols, the [(factor, factor), ...] it adds up), from
         forward's arguments `arrays` and the output's grad; None where it has no such form."""
-        return None
 
     # --- what a PyTorch user can ask a grad_fn -------------------------------------------------
 

@@ -20,6 +20,7 @@ from .record import LEAF_OPS, Node, Record, SourceSite
 from .summary import TensorSummary
 
 SMALL = 8  # tensors up to this many elements are shown whole; larger ones one element at a time
+CUSTOM = "custom backward:"  # how a user's autograd.Function's rule begins
 
 
 @dataclass(eq=False, slots=True)
@@ -56,6 +57,7 @@ class StepExplanation:
     sums: list[str] = field(default_factory=list)  # "grad(sigma) = from log [..] + from pow [..] = [..]"
     stats: list[str] = field(default_factory=list)  # the full tensors' statistics, beside one element
     notes: list[str] = field(default_factory=list)  # what could not be shown, in words
+    operands: list[str] = field(default_factory=list)  # inputs no grad flows to: "constant#4 = [0, 2]"
 
 
 def explain_step(record: Record, pass_index: int, step: int, element: int | None = None) -> StepExplanation:
@@ -66,14 +68,17 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
     if not 0 <= step < len(p.steps):
         raise IndexError(f"pass {pass_index} has {len(p.steps)} recorded steps; step {step} is out of range")
     s = p.steps[step]
-    node = record.nodes[s.node]
+    node = record.nodes.get(s.node)
+    if node is None:  # trimmed with an older pass (the record only grows, but drops old detail)
+        return StepExplanation(s.node, "", "", pass_index=pass_index, step=step, steps=len(p.steps),
+                               notes=[f"node {s.node} is no longer in the record"])
     rule = record.rules.get(node.op, "")
-    cls = _function_class(node.op)
+    custom = rule if rule.startswith(CUSTOM) else None
+    cls = None if custom else _classes().get(node.op)  # a user's Function: only its recorded numbers
     args = _arguments(node)
-    if cls is not None and not rule.startswith("custom backward:"):
+    if cls is not None:
         rule = cls.rule_for(args) or rule
-    out = StepExplanation(node.id, node.op, rule, rule if rule.startswith("custom backward:") else None,
-                          node.site, pass_index, step, len(p.steps))
+    out = StepExplanation(node.id, node.op, rule, custom, node.site, pass_index, step, len(p.steps))
     if not rule:
         out.notes.append(f"no derivative rule is recorded for {node.op}")
     grad_out = _values(s.grad_output)
@@ -86,8 +91,15 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
             out.element = _clip(element or 0, grad_out.size)
     elif any(v is not None and v.size > SMALL for v in [grad_out, *values]):
         out.element = max(int(element or 0), 0)  # each big tensor's own flat element (clipped to it)
+    pending = not s.grad_inputs and bool(node.inputs)  # paused before this node's backward
+    if pending:
+        out.notes.append("this step's backward has not run yet: the grads to its inputs come when it runs")
     for k, source in enumerate(inputs):
-        if source is None or k >= len(s.grad_inputs) or s.grad_inputs[k] is None:
+        if source is None:
+            continue
+        if not source.requires_grad if pending else k >= len(s.grad_inputs) or s.grad_inputs[k] is None:
+            if values[k] is not None:  # an operand the rule reads (a target, a mask)
+                out.operands.append(f"{_name(source)} (node {source.id}) = {_shown(values[k], out.element)}")
             continue
         term = _term(node, source, k, s, grad_out, values, local, cls, args, out.element, out.notes)
         out.terms.append(term)
@@ -119,12 +131,15 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
         lines.append(f"{t.name} (node {t.input}):")
         if t.local_text:
             numbers = _text(t.local, e.element)
-            lines.append(f"  local  d out/d {t.name} = {t.local_text}" + (f" = {numbers}" if numbers != t.local_text else ""))
+            first = t.local.reshape(-1)[0] if t.local.size else None  # a constant factor ("1", "−1") says it all
+            constant = first is not None and t.local_text.replace("−", "-") == _number(first) and (t.local == first).all()
+            lines.append(f"  local  d out/d {t.name} = {t.local_text}" + ("" if constant else f" = {numbers}"))
         if t.formula:
             lines.append(f"  grad_in = {t.formula}")
         lines += [f"  {v}" for v in t.values]
         if t.note:
             lines.append(f"  {t.note}")
+    lines += e.operands
     lines += e.sums
     lines += e.stats
     lines += e.notes
@@ -134,15 +149,11 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
 # --- the pieces ----------------------------------------------------------------------------------
 
 
-def _function_class(op: str):
-    """The engine's Function class for `op` (None for a user's Function or an unknown op)."""
-    return _classes().get(op)
-
-
 _CLASSES: dict[str, type] = {}
 
 
 def _classes() -> dict[str, type]:
+    """op -> the engine's Function class (made once)."""
     if not _CLASSES:
         stack = [Function]
         while stack:
@@ -203,47 +214,51 @@ def _local(cls, node: Node, values, args):
 
 
 def _forward_arguments(cls, node: Node, values, args):
-    """Forward's positional arguments rebuilt: the inputs' recorded values, the arguments' literals."""
-    names = argument_names(cls)
-    total = len(node.inputs) + len(node.args)
-    slots: list = [None] * total
-    taken = set()
-    for key, _ in node.args:
-        position = names.index(key) if key in names else (int(key[3:]) if key.startswith("arg") and key[3:].isdigit() else None)
-        if position is None or position >= total or key not in args:
-            return None
+    """Forward's positional arguments rebuilt (the inputs' recorded values, the arguments' literals),
+    or None when one of them is not in the record."""
+    fixed, positions = _layout(cls, node)
+    if fixed is None or any(key not in args for key in fixed.values()) or any(v is None for v in values):
+        return None
+    slots: list = [None] * (len(fixed) + len(positions))
+    for position, key in fixed.items():
         slots[position] = args[key]
-        taken.add(position)
-    free = iter(i for i in range(total) if i not in taken)
-    for v in values:
-        if v is None:
-            return None
-        slots[next(free)] = v
+    for position, v in zip(positions, values):
+        slots[position] = v
     return slots
 
 
-def _input_positions(cls, node: Node) -> list[int]:
-    """The forward position of each tensor input."""
+def _layout(cls, node: Node) -> tuple[dict[int, str] | None, list[int]]:
+    """(forward position -> the name of the non-tensor argument there, each tensor input's forward
+    position); None for the first when an argument's place is unknown."""
     names = argument_names(cls) if cls is not None else ()
-    taken = {names.index(k) if k in names else int(k[3:]) for k, _ in node.args
-             if k in names or (k.startswith("arg") and k[3:].isdigit())}
+    fixed: dict[int, str] | None = {}
+    for key, _ in node.args:
+        if key in names:
+            fixed[names.index(key)] = key
+        elif key.startswith("arg") and key[3:].isdigit():  # the recorder's name for an unnamed one
+            fixed[int(key[3:])] = key
+        else:
+            fixed = None
+            break
     total = len(node.inputs) + len(node.args)
-    return [i for i in range(total) if i not in taken][:len(node.inputs)]
+    taken = fixed or {}
+    return fixed, [i for i in range(total) if i not in taken][:len(node.inputs)]
 
 
 def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes) -> Term:
     term = Term(source.id, _name(source), grad_out)
-    raw = _values(s.grad_inputs[k])
+    given = s.grad_inputs[k] if k < len(s.grad_inputs) else None  # none yet: the step has not run
+    raw = _values(given)
     shape = tuple(source.output.shape) if source.output is not None else None
     if raw is not None:
         term.grad_in, axes = _summed_to(raw, shape)
         if axes:
             dims = ", ".join(map(str, axes))
             term.note = f"grad summed over dim{'s' if len(axes) > 1 else ''} {dims}: {tuple(raw.shape)} -> {shape}"
-    else:
-        notes.append(_missing(f"the grad to {term.name}", s.grad_inputs[k]))
+    elif given is not None:
+        notes.append(_missing(f"the grad to {term.name}", given))
     elementwise = cls is not None and cls.elementwise
-    position = _input_positions(cls, node)[k] if cls is not None else k
+    position = _layout(cls, node)[1][k] if cls is not None else k
     if elementwise and local is not None:
         factor = local[position] if position < len(local) else None
         if factor is not None:
@@ -251,10 +266,10 @@ def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes
             term.local_text = _fill(cls.local_for(args), position, cls, node, values, args, factor, element)
     elif elementwise:
         notes.append(f"the local factor for {term.name} needs every input's values, which were not all recorded")
-    if term.grad_out is None or raw is None:
-        return term
-    if term.local is not None:
+    if term.grad_out is not None and term.local is not None and (raw is not None or given is None):
         term.formula = _product(term, raw, element)
+        return term
+    if term.grad_out is None or raw is None:
         return term
     # Not elementwise: the operand's values, what it receives, and one element's sum where the op has one.
     value = values[k]
@@ -275,11 +290,14 @@ def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes
 
 
 def _product(term: Term, raw, element) -> str:
-    """grad_out × local = grad_in, with the numbers (one element's for big tensors)."""
+    """grad_out × local = grad_in, with the numbers (one element's for big tensors); `raw`, the
+    grad the step gave (before any broadcast sum), is None while the step has not run."""
+    grad_out = _text(term.grad_out, element)
+    if raw is None:
+        return f"{grad_out} × {term.local_text} = … (when this step runs)"
     if element is None:
-        return f"{_text(term.grad_out, None)} × {term.local_text} = {_text(term.grad_in, None)}"
-    e = element
-    return (f"{_number(term.grad_out.reshape(-1)[e])} × {term.local_text} = {_number(raw.reshape(-1)[e])}"
+        return f"{grad_out} × {term.local_text} = {_text(term.grad_in, None)}"
+    return (f"{grad_out} × {term.local_text} = {_number(raw.reshape(-1)[element])}"
             + (f"  (this element's share; {term.name}'s grad sums them, see the note)" if term.note else ""))
 
 

@@ -3,6 +3,8 @@
 import importlib
 import pkgutil
 
+from test_autograd import GS_FUNCTIONS
+
 import graphscope as gs
 import graphscope.engine
 from graphscope.engine.function import Function
@@ -58,18 +60,15 @@ def test_local_factors_are_the_backward_of_a_unit_cotangent_in_the_output_shape(
 
 
 def test_a_custom_function_names_its_backward_and_the_line_it_starts_on():
-    class Square(gs.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x * x
+    my_relu = GS_FUNCTIONS["MyReLU"]
+    out = my_relu.apply(gs.tensor([1.0], requires_grad=True))
+    line = my_relu.backward.__code__.co_firstlineno + 1  # the def, under its @staticmethod
+    assert out.grad_fn.rule == f"custom backward: custom_functions.<locals>.MyReLU.backward (test_autograd.py:{line})"
 
-        @staticmethod
-        def backward(ctx, grad):  # the def line
-            (x,) = ctx.saved_tensors
-            return 2 * x * grad
 
-    out = Square.apply(gs.tensor([1.0], requires_grad=True))
-    line = Square.backward.__code__.co_firstlineno + 1  # the def, under its @staticmethod
-    assert out.grad_fn.rule == ("custom backward: test_a_custom_function_names_its_backward_and_the_line_it_starts_on"
-                                f".<locals>.Square.backward (test_rules.py:{line})")
+def test_clamp_writes_only_the_bounds_it_has_into_its_local_factor():
+    from graphscope.engine.ops.unary import Clamp
+
+    assert Clamp.local_for({"low": 0.0, "high": None}) == ("({low} ≤ {x})",)
+    assert Clamp.local_for({"low": None, "high": 1.0}) == ("({x} ≤ {high})",)
+    assert Clamp.local_for({"low": -1.0, "high": 1.0}) == ("({low} ≤ {x} ≤ {high})",)

@@ -13,6 +13,7 @@ import graphscope as gs
 from graphscope.engine import hooks
 from graphscope.trace import dumps, loads
 from graphscope.trace.explain import explain_lines, explain_step
+from graphscope.trace.record import BackwardPass, Record, Step
 from graphscope.trace.recorder import Policy, Recorder
 
 ENGINE_TESTS = Path(__file__).resolve().parent.parent / "engine"
@@ -146,6 +147,42 @@ def test_values_not_recorded_are_said_in_words():
     assert any("were not all recorded" in line for line in lines)
 
 
+def test_a_step_paused_before_its_backward_shows_the_local_factor_and_waits_for_grad_in():
+    recorder = Recorder()
+
+    class PauseAtPow(hooks.Observer):  # what the debugger sees when it pauses before pow's backward
+        lines = None
+
+        def before_node(self, node, grad_output):
+            if node.op == "pow" and self.lines is None:
+                record = recorder.flush()
+                self.lines = explain_lines(explain_step(record, 0, len(record.passes[0].steps) - 1))
+
+    pause = PauseAtPow()
+    with hooks.observe(recorder), hooks.observe(pause):
+        b = gs.tensor([6.0, 4.0], requires_grad=True)
+        (-(b**2)).sum().backward()
+    assert pause.lines[2:] == [
+        "b (node 0):",
+        "  local  d out/d b = 2·[6, 4] = [12, 8]",
+        "  grad_in = [-1, -1] × 2·[6, 4] = … (when this step runs)",
+        "this step's backward has not run yet: the grads to its inputs come when it runs",
+    ]
+
+
+def test_an_operand_no_grad_flows_to_is_shown_beside_the_terms():
+    def run():
+        logits = gs.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], requires_grad=True)
+        gs.nn.functional.cross_entropy(logits, gs.tensor([0, 2])).backward()
+
+    _, record, _ = _recorded(run)
+    e = explain_step(record, 0, 0)
+    target = next(n for n in record.nodes.values() if n.op == "tensor")
+    assert e.rule.startswith("fused log_softmax + nll")
+    assert [t.name for t in e.terms] == ["logits"]
+    assert e.operands == [f"tensor#{target.id} (node {target.id}) = [0, 2]"]
+
+
 def test_dropout_explains_its_mask_as_the_local_factor():
     def run():
         gs.manual_seed(0)
@@ -162,25 +199,15 @@ def test_dropout_explains_its_mask_as_the_local_factor():
 
 
 def test_a_custom_function_names_its_backward_and_line():
-    class MyReLU(gs.autograd.Function):
-        @staticmethod
-        def forward(ctx, x):
-            ctx.save_for_backward(x)
-            return x.clamp(min=0)
-
-        @staticmethod
-        def backward(ctx, grad):  # MyReLU.backward
-            (x,) = ctx.saved_tensors
-            return grad * (x > 0)
+    my_relu = _table("test_autograd", "GS_FUNCTIONS")["MyReLU"]
 
     def run():
         x = gs.tensor([1.0, -1.0], requires_grad=True)
-        MyReLU.apply(x).sum().backward()
+        my_relu.apply(x).sum().backward()
 
     _, record, _ = _recorded(run)
-    line = next(i for i, t in enumerate(Path(__file__).read_text().splitlines(), 1) if t.endswith("# MyReLU.backward"))
-    expected = f"custom backward: test_a_custom_function_names_its_backward_and_line.<locals>.MyReLU.backward " \
-               f"(test_explain.py:{line})"
+    line = my_relu.backward.__code__.co_firstlineno + 1  # the def, under its @staticmethod
+    expected = f"custom backward: custom_functions.<locals>.MyReLU.backward (test_autograd.py:{line})"
     assert record.rules["MyReLU"] == expected
     e = explain_step(record, 0, 1)
     assert (e.op, e.rule, e.custom) == ("MyReLU", expected, expected)
@@ -210,6 +237,12 @@ def test_the_recorder_notes_each_rule_once_per_class_not_per_node():
             (a * a * a).sum().backward()
     assert recorder._names.rules is recorder.record.rules
     assert sorted(recorder.record.rules) == ["mul", "sum"]
+
+
+def test_a_step_whose_node_is_gone_says_so():
+    record = Record(passes=[BackwardPass(0, root=7, order=(7,), steps=[Step(7)])])
+    e = explain_step(record, 0, 0)
+    assert (e.node, e.terms, e.notes) == (7, [], ["node 7 is no longer in the record"])
 
 
 def test_a_step_out_of_range_is_refused_with_the_count():

@@ -318,3 +318,14 @@ def test_any_single_change_to_a_valid_snapshot_loads_or_raises_snapshot_error(da
         snapshot.loads(json.dumps(doc))
     except SnapshotError:
         pass
+
+
+@pytest.mark.parametrize("rules, where, problem", [
+    ([], "rules", "expected an object, found a list"),
+    ({"mul": 3}, "rules.mul", "expected a string, found an integer"),
+    ({"mul\x1b": "d(a·b)/da = b"}, "rules", "contains control characters"),
+], ids=["not an object", "a rule that is not text", "an op name with a control character"])
+def test_bad_rules(tmp_path, doc, rules, where, problem):
+    doc["rules"] = rules
+    e = _load_doc(tmp_path, doc)
+    assert e.where == where and problem in e.problem

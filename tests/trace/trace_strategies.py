@@ -117,7 +117,8 @@ def records(draw):
                  for _ in range(draw(st.integers(0, 2)))]
     return Record(metadata=metadata, nodes=nodes, passes=passes, console=console, error=error,
                   findings=findings, optimizer=optimizer, dropped_values=draw(st.integers(0, 9)),
-                  trimmed_nodes=draw(st.integers(0, 9)), dropped_console=draw(st.integers(0, 9)))
+                  trimmed_nodes=draw(st.integers(0, 9)), dropped_console=draw(st.integers(0, 9)),
+                  rules=draw(st.dictionaries(names, texts, max_size=3)))
 
 
 def _leaf_grad(draw, node_id) -> LeafGrad:

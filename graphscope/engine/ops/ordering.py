@@ -49,7 +49,6 @@ class Sort(Function):
 
 
 class Topk(Sort):
-    pass
     rule = "d topk(x)/dx = 1 at the k chosen places (grad scattered by the indices), 0 elsewhere"
 
 

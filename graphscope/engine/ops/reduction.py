@@ -159,7 +159,6 @@ class Amax(Function):
 
 
 class Amin(Amax):
-    pass
     rule = "d amin(x)/dx = 1 at the minimum, split evenly between ties, 0 elsewhere"
 
 
@@ -185,7 +184,6 @@ class MaxDim(Function):
 
 
 class MinDim(MaxDim):
-    pass
     rule = "d min(x, dim)/dx = 1 at the returned index of each row, 0 elsewhere"
 
 

@@ -53,12 +53,10 @@ class Triangle(Function):
 
 
 class Tril(Triangle):
-    pass
     rule = "d tril(x)/dx = 1 on and below the diagonal, 0 above"
 
 
 class Triu(Triangle):
-    pass
     rule = "d triu(x)/dx = 1 on and above the diagonal, 0 below"
 
 

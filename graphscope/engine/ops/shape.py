@@ -58,7 +58,6 @@ class Permute(Function):
 
 
 class Transpose(Permute):
-    pass
     rule = "d xᵀ/dx = 1 (the grad is transposed back)"
 
 

@@ -218,6 +218,13 @@ class Clamp(Function):
             inside = inside & (x <= self.high)
         return backend.keep(grad, inside), None, None
 
+    @classmethod
+    def local_for(cls, args):
+        low, high = args.get("low") is not None, args.get("high") is not None
+        if low == high:
+            return cls.local
+        return ("({low} ≤ {x})",) if low else ("({x} ≤ {high})",)
+
 
 class Cast(Function):
     reads_inputs = ()
