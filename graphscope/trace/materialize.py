@@ -87,7 +87,11 @@ class Materializer:
             if p is not None:
                 p.steps.append(st)
         j.steps_done = len(j.steps)
-        self._summarize_into(j.index, work)
+        # The optimizer events between the passes before it: summarised in the same batch.
+        changes, states = self._optimizer_work(j.index) if self._optimizer_pending else ((), ())
+        self._summarize_into(j.index, work + changes if changes else work, changes)
+        if states:
+            self._finish_states(states)
 
     @staticmethod
     def _grad_slots(step: Step, grad_inputs: list) -> list:
@@ -95,16 +99,18 @@ class Materializer:
             step.grad_inputs = [None] * len(grad_inputs)
         return step.grad_inputs
 
-    def _summarize_into(self, index: int, work: list) -> None:
+    def _summarize_into(self, index: int, work: list, shared: list | tuple = ()) -> None:
         """Summarise [(target, key, array)] and store each summary at target[key] / target.key.
 
         An array met twice (a leaf's grad is also its step's grad input; a grad passed down a
         chain is one step's grad input and the next step's grad output; an unchanged leaf is
-        shared with the last pass) is summarised once and its summary shared."""
+        shared with the last pass; an optimizer event's copies of values and grads, in `shared`,
+        are those of the pass before) is summarised once and its summary shared."""
         if not work:
             return
         current = {id(e.copy): e.copy for e in self._leaf_copies.values() if e.copy is not None}
         current.update((id(e.grad_copy), e.grad_copy) for e in self._leaf_copies.values() if e.grad_copy is not None)
+        current.update((id(raw), raw) for _, _, raw in shared)
         known = self._leaf_summaries = {k: v for k, v in self._leaf_summaries.items() if k in current}
         slot_of: dict[int, int] = {}
         arrays, slots, ready = [], [], {}

@@ -9,6 +9,7 @@ its parameters.
 
 from __future__ import annotations
 
+from collections import deque
 from typing import NamedTuple
 
 from graphscope.engine import hooks
@@ -42,9 +43,12 @@ class PendingChanges(NamedTuple):
     """Copies of one event's values waiting to be summarised."""
 
     index: int          # the backward pass the event follows (-1: before any)
-    event: OptimizerEvent
-    work: list          # (ParamChange, field, copy or Derived)
-    states: list        # (ParamChange, [(state name, copy or literal)])
+    rows: list          # per parameter: (ParamChange, its fields' copies (or Derived, or None) in
+    #                     FIELDS order, [(state name, copy or literal)] or None)
+
+
+FIELDS = ("before", "grad", "after", "update")
+_SET_TO_NONE = {True: (("set_to_none", "True"),), False: (("set_to_none", "False"),)}
 
 
 class GradOwners:
@@ -79,14 +83,23 @@ class OptimizerRecording:
     # --- engine events ------------------------------------------------------------------
 
     def grads_zeroing(self, owner, params, set_to_none):
-        event = self._optimizer_event(ZERO_GRAD, name(type(owner).__name__), (("set_to_none", repr(bool(set_to_none))),))
-        work = []
+        # Once per step with every parameter: written for speed (no calls per parameter but
+        # what it must do).
+        set_to_none = bool(set_to_none)
+        event = self._optimizer_event(ZERO_GRAD, name(type(owner).__name__), _SET_TO_NONE[set_to_none])
+        leaves, changes, rows = self._leaf_copies, event.params, []
         for p in params:
             grad = p._grad
-            leaf = self._known_leaf(p) if grad is not None else None
-            if leaf is not None:
-                work += self._grad_reset(event, p, leaf, zeros=not set_to_none)
-        self._pending_changes(event, work)
+            if grad is None:
+                continue
+            leaf = leaves.get(id(p))
+            if leaf is None or leaf.first is None or leaf.ref() is not p:
+                continue
+            change = ParamChange(leaf.first, leaf.label or self._label(p))
+            changes.append(change)
+            before = self._grad_copy(leaf, grad)
+            rows.append((change, (before, None, None if set_to_none else Derived("zeros", (before,)), None), None))
+        self._pending_changes(event, rows)
 
     def grad_clearing(self, tensor):
         self._reset_by_user(tensor, self._known_leaf(tensor), zeros=False)
@@ -98,22 +111,29 @@ class OptimizerRecording:
 
     def optimizer_step_begun(self, optimizer):
         kind = name(type(optimizer).__name__)
+        leaves, writes = self._leaf_copies, data_writes
         steps = []
         for group in optimizer.param_groups:
-            settings = tuple((name(str(k)), short_repr(v)) for k, v in group.items() if k != "params")
-            event = self._optimizer_event(OPTIMIZER_STEP, kind, settings)
-            work, changed = [], []
+            event = self._optimizer_event(OPTIMIZER_STEP, kind, self._settings_of(group))
+            changes, rows, changed = event.params, [], []
             for p in group["params"]:
                 grad = p._grad
-                leaf = self._known_leaf(p) if grad is not None else None
-                if leaf is None:
+                if grad is None:
                     continue  # the step skips a parameter without a grad
+                leaf = leaves.get(id(p))
+                if leaf is None or leaf.first is None or leaf.ref() is not p:
+                    continue
                 change = ParamChange(leaf.first, leaf.label or self._label(p))
-                event.params.append(change)
-                before = self._value_copy(leaf, p)
-                work += [(change, "before", before), (change, "grad", self._grad_copy(leaf, grad))]
+                changes.append(change)
+                # Its value: the copy its pass holds, while it has not changed since.
+                array = p.array
+                if leaf.array is array and leaf.copy is not None and leaf.version == (p._vc[0], writes[0]):
+                    before = leaf.copy
+                else:
+                    before = self._keep(array)
+                rows.append((change, (before, self._grad_copy(leaf, grad), None, None), None))
                 changed.append((change, p, leaf, before))
-            self._pending_changes(event, work)
+            self._pending_changes(event, rows)
             steps.append((event, changed))
         self._open_steps[id(optimizer)] = steps
 
@@ -122,57 +142,69 @@ class OptimizerRecording:
         if steps is None or self._sealed:
             return
         state = optimizer.state
-        fresh = self._journal.fresh
+        state = state if isinstance(state, dict) else {}
+        fresh, writes = self._journal.fresh, data_writes
         for event, changed in steps:
-            work, states = [], []
+            rows = []
             for change, p, leaf, before in changed:
                 array = p.array
                 after = self._keep(array)
                 # The next forward shares this copy while the parameter stays as the step left it.
-                leaf.array, leaf.version, leaf.copy, leaf.finite = array, (p._vc[0], data_writes[0]), after, False
+                leaf.array, leaf.version, leaf.copy, leaf.finite = array, (p._vc[0], writes[0]), after, False
                 fresh.append((leaf, after))
-                work += [(change, "after", after), (change, "update", Derived("update", (after, before)))]
-                slot = state.get(p) if isinstance(state, dict) else None
-                if slot:
-                    states.append((change, self._state_copies(slot)))
-            self._pending_changes(event, work, states)
+                slot = state.get(p)
+                rows.append((change, (None, None, after, Derived("update", (after, before))),
+                             self._state_copies(slot) if slot else None))
+            self._pending_changes(event, rows)
 
     # --- what the rest of the recorder calls --------------------------------------------
 
-    def _settle_optimizer(self, final: bool) -> None:
-        """Summarise the pending changes of the passes kept in detail (all of them when `final`),
-        drop those of passes trimmed since; the others wait."""
-        passes = self.record.passes
-        waiting = []
-        for pending in self._optimizer_pending:
-            index = pending.index
-            if 0 <= index < len(passes) and not passes[index].detailed:
-                continue  # its event lost its parameters with the pass
-            if final or self._kept_for_good(index):
-                self._summarize_changes(pending)
-            else:
-                waiting.append(pending)
-        self._optimizer_pending = waiting
+    def _settle_optimizer(self) -> None:
+        """Summarise the pending changes (of passes still in the detail window: a pass trimmed
+        since has none)."""
+        if self._optimizer_pending:
+            work, states = self._optimizer_work(len(self.record.passes) + 1)
+            self._summarize_into(max(len(self.record.passes) - 1, 0), work, work)
+            self._finish_states(states)
 
     def _drop_optimizer_detail(self, index: int) -> None:
         """Pass `index` left the detail window: its events keep their rows, not their parameters."""
+        held = self._held_events
+        if not held or held[0][0] > index:
+            return
         events = self.record.optimizer
-        for i in range(len(events) - 1, -1, -1):
-            event = events[i]
-            if event.passes - 1 < index:
-                break
-            if event.passes - 1 == index:
-                event.params = []
-                events.compact(i)
-        self._optimizer_pending = [p for p in self._optimizer_pending if p.index != index]
+        kept = []
+        while held and held[0][0] <= index:
+            entry = held.popleft()
+            if entry[0] == index:
+                events[entry[1]].params = []
+                events.compact(entry[1])
+            else:
+                kept.append(entry)  # a pass kept for good (the first ones, pinned ones)
+        held.extendleft(reversed(kept))
+        if self._optimizer_pending:
+            self._optimizer_pending = [p for p in self._optimizer_pending if p.index != index]
 
     # --- helpers --------------------------------------------------------------------------
 
     def _optimizer_event(self, kind: str, optimizer: str, settings: tuple) -> OptimizerEvent:
-        event = OptimizerEvent(kind, len(self.record.passes), optimizer, settings, self._names.site(hooks.user_site()))
+        passes = len(self.record.passes)
+        event = OptimizerEvent(kind, passes, optimizer, settings, self._names.site(hooks.user_site()))
         if not self._sealed:
-            self.record.optimizer.append(event)
+            events = self.record.optimizer
+            self._held_events.append((passes - 1, len(events)))
+            events.append(event)
         return event
+
+    def _settings_of(self, group: dict) -> tuple:
+        """The group's options as literals, made again only when one of them changed."""
+        options = [(k, v) for k, v in group.items() if k != "params"]
+        cached = self._group_settings.get(id(group))
+        if cached is not None and cached[0] is group and _same_options(cached[1], options):
+            return cached[2]
+        settings = tuple((name(str(k)), short_repr(v)) for k, v in options)
+        self._group_settings[id(group)] = (group, options, settings)
+        return settings
 
     def _known_leaf(self, t: Tensor) -> LeafEntry | None:
         """The leaf's entry when it has an identity (it was in a recorded pass)."""
@@ -194,22 +226,11 @@ class OptimizerRecording:
             event = last
         else:
             event = self._optimizer_event(GRAD_RESET, "", ())
-        self._pending_changes(event, self._grad_reset(event, tensor, leaf, zeros))
-
-    def _grad_reset(self, event: OptimizerEvent, t: Tensor, leaf: LeafEntry, zeros: bool) -> list:
-        change = ParamChange(leaf.first, leaf.label or self._label(t))
+        change = ParamChange(leaf.first, leaf.label or self._label(tensor))
         event.params.append(change)
-        before = self._grad_copy(leaf, t._grad)
-        work = [(change, "before", before)]
-        if zeros:
-            work.append((change, "after", Derived("zeros", (before,))))
-        return work
-
-    def _value_copy(self, leaf: LeafEntry, t: Tensor):
-        """A copy of the leaf's value: the one its last pass holds while it has not changed since."""
-        if leaf.array is t.array and leaf.version == (t._vc[0], data_writes[0]) and leaf.copy is not None:
-            return leaf.copy
-        return self._keep(t.array)
+        before = self._grad_copy(leaf, tensor._grad)
+        self._pending_changes(event, [(change, (before, None, Derived("zeros", (before,)) if zeros else None, None),
+                                       None)])
 
     def _state_copies(self, slot: dict) -> list:
         """The optimizer's state for a parameter: tensors copied, numbers as literals."""
@@ -221,38 +242,37 @@ class OptimizerRecording:
                 out.append((name(str(key)), short_repr(value)))
         return out
 
-    def _pending_changes(self, event: OptimizerEvent, work: list, states: list = ()) -> None:
-        """Summarise the copies now when their pass is kept in detail for good, else later."""
-        if not (work or states) or self._sealed:
-            return
-        pending = PendingChanges(event.passes - 1, event, work, list(states))
-        if self._kept_for_good(pending.index):
-            self._summarize_changes(pending)
-        else:
-            self._optimizer_pending.append(pending)
+    def _pending_changes(self, event: OptimizerEvent, rows: list) -> None:
+        """Keep the copies to summarise with the next pass put into the record, or at a flush."""
+        if rows and not self._sealed:
+            self._optimizer_pending.append(PendingChanges(event.passes - 1, rows))
 
-    def _kept_for_good(self, index: int) -> bool:
-        policy = self.policy
-        return index < policy.keep_first or index in self._pinned or policy.keep_last is None
+    def _optimizer_work(self, before: int) -> tuple[list, list]:
+        """The summarising work of the pending changes of passes before `before`, to do in one
+        batch with a pass's own: [(target, key, array)], and what to finish after it."""
+        work, states, waiting = [], [], []
+        for pending in self._optimizer_pending:
+            if pending.index >= before:
+                waiting.append(pending)
+                continue
+            for change, copies, entries in pending.rows:
+                for key, raw in zip(FIELDS, copies):
+                    if type(raw) is Derived:
+                        raw = raw.compute()
+                    if raw is not None:
+                        work.append((change, key, raw))
+                if entries:
+                    slots = [None] * len(entries)
+                    work += [(slots, i, value) for i, (_, value) in enumerate(entries) if type(value) is not str]
+                    states.append((change, entries, slots))
+        self._optimizer_pending = waiting
+        return work, states
 
-    def _summarize_changes(self, pending: PendingChanges) -> None:
-        work = []
-        for target, key, raw in pending.work:
-            if type(raw) is Derived:
-                raw = raw.compute()
-            if raw is not None:
-                work.append((target, key, raw))
-        states = []
-        for change, entries in pending.states:
-            slots = [None] * len(entries)
-            for i, (_, value) in enumerate(entries):
-                if type(value) is not str:
-                    work.append((slots, i, value))
-            states.append((change, entries, slots))
-        self._summarize_into(max(pending.index, 0), work)
+    @staticmethod
+    def _finish_states(states: list) -> None:
+        """Put each summarised state into its change: tensors as summaries, the rest as literals."""
         for change, entries, slots in states:
-            change.state = tuple((key, value if type(value) is str else s)
-                                 for (key, value), s in zip(entries, slots))
+            change.state = tuple((key, value if type(value) is str else s) for (key, value), s in zip(entries, slots))
 
 
 def new_optimizer_state(recorder) -> None:
@@ -260,3 +280,24 @@ def new_optimizer_state(recorder) -> None:
     recorder._optimizer_pending = []
     recorder._open_steps = {}
     recorder._grad_owners = GradOwners()
+    recorder._group_settings = {}  # id(param group) -> (the group, its options, their literals)
+    recorder._held_events = deque()  # (pass index, position in record.optimizer) of events held as objects
+
+
+def _same_options(old: list, new: list) -> bool:
+    """Whether a group's options are what they were: equal plain values (numbers, strings, tuples
+    of them); anything else (a tensor learning rate) counts as changed."""
+    if len(old) != len(new):
+        return False
+    for (k1, v1), (k2, v2) in zip(old, new):
+        if k1 != k2 or type(v1) is not type(v2) or not _plain(v1) or v1 != v2:
+            return False
+    return True
+
+
+def _plain(value) -> bool:
+    kind = type(value)
+    return kind in _PLAIN or kind is tuple and all(type(v) in _PLAIN for v in value)
+
+
+_PLAIN = (int, float, bool, str, type(None))

@@ -358,7 +358,6 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
             old = self._recent.popleft()
             if not old.materialized and old.index not in self._pinned and old.events:
                 self._trim_journal(old)
-        self._settle_optimizer(final=False)
 
     # --- what the session tells it ---------------------------------------------------------
 
@@ -424,7 +423,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         error = self.record.error
         if error is not None and error.node is not None and error.node not in self.record.nodes:
             error.node = None
-        self._settle_optimizer(final=True)
+        self._settle_optimizer()
         self.record.findings = findings.find(self.record, self.policy.vanishing, self.policy.exploding)
         return self.record
 
