@@ -14,8 +14,9 @@ from .explain import SMALL, explain_lines, explain_step
 from .explain import _number as number_text  # the numbers as explain_lines writes them
 from .explain import _stats as summary_stats
 from .explain import _text as values_text
+from .explain_optim import explain_change
 from .literal import escaped, visible
-from .record import OPTIMIZER_STEP, ZERO_GRAD, BackwardPass, Record, SourceSite
+from .record import GRAD_RESET, OPTIMIZER_STEP, BackwardPass, Record, SourceSite
 
 __all__ = ["ExplainError", "choose_pass", "markdown_report", "text_report"]
 
@@ -77,7 +78,7 @@ def sections(record: Record, pass_index: int) -> tuple[Words, list[Words], list[
         intro.append((f"The record ends at step {len(p.steps)} of {len(p.order)}: the run stopped in this pass.",))
     out = [_step(record, pass_index, k) for k in range(len(p.steps))]
     out.append(_leaves(record, p))
-    out += [_event(e) for e in record.optimizer if e.passes == pass_index + 1 and e.kind != OPTIMIZER_STEP]
+    out += [_event(record, e) for e in record.optimizer if e.passes == pass_index + 1]
     return title, intro, out
 
 
@@ -108,18 +109,19 @@ def _leaves(record: Record, p: BackwardPass) -> Section:
     return section
 
 
-def _event(event) -> Section:
-    """A zero_grad or a .grad reset after the pass: each parameter's .grad before and after."""
-    settings = ", ".join(f"{k}={v}" for k, v in event.settings)
-    if event.kind == ZERO_GRAD:
-        heading = ("After the pass: ", Name(f"{event.optimizer}.zero_grad()" if event.optimizer else "zero_grad()"),
-                   f" ({settings})" if settings else "")
+def _event(record: Record, event) -> Section:
+    """An optimizer's step or zero_grad, or the script resetting a .grad, after the pass: each
+    parameter's numbers (a step's before, update and after; the .grad cleared)."""
+    if event.kind == GRAD_RESET:
+        heading = ("After the pass: the script resets the .grad of ", *_joined([Name(c.label) for c in event.params]))
     else:
-        heading = ("After the pass: .grad reset of ", *_joined([Name(c.label) for c in event.params]))
+        call = "step()" if event.kind == OPTIMIZER_STEP else "zero_grad()"
+        heading = ("After the pass: ", Name(f"{event.optimizer}.{call}" if event.optimizer else call))
     section = Section(heading, event.site)
-    for change in event.params:
-        section.numbers.append(f"{change.label}: .grad {_summary_text(change.before, True)} -> "
-                               f"{_summary_text(change.after, True)}")
+    for k, change in enumerate(event.params):
+        section.numbers += [""] * (k > 0) + explain_change(record, event, change)
+    if not event.params:
+        section.numbers.append("its parameters' values were not kept (the pass is outside the recording's detail)")
     return section
 
 
@@ -131,14 +133,12 @@ def _joined(names: list[Name]) -> list:
     return out
 
 
-def _summary_text(summary, brief: bool = False) -> str:
-    """A small tensor's values, a big one's statistics (`brief`: its shape and norm); "None" for no tensor."""
+def _summary_text(summary) -> str:
+    """A small tensor's values, a big one's statistics; "None" for no tensor."""
     if summary is None:
         return "None"
     if summary.values is not None and summary.numel <= SMALL:
         return values_text(summary.values, None)
-    if brief:
-        return f"(shape {tuple(summary.shape)}, norm {number_text(summary.norm) if summary.norm is not None else '?'})"
     return f"({summary_stats(summary)})"
 
 
@@ -171,7 +171,7 @@ def text_report(record: Record, pass_index: int = 0) -> str:
         if s.site is not None:
             out.append(f"  {_where(s.site)}" + (f"    {escaped(s.site.text)}" if s.site.text else ""))
         out += [f"  {_plain(line)}" for line in s.prose]
-        out += [f"  {line}" for line in s.numbers]
+        out += [f"  {line}" if line else "" for line in s.numbers]
     return "\n".join(visible(line) for line in out) + "\n"
 
 
