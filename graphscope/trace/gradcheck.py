@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from graphscope.engine import hooks
+
 # The engine's own node class for a custom Function, and its reduction of a broadcast grad to
 # an input's shape: a check must treat a node's backward exactly as backward() does.
 from graphscope.engine.autograd.custom import CustomNode, FunctionCtx, _node_class
@@ -84,8 +86,9 @@ def gradcheck_node(record: Record, node_id: int, functions: dict | None = None) 
     if node is None:
         return GradcheckResult(node_id, "", reason=f"node {node_id} is not in the record")
     try:
-        run = _Rebuilt(record, node, functions or {})
-        return GradcheckResult(node_id, node.op, tuple(run.check(k) for k in run.checked))
+        with hooks.debugger_thread():  # a recorder of a paused live run does not hear the check
+            run = _Rebuilt(record, node, functions or {})
+            return GradcheckResult(node_id, node.op, tuple(run.check(k) for k in run.checked))
     except _CannotCheck as why:
         return GradcheckResult(node_id, node.op, reason=str(why))
 
