@@ -89,7 +89,7 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
     if elementwise:  # one element of the output, the same place in every tensor
         if grad_out is not None and grad_out.size > SMALL:
             out.element = _clip(element or 0, grad_out.size)
-    elif any(v is not None and v.size > SMALL for v in [grad_out, *values]):
+    elif element is not None or any(v is not None and v.size > SMALL for v in [grad_out, *values]):
         out.element = max(int(element or 0), 0)  # each big tensor's own flat element (clipped to it)
     pending = not s.grad_inputs and bool(node.inputs)  # paused before this node's backward
     if pending:
@@ -277,16 +277,24 @@ def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes
     term.formula = _shown(term.grad_in, element)
     arrays = _forward_arguments(cls, node, values, args) if cls is not None else None
     if arrays is not None and term.grad_in.size:
-        index = np.unravel_index(_clip(element or 0, term.grad_in.size), term.grad_in.shape)
-        worked = cls.contraction(position, tuple(int(i) for i in index), arrays, grad_out)
-        if worked is not None:
-            text, pairs = worked
-            shown = pairs if len(pairs) <= SMALL else pairs[:4]
-            sum_text = " + ".join(f"{_factor(x)}·{_factor(y)}" for x, y in shown)
-            if len(pairs) > len(shown):
-                sum_text += f" + … ({len(pairs) - len(shown)} more)"
-            term.values.append(f"{text} = {sum_text} = {_number(term.grad_in[index])}")
+        worked = _worked_element(cls, position, arrays, grad_out, term.grad_in, element)
+        if worked:
+            term.values.append(worked)
     return term
+
+
+def _worked_element(cls, position, arrays, grad_out, grad_in, element) -> str:
+    """One element of a sum-of-products grad with its numbers: "dA[0,1] = Σₖ ... = 1·2 + 3·4 = 14"."""
+    index = tuple(int(i) for i in np.unravel_index(_clip(element or 0, grad_in.size), grad_in.shape))
+    worked = cls.contraction(position, index, arrays, grad_out)
+    if worked is None:
+        return ""
+    text, pairs = worked
+    shown = pairs if len(pairs) <= SMALL else pairs[:4]
+    sum_text = " + ".join(f"{_factor(x)}·{_factor(y)}" for x, y in shown)
+    if len(pairs) > len(shown):
+        sum_text += f" + … ({len(pairs) - len(shown)} more)"
+    return f"{text} = {sum_text} = {_number(grad_in[index])}"
 
 
 def _product(term: Term, raw, element) -> str:

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
 
+from .held_rows import HeldRows
 from .record import OptimizerEvent
 
 _WIDE = 255  # in a byte column: the value did not fit, look in the column's dict
 _MARK_EVERY = 64
 
 
-class OptimizerHistory(Sequence):
+class OptimizerHistory(HeldRows):
     """`record.optimizer` of a live recording, read like the list it replaces.
 
     An event with parameters (its pass is kept in detail, or not yet trimmed) is an
@@ -21,8 +21,10 @@ class OptimizerHistory(Sequence):
     events take a few bytes a step.
     """
 
+    _what = "optimizer event"
+
     def __init__(self):
-        self._held: dict[int, OptimizerEvent] = {}
+        super().__init__()  # _held: index -> OptimizerEvent
         self._delta = bytearray()        # passes minus the previous event's
         self._wide_passes: dict[int, int] = {}
         self._marks = array("q")         # the passes of every 64th event, to read the deltas from
@@ -64,31 +66,8 @@ class OptimizerHistory(Sequence):
             self._kinds[index] = _WIDE
             self._wide_kinds[index] = kind
 
-    def __eq__(self, other):
-        if not isinstance(other, (list, tuple, OptimizerHistory)):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-
-    __hash__ = None
-
     def __len__(self) -> int:
         return len(self._delta)
-
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self._event(i) for i in range(*index.indices(len(self)))]
-        n = len(self._delta)
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError("optimizer event index out of range")
-        return self._event(index)
-
-    def __iter__(self):
-        return (self._event(i) for i in range(len(self._delta)))
-
-    def __reversed__(self):
-        return (self._event(i) for i in range(len(self._delta) - 1, -1, -1))
 
     def _passes(self, i: int) -> int:
         mark = i - i % _MARK_EVERY
@@ -99,10 +78,7 @@ class OptimizerHistory(Sequence):
             passes = wide[j] if d == _WIDE else passes + d
         return passes
 
-    def _event(self, i: int) -> OptimizerEvent:
-        held = self._held.get(i)
-        if held is not None:
-            return held
+    def _row(self, i: int) -> OptimizerEvent:
         kind = self._kinds[i]
         kind, optimizer, settings, site = self._kind_list[self._wide_kinds[i] if kind == _WIDE else kind]
         return OptimizerEvent(kind, self._passes(i), optimizer, settings, site)

@@ -239,6 +239,34 @@ def test_the_recorder_notes_each_rule_once_per_class_not_per_node():
     assert sorted(recorder.record.rules) == ["mul", "sum"]
 
 
+def test_matmul_works_one_grad_element_out_as_its_sum_of_products():
+    def run():
+        A = gs.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+        B = gs.tensor([[0.5, -1.0, 2.0], [1.0, 0.0, -2.0]], requires_grad=True)
+        (A @ B).sum().backward()
+
+    _, record, _ = _recorded(run)
+    lines = explain_lines(explain_step(record, 0, 1))
+    assert "  dA[0,0] = Σₖ dOut[0,k]·B[0,k] = 1·0.5 + 1·(-1) + 1·2 = 1.5" in lines
+    assert "  dB[0,0] = Σₖ A[k,0]·dOut[k,0] = 1·1 + 3·1 = 4" in lines
+    lines = explain_lines(explain_step(record, 0, 1, element=3))
+    assert "  dA[1,1] = Σₖ dOut[1,k]·B[1,k] = 1·1 + 1·0 + 1·(-2) = -1" in lines
+    assert "  dB[1,0] = Σₖ A[k,1]·dOut[k,0] = 2·1 + 4·1 = 6" in lines
+
+
+def test_linear_works_one_weight_and_bias_grad_element_out():
+    def run():
+        x = gs.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        w = gs.tensor([[0.5, -0.5]], requires_grad=True)
+        b = gs.tensor([0.25], requires_grad=True)
+        gs.nn.functional.linear(x, w, b).sum().backward()
+
+    _, record, _ = _recorded(run)
+    lines = explain_lines(explain_step(record, 0, 1, element=1))
+    assert "  dW[0,1] = Σₙ dOut[n,0]·x[n,1] = 1·2 + 1·4 + 1·6 = 12" in lines
+    assert "  db[0] = Σₙ dOut[n,0] = 1·1 + 1·1 + 1·1 = 3" in lines
+
+
 def test_a_step_whose_node_is_gone_says_so():
     record = Record(passes=[BackwardPass(0, root=7, order=(7,), steps=[Step(7)])])
     e = explain_step(record, 0, 0)

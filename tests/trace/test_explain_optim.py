@@ -1,5 +1,6 @@
 """An optimizer step explained: the recorded before, update and after, and every number of the rule, are torch's."""
 
+import ast
 import re
 
 import numpy as np
@@ -161,7 +162,7 @@ def test_a_small_parameter_is_shown_whole_too():
     lines = explain_change(rec, steps[0], steps[0].params[1])
     want = torch_history(OPTIMIZERS["sgd"])[0]["b"]
     before = next(line for line in lines if line.startswith("before "))
-    assert np.allclose(eval(before.split(maxsplit=1)[1]), want["before"])  # noqa: S307 (a list of numbers)
+    assert np.allclose(ast.literal_eval(before.split(maxsplit=1)[1]), want["before"])
     assert "element 0 of 2 (shape (2,))" in lines
 
 
