@@ -49,17 +49,20 @@ class OptimizerHistory(HeldRows):
         self._last = event.passes
         self._kinds.append(0)
 
-    def compact(self, index: int) -> None:
-        """Keep event `index` as a row from now on, once it has no parameters."""
+    def compact(self, index: int, drop_params: bool = False) -> None:
+        """Keep event `index` as a row from now on, once it has no parameters (with
+        `drop_params`: dropping them; an object read before keeps them)."""
         event = self._held.get(index)
-        if event is None or event.params:
+        if event is None or event.params and not drop_params:
             return
         del self._held[index]
-        key = (event.kind, event.optimizer, event.settings, event.site)
+        # Settings and sites are shared objects (made once by the recorder): keyed by identity,
+        # which the kind list keeps alive, instead of hashing them again for every event.
+        key = (event.kind, event.optimizer, id(event.settings), id(event.site))
         kind = self._kind_ids.get(key)
         if kind is None:
             kind = self._kind_ids[key] = len(self._kind_list)
-            self._kind_list.append(key)
+            self._kind_list.append((event.kind, event.optimizer, event.settings, event.site))
         if kind < _WIDE:
             self._kinds[index] = kind
         else:

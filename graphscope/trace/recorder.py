@@ -339,6 +339,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         self._raised_in, self._stepping = self._stepping, None
         if index % 64 == 63:  # now and then, forget leaves that have died
             self._leaf_copies = {k: e for k, e in self._leaf_copies.items() if e.ref() is not None}
+            self._grad_owners.forget_dead()
         j = self._journal
         policy = self.policy
         keep = index < policy.keep_first or policy.keep_last is None

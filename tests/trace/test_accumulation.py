@@ -196,3 +196,13 @@ def test_an_unchanged_grad_is_copied_once_for_the_next_pass_and_the_optimizer():
     (step,) = rec.optimizer
     assert step.params[0].grad is second.now  # the same copy, summarised once
     np.testing.assert_array_equal(step.params[0].grad.values, [6.0, 6.0])
+
+
+def test_the_grads_of_leaves_that_died_are_forgotten():
+    recorder = Recorder(Policy())
+    with hooks.observe(recorder):
+        for _ in range(130):  # a new leaf every pass
+            w = gs.tensor([1.0], requires_grad=True)
+            (w * 2).sum().backward()
+    del w
+    assert len(recorder._grad_owners._by_array) < 70

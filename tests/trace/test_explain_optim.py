@@ -25,6 +25,8 @@ OPTIMIZERS = {
     "adam": (lambda lib, p: lib.optim.Adam(p, lr=0.1)),
     "adam weight decay": (lambda lib, p: lib.optim.Adam(p, lr=0.05, betas=(0.8, 0.99), weight_decay=0.1)),
     "adamw": (lambda lib, p: lib.optim.AdamW(p, lr=0.1, weight_decay=0.1)),
+    "sgd maximize": (lambda lib, p: lib.optim.SGD(p, lr=0.1, momentum=0.5, dampening=0.1, maximize=True)),
+    "adam amsgrad maximize": (lambda lib, p: lib.optim.Adam(p, lr=0.1, amsgrad=True, maximize=True)),
 }
 STEPS = 3
 
@@ -99,12 +101,14 @@ def test_every_number_of_the_rule_is_torchs(name, label, element):
         if "exp_avg" in state:
             t = int(state["step"])
             assert n.t == t == step + 1
-            assert close(n.m, state["exp_avg"][element]) and close(n.v, state["exp_avg_sq"][element])
+            v = "max_exp_avg_sq" if "max_exp_avg_sq" in state else "exp_avg_sq"  # amsgrad divides by the max
+            assert close(n.m, state["exp_avg"][element]) and close(n.v, state[v][element])
             before = expected[step - 1][label]["state"] if step else {"exp_avg": [0.0] * 12, "exp_avg_sq": [0.0] * 12}
-            assert close(n.m_before, before["exp_avg"][element]) and close(n.v_before, before["exp_avg_sq"][element])
+            assert close(n.m_before, before["exp_avg"][element])
+            assert close(n.v_before, before["exp_avg_sq"][element]) if v == "exp_avg_sq" else n.v_before is None
             beta1, beta2 = dict(event.settings)["betas"].strip("()").split(", ")
             assert close(n.m_hat, state["exp_avg"][element] / (1 - float(beta1) ** t))
-            assert close(n.v_hat, state["exp_avg_sq"][element] / (1 - float(beta2) ** t))
+            assert close(n.v_hat, state[v][element] / (1 - float(beta2) ** t))
 
 
 NUMBER = re.compile(r"(?<![\w.)])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")

@@ -207,3 +207,18 @@ def test_an_observer_hears_each_step_begin_and_end_once_with_the_optimizer():
     with hooks.observe(Listener()):
         opt, _, _ = train(gs, OPTIMIZERS["sgd momentum"], 2)
     assert calls == [("begun", opt), ("ended", opt)] * 2
+
+
+def test_the_events_of_a_pass_the_debugger_paused_in_keep_their_values():
+    recorder = Recorder(Policy(keep_first=1, keep_last=2))
+
+    class PauseInPass3(hooks.Observer):  # what the step gate does when it pauses
+        def backward_begun(self, root, order):
+            if len(recorder.record.passes) == 4:
+                recorder.keep(3)
+
+    with hooks.observe(recorder), hooks.observe(PauseInPass3()):
+        train(gs, OPTIMIZERS["sgd"], 9)
+    rec = recorder.finish()
+    kept = [e.passes - 1 for e in steps_of(rec) if e.params]
+    assert kept == [0, 3, 7, 8] == [p.index for p in rec.passes if p.detailed]
