@@ -81,9 +81,33 @@ def _summary(args) -> int:
     return 0
 
 
+def _add_explain(subcommands) -> None:
+    p = subcommands.add_parser(
+        "explain", help="print a backward pass step by step: each rule with its numbers",
+        description="Run a script like `run --headless` (or read a snapshot) and print one backward pass step "
+        "by step: each node, its source line, its derivative rule and the chain rule with the run's numbers, "
+        "where each leaf's .grad ended up, then the optimizer steps after the pass.")
+    p.add_argument("--as-torch", action="store_true",
+                   help="make `import torch` resolve to graphscope's engine for this run")
+    p.add_argument("--pass", dest="pass_index", type=int, default=0, metavar="N",
+                   help="the backward pass to explain, from 0 (default: 0, the first)")
+    p.add_argument("--markdown", action="store_true",
+                   help="write Markdown (a heading per step, code blocks for the numbers) for notes and slides")
+    p.add_argument("source", help="the Python script to run, or a snapshot JSON")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    p.set_defaults(handler=_explain)
+
+
+def _explain(args) -> int:
+    from graphscope.session.explain_run import explain
+
+    return explain(args.source, args.args, pass_index=args.pass_index, markdown=args.markdown,
+                   as_torch=args.as_torch)
+
+
 # Each entry adds one subcommand. Handlers import their layer (session, trace, tui) inside the
 # function, so `graphscope --version` stays fast and never loads Textual.
-SUBCOMMANDS: tuple = (_add_run, _add_view, _add_summary)
+SUBCOMMANDS: tuple = (_add_run, _add_view, _add_summary, _add_explain)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -125,8 +125,23 @@ def uninstall(observer: Observer) -> None:
 
 
 _installing = threading.Lock()
+# Threads on which the debugger itself runs engine code (a gradcheck in the app's worker): not the
+# script's, so a one_thread observer does not report them (see `debugger_thread`).
+_debugger_threads: weakref.WeakSet = weakref.WeakSet()
 # id(observer) -> (the ident of the thread that installed it, the other threads it was told of).
 _owners: dict = {}
+
+
+@contextmanager
+def debugger_thread():
+    """Within the block, the current thread's engine use is the debugger's own: one_thread
+    observers ignore it without reporting it as another thread of the script."""
+    thread = threading.current_thread()
+    _debugger_threads.add(thread)
+    try:
+        yield
+    finally:
+        _debugger_threads.discard(thread)
 
 
 def _rebuild() -> None:
@@ -147,7 +162,7 @@ def _handler(observer: Observer, event: str):
         if get_ident() == owner:
             return handler(*args)
         thread = threading.current_thread()
-        if thread not in told:  # threads, not idents: a finished thread's ident is reused
+        if thread not in told and thread not in _debugger_threads:  # threads: a finished thread's ident is reused
             told.add(thread)
             observer.other_thread(thread)
 

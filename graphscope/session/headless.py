@@ -1,4 +1,5 @@
-"""`graphscope run --headless`: run a script under the recorder with no UI, then print its summary."""
+"""`graphscope run --headless`: run a script under the recorder with no UI, then print its summary
+(`run_recorded` is the run itself, which `graphscope explain` shares)."""
 
 from __future__ import annotations
 
@@ -44,8 +45,30 @@ def run_headless(script: str, argv=(), *, export: str | None = None, dot_path: s
                  fail_on_nan: bool = False, as_torch: bool = False, device: str | None = None) -> int:
     """Run `script`; write the snapshot and DOT files (also when it raised or was interrupted);
     print the summary. Ctrl-C stops the script at its next engine event and exits 130."""
+
+    def report(record, code: int, notes: list[str]) -> int:
+        written, failed = _write(record, export, dot_path, code)
+        print_summary(record)
+        for line in written + failed + notes:
+            print(line, file=sys.stderr)
+        if failed:
+            return WRITE_FAILED
+        if fail_on_nan and record.has_nonfinite():
+            return NAN_EXIT_CODE
+        return code
+
+    return run_recorded(script, argv, report, as_torch=as_torch, device=device,
+                        exports=(("snapshot", export), ("graph", dot_path)))
+
+
+def run_recorded(script: str, argv, report, *, as_torch: bool = False, device: str | None = None,
+                 echo: bool = True, policy=None, exports=()) -> int:
+    """Run `script` under the recorder with no UI (a status line on a terminal's stderr), print its
+    traceback if it raised, and hand the record to `report(record, exit_code, notes)`, whose answer
+    is the exit code. Ctrl-C stops the script at its next engine event (exit 130); `exports`,
+    (what, path) pairs, are named in the error when the record could not be cut."""
     session = Session(script, list(argv), SessionOptions(
-        as_torch=as_torch, device=device, pause=False, break_on_nan=False, echo=True))
+        as_torch=as_torch, device=device, pause=False, break_on_nan=False, echo=echo, policy=policy))
     ended = threading.Event()
     session.add_listener(lambda state: state.kind in (FINISHED, FAILED) and ended.set())
     terminal = _Terminal() if sys.stderr.isatty() else None
@@ -63,20 +86,13 @@ def run_headless(script: str, argv=(), *, export: str | None = None, dot_path: s
         if record is None:
             reason = f"the script did not stop within {STOP_SECONDS + CUT_SECONDS:g} s of Ctrl-C"
             failed = [f"graphscope: cannot write {what} {path}: {reason} (the script's exit code was {code})"
-                      for what, path in (("snapshot", export), ("graph", dot_path)) if path]
+                      for what, path in exports if path]
             print("\n".join(failed) or f"graphscope: {reason}", file=sys.stderr)
             _leave(WRITE_FAILED if failed else code)
         if record.error is not None and record.error.traceback:
             text = record.error.traceback
             print(text, file=sys.stderr, end="" if text.endswith("\n") else "\n")
-        written, failed = _write(record, export, dot_path, code)
-        print_summary(record)
-        for line in written + failed + session.recorder.notes:
-            print(line, file=sys.stderr)
-        if failed:
-            code = WRITE_FAILED
-        elif fail_on_nan and record.has_nonfinite():
-            code = NAN_EXIT_CODE
+        code = report(record, code, session.recorder.notes)
         if not stopped:
             _leave(code)  # the script thread is still running: exit without it
     return code

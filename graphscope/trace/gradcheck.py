@@ -9,21 +9,22 @@ while the script is paused or over (as for reading the record); it runs on the C
 
 from __future__ import annotations
 
-import ast
 import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from graphscope.engine import hooks
 
 # The engine's own node class for a custom Function, and its reduction of a broadcast grad to
 # an input's shape: a check must treat a node's backward exactly as backward() does.
 from graphscope.engine.autograd.custom import CustomNode, FunctionCtx, _node_class
 from graphscope.engine.autograd.custom import Function as CustomFunction
 from graphscope.engine.backward import _sum_to
-from graphscope.engine.function import Function
 from graphscope.engine.tensor import Tensor, wrap
 
 from .naming import argument_names
+from .rebuild import NotRebuilt, engine_functions, forward_layout
 from .record import LEAF_OPS, Record
 
 EPS = 1e-6             # the central difference's step
@@ -85,8 +86,9 @@ def gradcheck_node(record: Record, node_id: int, functions: dict | None = None) 
     if node is None:
         return GradcheckResult(node_id, "", reason=f"node {node_id} is not in the record")
     try:
-        run = _Rebuilt(record, node, functions or {})
-        return GradcheckResult(node_id, node.op, tuple(run.check(k) for k in run.checked))
+        with hooks.debugger_thread():  # a recorder of a paused live run does not hear the check
+            run = _Rebuilt(record, node, functions or {})
+            return GradcheckResult(node_id, node.op, tuple(run.check(k) for k in run.checked))
     except _CannotCheck as why:
         return GradcheckResult(node_id, node.op, reason=str(why))
 
@@ -96,7 +98,7 @@ def _function_class(node, functions: dict):
     op = node.op
     if op in LEAF_OPS:
         raise _CannotCheck(f"node {node.id} is a leaf ({op}): it has no backward to check")
-    cls = functions.get(op) or _engine_functions().get(op)
+    cls = functions.get(op) or engine_functions().get(op)
     if cls is None:
         if node.name == f"{op}Backward":  # how a custom Function's node is named
             raise _CannotCheck(f"custom Function {op}: its code is in the script; gradcheck it in a live run")
@@ -108,34 +110,20 @@ def _function_class(node, functions: dict):
     return cls, None
 
 
-def _engine_functions() -> dict:
-    """op -> the engine's Function subclass (a custom Function's node is not one: its op is the
-    user's class name, and only a live run knows that class)."""
-    found, todo = {}, list(Function.__subclasses__())
-    while todo:
-        cls = todo.pop()
-        todo += cls.__subclasses__()
-        if not issubclass(cls, CustomNode):
-            found[cls.op] = cls
-    return found
-
-
 class _Rebuilt:
     """A node's Function ready to run at its recorded inputs, in float64."""
 
     def __init__(self, record: Record, node, functions: dict):
         self.cls, self.custom = _function_class(node, functions)
-        names = argument_names(self.cls)
-        if "generator" in names:
+        if "generator" in argument_names(self.cls):
             raise _CannotCheck(f"{node.op} draws random numbers in its forward: rerunning it draws others, "
                                "so its backward cannot be checked at the recorded inputs")
-        positions = {}
-        for name, text in node.args:
-            position = names.index(name) if name in names else _arg_position(name)
-            positions[position] = _literal(name, text)
-        free = (p for p in range(len(node.inputs) + len(positions)) if p not in positions)
-        self.values: list = [None] * (len(node.inputs) + len(positions))
-        for p, v in positions.items():
+        try:
+            arguments, free = forward_layout(self.cls, node)
+        except NotRebuilt as why:
+            raise _CannotCheck(f"{why}, so {node.op} cannot be rerun") from None
+        self.values: list = [None] * (len(node.inputs) + len(arguments))
+        for p, v in arguments.items():
             self.values[p] = v
         self.tensor_at: dict[int, int] = {}   # position -> index in node.inputs, for Tensor inputs
         self.checked: list[tuple[int, int]] = []  # (position, input index) of the inputs checked
@@ -290,46 +278,6 @@ def _close(analytic, numeric):
 
 def _dot(out, cotangent) -> float:
     return float(np.sum(out * cotangent))
-
-
-def _arg_position(name: str) -> int:
-    """The position of an argument the recorder named "argN" (a forward without names for it)."""
-    if name.startswith("arg") and name[3:].isdigit():
-        return int(name[3:])
-    raise _CannotCheck(f"argument {name!r} is not one of the forward's arguments")
-
-
-def _literal(name: str, text: str):
-    """An argument's value from its recorded repr: a Python literal, or a slice, Ellipsis or Size."""
-    try:
-        return _value(ast.parse(text, mode="eval").body)
-    except (SyntaxError, ValueError):
-        raise _CannotCheck(f"argument {name}={text} is not a literal the record can give back, so the op "
-                           "cannot be rerun") from None
-
-
-def _value(node):
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.Tuple | ast.List):
-        items = [_value(e) for e in node.elts]
-        return tuple(items) if isinstance(node, ast.Tuple) else items
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        v = _value(node.operand)
-        if isinstance(v, int | float) and not isinstance(v, bool):
-            return -v if isinstance(node.op, ast.USub) else v
-    if isinstance(node, ast.Name) and node.id == "Ellipsis":
-        return Ellipsis
-    if isinstance(node, ast.Name) and node.id in ("inf", "nan"):
-        return math.inf if node.id == "inf" else math.nan
-    if isinstance(node, ast.Call) and not node.keywords:
-        callee = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-        args = [_value(a) for a in node.args]
-        if callee == "slice" and len(args) <= 3:
-            return slice(*args)
-        if callee == "Size" and len(args) == 1:
-            return tuple(args[0])
-    raise ValueError(ast.dump(node))
 
 
 def gradcheck_lines(result: GradcheckResult) -> list[str]:

@@ -297,22 +297,25 @@ def test_grads_are_correct_with_an_observer_that_does_nothing():
     np.testing.assert_allclose(a.grad.cpu().numpy(), [4.0, 5.0, 6.0] + np.exp([1.0, 2.0, 3.0]), rtol=1e-6)
 
 
+class OneThread(hooks.Observer):
+    """Hears only the thread that installed it: the threads of its node_created events, the others it was told of."""
+
+    one_thread = True
+
+    def __init__(self):
+        self.created, self.others = [], []
+
+    def node_created(self, node, inputs, output, site):
+        self.created.append(threading.current_thread().name)
+
+    def other_thread(self, thread):
+        self.others.append(thread.name)
+
+
 def test_a_one_thread_observer_hears_only_the_thread_that_installed_it():
-    class Mine(hooks.Observer):
-        one_thread = True
-
-        def __init__(self):
-            self.created, self.others = [], []
-
-        def node_created(self, node, inputs, output, site):
-            self.created.append(threading.current_thread().name)
-
-        def other_thread(self, thread):
-            self.others.append(thread.name)
-
     log = []
     everyone = EventLog(log)
-    mine = Mine()
+    mine = OneThread()
     w = gs.ones(2, requires_grad=True)
 
     def work():
@@ -327,6 +330,22 @@ def test_a_one_thread_observer_hears_only_the_thread_that_installed_it():
     assert mine.created == [threading.current_thread().name] * 2
     assert mine.others == ["a", "b", "a"]  # once per thread, a new thread of the same name too
     assert sum(1 for event in log if event[1] == "node_created") == 2 + 3 * 4  # an observer of all threads
+
+
+def test_a_debugger_thread_is_neither_heard_nor_reported_by_a_one_thread_observer():
+    mine = OneThread()
+    w = gs.ones(2, requires_grad=True)
+
+    def check():
+        with hooks.debugger_thread():
+            (w * 2).sum()
+        (w * 3).sum()  # past the block, the same thread is another thread of the script
+
+    with hooks.observe(mine):
+        thread = threading.Thread(target=check, name="worker")
+        thread.start()
+        thread.join()
+    assert (mine.created, mine.others) == ([], ["worker"])
 
 
 def test_uninstalling_an_observer_twice_is_harmless():

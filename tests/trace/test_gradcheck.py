@@ -262,3 +262,25 @@ def test_only_the_inputs_that_require_grad_are_checked():
     record, functions = recorded(run)
     result = gradcheck_node(record, node_of(record, "mul"), functions)
     assert [check.label for check in result.inputs] == ["w"]
+
+
+def test_a_dtype_argument_is_rebuilt_and_a_cast_away_from_float64_is_not_checked():
+    def run():
+        x = gs.randn(3, requires_grad=True)
+        (x.sum(dtype=gs.float64) + x.double().float().sum()).backward()
+
+    record, functions = recorded(run)
+    for node in record.nodes.values():
+        if node.op == "sum" or (node.op == "cast" and node.output.dtype == "float64"):
+            assert gradcheck_node(record, node.id, functions).ok, node
+    single = next(n.id for n in record.nodes.values() if n.op == "cast" and n.output.dtype == "float32")
+    assert gradcheck_node(record, single, functions).reason == (
+        "cast returns float32 at float64 inputs: it cannot be checked in float64")
+
+
+def test_an_argument_that_is_no_literal_says_so():
+    record, functions = recorded(customs)
+    node = next(n for n in record.nodes.values() if n.op == "sum")
+    node.args = (("axes", "<object at 0x1>"),) + node.args[1:]
+    assert gradcheck_node(record, node.id, functions).reason == (
+        "argument axes=<object at 0x1> is not a literal the record can give back, so sum cannot be rerun")

@@ -1,0 +1,59 @@
+"""`graphscope explain`: run a script like `run --headless` (or read a snapshot) and print one
+backward pass step by step, as text or Markdown."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+from graphscope.trace.explain_report import ExplainError, markdown_report, text_report
+from graphscope.trace.retention import Policy
+from graphscope.trace.snapshot import SnapshotError, load
+
+from .headless import run_recorded
+
+USAGE_ERROR = 2  # the exit code of a file or pass that cannot be explained
+
+
+def explain(source: str, argv=(), *, pass_index: int = 0, markdown: bool = False, as_torch: bool = False) -> int:
+    """Explain pass `pass_index` of the script `source` run with `argv`, or of the snapshot
+    `source` (a .json file); the exit code: the script's own, or 2 when there is nothing to explain."""
+    if not os.path.isfile(source):
+        return _fail(f"{source}: no such file")
+    if pass_index < 0:
+        return _fail(f"pass {pass_index} does not exist: passes are numbered from 0")
+    if source.endswith(".json"):
+        if as_torch or argv:
+            return _fail(f"{source} is a snapshot: --as-torch and arguments go with a script")
+        try:
+            record = load(source)
+        except SnapshotError as error:
+            return _fail(str(error))
+        return _print(record, pass_index, markdown, 0)
+
+    stdout = sys.stdout
+
+    def report(record, code: int, notes: list[str]) -> int:
+        for line in notes:
+            print(line, file=sys.stderr)
+        return _print(record, pass_index, markdown, code, stdout)
+
+    # The script's own output goes to stderr (stdout is the explanation, fit for a file), and it
+    # reads the real stdin; passes up to the one explained are kept in detail.
+    with contextlib.redirect_stdout(sys.stderr):
+        return run_recorded(source, argv, report, as_torch=as_torch, policy=Policy(keep_first=pass_index + 1))
+
+
+def _print(record, pass_index: int, markdown: bool, code: int, stdout=None) -> int:
+    try:
+        text = (markdown_report if markdown else text_report)(record, pass_index)
+    except ExplainError as error:
+        return _fail(str(error))
+    (stdout or sys.stdout).write(text)
+    return code
+
+
+def _fail(message: str) -> int:
+    print(f"graphscope: {message}", file=sys.stderr)
+    return USAGE_ERROR
