@@ -16,10 +16,12 @@ from graphscope.tui.app import GraphscopeApp
 
 ROOT = Path(__file__).resolve().parent.parent
 SIZE = (120, 34)
-# (sample, steps to take, screenshot): where the step just taken shows the examples
+# (sample, steps to take, keys then, screenshot): where the examples show
 SHOTS = (
-    ("gradients_of_an_equation.py", 3, "rule-view-equation.svg"),  # b**2: [-1, -1] × 2·[6, 4] = [-12, -8]
-    ("fit_a_line.py", 4, "rule-view-fit-a-line.svg"),              # + b: b's grad summed over the 100 points
+    # the step just taken, b**2: [-1, -1] × 2·[6, 4] = [-12, -8]
+    ("gradients_of_an_equation.py", 3, (), "rule-view-equation.svg"),
+    # up the graph to `+ b`, which has run: one element of 100, b's grad summed over the batch
+    ("fit_a_line.py", 4, ("up",), "rule-view-fit-a-line.svg"),
 )
 
 
@@ -32,7 +34,7 @@ async def settle(pilot, app, session, what: str, timeout: float = 30.0) -> None:
         await pilot.pause(0.01)
 
 
-async def shoot(sample: str, steps: int, name: str) -> Path:
+async def shoot(sample: str, steps: int, keys: tuple[str, ...], name: str) -> Path:
     session = Session(str(ROOT / "samples" / sample), [], SessionOptions())
     app = GraphscopeApp(session)
     app.animation_level = "none"
@@ -45,6 +47,7 @@ async def shoot(sample: str, steps: int, name: str) -> Path:
                 while app.updates == count:
                     await pilot.pause(0.01)
                 await settle(pilot, app, session, "a step")
+            await pilot.press(*keys)
             await pilot.pause(0.2)
             path = app.save_screenshot(name, str(ROOT / "docs"))
     finally:
@@ -54,8 +57,8 @@ async def shoot(sample: str, steps: int, name: str) -> Path:
 
 
 def main() -> None:
-    for sample, steps, name in SHOTS:
-        print(asyncio.run(shoot(sample, steps, name)))
+    for sample, steps, keys, name in SHOTS:
+        print(asyncio.run(shoot(sample, steps, keys, name)))
 
 
 if __name__ == "__main__":
