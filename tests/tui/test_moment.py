@@ -3,7 +3,7 @@
 from tui_records import mlp_record
 
 from graphscope.session import SessionState
-from graphscope.trace.record import LeafGrad
+from graphscope.trace.record import LeafGrad, OptimizerEvent
 from graphscope.tui.moment import Moment
 from graphscope.tui.record_index import RecordIndex
 
@@ -87,3 +87,23 @@ def test_the_known_record_cuts_the_cursor_s_pass_at_the_cursor():
     assert steps[:2] == record.passes[0].steps[:2]
     assert steps[2].grad_output is record.passes[0].steps[2].grad_output and steps[2].grad_inputs == []
     assert len(record.passes[0].steps) == len(record.passes[0].order)  # the record itself is untouched
+
+
+def test_optimizer_events_are_known_once_the_cursor_is_past_them():
+    record = mlp_record(passes=3)
+    record.optimizer = [OptimizerEvent("step", k, "SGD") for k in (1, 2, 3)]  # after each pass's backward
+    assert [e.passes for e in at(record, step=0, position=0).optimizer_events()] == []
+    assert [e.passes for e in at(record, step=7, position=1).optimizer_events()] == [1]  # not the one after it
+    over = Moment(RecordIndex(record), SessionState(kind="finished", pass_index=2, step=7))
+    assert [e.passes for e in over.optimizer_events()] == [1, 2, 3]  # the run is over, at its end
+
+
+def test_a_step_breakpoint_s_pause_is_stepping_and_says_so():
+    record = mlp_record(passes=1)
+    state = SessionState(kind="paused", pass_index=0, step=7, reason="breakpoint 2: optimizer step")
+    moment = Moment(RecordIndex(record), state)
+    assert moment.before_optimizer_step and moment.on_step and moment.at_pass_end
+    leaves = moment.stepped_leaves()
+    assert {record.nodes[n].parameter for n in leaves} == {"fc1.weight", "fc1.bias", "fc2.weight"}
+    plain_end = Moment(RecordIndex(record), SessionState(kind="paused", pass_index=0, step=7, reason="step"))
+    assert plain_end.at_pass_end and not plain_end.on_step and not plain_end.before_optimizer_step
