@@ -57,7 +57,7 @@ def result_renderable(result, nodes) -> Group:
     for check in result.inputs:
         source = nodes.get(check.node)
         name = one_line(check.label or (source.op if source is not None else "input"))
-        shape = "×".join(map(str, check.shape)) or "scalar"
+        shape = f"shape {'×'.join(map(str, check.shape))}" if check.shape else "a scalar"
         counted = f"{len(check.elements)} of {int(np.prod(check.shape)) if check.shape else 1} elements"
         mark = ("✓", "green") if check.ok else ("✗", "bold red")
         parts.append(Text.assemble("\n", mark, " ", (f"input {check.position}: ", "dim"), (name, "bold"),
