@@ -111,6 +111,8 @@ class Materializer:
         current = {id(e.copy): e.copy for e in self._leaf_copies.values() if e.copy is not None}
         current.update((id(e.grad_copy), e.grad_copy) for e in self._leaf_copies.values() if e.grad_copy is not None)
         current.update(zip(map(id, shared), shared))
+        if self._optimizer_pending:  # copies later batches will share: keep their summaries
+            current.update((id(raw), raw) for raw in self._pending_copies())
         known = self._leaf_summaries = {k: v for k, v in self._leaf_summaries.items() if k in current}
         slot_of: dict[int, int] = {}
         arrays, slots, ready = [], [], {}

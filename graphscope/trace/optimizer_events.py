@@ -273,6 +273,16 @@ class OptimizerRecording:
                         states.append((change, entries, slots))
         return work, shared, states
 
+    def _pending_copies(self):
+        """The copies of values and grads that pending changes share with a pass's own."""
+        for pending in self._optimizer_pending.values():
+            for rows in pending:
+                for _, (before, grad, _, _), _ in rows:
+                    if before is not None:
+                        yield before
+                    if grad is not None:
+                        yield grad
+
     @staticmethod
     def _finish_states(states: list) -> None:
         """Put each summarised state into its change: tensors as summaries, the rest as literals."""
