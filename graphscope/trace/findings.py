@@ -147,11 +147,12 @@ def accumulated_grads(record: Record) -> list[Finding]:
     """Leaves whose `.grad` took the grads of 3 or more backward passes in a row with no
     zero_grad or grad reset between them, where an optimizer step read the growing sum (or the
     script has no optimizer). Accumulating on purpose (several passes, then one step, then
-    zero_grad) is not pointed out. Leaves with the same run share one finding."""
+    zero_grad) is not pointed out. Leaves with the same run share one finding, at the line of
+    the step that read the sum (else where the first leaf was made)."""
     resets, steps = [], []
     for e in record.optimizer:
         if e.kind == OPTIMIZER_STEP:
-            steps.append(e.passes)
+            steps.append((e.passes, e.site))
         else:  # a light row lost its parameters: count it as clearing every grad
             resets.append((e.passes, {c.label for c in e.params} if e.params else None))
     runs: dict[str, list[int]] = {}  # label -> the passes of its longest run so far
@@ -187,7 +188,8 @@ def accumulated_grads(record: Record) -> list[Finding]:
     out = []
     for (first, last), labels in by_run.items():
         labels.sort(key=lambda label: made.get(label, math.inf))  # in the order the script made them
-        if steps and not any(first < passes <= last for passes in steps):
+        midway = [site for passes, site in steps if first < passes <= last]
+        if steps and not midway:
             continue  # accumulated on purpose: stepped only after the run
         count = len(runs[labels[0]])
         names = ", ".join(f"`{name}`" for name in labels[:NAMED])
@@ -198,5 +200,5 @@ def accumulated_grads(record: Record) -> list[Finding]:
                                              f"(passes {first} to {last}): backward() adds into .grad, so each step "
                                              "used the sum of the grads so far; call optimizer.zero_grad() each "
                                              "iteration", node.id if node is not None else None, last, labels[0],
-                           node.site if node is not None else None))
+                           midway[0] if midway else node.site if node is not None else None))
     return out

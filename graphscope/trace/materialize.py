@@ -88,8 +88,8 @@ class Materializer:
                 p.steps.append(st)
         j.steps_done = len(j.steps)
         # The optimizer events between the passes before it: summarised in the same batch.
-        changes, states = self._optimizer_work(j.index) if self._optimizer_pending else ((), ())
-        self._summarize_into(j.index, work + changes if changes else work, changes)
+        changes, shared, states = self._optimizer_work(j.index) if self._optimizer_pending else ((), (), ())
+        self._summarize_into(j.index, work + changes if changes else work, shared)
         if states:
             self._finish_states(states)
 
@@ -104,13 +104,13 @@ class Materializer:
 
         An array met twice (a leaf's grad is also its step's grad input; a grad passed down a
         chain is one step's grad input and the next step's grad output; an unchanged leaf is
-        shared with the last pass; an optimizer event's copies of values and grads, in `shared`,
-        are those of the pass before) is summarised once and its summary shared."""
+        shared with the last pass; an optimizer event's copies of values and grads, the arrays
+        `shared`, are those of the pass before) is summarised once and its summary shared."""
         if not work:
             return
         current = {id(e.copy): e.copy for e in self._leaf_copies.values() if e.copy is not None}
         current.update((id(e.grad_copy), e.grad_copy) for e in self._leaf_copies.values() if e.grad_copy is not None)
-        current.update((id(raw), raw) for _, _, raw in shared)
+        current.update(zip(map(id, shared), shared))
         known = self._leaf_summaries = {k: v for k, v in self._leaf_summaries.items() if k in current}
         slot_of: dict[int, int] = {}
         arrays, slots, ready = [], [], {}

@@ -30,13 +30,12 @@ class Derived(NamedTuple):
 
     def compute(self):
         """The array, or None where a copy was summarised at once (too large to keep)."""
-        if any(type(a) is Summarized for a in self.arrays):
+        first = self.arrays[0]
+        if type(first) is Summarized or type(self.arrays[-1]) is Summarized:
             return None
-        xp = namespace(self.arrays[0])
         if self.kind == "zeros":
-            return xp.zeros_like(self.arrays[0])
-        after, before = self.arrays
-        return xp.subtract(after, before)
+            return namespace(first).zeros_like(first)
+        return namespace(first).subtract(first, self.arrays[1])
 
 
 # A pending change is a row per parameter: (ParamChange, its fields' copies (or Derived, or None)
@@ -161,8 +160,8 @@ class OptimizerRecording:
         """Summarise the pending changes (of passes still in the detail window: a pass trimmed
         since has none)."""
         if self._optimizer_pending:
-            work, states = self._optimizer_work(len(self.record.passes) + 1)
-            self._summarize_into(max(len(self.record.passes) - 1, 0), work, work)
+            work, shared, states = self._optimizer_work(len(self.record.passes) + 1)
+            self._summarize_into(max(len(self.record.passes) - 1, 0), work, shared)
             self._finish_states(states)
 
     def _drop_optimizer_detail(self, index: int) -> None:
@@ -252,10 +251,11 @@ class OptimizerRecording:
                 pending = self._optimizer_pending[index] = []
             pending.append(rows)
 
-    def _optimizer_work(self, before: int) -> tuple[list, list]:
+    def _optimizer_work(self, before: int) -> tuple[list, list, list]:
         """The summarising work of the pending changes of passes before `before`, to do in one
-        batch with a pass's own: [(target, key, array)], and what to finish after it."""
-        work, states = [], []
+        batch with a pass's own: [(target, key, array)], the part of it that reuses copies of
+        the pass before (values and grads), and what to finish after it."""
+        work, states, shared = [], [], []
         pending = self._optimizer_pending
         for index in [i for i in pending if i < before]:
             for rows in pending.pop(index):
@@ -265,11 +265,13 @@ class OptimizerRecording:
                             raw = raw.compute()
                         if raw is not None:
                             work.append((change, key, raw))
+                            if key == "before" or key == "grad":
+                                shared.append(raw)
                     if entries:
                         slots = [None] * len(entries)
                         work += [(slots, i, value) for i, (_, value) in enumerate(entries) if type(value) is not str]
                         states.append((change, entries, slots))
-        return work, states
+        return work, shared, states
 
     @staticmethod
     def _finish_states(states: list) -> None:

@@ -222,3 +222,12 @@ def test_the_events_of_a_pass_the_debugger_paused_in_keep_their_values():
     rec = recorder.finish()
     kept = [e.passes - 1 for e in steps_of(rec) if e.params]
     assert kept == [0, 3, 7, 8] == [p.index for p in rec.passes if p.detailed]
+
+
+def test_a_parameter_too_large_to_copy_keeps_its_summaries_but_no_update(monkeypatch):
+    monkeypatch.setattr("graphscope.trace.recorder.SUMMARIZE_AT_ONCE", 2)  # w (3 elements) is "large"
+    rec, _ = record(lambda: train(gs, OPTIMIZERS["sgd"], 2))
+    (change,) = steps_of(rec)[1].params
+    assert change.before is not None and change.after is not None and change.update is None
+    np.testing.assert_allclose(change.after.values - change.before.values,
+                               -0.1 * change.grad.values, rtol=1e-4)
