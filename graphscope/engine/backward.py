@@ -7,11 +7,12 @@ import operator
 import weakref
 
 from . import backend
-from .backend import namespace, same_device
+from .backend import same_device
 from .function import producer_for
 from .hooks import announce, observers
 from .tensor import Tensor, wrap
 
+_ndarray = backend.CPU_ARRAY  # NumPy arrays skip the device checks
 _NO_GRADS = itertools.repeat(None)  # the input grads of a node that received no grad
 _SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -61,7 +62,7 @@ def _seed(root: Tensor, gradient):
                 "grad can be implicitly created only for scalar outputs "
                 f"(this tensor has shape {tuple(root.shape)}); pass gradient= with that shape"
             )
-        return namespace(root.array).ones_like(root.array)
+        return backend.ones_like(root.array)
     array = gradient.array if isinstance(gradient, Tensor) else backend.asarray(gradient, like=root.array)
     if not same_device(array, root.array):
         raise RuntimeError(
@@ -128,7 +129,7 @@ class _GradStore:
         self.handed_out = set()
 
     def own(self, grad):
-        if not backend.is_array(grad):  # a NumPy scalar from a 0-d operation
+        if type(grad) is not _ndarray and not backend.is_array(grad):  # a NumPy scalar from a 0-d op
             grad = backend.copy(wrap(grad).array)
         elif id(grad) in self.handed_out or not backend.is_private(grad):
             grad = backend.copy(grad)
@@ -184,23 +185,25 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                 for position, version in node.versions:
                     if node.inputs[position]._vc[0] != version:
                         _check_versions(node)
-                if node.output_version is not None and node.output_version[0][0] != node.output_version[1]:
+                saved_output = node.output_version
+                if saved_output is not None and saved_output[0][0] != saved_output[1]:
                     _check_versions(node)
                 grad_inputs = node.backward(grad)
             else:
                 grad_inputs = _node_backward(node, grad, watching, store, capture)
+            seq = node.seq
             for tensor, needed, g in zip(node.inputs, node.needs_input_grad, grad_inputs):
                 if not needed:
                     continue
-                array = tensor.array
                 if g is not None:
+                    array = tensor.array
                     if g.shape != array.shape:
                         g = _sum_to(g, array.shape)
                     if g.dtype is not array.dtype and g.dtype != array.dtype:
                         g = backend.astype(g, array.dtype)
                 child = tensor.grad_fn
-                if child is not None and child.seq > node.seq:
-                    child = producer_for(tensor, node)
+                if child is not None and child.seq > seq:
+                    child = producer_for(tensor, node)  # the tensor was changed in place since
                 if child is not None:
                     if g is not None:
                         pending = get(child)
@@ -269,7 +272,7 @@ def _finish_leaf(tensor, grad, store, capture, capture_only, watching=False):
         return
     if capture_only is not None and id(tensor) not in capture_only:
         return
-    if not same_device(grad, tensor.array):
+    if (type(grad) is not _ndarray or type(tensor.array) is not _ndarray) and not same_device(grad, tensor.array):
         raise RuntimeError(
             f"a gradient on {backend.device_of(grad)} does not match its tensor's device {tensor.device}")
     store.accumulate(tensor, grad)

@@ -36,7 +36,7 @@ class Linear(Function):
         if type(x) is not _ndarray or type(weight) is not _ndarray:
             check_devices("linear", x, weight, bias)
         self.x, self.weight = x, weight
-        out = x @ weight.T
+        out = backend.matmul(x, weight.T)
         if bias is not None:
             out += bias
         return out
@@ -46,11 +46,11 @@ class Linear(Function):
         needs = self.needs_input_grad
         gx = gw = gb = None
         if needs[0]:
-            gx = grad @ weight
+            gx = backend.matmul(grad, weight)
         if needs[1] or (len(needs) > 2 and needs[2]):
             g2 = backend.reshape(grad, (-1, weight.shape[0]))
             if needs[1]:
-                gw = g2.T @ backend.reshape(x, (-1, weight.shape[1]))
+                gw = backend.matmul(g2.T, backend.reshape(x, (-1, weight.shape[1])))
             if len(needs) > 2 and needs[2]:
                 gb = backend.sum(g2, axis=0)
         return (gx, gw) if len(needs) == 2 else (gx, gw, gb)
