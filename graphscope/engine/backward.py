@@ -128,18 +128,15 @@ class _GradStore:
     def __init__(self):
         self.handed_out = set()
 
-    def own(self, grad):
-        if type(grad) is not _ndarray and not backend.is_array(grad):  # a NumPy scalar from a 0-d op
-            grad = backend.copy(wrap(grad).array)
-        elif id(grad) in self.handed_out or not backend.is_private(grad):
-            grad = backend.copy(grad)
-        self.handed_out.add(id(grad))
-        return grad
-
     def accumulate(self, tensor: Tensor, grad):
         current = tensor._grad
         if current is None:
-            tensor._grad = wrap(self.own(grad))
+            if type(grad) is not _ndarray and not backend.is_array(grad):  # a NumPy scalar from a 0-d op
+                grad = backend.copy(wrap(grad).array)
+            elif id(grad) in self.handed_out or not backend.is_private(grad):
+                grad = backend.copy(grad)
+            self.handed_out.add(id(grad))
+            tensor._grad = wrap(grad)
         elif current.array.shape == grad.shape and backend.writeable(current.array):
             current.array += grad
             current._vc[0] += 1
