@@ -35,6 +35,7 @@ from .arrays import (
     keep,
     matmul,
     matrix_transpose,
+    mean,
     namespace,
     native_dtype,
     native_dtype_for,

@@ -198,6 +198,17 @@ def sum(array, axis=None, keepdims=False, dtype=None):
     return _type_of(array).xp.sum(array, axis=axis, keepdims=keepdims, dtype=dtype)
 
 
+def mean(array):
+    """xp.mean of all elements; float32 and float64 NumPy arrays as their sum over the count (what
+    np.mean computes for them, without its Python layers)."""
+    if type(array) is _ndarray and array.dtype in _SUMMED_MEANS and array.size:
+        return _add_reduce(array, None) / array.size
+    return namespace(array).mean(array)
+
+
+_SUMMED_MEANS = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+
+
 def fill(shape, value):
     """An array of `shape` holding the 0-d array `value` everywhere (off the CPU, a broadcast view)."""
     if type(value) is _ndarray or isinstance(value, np.generic):

@@ -107,7 +107,7 @@ class CrossEntropy(Function):
             self.denominator = rows
             if reduction == "none":
                 return backend.reshape(loss, (shape[0],) + tuple(shape[2:]) if logits.ndim >= 2 else ())
-            return reduce(xp, loss, reduction)
+            return reduce(loss, reduction)
 
         self.soft = False
         _check_class_target(logits, target, "cross_entropy")
@@ -227,10 +227,9 @@ class MSELoss(Function):
     op = "mse_loss"
 
     def forward(self, x, y, reduction="mean"):
-        xp = namespace(x)
         self.diff = diff = x - y
         self.reduction = reduction
-        return reduce(xp, diff * diff, reduction)
+        return reduce(diff * diff, reduction)
 
     def backward(self, grad):
         g = 2.0 * reduction_scale(grad, self.reduction, self.diff.size) * self.diff
@@ -248,7 +247,7 @@ class L1Loss(Function):
         diff = x - y
         self.sign = xp.sign(diff)
         self.reduction = reduction
-        return reduce(xp, xp.abs(diff), reduction)
+        return reduce(xp.abs(diff), reduction)
 
     def backward(self, grad):
         g = reduction_scale(grad, self.reduction, self.sign.size) * self.sign
@@ -276,7 +275,7 @@ class BinaryCrossEntropy(Function):
         loss = -(y * log_p + (1 - y) * log_q)
         if weight is not None:
             loss = loss * weight
-        return reduce(xp, loss, reduction)
+        return reduce(loss, reduction)
 
     def backward(self, grad):
         xp = namespace(grad)
@@ -314,7 +313,7 @@ class BinaryCrossEntropyWithLogits(Function):
             loss = loss * weight
         self.x, self.y, self.weight, self.pos_weight = x, y, weight, pos_weight
         self.log_weight, self.softplus_neg, self.reduction = log_weight, softplus_neg, reduction
-        return reduce(xp, loss, reduction)
+        return reduce(loss, reduction)
 
     def backward(self, grad):
         xp = namespace(grad)
@@ -358,7 +357,7 @@ class Huber(Function):
             loss = size
         else:
             loss = xp.where(size < beta, 0.5 * diff * diff / beta, size - 0.5 * beta)
-        return reduce(xp, loss * scale if scale != 1 else loss, reduction)
+        return reduce(loss * scale if scale != 1 else loss, reduction)
 
     def backward(self, grad):
         xp, diff, beta = namespace(grad), self.diff, self.beta
@@ -387,8 +386,8 @@ class KLDiv(Function):
                 loss = xp.where(t == 0, 0, t * xp.log(xp.where(t == 0, 1, t))) - t * x
         if reduction == "batchmean":
             batch = x.shape[0] if x.ndim else 1
-            return reduce(xp, loss, "sum") / batch
-        return reduce(xp, loss, reduction)
+            return reduce(loss, "sum") / batch
+        return reduce(loss, reduction)
 
     def backward(self, grad):
         xp, x, t = namespace(grad), self.x, self.t
