@@ -9,7 +9,7 @@ import weakref
 from . import backend
 from .backend import same_device
 from .function import producer_for
-from .hooks import announce, observers
+from .hooks import announce, handled, observers
 from .tensor import Tensor, wrap
 
 _ndarray = backend.CPU_ARRAY  # NumPy arrays skip the device checks
@@ -172,7 +172,9 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
         announce("backward_begun", root, order)
     grads = {root.grad_fn: seed}
     pop, get = grads.pop, grads.get
-    plain = not watching and capture is None
+    # The events around each node go out only when an observer handles them; else the plain loop.
+    stepping = watching and handled("before_node", "after_node", "leaf_grad_accumulated")
+    plain = not stepping and capture is None
     try:
         for node in order:
             grad = pop(node, None)
@@ -187,7 +189,7 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                     _check_versions(node)
                 grad_inputs = node.backward(grad)
             else:
-                grad_inputs = _node_backward(node, grad, watching, store, capture)
+                grad_inputs = _node_backward(node, grad, stepping, store, capture)
             seq = node.seq
             for tensor, needed, g in zip(node.inputs, node.needs_input_grad, grad_inputs):
                 if not needed:
@@ -211,7 +213,7 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                     entry[2] = g if entry[2] is None else entry[2] + g
                 entry[1] -= 1
                 if entry[1] == 0 and entry[2] is not None:
-                    _finish_leaf(tensor, entry[2], store, capture, capture_only, watching)
+                    _finish_leaf(tensor, entry[2], store, capture, capture_only, stepping)
             if not retain_graph:
                 node.__dict__.clear()  # free the saved state (Function.release, inlined)
                 node.released = True
