@@ -7,11 +7,12 @@ import operator
 import weakref
 
 from . import backend
-from .backend import namespace, same_device
+from .backend import same_device
 from .function import producer_for
-from .hooks import announce, observers
+from .hooks import announce, handled, observers
 from .tensor import Tensor, wrap
 
+_ndarray = backend.CPU_ARRAY  # NumPy arrays skip the device checks
 _NO_GRADS = itertools.repeat(None)  # the input grads of a node that received no grad
 _SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -61,7 +62,7 @@ def _seed(root: Tensor, gradient):
                 "grad can be implicitly created only for scalar outputs "
                 f"(this tensor has shape {tuple(root.shape)}); pass gradient= with that shape"
             )
-        return namespace(root.array).ones_like(root.array)
+        return backend.ones_like(root.array)
     array = gradient.array if isinstance(gradient, Tensor) else backend.asarray(gradient, like=root.array)
     if not same_device(array, root.array):
         raise RuntimeError(
@@ -127,18 +128,15 @@ class _GradStore:
     def __init__(self):
         self.handed_out = set()
 
-    def own(self, grad):
-        if not backend.is_array(grad):  # a NumPy scalar from a 0-d operation
-            grad = backend.copy(wrap(grad).array)
-        elif id(grad) in self.handed_out or not backend.is_private(grad):
-            grad = backend.copy(grad)
-        self.handed_out.add(id(grad))
-        return grad
-
     def accumulate(self, tensor: Tensor, grad):
         current = tensor._grad
         if current is None:
-            tensor._grad = wrap(self.own(grad))
+            if type(grad) is not _ndarray and not backend.is_array(grad):  # a NumPy scalar from a 0-d op
+                grad = backend.copy(wrap(grad).array)
+            elif id(grad) in self.handed_out or not backend.is_private(grad):
+                grad = backend.copy(grad)
+            self.handed_out.add(id(grad))
+            tensor._grad = wrap(grad)
         elif current.array.shape == grad.shape and backend.writeable(current.array):
             current.array += grad
             current._vc[0] += 1
@@ -174,7 +172,9 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
         announce("backward_begun", root, order)
     grads = {root.grad_fn: seed}
     pop, get = grads.pop, grads.get
-    plain = not watching and capture is None
+    # The events around each node go out only when an observer handles them; else the plain loop.
+    stepping = watching and handled("before_node", "after_node", "leaf_grad_accumulated")
+    plain = not stepping and capture is None
     try:
         for node in order:
             grad = pop(node, None)
@@ -184,23 +184,25 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                 for position, version in node.versions:
                     if node.inputs[position]._vc[0] != version:
                         _check_versions(node)
-                if node.output_version is not None and node.output_version[0][0] != node.output_version[1]:
+                saved_output = node.output_version
+                if saved_output is not None and saved_output[0][0] != saved_output[1]:
                     _check_versions(node)
                 grad_inputs = node.backward(grad)
             else:
-                grad_inputs = _node_backward(node, grad, watching, store, capture)
+                grad_inputs = _node_backward(node, grad, stepping, store, capture)
+            seq = node.seq
             for tensor, needed, g in zip(node.inputs, node.needs_input_grad, grad_inputs):
                 if not needed:
                     continue
-                array = tensor.array
                 if g is not None:
+                    array = tensor.array
                     if g.shape != array.shape:
                         g = _sum_to(g, array.shape)
                     if g.dtype is not array.dtype and g.dtype != array.dtype:
                         g = backend.astype(g, array.dtype)
                 child = tensor.grad_fn
-                if child is not None and child.seq > node.seq:
-                    child = producer_for(tensor, node)
+                if child is not None and child.seq > seq:
+                    child = producer_for(tensor, node)  # the tensor was changed in place since
                 if child is not None:
                     if g is not None:
                         pending = get(child)
@@ -211,7 +213,7 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                     entry[2] = g if entry[2] is None else entry[2] + g
                 entry[1] -= 1
                 if entry[1] == 0 and entry[2] is not None:
-                    _finish_leaf(tensor, entry[2], store, capture, capture_only, watching)
+                    _finish_leaf(tensor, entry[2], store, capture, capture_only, stepping)
             if not retain_graph:
                 node.__dict__.clear()  # free the saved state (Function.release, inlined)
                 node.released = True
@@ -269,7 +271,7 @@ def _finish_leaf(tensor, grad, store, capture, capture_only, watching=False):
         return
     if capture_only is not None and id(tensor) not in capture_only:
         return
-    if not same_device(grad, tensor.array):
+    if (type(grad) is not _ndarray or type(tensor.array) is not _ndarray) and not same_device(grad, tensor.array):
         raise RuntimeError(
             f"a gradient on {backend.device_of(grad)} does not match its tensor's device {tensor.device}")
     if watching and tensor._grad is not None:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import itertools
 
 from . import grad_mode
-from .backend import is_array, namespace
+from .backend import CPU_ARRAY, is_array, namespace
 from .hooks import announce_node_created, observers
-from .tensor import Tensor, wrap
+from .tensor import Tensor, _as_array
+
+_ndarray = CPU_ARRAY
 
 _grad_state = grad_mode.state
 _new = object.__new__
@@ -62,51 +64,56 @@ class Function:
     @classmethod
     def apply(cls, *args, **params):
         """Run forward on the inputs' arrays; record a node when grad mode is on and a grad is needed."""
-        # Unrolled for one and two arguments, plain loops otherwise: the engine's hottest path.
-        if len(args) == 1 and not params and isinstance(args[0], Tensor):
-            x = args[0]
-            fn = _new(cls)
-            return fn._finish(args, [x.requires_grad], fn.forward(x.array))
+        # The engine's hottest path: one and two arguments are unrolled, and the output Tensor is
+        # built here rather than by `wrap` (a call less per op); any other call takes the loop.
+        fn = _new(cls)
         if len(args) == 2 and not params:
             a, b = args
             is_a, is_b = isinstance(a, Tensor), isinstance(b, Tensor)
-            needs = [is_a and a.requires_grad, is_b and b.requires_grad]
-            fn = _new(cls)
             out = fn.forward(a.array if is_a else a, b.array if is_b else b)
-            return fn._finish(args, needs, out)
-        arrays = []
-        needs = []
-        for a in args:
-            if isinstance(a, Tensor):
-                arrays.append(a.array)
-                needs.append(a.requires_grad)
-            else:
-                arrays.append(a)
-                needs.append(False)
-        fn = _new(cls)
-        out = fn.forward(*arrays, **params)
-        return fn._finish(args, needs, out)
-
-    def _finish(self, args, needs, out):
-        """Wrap `out`; when grad mode is on and an input needs a grad, make this node its grad_fn."""
-        if not (_grad_state.enabled and True in needs):
-            return wrap(out)
-        self.inputs = args
-        self.needs_input_grad = needs
-        self.seq = next_seq()
-        reads = self.reads_inputs
-        if reads != ():
+            needs = (is_a and a.requires_grad, is_b and b.requires_grad)
+        elif len(args) == 1 and not params and isinstance(args[0], Tensor):
+            a = args[0]
+            out = fn.forward(a.array)
+            needs = (a.requires_grad,)
+        else:
+            arrays = []
+            needs = []
+            for a in args:
+                if isinstance(a, Tensor):
+                    arrays.append(a.array)
+                    needs.append(a.requires_grad)
+                else:
+                    arrays.append(a)
+                    needs.append(False)
+            out = fn.forward(*arrays, **params)
+        result = _new(Tensor)
+        result.array = out if type(out) is _ndarray else _as_array(out)
+        result._vc = [0]
+        if not (True in needs and _grad_state.enabled):
+            result.requires_grad = False
+            result.grad_fn = None
+            return result
+        # Record the node: its inputs, the versions of those backward reads, and its output.
+        fn.inputs = args
+        fn.needs_input_grad = needs
+        fn.seq = next_seq()
+        reads = fn.reads_inputs
+        if reads is None and len(args) == 2 and isinstance(args[0], Tensor) and isinstance(args[1], Tensor):
+            fn.versions = ((0, args[0]._vc[0]), (1, args[1]._vc[0]))  # the common case, unrolled
+        elif reads != ():
             versions = []
             for i in range(len(args)) if reads is None else reads:
                 a = args[i]
                 if isinstance(a, Tensor):
                     versions.append((i, a._vc[0]))
-            self.versions = versions
-        result = wrap(out, True, self)
-        if self.saves_output:
-            self.output_version = (result._vc, result._vc[0])
+            fn.versions = versions
+        result.requires_grad = True
+        result.grad_fn = fn
+        if fn.saves_output:
+            fn.output_version = (result._vc, 0)
         if observers:
-            announce_node_created(self, args, result)
+            announce_node_created(fn, args, result)
         return result
 
     @classmethod

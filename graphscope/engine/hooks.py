@@ -237,3 +237,8 @@ def announce_node_created(node, inputs, output) -> None:
         site = user_site()
         for handler in handlers:
             handler(node, inputs, output, site)
+
+
+def handled(*events: str) -> bool:
+    """Whether an installed observer handles any of `events` (announcing to none does nothing)."""
+    return any(_handlers[event] for event in events)

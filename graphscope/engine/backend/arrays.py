@@ -16,6 +16,8 @@ from .registry import _ARRAY_TYPES, device_type
 from .registry import type_of as _type_of
 
 _ndarray = np.ndarray
+_add_reduce = np.add.reduce
+_dot = np.dot
 CPU_ARRAY = np.ndarray  # the CPU's array class, for fast paths elsewhere (`type(x) is CPU_ARRAY`)
 
 
@@ -189,17 +191,47 @@ def copy(array):
 
 
 def sum(array, axis=None, keepdims=False, dtype=None):
-    """xp.sum; NumPy's method skips np.sum's Python-level dispatch."""
+    """xp.sum; on NumPy the ufunc reduction that np.sum and ndarray.sum end in, without their
+    Python-level layers."""
     if type(array) is _ndarray:
-        return array.sum(axis=axis, keepdims=keepdims, dtype=dtype)
+        return _add_reduce(array, axis, dtype, None, keepdims)
     return _type_of(array).xp.sum(array, axis=axis, keepdims=keepdims, dtype=dtype)
+
+
+def mean(array):
+    """xp.mean of all elements; float32 and float64 NumPy arrays as their sum over the count (what
+    np.mean computes for them, without its Python layers)."""
+    if type(array) is _ndarray and array.dtype in _SUMMED_MEANS and array.size:
+        return _add_reduce(array, None) / array.size
+    return namespace(array).mean(array)
+
+
+_SUMMED_MEANS = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 
 
 def fill(shape, value):
     """An array of `shape` holding the 0-d array `value` everywhere (off the CPU, a broadcast view)."""
     if type(value) is _ndarray or isinstance(value, np.generic):
-        return np.full(shape, value, dtype=value.dtype)
+        out = np.empty(shape, value.dtype)  # np.full's Python layers cost more than the fill
+        out.fill(value)
+        return out
     return _type_of(value).xp.broadcast_to(value, shape)
+
+
+def ones_like(array):
+    """xp.ones_like(array); on NumPy an empty array filled, without np.ones_like's Python layers."""
+    if type(array) is _ndarray:
+        out = np.empty_like(array)
+        out.fill(1)
+        return out
+    return _type_of(array).xp.ones_like(array)
+
+
+def matmul(a, b):
+    """a @ b; two NumPy matrices go to np.dot, the same product reached with less dispatch."""
+    if type(a) is _ndarray and type(b) is _ndarray and a.ndim == 2 and b.ndim == 2:
+        return _dot(a, b)
+    return a @ b
 
 
 def cumprod(array, axis: int):

@@ -36,7 +36,7 @@ class Linear(Function):
         if type(x) is not _ndarray or type(weight) is not _ndarray:
             check_devices("linear", x, weight, bias)
         self.x, self.weight = x, weight
-        out = x @ weight.T
+        out = backend.matmul(x, weight.T)
         if bias is not None:
             out += bias
         return out
@@ -62,11 +62,13 @@ class Linear(Function):
         needs = self.needs_input_grad
         gx = gw = gb = None
         if needs[0]:
-            gx = grad @ weight
+            gx = backend.matmul(grad, weight)
         if needs[1] or (len(needs) > 2 and needs[2]):
-            g2 = backend.reshape(grad, (-1, weight.shape[0]))
+            # Batch dims flattened into one (a 2-D input, the usual, has just one).
+            g2 = grad if grad.ndim == 2 else backend.reshape(grad, (-1, weight.shape[0]))
             if needs[1]:
-                gw = g2.T @ backend.reshape(x, (-1, weight.shape[1]))
+                x2 = x if x.ndim == 2 else backend.reshape(x, (-1, weight.shape[1]))
+                gw = backend.matmul(g2.T, x2)
             if len(needs) > 2 and needs[2]:
                 gb = backend.sum(g2, axis=0)
         return (gx, gw) if len(needs) == 2 else (gx, gw, gb)

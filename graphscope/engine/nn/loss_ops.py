@@ -107,7 +107,7 @@ class CrossEntropy(Function):
             self.denominator = rows
             if reduction == "none":
                 return backend.reshape(loss, (shape[0],) + tuple(shape[2:]) if logits.ndim >= 2 else ())
-            return reduce(xp, loss, reduction)
+            return reduce(loss, reduction)
 
         self.soft = False
         _check_class_target(logits, target, "cross_entropy")
@@ -231,10 +231,9 @@ class MSELoss(Function):
     op = "mse_loss"
 
     def forward(self, x, y, reduction="mean"):
-        xp = namespace(x)
         self.diff = diff = x - y
         self.reduction = reduction
-        return reduce(xp, diff * diff, reduction)
+        return reduce(diff * diff, reduction)
 
     rule = "d (x − y)²/dx = 2·(x − y)    d/dy = −2·(x − y)    (/N for mean)"
 
@@ -254,7 +253,7 @@ class L1Loss(Function):
         diff = x - y
         self.sign = xp.sign(diff)
         self.reduction = reduction
-        return reduce(xp, xp.abs(diff), reduction)
+        return reduce(xp.abs(diff), reduction)
 
     rule = "d |x − y|/dx = sign(x − y)    d/dy = −sign(x − y)    (/N for mean)"
 
@@ -284,7 +283,7 @@ class BinaryCrossEntropy(Function):
         loss = -(y * log_p + (1 - y) * log_q)
         if weight is not None:
             loss = loss * weight
-        return reduce(xp, loss, reduction)
+        return reduce(loss, reduction)
 
     rule = "d bce(p, y)/dp = (p − y)/(p·(1 − p))    (/N for mean)"
 
@@ -324,7 +323,7 @@ class BinaryCrossEntropyWithLogits(Function):
             loss = loss * weight
         self.x, self.y, self.weight, self.pos_weight = x, y, weight, pos_weight
         self.log_weight, self.softplus_neg, self.reduction = log_weight, softplus_neg, reduction
-        return reduce(xp, loss, reduction)
+        return reduce(loss, reduction)
 
     rule = "fused sigmoid + bce: d/dx = σ(x) − y (with pos_weight: (1 + (pw − 1)·y)·σ(x) − pw·y)    (/N for mean)"
 
@@ -370,7 +369,7 @@ class Huber(Function):
             loss = size
         else:
             loss = xp.where(size < beta, 0.5 * diff * diff / beta, size - 0.5 * beta)
-        return reduce(xp, loss * scale if scale != 1 else loss, reduction)
+        return reduce(loss * scale if scale != 1 else loss, reduction)
 
     rule = "d huber(x − y)/dx = (x − y)/β if |x − y| < β else sign(x − y), times the scale    (/N for mean)"
 
@@ -402,8 +401,8 @@ class KLDiv(Function):
                 loss = xp.where(t == 0, 0, t * xp.log(xp.where(t == 0, 1, t))) - t * x
         if reduction == "batchmean":
             batch = x.shape[0] if x.ndim else 1
-            return reduce(xp, loss, "sum") / batch
-        return reduce(xp, loss, reduction)
+            return reduce(loss, "sum") / batch
+        return reduce(loss, reduction)
 
     rule = "d kl_div(x, t)/dx = −t    d/dt = ln t + 1 − x    (log_target: −eᵗ and eᵗ·(t − x + 1))"
 

@@ -22,10 +22,10 @@ def quiet(xp):
     return errstate(divide="ignore", over="ignore", invalid="ignore")
 
 
-def reduce(xp, loss, reduction):
+def reduce(loss, reduction):
     """Apply `reduction` to elementwise `loss`, returning an array (never a NumPy scalar)."""
     if reduction == "mean":
-        return xp.mean(loss)
+        return backend.mean(loss)
     if reduction == "sum":
         return backend.sum(loss)
     return loss

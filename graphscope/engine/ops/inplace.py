@@ -101,7 +101,7 @@ def _arith(op: str, functional, name: str):
     update = backend.updater(name)
 
     def inplace(input: Tensor, other):
-        if _tracked(input, (other,)):
+        if _grad_state.enabled and _tracked(input, (other,)):  # grad mode first: updates run in no_grad
             return rebase(input, op, functional, other)
         array = input.array
         operand = other.array if isinstance(other, Tensor) else other

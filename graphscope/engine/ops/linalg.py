@@ -14,7 +14,7 @@ class Matmul(Function):
 
     def forward(self, a, b):
         self.a, self.b = a, b
-        return a @ b
+        return backend.matmul(a, b)
 
     rule = "dA = dOut @ Bᵀ    dB = Aᵀ @ dOut    (dA[i,j] = Σₖ dOut[i,k]·B[j,k])"
 
@@ -32,7 +32,7 @@ class Matmul(Function):
         a, b = self.a, self.b
         need_a, need_b = self.needs_input_grad
         if a.ndim == 2 and b.ndim == 2:
-            return (grad @ b.T if need_a else None), (a.T @ grad if need_b else None)
+            return (backend.matmul(grad, b.T) if need_a else None), (backend.matmul(a.T, grad) if need_b else None)
         if a.ndim == 1 and b.ndim == 1:
             return (grad * b if need_a else None), (grad * a if need_b else None)
         xp = namespace(grad)
