@@ -29,9 +29,12 @@ from .record import (
     SourceSite,
     Step,
 )
-from .snapshot_fields import FieldReader, kind_of
+from .node_table import NodeTable
+from .snapshot_columns_read import ColumnReader
+from .snapshot_fields import kind_of
 from .snapshot_file import read_snapshot_bytes
 from .snapshot_format import (
+    COLUMNS_VERSION,
     FORMAT,
     MAX_NDIM,
     STAT_FIELDS,
@@ -94,7 +97,7 @@ def _bare_constant(name):
 
 
 
-class RecordReader(FieldReader):
+class RecordReader(ColumnReader):
     """Builds a Record from parsed JSON, checking every value's type, size and references."""
 
     # --- the document ---
@@ -119,11 +122,17 @@ class RecordReader(FieldReader):
         if version < 1:
             self.fail("version", f"unknown snapshot version {version}")
         self.version = version
-        self.obj(doc, "", self._TOP)
+        columnar = version >= COLUMNS_VERSION
+        self.obj(doc, "", self._TOP + (("strings",) if columnar else ()))
         self.sites = [self.source_site(s, f"sites[{i}]") for i, s in enumerate(self.seq(doc["sites"], "sites"))]
-        self.tensors = self.tensor_table(doc["tensors"], "tensors")
         record = Record(metadata=self.metadata(doc["metadata"], "metadata"))
-        record.nodes = nodes = self.nodes(doc["nodes"], "nodes")
+        if columnar:
+            strings = self.strings(doc["strings"], "strings")
+            self.tensors = self.tensor_columns(doc["tensors"], "tensors")
+            record.nodes = nodes = NodeTable(columns=self.node_columns(doc["nodes"], "nodes", strings, self.tensors))
+        else:
+            self.tensors = self.tensor_table(doc["tensors"], "tensors")
+            record.nodes = nodes = NodeTable(self.nodes(doc["nodes"], "nodes"))
         record.passes = passes = PassHistory()  # the passes without detail as rows, as when recorded
         for i, p in enumerate(self.seq(doc["passes"], "passes")):
             passes.append(self.backward_pass(p, f"passes[{i}]", nodes))
@@ -170,6 +179,7 @@ class RecordReader(FieldReader):
                     "dropped", "preview", "values")
 
     def tensor_table(self, d, where: str) -> list[TensorSummary]:
+        """Version 1 to 3: the tensors as JSON lists (and base64 arrays)."""
         self.obj(d, where, self._TENSOR_KEYS)
         shapes = self.seq(d["shape"], where + ".shape")
         n = len(shapes)
@@ -286,6 +296,7 @@ class RecordReader(FieldReader):
                   "parameter", "module", "site", "saved", "dead_units")
 
     def nodes(self, d, where: str) -> dict[int, Node]:
+        """Version 1 to 3: the nodes as JSON lists."""
         self.obj(d, where, self._NODE_KEYS + (("args",) if self.version >= 2 else ()))
         ids = self.seq(d["id"], where + ".id")
         n = len(ids)
