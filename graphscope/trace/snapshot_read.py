@@ -290,6 +290,8 @@ class RecordReader(ColumnReader):
             raw = binascii.a2b_base64(v, strict_mode=True)
         except (binascii.Error, ValueError) as e:
             self.fail(where, f"not valid base64: {e}")
+        if len(raw) != count * dtype.itemsize:
+            self.fail(where, f"holds {len(raw):,} bytes; {count:,} {dtype.name} values take {count * dtype.itemsize:,}")
         return np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype, copy=False)
 
     _NODE_KEYS = ("id", "op", "name", "inputs", "pass", "output", "requires_grad", "is_leaf",

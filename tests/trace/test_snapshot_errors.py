@@ -1,11 +1,13 @@
 """A bad snapshot raises one SnapshotError naming the file, the place in it, and what is wrong."""
 
+import base64
 import json
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from snapshot_v2 import dumps_v2
 
 from graphscope.trace import snapshot
 from graphscope.trace.record import BackwardPass, LeafGrad, Node, Record, SourceSite, Step
@@ -30,6 +32,13 @@ def _record():
 
 @pytest.fixture
 def doc():
+    """A version 2 document (nodes and tensors as JSON lists, as versions 1 to 3 have them)."""
+    return json.loads(dumps_v2(_record()))
+
+
+@pytest.fixture
+def columns_doc():
+    """A document of the current version (nodes and tensors as base64 columns)."""
     return json.loads(snapshot.dumps(_record()))
 
 
@@ -151,6 +160,44 @@ def test_dangling_node_ids(tmp_path, doc, path, where):
     target[path[-1]] = 999
     e = _load_doc(tmp_path, doc)
     assert e.where == where and "999 does not exist" in e.problem
+
+
+def test_a_version_2_document_loads_as_the_record(tmp_path, doc):
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(doc))
+    assert snapshot.load(path) == _record()
+
+
+def _column(values, dtype="int64"):
+    return {"dtype": dtype, "data": base64.b64encode(np.array(values, dtype=dtype).tobytes()).decode()}
+
+
+@pytest.mark.parametrize("path, value, where, problem", [
+    (("nodes", "op"), _column([0, 1, 99]), "nodes.op[2]", "99 is out of range"),
+    (("nodes", "op", "dtype"), "float64", "nodes.op.dtype", "expected one of"),
+    (("nodes", "op", "data"), "AA==", "nodes.op.data", "holds 1 bytes; 3 uint8 values take 3"),
+    (("nodes", "op", "data"), "!!!!!!!!", "nodes.op.data", "base64 characters"),
+    (("nodes", "id"), _column([0, 1, 0]), "nodes.id[2]", "node id 0 appears twice"),
+    (("nodes", "inputs", "ids"), _column([0, 999]), "nodes.inputs.ids[1]", "node id 999 does not exist"),
+    (("nodes", "inputs", "count"), _column([0, 0, 3]), "nodes.inputs.ids.data", "3 uint8 values take 3"),
+    (("nodes", "output"), _column([0, 1, 99]), "nodes.output[2]", "out of range"),
+    (("nodes", "site"), _column([0, 7, 0]), "nodes.site[1]", "out of range"),
+    (("nodes", "count"), -1, "nodes.count", "out of range"),
+    (("nodes", "flags"), _column([0, 4, 0], "uint8"), "nodes.flags[1]", "out of range"),
+    (("tensors", "nan"), _column([0, 1000, 0, 0, 0, 0]), "tensors.nan[1]", "1000 NaNs"),
+    (("tensors", "held"), _column([0, 0, 0, 0, 0, 3], "uint8"), "tensors.held[5]", "out of range"),
+    (("tensors", "values", "float32"), "AAAAAA==", "tensors.values.float32", "the tensors use"),
+    (("tensors", "values", "pickle"), "AAAA", "tensors.values", "unknown array dtype"),
+    (("tensors", "stats"), "AAAA", "tensors.stats", "base64 characters"),
+    (("strings", 0), "relu\x1b[2J", "strings[0]", "control characters"),
+])
+def test_bad_columns_name_the_place(tmp_path, columns_doc, path, value, where, problem):
+    target = columns_doc
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    e = _load_doc(tmp_path, columns_doc)
+    assert e.where == where and problem in e.problem, str(e)
 
 
 def test_values_for_fewer_tensors_than_claim_them(tmp_path, doc):
