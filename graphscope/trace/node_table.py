@@ -110,42 +110,47 @@ class NodeColumns:
     def from_nodes(cls, nodes: list) -> NodeColumns:
         """Columns of Node objects (their summaries are kept as they are until `summaries` is asked)."""
         n = len(nodes)
-        strings: dict[str, int] = {}
-        sites: dict = {}
-
-        def text(s):
-            return NONE if s is None else strings.setdefault(s, len(strings))
-
-        def site(s):
-            return NONE if s is None else sites.setdefault(s, len(sites))
-
+        strings: dict = {}
+        texts = {key: [getattr(x, key) for x in nodes] for key in ("op", "name", "parameter", "module")}
+        saved = [role for x in nodes for role in x.saved]
+        args = [pair for x in nodes for pair in x.args]
+        texts.update(saved=saved, arg_name=[k for k, _ in args], arg_text=[v for _, v in args])
+        for values in texts.values():
+            for s in dict.fromkeys(values):
+                if s is not None and s not in strings:
+                    strings[s] = len(strings)
+        codes = dict(strings)
+        codes[None] = NONE
+        index = {key: np.fromiter(map(codes.__getitem__, values), np.int32, len(values))
+                 for key, values in texts.items()}
+        site_values = [x.site for x in nodes]
+        sites = {s: i for i, s in enumerate(x for x in dict.fromkeys(site_values) if x is not None)}
+        site_codes = dict(sites)
+        site_codes[None] = NONE
         outputs = [x.output for x in nodes]
+        present = np.fromiter((s is not None for s in outputs), bool, n)
         output = np.full(n, NONE, dtype=np.int64)
-        present = [i for i, s in enumerate(outputs) if s is not None]
-        output[present] = np.arange(len(present), dtype=np.int64)
-        cols = cls(
+        output[present] = np.arange(int(present.sum()), dtype=np.int64)
+        inputs = [x.inputs for x in nodes]
+        return cls(
             id=np.fromiter((x.id for x in nodes), np.int64, n),
-            op=np.fromiter((text(x.op) for x in nodes), np.int32, n),
-            name=np.fromiter((text(x.name) for x in nodes), np.int32, n),
+            op=index["op"], name=index["name"],
             pass_index=np.fromiter((x.pass_index for x in nodes), np.int64, n),
             output=output,
             flags=np.fromiter((x.requires_grad * REQUIRES_GRAD | x.is_leaf * IS_LEAF for x in nodes), np.uint8, n),
-            parameter=np.fromiter((text(x.parameter) for x in nodes), np.int32, n),
-            module=np.fromiter((text(x.module) for x in nodes), np.int32, n),
-            site=np.fromiter((site(x.site) for x in nodes), np.int32, n),
-            inputs_start=_offsets([len(x.inputs) for x in nodes]),
-            inputs=np.fromiter((k for x in nodes for k in x.inputs), np.int64),
-            saved_start=_offsets([len(x.saved) for x in nodes]),
-            saved=np.fromiter((text(s) for x in nodes for s in x.saved), np.int32),
+            parameter=index["parameter"], module=index["module"],
+            site=np.fromiter(map(site_codes.__getitem__, site_values), np.int32, n),
+            inputs_start=_offsets(list(map(len, inputs))),
+            inputs=np.fromiter((k for row in inputs for k in row), np.int64),
+            saved_start=_offsets([len(x.saved) for x in nodes]), saved=index["saved"],
             args_start=_offsets([len(x.args) for x in nodes]),
-            arg_name=np.fromiter((text(a[0]) for x in nodes for a in x.args), np.int32),
-            arg_text=np.fromiter((text(a[1]) for x in nodes for a in x.args), np.int32),
+            arg_name=index["arg_name"], arg_text=index["arg_text"],
             dead={i: tuple(x.dead_units) for i, x in enumerate(nodes) if x.dead_units is not None},
             leaf=np.full(n, NONE, dtype=np.int64),
             strings=list(strings), sites=list(sites),
-            summaries=None if present else SummaryTable.from_summaries([]), outputs=outputs if present else None,
+            summaries=None if present.any() else SummaryTable.from_summaries([]),
+            outputs=outputs if present.any() else None,
         )
-        return cols
 
 
 class NodeTable(MutableMapping):

@@ -110,14 +110,16 @@ class SummaryTable:
     def from_summaries(cls, items: list[TensorSummary]) -> SummaryTable:
         """The summaries as a table (their arrays copied into the pools)."""
         n = len(items)
-        dtypes: dict[str, int] = {}
-        devices: dict[str, int] = {}
-        dtype = np.fromiter((dtypes.setdefault(s.dtype, len(dtypes)) for s in items), np.int32, n)
-        device = np.fromiter((devices.setdefault(s.device, len(devices)) for s in items), np.int32, n)
-        ndims = np.fromiter((len(s.shape) for s in items), np.int64, n)
+        dtype_names = [s.dtype for s in items]
+        device_names = [s.device for s in items]
+        dtypes = {d: i for i, d in enumerate(dict.fromkeys(dtype_names))}
+        devices = {d: i for i, d in enumerate(dict.fromkeys(device_names))}
+        dtype = np.fromiter(map(dtypes.__getitem__, dtype_names), np.int32, n)
+        device = np.fromiter(map(devices.__getitem__, device_names), np.int32, n)
+        shapes = [s.shape for s in items]
         dims_start = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(ndims, out=dims_start[1:])
-        dims = np.fromiter((d for s in items for d in s.shape), np.int64, int(dims_start[-1]))
+        np.cumsum(np.fromiter(map(len, shapes), np.int64, n), out=dims_start[1:])
+        dims = np.fromiter((d for shape in shapes for d in shape), np.int64, int(dims_start[-1]))
         numel = np.fromiter((s.numel for s in items), np.int64, n)
         stats = np.array([(s.min, s.max, s.mean, s.std, s.norm, s.zero_fraction) for s in items],
                          dtype=np.float64).reshape(n, len(STAT_FIELDS))
@@ -125,10 +127,11 @@ class SummaryTable:
                  if type(s.min) is int and not (-2**53 <= s.min <= 2**53 and -2**53 <= s.max <= 2**53)}
         nan = np.fromiter((s.nan_count for s in items), np.int64, n)
         inf = np.fromiter((s.inf_count for s in items), np.int64, n)
+        histograms = [s.histogram for s in items]
+        filled = np.fromiter((h.size == HISTOGRAM_BINS for h in histograms), bool, n)
         counts = np.zeros((n, HISTOGRAM_BINS), dtype=np.int64)
-        for i, s in enumerate(items):
-            if s.histogram.size:
-                counts[i] = s.histogram
+        if filled.any():
+            counts[filled] = np.stack([h for h in histograms if h.size == HISTOGRAM_BINS])
         histogram = counts.astype(np.uint32) if not counts.size or int(counts.max()) < 2**32 else counts
         held = np.fromiter((FULL if s.values is not None else DROPPED if s.dropped else PREVIEW for s in items),
                            np.uint8, n)
@@ -137,10 +140,9 @@ class SummaryTable:
         start, sizes = cls.starts(held, numel, dtype, hosts)
         parts: dict[str, list] = {h: [] for h in sizes}
         for s, h in zip(items, dtype.tolist()):
-            host = hosts[h]
             a = s.values if s.values is not None else None if s.dropped else s.preview
             if a is not None and a.size:
-                parts[host].append(a.reshape(-1))
+                parts[hosts[h]].append(a.reshape(-1))
         pools = {}
         for host, arrays in parts.items():
             pool = np.concatenate(arrays).astype(host, copy=False) if arrays else np.zeros(0, dtype=host)
