@@ -153,7 +153,7 @@ async def search_latencies(record: Record) -> tuple[list[float], list[float]]:
     app = TimedApp(Debuggee(record, "big.json"))
     ui, bare = [], []
     async with app.run_test(size=(120, 40)) as pilot:
-        await until(lambda: app.index._haystack is not None, timeout=60)
+        await until(app.index.fresh, timeout=60)
         await pilot.press("slash")
         await until(lambda: isinstance(app.screen, FindDialog))
         dialog = app.screen

@@ -84,6 +84,17 @@ class NodeColumns:
             return r if r < len(self.id) and self.id[r] == k else None
         return self._row.get(k)
 
+    def rows_of(self, ids: np.ndarray) -> np.ndarray:
+        """The row of each node id (-1 where there is none)."""
+        n = len(self.id)
+        if self._first is not None:
+            rows = ids - self._first
+            return np.where((rows >= 0) & (rows < n), rows, NONE)
+        if self._sorted:
+            rows = np.minimum(np.searchsorted(self.id, ids), max(n - 1, 0))
+            return np.where((n > 0) & (self.id[rows] == ids), rows, NONE) if n else np.full(len(ids), NONE)
+        return np.fromiter((self._row.get(k, NONE) for k in ids.tolist()), np.int64, len(ids))
+
     def node(self, r: int):
         """Row r as a Node."""
         from .record import Node  # the record module imports this one
