@@ -8,6 +8,7 @@ import numpy as np
 
 from .literal import visible
 from .node_table import NodeColumns
+from .snapshot_blobs import padding
 from .snapshot_columns_write import INT_DTYPES
 from .snapshot_fields import FieldReader, kind_of
 from .snapshot_format import ID_LIMIT, MAX_NDIM, STAT_FIELDS
@@ -131,9 +132,9 @@ class ColumnReader(FieldReader):
             if key not in ARRAY_DTYPES:
                 self.fail(where, f"unknown array dtype {visible(key)[:40]!r}")
             dtype = np.dtype(key)
-            if type(text) is not str or len(text) % 4:
+            if type(text) is not str or len(self.blobs.get(text, text)) % 4:
                 self.fail(f"{where}.{key}", "expected base64 text")
-            raw_len = len(text) // 4 * 3 - text[-2:].count("=")
+            raw_len = len(self.blobs.get(text, text)) // 4 * 3 - padding(self.blobs.get(text, text))
             if raw_len % dtype.itemsize:
                 self.fail(f"{where}.{key}", f"not a whole number of {key} values")
             pool = self.array(text, f"{where}.{key}", dtype, raw_len // dtype.itemsize)

@@ -41,8 +41,9 @@ class FieldReader:
     to name the place of a problem once one is known to be there.
     """
 
-    def __init__(self, source: str):
+    def __init__(self, source: str, blobs: dict | None = None):
         self.source = source
+        self.blobs = blobs or {}  # placeholder -> base64 bytes lifted out of the text (snapshot_blobs)
         self.sites: list[SourceSite] = []
         self.tensors: list[TensorSummary] = []
 

@@ -24,7 +24,7 @@ def max_snapshot_bytes() -> int:
         raise SnapshotError("GRAPHSCOPE_MAX_SNAPSHOT", "", f"{visible(text)[:40]!r} is not a number of bytes") from None
 
 
-def read_snapshot_bytes(path: str) -> bytes:
+def read_snapshot_bytes(path: str) -> bytearray:
     """The bytes of a snapshot file: only a regular file (never a FIFO or device, which could
     block or never end), at most max_snapshot_bytes(), read in chunks; leading whitespace is
     skipped, and reading stops at once when the first other byte cannot begin a snapshot."""
@@ -47,35 +47,49 @@ def read_snapshot_bytes(path: str) -> bytes:
                                           "a snapshot may be (set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
-        chunks, total, lines, skipped = [], 0, 1, 0
+        # read into one buffer of the file's size (grown if the file grows while being read)
+        data = bytearray(st.st_size)
+        view = memoryview(data)
+        filled, begin, lines = 0, None, 1
         while True:
-            chunk = os.read(fd, _READ_CHUNK)
-            if not chunk:
+            if filled < len(data):
+                n = os.readv(fd, [view[filled:filled + _READ_CHUNK]])
+            else:
+                extra = os.read(fd, _READ_CHUNK)
+                n = len(extra)
+                if n:
+                    view.release()
+                    data += extra
+                    view = memoryview(data)
+            if not n:
                 break
-            if not chunks:
-                start = len(chunk) - len(chunk.lstrip(_JSON_SPACE))
-                lines += chunk.count(b"\n", 0, start)
-                skipped += start
-                if start == len(chunk):
+            at, filled = filled, filled + n
+            if begin is None:
+                head = bytes(view[at:filled])
+                start = len(head) - len(head.lstrip(_JSON_SPACE))
+                if start == len(head):
+                    lines += head.count(b"\n")
                     continue
-                first = chunk[start:start + 1]
+                lines += head.count(b"\n", 0, start)
+                first = head[start:start + 1]
                 if first != b"{":
-                    _refuse_start(path, first, lines, start - chunk.rfind(b"\n", 0, start))
-                chunk = chunk[start:]
-            nul = chunk.find(b"\0")  # never in JSON text; a binary file soon has one (memchr: cheap)
+                    _refuse_start(path, first, lines, start - head.rfind(b"\n", 0, start))
+                begin = at + start
+            nul = data.find(b"\0", at, filled)  # never in JSON text; a binary file soon has one (memchr: cheap)
             if nul >= 0:
-                raise SnapshotError(path, "", f"not a snapshot: byte {skipped + total + nul:,} is a NUL byte, which "
+                raise SnapshotError(path, "", f"not a snapshot: byte {nul:,} is a NUL byte, which "
                                               "JSON text never holds; is this a binary file?")
-            total += len(chunk)
-            if total > limit:  # the file grew while being read
+            if filled > limit:  # the file grew while being read
                 raise SnapshotError(path, "", f"the file is more than the {_size(limit)} a snapshot may be "
                                               "(set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)")
-            chunks.append(chunk)
+        view.release()
+        del data[filled:]  # the file shrank while being read
+        del data[:filled if begin is None else begin]  # leading whitespace
     except OSError as e:
         raise SnapshotError(path, "", f"cannot read the file: {e.strerror or e}") from None
     finally:
         os.close(fd)
-    return b"".join(chunks)
+    return data
 
 
 # What a JSON document is, by its first character.

@@ -32,6 +32,7 @@ from .record import (
 from .node_table import NodeTable
 from .snapshot_columns_read import ColumnReader
 from .snapshot_fields import kind_of
+from .snapshot_blobs import lift, padding
 from .snapshot_file import read_snapshot_bytes
 from .snapshot_format import (
     COLUMNS_VERSION,
@@ -52,24 +53,46 @@ def load(path) -> Record:
     return loads(read_snapshot_bytes(path), path)
 
 
-
 def loads(data: str | bytes, source: str = "<snapshot>") -> Record:
-    """Validate snapshot text (or bytes) and build the record; nothing in it is ever executed."""
-    if isinstance(data, bytes):
-        if not data.strip():
+    """Validate snapshot text (or bytes) and build the record; nothing in it is ever executed.
+    From bytes, the long base64 arrays are lifted out before the JSON is parsed (`snapshot_blobs`)."""
+    blobs: dict = {}
+    if isinstance(data, (bytes, bytearray)):
+        if not data or data.isspace():
             raise SnapshotError(source, "", "the file is empty")
+        reduced, blobs = lift(data)
         try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise SnapshotError(source, "", f"not a snapshot: not UTF-8 text (byte {e.start} "
-                                            "cannot be decoded); is this a binary file?") from None
+            text = reduced.decode("utf-8")
+        except UnicodeDecodeError:
+            text = _decode(data, source)  # raises, naming the byte in the whole file
+        del reduced
     else:
         text = data
         if not text.strip():
             raise SnapshotError(source, "", "the file is empty")
     try:
+        doc = _parse(text, source)
+    except SnapshotError:
+        if blobs:  # place the error in the whole text
+            _parse(_decode(data, source), source)
+        raise
+    del text
+    with gc_paused():
+        return RecordReader(source, blobs).record(doc)
+
+
+def _decode(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SnapshotError(source, "", f"not a snapshot: not UTF-8 text (byte {e.start} "
+                                        "cannot be decoded); is this a binary file?") from None
+
+
+def _parse(text: str, source: str):
+    try:
         with gc_paused():
-            doc = json.loads(text, parse_constant=_bare_constant)
+            return json.loads(text, parse_constant=_bare_constant)
     except json.JSONDecodeError as e:
         where = f"line {e.lineno}, column {e.colno}"
         if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
@@ -83,8 +106,6 @@ def loads(data: str | bytes, source: str = "<snapshot>") -> Record:
         raise SnapshotError(source, "", "not a snapshot: its JSON is nested too deeply") from None
     except ValueError as e:  # e.g. an integer with thousands of digits
         raise SnapshotError(source, "", f"not valid JSON: {e}") from None
-    with gc_paused():
-        return RecordReader(source).record(doc)
 
 
 class _BareConstant(ValueError):
@@ -223,9 +244,9 @@ class RecordReader(ColumnReader):
                 if key not in ARRAY_DTYPES:
                     self.fail(f"{where}.{part}", f"unknown array dtype {visible(key)[:40]!r}")
                 dtype = np.dtype(key)
-                if type(text) is not str or len(text) % 4:
+                if type(text) is not str or len(self.blobs.get(text, text)) % 4:
                     self.fail(f"{where}.{part}.{key}", "expected base64 text")
-                raw_len = len(text) // 4 * 3 - text[-2:].count("=")
+                raw_len = len(self.blobs.get(text, text)) // 4 * 3 - padding(self.blobs.get(text, text))
                 if raw_len % dtype.itemsize:
                     self.fail(f"{where}.{part}.{key}", f"not a whole number of {key} values")
                 blobs[part, key] = [self.array(text, f"{where}.{part}.{key}", dtype, raw_len // dtype.itemsize), 0]
@@ -282,6 +303,7 @@ class RecordReader(ColumnReader):
     def array(self, v, where: str, dtype: np.dtype, count: int) -> np.ndarray:
         if type(v) is not str:
             self.fail(where, f"expected base64 text, found {kind_of(v)}")
+        v = self.blobs.get(v, v)
         expected = 4 * ((count * dtype.itemsize + 2) // 3)
         if len(v) != expected:
             self.fail(where, f"expected {expected:,} base64 characters for {count:,} {dtype.name} "
