@@ -212,6 +212,30 @@ class NodeTable(MutableMapping):
         except (KeyError, TypeError):
             return default
 
+    def _object(self, k):
+        node = self._loose.get(k)
+        return node if node is not None else self._override.get(k)
+
+    def inputs_of(self, k) -> tuple[int, ...] | None:
+        """Node k's input ids (None when there is no node k), read without making the Node."""
+        node = self._object(k)
+        if node is not None:
+            return node.inputs
+        r = self._row(k)
+        if r is None:
+            return None
+        c = self._columns
+        a, b = c.inputs_start[r:r + 2].tolist()
+        return tuple(c.inputs[a:b].tolist())
+
+    def op_of(self, k) -> str | None:
+        """Node k's op (None when there is no node k), read without making the Node."""
+        node = self._object(k)
+        if node is not None:
+            return node.op
+        r = self._row(k)
+        return None if r is None else self._columns.strings[self._columns.op[r]]
+
     def __contains__(self, k) -> bool:
         try:
             return k in self._loose or k in self._override or self._row(k) is not None

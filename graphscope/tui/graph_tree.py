@@ -107,8 +107,8 @@ class GraphTree(Outline):
         """The first appearance of a node becomes its home; later ones are links."""
         if node_id in self.home:
             return OutlineItem("link", node_id, parent=parent)
-        node = self.moment.record.nodes.get(node_id) if self.moment is not None else None
-        item = OutlineItem("node", node_id, parent=parent, expandable=bool(node is not None and node.inputs))
+        inputs = self.moment.record.nodes.inputs_of(node_id) if self.moment is not None else None
+        item = OutlineItem("node", node_id, parent=parent, expandable=bool(inputs))
         # expandable is settled when its children are loaded (constants alone leave none)
         self.home[node_id] = item
         return item
@@ -117,13 +117,12 @@ class GraphTree(Outline):
         if item.kind != "node" or self.moment is None:
             return item.children or []
         nodes = self.moment.record.nodes
-        node = nodes.get(item.node)
-        if node is None:
+        inputs = nodes.inputs_of(item.node)
+        if inputs is None:
             return []
         # Python values passed to the op (an exponent, keepdim=False) are not graph edges: the
         # details pane lists them; the tree shows tensors only.
-        return [self._node_item(i, item) for i in node.inputs
-                if i not in nodes or nodes[i].op != CONSTANT]
+        return [self._node_item(i, item) for i in inputs if nodes.op_of(i) != CONSTANT]
 
     # --- finding a node ------------------------------------------------------------------------
 
