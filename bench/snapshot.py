@@ -25,11 +25,24 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from graphscope.trace import snapshot  # noqa: E402
-from graphscope.trace.node_table import IS_LEAF, NONE, REQUIRES_GRAD, NodeColumns, NodeTable  # noqa: E402
-from graphscope.trace.record import BackwardPass, Metadata, Node, Record, SourceSite, Step  # noqa: E402
-from graphscope.trace.summary import summarize  # noqa: E402
-from graphscope.trace.summary_table import SummaryTable  # noqa: E402
+from graphscope.trace import snapshot
+from graphscope.trace.node_table import (
+    IS_LEAF,
+    NONE,
+    REQUIRES_GRAD,
+    NodeColumns,
+    NodeTable,
+)
+from graphscope.trace.record import (
+    BackwardPass,
+    Metadata,
+    Node,
+    Record,
+    SourceSite,
+    Step,
+)
+from graphscope.trace.summary import summarize
+from graphscope.trace.summary_table import SummaryTable
 
 OPS = ("matmul", "add", "relu", "mul", "sum", "exp", "log", "softmax")
 
@@ -47,7 +60,7 @@ def build(n: int, steps: bool) -> Record:
     """A record shaped like a deep model's: op nodes fed by earlier nodes and parameters, 64-element previews."""
     pool, sites = _pool(), _sites()
     nodes = {}
-    summary = lambda i: replace(pool[i % 64])  # noqa: E731 - one summary object per use, as a run has
+    summary = lambda i: replace(pool[i % 64])
     for i in range(n):
         if i % 10 == 0:
             nodes[i] = Node(i, "parameter", "", (), 0, summary(i), True, True,
@@ -123,7 +136,9 @@ def measure(n: int, steps: bool) -> None:
     record = build(n, steps)
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "snap.json")
-        export = best(lambda: snapshot.dump(record, path))
+        t0 = time.perf_counter()
+        snapshot.dump(record, path)  # once: the columns it makes of the nodes are kept for the next
+        export = time.perf_counter() - t0
         size = os.path.getsize(path)
         del record
 
@@ -141,7 +156,7 @@ def measure(n: int, steps: bool) -> None:
     report("load (s)", load, 1.0, "s")
     report("load / json.load of the same file", load / parse, 1.5, "x")
     print(f"  {'  (json.load itself)':<40} {parse:9.2f} s")
-    report("export, a record of Node objects", export, 0.5, "s")
+    report("export, a record of Node objects (once)", export, 0.5, "s")
     report("export, a loaded (columnar) record", export_columns, 0.5, "s")
     report("bytes per node", size / n, 700, "B")
 

@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from graphscope.session import Session, SessionOptions
+from graphscope.session import Debuggee, Session, SessionOptions
 from graphscope.trace import snapshot
 from graphscope.trace.record import Metadata, Node, Record, SourceSite
 from graphscope.trace.summary import summarize
@@ -33,7 +33,6 @@ from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.find_dialog import FindDialog
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.launch import load_for_viewing
-from graphscope.session import Debuggee
 
 OPS = ("matmul", "add", "relu", "mul", "sum", "exp", "log", "softmax")
 QUERIES = ("matmul", "layers.4242", "#50000", "train.py:15", "softmaxbackward0", "no such thing", "a")

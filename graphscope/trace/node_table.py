@@ -24,9 +24,33 @@ def _offsets(counts) -> np.ndarray:
 class NodeColumns:
     """Nodes as columns, in creation order (see `record.py`'s docstring for the layout)."""
 
-    __slots__ = ("id", "op", "name", "pass_index", "output", "flags", "parameter", "module", "site",
-                 "inputs_start", "inputs", "saved_start", "saved", "args_start", "arg_name", "arg_text",
-                 "dead", "leaf", "strings", "sites", "_summaries", "_outputs", "_row", "_first", "_sorted")
+    __slots__ = (
+        "_first",
+        "_outputs",
+        "_row",
+        "_sorted",
+        "_summaries",
+        "arg_name",
+        "arg_text",
+        "args_start",
+        "dead",
+        "flags",
+        "id",
+        "inputs",
+        "inputs_start",
+        "leaf",
+        "module",
+        "name",
+        "op",
+        "output",
+        "parameter",
+        "pass_index",
+        "saved",
+        "saved_start",
+        "site",
+        "sites",
+        "strings",
+    )
 
     def __init__(self, *, id, op, name, pass_index, output, flags, parameter, module, site, inputs_start, inputs,
                  saved_start, saved, args_start, arg_name, arg_text, dead, leaf, strings, sites, summaries=None,
@@ -111,8 +135,7 @@ class NodeColumns:
             output = self._outputs[r]
         else:
             output = None if o < 0 else self.summaries[o]
-        p, m, s, flags, leaf = (int(self.parameter[r]), int(self.module[r]), int(self.site[r]), int(self.flags[r]),
-                                int(self.leaf[r]))
+        p, m, s, flags = int(self.parameter[r]), int(self.module[r]), int(self.site[r]), int(self.flags[r])
         return Node(int(self.id[r]), strings[self.op[r]], strings[self.name[r]], inputs, int(self.pass_index[r]),
                     output, bool(flags & REQUIRES_GRAD), bool(flags & IS_LEAF), None if p < 0 else strings[p],
                     None if m < 0 else strings[m], None if s < 0 else self.sites[s], saved, self.dead.get(r), args)
@@ -170,7 +193,7 @@ class NodeTable(MutableMapping):
     set one at a time (as the recorder does) is kept as that object until `seal` puts it into the
     columns, so the recorder may still fill it in (its output summary, its dead units)."""
 
-    __slots__ = ("_columns", "_alive", "_gone", "_loose", "_override", "_version", "_cache")
+    __slots__ = ("_alive", "_cache", "_columns", "_gone", "_loose", "_override", "_version")
 
     def __init__(self, nodes: Mapping | None = None, columns: NodeColumns | None = None):
         self._columns = columns

@@ -15,6 +15,7 @@ import numpy as np
 
 from .limits import LONG_TEXT_LIMIT
 from .literal import visible
+from .node_table import NodeTable
 from .pass_history import PassHistory
 from .record import (
     FINDING_KINDS,
@@ -29,10 +30,9 @@ from .record import (
     SourceSite,
     Step,
 )
-from .node_table import NodeTable
+from .snapshot_blobs import lift, padding
 from .snapshot_columns_read import ColumnReader
 from .snapshot_fields import kind_of
-from .snapshot_blobs import lift, padding
 from .snapshot_file import read_snapshot_bytes
 from .snapshot_format import (
     COLUMNS_VERSION,

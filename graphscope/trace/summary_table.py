@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .snapshot_format import STAT_FIELDS
@@ -38,8 +40,24 @@ class SummaryTable:
       pools {host dtype name: 1-D array}  previews and full values, one array per host dtype
     """
 
-    __slots__ = ("dims_start", "dims", "numel", "dtype", "dtypes", "device", "devices", "stats", "exact",
-                 "nan", "inf", "histogram", "held", "start", "pools", "_hosts")
+    __slots__ = (
+        "_hosts",
+        "device",
+        "devices",
+        "dims",
+        "dims_start",
+        "dtype",
+        "dtypes",
+        "exact",
+        "held",
+        "histogram",
+        "inf",
+        "nan",
+        "numel",
+        "pools",
+        "start",
+        "stats",
+    )
 
     def __init__(self, dims_start, dims, numel, dtype, dtypes, device, devices, stats, exact, nan, inf,
                  histogram, held, start, pools):
@@ -62,7 +80,7 @@ class SummaryTable:
         numel = int(self.numel[i])
         d = int(self.dtype[i])
         host, integral = self._hosts[d]
-        lo, hi, mean, std, norm, zf = (None if v != v else v for v in self.stats[i].tolist())
+        lo, hi, mean, std, norm, zf = (None if math.isnan(v) else v for v in self.stats[i].tolist())
         if integral and lo is not None:
             lo, hi = self.exact.get(i) or (int(lo), int(hi))
         counts = self.histogram[i]

@@ -322,7 +322,7 @@ class SearchTables:
             return (shift >= 0) & (ids // 10 ** np.maximum(shift, 0) == prefix) & ((shift == 0) | (q[1] != "0"))
         value, width = int(q), len(q)
         hit = np.zeros(len(ids), dtype=bool)
-        for j in range(0, 17 - width + 1):
+        for j in range(17 - width + 1):
             hit |= (digits >= j + width) & ((ids // 10 ** j) % 10 ** width == value)
         return hit
 

@@ -3,14 +3,14 @@ the tests check that such files still load, and how their errors are named."""
 
 from __future__ import annotations
 
-import binascii
 import json
-import sys
 
 import numpy as np
 
 from graphscope.trace.record import Record, SourceSite
+from graphscope.trace.snapshot_columns_write import raw
 from graphscope.trace.snapshot_format import FORMAT, STAT_FIELDS
+from graphscope.trace.snapshot_write import _num
 from graphscope.trace.summary import HISTOGRAM_BINS, TensorSummary
 from graphscope.trace.tensor_summary import host_dtype
 
@@ -18,20 +18,6 @@ from graphscope.trace.tensor_summary import host_dtype
 def dumps_v2(record: Record) -> str:
     """The record as a version 2 snapshot's text."""
     return json.dumps(to_json(record, lambda raw: raw.decode("ascii")), allow_nan=False, separators=(",", ":"))
-
-
-def _num(x):
-    """A number as strict JSON: non-finite floats become "nan", "inf", "-inf"."""
-    if type(x) is float and x - x != 0.0:
-        return "nan" if x != x else ("inf" if x > 0 else "-inf")
-    return x
-
-
-def _raw(array: np.ndarray) -> bytes:
-    """An array's little-endian bytes, base64-encoded."""
-    if array.dtype.byteorder == ">" or (array.dtype.byteorder == "=" and sys.byteorder != "little"):
-        array = array.astype(array.dtype.newbyteorder("<"))
-    return binascii.b2a_base64(np.ascontiguousarray(array).tobytes(), newline=False)
 
 
 _NO_HISTOGRAM = np.zeros(HISTOGRAM_BINS, dtype=np.int64)
@@ -68,14 +54,14 @@ def _tensor_columns(items: list[TensorSummary], blob) -> dict:
         "device": [s.device for s in items],
         "nan": [s.nan_count for s in items],
         "inf": [s.inf_count for s in items],
-        "stats": blob(_raw(stats)),
+        "stats": blob(raw(stats)),
         "exact": exact,
         "histogram": {"dtype": "int64" if wide else "uint32",
-                      "data": blob(_raw(counts if wide else counts.astype(np.uint32)))},
+                      "data": blob(raw(counts if wide else counts.astype(np.uint32)))},
         "full": full,
         "dropped": dropped,
-        "preview": {k.name: blob(_raw(np.concatenate(v))) for k, v in previews.items()},
-        "values": {k.name: blob(_raw(np.concatenate(v))) for k, v in values.items()},
+        "preview": {k.name: blob(raw(np.concatenate(v))) for k, v in previews.items()},
+        "values": {k.name: blob(raw(np.concatenate(v))) for k, v in values.items()},
     }
 
 

@@ -10,7 +10,14 @@ from hypothesis import strategies as st
 from snapshot_v2 import dumps_v2
 
 from graphscope.trace import snapshot
-from graphscope.trace.record import BackwardPass, LeafGrad, Node, Record, SourceSite, Step
+from graphscope.trace.record import (
+    BackwardPass,
+    LeafGrad,
+    Node,
+    Record,
+    SourceSite,
+    Step,
+)
 from graphscope.trace.snapshot import SnapshotError
 from graphscope.trace.summary import summarize
 
