@@ -23,7 +23,8 @@ their output summaries, the bulk of a big record, are held as columns underneath
                                     (n x 16 counts), and the previews and full values packed into
                                     one array per host dtype (`summary_table.py`)
 
-A snapshot loads straight into these columns and writes them out as they are (`snapshot_columns`).
+A snapshot loads straight into these columns and writes them out as they are, one base64 array
+per column (`snapshot_columns_read`, `snapshot_columns_write`).
 A node the recorder sets (`record.nodes[k] = Node(...)`) is kept as that object (the recorder
 may still fill it in) until `record.nodes.seal()`. Passes, steps and the small sections are
 objects.
