@@ -15,8 +15,10 @@ from .passes_view import not_kept_note
 from .record_index import Root
 from .wording import counted
 
-# How many levels of the current pass's graph are open when it is first shown.
+# How many levels of the current pass's graph are open when it is first shown, and at most how
+# many rows that opens (a level is opened whole, then no more once past it).
 OPEN_LEVELS = 3
+OPEN_ROWS = 5000
 
 
 class GraphTree(Outline):
@@ -92,15 +94,21 @@ class GraphTree(Outline):
         self.set_roots([OutlineItem("note", label=Text(f"indexing {counted(count, 'node')}…", "dim"))])
 
     def _open(self, item: OutlineItem, levels: int) -> None:
-        """Expand `item` and its first appearances `levels` deep (links and leaves stay closed)."""
+        """Expand `item` and its first appearances `levels` deep (links and leaves stay closed), a
+        level at a time, until OPEN_ROWS rows are open: in a huge forward (a million nodes) the
+        rows past the first screens stay closed until asked for."""
         frontier = [item]
+        opened = 0
         for _ in range(levels):
             below = []
             for it in frontier:
+                if opened >= OPEN_ROWS:
+                    return
                 if it.expandable and it.kind in ("node", "group"):
                     self._load(it)
                     it.expanded = bool(it.children)
                     below.extend(it.children or ())
+                    opened += len(it.children or ())
             frontier = below
 
     def _node_item(self, node_id: int, parent: OutlineItem | None) -> OutlineItem:
