@@ -48,7 +48,7 @@ def test_a_column_row_is_a_new_node_at_each_read():
     assert table[9] == _nodes()[9] and table[9] is not table[9]
     assert table.get(8) is None and 8 not in table and 9 in table and "9" not in table
     with pytest.raises(KeyError):
-        table[8]  # noqa: B018
+        table[8]
 
 
 def test_setting_a_column_row_replaces_it_in_place_and_deleting_removes_it():
