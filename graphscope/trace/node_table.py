@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, MutableMapping
+from collections.abc import ItemsView, Iterator, Mapping, MutableMapping, ValuesView
 
 import numpy as np
 
@@ -293,7 +293,26 @@ class NodeTable(MutableMapping):
         if self._columns is not None:
             ids = self._columns.id if self._alive is None else self._columns.id[self._alive]
             yield from ids.tolist()
-        yield from list(self._loose)
+        yield from self._loose
+
+    def values(self):
+        """The nodes in creation order (the recorder's objects read as they are: no lookups)."""
+        return _Values(self)
+
+    def items(self):
+        return _Items(self)
+
+    def _rows(self):
+        """(id, Node) of the column rows, then of the nodes set one at a time."""
+        c = self._columns
+        if c is not None:
+            rows = range(len(c)) if self._alive is None else np.flatnonzero(self._alive).tolist()
+            override = self._override
+            for r in rows:
+                k = int(c.id[r])
+                node = override.get(k)
+                yield k, (node if node is not None else c.node(r))
+        yield from self._loose.items()
 
     def __eq__(self, other):
         if not isinstance(other, Mapping):
@@ -337,3 +356,17 @@ class NodeTable(MutableMapping):
     def version(self) -> int:
         """A number that changes whenever a node is set or deleted."""
         return self._version
+
+
+class _Values(ValuesView):
+    __slots__ = ()
+
+    def __iter__(self):
+        return (node for _, node in self._mapping._rows())
+
+
+class _Items(ItemsView):
+    __slots__ = ()
+
+    def __iter__(self):
+        return self._mapping._rows()
