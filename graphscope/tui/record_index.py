@@ -300,14 +300,20 @@ class SearchTables:
     def search(self, q: str) -> np.ndarray:
         """The ids of the nodes matching the lowercased query, in creation order."""
         c = self.columns
-        if " " in q:
-            return c.id[np.fromiter((q in row for row in self.rows()), bool, len(c))]
+        if " " in q:  # the rows holding its longest word, then the whole query in those rows
+            rows = np.flatnonzero(self._hits(max(q.split(), key=len)))
+            return c.id[rows[np.fromiter((q in row for row in self.rows(rows)), bool, len(rows))]]
+        return c.id[self._hits(q)]
+
+    def _hits(self, q: str) -> np.ndarray:
+        """Per node: whether a field of its row contains q (a query without a space)."""
+        c = self.columns
         text = np.fromiter((q in s for s in self.strings), bool, len(self.strings))
         site = np.fromiter((q in s for s in self.sites), bool, len(self.sites))
         hit = text[c.op] | text[c.name] | text[c.module] | text[c.parameter] | site[c.site]
         if set(q) <= set("#0123456789"):
             hit |= self._id_hits(q)
-        return c.id[hit]
+        return hit
 
     def _id_hits(self, q: str) -> np.ndarray:
         """Which ids' "#id" contain q (q of digits and #)."""
@@ -326,10 +332,11 @@ class SearchTables:
             hit |= (digits >= j + width) & ((ids // 10 ** j) % 10 ** width == value)
         return hit
 
-    def rows(self):
-        """Each node's whole row, lowercased."""
+    def rows(self, rows: np.ndarray):
+        """These nodes' whole rows, lowercased."""
         c = self.columns
         strings, sites = self.strings, self.sites
-        for i, op, name, module, parameter, site in zip(c.id.tolist(), c.op.tolist(), c.name.tolist(),
-                                                         c.module.tolist(), c.parameter.tolist(), c.site.tolist()):
+        for i, op, name, module, parameter, site in zip(c.id[rows].tolist(), c.op[rows].tolist(),
+                                                         c.name[rows].tolist(), c.module[rows].tolist(),
+                                                         c.parameter[rows].tolist(), c.site[rows].tolist()):
             yield f"#{i} {strings[op]} {strings[name]} {strings[module]} {strings[parameter]} {sites[site]}"
