@@ -328,9 +328,9 @@ def test_reading_bytes_lifts_long_arrays_out_and_reads_as_the_text_does(data):
     target[place[-1]] = data.draw(json_values | st.sampled_from(["A" * 4096, "A" * 1023 + "=", "\\" + "A" * 2000]))
     text = json.dumps(doc)
     outcomes = []
-    for given in (text, text.encode("utf-8", "surrogatepass")):
+    for source in (text, text.encode("utf-8", "surrogatepass")):
         try:
-            outcomes.append(snapshot.loads(given, "s.json"))
+            outcomes.append(snapshot.loads(source, "s.json"))
         except SnapshotError as e:
             outcomes.append(str(e))
     assert outcomes[0] == outcomes[1]
