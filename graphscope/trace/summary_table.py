@@ -42,6 +42,7 @@ class SummaryTable:
 
     __slots__ = (
         "_hosts",
+        "_rows",
         "device",
         "devices",
         "dims",
@@ -67,6 +68,13 @@ class SummaryTable:
         self.histogram, self.held, self.start, self.pools = histogram, held, start, pools
         self._hosts = [(host_dtype(d).name, (np.dtype(d).kind if d in ARRAY_DTYPES else "f") in "iub")
                        for d in dtypes]
+        self._rows = None  # per row, made once when a row is first read (`_row_facts`)
+
+    def _row_facts(self) -> tuple:
+        """(per row: whether its histogram has counts, whether a statistic is missing), made once."""
+        if self._rows is None:
+            self._rows = (self.histogram.any(axis=1), np.isnan(self.stats).any(axis=1))
+        return self._rows
 
     def __len__(self) -> int:
         return len(self.numel)
@@ -75,17 +83,23 @@ class SummaryTable:
         i = int(i)
         if not 0 <= i < len(self.numel):
             raise IndexError("summary row out of range")
+        filled, missing = self._row_facts()
         a, b = self.dims_start[i:i + 2].tolist()
         shape = tuple(self.dims[a:b].tolist())
         numel = int(self.numel[i])
         d = int(self.dtype[i])
         host, integral = self._hosts[d]
-        lo, hi, mean, std, norm, zf = (None if math.isnan(v) else v for v in self.stats[i].tolist())
+        stats = self.stats[i].tolist()
+        if missing[i]:
+            stats = [None if math.isnan(v) else v for v in stats]
+        lo, hi, mean, std, norm, zf = stats
         if integral and lo is not None:
             lo, hi = self.exact.get(i) or (int(lo), int(hi))
-        counts = self.histogram[i]
-        hist = counts.astype(np.int64) if counts.any() else NO_COUNTS
-        hist.flags.writeable = False
+        if filled[i]:
+            hist = self.histogram[i].astype(np.int64)
+            hist.flags.writeable = False
+        else:
+            hist = NO_COUNTS
         held = int(self.held[i])
         values = None
         if held == FULL:
