@@ -11,6 +11,7 @@ BRIEF_ARGV = {
     "data_loading.py": ("3",),
     "exploding_nan.py": (),  # it stops at its NaN, a few steps in
     "fit_a_line.py": (),
+    "forgot_zero_grad.py": ("4",),
     "gradients_of_an_equation.py": (),
     "small_cnn.py": ("30",),
     "spiral_classifier.py": ("60",),

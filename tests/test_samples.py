@@ -63,6 +63,16 @@ def check_gradients_of_an_equation(out):
     assert listed("zeroed, then backward once more, a.grad =") == [36.0, 81.0]
 
 
+def check_forgot_zero_grad(out):
+    forgot, fixed = out.split("with zero_grad():\n")
+    assert forgot.startswith("without zero_grad():\n")
+    grown = [g for _, _, g in numbers(r"step +(\d+) +loss ([\d.]+) +w\.grad ([-+][\d.]+)", forgot)]
+    kept = [g for _, _, g in numbers(r"step +(\d+) +loss ([\d.]+) +w\.grad ([-+][\d.]+)", fixed)]
+    assert len(grown) == len(kept) == 4 and grown[0] == kept[0]
+    assert falling(grown)  # more negative pass after pass: the sum of every grad so far
+    assert all(abs(g) <= abs(kept[0]) for g in kept)  # zeroed: this batch's grad only, shrinking as it fits
+
+
 def check_training_loop(out):
     assert out.startswith("NeuralNetwork(\n") and "(flatten): Flatten(" in out
     epochs = numbers(r"epoch +(\d+) +train loss ([\d.]+) +test loss ([\d.]+) +test accuracy ([\d.]+)%", out)
@@ -118,6 +128,7 @@ def check_small_cnn(out):
 # name -> what its output must show when run with its BRIEF_ARGV
 CHECKS = {
     "fit_a_line.py": check_fit_a_line,
+    "forgot_zero_grad.py": check_forgot_zero_grad,
     "gradients_of_an_equation.py": check_gradients_of_an_equation,
     "training_loop.py": check_training_loop,
     "spiral_classifier.py": check_spiral_classifier,

@@ -272,6 +272,8 @@ def _finish_leaf(tensor, grad, store, capture, capture_only, watching=False):
     if not same_device(grad, tensor.array):
         raise RuntimeError(
             f"a gradient on {backend.device_of(grad)} does not match its tensor's device {tensor.device}")
+    if watching and tensor._grad is not None:
+        announce("leaf_grad_accumulating", tensor)
     store.accumulate(tensor, grad)
     if watching:
         announce("leaf_grad_accumulated", tensor, grad)

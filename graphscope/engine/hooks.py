@@ -15,6 +15,8 @@ observers: list = []
 
 EVENTS = ("leaf_created", "node_created", "module_entered", "module_left", "backward_begun", "before_node",
           "after_node", "leaf_grad_accumulated", "backward_ended")
+EVENTS += ("leaf_grad_accumulating", "grads_zeroing", "optimizer_step_begun", "optimizer_step_ended",
+           "grad_clearing", "tensor_zeroing")
 
 # Per event, the handlers of the installed observers that override it (rebuilt, never mutated,
 # so an observer may uninstall itself mid-event). Events nobody handles cost one lookup.
@@ -72,6 +74,27 @@ class Observer:
 
     def backward_ended(self, root):
         """The backward pass begun at `root` has finished (also when it raised)."""
+
+    def leaf_grad_accumulating(self, tensor):
+        """A grad is about to be added into the leaf `tensor`'s `.grad`, which holds one already
+        (announced only then: copy it to know what `.grad` was before)."""
+
+    def grads_zeroing(self, owner, params, set_to_none):
+        """`owner.zero_grad(set_to_none)` (an optimizer or a module) is about to clear the grads
+        of `params` (a list of leaf Tensors)."""
+
+    def optimizer_step_begun(self, optimizer):
+        """`optimizer.step()` is about to update its parameters from their grads; it may block
+        (the debugger pauses here). With a closure, after the closure's first call."""
+
+    def optimizer_step_ended(self, optimizer):
+        """`optimizer.step()` has updated its parameters (also when it raised)."""
+
+    def grad_clearing(self, tensor):
+        """User code is about to set the leaf `tensor`'s `.grad`, which holds a grad, to None."""
+
+    def tensor_zeroing(self, tensor):
+        """`tensor.zero_()` is about to run (observers tell a leaf's `.grad` from other tensors)."""
 
 
 @contextmanager

@@ -178,6 +178,8 @@ class Tensor:
                 f"assigned grad has data of a different size: grad {tuple(value.shape)}, "
                 f"tensor {tuple(self.shape)}"
             )
+        if value is None and self._grad is not None and hooks.observers:
+            hooks.announce("grad_clearing", self)
         self._grad = value
 
     @property
@@ -682,6 +684,8 @@ class Tensor:
         return _ops.clamp_(self, min, max)
 
     def zero_(self):
+        if hooks.observers:
+            hooks.announce("tensor_zeroing", self)  # a leaf's `.grad.zero_()` is a grad reset
         return _ops.fill_(self, 0)
 
     def fill_(self, value):

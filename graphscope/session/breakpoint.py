@@ -6,7 +6,9 @@ import os
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
 
-BREAKPOINT_KINDS = ("node", "op", "module", "line", "nan", "grad_norm")
+BREAKPOINT_KINDS = ("node", "op", "module", "line", "nan", "grad_norm", "step")
+# Kinds that look at values or events, never at where a node was made.
+_NOT_SITES = ("nan", "grad_norm", "step")
 
 
 class NodeKey(NamedTuple):
@@ -41,7 +43,8 @@ class Facts(Protocol):
 class Breakpoint:
     """Pause before a backward step whose node matches: by identity (`NodeKey`), op, module path
     or source line (`model.py:42`), or on a condition: a NaN/Inf in the node's value or incoming
-    grad, an incoming grad whose norm is above a threshold (or not finite)."""
+    grad, an incoming grad whose norm is above a threshold (or not finite). A `step` breakpoint
+    pauses before `optimizer.step()` instead, at the end of the backward pass it follows."""
 
     kind: str
     value: object = None
@@ -69,10 +72,13 @@ class Breakpoint:
             return "NaN/Inf"
         if self.kind == "grad_norm":
             return f"grad norm > {self.value:g}"
+        if self.kind == "step":
+            return "optimizer step"
         return f"{self.kind} {self.value}"
 
     def matches(self, facts: Facts) -> bool:
-        """Whether the node at this step hits the breakpoint (enabled or not: callers check)."""
+        """Whether the node at this step hits the breakpoint (enabled or not: callers check); a
+        `step` breakpoint matches no node (`pauses_at_step` says where it does)."""
         kind, value = self.kind, self.value
         if kind == "op":
             return facts.op == value
@@ -92,9 +98,13 @@ class Breakpoint:
             return norm is not None and norm > value
         return False
 
+    def pauses_at_step(self) -> bool:
+        """Whether it pauses before an optimizer step (enabled or not: callers check)."""
+        return self.kind == "step"
+
     def matches_site(self, op: str, module: str | None, file: str | None, line: int | None) -> bool:
         """The part of `matches` that needs no values: for marking nodes and for "matches nothing yet"."""
-        if self.kind in ("nan", "grad_norm"):
+        if self.kind in _NOT_SITES:
             return False
         return self.matches(_Where(op, module, file, line))
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 import threading
 
+from graphscope.trace.record import OPTIMIZER_STEP
+
 from .breakpoint import Breakpoint
 from .state import Mode, SessionState, State
 
@@ -51,6 +53,8 @@ class Debuggee:
         self._listeners: list = []
         self._breakpoints: list[Breakpoint] = []
         self._next_breakpoint = 1
+        self._step_passes: set[int] = set()  # see _steps_after_passes
+        self._steps_seen = 0
         first = self._walkable()
         self._position: int | None = first[0] if first else None
         self._step = 0
@@ -194,7 +198,10 @@ class Debuggee:
             self._breakpoints = [b for b in self._breakpoints if b.id != breakpoint_id]
 
     def unmatched(self, breakpoint: Breakpoint) -> bool:
-        """Whether a breakpoint on a node, op, module or line matches no node recorded so far."""
+        """Whether a breakpoint on a node, op, module or line matches no node recorded so far (a
+        step breakpoint: no optimizer step recorded so far)."""
+        if breakpoint.pauses_at_step():
+            return not self._steps_after_passes()
         if breakpoint.kind in ("nan", "grad_norm"):
             return False
         for node in list(self.record.nodes.values()):
@@ -233,9 +240,14 @@ class Debuggee:
         return frontier is None or (position, step) <= frontier
 
     def _hit(self, position: int, step: int) -> str | None:
-        """The reason to stop at this step: the first enabled breakpoint its node hits."""
+        """The reason to stop at this step: the first enabled breakpoint its node hits; at a
+        pass's end followed by an optimizer step, the first enabled step breakpoint."""
         p = self.record.passes[position]
         if step >= len(p.order):
+            if step == len(p.order):
+                stepping = [bp for bp in self._breakpoints if bp.enabled and bp.pauses_at_step()]
+                if stepping and p.index in self._steps_after_passes():
+                    return f"breakpoint {stepping[0].id}: {stepping[0].describe()}"
             return None
         node = self.record.nodes.get(p.order[step])
         if node is None:
@@ -245,6 +257,15 @@ class Debuggee:
             if bp.enabled and bp.matches(facts):
                 return f"breakpoint {bp.id}: {bp.describe()}"
         return None
+
+    def _steps_after_passes(self) -> set[int]:
+        """The indexes of the backward passes an optimizer step followed (before the next began)."""
+        events = self.record.optimizer
+        seen = len(events)
+        if seen != self._steps_seen:
+            self._step_passes.update(e.passes - 1 for e in events[self._steps_seen:seen] if e.kind == OPTIMIZER_STEP)
+            self._steps_seen = seen
+        return self._step_passes
 
     def _to_end(self, reason: str) -> None:
         walkable = self._walkable()

@@ -78,6 +78,7 @@ class StepGate(Observer):
         self.pass_position = -1
         self.order_ids: list[int] = []
         self.frontier = 0  # steps run in this pass
+        self.at_pass_end = False  # paused at this pass's end already (a step breakpoint stops there once)
         self.watched: dict[int, Watched] = {}  # node id -> what breakpoints look at (this pass's forward)
         self._pass_nonfinite: bool | None = None
 
@@ -95,6 +96,7 @@ class StepGate(Observer):
         self.pass_position = len(self.recorder.record.passes) - 1
         self.order_ids = list(backward.order)
         self.frontier = 0
+        self.at_pass_end = False
         self._pass_nonfinite = None
 
     def before_node(self, node, grad_output):
@@ -109,8 +111,22 @@ class StepGate(Observer):
 
     def backward_ended(self, root):
         if not self.quitting and self.mode == Mode.STEP and self.frontier == len(self.order_ids):
+            self.at_pass_end = True
             self._pause(self._stepped("end of pass"))
         self.watched.clear()
+
+    def optimizer_step_begun(self, optimizer):
+        """A continue stops before `optimizer.step()` at a step breakpoint: the cursor at the end
+        of the last backward pass, where it was not paused already (as a snapshot replays it)."""
+        self._check_quit()
+        if (self.mode != Mode.CONTINUE or self.at_pass_end or self.pass_position < 0 or not self.order_ids
+                or self.frontier != len(self.order_ids)):
+            return
+        for bp in self.breakpoints():
+            if bp.enabled and bp.pauses_at_step():
+                self.at_pass_end = True
+                self._pause(f"breakpoint {bp.id}: {bp.describe()}")
+                return
 
     # --- deciding and pausing ----------------------------------------------------------
 

@@ -17,6 +17,8 @@ from .record import (
     LeafGrad,
     Metadata,
     Node,
+    OptimizerEvent,
+    ParamChange,
     Record,
     ScriptError,
     SourceSite,
@@ -28,7 +30,8 @@ from .summary import TensorSummary, summarize
 from .summary_report import print_summary, render
 
 __all__ = [
-    "BackwardPass", "ConsoleLine", "Finding", "LeafGrad", "Metadata", "Node", "Policy", "Record",
+    "BackwardPass", "ConsoleLine", "Finding", "LeafGrad", "Metadata", "Node", "OptimizerEvent", "ParamChange",
+    "Policy", "Record",
     "Recorder", "ScriptError", "SnapshotError", "SourceSite", "Step", "TensorSummary",
     "dump", "dumps", "find", "load", "loads", "print_summary", "render", "summarize", "to_dot",
     "write_dot",

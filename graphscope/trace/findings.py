@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 
 from .record import (
+    ACCUMULATED_GRAD,
     DEAD_RELU,
     EXPLODING_GRAD,
     NAN_GRAD,
     NAN_ORIGIN,
+    OPTIMIZER_STEP,
     PARAMETER,
     VANISHING_GRAD,
     Finding,
@@ -29,6 +31,7 @@ def find(record: Record, vanishing: float = 1e-7, exploding: float = 1e3) -> lis
         out.append(grad)
     out += dead_relus(record)
     out += grad_extremes(record, vanishing, exploding)
+    out += accumulated_grads(record)
     return out
 
 
@@ -133,4 +136,69 @@ def grad_extremes(record: Record, vanishing: float = 1e-7, exploding: float = 1e
                                  f"at pass {last})",
                            node.id if node is not None else None, last, name,
                            node.site if node is not None else None))
+    return out
+
+
+ACCUMULATION_RUN = 3  # passes adding into one .grad without a reset before it is pointed out
+NAMED = 3             # leaves named in one finding; the rest are counted
+
+
+def accumulated_grads(record: Record) -> list[Finding]:
+    """Leaves whose `.grad` took the grads of 3 or more backward passes in a row with no
+    zero_grad or grad reset between them, where an optimizer step read the growing sum (or the
+    script has no optimizer). Accumulating on purpose (several passes, then one step, then
+    zero_grad) is not pointed out. Leaves with the same run share one finding, at the line of
+    the step that read the sum (else where the first leaf was made)."""
+    resets, steps = [], []
+    for e in record.optimizer:
+        if e.kind == OPTIMIZER_STEP:
+            steps.append((e.passes, e.site))
+        else:  # a light row lost its parameters: count it as clearing every grad
+            resets.append((e.passes, {c.label for c in e.params} if e.params else None))
+    runs: dict[str, list[int]] = {}  # label -> the passes of its longest run so far
+    current: dict[str, list[int]] = {}
+    pending = iter(sorted(resets, key=lambda r: r[0]))
+    reset = next(pending, None)
+    for p in record.passes:
+        while reset is not None and reset[0] <= p.index:  # cleared before this pass began
+            if reset[1] is None:
+                current.clear()
+            else:
+                for label in reset[1]:
+                    current.pop(label, None)
+            reset = next(pending, None)
+        for label in p.grad_norms:
+            run = current.get(label)
+            if run is None:
+                run = current[label] = [p.index]
+            else:
+                run.append(p.index)
+            best = runs.get(label)
+            if best is None or len(run) > len(best):
+                runs[label] = run
+    by_run: dict[tuple[int, int], list[str]] = {}
+    for label, run in runs.items():
+        if len(run) >= ACCUMULATION_RUN:
+            by_run.setdefault((run[0], run[-1]), []).append(label)
+    latest, made = {}, {}  # label -> its latest leaf node; -> the id its identity was first seen as
+    for n in record.nodes.values():
+        if n.is_leaf and n.parameter:
+            latest[n.parameter] = n
+            made.setdefault(n.parameter, n.id if n.leaf is None else n.leaf)
+    out = []
+    for (first, last), labels in by_run.items():
+        labels.sort(key=lambda label: made.get(label, math.inf))  # in the order the script made them
+        midway = [site for passes, site in steps if first < passes <= last]
+        if steps and not midway:
+            continue  # accumulated on purpose: stepped only after the run
+        count = len(runs[labels[0]])
+        names = ", ".join(f"`{name}`" for name in labels[:NAMED])
+        if len(labels) > NAMED:
+            names += f" and {len(labels) - NAMED} more"
+        node = latest.get(labels[0])
+        out.append(Finding(ACCUMULATED_GRAD, f"grads of {names} accumulated across {count} passes without zeroing "
+                                             f"(passes {first} to {last}): backward() adds into .grad, so each step "
+                                             "used the sum of the grads so far; call optimizer.zero_grad() each "
+                                             "iteration", node.id if node is not None else None, last, labels[0],
+                           midway[0] if midway else node.site if node is not None else None))
     return out

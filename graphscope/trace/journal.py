@@ -34,6 +34,7 @@ class LeafEvent(NamedTuple):
     module: str | None
     requires_grad: bool
     label: str | None
+    leaf: int | None = None  # the leaf's identity across passes (Node.leaf)
 
 
 class ConstantEvent(NamedTuple):
@@ -65,10 +66,12 @@ class Seen(NamedTuple):
 
 
 class LeafEntry:
-    """What the recorder knows of a leaf tensor across passes: its last array and version, and
-    the copy of it (shared by the passes while the leaf does not change)."""
+    """What the recorder knows of a leaf tensor across passes: its identity, its last array and
+    version, and the copy of it (shared by the passes while the leaf does not change); likewise
+    for its `.grad` (shared by the next accumulation's "before" and an optimizer's events)."""
 
-    __slots__ = ("ref", "array", "version", "copy", "finite", "label")
+    __slots__ = ("ref", "array", "version", "copy", "finite", "label", "first",
+                 "grad_array", "grad_version", "grad_copy", "grad_key", "before")
 
     def __init__(self, ref):
         self.ref = ref              # a weak reference to the tensor
@@ -77,6 +80,12 @@ class LeafEntry:
         self.copy = None
         self.finite = False         # the copy is known to hold no NaN/Inf
         self.label: str | None = None
+        self.first: int | None = None  # the first record node it became: its identity (Node.leaf)
+        self.grad_array = None      # the `.grad` array `grad_copy` was made of, and its version then
+        self.grad_version = None
+        self.grad_copy = None
+        self.grad_key: int | None = None  # the id of the `.grad` array it is known to own (GradOwners)
+        self.before = None          # a copy of `.grad` before the accumulation under way
 
 
 class PendingStep:
@@ -88,7 +97,7 @@ class PendingStep:
         self.node = node
         self.grad_output = grad_output
         self.grad_inputs: list | None = None
-        self.leaf_grads: list = []   # (leaf node id, copy of its grad)
+        self.leaf_grads: list = []   # (leaf node id, copy of its grad, of .grad before (or None), of .grad after)
         self.step = None             # the record's Step, once materialised
 
 

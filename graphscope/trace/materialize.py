@@ -48,7 +48,7 @@ class Materializer:
                     work.append((n, "output", e.array))
             elif kind is LeafEvent:
                 n = Node(e.id, PARAMETER if e.requires_grad else TENSOR, "", (), j.index, None,
-                         e.requires_grad, True, e.label, e.module, site_of(e.site))
+                         e.requires_grad, True, e.label, e.module, site_of(e.site), leaf=e.leaf)
                 work.append((n, "output", e.copy))
             elif kind is ConstantEvent:
                 value = e.value
@@ -77,17 +77,21 @@ class Materializer:
             if grad_inputs is not None:
                 st.grad_inputs = self._grad_slots(st, grad_inputs)
                 work += [(st.grad_inputs, i, g) for i, g in enumerate(grad_inputs) if g is not None]
-            for leaf, grad in pending.leaf_grads:
+            for leaf, grad, before, now in pending.leaf_grads:
                 lg = LeafGrad(leaf)
                 st.leaf_grads.append(lg)
-                work.append((lg, "grad", grad))
+                work += leaf_grad_work(lg, grad, before, now)
             pending.grad_output = pending.grad_inputs = None
             pending.leaf_grads = []
             pending.step = st
             if p is not None:
                 p.steps.append(st)
         j.steps_done = len(j.steps)
-        self._summarize_into(j.index, work)
+        # The optimizer events between the passes before it: summarised in the same batch.
+        changes, shared, states = self._optimizer_work(j.index) if self._optimizer_pending else ((), (), ())
+        self._summarize_into(j.index, work + changes if changes else work, shared)
+        if states:
+            self._finish_states(states)
 
     @staticmethod
     def _grad_slots(step: Step, grad_inputs: list) -> list:
@@ -95,15 +99,20 @@ class Materializer:
             step.grad_inputs = [None] * len(grad_inputs)
         return step.grad_inputs
 
-    def _summarize_into(self, index: int, work: list) -> None:
+    def _summarize_into(self, index: int, work: list, shared: list | tuple = ()) -> None:
         """Summarise [(target, key, array)] and store each summary at target[key] / target.key.
 
         An array met twice (a leaf's grad is also its step's grad input; a grad passed down a
         chain is one step's grad input and the next step's grad output; an unchanged leaf is
-        shared with the last pass) is summarised once and its summary shared."""
+        shared with the last pass; an optimizer event's copies of values and grads, the arrays
+        `shared`, are those of the pass before) is summarised once and its summary shared."""
         if not work:
             return
         current = {id(e.copy): e.copy for e in self._leaf_copies.values() if e.copy is not None}
+        current.update((id(e.grad_copy), e.grad_copy) for e in self._leaf_copies.values() if e.grad_copy is not None)
+        current.update(zip(map(id, shared), shared))
+        if self._optimizer_pending:  # copies later batches will share: keep their summaries
+            current.update((id(raw), raw) for raw in self._pending_copies())
         known = self._leaf_summaries = {k: v for k, v in self._leaf_summaries.items() if k in current}
         slot_of: dict[int, int] = {}
         arrays, slots, ready = [], [], {}
@@ -148,6 +157,15 @@ class Materializer:
             _note_dead_units(relus)
         self._captured_bytes += added
         self._enforce_budget()
+
+
+def leaf_grad_work(lg: LeafGrad, grad, before, now) -> list:
+    """What to summarise into a leaf grad: the added grad, `.grad` before (when there was one)
+    and after (the added grad's own copy when nothing was there)."""
+    work = [(lg, "grad", grad), (lg, "now", now)]
+    if before is not None:
+        work.append((lg, "before", before))
+    return work
 
 
 def _note_dead_units(relus: list) -> None:

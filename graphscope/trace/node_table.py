@@ -136,9 +136,11 @@ class NodeColumns:
         else:
             output = None if o < 0 else self.summaries[o]
         p, m, s, flags = int(self.parameter[r]), int(self.module[r]), int(self.site[r]), int(self.flags[r])
+        leaf = int(self.leaf[r])
         return Node(int(self.id[r]), strings[self.op[r]], strings[self.name[r]], inputs, int(self.pass_index[r]),
                     output, bool(flags & REQUIRES_GRAD), bool(flags & IS_LEAF), None if p < 0 else strings[p],
-                    None if m < 0 else strings[m], None if s < 0 else self.sites[s], saved, self.dead.get(r), args)
+                    None if m < 0 else strings[m], None if s < 0 else self.sites[s], saved, self.dead.get(r), args,
+                    None if leaf < 0 else leaf)
 
     @classmethod
     def from_nodes(cls, nodes: list) -> NodeColumns:
@@ -180,7 +182,7 @@ class NodeColumns:
             args_start=_offsets([len(x.args) for x in nodes]),
             arg_name=index["arg_name"], arg_text=index["arg_text"],
             dead={i: tuple(x.dead_units) for i, x in enumerate(nodes) if x.dead_units is not None},
-            leaf=np.full(n, NONE, dtype=np.int64),
+            leaf=np.fromiter((NONE if x.leaf is None else x.leaf for x in nodes), np.int64, n),
             strings=list(strings), sites=list(sites),
             summaries=None if present.any() else SummaryTable.from_summaries([]),
             outputs=outputs if present.any() else None,

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
 
+from .held_rows import HeldRows
 from .record import BackwardPass
 
 _NO_LOSS = float("-inf")  # stands for None in the loss column; a real -inf loss is flagged apart
 
 
-class PassHistory(Sequence):
+class PassHistory(HeldRows):
     """`record.passes` of a live recording, read like the list it replaces.
 
     A pass held in detail (or not yet trimmed) is a BackwardPass object; `compact(i)` turns a
@@ -19,8 +19,10 @@ class PassHistory(Sequence):
     made into a BackwardPass again when read. So a million passes fit in tens of megabytes.
     """
 
+    _what = "pass"
+
     def __init__(self):
-        self._held: dict[int, BackwardPass] = {}
+        super().__init__()  # _held: index -> BackwardPass
         self._loss = array("d")
         self._flags = bytearray()      # bit 0: finished, bit 1: the loss is a real -inf
         self._nodes = array("q")
@@ -64,36 +66,10 @@ class PassHistory(Sequence):
         self._norm_start[index] = len(self._norm_values)
         self._norm_values.extend(p.grad_norms.values())
 
-    def __eq__(self, other):
-        if not isinstance(other, (list, tuple, PassHistory)):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
-
-    __hash__ = None
-
     def __len__(self) -> int:
         return len(self._loss)
 
-    def __getitem__(self, index):
-        if isinstance(index, slice):
-            return [self._pass(i) for i in range(*index.indices(len(self)))]
-        n = len(self._loss)
-        if index < 0:
-            index += n
-        if not 0 <= index < n:
-            raise IndexError("pass index out of range")
-        return self._pass(index)
-
-    def __iter__(self):
-        return (self._pass(i) for i in range(len(self._loss)))
-
-    def __reversed__(self):
-        return (self._pass(i) for i in range(len(self._loss) - 1, -1, -1))
-
-    def _pass(self, i: int) -> BackwardPass:
-        held = self._held.get(i)
-        if held is not None:
-            return held
+    def _row(self, i: int) -> BackwardPass:
         loss, flags = self._loss[i], self._flags[i]
         names = self._name_sets[self._norm_names[i]]
         start = self._norm_start[i]

@@ -45,7 +45,13 @@ NAN_GRAD = "nan-grad"
 DEAD_RELU = "dead-relu"
 VANISHING_GRAD = "vanishing-grad"
 EXPLODING_GRAD = "exploding-grad"
-FINDING_KINDS = (NAN_ORIGIN, NAN_GRAD, DEAD_RELU, VANISHING_GRAD, EXPLODING_GRAD)
+ACCUMULATED_GRAD = "accumulated-grad"
+FINDING_KINDS = (NAN_ORIGIN, NAN_GRAD, DEAD_RELU, VANISHING_GRAD, EXPLODING_GRAD, ACCUMULATED_GRAD)
+
+# Optimizer events' kinds: `optimizer.zero_grad()` (or a module's), `optimizer.step()`, and user
+# code clearing one leaf's grad (`t.grad = None`, `t.grad.zero_()`).
+ZERO_GRAD, OPTIMIZER_STEP, GRAD_RESET = "zero_grad", "step", "grad_reset"
+OPTIMIZER_EVENT_KINDS = (ZERO_GRAD, OPTIMIZER_STEP, GRAD_RESET)
 
 # Ops the recorder gives to leaves (they have no Function): a leaf that requires grad,
 # any other leaf tensor, a Python value passed to an op, and a non-leaf tensor whose
@@ -89,14 +95,20 @@ class Node(_Same):
     # Its non-tensor arguments, (parameter name, Python literal), in call order: pow's
     # ("exponent", "3"), sum's ("dim", "(1,)") and ("keepdim", "False"). Not graph nodes.
     args: tuple[tuple[str, str], ...] = ()
+    # A leaf's identity across passes: the id of the first record node this same tensor object
+    # became (each pass has its own node for a parameter; all of them share this). None otherwise.
+    leaf: int | None = None
 
 
 @dataclass(eq=False, slots=True)
 class LeafGrad(_Same):
-    """A grad accumulated into a leaf's `.grad` during a backward step."""
+    """A grad accumulated into a leaf's `.grad` during a backward step: what was there, what
+    this pass added, what is there now."""
 
     node: int
-    grad: TensorSummary | None = None
+    grad: TensorSummary | None = None     # what this pass added
+    before: TensorSummary | None = None   # `.grad` just before (None: it was None)
+    now: TensorSummary | None = None      # `.grad` right after
 
 
 @dataclass(eq=False, slots=True)
@@ -122,6 +134,35 @@ class BackwardPass(_Same):
     root: int | None = None
     order: tuple[int, ...] = ()         # the planned order of nodes
     steps: list[Step] = field(default_factory=list)
+
+
+@dataclass(eq=False, slots=True)
+class ParamChange(_Same):
+    """What an optimizer event did to one parameter (summaries None where not kept)."""
+
+    leaf: int                           # the parameter's Node.leaf identity
+    label: str                          # its name ("fc.weight", or the script's variable name)
+    before: TensorSummary | None = None  # step: its value before; zero_grad/grad_reset: its .grad before
+    update: TensorSummary | None = None  # step: after - before
+    after: TensorSummary | None = None   # step: its value after; zero_grad(set_to_none=False): the zeros
+    # step: the optimizer's state for it after the step: ("momentum_buffer", S), ("exp_avg", S),
+    # ("exp_avg_sq", S), ("step", "3"); a tensor as a summary, anything else as a literal.
+    state: tuple[tuple[str, TensorSummary | str], ...] = ()
+    grad: TensorSummary | None = None    # step: the .grad the step read
+
+
+@dataclass(eq=False, slots=True)
+class OptimizerEvent(_Same):
+    """`optimizer.zero_grad()`, `optimizer.step()` (one event per parameter group), or user code
+    clearing a leaf's grad, between backward passes. A run's events past the detail window keep
+    this row and drop `params`."""
+
+    kind: str                           # one of OPTIMIZER_EVENT_KINDS
+    passes: int                         # backward passes begun before it
+    optimizer: str = ""                 # "SGD", "Adam"; a module's class for its zero_grad; "" for grad_reset
+    settings: tuple[tuple[str, str], ...] = ()  # the group's options as literals: ("lr", "0.1")
+    site: SourceSite | None = None      # the user's line that called it
+    params: list[ParamChange] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +226,7 @@ class Record(_Same):
     console: list[ConsoleLine] = field(default_factory=list)
     error: ScriptError | None = None
     findings: list[Finding] = field(default_factory=list)
+    optimizer: list[OptimizerEvent] = field(default_factory=list)  # in order
     dropped_values: int = 0             # summaries whose captured values the memory budget dropped
     trimmed_nodes: int = 0              # nodes dropped with passes outside the detail window
     dropped_console: int = 0            # console lines dropped past the console limit

@@ -33,8 +33,10 @@ from .journal import (
     Seen,
 )
 from .limits import LONG_TEXT_LIMIT
-from .materialize import Materializer
+from .materialize import Materializer, leaf_grad_work
 from .naming import INPUT_ROLES, Names, error_site, graphscope_version, name
+from .optimizer_events import OptimizerRecording, new_optimizer_state
+from .optimizer_history import OptimizerHistory
 from .pass_history import PassHistory
 from .record import BackwardPass, ConsoleLine, LeafGrad, Metadata, Record, ScriptError
 from .retention import Policy, Retention
@@ -50,7 +52,7 @@ _new = tuple.__new__
 SUMMARIZE_AT_ONCE = 1 << 20
 
 
-class Recorder(Retention, Materializer, hooks.Observer):
+class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
     """Fills a Record from engine events; install it with `graphscope.engine.hooks.observe`.
 
     Arrays are copied at each event (the engine may change them in place later) and summarised
@@ -74,6 +76,7 @@ class Recorder(Retention, Materializer, hooks.Observer):
             full_values_limit=policy.full_values_limit, memory_budget=policy.memory_budget,
         ))
         self.record.passes = PassHistory()  # a pass out of the detail window shrinks to a row
+        self.record.optimizer = OptimizerHistory()  # so does an optimizer event
         self._next_id = 0
         self._journal = Journal(0)
         self._recent: deque[Journal] = deque([self._journal])  # newest last; still resolvable
@@ -95,6 +98,7 @@ class Recorder(Retention, Materializer, hooks.Observer):
         self._kept: list[Journal] = []           # journals of passes kept for good (first, pinned)
         self._sealed = False                      # finished for good by `seal`: takes nothing more
         self.notes: list[str] = []                # what the user should hear about the recording
+        new_optimizer_state(self)
 
     # --- engine events: forward ------------------------------------------------------------
 
@@ -165,9 +169,11 @@ class Recorder(Retention, Materializer, hooks.Observer):
         self._next_id = nid + 1
         if t.grad_fn is None:
             leaf = self._leaf_copy(t)
+            if leaf.first is None:
+                leaf.first = nid
             requires = t.requires_grad
             label = (leaf.label or self._label(t)) if requires else None
-            j.events.append(LeafEvent(nid, leaf.copy, self._names.leaf_site(t), module, requires, label))
+            j.events.append(LeafEvent(nid, leaf.copy, self._names.leaf_site(t), module, requires, label, leaf.first))
             j.tensors[id(t)] = Seen(leaf.ref, nid)
         else:
             copy = self._keep(t.array)
@@ -268,6 +274,23 @@ class Recorder(Retention, Materializer, hooks.Observer):
             self._summarize_into(self._journal.index, [(slots, i, g) for i, g in enumerate(grads) if g is not None])
             step.grad_inputs = None
 
+    def leaf_grad_accumulating(self, tensor):
+        if self._pass is None:
+            return
+        leaf = self._leaf_copies.get(id(tensor))
+        if leaf is None or leaf.ref() is not tensor:
+            leaf = self._leaf_copies[id(tensor)] = LeafEntry(weakref.ref(tensor))
+        leaf.before = self._grad_copy(leaf, tensor._grad)
+
+    def _grad_copy(self, leaf: LeafEntry, grad: Tensor):
+        """A copy of the leaf's `.grad` as it is: the last one made, while it has not changed since."""
+        array = grad.array
+        version = (grad._vc[0], data_writes[0])
+        if leaf.grad_array is array and leaf.grad_version == version:
+            return leaf.grad_copy
+        leaf.grad_array, leaf.grad_version, leaf.grad_copy = array, version, self._keep(array)
+        return leaf.grad_copy
+
     def leaf_grad_accumulated(self, tensor, grad):
         if self._pass is None:
             return
@@ -276,6 +299,15 @@ class Recorder(Retention, Materializer, hooks.Observer):
         nid = entry.node if entry is not None and entry.ref() is tensor else self._input_node(tensor, None, self._module())
         # It is the leaf's `.grad` now: user code may change it in place.
         copy = self._keep(grad)
+        leaf = self._leaf_copies.get(id(tensor))
+        if leaf is None or leaf.ref() is not tensor:
+            leaf = self._leaf_copies[id(tensor)] = LeafEntry(weakref.ref(tensor))
+        before, leaf.before = leaf.before, None
+        now = tensor._grad
+        # `.grad` after: the added grad itself when nothing was there, else a copy of the sum.
+        leaf.grad_array, leaf.grad_version = now.array, (now._vc[0], data_writes[0])
+        leaf.grad_copy = now_copy = copy if before is None else self._keep(now.array)
+        self._grad_owners.note(leaf, now.array)
         if j.steps:
             step = j.steps[-1]
             grads = step.grad_inputs or ()
@@ -283,18 +315,16 @@ class Recorder(Retention, Materializer, hooks.Observer):
                 if g is grad:  # the step's grad for this leaf is that same array
                     grads[i] = copy
             if step.step is None:
-                step.leaf_grads.append((nid, copy))
+                step.leaf_grads.append((nid, copy, before, now_copy))
             else:  # already in the record: summarise at once
                 lg = LeafGrad(nid)
                 step.step.leaf_grads.append(lg)
-                self._summarize_into(j.index, [(lg, "grad", copy)])
+                self._summarize_into(j.index, leaf_grad_work(lg, copy, before, now_copy))
         squares = squared_norm(grad)
         if type(squares) is float and squares - squares == 0.0:  # its sum of squares is finite: so is it
             j.finite.add(id(copy))
         if tensor.requires_grad:
-            leaf = self._leaf_copies.get(id(tensor))
-            label = leaf.label if leaf is not None and leaf.ref() is tensor else None
-            self._norms.append((label or self._label(tensor), squares))
+            self._norms.append((leaf.label or self._label(tensor), squares))
 
     def backward_ended(self, root):  # noqa: ARG002 (the engine hook's signature)
         p = self._pass
@@ -309,6 +339,7 @@ class Recorder(Retention, Materializer, hooks.Observer):
         self._raised_in, self._stepping = self._stepping, None
         if index % 64 == 63:  # now and then, forget leaves that have died
             self._leaf_copies = {k: e for k, e in self._leaf_copies.items() if e.ref() is not None}
+            self._grad_owners.forget_dead()
         j = self._journal
         policy = self.policy
         keep = index < policy.keep_first or policy.keep_last is None
@@ -387,6 +418,7 @@ class Recorder(Retention, Materializer, hooks.Observer):
         error = self.record.error
         if error is not None and error.node is not None and error.node not in self.record.nodes:
             error.node = None
+        self._settle_optimizer()
         self.record.findings = findings.find(self.record, self.policy.vanishing, self.policy.exploding)
         return self.record
 

@@ -85,7 +85,7 @@ class Retention:
             for step in j.steps[j.steps_done:]:
                 grads.append(step.grad_output)
                 grads += step.grad_inputs or ()
-                grads += [g for _, g in step.leaf_grads]
+                grads += [lg[1] for lg in step.leaf_grads]
             if any_nonfinite(grads, finite):
                 self._note_nonfinite(j.index, False)
         if j.index in self._pinned:
@@ -106,6 +106,7 @@ class Retention:
         p.detailed = False
         p.root, p.order, p.steps = None, (), []
         passes.compact(index)
+        self._drop_optimizer_detail(index)
         if j is not None:
             j.steps = []
             keep = self._closure(j, j.referenced)
@@ -133,6 +134,7 @@ class Retention:
             p.detailed = False
             p.root, p.order, p.steps = None, (), []
             self.record.passes.compact(j.index)
+            self._drop_optimizer_detail(j.index)
         keep = self._closure(j, j.referenced)
         j.steps = []
         if keep:  # a graph used across passes: put only what later passes refer to in the record

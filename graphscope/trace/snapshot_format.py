@@ -7,8 +7,9 @@ import sys
 from contextlib import contextmanager
 
 FORMAT = "graphscope-snapshot"
-# 2: nodes.args (non-tensor arguments). 4: strings; nodes and tensors as base64 columns (the
-# record's own, `record.py`). Files of every earlier version still load.
+# 2: nodes.args (non-tensor arguments). 3: nodes.leaf, leaf grads before/now, optimizer events.
+# 4: strings; nodes and tensors as base64 columns (the record's own, `record.py`). Files of every
+# earlier version still load.
 VERSION = 4
 COLUMNS_VERSION = 4  # the first version whose nodes and tensors are binary columns
 

@@ -19,12 +19,15 @@ from .node_table import NodeTable
 from .pass_history import PassHistory
 from .record import (
     FINDING_KINDS,
+    OPTIMIZER_EVENT_KINDS,
     BackwardPass,
     ConsoleLine,
     Finding,
     LeafGrad,
     Metadata,
     Node,
+    OptimizerEvent,
+    ParamChange,
     Record,
     ScriptError,
     SourceSite,
@@ -165,6 +168,8 @@ class RecordReader(ColumnReader):
             record.error = self.script_error(doc["error"], "error", nodes)
         record.findings = [self.finding(f, f"findings[{i}]", nodes)
                            for i, f in enumerate(self.seq(doc["findings"], "findings"))]
+        if self.version >= 3:
+            record.optimizer = self.optimizer_events(self.obj(doc, "", ("optimizer",))["optimizer"], "optimizer")
         record.dropped_values = self.integer(doc["dropped_values"], "dropped_values")
         record.trimmed_nodes = self.integer(doc["trimmed_nodes"], "trimmed_nodes")
         record.dropped_console = self.integer(doc["dropped_console"], "dropped_console")
@@ -321,7 +326,8 @@ class RecordReader(ColumnReader):
 
     def nodes(self, d, where: str) -> dict[int, Node]:
         """Version 1 to 3: the nodes as JSON lists."""
-        self.obj(d, where, self._NODE_KEYS + (("args",) if self.version >= 2 else ()))
+        self.obj(d, where, self._NODE_KEYS + (("args",) if self.version >= 2 else ())
+                 + (("leaf",) if self.version >= 3 else ()))
         ids = self.seq(d["id"], where + ".id")
         n = len(ids)
         self.ints(ids, where + ".id", n)
@@ -362,12 +368,13 @@ class RecordReader(ColumnReader):
                     dead[i] = (self.integer(du[0], f"{where}.dead_units[{i}][0]"),
                                self.integer(du[1], f"{where}.dead_units[{i}][1]"))
         args = self.arguments(d["args"], where + ".args", n) if self.version >= 2 else [()] * n
+        identities = self.ints(d["leaf"], where + ".leaf", n, nullable=True) if self.version >= 3 else [None] * n
         tensors, site_list = self.tensors, self.sites
         return {k: Node(k, op, nm, tuple(inp), ps, None if o is None else tensors[o], rq, lf, pr, md,
-                        None if st is None else site_list[st], tuple(sv), du, ar)
-                for k, op, nm, inp, ps, o, rq, lf, pr, md, st, sv, du, ar in zip(
+                        None if st is None else site_list[st], tuple(sv), du, ar, le)
+                for k, op, nm, inp, ps, o, rq, lf, pr, md, st, sv, du, ar, le in zip(
                     ids, ops, names, inputs, passes, outputs, requires, leaves, parameters, modules, sites,
-                    saved, dead, args)}
+                    saved, dead, args, identities)}
 
     def arguments(self, rows, where: str, n: int) -> list[tuple]:
         """Each node's [[name, literal], ...]."""
@@ -423,16 +430,19 @@ class RecordReader(ColumnReader):
         grad_inputs = self.seq(d["grad_inputs"], where + ".grad_inputs", n)
         leaf_grads = self.seq(d["leaf_grads"], where + ".leaf_grads", n)
         tensor = self.tensor
+        width, shape = (4, "[node id, then tensor indexes or null: added, before, now]") if self.version >= 3 else (
+            2, "[node id, tensor index or null]")
         out = []
         for i in range(n):
             gi = self.seq(grad_inputs[i], f"{where}.grad_inputs[{i}]")
             lg = self.seq(leaf_grads[i], f"{where}.leaf_grads[{i}]")
             leaves = []
-            for j, pair in enumerate(lg):
-                if type(pair) is not list or len(pair) != 2:
-                    self.fail(f"{where}.leaf_grads[{i}][{j}]", "expected [node id, tensor index or null]")
-                leaves.append(LeafGrad(self.node_id(pair[0], f"{where}.leaf_grads[{i}][{j}][0]", nodes, False),
-                                       tensor(pair[1], f"{where}.leaf_grads[{i}][{j}][1]")))
+            for j, row in enumerate(lg):
+                place = f"{where}.leaf_grads[{i}][{j}]"
+                if type(row) is not list or len(row) != width:
+                    self.fail(place, f"expected {shape}")
+                leaves.append(LeafGrad(self.node_id(row[0], place + "[0]", nodes, False),
+                                       *[tensor(row[k], f"{place}[{k}]") for k in range(1, width)]))
             out.append(Step(at[i], tensor(grad_outputs[i], f"{where}.grad_output[{i}]"),
                             [tensor(g, f"{where}.grad_inputs[{i}][{j}]") for j, g in enumerate(gi)], leaves))
         return out
@@ -463,6 +473,52 @@ class RecordReader(ColumnReader):
                        self.opt_integer(d["pass"], where + ".pass"),
                        self.opt_name(d["parameter"], where + ".parameter"),
                        self.site(d["site"], where + ".site"))
+
+    def optimizer_events(self, events, where: str) -> list[OptimizerEvent]:
+        out = []
+        for i, d in enumerate(self.seq(events, where)):
+            at = f"{where}[{i}]"
+            self.obj(d, at, ("kind", "passes", "optimizer", "settings", "site", "params"))
+            kind = self.name(d["kind"], at + ".kind")
+            if kind not in OPTIMIZER_EVENT_KINDS:
+                self.fail(at + ".kind", f"unknown optimizer event {kind[:40]!r}: expected one of "
+                                        f"{', '.join(OPTIMIZER_EVENT_KINDS)}")
+            settings = []
+            for j, pair in enumerate(self.seq(d["settings"], at + ".settings")):
+                if type(pair) is not list or len(pair) != 2:
+                    self.fail(f"{at}.settings[{j}]", "expected [name, literal]")
+                settings.append(tuple(self.names(pair, f"{at}.settings[{j}]", 2)))
+            out.append(OptimizerEvent(kind, self.integer(d["passes"], at + ".passes"),
+                                      self.name(d["optimizer"], at + ".optimizer"), tuple(settings),
+                                      self.site(d["site"], at + ".site"), self.param_changes(d["params"], at + ".params")))
+        return out
+
+    def param_changes(self, d, where: str) -> list[ParamChange]:
+        self.obj(d, where, ("leaf", "label", "before", "update", "after", "grad", "state"))
+        leaves = self.ints(d["leaf"], where + ".leaf", None)
+        n = len(leaves)
+        labels = self.names(d["label"], where + ".label", n)
+        tensor = self.tensor
+        columns = [[tensor(v, f"{where}.{key}[{i}]") for i, v in enumerate(self.seq(d[key], f"{where}.{key}", n))]
+                   for key in ("before", "update", "after", "grad")]
+        states = []
+        for i, row in enumerate(self.seq(d["state"], where + ".state", n)):
+            entries = []
+            for j, pair in enumerate(self.seq(row, f"{where}.state[{i}]")):
+                place = f"{where}.state[{i}][{j}]"
+                if type(pair) is not list or len(pair) != 2:
+                    self.fail(place, "expected [name, tensor index or literal]")
+                value = pair[1]
+                if type(value) is str:
+                    value = self.name(value, place + "[1]")
+                elif type(value) is int:
+                    value = tensor(value, place + "[1]")
+                else:
+                    self.fail(place + "[1]", f"expected a tensor index or a literal, found {kind_of(value)}")
+                entries.append((self.name(pair[0], place + "[0]"), value))
+            states.append(tuple(entries))
+        return [ParamChange(leaf, label, before, update, after, state, grad)
+                for leaf, label, before, update, after, grad, state in zip(leaves, labels, *columns, states)]
 
 
 _NO_VALUES = np.zeros(0, dtype=np.float64)

@@ -8,6 +8,8 @@ import uuid
 from .atomic_file import write_atomically
 from .node_table import NodeTable
 from .record import (
+    LeafGrad,
+    OptimizerEvent,
     Record,
     SourceSite,
 )
@@ -60,6 +62,30 @@ def _num(x):
     return x
 
 
+def _leaf_grad(lg: LeafGrad, add) -> list:
+    """[leaf, added, before, now]: `now` is the added grad's row when it is that same summary."""
+    added = add(lg.grad)
+    now = added if lg.now is lg.grad and added is not None else add(lg.now)
+    return [lg.node, added, add(lg.before), now]
+
+
+def _optimizer_event(e: OptimizerEvent, add, site) -> dict:
+    params = e.params
+    return {
+        "kind": e.kind, "passes": e.passes, "optimizer": e.optimizer,
+        "settings": [list(kv) for kv in e.settings], "site": site(e.site),
+        "params": {
+            "leaf": [c.leaf for c in params],
+            "label": [c.label for c in params],
+            "before": [add(c.before) for c in params],
+            "update": [add(c.update) for c in params],
+            "after": [add(c.after) for c in params],
+            "grad": [add(c.grad) for c in params],
+            "state": [[[k, v if type(v) is str else add(v)] for k, v in c.state] for c in params],
+        },
+    }
+
+
 def to_json(record: Record, blob) -> dict:
     """The record as JSON-ready data: small sections as objects; nodes, steps and summaries as
     columns. `blob` turns base64 bytes into what the document holds (a placeholder `_pieces` splices)."""
@@ -100,7 +126,7 @@ def to_json(record: Record, blob) -> dict:
                 "node": [st.node for st in steps],
                 "grad_output": [add(st.grad_output) for st in steps],
                 "grad_inputs": [[add(g) for g in st.grad_inputs] for st in steps],
-                "leaf_grads": [[[lg.node, add(lg.grad)] for lg in st.leaf_grads] for st in steps],
+                "leaf_grads": [[_leaf_grad(lg, add) for lg in st.leaf_grads] for st in steps],
             },
         })
     error = record.error
@@ -110,6 +136,7 @@ def to_json(record: Record, blob) -> dict:
     }
     findings = [{"kind": f.kind, "message": f.message, "node": f.node, "pass": f.pass_index,
                  "parameter": f.parameter, "site": site(f.site)} for f in record.findings]
+    optimizer = [_optimizer_event(e, add, site) for e in record.optimizer]
     m = record.metadata
     return {
         "format": FORMAT,
@@ -129,6 +156,7 @@ def to_json(record: Record, blob) -> dict:
         "console": [{"stream": c.stream, "text": c.text, "pass": c.pass_index} for c in record.console],
         "error": error_json,
         "findings": findings,
+        "optimizer": optimizer,
         "dropped_values": record.dropped_values,
         "trimmed_nodes": record.trimmed_nodes,
         "dropped_console": record.dropped_console,

@@ -21,6 +21,7 @@ NO_GRAPH = ("The script built no graph: no operation on a tensor that requires g
 _TITLES = {
     "nan-origin": "NaN origin", "nan-grad": "NaN in backward", "dead-relu": "dead ReLU",
     "vanishing-grad": "vanishing grad", "exploding-grad": "exploding grad",
+    "accumulated-grad": "grads not zeroed",
 }
 
 

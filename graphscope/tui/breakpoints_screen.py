@@ -18,22 +18,22 @@ from graphscope.session import Breakpoint, NodeKey
 
 from .node_label import one_line
 
-KINDS = ("node", "op", "module", "line", "nan", "grad_norm")
+KINDS = ("node", "op", "module", "line", "nan", "grad_norm", "step")
 _LINE = re.compile(r"^\S+:\d+$")
 
 
 def parse_breakpoint(text: str, record) -> Breakpoint:
     """`op matmul`, `module model.layers.1`, `line model.py:42` (or just `model.py:42`), `node 12`
-    (that node of the record, in every pass), `nan`, `grad_norm 10`; raises ValueError saying
-    what is wrong."""
+    (that node of the record, in every pass), `nan`, `grad_norm 10`, `step` (before each
+    optimizer.step()); raises ValueError saying what is wrong."""
     text = text.strip()
     if not text:
         raise ValueError("type a breakpoint, e.g. op matmul")
     kind, _, value = text.partition(" ")
     kind = kind.lower().replace("-", "_")
     value = value.strip()
-    if kind == "nan":
-        return Breakpoint(kind="nan", value=None)
+    if kind in ("nan", "step"):
+        return Breakpoint(kind=kind, value=None)
     if kind not in KINDS:
         if _LINE.match(text):
             return Breakpoint(kind="line", value=text)
@@ -103,7 +103,7 @@ class BreakpointsScreen(ModalScreen[None]):
             table.add_columns("id", "on", "breakpoint")
             yield table
             yield Static(Text("Add: op matmul · module model.layers.1 · line model.py:42 · node 12 "
-                              "(in every pass) · nan · grad_norm 10"), id="bp-help")
+                              "(in every pass) · nan · grad_norm 10 · step"), id="bp-help")
             yield Input(placeholder="op matmul", id="bp-input")
             yield Static(id="bp-error")
 

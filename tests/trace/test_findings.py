@@ -9,7 +9,14 @@ from trace_helpers import line_of
 import graphscope as gs
 from graphscope import nn, optim
 from graphscope.engine import hooks
-from graphscope.trace.record import DEAD_RELU, EXPLODING_GRAD, NAN_GRAD, NAN_ORIGIN, VANISHING_GRAD
+from graphscope.trace.record import (
+    ACCUMULATED_GRAD,
+    DEAD_RELU,
+    EXPLODING_GRAD,
+    NAN_GRAD,
+    NAN_ORIGIN,
+    VANISHING_GRAD,
+)
 from graphscope.trace.recorder import Policy, Recorder
 
 SAMPLES = Path(gs.__file__).resolve().parent.parent / "samples"
@@ -167,3 +174,80 @@ def test_by_default_passes_are_scanned_when_the_loss_or_a_grad_norm_shows_a_nan(
 
 def _finite_loss(p):
     return p.loss == p.loss
+
+
+def _record_sample(name, monkeypatch, *argv):
+    path = SAMPLES / name
+    monkeypatch.setattr(sys, "argv", [str(path), *argv])  # its own, not pytest's
+    recorder = Recorder(script=str(path))
+    with hooks.observe(recorder):
+        runpy.run_path(str(path), run_name="__main__")
+    return recorder.finish()
+
+
+def test_a_loop_that_forgets_zero_grad_is_pointed_at(capsys, monkeypatch):
+    rec = _record_sample("forgot_zero_grad.py", monkeypatch, "4")
+    f = only(rec, ACCUMULATED_GRAD)
+    assert f.message.startswith("grads of `w`, `b` accumulated across 4 passes without zeroing (passes 0 to 3)")
+    assert (f.parameter, f.pass_index) == ("w", 3)
+    assert f.site.text == "optimizer.step()"  # where the sum was read: zero_grad belongs next to it
+    assert rec.nodes[f.node].parameter == "w"
+
+
+def test_the_tutorials_training_loop_that_zeroes_its_grads_is_not(capsys, monkeypatch):
+    rec = _record_sample("training_loop.py", monkeypatch, "1")
+    assert ACCUMULATED_GRAD not in kinds(rec)
+
+
+def _accumulating(passes, step_every=1, zero_every=None):
+    w = gs.tensor([1.0, 2.0], requires_grad=True)
+    opt = optim.SGD([w], lr=0.01)
+
+    def run():
+        for i in range(passes):
+            (w * w).sum().backward()
+            if (i + 1) % step_every == 0:
+                opt.step()
+            if zero_every and (i + 1) % zero_every == 0:
+                opt.zero_grad()
+
+    return record(run)
+
+
+def test_two_passes_without_zeroing_are_not_yet_a_finding():
+    assert ACCUMULATED_GRAD not in kinds(_accumulating(2))
+
+
+def test_accumulating_on_purpose_over_several_passes_then_stepping_is_not_a_finding():
+    assert ACCUMULATED_GRAD not in kinds(_accumulating(8, step_every=4, zero_every=4))
+
+
+def test_stepping_on_a_growing_grad_is_a_finding_however_the_passes_are_kept():
+    rec = _accumulating(12, step_every=1, zero_every=6)  # zeroed, but only every 6 steps
+    f = only(rec, ACCUMULATED_GRAD)
+    assert "`w` accumulated across 6 passes" in f.message and f.pass_index == 5
+    assert [p.detailed for p in rec.passes].count(False) > 0  # found from rows, not detail
+
+
+def test_backward_three_times_by_hand_without_an_optimizer_is_a_finding():
+    def run():
+        a = gs.tensor([2.0, 3.0], requires_grad=True)
+        for _ in range(3):
+            (a**2).sum().backward()
+
+    f = only(record(run), ACCUMULATED_GRAD)
+    assert "grads of `a` accumulated across 3 passes" in f.message
+    assert f.site.text == "a = gs.tensor([2.0, 3.0], requires_grad=True)"  # no step: where it was made
+
+
+def test_clearing_one_grad_by_hand_ends_only_its_run():
+    a = gs.tensor([2.0, 3.0], requires_grad=True)
+    b = gs.tensor([1.0], requires_grad=True)
+
+    def run():
+        for _ in range(3):
+            (a * b).sum().backward()
+            a.grad = None
+
+    f = only(record(run, Policy.every_pass()), ACCUMULATED_GRAD)
+    assert f.message.startswith("grads of `b` accumulated")

@@ -7,13 +7,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from snapshot_v2 import dumps_v2
+from snapshot_v3 import dumps_v3
 
 from graphscope.trace import snapshot
 from graphscope.trace.record import (
     BackwardPass,
     LeafGrad,
     Node,
+    OptimizerEvent,
+    ParamChange,
     Record,
     SourceSite,
     Step,
@@ -29,18 +31,21 @@ def _record():
         return summarize(np.arange(n, dtype=np.float32), full_values_limit=8)
 
     nodes = {
-        0: Node(0, "parameter", output=s(), requires_grad=True, is_leaf=True, parameter="w", site=site),
+        0: Node(0, "parameter", output=s(), requires_grad=True, is_leaf=True, parameter="w", site=site, leaf=0),
         1: Node(1, "tensor", output=s(100), is_leaf=True, site=site),
         2: Node(2, "mul", "MulBackward0", (0, 1), output=s(), requires_grad=True, site=site, saved=("a", "b")),
     }
-    step = Step(2, s(), [s(), None], [LeafGrad(0, s())])
-    return Record(nodes=nodes, passes=[BackwardPass(0, 1.5, {"w": 2.0}, 3, True, True, 2, (2,), [step])])
+    step = Step(2, s(), [s(), None], [LeafGrad(0, s(), s(), s())])
+    change = ParamChange(0, "w", s(), s(), s(), (("momentum_buffer", s()), ("step", "1")), s())
+    optimizer = [OptimizerEvent("step", 1, "SGD", (("lr", "0.1"),), site, [change])]
+    return Record(nodes=nodes, passes=[BackwardPass(0, 1.5, {"w": 2.0}, 3, True, True, 2, (2,), [step])],
+                  optimizer=optimizer)
 
 
 @pytest.fixture
 def doc():
-    """A version 2 document (nodes and tensors as JSON lists, as versions 1 to 3 have them)."""
-    return json.loads(dumps_v2(_record()))
+    """A version 3 document (nodes and tensors as JSON lists, as versions 1 to 3 have them)."""
+    return json.loads(dumps_v3(_record()))
 
 
 @pytest.fixture
@@ -100,13 +105,62 @@ def test_newer_version(tmp_path, doc):
     assert e.where == "version" and "newer" in e.problem and "upgrade graphscope" in e.problem
 
 
+def _as_version_2(doc):
+    """The document as version 2 wrote it: no leaf identities, [leaf, grad] leaf grads, no optimizer."""
+    doc["version"] = 2
+    del doc["nodes"]["leaf"], doc["optimizer"]
+    for p in doc["passes"]:
+        p["steps"]["leaf_grads"] = [[row[:2] for row in rows] for rows in p["steps"]["leaf_grads"]]
+    return doc
+
+
 def test_version_1_without_arguments_still_loads(tmp_path, doc):
+    doc = _as_version_2(doc)
     doc["version"] = 1
     del doc["nodes"]["args"]
     path = tmp_path / "v1.json"
     path.write_text(json.dumps(doc))
     record = snapshot.load(str(path))
     assert all(n.args == () for n in record.nodes.values())
+
+
+def test_version_2_loads_without_leaf_identities_accumulation_or_optimizer_events(tmp_path, doc):
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(_as_version_2(doc)))
+    record = snapshot.load(str(path))
+    assert [n.leaf for n in record.nodes.values()] == [None, None, None]
+    assert record.nodes[2].args == () and record.optimizer == []
+    (lg,) = record.passes[0].steps[0].leaf_grads
+    assert lg.grad is not None and lg.before is None and lg.now is None
+
+
+def test_version_3_round_trips_leaf_identity_accumulation_and_the_optimizer():
+    record = _record()
+    assert snapshot.loads(snapshot.dumps(record)) == record
+
+
+def test_a_leaf_grad_row_of_the_wrong_width(tmp_path, doc):
+    doc["passes"][0]["steps"]["leaf_grads"][0][0] = [0, 1]
+    e = _load_doc(tmp_path, doc)
+    assert e.where == "passes[0].steps.leaf_grads[0][0]" and "added, before, now" in e.problem
+
+
+def test_an_unknown_optimizer_event(tmp_path, doc):
+    doc["optimizer"][0]["kind"] = "explode"
+    e = _load_doc(tmp_path, doc)
+    assert e.where == "optimizer[0].kind" and "unknown optimizer event 'explode'" in e.problem
+
+
+def test_a_malformed_optimizer_state_entry(tmp_path, doc):
+    doc["optimizer"][0]["params"]["state"][0][0] = ["momentum_buffer", 1.5]
+    e = _load_doc(tmp_path, doc)
+    assert e.where == "optimizer[0].params.state[0][0][1]" and "tensor index or a literal" in e.problem
+
+
+def test_a_version_3_document_without_optimizer_events(tmp_path, doc):
+    del doc["optimizer"]
+    e = _load_doc(tmp_path, doc)
+    assert e.where == "" and '"optimizer"' in e.problem
 
 
 def test_a_malformed_argument(tmp_path, doc):
@@ -144,6 +198,11 @@ def test_missing_key(tmp_path, doc):
     (("metadata", "argv"), "train.py", "metadata.argv"),
     (("sites", 0, "line"), "3", "sites[0].line"),
     (("console",), None, "console"),
+    (("nodes", "leaf", 0), "w", "nodes.leaf[0]"),
+    (("optimizer", 0, "passes"), -1, "optimizer[0].passes"),
+    (("optimizer", 0, "settings", 0), ["lr"], "optimizer[0].settings[0]"),
+    (("optimizer", 0, "params", "before", 0), 999, "optimizer[0].params.before[0]"),
+    (("optimizer", 0, "params", "label"), [], "optimizer[0].params.label"),
 ])
 def test_wrong_types_name_the_place(tmp_path, doc, path, value, where):
     target = doc
@@ -169,8 +228,8 @@ def test_dangling_node_ids(tmp_path, doc, path, where):
     assert e.where == where and "999 does not exist" in e.problem
 
 
-def test_a_version_2_document_loads_as_the_record(tmp_path, doc):
-    path = tmp_path / "v2.json"
+def test_a_version_3_document_loads_as_the_record(tmp_path, doc):
+    path = tmp_path / "v3.json"
     path.write_text(json.dumps(doc))
     assert snapshot.load(path) == _record()
 
@@ -191,18 +250,21 @@ def _column(values, dtype="int64"):
     (("nodes", "site"), _column([0, 7, 0]), "nodes.site[1]", "out of range"),
     (("nodes", "count"), -1, "nodes.count", "out of range"),
     (("nodes", "flags"), _column([0, 4, 0], "uint8"), "nodes.flags[1]", "out of range"),
-    (("tensors", "nan"), _column([0, 1000, 0, 0, 0, 0]), "tensors.nan[1]", "1000 NaNs"),
-    (("tensors", "held"), _column([0, 0, 0, 0, 0, 3], "uint8"), "tensors.held[5]", "out of range"),
+    (("tensors", "nan"), lambda n: _column([0, 1000] + [0] * (n - 2)), "tensors.nan[1]", "1000 NaNs"),
+    (("tensors", "held"), lambda n: _column([0] * (n - 1) + [3], "uint8"), "tensors.held[-1]", "out of range"),
     (("tensors", "values", "float32"), "AAAAAA==", "tensors.values.float32", "the tensors use"),
     (("tensors", "values", "pickle"), "AAAA", "tensors.values", "unknown array dtype"),
     (("tensors", "stats"), "AAAA", "tensors.stats", "base64 characters"),
     (("strings", 0), "relu\x1b[2J", "strings[0]", "control characters"),
 ])
 def test_bad_columns_name_the_place(tmp_path, columns_doc, path, value, where, problem):
+    """(A value made from the tensor count n, and a place [-1], are for the last tensor.)"""
+    n = columns_doc["tensors"]["count"]
     target = columns_doc
     for key in path[:-1]:
         target = target[key]
-    target[path[-1]] = value
+    target[path[-1]] = value(n) if callable(value) else value
+    where = where.replace("[-1]", f"[{n - 1}]")
     e = _load_doc(tmp_path, columns_doc)
     assert e.where == where and problem in e.problem, str(e)
 

@@ -7,12 +7,15 @@ from hypothesis.extra import numpy as hnp
 from graphscope.trace.record import (
     FINDING_KINDS,
     LEAF_OPS,
+    OPTIMIZER_EVENT_KINDS,
     BackwardPass,
     ConsoleLine,
     Finding,
     LeafGrad,
     Metadata,
     Node,
+    OptimizerEvent,
+    ParamChange,
     Record,
     ScriptError,
     SourceSite,
@@ -70,6 +73,7 @@ def records(draw):
             is_leaf=draw(st.booleans()), parameter=draw(optional(names)), module=draw(optional(names)),
             site=draw(pick_site), saved=tuple(draw(st.lists(names, max_size=2))),
             dead_units=draw(optional(st.tuples(st.integers(0, 9), st.integers(0, 9)))),
+            leaf=draw(optional(st.integers(0, 50))),
         )
         next_id += draw(st.integers(1, 3))
     ids = list(nodes)
@@ -84,8 +88,7 @@ def records(draw):
                 steps.append(Step(
                     node=draw(node_id), grad_output=draw(optional(summaries())),
                     grad_inputs=draw(st.lists(optional(summaries()), max_size=2)),
-                    leaf_grads=[LeafGrad(draw(node_id), draw(optional(summaries())))
-                                for _ in range(draw(st.integers(0, 2)))],
+                    leaf_grads=[_leaf_grad(draw, node_id) for _ in range(draw(st.integers(0, 2)))],
                 ))
         passes.append(BackwardPass(
             index=index, loss=draw(optional(floats)),
@@ -108,6 +111,25 @@ def records(draw):
     findings = [Finding(draw(st.sampled_from(FINDING_KINDS)), draw(texts), draw(opt_node),
                         draw(optional(st.integers(0, 3))), draw(optional(names)), draw(pick_site))
                 for _ in range(draw(st.integers(0, 3)))]
+    optimizer = [OptimizerEvent(draw(st.sampled_from(OPTIMIZER_EVENT_KINDS)), draw(st.integers(0, 4)), draw(names),
+                                tuple(draw(st.lists(st.tuples(names, names), max_size=3))), draw(pick_site),
+                                [_param_change(draw) for _ in range(draw(st.integers(0, 2)))])
+                 for _ in range(draw(st.integers(0, 2)))]
     return Record(metadata=metadata, nodes=nodes, passes=passes, console=console, error=error,
-                  findings=findings, dropped_values=draw(st.integers(0, 9)),
+                  findings=findings, optimizer=optimizer, dropped_values=draw(st.integers(0, 9)),
                   trimmed_nodes=draw(st.integers(0, 9)), dropped_console=draw(st.integers(0, 9)))
+
+
+def _leaf_grad(draw, node_id) -> LeafGrad:
+    """A leaf grad whose `now` is sometimes the added grad's own summary (nothing was there before)."""
+    grad = draw(optional(summaries()))
+    if draw(st.booleans()):
+        return LeafGrad(draw(node_id), grad, None, grad)
+    return LeafGrad(draw(node_id), grad, draw(optional(summaries())), draw(optional(summaries())))
+
+
+def _param_change(draw) -> ParamChange:
+    state = tuple(draw(st.lists(st.tuples(names, st.one_of(names, summaries())), max_size=2)))
+    return ParamChange(draw(st.integers(0, 50)), draw(names), draw(optional(summaries())),
+                       draw(optional(summaries())), draw(optional(summaries())), state,
+                       draw(optional(summaries())))

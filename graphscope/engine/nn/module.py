@@ -362,6 +362,8 @@ class Module:
 
     def zero_grad(self, set_to_none=True):
         """Clear every parameter's grad: to None (the default), or to zeros in place."""
+        if observers:
+            announce("grads_zeroing", self, list(self.parameters()), set_to_none)
         for param in self.parameters():
             _clear_grad(param, set_to_none)
 

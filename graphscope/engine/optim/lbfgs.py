@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..grad_mode import enable_grad, no_grad
 from ..ops.shape import cat
-from .optimizer import Optimizer, nonnegative
+from .optimizer import Optimizer, announces_itself, nonnegative, step_announced
 
 
 def _cubic_interpolate(x1, f1, g1, x2, f2, g2, bounds=None):
@@ -144,14 +144,22 @@ class LBFGS(Optimizer):
         self._set_param(x)
         return loss, flat_grad
 
+    @announces_itself
     @no_grad()
     def step(self, closure=None):
         """Minimise the loss that `closure` (zero_grad, forward, backward, return loss) computes;
-        returns the loss of its first call."""
+        returns the loss of its first call. Observers hear of the step after that first call."""
         if closure is None:
             raise RuntimeError("LBFGS.step() needs a closure that clears the grads, computes the loss, calls "
                                "backward() and returns the loss: optimizer.step(closure)")
         closure = enable_grad()(closure)
+        orig_loss = closure()
+        with step_announced(self):
+            self._minimize(closure, orig_loss)
+        return orig_loss
+
+    def _minimize(self, closure, orig_loss):
+        """The iterations of one `step`, from the closure's first loss."""
         group = self.param_groups[0]
         lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
@@ -160,13 +168,12 @@ class LBFGS(Optimizer):
         state.setdefault("func_evals", 0)
         state.setdefault("n_iter", 0)
 
-        orig_loss = closure()
         loss = float(orig_loss)
         current_evals = 1
         state["func_evals"] += 1
         flat_grad = self._gather_flat_grad()
         if flat_grad.abs().max() <= tolerance_grad:
-            return orig_loss
+            return
 
         d, t = state.get("d"), state.get("t")
         old_dirs, old_stps, ro = state.get("old_dirs"), state.get("old_stps"), state.get("ro")
@@ -238,4 +245,3 @@ class LBFGS(Optimizer):
                 break
         state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=H_diag,
                      prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
-        return orig_loss

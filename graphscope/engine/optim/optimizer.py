@@ -7,9 +7,10 @@ records no graph nodes and allocates little; state arrays live on the parameter'
 from __future__ import annotations
 
 import copy
+import functools
 from collections import defaultdict
 
-from .. import backend
+from .. import backend, hooks
 from ..grad_mode import enable_grad
 from ..tensor import Tensor, wrap
 
@@ -24,6 +25,15 @@ required = _RequiredParameter()
 
 class Optimizer:
     """Base class: holds `param_groups` (dicts of params and options) and `state` (per parameter)."""
+
+    _announcing = False  # inside a step already announced to observers
+
+    def __init_subclass__(cls, **kwargs):
+        """A subclass's own `step` (a user's optimizer) is announced to observers around its call."""
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "announces_itself", False):
+            cls.step = _announced(step)
 
     def __init__(self, params, defaults):
         self.defaults = defaults
@@ -77,6 +87,8 @@ class Optimizer:
 
     def zero_grad(self, set_to_none=True):
         """Clear every parameter's grad: to None (the default), or to zeros in place."""
+        if hooks.observers:
+            hooks.announce("grads_zeroing", self, [p for g in self.param_groups for p in g["params"]], set_to_none)
         for group in self.param_groups:
             for param in group["params"]:
                 grad = param._grad
@@ -96,8 +108,9 @@ class Optimizer:
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        for group in self.param_groups:
-            self._update_group(group)
+        with step_announced(self):
+            for group in self.param_groups:
+                self._update_group(group)
         return loss
 
     def _update_group(self, group):
@@ -186,6 +199,48 @@ class Optimizer:
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+
+
+class step_announced:
+    """Announce the update the block makes to observers: before it (the debugger may pause
+    there) and after it, once however subclasses nest their steps. (A class, not a generator:
+    observers look for the user's line among the frames, and contextlib's are not graphscope's.)"""
+
+    __slots__ = ("announcing", "optimizer")
+
+    def __init__(self, optimizer):
+        self.optimizer = optimizer
+        self.announcing = False
+
+    def __enter__(self):
+        optimizer = self.optimizer
+        if hooks.observers and not optimizer._announcing:
+            optimizer._announcing = self.announcing = True
+            try:
+                hooks.announce("optimizer_step_begun", optimizer)
+            except BaseException:
+                optimizer._announcing = False
+                raise
+
+    def __exit__(self, *exc):
+        if self.announcing:
+            self.optimizer._announcing = False
+            hooks.announce("optimizer_step_ended", self.optimizer)
+
+
+def announces_itself(step):
+    """Mark a subclass's `step` that calls `step_announced` where its update begins."""
+    step.announces_itself = True
+    return step
+
+
+def _announced(step):
+    @functools.wraps(step)
+    def announced_step(self, *args, **kwargs):
+        with step_announced(self):
+            return step(self, *args, **kwargs)
+
+    return announced_step
 
 
 def nonnegative(**hyperparameters) -> None:

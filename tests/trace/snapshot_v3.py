@@ -1,4 +1,4 @@
-"""The snapshot format of versions 1 to 3 (nodes and tensors as JSON lists), as version 2 wrote it:
+"""The snapshot format of versions 1 to 3 (nodes and tensors as JSON lists), as version 3 wrote it:
 the tests check that such files still load, and how their errors are named."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ import numpy as np
 from graphscope.trace.record import Record, SourceSite
 from graphscope.trace.snapshot_columns_write import raw
 from graphscope.trace.snapshot_format import FORMAT, STAT_FIELDS
-from graphscope.trace.snapshot_write import _num
+from graphscope.trace.snapshot_write import _leaf_grad, _num, _optimizer_event
 from graphscope.trace.summary import HISTOGRAM_BINS, TensorSummary
 from graphscope.trace.tensor_summary import host_dtype
 
 
-def dumps_v2(record: Record) -> str:
-    """The record as a version 2 snapshot's text."""
+def dumps_v3(record: Record) -> str:
+    """The record as a version 3 snapshot's text."""
     return json.dumps(to_json(record, lambda raw: raw.decode("ascii")), allow_nan=False, separators=(",", ":"))
 
 
@@ -102,6 +102,7 @@ def to_json(record: Record, blob) -> dict:
         "saved": [list(n.saved) for n in nodes],
         "dead_units": [None if n.dead_units is None else list(n.dead_units) for n in nodes],
         "args": [[list(a) for a in n.args] for n in nodes],
+        "leaf": [n.leaf for n in nodes],
     }
     passes = []
     for p in record.passes:
@@ -115,7 +116,7 @@ def to_json(record: Record, blob) -> dict:
                 "node": [st.node for st in steps],
                 "grad_output": [add(st.grad_output) for st in steps],
                 "grad_inputs": [[add(g) for g in st.grad_inputs] for st in steps],
-                "leaf_grads": [[[lg.node, add(lg.grad)] for lg in st.leaf_grads] for st in steps],
+                "leaf_grads": [[_leaf_grad(lg, add) for lg in st.leaf_grads] for st in steps],
             },
         })
     error = record.error
@@ -123,12 +124,13 @@ def to_json(record: Record, blob) -> dict:
         "type": error.type, "message": error.message, "traceback": error.traceback,
         "node": error.node, "site": site(error.site),
     }
+    optimizer = [_optimizer_event(e, add, site) for e in record.optimizer]
     findings = [{"kind": f.kind, "message": f.message, "node": f.node, "pass": f.pass_index,
                  "parameter": f.parameter, "site": site(f.site)} for f in record.findings]
     m = record.metadata
     return {
         "format": FORMAT,
-        "version": 2,
+        "version": 3,
         "metadata": {
             "script": m.script, "argv": list(m.argv), "started": m.started, "finished": m.finished,
             "exit_code": m.exit_code, "graphscope_version": m.graphscope_version,
@@ -143,6 +145,7 @@ def to_json(record: Record, blob) -> dict:
         "console": [{"stream": c.stream, "text": c.text, "pass": c.pass_index} for c in record.console],
         "error": error_json,
         "findings": findings,
+        "optimizer": optimizer,
         "dropped_values": record.dropped_values,
         "trimmed_nodes": record.trimmed_nodes,
         "dropped_console": record.dropped_console,

@@ -1,0 +1,42 @@
+"""OptimizerHistory: optimizer events read back the same whether held as objects or compacted to rows."""
+
+import pytest
+
+from graphscope.trace.optimizer_history import OptimizerHistory
+from graphscope.trace.record import OptimizerEvent, ParamChange, SourceSite
+
+SITE = SourceSite("train.py", 9, "<module>", "opt.step()")
+
+
+def events():
+    out = []
+    for i in range(300):  # more kinds than a byte holds, and jumps in passes wider than one
+        passes = i * 2 if i < 100 else 200 + (i - 100) * 700
+        out.append(OptimizerEvent("step" if i % 2 else "zero_grad", passes, f"Opt{i % 260}", (("lr", "0.1"),), SITE))
+    return out
+
+
+def test_compacted_events_read_back_equal_to_the_objects():
+    history = OptimizerHistory()
+    expected = events()
+    for e in expected:
+        history.append(e)
+    for i in range(0, len(expected), 2):
+        history.compact(i)
+    assert history == expected and list(reversed(history)) == expected[::-1]
+    assert history[-1] == expected[-1] and history[5:8] == expected[5:8]
+    assert len(history._held) == 150
+
+
+def test_an_event_with_parameters_stays_held():
+    history = OptimizerHistory()
+    event = OptimizerEvent("step", 1, "SGD", params=[ParamChange(0, "w")])
+    history.append(event)
+    history.compact(0)
+    assert history[0] is event
+
+
+def test_an_index_past_the_end_is_an_index_error():
+    history = OptimizerHistory()
+    with pytest.raises(IndexError, match="optimizer event index out of range"):
+        history[0]
