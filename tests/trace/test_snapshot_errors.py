@@ -191,18 +191,21 @@ def _column(values, dtype="int64"):
     (("nodes", "site"), _column([0, 7, 0]), "nodes.site[1]", "out of range"),
     (("nodes", "count"), -1, "nodes.count", "out of range"),
     (("nodes", "flags"), _column([0, 4, 0], "uint8"), "nodes.flags[1]", "out of range"),
-    (("tensors", "nan"), _column([0, 1000, 0, 0, 0, 0]), "tensors.nan[1]", "1000 NaNs"),
-    (("tensors", "held"), _column([0, 0, 0, 0, 0, 3], "uint8"), "tensors.held[5]", "out of range"),
+    (("tensors", "nan"), lambda n: _column([0, 1000] + [0] * (n - 2)), "tensors.nan[1]", "1000 NaNs"),
+    (("tensors", "held"), lambda n: _column([0] * (n - 1) + [3], "uint8"), "tensors.held[-1]", "out of range"),
     (("tensors", "values", "float32"), "AAAAAA==", "tensors.values.float32", "the tensors use"),
     (("tensors", "values", "pickle"), "AAAA", "tensors.values", "unknown array dtype"),
     (("tensors", "stats"), "AAAA", "tensors.stats", "base64 characters"),
     (("strings", 0), "relu\x1b[2J", "strings[0]", "control characters"),
 ])
 def test_bad_columns_name_the_place(tmp_path, columns_doc, path, value, where, problem):
+    """(A value made from the tensor count n, and a place [-1], are for the last tensor.)"""
+    n = columns_doc["tensors"]["count"]
     target = columns_doc
     for key in path[:-1]:
         target = target[key]
-    target[path[-1]] = value
+    target[path[-1]] = value(n) if callable(value) else value
+    where = where.replace("[-1]", f"[{n - 1}]")
     e = _load_doc(tmp_path, columns_doc)
     assert e.where == where and problem in e.problem, str(e)
 
