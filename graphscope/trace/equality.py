@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import fields, is_dataclass
 
 import numpy as np
@@ -30,7 +30,7 @@ def same(a, b) -> bool:
         return all(same(getattr(a, f.name), getattr(b, f.name)) for f in fields(a) if f.compare)
     if isinstance(a, _SEQUENCES) and isinstance(b, _SEQUENCES):  # a PassHistory equals the list it stands for
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict) and isinstance(b, dict):
+    if isinstance(a, Mapping) and isinstance(b, Mapping):  # a NodeTable equals the dict it stands for
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
     return type(a) is type(b) and a == b
 

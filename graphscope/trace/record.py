@@ -1,4 +1,34 @@
-"""The record of a run: plain dataclasses that the TUI, the summary and the snapshot read."""
+"""The record of a run: what the TUI, the summary and the snapshot read.
+
+Its readable types are the dataclasses below (Node, TensorSummary, Step, ...). The nodes and
+their output summaries, the bulk of a big record, are held as columns underneath
+(`record.nodes` is a `NodeTable`), and a Node or TensorSummary is made when one is read:
+
+    record.nodes[7]                 a Node (a new object at each read of a column row)
+    record.nodes.columns()          a NodeColumns, one entry per node in creation order:
+      id            int64           the node id
+      op, name      int32           indices into `strings` (one table of every text below)
+      pass_index    int64           the backward pass whose forward created it
+      output        int64           row in `summaries` (-1: no summary)
+      flags         uint8           1: requires_grad, 2: is_leaf
+      parameter, module  int32      indices into `strings` (-1: None)
+      site          int32           index into `sites` (SourceSite objects; -1: None)
+      inputs        int64, ragged   input node ids: inputs[inputs_start[i]:inputs_start[i+1]]
+      saved         int32, ragged   saved roles (`strings` indices), by saved_start
+      arg_name, arg_text  ragged    non-tensor arguments (`strings` indices), by args_start
+      dead          {row: (dead, units)}   relu nodes only
+      leaf          int64           leaf identity across passes (-1: None)
+      summaries     SummaryTable    shape, dtype, device, numel, stats (n x 6 float64: min, max,
+                                    mean, std, norm, zero fraction), NaN/Inf counts, histogram
+                                    (n x 16 counts), and the previews and full values packed into
+                                    one array per host dtype (`summary_table.py`)
+
+A snapshot loads straight into these columns and writes them out as they are, one base64 array
+per column (`snapshot_columns_read`, `snapshot_columns_write`).
+A node the recorder sets (`record.nodes[k] = Node(...)`) is kept as that object (the recorder
+may still fill it in) until `record.nodes.seal()`. Passes, steps and the small sections are
+objects.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +36,7 @@ import math
 from dataclasses import dataclass, field
 
 from .equality import Same as _Same
+from .node_table import NodeTable
 from .summary import TensorSummary
 
 # Finding kinds, in the order the summary lists them.
@@ -190,7 +221,7 @@ class Record(_Same):
     """Everything graphscope knows about one run."""
 
     metadata: Metadata = field(default_factory=Metadata)
-    nodes: dict[int, Node] = field(default_factory=dict)  # by id, in creation order
+    nodes: NodeTable = field(default_factory=NodeTable)  # by id, in creation order (a dict is taken in)
     passes: list[BackwardPass] = field(default_factory=list)
     console: list[ConsoleLine] = field(default_factory=list)
     error: ScriptError | None = None
@@ -202,6 +233,10 @@ class Record(_Same):
     # op -> the derivative rule its Function's backward applies ("d(a·b)/da = b"), or, for a
     # user's autograd.Function, "custom backward: MyReLU.backward (model.py:12)".
     rules: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if type(self.nodes) is not NodeTable:
+            self.nodes = NodeTable(self.nodes)
 
     def has_nonfinite(self) -> bool:
         """Whether any NaN or Inf was seen (in a value, a grad, the loss or a grad norm)."""

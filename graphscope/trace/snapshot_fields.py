@@ -41,10 +41,12 @@ class FieldReader:
     to name the place of a problem once one is known to be there.
     """
 
-    def __init__(self, source: str):
+    def __init__(self, source: str, blobs: dict | None = None):
         self.source = source
+        self.blobs = blobs or {}  # placeholder -> base64 bytes lifted out of the text (snapshot_blobs)
         self.sites: list[SourceSite] = []
         self.tensors: list[TensorSummary] = []
+        self._tensor_views: dict[int, TensorSummary] = {}
 
     def fail(self, where: str, problem: str):
         raise SnapshotError(self.source, where, problem)
@@ -126,7 +128,13 @@ class FieldReader:
         return self._entry(v, where, self.sites, "sites")
 
     def tensor(self, v, where: str) -> TensorSummary | None:
-        return self._entry(v, where, self.tensors, "tensors")
+        """The summary at row v; a row read twice is the same object (as when it was written)."""
+        s = self._tensor_views.get(v) if type(v) is int else None
+        if s is None:
+            s = self._entry(v, where, self.tensors, "tensors")
+            if s is not None:
+                self._tensor_views[v] = s
+        return s
 
     def _entry(self, v, where: str, table: list, what: str):
         """`table[v]` for an index `v` into it (None for null)."""

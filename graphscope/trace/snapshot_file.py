@@ -26,8 +26,9 @@ def max_snapshot_bytes() -> int:
 
 def read_snapshot_bytes(path: str) -> bytes:
     """The bytes of a snapshot file: only a regular file (never a FIFO or device, which could
-    block or never end), at most max_snapshot_bytes(), read in chunks; leading whitespace is
-    skipped, and reading stops at once when the first other byte cannot begin a snapshot."""
+    block or never end), at most max_snapshot_bytes(); leading whitespace is skipped a chunk at a
+    time, reading stops at once when the first other byte cannot begin a snapshot (or its chunk
+    holds a NUL), and the rest is read at once into one buffer."""
     limit = max_snapshot_bytes()
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
@@ -47,35 +48,47 @@ def read_snapshot_bytes(path: str) -> bytes:
                                           "a snapshot may be (set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
-        chunks, total, lines, skipped = [], 0, 1, 0
-        while True:
-            chunk = os.read(fd, _READ_CHUNK)
-            if not chunk:
-                break
-            if not chunks:
-                start = len(chunk) - len(chunk.lstrip(_JSON_SPACE))
-                lines += chunk.count(b"\n", 0, start)
-                skipped += start
-                if start == len(chunk):
-                    continue
-                first = chunk[start:start + 1]
-                if first != b"{":
-                    _refuse_start(path, first, lines, start - chunk.rfind(b"\n", 0, start))
-                chunk = chunk[start:]
-            nul = chunk.find(b"\0")  # never in JSON text; a binary file soon has one (memchr: cheap)
-            if nul >= 0:
-                raise SnapshotError(path, "", f"not a snapshot: byte {skipped + total + nul:,} is a NUL byte, which "
-                                              "JSON text never holds; is this a binary file?")
-            total += len(chunk)
-            if total > limit:  # the file grew while being read
-                raise SnapshotError(path, "", f"the file is more than the {_size(limit)} a snapshot may be "
-                                              "(set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)")
-            chunks.append(chunk)
+        begin, lines, offset = None, 1, 0
+        while begin is None:  # leading whitespace, a chunk at a time
+            head = os.pread(fd, _READ_CHUNK, offset)
+            if not head:
+                return b""
+            start = len(head) - len(head.lstrip(_JSON_SPACE))
+            if start == len(head):
+                lines += head.count(b"\n")
+                offset += len(head)
+                continue
+            lines += head.count(b"\n", 0, start)
+            first = head[start:start + 1]
+            if first != b"{":
+                _refuse_start(path, first, lines, start - head.rfind(b"\n", 0, start))
+            begin = offset + start
+            _refuse_nul(path, head, start, offset)  # a binary file soon has one: refused before reading on
+        # the rest in one read into one new buffer (none zeroed first, none joined from pieces)
+        data = os.pread(fd, max(st.st_size - begin, 0) + 1, begin)
+        if len(data) > st.st_size - begin:  # the file grows while being read
+            parts = [data]
+            while data and begin + sum(map(len, parts)) <= limit:
+                data = os.pread(fd, _READ_CHUNK, begin + sum(map(len, parts)))
+                parts.append(data)
+            data = b"".join(parts)
+        _refuse_nul(path, data, 0, begin)
+        if begin + len(data) > limit:
+            raise SnapshotError(path, "", f"the file is more than the {_size(limit)} a snapshot may be "
+                                          "(set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)")
     except OSError as e:
         raise SnapshotError(path, "", f"cannot read the file: {e.strerror or e}") from None
     finally:
         os.close(fd)
-    return b"".join(chunks)
+    return data
+
+
+def _refuse_nul(path: str, data: bytes, start: int, offset: int) -> None:
+    """A NUL byte is never in JSON text (found with memchr: cheap); `offset` is data's place in the file."""
+    nul = data.find(b"\0", start)
+    if nul >= 0:
+        raise SnapshotError(path, "", f"not a snapshot: byte {offset + nul:,} is a NUL byte, which "
+                                      "JSON text never holds; is this a binary file?")
 
 
 # What a JSON document is, by its first character.

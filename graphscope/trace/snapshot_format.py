@@ -7,8 +7,11 @@ import sys
 from contextlib import contextmanager
 
 FORMAT = "graphscope-snapshot"
-VERSION = 3  # 2: nodes.args (non-tensor arguments); 3: nodes.leaf, leaf grads before/now, optimizer events.
-# Versions 1 and 2 still load.
+# 2: nodes.args (non-tensor arguments). 3: nodes.leaf, leaf grads before/now, optimizer events.
+# 4: strings; nodes and tensors as base64 columns (the record's own, `record.py`). Files of every
+# earlier version still load.
+VERSION = 4
+COLUMNS_VERSION = 4  # the first version whose nodes and tensors are binary columns
 
 MAX_NDIM = 64
 ID_LIMIT = 2**53

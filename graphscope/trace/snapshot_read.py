@@ -15,6 +15,7 @@ import numpy as np
 
 from .limits import LONG_TEXT_LIMIT
 from .literal import visible
+from .node_table import NodeTable
 from .pass_history import PassHistory
 from .record import (
     FINDING_KINDS,
@@ -32,9 +33,12 @@ from .record import (
     SourceSite,
     Step,
 )
-from .snapshot_fields import FieldReader, kind_of
+from .snapshot_blobs import lift, padding
+from .snapshot_columns_read import ColumnReader
+from .snapshot_fields import kind_of
 from .snapshot_file import read_snapshot_bytes
 from .snapshot_format import (
+    COLUMNS_VERSION,
     FORMAT,
     MAX_NDIM,
     STAT_FIELDS,
@@ -52,24 +56,46 @@ def load(path) -> Record:
     return loads(read_snapshot_bytes(path), path)
 
 
-
 def loads(data: str | bytes, source: str = "<snapshot>") -> Record:
-    """Validate snapshot text (or bytes) and build the record; nothing in it is ever executed."""
-    if isinstance(data, bytes):
-        if not data.strip():
+    """Validate snapshot text (or bytes) and build the record; nothing in it is ever executed.
+    From bytes, the long base64 arrays are lifted out before the JSON is parsed (`snapshot_blobs`)."""
+    blobs: dict = {}
+    if isinstance(data, (bytes, bytearray)):
+        if not data or data.isspace():
             raise SnapshotError(source, "", "the file is empty")
+        reduced, blobs = lift(data)
         try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise SnapshotError(source, "", f"not a snapshot: not UTF-8 text (byte {e.start} "
-                                            "cannot be decoded); is this a binary file?") from None
+            text = reduced.decode("utf-8")
+        except UnicodeDecodeError:
+            text = _decode(data, source)  # raises, naming the byte in the whole file
+        del reduced
     else:
         text = data
         if not text.strip():
             raise SnapshotError(source, "", "the file is empty")
     try:
+        doc = _parse(text, source)
+    except SnapshotError:
+        if blobs:  # place the error in the whole text
+            _parse(_decode(data, source), source)
+        raise
+    del text
+    with gc_paused():
+        return RecordReader(source, blobs).record(doc)
+
+
+def _decode(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SnapshotError(source, "", f"not a snapshot: not UTF-8 text (byte {e.start} "
+                                        "cannot be decoded); is this a binary file?") from None
+
+
+def _parse(text: str, source: str):
+    try:
         with gc_paused():
-            doc = json.loads(text, parse_constant=_bare_constant)
+            return json.loads(text, parse_constant=_bare_constant)
     except json.JSONDecodeError as e:
         where = f"line {e.lineno}, column {e.colno}"
         if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
@@ -83,8 +109,6 @@ def loads(data: str | bytes, source: str = "<snapshot>") -> Record:
         raise SnapshotError(source, "", "not a snapshot: its JSON is nested too deeply") from None
     except ValueError as e:  # e.g. an integer with thousands of digits
         raise SnapshotError(source, "", f"not valid JSON: {e}") from None
-    with gc_paused():
-        return RecordReader(source).record(doc)
 
 
 class _BareConstant(ValueError):
@@ -97,7 +121,7 @@ def _bare_constant(name):
 
 
 
-class RecordReader(FieldReader):
+class RecordReader(ColumnReader):
     """Builds a Record from parsed JSON, checking every value's type, size and references."""
 
     # --- the document ---
@@ -122,11 +146,17 @@ class RecordReader(FieldReader):
         if version < 1:
             self.fail("version", f"unknown snapshot version {version}")
         self.version = version
-        self.obj(doc, "", self._TOP)
+        columnar = version >= COLUMNS_VERSION
+        self.obj(doc, "", self._TOP + (("strings",) if columnar else ()))
         self.sites = [self.source_site(s, f"sites[{i}]") for i, s in enumerate(self.seq(doc["sites"], "sites"))]
-        self.tensors = self.tensor_table(doc["tensors"], "tensors")
         record = Record(metadata=self.metadata(doc["metadata"], "metadata"))
-        record.nodes = nodes = self.nodes(doc["nodes"], "nodes")
+        if columnar:
+            strings = self.strings(doc["strings"], "strings")
+            self.tensors = self.tensor_columns(doc["tensors"], "tensors")
+            record.nodes = nodes = NodeTable(columns=self.node_columns(doc["nodes"], "nodes", strings, self.tensors))
+        else:
+            self.tensors = self.tensor_table(doc["tensors"], "tensors")
+            record.nodes = nodes = NodeTable(self.nodes(doc["nodes"], "nodes"))
         record.passes = passes = PassHistory()  # the passes without detail as rows, as when recorded
         for i, p in enumerate(self.seq(doc["passes"], "passes")):
             passes.append(self.backward_pass(p, f"passes[{i}]", nodes))
@@ -182,6 +212,7 @@ class RecordReader(FieldReader):
                     "dropped", "preview", "values")
 
     def tensor_table(self, d, where: str) -> list[TensorSummary]:
+        """Version 1 to 3: the tensors as JSON lists (and base64 arrays)."""
         self.obj(d, where, self._TENSOR_KEYS)
         shapes = self.seq(d["shape"], where + ".shape")
         n = len(shapes)
@@ -225,9 +256,9 @@ class RecordReader(FieldReader):
                 if key not in ARRAY_DTYPES:
                     self.fail(f"{where}.{part}", f"unknown array dtype {visible(key)[:40]!r}")
                 dtype = np.dtype(key)
-                if type(text) is not str or len(text) % 4:
+                if type(text) is not str or len(self.blobs.get(text, text)) % 4:
                     self.fail(f"{where}.{part}.{key}", "expected base64 text")
-                raw_len = len(text) // 4 * 3 - text[-2:].count("=")
+                raw_len = len(self.blobs.get(text, text)) // 4 * 3 - padding(self.blobs.get(text, text))
                 if raw_len % dtype.itemsize:
                     self.fail(f"{where}.{part}.{key}", f"not a whole number of {key} values")
                 blobs[part, key] = [self.array(text, f"{where}.{part}.{key}", dtype, raw_len // dtype.itemsize), 0]
@@ -284,6 +315,7 @@ class RecordReader(FieldReader):
     def array(self, v, where: str, dtype: np.dtype, count: int) -> np.ndarray:
         if type(v) is not str:
             self.fail(where, f"expected base64 text, found {kind_of(v)}")
+        v = self.blobs.get(v, v)
         expected = 4 * ((count * dtype.itemsize + 2) // 3)
         if len(v) != expected:
             self.fail(where, f"expected {expected:,} base64 characters for {count:,} {dtype.name} "
@@ -292,12 +324,15 @@ class RecordReader(FieldReader):
             raw = binascii.a2b_base64(v, strict_mode=True)
         except (binascii.Error, ValueError) as e:
             self.fail(where, f"not valid base64: {e}")
+        if len(raw) != count * dtype.itemsize:
+            self.fail(where, f"holds {len(raw):,} bytes; {count:,} {dtype.name} values take {count * dtype.itemsize:,}")
         return np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype, copy=False)
 
     _NODE_KEYS = ("id", "op", "name", "inputs", "pass", "output", "requires_grad", "is_leaf",
                   "parameter", "module", "site", "saved", "dead_units")
 
     def nodes(self, d, where: str) -> dict[int, Node]:
+        """Version 1 to 3: the nodes as JSON lists."""
         self.obj(d, where, self._NODE_KEYS + (("args",) if self.version >= 2 else ())
                  + (("leaf",) if self.version >= 3 else ()))
         ids = self.seq(d["id"], where + ".id")

@@ -1,29 +1,26 @@
-"""Writing a snapshot: the record as strict JSON, arrays as base64 columns, written atomically."""
+"""Writing a snapshot: the record as strict JSON, its nodes and tensors as base64 columns, written atomically."""
 
 from __future__ import annotations
 
-import binascii
 import json
-import sys
 import uuid
 
-import numpy as np
-
 from .atomic_file import write_atomically
+from .node_table import NodeTable
 from .record import (
     LeafGrad,
     OptimizerEvent,
     Record,
     SourceSite,
 )
+from .snapshot_columns_write import node_columns, tensor_columns
 from .snapshot_format import (
     FORMAT,
-    STAT_FIELDS,
     VERSION,
     gc_paused,
 )
-from .summary import HISTOGRAM_BINS, TensorSummary
-from .tensor_summary import host_dtype
+from .summary_table import SummaryTable
+from .tensor_summary import TensorSummary
 
 
 def dumps(record: Record) -> str:
@@ -65,58 +62,6 @@ def _num(x):
     return x
 
 
-def _raw(array: np.ndarray) -> bytes:
-    """An array's little-endian bytes, base64-encoded."""
-    if array.dtype.byteorder == ">" or (array.dtype.byteorder == "=" and sys.byteorder != "little"):
-        array = array.astype(array.dtype.newbyteorder("<"))
-    return binascii.b2a_base64(np.ascontiguousarray(array).tobytes(), newline=False)
-
-
-_NO_HISTOGRAM = np.zeros(HISTOGRAM_BINS, dtype=np.int64)
-
-
-def _tensor_columns(items: list[TensorSummary], blob) -> dict:
-    """Every summary as one table: JSON columns for the small fields, base64 arrays for the rest."""
-    previews: dict[np.dtype, list] = {}
-    values: dict[np.dtype, list] = {}
-    full, dropped, exact = [], [], []
-    hosts: dict[str, np.dtype] = {}
-    for i, s in enumerate(items):
-        host = hosts.get(s.dtype)
-        if host is None:
-            host = hosts[s.dtype] = host_dtype(s.dtype)
-        if s.values is not None:
-            full.append(i)
-            v = s.values if s.values.dtype is host else s.values.astype(host)
-            values.setdefault(host, []).append(v.reshape(-1))
-        elif s.dropped:
-            dropped.append(i)
-        else:
-            previews.setdefault(host, []).append(s.preview if s.preview.dtype is host else s.preview.astype(host))
-        if type(s.min) is int and not (-2**53 <= s.min <= 2**53 and -2**53 <= s.max <= 2**53):
-            exact.append([i, s.min, s.max])
-    stats = np.array([(s.min, s.max, s.mean, s.std, s.norm, s.zero_fraction) for s in items],
-                     dtype=np.float64).reshape(len(items), len(STAT_FIELDS))
-    counts = np.concatenate([h if h.size else _NO_HISTOGRAM for h in (s.histogram for s in items)]
-                            + [np.zeros(0, dtype=np.int64)]).astype(np.int64, copy=False)
-    wide = bool(counts.size) and int(counts.max()) >= 2**32
-    return {
-        "shape": [list(s.shape) for s in items],
-        "dtype": [s.dtype for s in items],
-        "device": [s.device for s in items],
-        "nan": [s.nan_count for s in items],
-        "inf": [s.inf_count for s in items],
-        "stats": blob(_raw(stats)),
-        "exact": exact,
-        "histogram": {"dtype": "int64" if wide else "uint32",
-                      "data": blob(_raw(counts if wide else counts.astype(np.uint32)))},
-        "full": full,
-        "dropped": dropped,
-        "preview": {k.name: blob(_raw(np.concatenate(v))) for k, v in previews.items()},
-        "values": {k.name: blob(_raw(np.concatenate(v))) for k, v in values.items()},
-    }
-
-
 def _leaf_grad(lg: LeafGrad, add) -> list:
     """[leaf, added, before, now]: `now` is the added grad's row when it is that same summary."""
     added = add(lg.grad)
@@ -144,42 +89,31 @@ def _optimizer_event(e: OptimizerEvent, add, site) -> dict:
 def to_json(record: Record, blob) -> dict:
     """The record as JSON-ready data: small sections as objects; nodes, steps and summaries as
     columns. `blob` turns base64 bytes into what the document holds (a placeholder `_pieces` splices)."""
+    nodes = record.nodes if isinstance(record.nodes, NodeTable) else NodeTable(record.nodes)
+    columns = nodes.columns()
+    site_list = list(columns.sites)  # the nodes' site indices stand; other sites are added
     sites: dict[SourceSite, int] = {}
+    for i, x in enumerate(site_list):
+        sites.setdefault(x, i)
 
     def site(x: SourceSite | None):
         if x is None:
             return None
         i = sites.get(x)
         if i is None:
-            i = sites[x] = len(sites)
+            i = sites[x] = len(site_list)
+            site_list.append(x)
         return i
 
+    table = columns.summaries  # the nodes' outputs: rows 0..; the steps' grads follow
     items: list[TensorSummary] = []
 
     def add(s: TensorSummary | None):
         if s is None:
             return None
         items.append(s)
-        return len(items) - 1
+        return len(table) + len(items) - 1
 
-    nodes = list(record.nodes.values())
-    node_columns = {
-        "id": [n.id for n in nodes],
-        "op": [n.op for n in nodes],
-        "name": [n.name for n in nodes],
-        "inputs": [list(n.inputs) for n in nodes],
-        "pass": [n.pass_index for n in nodes],
-        "output": [add(n.output) for n in nodes],
-        "requires_grad": [n.requires_grad for n in nodes],
-        "is_leaf": [n.is_leaf for n in nodes],
-        "parameter": [n.parameter for n in nodes],
-        "module": [n.module for n in nodes],
-        "site": [site(n.site) for n in nodes],
-        "saved": [list(n.saved) for n in nodes],
-        "dead_units": [None if n.dead_units is None else list(n.dead_units) for n in nodes],
-        "args": [[list(a) for a in n.args] for n in nodes],
-        "leaf": [n.leaf for n in nodes],
-    }
     passes = []
     for p in record.passes:
         steps = p.steps
@@ -214,9 +148,10 @@ def to_json(record: Record, blob) -> dict:
             "device": m.device, "keep_first": m.keep_first, "keep_last": m.keep_last,
             "full_values_limit": m.full_values_limit, "memory_budget": m.memory_budget,
         },
-        "sites": [{"file": s.file, "line": s.line, "function": s.function, "text": s.text} for s in sites],
-        "tensors": _tensor_columns(items, blob),
-        "nodes": node_columns,
+        "sites": [{"file": s.file, "line": s.line, "function": s.function, "text": s.text} for s in site_list],
+        "strings": list(columns.strings),
+        "tensors": tensor_columns(table.concat(SummaryTable.from_summaries(items)) if items else table, blob),
+        "nodes": node_columns(columns, blob),
         "passes": passes,
         "console": [{"stream": c.stream, "text": c.text, "pass": c.pass_index} for c in record.console],
         "error": error_json,

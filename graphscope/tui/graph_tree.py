@@ -15,8 +15,10 @@ from .passes_view import not_kept_note
 from .record_index import Root
 from .wording import counted
 
-# How many levels of the current pass's graph are open when it is first shown.
+# How many levels of the current pass's graph are open when it is first shown, and at most how
+# many rows that opens (a level is opened whole, then no more once past it).
 OPEN_LEVELS = 3
+OPEN_ROWS = 5000
 
 
 class GraphTree(Outline):
@@ -92,23 +94,29 @@ class GraphTree(Outline):
         self.set_roots([OutlineItem("note", label=Text(f"indexing {counted(count, 'node')}…", "dim"))])
 
     def _open(self, item: OutlineItem, levels: int) -> None:
-        """Expand `item` and its first appearances `levels` deep (links and leaves stay closed)."""
+        """Expand `item` and its first appearances `levels` deep (links and leaves stay closed), a
+        level at a time, until OPEN_ROWS rows are open: in a huge forward (a million nodes) the
+        rows past the first screens stay closed until asked for."""
         frontier = [item]
+        opened = 0
         for _ in range(levels):
             below = []
             for it in frontier:
+                if opened >= OPEN_ROWS:
+                    return
                 if it.expandable and it.kind in ("node", "group"):
                     self._load(it)
                     it.expanded = bool(it.children)
                     below.extend(it.children or ())
+                    opened += len(it.children or ())
             frontier = below
 
     def _node_item(self, node_id: int, parent: OutlineItem | None) -> OutlineItem:
         """The first appearance of a node becomes its home; later ones are links."""
         if node_id in self.home:
             return OutlineItem("link", node_id, parent=parent)
-        node = self.moment.record.nodes.get(node_id) if self.moment is not None else None
-        item = OutlineItem("node", node_id, parent=parent, expandable=bool(node is not None and node.inputs))
+        inputs = self.moment.record.nodes.inputs_of(node_id) if self.moment is not None else None
+        item = OutlineItem("node", node_id, parent=parent, expandable=bool(inputs))
         # expandable is settled when its children are loaded (constants alone leave none)
         self.home[node_id] = item
         return item
@@ -117,13 +125,12 @@ class GraphTree(Outline):
         if item.kind != "node" or self.moment is None:
             return item.children or []
         nodes = self.moment.record.nodes
-        node = nodes.get(item.node)
-        if node is None:
+        inputs = nodes.inputs_of(item.node)
+        if inputs is None:
             return []
         # Python values passed to the op (an exponent, keepdim=False) are not graph edges: the
         # details pane lists them; the tree shows tensors only.
-        return [self._node_item(i, item) for i in node.inputs
-                if i not in nodes or nodes[i].op != CONSTANT]
+        return [self._node_item(i, item) for i in inputs if nodes.op_of(i) != CONSTANT]
 
     # --- finding a node ------------------------------------------------------------------------
 

@@ -1,9 +1,14 @@
-"""RecordIndex: the lookups the screens need over a Record (steps by node, grads, roots, search, NaN origin), kept current as a live record grows."""
+"""RecordIndex: the lookups the screens need over a Record (steps by node, grads, roots, search, NaN origin), kept current as a live record grows.
+
+The node lookups are computed from the record's columns (`record.nodes.columns()`) with NumPy, and
+held as arrays: a million nodes cost tens of bytes each here, not a Python object per node."""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+
+import numpy as np
 
 from graphscope.trace.record import NAN_ORIGIN, LeafGrad, Record
 
@@ -41,10 +46,10 @@ class RecordIndex:
         self._positions: dict[int, tuple[int, dict[int, int]]] = {}
         self._leaf_grads: dict[int, tuple[tuple, dict[int, list[tuple[int, LeafGrad]]]]] = {}
         self._pass_by_index: tuple[int, dict[int, int]] = (-1, {})
-        self._consumers: tuple[int, dict[int, list[int]]] | None = None
-        self._haystack: tuple[int, list[str], list[int]] | None = None
+        self._consumers: tuple[tuple, Consumers] | None = None
+        self._haystack: tuple[tuple, SearchTables] | None = None
         self._roots: tuple[tuple, list[Root]] | None = None
-        self._modules: tuple[int, tuple[dict, dict]] | None = None
+        self._modules: tuple[tuple, tuple[dict, dict]] | None = None
 
     # --- passes and steps -------------------------------------------------------------------
 
@@ -103,8 +108,16 @@ class RecordIndex:
 
     def roots_key(self) -> tuple:
         """What the roots depend on: the node count and each pass's root (cheap to compute)."""
-        return (len(self.record.nodes),
+        return (self._nodes_key(),
                 tuple((p.index, p.root if p.detailed else None) for p in list(self.record.passes)))
+
+    def _nodes_key(self) -> tuple:
+        """What the node lookups were built from: the node count and the table's version."""
+        nodes = self.record.nodes
+        return len(nodes), getattr(nodes, "version", None)
+
+    def _columns(self):
+        return self.record.nodes.columns()
 
     def cached_roots(self) -> list[Root] | None:
         """The roots when they are known for the record as it is now, else None."""
@@ -128,29 +141,24 @@ class RecordIndex:
             if p.detailed and p.root is not None and p.root in record.nodes:
                 rooted[p.index] = p.root
         result = [Root(index, node) for index, node in rooted.items()]
-        nodes = list(record.nodes.values())
-        consumed = set()
-        for node in nodes:
-            consumed.update(node.inputs)
-        loose: dict[int, list[int]] = {}
-        for node in nodes:
-            # a node nothing consumed, outside the passes with a root: a forward still going, or
-            # one whose backward was not kept (nodes another pass still uses hang below it)
-            if node.pass_index not in rooted and node.id not in consumed:
-                loose.setdefault(node.pass_index, []).append(node.id)
-        result += [Root(index, None, tuple(sinks)) for index, sinks in loose.items()]
+        c = self._columns()
+        # a node nothing consumed, outside the passes with a root: a forward still going, or
+        # one whose backward was not kept (nodes another pass still uses hang below it)
+        loose = ~np.isin(c.pass_index, list(rooted)) & ~np.isin(c.id, c.inputs)
+        ids, passes = c.id[loose], c.pass_index[loose]
+        order = np.argsort(passes, kind="stable")
+        ids, passes = ids[order], passes[order]
+        cuts = np.flatnonzero(np.diff(passes)) + 1
+        for group, index in zip(np.split(ids, cuts), passes[np.concatenate([[0], cuts])].tolist() if len(ids) else []):
+            result.append(Root(index, None, tuple(group.tolist())))
         result.sort(key=lambda r: r.pass_index)
         return result
 
-    def consumers(self) -> dict[int, list[int]]:
+    def consumers(self) -> Consumers:
         """input node id -> the node ids that consumed it (rebuilt when the record has grown)."""
-        count = len(self.record.nodes)
-        if self._consumers is None or self._consumers[0] != count:
-            table: dict[int, list[int]] = {}
-            for node in list(self.record.nodes.values()):
-                for i in node.inputs:
-                    table.setdefault(i, []).append(node.id)
-            self._consumers = (count, table)
+        key = self._nodes_key()
+        if self._consumers is None or self._consumers[0] != key:
+            self._consumers = (key, Consumers(self._columns()))
         return self._consumers[1]
 
     # --- finding things ---------------------------------------------------------------------------
@@ -163,14 +171,18 @@ class RecordIndex:
         for finding in list(record.findings):
             if finding.kind == NAN_ORIGIN and finding.node in record.nodes:
                 return finding.node
-        nodes = record.nodes
-        for node in list(nodes.values()):
-            out = node.output
-            if out is None or not out.has_nonfinite:
-                continue
-            inputs = [nodes.get(i) for i in node.inputs]
-            if all(i is None or i.output is None or not i.output.has_nonfinite for i in inputs):
-                return node.id
+        c = self._columns()
+        bad = c.output_nonfinite()
+        if bad.any():
+            rows = c.rows_of(c.inputs)
+            known = rows >= 0
+            edge_bad = np.zeros(len(rows), dtype=bool)
+            edge_bad[known] = bad[rows[known]]
+            owner = np.repeat(np.arange(len(c), dtype=np.int64), np.diff(c.inputs_start))
+            fed_bad = np.bincount(owner[edge_bad], minlength=len(c)) > 0
+            first = np.flatnonzero(bad & ~fed_bad)
+            if first.size:
+                return int(c.id[first[0]])
         for p in list(record.passes):
             for step in list(p.steps):
                 if step.grad_output is not None and step.grad_output.has_nonfinite:
@@ -185,33 +197,39 @@ class RecordIndex:
         q = query.strip().lower()
         if not q:
             return SearchResult(query, (), 0)
-        rows, ids = self._search_rows()
-        hits = [i for i, row in enumerate(rows) if q in row]  # one C-level test per node
-        return SearchResult(query, tuple(ids[i] for i in hits[:SEARCH_LIMIT]), len(hits))
+        hits = self._search_tables().search(q)
+        return SearchResult(query, tuple(hits[:SEARCH_LIMIT].tolist()), len(hits))
 
     def prepare(self) -> None:
         """Build the lookups a big record is slow to build (a worker thread calls this at start,
         so the first search or jump is quick): roots, consumers, the search text, modules."""
         self.roots()
-        self._search_rows()
+        self._search_tables()
         self.consumers()
         self.modules()
 
     def fresh(self) -> bool:
         """Whether the lookups `prepare` builds match the record as it is now."""
-        count = len(self.record.nodes)
-        return (self._haystack is not None and self._haystack[0] == count
-                and self._consumers is not None and self._consumers[0] == count)
+        key = self._nodes_key()
+        return (self._haystack is not None and self._haystack[0] == key
+                and self._consumers is not None and self._consumers[0] == key)
 
     def modules(self) -> tuple[dict[str, list[int]], dict[str, list[str]]]:
         """(module path -> its node ids, module path -> its direct submodules; "" holds the top
         level); nodes outside any module are under NO_MODULE."""
-        count = len(self.record.nodes)
-        if self._modules is not None and self._modules[0] == count:
+        key = self._nodes_key()
+        if self._modules is not None and self._modules[0] == key:
             return self._modules[1]
+        c = self._columns()
+        order = np.argsort(c.module, kind="stable")
+        codes = c.module[order]
+        cuts = np.flatnonzero(np.diff(codes)) + 1
+        starts = np.concatenate([[0], cuts]) if len(codes) else np.zeros(0, dtype=np.int64)
+        first_row = {int(codes[s]): int(order[s]) for s in starts.tolist()}
+        groups = dict(zip((int(codes[s]) for s in starts.tolist()), np.split(c.id[order], cuts)))
         by_module: dict[str, list[int]] = {}
-        for node in list(self.record.nodes.values()):
-            by_module.setdefault(node.module or NO_MODULE, []).append(node.id)
+        for code in sorted(groups, key=first_row.__getitem__):  # in the order modules first appear
+            by_module[c.strings[code] if code >= 0 else NO_MODULE] = groups[code].tolist()
         submodules: dict[str, list[str]] = {}
         known = set()
         for path in by_module:
@@ -224,28 +242,101 @@ class RecordIndex:
                     continue
                 known.add(prefix)
                 submodules.setdefault(".".join(parts[:depth - 1]), []).append(prefix)
-        self._modules = (count, (by_module, submodules))
+        self._modules = (key, (by_module, submodules))
         return by_module, submodules
 
-    def _search_rows(self) -> tuple[list[str], list[int]]:
-        count = len(self.record.nodes)
-        if self._haystack is not None and self._haystack[0] == count:
-            return self._haystack[1], self._haystack[2]
-        rows: list[str] = []
-        ids: list[int] = []
-        basenames: dict[str, str] = {}
-        for node in list(self.record.nodes.values()):
-            site = node.site
-            if site is not None:
-                base = basenames.get(site.file)
-                if base is None:
-                    base = basenames[site.file] = os.path.basename(site.file)
-                where = f"{base}:{site.line} {site.text}"
-            else:
-                where = ""
-            rows.append(f"#{node.id} {node.op} {node.name} {node.module or ''} {node.parameter or ''} {where}"
-                        .lower())
-            ids.append(node.id)
-        self._haystack = (count, rows, ids)
-        return rows, ids
+    def _search_tables(self) -> SearchTables:
+        key = self._nodes_key()
+        if self._haystack is None or self._haystack[0] != key:
+            self._haystack = (key, SearchTables(self._columns()))
+        return self._haystack[1]
 
+
+class Consumers:
+    """input node id -> the ids of the nodes that consumed it, in creation order, held as two
+    arrays (the edges sorted by input); read like a dict of lists."""
+
+    def __init__(self, c):
+        owner = np.repeat(c.id, np.diff(c.inputs_start))
+        order = np.argsort(c.inputs, kind="stable")
+        self._inputs, self._owners = c.inputs[order], owner[order]
+
+    def get(self, node_id, default=()):
+        a = int(np.searchsorted(self._inputs, node_id, "left"))
+        b = int(np.searchsorted(self._inputs, node_id, "right"))
+        return self._owners[a:b].tolist() if b > a else default
+
+    def __getitem__(self, node_id) -> list[int]:
+        found = self.get(node_id, None)
+        if found is None:
+            raise KeyError(node_id)
+        return found
+
+    def __contains__(self, node_id) -> bool:
+        return self.get(node_id, None) is not None
+
+
+class SearchTables:
+    """What a search reads: the lowercased strings table, each site's `file:line text`, and the
+    columns that index them. A query without a space lies within one field of a node's row
+    ("#id op name module parameter file:line text"), so it is matched against the few distinct
+    strings and the matches spread to the nodes as array lookups; one with a space is matched
+    against each node's whole row, made for that query."""
+
+    def __init__(self, c):
+        self.columns = c
+        self.strings = [s.lower() for s in c.strings] + [""]  # the last: None (-1)
+        basenames: dict[str, str] = {}
+        sites = []
+        for site in c.sites:
+            base = basenames.get(site.file)
+            if base is None:
+                base = basenames[site.file] = os.path.basename(site.file)
+            sites.append(f"{base}:{site.line} {site.text}".lower())
+        self.sites = sites + [""]
+        ids = c.id
+        self.digits = 1 + sum((ids >= 10 ** k).astype(np.int64) for k in range(1, 17))
+
+    def search(self, q: str) -> np.ndarray:
+        """The ids of the nodes matching the lowercased query, in creation order."""
+        c = self.columns
+        if " " in q:  # the rows holding its longest word, then the whole query in those rows
+            rows = np.flatnonzero(self._hits(max(q.split(), key=len)))
+            return c.id[rows[np.fromiter((q in row for row in self.rows(rows)), bool, len(rows))]]
+        return c.id[self._hits(q)]
+
+    def _hits(self, q: str) -> np.ndarray:
+        """Per node: whether a field of its row contains q (a query without a space)."""
+        c = self.columns
+        text = np.fromiter((q in s for s in self.strings), bool, len(self.strings))
+        site = np.fromiter((q in s for s in self.sites), bool, len(self.sites))
+        hit = text[c.op] | text[c.name] | text[c.module] | text[c.parameter] | site[c.site]
+        if set(q) <= set("#0123456789"):
+            hit |= self._id_hits(q)
+        return hit
+
+    def _id_hits(self, q: str) -> np.ndarray:
+        """Which ids' "#id" contain q (q of digits and #)."""
+        ids, digits = self.columns.id, self.digits
+        if q == "#":
+            return np.ones(len(ids), dtype=bool)
+        if "#" in q[1:]:
+            return np.zeros(len(ids), dtype=bool)
+        if q.startswith("#"):
+            prefix, width = int(q[1:]), len(q) - 1
+            shift = digits - width
+            return (shift >= 0) & (ids // 10 ** np.maximum(shift, 0) == prefix) & ((shift == 0) | (q[1] != "0"))
+        value, width = int(q), len(q)
+        hit = np.zeros(len(ids), dtype=bool)
+        for j in range(17 - width + 1):
+            hit |= (digits >= j + width) & ((ids // 10 ** j) % 10 ** width == value)
+        return hit
+
+    def rows(self, rows: np.ndarray):
+        """These nodes' whole rows, lowercased."""
+        c = self.columns
+        strings, sites = self.strings, self.sites
+        for i, op, name, module, parameter, site in zip(c.id[rows].tolist(), c.op[rows].tolist(),
+                                                         c.name[rows].tolist(), c.module[rows].tolist(),
+                                                         c.parameter[rows].tolist(), c.site[rows].tolist()):
+            yield f"#{i} {strings[op]} {strings[name]} {strings[module]} {strings[parameter]} {sites[site]}"

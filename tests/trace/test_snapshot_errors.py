@@ -1,11 +1,13 @@
 """A bad snapshot raises one SnapshotError naming the file, the place in it, and what is wrong."""
 
+import base64
 import json
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from snapshot_v3 import dumps_v3
 
 from graphscope.trace import snapshot
 from graphscope.trace.record import (
@@ -42,6 +44,13 @@ def _record():
 
 @pytest.fixture
 def doc():
+    """A version 3 document (nodes and tensors as JSON lists, as versions 1 to 3 have them)."""
+    return json.loads(dumps_v3(_record()))
+
+
+@pytest.fixture
+def columns_doc():
+    """A document of the current version (nodes and tensors as base64 columns)."""
     return json.loads(snapshot.dumps(_record()))
 
 
@@ -219,6 +228,47 @@ def test_dangling_node_ids(tmp_path, doc, path, where):
     assert e.where == where and "999 does not exist" in e.problem
 
 
+def test_a_version_3_document_loads_as_the_record(tmp_path, doc):
+    path = tmp_path / "v3.json"
+    path.write_text(json.dumps(doc))
+    assert snapshot.load(path) == _record()
+
+
+def _column(values, dtype="int64"):
+    return {"dtype": dtype, "data": base64.b64encode(np.array(values, dtype=dtype).tobytes()).decode()}
+
+
+@pytest.mark.parametrize("path, value, where, problem", [
+    (("nodes", "op"), _column([0, 1, 99]), "nodes.op[2]", "99 is out of range"),
+    (("nodes", "op", "dtype"), "float64", "nodes.op.dtype", "expected one of"),
+    (("nodes", "op", "data"), "AA==", "nodes.op.data", "holds 1 bytes; 3 uint8 values take 3"),
+    (("nodes", "op", "data"), "!!!!!!!!", "nodes.op.data", "base64 characters"),
+    (("nodes", "id"), _column([0, 1, 0]), "nodes.id[2]", "node id 0 appears twice"),
+    (("nodes", "inputs", "ids"), _column([0, 999]), "nodes.inputs.ids[1]", "node id 999 does not exist"),
+    (("nodes", "inputs", "count"), _column([0, 0, 3]), "nodes.inputs.ids.data", "3 uint8 values take 3"),
+    (("nodes", "output"), _column([0, 1, 99]), "nodes.output[2]", "out of range"),
+    (("nodes", "site"), _column([0, 7, 0]), "nodes.site[1]", "out of range"),
+    (("nodes", "count"), -1, "nodes.count", "out of range"),
+    (("nodes", "flags"), _column([0, 4, 0], "uint8"), "nodes.flags[1]", "out of range"),
+    (("tensors", "nan"), lambda n: _column([0, 1000] + [0] * (n - 2)), "tensors.nan[1]", "1000 NaNs"),
+    (("tensors", "held"), lambda n: _column([0] * (n - 1) + [3], "uint8"), "tensors.held[-1]", "out of range"),
+    (("tensors", "values", "float32"), "AAAAAA==", "tensors.values.float32", "the tensors use"),
+    (("tensors", "values", "pickle"), "AAAA", "tensors.values", "unknown array dtype"),
+    (("tensors", "stats"), "AAAA", "tensors.stats", "base64 characters"),
+    (("strings", 0), "relu\x1b[2J", "strings[0]", "control characters"),
+])
+def test_bad_columns_name_the_place(tmp_path, columns_doc, path, value, where, problem):
+    """(A value made from the tensor count n, and a place [-1], are for the last tensor.)"""
+    n = columns_doc["tensors"]["count"]
+    target = columns_doc
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value(n) if callable(value) else value
+    where = where.replace("[-1]", f"[{n - 1}]")
+    e = _load_doc(tmp_path, columns_doc)
+    assert e.where == where and problem in e.problem, str(e)
+
+
 def test_values_for_fewer_tensors_than_claim_them(tmp_path, doc):
     doc["tensors"]["full"].append(1)
     assert "tensors.values" in _load_doc(tmp_path, doc).where
@@ -329,3 +379,31 @@ def test_bad_rules(tmp_path, doc, rules, where, problem):
     doc["rules"] = rules
     e = _load_doc(tmp_path, doc)
     assert e.where == where and problem in e.problem
+
+
+def _record_with_long_arrays():
+    record = _record()
+    record.nodes[3] = Node(3, "tensor", output=summarize(np.arange(2000, dtype=np.float32), full_values_limit=4096))
+    return record
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_reading_bytes_lifts_long_arrays_out_and_reads_as_the_text_does(data):
+    """From a file, arrays of 1,024 base64 characters and more are taken out of the JSON before it
+    is parsed: any single change reads the same (the record, or the error) as from the text."""
+    doc = json.loads(snapshot.dumps(_record_with_long_arrays()))
+    places = list(_paths(doc))[1:]
+    place = data.draw(st.sampled_from(places))
+    target = doc
+    for key in place[:-1]:
+        target = target[key]
+    target[place[-1]] = data.draw(json_values | st.sampled_from(["A" * 4096, "A" * 1023 + "=", "\\" + "A" * 2000]))
+    text = json.dumps(doc)
+    outcomes = []
+    for source in (text, text.encode("utf-8", "surrogatepass")):
+        try:
+            outcomes.append(snapshot.loads(source, "s.json"))
+        except SnapshotError as e:
+            outcomes.append(str(e))
+    assert outcomes[0] == outcomes[1]

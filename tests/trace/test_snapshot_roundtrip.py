@@ -54,7 +54,7 @@ def test_non_finite_numbers_are_written_as_strings_and_read_back_as_floats():
 def test_export_opens_with_format_and_version():
     doc = _strict(snapshot.dumps(Record()))
     assert list(doc)[:2] == ["format", "version"]
-    assert (doc["format"], doc["version"]) == ("graphscope-snapshot", 3)
+    assert (doc["format"], doc["version"]) == ("graphscope-snapshot", snapshot.VERSION)
 
 
 def test_output_is_ascii_even_for_unicode_text():

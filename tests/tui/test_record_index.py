@@ -1,5 +1,7 @@
 """RecordIndex: leaf grads by node, roots of the graph tree, search and the NaN origin over a record."""
 
+import os
+
 from tui_records import big_record, mlp_record, nan_record
 
 from graphscope.tui.record_index import SEARCH_LIMIT, RecordIndex
@@ -62,3 +64,19 @@ def test_without_a_finding_the_origin_is_the_first_nonfinite_value_with_finite_i
 
 def test_a_finite_record_has_no_nan_origin():
     assert RecordIndex(mlp_record()).nan_origin() is None
+
+
+def _row(node) -> str:
+    """A node's row as the search defines it: "#id op name module parameter file:line text", lowercased."""
+    site = node.site
+    where = f"{os.path.basename(site.file)}:{site.line} {site.text}" if site else ""
+    return f"#{node.id} {node.op} {node.name} {node.module or ''} {node.parameter or ''} {where}".lower()
+
+
+def test_search_matches_what_each_nodes_row_contains_across_fields_and_inside_ids():
+    record = big_record(3000)
+    index = RecordIndex(record)
+    for query in ("#1", "1", "0", "#0", "00", "#", "#1#", "12", "matmul m", "mlp.py:2", "(", "a", "x = "):
+        expected = [n.id for n in record.nodes.values() if query.strip().lower() in _row(n)]
+        result = index.search(query)
+        assert result.total == len(expected) and list(result.nodes) == expected[:SEARCH_LIMIT], query

@@ -1,0 +1,213 @@
+"""SummaryTable: many tensor summaries held as columns, each made into a TensorSummary when read."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .snapshot_format import STAT_FIELDS
+from .tensor_summary import (
+    ARRAY_DTYPES,
+    HISTOGRAM_BINS,
+    NO_COUNTS,
+    PREVIEW_SIZE,
+    TensorSummary,
+    host_dtype,
+)
+
+# What a row holds of its values (the `held` column).
+PREVIEW, FULL, DROPPED = 0, 1, 2
+
+_NO_VALUES = np.zeros(0, dtype=np.float64)
+_NO_VALUES.flags.writeable = False
+
+
+class SummaryTable:
+    """Tensor summaries as columns; `table[i]` is row i as a TensorSummary (a view: its preview,
+    values and histogram are read-only slices of the columns, made when asked).
+
+    Columns (one entry per row unless said):
+      dims_start int64[n+1], dims int64   the shape: dims[dims_start[i]:dims_start[i+1]]
+      numel int64                         elements
+      dtype, device int32                 indices into `dtypes`, `devices`
+      stats float64[n, 6]                 min, max, mean, std, norm, zero_fraction (NaN: None)
+      exact                               {row: (min, max)} of integer tensors past 2**53
+      nan, inf int64                      NaN and Inf counts
+      histogram uint32 or int64[n, 16]    counts (all zero: no finite value)
+      held uint8                          PREVIEW (first 64 values), FULL (every value), DROPPED
+      start int64                         where its values begin in pools[its host dtype]
+      pools {host dtype name: 1-D array}  previews and full values, one array per host dtype
+    """
+
+    __slots__ = (
+        "_hosts",
+        "_rows",
+        "device",
+        "devices",
+        "dims",
+        "dims_start",
+        "dtype",
+        "dtypes",
+        "exact",
+        "held",
+        "histogram",
+        "inf",
+        "nan",
+        "numel",
+        "pools",
+        "start",
+        "stats",
+    )
+
+    def __init__(self, dims_start, dims, numel, dtype, dtypes, device, devices, stats, exact, nan, inf,
+                 histogram, held, start, pools):
+        self.dims_start, self.dims, self.numel = dims_start, dims, numel
+        self.dtype, self.dtypes, self.device, self.devices = dtype, dtypes, device, devices
+        self.stats, self.exact, self.nan, self.inf = stats, exact, nan, inf
+        self.histogram, self.held, self.start, self.pools = histogram, held, start, pools
+        self._hosts = [(host_dtype(d).name, (np.dtype(d).kind if d in ARRAY_DTYPES else "f") in "iub")
+                       for d in dtypes]
+        self._rows = None  # per row, made once when a row is first read (`_row_facts`)
+
+    def _row_facts(self) -> tuple:
+        """(per row: whether its histogram has counts, whether a statistic is missing), made once."""
+        if self._rows is None:
+            self._rows = (self.histogram.any(axis=1), np.isnan(self.stats).any(axis=1))
+        return self._rows
+
+    def __len__(self) -> int:
+        return len(self.numel)
+
+    def __getitem__(self, i: int) -> TensorSummary:
+        i = int(i)
+        if not 0 <= i < len(self.numel):
+            raise IndexError("summary row out of range")
+        filled, missing = self._row_facts()
+        a, b = self.dims_start[i:i + 2].tolist()
+        shape = tuple(self.dims[a:b].tolist())
+        numel = int(self.numel[i])
+        d = int(self.dtype[i])
+        host, integral = self._hosts[d]
+        stats = self.stats[i].tolist()
+        if missing[i]:
+            stats = [None if math.isnan(v) else v for v in stats]
+        lo, hi, mean, std, norm, zf = stats
+        if integral and lo is not None:
+            lo, hi = self.exact.get(i) or (int(lo), int(hi))
+        if filled[i]:
+            hist = self.histogram[i].astype(np.int64)
+            hist.flags.writeable = False
+        else:
+            hist = NO_COUNTS
+        held = int(self.held[i])
+        values = None
+        if held == FULL:
+            values = self._slice(host, i, numel).reshape(shape)
+            preview = values.reshape(-1)[:PREVIEW_SIZE]
+        elif held == DROPPED:
+            preview = _NO_VALUES
+        else:
+            preview = self._slice(host, i, min(numel, PREVIEW_SIZE))
+        return TensorSummary(shape, self.dtypes[d], self.devices[int(self.device[i])], numel, lo, hi, mean, std,
+                             norm, int(self.nan[i]), int(self.inf[i]), zf, hist, preview, values, held == DROPPED)
+
+    def _slice(self, host: str, i: int, count: int) -> np.ndarray:
+        if not count:
+            empty = np.zeros(0, dtype=host)
+            empty.flags.writeable = False
+            return empty
+        start = int(self.start[i])
+        return self.pools[host][start:start + count]
+
+    def nonfinite(self) -> np.ndarray:
+        """Per row: whether it holds a NaN or an Inf."""
+        return (self.nan > 0) | (self.inf > 0)
+
+    @staticmethod
+    def starts(held, numel, dtype, hosts: list[str]) -> tuple[np.ndarray, dict[str, int]]:
+        """Where each row's values begin in its host dtype's pool (rows packed in order), and each
+        pool's length: what a reader checks the pools against."""
+        counts = np.where(held == FULL, numel, np.where(held == DROPPED, 0, np.minimum(numel, PREVIEW_SIZE)))
+        start = np.zeros(len(numel), dtype=np.int64)
+        sizes = {}
+        for name in sorted(set(hosts)):
+            rows = np.isin(dtype, [k for k, h in enumerate(hosts) if h == name])
+            c = counts[rows]
+            start[rows] = np.cumsum(c) - c
+            sizes[name] = int(c.sum())
+        return start, sizes
+
+    @classmethod
+    def from_summaries(cls, items: list[TensorSummary]) -> SummaryTable:
+        """The summaries as a table (their arrays copied into the pools)."""
+        n = len(items)
+        dtype_names = [s.dtype for s in items]
+        device_names = [s.device for s in items]
+        dtypes = {d: i for i, d in enumerate(dict.fromkeys(dtype_names))}
+        devices = {d: i for i, d in enumerate(dict.fromkeys(device_names))}
+        dtype = np.fromiter(map(dtypes.__getitem__, dtype_names), np.int32, n)
+        device = np.fromiter(map(devices.__getitem__, device_names), np.int32, n)
+        shapes = [s.shape for s in items]
+        dims_start = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, shapes), np.int64, n), out=dims_start[1:])
+        dims = np.fromiter((d for shape in shapes for d in shape), np.int64, int(dims_start[-1]))
+        numel = np.fromiter((s.numel for s in items), np.int64, n)
+        stats = np.array([(s.min, s.max, s.mean, s.std, s.norm, s.zero_fraction) for s in items],
+                         dtype=np.float64).reshape(n, len(STAT_FIELDS))
+        exact = {i: (s.min, s.max) for i, s in enumerate(items)
+                 if type(s.min) is int and not (-2**53 <= s.min <= 2**53 and -2**53 <= s.max <= 2**53)}
+        nan = np.fromiter((s.nan_count for s in items), np.int64, n)
+        inf = np.fromiter((s.inf_count for s in items), np.int64, n)
+        histograms = [s.histogram for s in items]
+        filled = np.fromiter((h.size == HISTOGRAM_BINS for h in histograms), bool, n)
+        counts = np.zeros((n, HISTOGRAM_BINS), dtype=np.int64)
+        if filled.any():
+            counts[filled] = np.stack([h for h in histograms if h.size == HISTOGRAM_BINS])
+        histogram = counts.astype(np.uint32) if not counts.size or int(counts.max()) < 2**32 else counts
+        held = np.fromiter((FULL if s.values is not None else DROPPED if s.dropped else PREVIEW for s in items),
+                           np.uint8, n)
+        names = list(dtypes)
+        hosts = [host_dtype(d).name for d in names]
+        start, sizes = cls.starts(held, numel, dtype, hosts)
+        parts: dict[str, list] = {h: [] for h in sizes}
+        for s, h in zip(items, dtype.tolist()):
+            a = s.values if s.values is not None else None if s.dropped else s.preview
+            if a is not None and a.size:
+                parts[hosts[h]].append(a.reshape(-1))
+        pools = {}
+        for host, arrays in parts.items():
+            pool = np.concatenate(arrays).astype(host, copy=False) if arrays else np.zeros(0, dtype=host)
+            pool.flags.writeable = False
+            pools[host] = pool
+        return cls(dims_start, dims, numel, dtype, names, device, list(devices), stats, exact, nan, inf,
+                   histogram, held, start, pools)
+
+    def concat(self, other: SummaryTable) -> SummaryTable:
+        """This table's rows, then other's."""
+        n = len(self)
+        dtypes = list(self.dtypes) + [d for d in other.dtypes if d not in self.dtypes]
+        devices = list(self.devices) + [d for d in other.devices if d not in self.devices]
+        remap_dtype = np.array([dtypes.index(d) for d in other.dtypes] or [0], dtype=np.int32)
+        remap_device = np.array([devices.index(d) for d in other.devices] or [0], dtype=np.int32)
+        hosts = [host_dtype(d).name for d in dtypes]
+        dims_start = np.concatenate([self.dims_start[:-1], other.dims_start + self.dims_start[-1]])
+        wide = np.int64 if np.int64 in (self.histogram.dtype, other.histogram.dtype) else np.uint32
+        held = np.concatenate([self.held, other.held])
+        numel = np.concatenate([self.numel, other.numel])
+        dtype = np.concatenate([self.dtype, remap_dtype[other.dtype]])
+        start, _ = self.starts(held, numel, dtype, hosts)
+        pools = {}
+        for host in set(self.pools) | set(other.pools):
+            empty = np.zeros(0, dtype=host)
+            pool = np.concatenate([self.pools.get(host, empty), other.pools.get(host, empty)])
+            pool.flags.writeable = False
+            pools[host] = pool
+        exact = dict(self.exact)
+        exact.update((i + n, v) for i, v in other.exact.items())
+        return SummaryTable(dims_start, np.concatenate([self.dims, other.dims]), numel, dtype, dtypes,
+                            np.concatenate([self.device, remap_device[other.device]]), devices,
+                            np.concatenate([self.stats, other.stats]), exact,
+                            np.concatenate([self.nan, other.nan]), np.concatenate([self.inf, other.inf]),
+                            np.concatenate([self.histogram.astype(wide), other.histogram.astype(wide)]),
+                            held, start, pools)
