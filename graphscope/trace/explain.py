@@ -7,15 +7,13 @@ no derivative formula is written twice.
 
 from __future__ import annotations
 
-import ast
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from graphscope.engine.function import Function
-
 from .naming import argument_names
+from .rebuild import NotRebuilt, argument_value, engine_functions, forward_layout
 from .record import LEAF_OPS, Node, Record, SourceSite
 from .summary import TensorSummary
 
@@ -74,7 +72,7 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
                                notes=[f"node {s.node} is no longer in the record"])
     rule = record.rules.get(node.op, "")
     custom = rule if rule.startswith(CUSTOM) else None
-    cls = None if custom else _classes().get(node.op)  # a user's Function: only its recorded numbers
+    cls = None if custom else engine_functions().get(node.op)  # a user's Function: only its recorded numbers
     args = _arguments(node)
     if cls is not None:
         rule = cls.rule_for(args) or rule
@@ -85,7 +83,7 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
     inputs = [record.nodes.get(i) for i in node.inputs]
     values = [_values(n.output) if n is not None else None for n in inputs]
     elementwise = cls is not None and cls.elementwise
-    local = _local(cls, node, values, args) if elementwise else None
+    local = _local(cls, node, values) if elementwise else None
     if elementwise:  # one element of the output, the same place in every tensor
         if grad_out is not None and grad_out.size > SMALL:
             out.element = _clip(element or 0, grad_out.size)
@@ -106,7 +104,7 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
         if term.local is not None and out.element is not None:
             out.stats.append(f"grad to {term.name}: {_array_stats(term.grad_in)}")
     if elementwise and out.element is not None and s.grad_output is not None:
-        out.stats.insert(0, f"grad_out: {_stats(s.grad_output)}")
+        out.stats.insert(0, f"grad_out: {summary_stats(s.grad_output)}")
     if grad_out is None:
         out.notes.append(_missing("grad_out", s.grad_output))
     out.sums = _sums(record, p, step)
@@ -130,9 +128,9 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
     for t in e.terms:
         lines.append(f"{t.name} (node {t.input}):")
         if t.local_text:
-            numbers = _text(t.local, e.element)
+            numbers = values_text(t.local, e.element)
             first = t.local.reshape(-1)[0] if t.local.size else None  # a constant factor ("1", "−1") says it all
-            constant = first is not None and t.local_text.replace("−", "-") == _number(first) and (t.local == first).all()
+            constant = first is not None and t.local_text.replace("−", "-") == number_text(first) and (t.local == first).all()
             lines.append(f"  local  d out/d {t.name} = {t.local_text}" + ("" if constant else f" = {numbers}"))
         if t.formula:
             lines.append(f"  grad_in = {t.formula}")
@@ -149,28 +147,13 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
 # --- the pieces ----------------------------------------------------------------------------------
 
 
-_CLASSES: dict[str, type] = {}
-
-
-def _classes() -> dict[str, type]:
-    """op -> the engine's Function class (made once)."""
-    if not _CLASSES:
-        stack = [Function]
-        while stack:
-            cls = stack.pop()
-            stack.extend(cls.__subclasses__())
-            if cls.__module__.startswith("graphscope.engine") and cls is not Function:
-                _CLASSES.setdefault(cls.op, cls)
-    return _CLASSES
-
-
 def _arguments(node: Node) -> dict:
-    """The node's non-tensor arguments as Python values (those written as literals)."""
+    """The node's non-tensor arguments as Python values (those the record can give back), by name."""
     values = {}
     for key, literal in node.args:
         try:
-            values[key] = ast.literal_eval(literal)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            values[key] = argument_value(key, literal)
+        except NotRebuilt:
             continue
     return values
 
@@ -184,25 +167,25 @@ def _missing(what: str, summary: TensorSummary | None) -> str:
     if summary is None:
         return f"{what} was not recorded"
     if summary.dropped:
-        return f"the values of {what} were dropped by the memory budget; its statistics: {_stats(summary)}"
-    return f"the values of {what} ({summary.numel:,} elements) were not recorded; its statistics: {_stats(summary)}"
+        return f"the values of {what} were dropped by the memory budget; its statistics: {summary_stats(summary)}"
+    return f"the values of {what} ({summary.numel:,} elements) were not recorded; its statistics: {summary_stats(summary)}"
 
 
-def _stats(s: TensorSummary) -> str:
+def summary_stats(s: TensorSummary) -> str:
     parts = [f"shape {tuple(s.shape)}"]
     for key in ("min", "max", "mean", "std", "norm"):
         v = getattr(s, key)
         if v is not None:
-            parts.append(f"{key} {_number(v)}")
+            parts.append(f"{key} {number_text(v)}")
     if s.nan_count or s.inf_count:
         parts.append(f"nan {s.nan_count} inf {s.inf_count}")
     return ", ".join(parts)
 
 
-def _local(cls, node: Node, values, args):
+def _local(cls, node: Node, values):
     """Each forward argument's local factor (elementwise ops), or None when the inputs' values are
     not all recorded (or cannot be rebuilt)."""
-    arrays = _forward_arguments(cls, node, values, args)
+    arrays = _forward_arguments(cls, node, values)
     if arrays is None:
         return None
     try:
@@ -213,36 +196,29 @@ def _local(cls, node: Node, values, args):
         return None
 
 
-def _forward_arguments(cls, node: Node, values, args):
+def _forward_arguments(cls, node: Node, values):
     """Forward's positional arguments rebuilt (the inputs' recorded values, the arguments' literals),
     or None when one of them is not in the record."""
-    fixed, positions = _layout(cls, node)
-    if fixed is None or any(key not in args for key in fixed.values()) or any(v is None for v in values):
+    try:
+        fixed, positions = forward_layout(cls, node)
+    except NotRebuilt:
+        return None
+    if any(v is None for v in values):
         return None
     slots: list = [None] * (len(fixed) + len(positions))
-    for position, key in fixed.items():
-        slots[position] = args[key]
+    for position, value in fixed.items():
+        slots[position] = value
     for position, v in zip(positions, values):
         slots[position] = v
     return slots
 
 
-def _layout(cls, node: Node) -> tuple[dict[int, str] | None, list[int]]:
-    """(forward position -> the name of the non-tensor argument there, each tensor input's forward
-    position); None for the first when an argument's place is unknown."""
-    names = argument_names(cls) if cls is not None else ()
-    fixed: dict[int, str] | None = {}
-    for key, _ in node.args:
-        if key in names:
-            fixed[names.index(key)] = key
-        elif key.startswith("arg") and key[3:].isdigit():  # the recorder's name for an unnamed one
-            fixed[int(key[3:])] = key
-        else:
-            fixed = None
-            break
-    total = len(node.inputs) + len(node.args)
-    taken = fixed or {}
-    return fixed, [i for i in range(total) if i not in taken][:len(node.inputs)]
+def _input_positions(cls, node: Node) -> list[int]:
+    """Where each tensor input goes in forward's call (in order when an argument's place is unknown)."""
+    try:
+        return forward_layout(cls, node)[1]
+    except NotRebuilt:
+        return list(range(len(node.inputs)))
 
 
 def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes) -> Term:
@@ -258,12 +234,12 @@ def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes
     elif given is not None:
         notes.append(_missing(f"the grad to {term.name}", given))
     elementwise = cls is not None and cls.elementwise
-    position = _layout(cls, node)[1][k] if cls is not None else k
+    position = _input_positions(cls, node)[k] if cls is not None else k
     if elementwise and local is not None:
         factor = local[position] if position < len(local) else None
         if factor is not None:
             term.local = factor
-            term.local_text = _fill(cls.local_for(args), position, cls, node, values, args, factor, element)
+            term.local_text = _fill(cls.local_for(args), position, cls, node, values, factor, element)
     elif elementwise:
         notes.append(f"the local factor for {term.name} needs every input's values, which were not all recorded")
     if term.grad_out is not None and term.local is not None and (raw is not None or given is None):
@@ -275,7 +251,7 @@ def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes
     value = values[k]
     term.values.append(f"value  {_shown(value, element)}" if value is not None else _missing(term.name, source.output))
     term.formula = _shown(term.grad_in, element)
-    arrays = _forward_arguments(cls, node, values, args) if cls is not None else None
+    arrays = _forward_arguments(cls, node, values) if cls is not None else None
     if arrays is not None and term.grad_in.size:
         worked = _worked_element(cls, position, arrays, grad_out, term.grad_in, element)
         if worked:
@@ -294,43 +270,43 @@ def _worked_element(cls, position, arrays, grad_out, grad_in, element) -> str:
     sum_text = " + ".join(f"{_factor(x)}·{_factor(y)}" for x, y in shown)
     if len(pairs) > len(shown):
         sum_text += f" + … ({len(pairs) - len(shown)} more)"
-    return f"{text} = {sum_text} = {_number(grad_in[index])}"
+    return f"{text} = {sum_text} = {number_text(grad_in[index])}"
 
 
 def _product(term: Term, raw, element) -> str:
     """grad_out × local = grad_in, with the numbers (one element's for big tensors); `raw`, the
     grad the step gave (before any broadcast sum), is None while the step has not run."""
-    grad_out = _text(term.grad_out, element)
+    grad_out = values_text(term.grad_out, element)
     if raw is None:
         return f"{grad_out} × {term.local_text} = … (when this step runs)"
     if element is None:
-        return f"{grad_out} × {term.local_text} = {_text(term.grad_in, None)}"
-    return (f"{grad_out} × {term.local_text} = {_number(raw.reshape(-1)[element])}"
+        return f"{grad_out} × {term.local_text} = {values_text(term.grad_in, None)}"
+    return (f"{grad_out} × {term.local_text} = {number_text(raw.reshape(-1)[element])}"
             + (f"  (this element's share; {term.name}'s grad sums them, see the note)" if term.note else ""))
 
 
 def _shown(values: np.ndarray, element) -> str:
     """A small tensor whole; a big one's element (`element`, default 0) with its statistics."""
     if values.size <= SMALL:
-        return _text(values, None)
+        return values_text(values, None)
     e = _clip(element or 0, values.size)
     index = ",".join(str(int(i)) for i in np.unravel_index(e, values.shape))
-    return f"[{index}] = {_number(values.reshape(-1)[e])}    ({_array_stats(values)})"
+    return f"[{index}] = {number_text(values.reshape(-1)[e])}    ({_array_stats(values)})"
 
 
 def _factor(v) -> str:
-    text = _number(v)
+    text = number_text(v)
     return f"({text})" if text.startswith("-") else text
 
 
-def _fill(templates, position, cls, node, values, args, factor, element) -> str:
+def _fill(templates, position, cls, node, values, factor, element) -> str:
     """The local factor's template with the numbers: "2·[6, 4]"; the numbers alone without one."""
     template = templates[position] if position < len(templates) else ""
     if not template:
-        return _text(factor, element)
+        return values_text(factor, element)
     names = argument_names(cls)
     filled = {}
-    arrays = _forward_arguments(cls, node, values, args) or []
+    arrays = _forward_arguments(cls, node, values) or []
     for i, key in enumerate(names):
         if i < len(arrays):
             filled[key] = _operand_text(arrays[i], factor.shape, element)
@@ -339,17 +315,17 @@ def _fill(templates, position, cls, node, values, args, factor, element) -> str:
     try:
         return template.format(**filled)
     except (KeyError, IndexError, ValueError):
-        return _text(factor, element)
+        return values_text(factor, element)
 
 
 def _operand_text(value, shape, element) -> str:
     if value is None:
         return "?"
     if not isinstance(value, np.ndarray):
-        return _number(value) if isinstance(value, (int, float, np.number)) else repr(value)
+        return number_text(value) if isinstance(value, (int, float, np.number)) else repr(value)
     if element is not None:
-        return _number(np.broadcast_to(value, shape).reshape(-1)[element])
-    return _text(value, None)
+        return number_text(np.broadcast_to(value, shape).reshape(-1)[element])
+    return values_text(value, None)
 
 
 def _summed_to(grad: np.ndarray, shape) -> tuple[np.ndarray, tuple[int, ...]]:
@@ -393,8 +369,8 @@ def _sums(record: Record, p, step: int) -> list[str]:
         for a in arrays[1:]:
             total = total + a
         element = 0 if total.size > SMALL else None
-        lines.append(f"grad({_name(node)}) = " + " + ".join(f"from {op} {_text(a, element)}" for (op, _), a in zip(parts, arrays))
-                     + f" = {_text(total, element)}" + ("  (element 0)" if element is not None else ""))
+        lines.append(f"grad({_name(node)}) = " + " + ".join(f"from {op} {values_text(a, element)}" for (op, _), a in zip(parts, arrays))
+                     + f" = {values_text(total, element)}" + ("  (element 0)" if element is not None else ""))
     return lines
 
 
@@ -430,15 +406,15 @@ def _clip(element: int, size: int) -> int:
     return min(max(int(element), 0), max(size - 1, 0))
 
 
-def _text(values, element) -> str:
+def values_text(values, element) -> str:
     """[6, 4] for a small array, one element's number for a big one (element given)."""
     if values is None:
         return "?"
     a = np.asarray(values)
     if element is not None and a.size > 1:
-        return _number(a.reshape(-1)[_clip(element, a.size)])
+        return number_text(a.reshape(-1)[_clip(element, a.size)])
     if a.ndim == 0:
-        return _number(a.item())
+        return number_text(a.item())
     if a.size > SMALL:
         return f"[{_array_stats(a)}]"
     return _nested(a.tolist())
@@ -447,7 +423,7 @@ def _text(values, element) -> str:
 def _nested(v) -> str:
     if isinstance(v, list):
         return "[" + ", ".join(_nested(x) for x in v) + "]"
-    return _number(v)
+    return number_text(v)
 
 
 def _array_stats(a: np.ndarray) -> str:
@@ -455,11 +431,11 @@ def _array_stats(a: np.ndarray) -> str:
     finite = a[np.isfinite(a)]
     if finite.size == 0:
         return f"shape {tuple(a.shape)}, no finite values"
-    return (f"shape {tuple(a.shape)}, min {_number(finite.min())}, max {_number(finite.max())}, "
-            f"mean {_number(finite.mean())}")
+    return (f"shape {tuple(a.shape)}, min {number_text(finite.min())}, max {number_text(finite.max())}, "
+            f"mean {number_text(finite.mean())}")
 
 
-def _number(v) -> str:
+def number_text(v) -> str:
     """-12 for -12.0, 0.333333 for 1/3, True/False for booleans."""
     if isinstance(v, (bool, np.bool_)):
         return str(bool(v))

@@ -10,10 +10,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .explain import SMALL, explain_lines, explain_step
-from .explain import _number as number_text  # the numbers as explain_lines writes them
-from .explain import _stats as summary_stats
-from .explain import _text as values_text
+from .explain import (
+    SMALL,
+    explain_lines,
+    explain_step,
+    number_text,
+    summary_stats,
+    values_text,
+)
 from .explain_optim import explain_change
 from .literal import escaped, visible
 from .record import GRAD_RESET, OPTIMIZER_STEP, BackwardPass, Record, SourceSite

@@ -4,6 +4,7 @@ its non-tensor arguments from their literals, and where its tensor inputs go in 
 from __future__ import annotations
 
 import ast
+import functools
 import math
 
 import numpy as np
@@ -19,6 +20,7 @@ class NotRebuilt(ValueError):
     """What of a node cannot be rebuilt from the record, in words for the user."""
 
 
+@functools.cache  # the engine's classes are all defined once it is imported
 def engine_functions() -> dict[str, type]:
     """op -> the engine's Function subclass. A user's custom Function is not among them: its op is
     its class's name, and only a live run knows that class."""
