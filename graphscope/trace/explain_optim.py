@@ -11,6 +11,7 @@ import ast
 import math
 from dataclasses import dataclass, field
 
+from .explain import SMALL, number_text
 from .record import (
     GRAD_RESET,
     OPTIMIZER_STEP,
@@ -20,8 +21,6 @@ from .record import (
     Record,
 )
 from .summary import TensorSummary
-
-SMALL = 8  # a tensor with at most this many elements is also shown whole
 
 
 @dataclass
@@ -300,13 +299,7 @@ def _shape(s: TensorSummary) -> str:
 
 
 def _num(x) -> str:
-    if x is None:
-        return "?"
-    if isinstance(x, int):
-        return str(x)
-    if isinstance(x, float) and x.is_integer() and abs(x) < 1e15:
-        return str(int(x))
-    return f"{x:.6g}"
+    return "?" if x is None else number_text(x)
 
 
 def _term(x) -> str:
