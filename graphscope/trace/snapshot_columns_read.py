@@ -81,19 +81,7 @@ class ColumnReader(FieldReader):
         if bad.any():
             i = int(np.argmax(bad))
             self.fail(f"{where}.stats", f"row {i}: zero_fraction {float(zf[i])!r} is not a fraction from 0 to 1")
-        exact = {}
-        for k, row in enumerate(self.seq(d["exact"], where + ".exact")):
-            if type(row) is not list or len(row) != 3:
-                self.fail(f"{where}.exact[{k}]", "expected [row, min, max]")
-            i = self.integer(row[0], f"{where}.exact[{k}][0]", 0, max(n - 1, 0))
-            exact[i] = (self.integer(row[1], f"{where}.exact[{k}][1]", -2**64, 2**64),
-                        self.integer(row[2], f"{where}.exact[{k}][2]", -2**64, 2**64))
-        hist = self.obj(d["histogram"], where + ".histogram", ("dtype", "data"))
-        if hist["dtype"] not in ("uint32", "int64"):
-            self.fail(where + ".histogram.dtype", 'expected "uint32" or "int64"')
-        counts = self.array(hist["data"], where + ".histogram.data", np.dtype(hist["dtype"]), n * HISTOGRAM_BINS)
-        if counts.dtype.kind == "i" and counts.size and counts.min() < 0:
-            self.fail(where + ".histogram.data", "a histogram count is negative")
+        exact, counts = self.exact_and_histograms(d, where, n)
         held = self.column(d["held"], where + ".held", n, 0, DROPPED).astype(np.uint8)
         hosts = [host_dtype(x).name for x in dtypes]
         start, sizes = SummaryTable.starts(held, numel, dtype, hosts)
@@ -109,6 +97,23 @@ class ColumnReader(FieldReader):
                 self.fail(f"{where}.values.{host}", f"holds {pool.size:,} values; the tensors use 0")
         return SummaryTable(dims_start, dims, numel, dtype, dtypes, device, devices, stats, exact, nan, inf,
                             counts.reshape(n, HISTOGRAM_BINS), held, start, pools)
+
+    def exact_and_histograms(self, d: dict, where: str, n: int) -> tuple[dict, np.ndarray]:
+        """A tensor table's exact integer extremes ({row: (min, max)}) and its histogram counts."""
+        exact = {}
+        for k, row in enumerate(self.seq(d["exact"], where + ".exact")):
+            if type(row) is not list or len(row) != 3:
+                self.fail(f"{where}.exact[{k}]", "expected [row, min, max]")
+            i = self.integer(row[0], f"{where}.exact[{k}][0]", 0, max(n - 1, 0))
+            exact[i] = (self.integer(row[1], f"{where}.exact[{k}][1]", -2**64, 2**64),
+                        self.integer(row[2], f"{where}.exact[{k}][2]", -2**64, 2**64))
+        hist = self.obj(d["histogram"], where + ".histogram", ("dtype", "data"))
+        if hist["dtype"] not in ("uint32", "int64"):
+            self.fail(where + ".histogram.dtype", 'expected "uint32" or "int64"')
+        counts = self.array(hist["data"], where + ".histogram.data", np.dtype(hist["dtype"]), n * HISTOGRAM_BINS)
+        if counts.dtype.kind == "i" and counts.size and counts.min() < 0:
+            self.fail(where + ".histogram.data", "a histogram count is negative")
+        return exact, counts
 
     def _numel(self, dims, dims_start, ndim, where: str) -> np.ndarray:
         """Elements per row: the product of its dims (1 for a scalar), at most 2**62."""

@@ -229,19 +229,7 @@ class RecordReader(ColumnReader):
             for i in np.flatnonzero(missing[:, j]).tolist():
                 column[i] = None
         lows, highs, means, stds, norms, zeros = columns
-        exact = {}
-        for k, row in enumerate(self.seq(d["exact"], where + ".exact")):
-            if type(row) is not list or len(row) != 3:
-                self.fail(f"{where}.exact[{k}]", "expected [row, min, max]")
-            i = self.integer(row[0], f"{where}.exact[{k}][0]", 0, max(n - 1, 0))
-            exact[i] = (self.integer(row[1], f"{where}.exact[{k}][1]", -2**64, 2**64),
-                        self.integer(row[2], f"{where}.exact[{k}][2]", -2**64, 2**64))
-        hist = self.obj(d["histogram"], where + ".histogram", ("dtype", "data"))
-        if hist["dtype"] not in ("uint32", "int64"):
-            self.fail(where + ".histogram.dtype", 'expected "uint32" or "int64"')
-        counts = self.array(hist["data"], where + ".histogram.data", np.dtype(hist["dtype"]), n * HISTOGRAM_BINS)
-        if counts.dtype.kind == "i" and counts.size and counts.min() < 0:
-            self.fail(where + ".histogram.data", "a histogram count is negative")
+        exact, counts = self.exact_and_histograms(d, where, n)
         histograms = counts.astype(np.int64).reshape(n, HISTOGRAM_BINS)
         histograms.flags.writeable = False
         filled = histograms.any(axis=1).tolist()
