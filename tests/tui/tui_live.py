@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
-from tui_pilot import wait_for
+from tui_pilot import until_still, wait_for
 
 from graphscope.session import Session, SessionOptions
 from graphscope.tui.app import GraphscopeApp
@@ -30,7 +30,7 @@ async def until_paused(pilot, session, timeout: float = 30.0) -> None:
     await wait_for(pilot, lambda: session.state.kind in ("paused", "finished", "failed")
                    and pilot.app.updates > 0 and pilot.app.moment.state is session.state, timeout,
                    "the session to pause")
-    await pilot.pause()  # the frame that shows the pause is laid out (a busy machine can be a frame behind)
+    await until_still(pilot)  # the frame that shows the pause is laid out (a busy machine can be a frame behind)
     assert session.state.kind == "paused", session.state
 
 

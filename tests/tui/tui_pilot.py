@@ -28,3 +28,17 @@ def notified(app, text: str) -> bool:
 
 async def wait_for_notice(pilot, text: str, timeout: float = 10.0) -> None:
     await wait_for(pilot, lambda: notified(pilot.app, text), timeout, f"a notification {text!r}")
+
+
+async def until_still(pilot, timeout: float = 10.0) -> None:
+    """Until the drawn screen is the same across two short pauses: on a busy machine a widget whose
+    height just changed can be laid out a refresh later, and a screenshot must not catch the frame
+    between."""
+    deadline = time.monotonic() + timeout
+    last = None
+    while True:
+        await pilot.pause(0.05)
+        now = pilot.app.export_screenshot()
+        if now == last or time.monotonic() > deadline:
+            return
+        last = now
