@@ -97,14 +97,17 @@ class Journal:
     ids that link them. Cheap to write and to throw away; turned into record nodes and steps
     only for a pass kept in detail."""
 
-    __slots__ = ("index", "events", "tensors", "functions", "steps", "done", "steps_done",
+    __slots__ = ("index", "events", "made", "tensors", "functions", "steps", "done", "steps_done",
                  "materialized", "referenced", "ids", "finite", "fresh")
 
     def __init__(self, index: int):
         self.index = index
         self.events: list = []          # the events above in creation order; None once materialised
-        self.tensors: dict[int, Seen] = {}    # by id(tensor)
-        self.functions: dict[int, Seen] = {}  # by id(Function)
+        # Function `seq` (unique for the whole run) -> its node: plain ints, no weak references, so
+        # a tensor made by an op is found through its `grad_fn` at the cost of one lookup.
+        self.made: dict[int, int] = {}
+        self.tensors: dict[int, Seen] = {}    # leaves and unrecorded tensors, by id(tensor)
+        self.functions: dict[int, Seen] = {}  # unrecorded Functions without a seq, by id(Function)
         self.steps: list[PendingStep] = []
         self.done = 0                   # events already turned into nodes
         self.steps_done = 0

@@ -103,18 +103,16 @@ class Recorder(Retention, Materializer, hooks.Observer):
 
     def node_created(self, node, inputs, output, site):
         j = self._journal
-        known = j.tensors
+        made = j.made
         module = self._module()
         ids = []
         arrays = []  # the recorded inputs' arrays, to name what the node saved
         args = None  # (position, value) of the non-tensor arguments
         for position, x in enumerate(inputs):
-            entry = known.get(id(x))
-            if entry is not None and entry.ref() is x:
-                ids.append(entry.node)
-                arrays.append(x.array)
-            elif isinstance(x, Tensor):
-                ids.append(self._input_node(x, site, module))
+            if isinstance(x, Tensor):
+                fn = x.grad_fn  # an op's output is found by its Function's seq: the usual case
+                nid = None if fn is None else made.get(fn.seq)
+                ids.append(self._input_node(x, site, module) if nid is None else nid)
                 arrays.append(x.array)
             elif is_array(x):  # a raw array (an index, a mask): data, so a node of its own
                 ids.append(self._constant(x, site, module))
@@ -148,19 +146,32 @@ class Recorder(Retention, Materializer, hooks.Observer):
         # The slots' classes are built with tuple.__new__: half the cost of calling them, once per op.
         j.events.append(_new(OpEvent, (nid, names, tuple(ids), out, site, module, output.requires_grad,
                                        tuple(saved), vc, vc[0], args)))
-        known[id(output)] = _new(Seen, (weakref.ref(output), nid))
-        j.functions[id(node)] = _new(Seen, (weakref.ref(node), nid))
+        made[node.seq] = nid
+
+    def _tensor_node(self, t: Tensor) -> int:
+        """The node of a tensor met outside a forward op (a root, a leaf given a grad)."""
+        fn = t.grad_fn
+        if fn is not None:
+            nid = self._journal.made.get(fn.seq)
+            if nid is not None:
+                return nid
+        return self._input_node(t, None, self._module())
 
     def _input_node(self, t: Tensor, site, module=None) -> int:
         """A tensor input not made by a node of this pass: a leaf (fresh each pass, as its value
         may have changed), a tensor from a recent pass, or one made where the record cannot see."""
         j = self._journal
         if t.grad_fn is not None:
+            seq = t.grad_fn.seq
             for older in self._lookup_order():
-                entry = older.tensors.get(id(t))
-                if entry is not None and entry.ref() is t and older is not j:
-                    older.referenced.add(entry.node)
-                    return entry.node
+                nid = older.made.get(seq)
+                if nid is not None:
+                    if older is not j:
+                        older.referenced.add(nid)
+                    return nid
+        entry = j.tensors.get(id(t))
+        if entry is not None and entry.ref() is t:  # a leaf (or unrecorded tensor) met before in this pass
+            return entry.node
         nid = self._next_id
         self._next_id = nid + 1
         if t.grad_fn is None:
@@ -219,8 +230,7 @@ class Recorder(Retention, Materializer, hooks.Observer):
         self._norms = []
         self._root_array = root.array
         p.loss = _scalar(root.array)  # known before the first step: a paused pass shows it
-        entry = j.tensors.get(id(root))
-        p.root = entry.node if entry is not None and entry.ref() is root else self._input_node(root, None, self._module())
+        p.root = self._tensor_node(root)
         p.order = tuple([self._function_node(fn) for fn in order])
 
     def _lookup_order(self):
@@ -230,22 +240,37 @@ class Recorder(Retention, Materializer, hooks.Observer):
         yield from self._kept
 
     def _function_node(self, fn) -> int:
-        entry = self._journal.functions.get(id(fn))
-        if entry is not None and entry.ref() is fn:  # made in this pass: the usual case
-            return entry.node
-        for older in self._lookup_order():
-            entry = older.functions.get(id(fn))
-            if entry is not None and entry.ref() is fn:
-                if older is not self._journal:
-                    older.referenced.add(entry.node)
-                return entry.node
+        seq = getattr(fn, "seq", None)
+        nid = self._journal.made.get(seq)
+        if nid is not None:  # made in this pass: the usual case
+            return nid
+        found = self._find(fn, seq)
+        if found is not None:
+            older, nid = found
+            if older is not self._journal:
+                older.referenced.add(nid)
+            return nid
         nid = self._next_id
         self._next_id = nid + 1
         j = self._journal
         j.events.append(ExternalEvent(nid, name(f"{fn.name()} (not recorded)"), None, None,
                                       self._module(), True, name(getattr(fn, "op", "function"))))
-        j.functions[id(fn)] = Seen(weakref.ref(fn), nid)
+        if seq is None:
+            j.functions[id(fn)] = Seen(weakref.ref(fn), nid)
+        else:
+            j.made[seq] = nid
         return nid
+
+    def _find(self, fn, seq):
+        """(journal, node id) of a Function seen in a recent or kept pass, else None."""
+        for j in self._lookup_order():
+            nid = j.made.get(seq)
+            if nid is not None:
+                return j, nid
+            entry = j.functions.get(id(fn))
+            if entry is not None and entry.ref() is fn:
+                return j, entry.node
+        return None
 
     def before_node(self, node, grad_output):
         if self._pass is None:
@@ -272,8 +297,7 @@ class Recorder(Retention, Materializer, hooks.Observer):
         if self._pass is None:
             return
         j = self._journal
-        entry = j.tensors.get(id(tensor))
-        nid = entry.node if entry is not None and entry.ref() is tensor else self._input_node(tensor, None, self._module())
+        nid = self._tensor_node(tensor)
         # It is the leaf's `.grad` now: user code may change it in place.
         copy = self._keep(grad)
         if j.steps:
@@ -334,15 +358,22 @@ class Recorder(Retention, Materializer, hooks.Observer):
     def node_id(self, obj) -> int | None:
         """The record id of a live Function or Tensor seen in a recent or kept pass, else None
         (the session maps engine objects to record nodes with it, once per event)."""
-        is_tensor = isinstance(obj, Tensor)
-        entry = (self._journal.tensors if is_tensor else self._journal.functions).get(id(obj))
-        if entry is not None and entry.ref() is obj:  # the current pass: nearly always
-            return entry.node
-        for j in self._lookup_order():
-            entry = (j.tensors if is_tensor else j.functions).get(id(obj))
-            if entry is not None and entry.ref() is obj:
-                return entry.node
-        return None
+        if isinstance(obj, Tensor):
+            fn = obj.grad_fn
+            for j in self._lookup_order():
+                nid = None if fn is None else j.made.get(fn.seq)
+                if nid is not None:
+                    return nid
+                entry = j.tensors.get(id(obj))
+                if entry is not None and entry.ref() is obj:
+                    return entry.node
+            return None
+        seq = getattr(obj, "seq", None)
+        nid = self._journal.made.get(seq)  # the current pass: nearly always
+        if nid is not None:
+            return nid
+        found = self._find(obj, seq)
+        return None if found is None else found[1]
 
     def other_thread(self, thread) -> None:
         """A thread other than the recorded one used the engine: say so once, in the console."""

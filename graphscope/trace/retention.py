@@ -141,7 +141,7 @@ class Retention:
             self._forget(j, keep)
             self._orphans |= keep
         else:
-            j.tensors, j.functions = {}, {}
+            j.made, j.tensors, j.functions = {}, {}, {}
         self.record.trimmed_nodes += (p.node_count if p is not None else 0) - len(keep)
         j.events, j.done, j.referenced = [], 0, set()
         self._sweep_orphans()
@@ -186,7 +186,8 @@ class Retention:
         self.record.trimmed_nodes += len(orphans - keep)
         if len(keep) < len(orphans):
             for j in self._recent:
-                self._forget(j, {e.node for e in j.tensors.values() if e.node in nodes}
+                self._forget(j, {nid for nid in j.made.values() if nid in nodes}
+                             | {e.node for e in j.tensors.values() if e.node in nodes}
                              | {e.node for e in j.functions.values() if e.node in nodes})
         self._orphans = keep
 
@@ -209,6 +210,7 @@ class Retention:
     @staticmethod
     def _forget(j: Journal, keep: set[int]) -> None:
         """Later passes must not link to nodes that are gone."""
+        j.made = {seq: nid for seq, nid in j.made.items() if nid in keep}
         j.tensors = {k: e for k, e in j.tensors.items() if e.node in keep}
         j.functions = {k: e for k, e in j.functions.items() if e.node in keep}
 

@@ -133,6 +133,22 @@ def test_inputs_and_tensors_from_before_recording_are_nodes_too():
     assert external and "MulBackward0" in external[0].name and external[0].output.values.tolist() == [3.0, 6.0]
 
 
+def test_a_tensor_changed_in_place_is_the_in_place_node_s_output_from_then_on():
+    w = gs.tensor([1.0, 2.0], requires_grad=True)
+
+    def run():
+        y = w * 2
+        y.add_(1)
+        (y * 3).sum().backward()
+
+    rec = record(run)
+    first, last = by_op(rec, "mul")
+    add = by_op(rec, "add")[0]
+    assert not by_op(rec, EXTERNAL)
+    assert add.inputs == (first.id,) and last.inputs == (add.id,)
+    assert add.output.values.tolist() == [3.0, 5.0]
+
+
 def test_non_tensor_arguments_are_attributes_of_the_node_not_nodes():
     a = gs.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
 
