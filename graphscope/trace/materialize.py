@@ -11,6 +11,7 @@ import numpy as np
 from graphscope.engine import backend
 from graphscope.engine.backend import namespace
 
+from . import summary_worker
 from .finite import NUMBER
 from .journal import ConstantEvent, Journal, LeafEvent, OpEvent
 from .naming import short_repr
@@ -42,7 +43,7 @@ class Materializer:
     def _materialize_new(self, j: Journal) -> None:
         nodes = self.record.nodes
         site_of = self._names.site
-        work = []
+        work, guards = [], []
         reprs: dict[int, str] = {}  # id(value) -> its short repr: a chain repeats its constants
         for e in j.events[j.done:]:
             kind = type(e)
@@ -53,6 +54,7 @@ class Materializer:
                          args=() if e.args is None else tuple((k, _repr_of(v, reprs)) for k, v in e.args))
                 if e.vc[0] == e.version:  # else it was overwritten in place: its value is lost
                     work.append((n, "output", e.array))
+                    guards.append((n, e.vc, e.version))
             elif kind is LeafEvent:
                 n = Node(e.id, PARAMETER if e.requires_grad else TENSOR, "", (), j.index, None,
                          e.requires_grad, True, e.label, e.module, site_of(e.site))
@@ -96,7 +98,7 @@ class Materializer:
         j.steps_done = len(j.steps)
         if p is not None and p.finished:  # no step of it can run again: its pending steps can go
             j.steps, j.steps_done = [], 0
-        self._summarize_into(j.index, work)
+        self._summarize_into(j.index, work, guards)
 
     @staticmethod
     def _grad_slots(step: Step, grad_inputs: list) -> list:
@@ -104,16 +106,20 @@ class Materializer:
             step.grad_inputs = [None] * len(grad_inputs)
         return step.grad_inputs
 
-    def _summarize_into(self, index: int, work: list) -> None:
+    def _summarize_into(self, index: int, work: list, guards: list = ()) -> None:
         """Summarise [(target, key, array)] and store each summary at target[key] / target.key.
 
         An array met twice (a leaf's grad is also its step's grad input; a grad passed down a
         chain is one step's grad input and the next step's grad output; an unchanged leaf is
-        shared with the last pass) is summarised once and its summary shared."""
+        shared with the last pass) is summarised once and its summary shared.
+
+        With every pass kept, a large batch is summarised on the background worker and stored
+        later, in order, on this thread (`_store_ready`; `_store_all` waits for every batch).
+        `guards` are (node, version counter, version) of op outputs kept by reference: one
+        written in place before its summary is stored loses it, as when written before."""
         if not work:
             return
-        current = {id(e.copy): e.copy for e in self._leaf_copies.values() if e.copy is not None}
-        known = self._leaf_summaries = {k: v for k, v in self._leaf_summaries.items() if k in current}
+        known = self._leaf_summaries
         slot_of: dict[int, int] = {}
         arrays, slots, ready = [], [], {}
         for _, _, raw in work:
@@ -127,10 +133,37 @@ class Materializer:
                     ready[i] = cached[1]
             slots.append(i)
         todo = [i for i in range(len(arrays)) if i not in ready]
-        fresh = summarize_many([arrays[i] for i in todo], self.policy.full_values_limit)
+        batch = [arrays[i] for i in todo]
+        limit = self.policy.full_values_limit
+        if self.policy.keep_last is None and _host_elements(batch) >= BACKGROUND_ELEMENTS:
+            pending = summary_worker.submit(batch, limit)
+        else:
+            guards = ()  # summarised now: the outputs' versions were checked a moment ago
+            pending = summarize_many(batch, limit)
+        self._pending.append((index, work, guards, arrays, slots, ready, todo, pending))
+        self._store_ready()
+
+    def _store_ready(self) -> None:
+        """Store the summaries of the batches done, oldest first, up to the first still running."""
+        queue = self._pending
+        while queue and (type(queue[0][-1]) is list or queue[0][-1].done.is_set()):
+            self._store(*queue.popleft())
+
+    def _store_all(self) -> None:
+        """Store every batch's summaries, waiting for those still running (a consistent cut)."""
+        queue = self._pending
+        while queue:
+            self._store(*queue.popleft())
+
+    def _store(self, index, work, guards, arrays, slots, ready, todo, pending) -> None:
+        fresh = pending if type(pending) is list else pending.result()
         summaries = [None] * len(arrays)
         for i, s in ready.items():
             summaries[i] = s
+        current = {id(e.copy) for e in self._leaf_copies.values() if e.copy is not None}
+        known = self._leaf_summaries
+        if len(known) > 2 * len(current) + 16:  # forget the summaries of copies gone
+            known = self._leaf_summaries = {k: v for k, v in known.items() if k in current}
         captured = self._captured.setdefault(index, [])
         added = 0
         meta = self.record.metadata
@@ -142,12 +175,15 @@ class Materializer:
             added += s.captured_bytes
             if s.device != "cpu" and meta.device == "cpu":
                 meta.device = s.device
+        stale = {id(n) for n, vc, version in guards if vc[0] != version}
         relus = []
         for (target, key, raw), i in zip(work, slots):
             s = summaries[i]
             if type(key) is int:
                 target[key] = s
             else:
+                if stale and id(target) in stale:
+                    continue
                 setattr(target, key, s)
                 if type(target) is Node and target.op == "relu" and raw.ndim >= 2:
                     relus.append((target, raw))
@@ -157,6 +193,20 @@ class Materializer:
             _note_dead_units(relus)
         self._captured_bytes += added
         self._enforce_budget()
+
+
+# A batch of kept arrays with at least this many host elements is summarised on the background
+# worker (NumPy lets go of the GIL over large arrays); a smaller one costs more to hand over.
+BACKGROUND_ELEMENTS = 1 << 16
+
+
+def _host_elements(arrays: list) -> int:
+    total = 0
+    for a in arrays:
+        if type(a) is not np.ndarray:
+            return 0  # another device's batch is already asynchronous there
+        total += a.size
+    return total
 
 
 @contextmanager

@@ -82,6 +82,7 @@ class Recorder(Retention, Materializer, hooks.Observer):
         self._leaf_copies: dict[int, LeafEntry] = {}  # id(leaf) -> what is known of it
         self._leaf_summaries: dict[int, tuple] = {}  # id(leaf copy) -> (copy, its summary)
         self._captured: dict[int, list] = {}      # pass -> summaries holding captured values
+        self._pending: deque = deque()            # batches of summaries not yet stored, oldest first
         self._captured_bytes = 0
         self._pinned: set[int] = set()
         self._orphans: set[int] = set()           # nodes of trimmed passes that others refer to
@@ -178,8 +179,8 @@ class Recorder(Retention, Materializer, hooks.Observer):
             leaf = self._leaf_copy(t)
             requires = t.requires_grad
             label = (leaf.label or self._label(t)) if requires else None
-            j.events.append(LeafEvent(nid, leaf.copy, self._names.leaf_site(t), module, requires, label))
-            j.tensors[id(t)] = Seen(leaf.ref, nid)
+            j.events.append(_new(LeafEvent, (nid, leaf.copy, self._names.leaf_site(t), module, requires, label)))
+            j.tensors[id(t)] = _new(Seen, (leaf.ref, nid))
         else:
             copy = self._keep(t.array)
             j.events.append(ExternalEvent(nid, name(f"{t.grad_fn.name()} (not recorded)"), copy, site,
@@ -320,7 +321,7 @@ class Recorder(Retention, Materializer, hooks.Observer):
             label = leaf.label if leaf is not None and leaf.ref() is tensor else None
             self._norms.append((label or self._label(tensor), squares))
 
-    def backward_ended(self, root):  # noqa: ARG002 (the engine hook's signature)
+    def backward_ended(self, root):
         p = self._pass
         if p is None:
             return
@@ -415,6 +416,7 @@ class Recorder(Retention, Materializer, hooks.Observer):
         for j in list(self._recent):
             if j.index >= len(passes) or passes[j.index].detailed:
                 self._materialize(j)
+        self._store_all()
         error = self.record.error
         if error is not None and error.node is not None and error.node not in self.record.nodes:
             error.node = None
