@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from graphscope.engine.backend import is_array
+from graphscope.engine.tensor import Tensor
+
+from .naming import INPUT_ROLES, name
 from .record import EXTERNAL
 
 
@@ -19,10 +23,31 @@ class OpEvent(NamedTuple):
     site: Any
     module: str | None
     requires_grad: bool
-    saved: tuple          # the roles of the arrays the Function saved
     vc: list              # the output's live version counter
     version: int
     args: tuple | None    # (name, value) of its non-tensor arguments
+    node: Any             # the Function: what it saved is named from it (`saved_roles`) when needed
+
+
+def saved_roles(e: OpEvent) -> tuple[str, ...]:
+    """The roles of the arrays an op's Function saved for backward: "output", "input:K", or the
+    attribute's name. Read from the Function's state before its backward frees it (reading it
+    makes the instance's dict, so not at creation: a forward of many ops would hold them all)."""
+    out = e.array
+    arrays = [x.array if isinstance(x, Tensor) else x for x in e.node.inputs if isinstance(x, Tensor) or is_array(x)]
+    saved = []
+    for key, value in e.node.__dict__.items():
+        if value is out:
+            saved.append("output")
+            continue
+        for k, a in enumerate(arrays):
+            if value is a:
+                saved.append(INPUT_ROLES[k] if k < len(INPUT_ROLES) else f"input:{k}")
+                break
+        else:
+            if is_array(value):
+                saved.append(name(key))
+    return tuple(saved)
 
 
 class LeafEvent(NamedTuple):
@@ -97,15 +122,17 @@ class Journal:
     ids that link them. Cheap to write and to throw away; turned into record nodes and steps
     only for a pass kept in detail."""
 
-    __slots__ = ("index", "events", "made", "tensors", "functions", "steps", "done", "steps_done",
-                 "materialized", "referenced", "ids", "finite", "fresh")
+    __slots__ = ("index", "first", "events", "made", "saved", "tensors", "functions", "steps", "done",
+                 "steps_done", "materialized", "referenced", "ids", "finite", "fresh")
 
-    def __init__(self, index: int):
+    def __init__(self, index: int, first: int = 0):
         self.index = index
+        self.first = first              # the id of its first event (each event takes the next id)
         self.events: list = []          # the events above in creation order; None once materialised
         # Function `seq` (unique for the whole run) -> its node: plain ints, no weak references, so
         # a tensor made by an op is found through its `grad_fn` at the cost of one lookup.
         self.made: dict[int, int] = {}
+        self.saved: dict[int, tuple] = {}   # op node id -> `saved_roles`, read before its backward
         self.tensors: dict[int, Seen] = {}    # leaves and unrecorded tensors, by id(tensor)
         self.functions: dict[int, Seen] = {}  # unrecorded Functions without a seq, by id(Function)
         self.steps: list[PendingStep] = []

@@ -13,7 +13,7 @@ from graphscope.engine.backend import namespace
 
 from . import summary_worker
 from .finite import NUMBER
-from .journal import ConstantEvent, Journal, LeafEvent, OpEvent
+from .journal import ConstantEvent, Journal, LeafEvent, OpEvent, saved_roles
 from .naming import short_repr
 from .record import CONSTANT, PARAMETER, TENSOR, LeafGrad, Node, Step
 from .summary import summarize_many, summarize_value
@@ -44,13 +44,14 @@ class Materializer:
         nodes = self.record.nodes
         site_of = self._names.site
         work, guards = [], []
+        saved = j.saved
         reprs: dict[int, str] = {}  # id(value) -> its short repr: a chain repeats its constants
         for e in j.events[j.done:]:
             kind = type(e)
             if kind is OpEvent:
                 op, name = e.names
                 n = Node(e.id, op, name, e.inputs, j.index, None, e.requires_grad, False, None, e.module,
-                         site_of(e.site), e.saved,
+                         site_of(e.site), saved.pop(e.id, None) or _unreleased_roles(e),
                          args=() if e.args is None else tuple((k, _repr_of(v, reprs)) for k, v in e.args))
                 if e.vc[0] == e.version:  # else it was overwritten in place: its value is lost
                     work.append((n, "output", e.array))
@@ -221,6 +222,11 @@ def collector_paused():
     finally:
         if enabled:
             gc.enable()
+
+
+def _unreleased_roles(e: OpEvent) -> tuple:
+    """What an op saved, read now (its backward has not run), or () once its backward freed it."""
+    return () if e.node.released else saved_roles(e)
 
 
 def _repr_of(value, reprs: dict) -> str:

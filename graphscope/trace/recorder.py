@@ -31,10 +31,11 @@ from .journal import (
     OpEvent,
     PendingStep,
     Seen,
+    saved_roles,
 )
 from .limits import LONG_TEXT_LIMIT
 from .materialize import Materializer
-from .naming import INPUT_ROLES, Names, error_site, graphscope_version, name
+from .naming import Names, error_site, graphscope_version, name
 from .pass_history import PassHistory
 from .record import BackwardPass, ConsoleLine, LeafGrad, Metadata, Record, ScriptError
 from .retention import Policy, Retention
@@ -75,7 +76,7 @@ class Recorder(Retention, Materializer, hooks.Observer):
         ))
         self.record.passes = PassHistory()  # a pass out of the detail window shrinks to a row
         self._next_id = 0
-        self._journal = Journal(0)
+        self._journal = Journal(0, 0)
         self._recent: deque[Journal] = deque([self._journal])  # newest last; still resolvable
         self._names = Names()
         self._module = self._names.module         # the module whose forward is running (named)
@@ -107,35 +108,19 @@ class Recorder(Retention, Materializer, hooks.Observer):
         made = j.made
         module = self._module()
         ids = []
-        arrays = []  # the recorded inputs' arrays, to name what the node saved
         args = None  # (position, value) of the non-tensor arguments
         for position, x in enumerate(inputs):
             if isinstance(x, Tensor):
                 fn = x.grad_fn  # an op's output is found by its Function's seq: the usual case
                 nid = None if fn is None else made.get(fn.seq)
                 ids.append(self._input_node(x, site, module) if nid is None else nid)
-                arrays.append(x.array)
             elif is_array(x):  # a raw array (an index, a mask): data, so a node of its own
                 ids.append(self._constant(x, site, module))
-                arrays.append(x)
             else:
                 if args is None:
                     args = []
                 args.append((position, x))
         names, arg_names = self._names.op_spec(node)
-        out = output.array
-        saved = []
-        for key, value in node.__dict__.items():
-            if value is out:
-                saved.append("output")
-                continue
-            for k, a in enumerate(arrays):
-                if value is a:
-                    saved.append(INPUT_ROLES[k] if k < len(INPUT_ROLES) else f"input:{k}")
-                    break
-            else:
-                if is_array(value):
-                    saved.append(name(key))
         if args is not None:
             args = tuple((arg_names[p] if p < len(arg_names) else f"arg{p}", v) for p, v in args)
         nid = self._next_id
@@ -145,8 +130,8 @@ class Recorder(Retention, Materializer, hooks.Observer):
         # no_grad bumps the version counter, which is checked before the array is read.
         vc = output._vc
         # The slots' classes are built with tuple.__new__: half the cost of calling them, once per op.
-        j.events.append(_new(OpEvent, (nid, names, tuple(ids), out, site, module, output.requires_grad,
-                                       tuple(saved), vc, vc[0], args)))
+        j.events.append(_new(OpEvent, (nid, names, tuple(ids), output.array, site, module, output.requires_grad,
+                                       vc, vc[0], args, node)))
         made[node.seq] = nid
 
     def _tensor_node(self, t: Tensor) -> int:
@@ -277,6 +262,12 @@ class Recorder(Retention, Materializer, hooks.Observer):
         if self._pass is None:
             return
         nid = self._function_node(node)
+        j = self._journal
+        k = nid - j.first
+        if 0 <= k < len(j.events):  # its own pass's op, not yet in the record: name what it saved now
+            e = j.events[k]
+            if type(e) is OpEvent and e.id == nid:
+                j.saved[nid] = saved_roles(e)
         # Grads are kept, not copied: the engine makes each one new and never writes into it,
         # except a leaf's, which becomes `.grad` (copied in leaf_grad_accumulated).
         self._journal.steps.append(PendingStep(nid, grad_output))
@@ -344,7 +335,7 @@ class Recorder(Retention, Materializer, hooks.Observer):
                 if held.index <= index and (held is j or not policy.scan_every_pass):
                     self._check_nonfinite(held)
         # The next forward belongs to the next pass.
-        self._journal = Journal(index + 1)
+        self._journal = Journal(index + 1, self._next_id)
         self._recent.append(self._journal)
         window = (policy.keep_last or 0) + 1
         if policy.keep_last is not None:

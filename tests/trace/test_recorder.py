@@ -178,6 +178,19 @@ def test_what_a_node_saved_is_named_by_its_role():
     assert by_op(rec, "mul")[0].saved == ("input:0", "input:1")
 
 
+def test_what_a_node_saved_is_named_whether_or_not_its_backward_ran():
+    a = gs.tensor([1.0, 2.0], requires_grad=True)
+    kept = []
+
+    def run():
+        kept.append(a.tanh())  # never reached by a backward: its saved state is still there
+        (a * a).sum().backward()
+
+    rec = record(run)
+    assert by_op(rec, "tanh")[0].saved == ("output",)
+    assert by_op(rec, "mul")[0].saved == ("input:0", "input:1")
+
+
 def test_a_leaf_s_site_is_the_line_that_made_it_not_the_first_use():
     def run():
         a = gs.tensor([1.0, 2.0], requires_grad=True)  # made here
