@@ -26,17 +26,18 @@ class OpEvent(NamedTuple):
     vc: list              # the output's live version counter
     version: int
     args: tuple | None    # (name, value) of its non-tensor arguments
-    node: Any             # the Function: what it saved is named from it (`saved_roles`) when needed
+    node: Any             # the Function: what it saved is named from its state (`saved_roles`)
 
 
-def saved_roles(e: OpEvent) -> tuple[str, ...]:
+def saved_roles(e: OpEvent, state) -> tuple[str, ...]:
     """The roles of the arrays an op's Function saved for backward: "output", "input:K", or the
-    attribute's name. Read from the Function's state before its backward frees it (reading it
-    makes the instance's dict, so not at creation: a forward of many ops would hold them all)."""
+    attribute's name, from its state's (name, value) pairs. The state is read just before its
+    backward frees it (reading it makes the instance's dict, so not at creation: a forward of
+    many ops would hold them all) and named only for a pass put into the record."""
     out = e.array
     arrays = [x.array if isinstance(x, Tensor) else x for x in e.node.inputs if isinstance(x, Tensor) or is_array(x)]
     saved = []
-    for key, value in e.node.__dict__.items():
+    for key, value in state:
         if value is out:
             saved.append("output")
             continue
@@ -132,7 +133,7 @@ class Journal:
         # Function `seq` (unique for the whole run) -> its node: plain ints, no weak references, so
         # a tensor made by an op is found through its `grad_fn` at the cost of one lookup.
         self.made: dict[int, int] = {}
-        self.saved: dict[int, tuple] = {}   # op node id -> `saved_roles`, read before its backward
+        self.saved: dict[int, tuple] = {}   # op node id -> its Function's state just before its backward
         self.tensors: dict[int, Seen] = {}    # leaves and unrecorded tensors, by id(tensor)
         self.functions: dict[int, Seen] = {}  # unrecorded Functions without a seq, by id(Function)
         self.steps: list[PendingStep] = []

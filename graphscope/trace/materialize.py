@@ -51,7 +51,7 @@ class Materializer:
             if kind is OpEvent:
                 op, name = e.names
                 n = Node(e.id, op, name, e.inputs, j.index, None, e.requires_grad, False, None, e.module,
-                         site_of(e.site), saved.pop(e.id, None) or _unreleased_roles(e),
+                         site_of(e.site), _saved(e, saved.pop(e.id, None)),
                          args=() if e.args is None else tuple((k, _repr_of(v, reprs)) for k, v in e.args))
                 if e.vc[0] == e.version:  # else it was overwritten in place: its value is lost
                     work.append((n, "output", e.array))
@@ -224,9 +224,14 @@ def collector_paused():
             gc.enable()
 
 
-def _unreleased_roles(e: OpEvent) -> tuple:
-    """What an op saved, read now (its backward has not run), or () once its backward freed it."""
-    return () if e.node.released else saved_roles(e)
+def _saved(e: OpEvent, state) -> tuple:
+    """What an op saved: from its state kept before its backward, or read now if its backward
+    has not run (nothing once a backward freed it)."""
+    if state is None:
+        if e.node.released:
+            return ()
+        state = e.node.__dict__.items()
+    return saved_roles(e, state)
 
 
 def _repr_of(value, reprs: dict) -> str:

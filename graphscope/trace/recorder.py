@@ -31,7 +31,6 @@ from .journal import (
     OpEvent,
     PendingStep,
     Seen,
-    saved_roles,
 )
 from .limits import LONG_TEXT_LIMIT
 from .materialize import Materializer
@@ -264,10 +263,10 @@ class Recorder(Retention, Materializer, hooks.Observer):
         nid = self._function_node(node)
         j = self._journal
         k = nid - j.first
-        if 0 <= k < len(j.events):  # its own pass's op, not yet in the record: name what it saved now
+        if 0 <= k < len(j.events):  # its own pass's op, not yet in the record: keep its state
             e = j.events[k]
             if type(e) is OpEvent and e.id == nid:
-                j.saved[nid] = saved_roles(e)
+                j.saved[nid] = tuple(node.__dict__.items())
         # Grads are kept, not copied: the engine makes each one new and never writes into it,
         # except a leaf's, which becomes `.grad` (copied in leaf_grad_accumulated).
         self._journal.steps.append(PendingStep(nid, grad_output))
@@ -289,7 +288,8 @@ class Recorder(Retention, Materializer, hooks.Observer):
         if self._pass is None:
             return
         j = self._journal
-        nid = self._tensor_node(tensor)
+        entry = j.tensors.get(id(tensor))
+        nid = entry.node if entry is not None and entry.ref() is tensor else self._tensor_node(tensor)
         # It is the leaf's `.grad` now: user code may change it in place.
         copy = self._keep(grad)
         if j.steps:

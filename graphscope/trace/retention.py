@@ -107,7 +107,7 @@ class Retention:
         p.root, p.order, p.steps = None, (), []
         passes.compact(index)
         if j is not None:
-            j.steps = []
+            j.steps, j.saved = [], {}
             keep = self._closure(j, j.referenced)
             nodes = self.record.nodes
             gone = [nid for nid in j.ids if nid not in keep]
@@ -143,7 +143,7 @@ class Retention:
         else:
             j.made, j.tensors, j.functions = {}, {}, {}
         self.record.trimmed_nodes += (p.node_count if p is not None else 0) - len(keep)
-        j.events, j.done, j.referenced = [], 0, set()
+        j.events, j.done, j.referenced, j.saved = [], 0, set(), {}
         self._sweep_orphans()
 
     def _sweep_orphans(self) -> None:
