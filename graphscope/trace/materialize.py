@@ -114,10 +114,12 @@ class Materializer:
         chain is one step's grad input and the next step's grad output; an unchanged leaf is
         shared with the last pass) is summarised once and its summary shared.
 
-        With every pass kept, a large batch is summarised on the background worker and stored
-        later, in order, on this thread (`_store_ready`; `_store_all` waits for every batch).
-        `guards` are (node, version counter, version) of op outputs kept by reference: one
-        written in place before its summary is stored loses it, as when written before."""
+        With every pass kept, a large batch is summarised on the background worker, and small
+        ones wait to be summarised together, a few passes' at once (a batch's fixed cost is most
+        of a small pass's); both are stored later, in order, on this thread (`_store_ready`;
+        `_store_all` does every batch, waiting for the worker). `guards` are (node, version
+        counter, version) of op outputs kept by reference: one written in place before its
+        summary is stored loses it, as when written before."""
         if not work:
             return
         known = self._leaf_summaries
@@ -136,27 +138,49 @@ class Materializer:
         todo = [i for i in range(len(arrays)) if i not in ready]
         batch = [arrays[i] for i in todo]
         limit = self.policy.full_values_limit
-        if self.policy.keep_last is None and _host_elements(batch) >= BACKGROUND_ELEMENTS:
-            pending = summary_worker.submit(batch, limit)
+        elements = _host_elements(batch) if self.policy.keep_last is None else 0
+        entry = [index, work, guards, arrays, slots, ready, todo, batch, None]
+        if elements >= BACKGROUND_ELEMENTS:
+            entry[-1] = summary_worker.submit(batch, limit)
+        elif elements:
+            self._deferred.append(entry)
+            self._deferred_elements += elements
         else:
-            guards = ()  # summarised now: the outputs' versions were checked a moment ago
-            pending = summarize_many(batch, limit)
-        self._pending.append((index, work, guards, arrays, slots, ready, todo, pending))
+            entry[2] = ()  # summarised now: the outputs' versions were checked a moment ago
+            entry[-1] = summarize_many(batch, limit)
+        self._pending.append(entry)
+        if len(self._deferred) >= DEFERRED_PASSES or self._deferred_elements >= BACKGROUND_ELEMENTS:
+            self._summarize_deferred()
         self._store_ready()
 
+    def _summarize_deferred(self) -> None:
+        """Summarise the small batches waiting, all in one call."""
+        entries, self._deferred, self._deferred_elements = self._deferred, [], 0
+        if not entries:
+            return
+        summaries = summarize_many([a for e in entries for a in e[7]], self.policy.full_values_limit)
+        start = 0
+        for e in entries:
+            e[-1] = summaries[start:start + len(e[7])]
+            start += len(e[7])
+
     def _store_ready(self) -> None:
-        """Store the summaries of the batches done, oldest first, up to the first still running."""
+        """Store the summaries of the batches done, oldest first, up to the first not done."""
         queue = self._pending
-        while queue and (type(queue[0][-1]) is list or queue[0][-1].done.is_set()):
+        while queue:
+            pending = queue[0][-1]
+            if not (type(pending) is list or pending is not None and pending.done.is_set()):
+                return
             self._store(*queue.popleft())
 
     def _store_all(self) -> None:
         """Store every batch's summaries, waiting for those still running (a consistent cut)."""
+        self._summarize_deferred()
         queue = self._pending
         while queue:
             self._store(*queue.popleft())
 
-    def _store(self, index, work, guards, arrays, slots, ready, todo, pending) -> None:
+    def _store(self, index, work, guards, arrays, slots, ready, todo, _batch, pending) -> None:
         fresh = pending if type(pending) is list else pending.result()
         summaries = [None] * len(arrays)
         for i, s in ready.items():
@@ -199,6 +223,8 @@ class Materializer:
 # A batch of kept arrays with at least this many host elements is summarised on the background
 # worker (NumPy lets go of the GIL over large arrays); a smaller one costs more to hand over.
 BACKGROUND_ELEMENTS = 1 << 16
+# Small batches of this many passes (with every pass kept) are summarised together.
+DEFERRED_PASSES = 16
 
 
 def _host_elements(arrays: list) -> int:

@@ -83,6 +83,8 @@ class Recorder(Retention, Materializer, hooks.Observer):
         self._leaf_summaries: dict[int, tuple] = {}  # id(leaf copy) -> (copy, its summary)
         self._captured: dict[int, list] = {}      # pass -> summaries holding captured values
         self._pending: deque = deque()            # batches of summaries not yet stored, oldest first
+        self._deferred: list = []                 # of those, the small ones not yet summarised
+        self._deferred_elements = 0
         self._captured_bytes = 0
         self._pinned: set[int] = set()
         self._orphans: set[int] = set()           # nodes of trimmed passes that others refer to

@@ -62,3 +62,21 @@ def test_an_output_written_in_place_before_its_summary_is_stored_loses_it():
     record = recorder.finish(0)
     mul = next(n for n in record.nodes.values() if n.op == "mul")
     assert mul.output is None
+
+
+def test_small_passes_summarised_together_each_keep_their_own_values():
+    w = gs.tensor([1.0, 2.0], requires_grad=True)
+    recorder = Recorder(Policy.every_pass())
+    with hooks.observe(recorder):
+        for _ in range(21):  # more than one group of deferred passes, and a part of one
+            (w * 3).sum().backward()
+            with gs.no_grad():
+                w += 1.0
+            w.grad = None
+        assert recorder._deferred  # the last passes' summaries are still to be made...
+    record = recorder.finish(0)
+    assert not recorder._deferred and not recorder._pending  # ...and finish made and stored them
+    values = [n.output.values.tolist() for n in record.nodes.values() if n.op == "parameter"]
+    assert values == [[1.0 + k, 2.0 + k] for k in range(21)]
+    products = [n.output.values.tolist() for n in record.nodes.values() if n.op == "mul"]
+    assert products == [[3.0 * (1 + k), 3.0 * (2 + k)] for k in range(21)]
