@@ -83,7 +83,7 @@ def summarize_batch(arrays: list, limit: int) -> list:
         start += n
         append(TensorSummary(a.shape, name, "cpu", n, lo, hi, mean, sd if n > 1 else None, norm, 0, 0, zf, row,
                              view if n <= PREVIEW_SIZE else view[:PREVIEW_SIZE],
-                             view.reshape(a.shape) if n <= limit else None))
+                             None if n > limit else view if a.ndim == 1 else view.reshape(a.shape)))
     return out
 
 
