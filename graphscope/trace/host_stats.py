@@ -88,6 +88,7 @@ def summarize_batch(arrays: list, limit: int) -> list:
 
 
 _layouts: dict = {}  # tuple of sizes -> (sizes, starts, each element's first bin)
+_layout_elements = [0]  # elements of the kept layouts' index arrays (a bound on their memory)
 _buffers = threading.local()
 _SCRATCH_LIMIT = 1 << 18  # elements a per-thread buffer may keep between calls
 
@@ -104,9 +105,11 @@ def _layout(sizes: list):
         offsets = np.repeat(np.arange(0, count * HISTOGRAM_BINS, HISTOGRAM_BINS, dtype=np.intp), sizes)
         layout = (sizes, starts, offsets)
         if offsets.size <= _SCRATCH_LIMIT:  # kept: the next pass likely has the same layout
-            if len(_layouts) >= 64:
+            if len(_layouts) >= 64 or _layout_elements[0] > 4 * _SCRATCH_LIMIT:
                 _layouts.clear()
+                _layout_elements[0] = 0
             _layouts[key] = layout
+            _layout_elements[0] += offsets.size
     return layout
 
 

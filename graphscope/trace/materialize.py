@@ -46,7 +46,10 @@ class Materializer:
         work, guards = [], []
         saved = j.saved
         reprs: dict[int, str] = {}  # id(value) -> its short repr: a chain repeats its constants
-        for e in j.events[j.done:]:
+        events = j.events
+        for position in range(j.done, len(events)):
+            e = events[position]
+            events[position] = None  # its arrays now belong to the work (then to the summaries)
             kind = type(e)
             if kind is OpEvent:
                 op, name = e.names
@@ -76,9 +79,10 @@ class Materializer:
                     work.append((n, "output", e.copy))
             nodes[e.id] = n
             j.ids.append(e.id)
-        for k in range(j.done, len(j.events)):  # the copies now belong to the summaries
-            j.events[k] = None
-        j.done = len(j.events)
+            if len(work) >= CHUNK:
+                self._summarize_into(j.index, work, guards)
+                work, guards = [], []
+        j.done = len(events)
         p = self.record.passes[j.index] if j.index < len(self.record.passes) else None
         for pending in j.steps[j.steps_done:]:
             st = Step(pending.node)
@@ -96,6 +100,9 @@ class Materializer:
             pending.step = st
             if p is not None:
                 p.steps.append(st)
+            if len(work) >= CHUNK:
+                self._summarize_into(j.index, work, guards)
+                work, guards = [], []
         j.steps_done = len(j.steps)
         if p is not None and p.finished:  # no step of it can run again: its pending steps can go
             j.steps, j.steps_done = [], 0
@@ -223,6 +230,9 @@ class Materializer:
 # A batch of kept arrays with at least this many host elements is summarised on the background
 # worker (NumPy lets go of the GIL over large arrays); a smaller one costs more to hand over.
 BACKGROUND_ELEMENTS = 1 << 16
+# A long pass is summarised this many arrays at a time: its raw arrays and the batch's working
+# lists are let go as it goes, not all held at once beside the record being made.
+CHUNK = 8192
 # Small batches of this many passes (with every pass kept) are summarised together.
 DEFERRED_PASSES = 16
 
