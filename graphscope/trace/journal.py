@@ -114,7 +114,7 @@ class PendingStep:
         self.node = node
         self.grad_output = grad_output
         self.grad_inputs: list | None = None
-        self.leaf_grads: list = []   # (leaf node id, copy of its grad)
+        self.leaf_grads: tuple | list = ()  # (leaf node id, copy of its grad); a list once one comes
         self.step = None             # the record's Step, once materialised
 
 

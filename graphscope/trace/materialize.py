@@ -96,7 +96,7 @@ class Materializer:
                 st.leaf_grads.append(lg)
                 work.append((lg, "grad", grad))
             pending.grad_output = pending.grad_inputs = None
-            pending.leaf_grads = []
+            pending.leaf_grads = ()
             pending.step = st
             if p is not None:
                 p.steps.append(st)

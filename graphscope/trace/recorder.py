@@ -301,7 +301,10 @@ class Recorder(Retention, Materializer, hooks.Observer):
                 if g is grad:  # the step's grad for this leaf is that same array
                     grads[i] = copy
             if step.step is None:
-                step.leaf_grads.append((nid, copy))
+                if step.leaf_grads:
+                    step.leaf_grads.append((nid, copy))
+                else:
+                    step.leaf_grads = [(nid, copy)]
             else:  # already in the record: summarise at once
                 lg = LeafGrad(nid)
                 step.step.leaf_grads.append(lg)
