@@ -56,7 +56,7 @@ TARGET = 2.0
 def _run(nodes: int, case: str) -> tuple[float, int]:
     env = dict(os.environ, PYTHONPATH=ROOT, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     out = subprocess.run([sys.executable, "-c", CHAIN, str(nodes), case], capture_output=True, text=True,
-                         env=env, check=True)
+                         env=env, cwd=ROOT, check=True)  # -c puts the cwd first on sys.path
     seconds, peak = out.stdout.split()[-2:]
     return float(seconds), int(peak)
 
