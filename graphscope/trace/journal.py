@@ -105,26 +105,13 @@ class LeafEntry:
         self.label: str | None = None
 
 
-class PendingStep:
-    """One backward step as it ran, until it is put into the record as `step`."""
-
-    __slots__ = ("node", "grad_output", "grad_inputs", "leaf_grads", "step")
-
-    def __init__(self, node: int, grad_output):
-        self.node = node
-        self.grad_output = grad_output
-        self.grad_inputs: list | None = None
-        self.leaf_grads: tuple | list = ()  # (leaf node id, copy of its grad); a list once one comes
-        self.step = None             # the record's Step, once materialised
-
-
 class Journal:
     """One pass (its forward, then its backward) as raw events: copies of the arrays and the
     ids that link them. Cheap to write and to throw away; turned into record nodes and steps
     only for a pass kept in detail."""
 
-    __slots__ = ("index", "first", "events", "made", "saved", "tensors", "functions", "steps", "done",
-                 "steps_done", "materialized", "referenced", "ids", "finite", "fresh")
+    __slots__ = ("index", "first", "events", "made", "saved", "tensors", "functions", "steps", "step_leaves",
+                 "made_step", "done", "steps_done", "materialized", "referenced", "ids", "finite", "fresh")
 
     def __init__(self, index: int, first: int = 0):
         self.index = index
@@ -136,7 +123,12 @@ class Journal:
         self.saved: dict[int, tuple] = {}   # op node id -> its Function's state just before its backward
         self.tensors: dict[int, Seen] = {}    # leaves and unrecorded tensors, by id(tensor)
         self.functions: dict[int, Seen] = {}  # unrecorded Functions without a seq, by id(Function)
-        self.steps: list[PendingStep] = []
+        # One backward step as it ran, until put into the record: (node id, grad output, grads to its
+        # inputs or None until known). Plain tuples of ints and arrays, which the cyclic collector
+        # stops tracking: a long pass's steps add nothing to its scans.
+        self.steps: list[tuple] = []
+        self.step_leaves: dict[int, list] = {}  # step position -> [(leaf node id, copy of its grad)]
+        self.made_step: tuple | None = None     # (position, the record's Step) of the last step put there
         self.done = 0                   # events already turned into nodes
         self.steps_done = 0
         self.materialized = False       # some of it is in the record

@@ -84,28 +84,28 @@ class Materializer:
                 work, guards = [], []
         j.done = len(events)
         p = self.record.passes[j.index] if j.index < len(self.record.passes) else None
-        for pending in j.steps[j.steps_done:]:
-            st = Step(pending.node)
-            work.append((st, "grad_output", pending.grad_output))
-            grad_inputs = pending.grad_inputs
+        steps, leaves = j.steps, j.step_leaves
+        for k in range(j.steps_done, len(steps)):
+            nid, grad_output, grad_inputs = steps[k]
+            steps[k] = (nid, None, None)  # its arrays now belong to the work
+            st = Step(nid)
+            work.append((st, "grad_output", grad_output))
             if grad_inputs is not None:
                 st.grad_inputs = self._grad_slots(st, grad_inputs)
                 work += [(st.grad_inputs, i, g) for i, g in enumerate(grad_inputs) if g is not None]
-            for leaf, grad in pending.leaf_grads:
+            for leaf, grad in leaves.pop(k, ()):
                 lg = LeafGrad(leaf)
                 st.leaf_grads.append(lg)
                 work.append((lg, "grad", grad))
-            pending.grad_output = pending.grad_inputs = None
-            pending.leaf_grads = ()
-            pending.step = st
+            j.made_step = (k, st)
             if p is not None:
                 p.steps.append(st)
             if len(work) >= CHUNK:
                 self._summarize_into(j.index, work, guards)
                 work, guards = [], []
-        j.steps_done = len(j.steps)
+        j.steps_done = len(steps)
         if p is not None and p.finished:  # no step of it can run again: its pending steps can go
-            j.steps, j.steps_done = [], 0
+            j.steps, j.steps_done, j.made_step = [], 0, None
         self._summarize_into(j.index, work, guards)
 
     @staticmethod
@@ -114,7 +114,7 @@ class Materializer:
             step.grad_inputs = [None] * len(grad_inputs)
         return step.grad_inputs
 
-    def _summarize_into(self, index: int, work: list, guards: list = ()) -> None:
+    def _summarize_into(self, index: int, work: list, guards: list = (), at_once: bool = False) -> None:
         """Summarise [(target, key, array)] and store each summary at target[key] / target.key.
 
         An array met twice (a leaf's grad is also its step's grad input; a grad passed down a
@@ -145,7 +145,7 @@ class Materializer:
         todo = [i for i in range(len(arrays)) if i not in ready]
         batch = [arrays[i] for i in todo]
         limit = self.policy.full_values_limit
-        elements = _host_elements(batch) if self.policy.keep_last is None else 0
+        elements = _host_elements(batch) if self.policy.keep_last is None and not at_once else 0
         entry = [index, work, guards, arrays, slots, ready, todo, batch, None]
         if elements >= BACKGROUND_ELEMENTS:
             entry[-1] = summary_worker.submit(batch, limit)

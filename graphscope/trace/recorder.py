@@ -29,7 +29,6 @@ from .journal import (
     LeafEntry,
     LeafEvent,
     OpEvent,
-    PendingStep,
     Seen,
 )
 from .limits import LONG_TEXT_LIMIT
@@ -271,20 +270,24 @@ class Recorder(Retention, Materializer, hooks.Observer):
                 j.saved[nid] = tuple(node.__dict__.items())
         # Grads are kept, not copied: the engine makes each one new and never writes into it,
         # except a leaf's, which becomes `.grad` (copied in leaf_grad_accumulated).
-        self._journal.steps.append(PendingStep(nid, grad_output))
+        j.steps.append((nid, grad_output, None))
         self._stepping = nid
 
     def after_node(self, node, grad_inputs):
-        if self._pass is None or not self._journal.steps:
+        j = self._journal
+        if self._pass is None or not j.steps:
             return
-        step = self._journal.steps[-1]
+        k = len(j.steps) - 1
         # Aligned with the node's recorded inputs: no slots for its non-tensor arguments.
-        grads = step.grad_inputs = [g for x, g in zip(node.inputs, grad_inputs) if isinstance(x, Tensor) or is_array(x)]
+        grads = tuple([g for x, g in zip(node.inputs, grad_inputs) if isinstance(x, Tensor) or is_array(x)])
         self._stepping = None
-        if step.step is not None:  # already in the record (the session flushed while paused here)
-            slots = self._grad_slots(step.step, grads)
-            self._summarize_into(self._journal.index, [(slots, i, g) for i, g in enumerate(grads) if g is not None])
-            step.grad_inputs = None
+        made = j.made_step
+        if made is not None and made[0] == k:  # already in the record (the session flushed while paused here)
+            slots = self._grad_slots(made[1], grads)
+            # At once: a grad here may become a leaf's `.grad`, which user code may change.
+            self._summarize_into(j.index, [(slots, i, g) for i, g in enumerate(grads) if g is not None], at_once=True)
+        else:
+            j.steps[k] = (j.steps[k][0], j.steps[k][1], grads)
 
     def leaf_grad_accumulated(self, tensor, grad):
         if self._pass is None:
@@ -295,19 +298,16 @@ class Recorder(Retention, Materializer, hooks.Observer):
         # It is the leaf's `.grad` now: user code may change it in place.
         copy = self._keep(grad)
         if j.steps:
-            step = j.steps[-1]
-            grads = step.grad_inputs or ()
-            for i, g in enumerate(grads):
-                if g is grad:  # the step's grad for this leaf is that same array
-                    grads[i] = copy
-            if step.step is None:
-                if step.leaf_grads:
-                    step.leaf_grads.append((nid, copy))
-                else:
-                    step.leaf_grads = [(nid, copy)]
+            k = len(j.steps) - 1
+            node, grad_output, grads = j.steps[k]
+            if grads is not None and any(g is grad for g in grads):  # the step's grad for this leaf: that array
+                j.steps[k] = (node, grad_output, tuple([copy if g is grad else g for g in grads]))
+            made = j.made_step
+            if made is None or made[0] != k:
+                j.step_leaves.setdefault(k, []).append((nid, copy))
             else:  # already in the record: summarise at once
                 lg = LeafGrad(nid)
-                step.step.leaf_grads.append(lg)
+                made[1].leaf_grads.append(lg)
                 self._summarize_into(j.index, [(lg, "grad", copy)])
         squares = squared_norm(grad)
         if type(squares) is float and squares - squares == 0.0:  # its sum of squares is finite: so is it

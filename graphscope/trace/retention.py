@@ -82,10 +82,11 @@ class Retention:
                         leaf.finite = True
         if want_grads:
             grads = []
-            for step in j.steps[j.steps_done:]:
-                grads.append(step.grad_output)
-                grads += step.grad_inputs or ()
-                grads += [g for _, g in step.leaf_grads]
+            for k in range(j.steps_done, len(j.steps)):
+                _, grad_output, grad_inputs = j.steps[k]
+                grads.append(grad_output)
+                grads += grad_inputs or ()
+                grads += [g for _, g in j.step_leaves.get(k, ())]
             if any_nonfinite(grads, finite):
                 self._note_nonfinite(j.index, False)
         if j.index in self._pinned:
@@ -107,7 +108,7 @@ class Retention:
         p.root, p.order, p.steps = None, (), []
         passes.compact(index)
         if j is not None:
-            j.steps, j.saved = [], {}
+            j.steps, j.step_leaves, j.saved = [], {}, {}
             keep = self._closure(j, j.referenced)
             nodes = self.record.nodes
             gone = [nid for nid in j.ids if nid not in keep]
@@ -134,7 +135,7 @@ class Retention:
             p.root, p.order, p.steps = None, (), []
             self.record.passes.compact(j.index)
         keep = self._closure(j, j.referenced)
-        j.steps = []
+        j.steps, j.step_leaves = [], {}
         if keep:  # a graph used across passes: put only what later passes refer to in the record
             j.events = [e for e in j.events if e is not None and e.id in keep]
             self._materialize(j)
