@@ -87,7 +87,7 @@ class Materializer:
         steps, leaves = j.steps, j.step_leaves
         for k in range(j.steps_done, len(steps)):
             nid, grad_output, grad_inputs = steps[k]
-            steps[k] = (nid, None, None)  # its arrays now belong to the work
+            steps[k] = None  # its arrays now belong to the work
             st = Step(nid)
             work.append((st, "grad_output", grad_output))
             if grad_inputs is not None:
@@ -97,12 +97,13 @@ class Materializer:
                 lg = LeafGrad(leaf)
                 st.leaf_grads.append(lg)
                 work.append((lg, "grad", grad))
-            j.made_step = (k, st)
             if p is not None:
                 p.steps.append(st)
             if len(work) >= CHUNK:
                 self._summarize_into(j.index, work, guards)
                 work, guards = [], []
+        if j.steps_done < len(steps):  # the last may still get its grads (the session paused in it)
+            j.made_step = (len(steps) - 1, st)
         j.steps_done = len(steps)
         if p is not None and p.finished:  # no step of it can run again: its pending steps can go
             j.steps, j.steps_done, j.made_step = [], 0, None

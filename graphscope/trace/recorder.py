@@ -277,17 +277,17 @@ class Recorder(Retention, Materializer, hooks.Observer):
         j = self._journal
         if self._pass is None or not j.steps:
             return
-        k = len(j.steps) - 1
         # Aligned with the node's recorded inputs: no slots for its non-tensor arguments.
         grads = tuple([g for x, g in zip(node.inputs, grad_inputs) if isinstance(x, Tensor) or is_array(x)])
         self._stepping = None
         made = j.made_step
-        if made is not None and made[0] == k:  # already in the record (the session flushed while paused here)
+        if made is None or made[0] != len(j.steps) - 1:
+            nid, grad_output, _ = j.steps[-1]
+            j.steps[-1] = (nid, grad_output, grads)
+        else:  # already in the record (the session flushed while paused here)
             slots = self._grad_slots(made[1], grads)
             # At once: a grad here may become a leaf's `.grad`, which user code may change.
             self._summarize_into(j.index, [(slots, i, g) for i, g in enumerate(grads) if g is not None], at_once=True)
-        else:
-            j.steps[k] = (j.steps[k][0], j.steps[k][1], grads)
 
     def leaf_grad_accumulated(self, tensor, grad):
         if self._pass is None:
@@ -299,12 +299,18 @@ class Recorder(Retention, Materializer, hooks.Observer):
         copy = self._keep(grad)
         if j.steps:
             k = len(j.steps) - 1
-            node, grad_output, grads = j.steps[k]
-            if grads is not None and any(g is grad for g in grads):  # the step's grad for this leaf: that array
-                j.steps[k] = (node, grad_output, tuple([copy if g is grad else g for g in grads]))
             made = j.made_step
             if made is None or made[0] != k:
-                j.step_leaves.setdefault(k, []).append((nid, copy))
+                node, grad_output, grads = j.steps[k]
+                for g in grads or ():
+                    if g is grad:  # the step's grad for this leaf is that same array: keep the copy
+                        j.steps[k] = (node, grad_output, tuple([copy if g is grad else g for g in grads]))
+                        break
+                leaves = j.step_leaves.get(k)
+                if leaves is None:
+                    j.step_leaves[k] = [(nid, copy)]
+                else:
+                    leaves.append((nid, copy))
             else:  # already in the record: summarise at once
                 lg = LeafGrad(nid)
                 made[1].leaf_grads.append(lg)
