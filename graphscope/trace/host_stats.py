@@ -83,11 +83,12 @@ def summarize_batch(arrays: list, limit: int) -> list:
         start += n
         append(TensorSummary(a.shape, name, "cpu", n, lo, hi, mean, sd if n > 1 else None, norm, 0, 0, zf, row,
                              view if n <= PREVIEW_SIZE else view[:PREVIEW_SIZE],
-                             view.reshape(a.shape) if n <= limit else None))
+                             None if n > limit else view if a.ndim == 1 else view.reshape(a.shape)))
     return out
 
 
 _layouts: dict = {}  # tuple of sizes -> (sizes, starts, each element's first bin)
+_layout_elements = [0]  # elements of the kept layouts' index arrays (a bound on their memory)
 _buffers = threading.local()
 _SCRATCH_LIMIT = 1 << 18  # elements a per-thread buffer may keep between calls
 
@@ -104,9 +105,11 @@ def _layout(sizes: list):
         offsets = np.repeat(np.arange(0, count * HISTOGRAM_BINS, HISTOGRAM_BINS, dtype=np.intp), sizes)
         layout = (sizes, starts, offsets)
         if offsets.size <= _SCRATCH_LIMIT:  # kept: the next pass likely has the same layout
-            if len(_layouts) >= 64:
+            if len(_layouts) >= 64 or _layout_elements[0] > 4 * _SCRATCH_LIMIT:
                 _layouts.clear()
+                _layout_elements[0] = 0
             _layouts[key] = layout
+            _layout_elements[0] += offsets.size
     return layout
 
 
@@ -183,7 +186,7 @@ def fill_float_host(s: TensorSummary, a: np.ndarray, n: int) -> None:
     """Statistics of the finite values of a float (or integer, or complex) array, in one pass
     over its pieces (a second only for a spread lost to cancellation or an overflowing norm)."""
     step = 1 if n <= HISTOGRAM_EXACT else -(-n // HISTOGRAM_EXACT)
-    m = nans = 0
+    m = nans = zeros = 0
     mn = mx = None
     total = squares = 0.0
     sample = []
@@ -191,6 +194,7 @@ def fill_float_host(s: TensorSummary, a: np.ndarray, n: int) -> None:
         nans += nan
         if not fin.size:
             continue
+        zeros += int(np.count_nonzero(fin == 0))  # NaN and Inf are not zero; a float's nonzero count is 5x slower
         lo, hi = float(fin.min()), float(fin.max())
         mn, mx = (lo, hi) if mn is None else (min(mn, lo), max(mx, hi))
         sample.append(fin[(-m) % step::step])
@@ -201,7 +205,8 @@ def fill_float_host(s: TensorSummary, a: np.ndarray, n: int) -> None:
             wide = fin.astype(np.float64)
             part = float(np.vdot(wide, wide))
         squares += part
-    zeros = n - int(np.count_nonzero(a))  # NaNs and Infs count as nonzero
+    if a.dtype.kind == "c":  # its pieces are the real parts: a zero needs both parts zero
+        zeros = n - int(np.count_nonzero(a))
     s.nan_count, s.inf_count = nans, n - m - nans
     s.zero_fraction = zeros / n
     if m == 0:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from graphscope.engine.backend import is_array
+from graphscope.engine.tensor import Tensor
+
+from .naming import INPUT_ROLES, name
 from .record import EXTERNAL
 
 
@@ -19,10 +23,32 @@ class OpEvent(NamedTuple):
     site: Any
     module: str | None
     requires_grad: bool
-    saved: tuple          # the roles of the arrays the Function saved
     vc: list              # the output's live version counter
     version: int
     args: tuple | None    # (name, value) of its non-tensor arguments
+    node: Any             # the Function: what it saved is named from its state (`saved_roles`)
+
+
+def saved_roles(e: OpEvent, state) -> tuple[str, ...]:
+    """The roles of the arrays an op's Function saved for backward: "output", "input:K", or the
+    attribute's name, from its state's (name, value) pairs. The state is read just before its
+    backward frees it (reading it makes the instance's dict, so not at creation: a forward of
+    many ops would hold them all) and named only for a pass put into the record."""
+    out = e.array
+    arrays = [x.array if isinstance(x, Tensor) else x for x in e.node.inputs if isinstance(x, Tensor) or is_array(x)]
+    saved = []
+    for key, value in state:
+        if value is out:
+            saved.append("output")
+            continue
+        for k, a in enumerate(arrays):
+            if value is a:
+                saved.append(INPUT_ROLES[k] if k < len(INPUT_ROLES) else f"input:{k}")
+                break
+        else:
+            if is_array(value):
+                saved.append(name(key))
+    return tuple(saved)
 
 
 class LeafEvent(NamedTuple):
@@ -88,33 +114,30 @@ class LeafEntry:
         self.before = None          # a copy of `.grad` before the accumulation under way
 
 
-class PendingStep:
-    """One backward step as it ran, until it is put into the record as `step`."""
-
-    __slots__ = ("node", "grad_output", "grad_inputs", "leaf_grads", "step")
-
-    def __init__(self, node: int, grad_output):
-        self.node = node
-        self.grad_output = grad_output
-        self.grad_inputs: list | None = None
-        self.leaf_grads: list = []   # (leaf node id, copy of its grad, of .grad before (or None), of .grad after)
-        self.step = None             # the record's Step, once materialised
-
-
 class Journal:
     """One pass (its forward, then its backward) as raw events: copies of the arrays and the
     ids that link them. Cheap to write and to throw away; turned into record nodes and steps
     only for a pass kept in detail."""
 
-    __slots__ = ("index", "events", "tensors", "functions", "steps", "done", "steps_done",
-                 "materialized", "referenced", "ids", "finite", "fresh")
+    __slots__ = ("index", "first", "events", "made", "saved", "tensors", "functions", "steps", "step_leaves",
+                 "made_step", "done", "steps_done", "materialized", "referenced", "ids", "finite", "fresh")
 
-    def __init__(self, index: int):
+    def __init__(self, index: int, first: int = 0):
         self.index = index
+        self.first = first              # the id of its first event (each event takes the next id)
         self.events: list = []          # the events above in creation order; None once materialised
-        self.tensors: dict[int, Seen] = {}    # by id(tensor)
-        self.functions: dict[int, Seen] = {}  # by id(Function)
-        self.steps: list[PendingStep] = []
+        # Function `seq` (unique for the whole run) -> its node: plain ints, no weak references, so
+        # a tensor made by an op is found through its `grad_fn` at the cost of one lookup.
+        self.made: dict[int, int] = {}
+        self.saved: dict[int, tuple] = {}   # op node id -> its Function's state just before its backward
+        self.tensors: dict[int, Seen] = {}    # leaves and unrecorded tensors, by id(tensor)
+        self.functions: dict[int, Seen] = {}  # unrecorded Functions without a seq, by id(Function)
+        # One backward step as it ran, until put into the record: (node id, grad output, grads to its
+        # inputs or None until known). Plain tuples of ints and arrays, which the cyclic collector
+        # stops tracking: a long pass's steps add nothing to its scans.
+        self.steps: list[tuple] = []
+        self.step_leaves: dict[int, list] = {}  # step position -> [(leaf node id, copy of its grad, of .grad before (or None), of .grad after)]
+        self.made_step: tuple | None = None     # (position, the record's Step) of the last step put there
         self.done = 0                   # events already turned into nodes
         self.steps_done = 0
         self.materialized = False       # some of it is in the record

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import gc
 import math
+from contextlib import contextmanager
 
 import numpy as np
 
 from graphscope.engine import backend
 from graphscope.engine.backend import namespace
 
+from . import summary_worker
 from .finite import NUMBER
-from .journal import ConstantEvent, Journal, LeafEvent, OpEvent
+from .journal import ConstantEvent, Journal, LeafEvent, OpEvent, saved_roles
 from .naming import short_repr
 from .record import CONSTANT, PARAMETER, TENSOR, LeafGrad, Node, Step
 from .summary import summarize_many, summarize_value
@@ -34,18 +37,28 @@ class Materializer:
         if j.done == len(j.events) and j.steps_done == len(j.steps):
             return
         j.materialized = True
+        with collector_paused():
+            self._materialize_new(j)
+
+    def _materialize_new(self, j: Journal) -> None:
         nodes = self.record.nodes
         site_of = self._names.site
-        work = []
-        for e in j.events[j.done:]:
+        work, guards = [], []
+        saved = j.saved
+        reprs: dict[int, str] = {}  # id(value) -> its short repr: a chain repeats its constants
+        events = j.events
+        for position in range(j.done, len(events)):
+            e = events[position]
+            events[position] = None  # its arrays now belong to the work (then to the summaries)
             kind = type(e)
             if kind is OpEvent:
                 op, name = e.names
                 n = Node(e.id, op, name, e.inputs, j.index, None, e.requires_grad, False, None, e.module,
-                         site_of(e.site), e.saved,
-                         args=() if e.args is None else tuple((k, short_repr(v)) for k, v in e.args))
+                         site_of(e.site), _saved(e, saved.pop(e.id, None)),
+                         args=() if e.args is None else tuple((k, _repr_of(v, reprs)) for k, v in e.args))
                 if e.vc[0] == e.version:  # else it was overwritten in place: its value is lost
                     work.append((n, "output", e.array))
+                    guards.append((n, e.vc, e.version))
             elif kind is LeafEvent:
                 n = Node(e.id, PARAMETER if e.requires_grad else TENSOR, "", (), j.index, None,
                          e.requires_grad, True, e.label, e.module, site_of(e.site), leaf=e.leaf)
@@ -66,32 +79,37 @@ class Materializer:
                     work.append((n, "output", e.copy))
             nodes[e.id] = n
             j.ids.append(e.id)
-        for k in range(j.done, len(j.events)):  # the copies now belong to the summaries
-            j.events[k] = None
-        j.done = len(j.events)
+            if len(work) >= CHUNK:
+                self._summarize_into(j.index, work, guards)
+                work, guards = [], []
+        j.done = len(events)
         p = self.record.passes[j.index] if j.index < len(self.record.passes) else None
-        for pending in j.steps[j.steps_done:]:
-            st = Step(pending.node)
-            work.append((st, "grad_output", pending.grad_output))
-            grad_inputs = pending.grad_inputs
+        steps, leaves = j.steps, j.step_leaves
+        for k in range(j.steps_done, len(steps)):
+            nid, grad_output, grad_inputs = steps[k]
+            steps[k] = None  # its arrays now belong to the work
+            st = Step(nid)
+            work.append((st, "grad_output", grad_output))
             if grad_inputs is not None:
                 st.grad_inputs = self._grad_slots(st, grad_inputs)
                 work += [(st.grad_inputs, i, g) for i, g in enumerate(grad_inputs) if g is not None]
-            for leaf, grad, before, now in pending.leaf_grads:
+            for leaf, grad, before, now in leaves.pop(k, ()):
                 lg = LeafGrad(leaf)
                 st.leaf_grads.append(lg)
                 work += leaf_grad_work(lg, grad, before, now)
-            pending.grad_output = pending.grad_inputs = None
-            pending.leaf_grads = []
-            pending.step = st
             if p is not None:
                 p.steps.append(st)
-        j.steps_done = len(j.steps)
+            if len(work) >= CHUNK:
+                self._summarize_into(j.index, work, guards)
+                work, guards = [], []
+        if j.steps_done < len(steps):  # the last may still get its grads (the session paused in it)
+            j.made_step = (len(steps) - 1, st)
+        j.steps_done = len(steps)
+        if p is not None and p.finished:  # no step of it can run again: its pending steps can go
+            j.steps, j.steps_done, j.made_step = [], 0, None
         # The optimizer events between the passes before it: summarised in the same batch.
         changes, shared, states = self._optimizer_work(j.index) if self._optimizer_pending else ((), (), ())
-        self._summarize_into(j.index, work + changes if changes else work, shared)
-        if states:
-            self._finish_states(states)
+        self._summarize_into(j.index, work + changes if changes else work, guards, shared=shared, states=states)
 
     @staticmethod
     def _grad_slots(step: Step, grad_inputs: list) -> list:
@@ -99,21 +117,29 @@ class Materializer:
             step.grad_inputs = [None] * len(grad_inputs)
         return step.grad_inputs
 
-    def _summarize_into(self, index: int, work: list, shared: list | tuple = ()) -> None:
+    def _summarize_into(self, index: int, work: list, guards: list = (), at_once: bool = False,
+                        shared: list | tuple = (), states: list | tuple = ()) -> None:
         """Summarise [(target, key, array)] and store each summary at target[key] / target.key.
 
         An array met twice (a leaf's grad is also its step's grad input; a grad passed down a
         chain is one step's grad input and the next step's grad output; an unchanged leaf is
         shared with the last pass; an optimizer event's copies of values and grads, the arrays
-        `shared`, are those of the pass before) is summarised once and its summary shared."""
+        `shared`, are those of the pass before) is summarised once and its summary shared.
+
+        With every pass kept, a large batch is summarised on the background worker, and small
+        ones wait to be summarised together, a few passes' at once (a batch's fixed cost is most
+        of a small pass's); both are stored later, in order, on this thread (`_store_ready`;
+        `_store_all` does every batch, waiting for the worker). `guards` are (node, version
+        counter, version) of op outputs kept by reference: one written in place before its
+        summary is stored loses it, as when written before. `states` (optimizer states) are
+        finished once their summaries are stored."""
         if not work:
+            if states:
+                self._finish_states(states)
             return
-        current = {id(e.copy): e.copy for e in self._leaf_copies.values() if e.copy is not None}
-        current.update((id(e.grad_copy), e.grad_copy) for e in self._leaf_copies.values() if e.grad_copy is not None)
-        current.update(zip(map(id, shared), shared))
-        if self._optimizer_pending:  # copies later batches will share: keep their summaries
-            current.update((id(raw), raw) for raw in self._pending_copies())
-        known = self._leaf_summaries = {k: v for k, v in self._leaf_summaries.items() if k in current}
+        if shared and self._pending:  # the pass before may be waiting: its summaries are to share
+            self._store_all()
+        known = self._leaf_summaries
         slot_of: dict[int, int] = {}
         arrays, slots, ready = [], [], {}
         for _, _, raw in work:
@@ -127,10 +153,63 @@ class Materializer:
                     ready[i] = cached[1]
             slots.append(i)
         todo = [i for i in range(len(arrays)) if i not in ready]
-        fresh = summarize_many([arrays[i] for i in todo], self.policy.full_values_limit)
+        batch = [arrays[i] for i in todo]
+        limit = self.policy.full_values_limit
+        elements = _host_elements(batch) if self.policy.keep_last is None and not at_once else 0
+        entry = [index, work, guards, arrays, slots, ready, todo, batch, shared, states, None]
+        if elements >= BACKGROUND_ELEMENTS:
+            entry[-1] = summary_worker.submit(batch, limit)
+        elif elements:
+            self._deferred.append(entry)
+            self._deferred_elements += elements
+        else:
+            entry[2] = ()  # summarised now: the outputs' versions were checked a moment ago
+            entry[-1] = summarize_many(batch, limit)
+        self._pending.append(entry)
+        if len(self._deferred) >= DEFERRED_PASSES or self._deferred_elements >= BACKGROUND_ELEMENTS:
+            self._summarize_deferred()
+        self._store_ready()
+
+    def _summarize_deferred(self) -> None:
+        """Summarise the small batches waiting, all in one call."""
+        entries, self._deferred, self._deferred_elements = self._deferred, [], 0
+        if not entries:
+            return
+        summaries = summarize_many([a for e in entries for a in e[7]], self.policy.full_values_limit)
+        start = 0
+        for e in entries:
+            e[-1] = summaries[start:start + len(e[7])]
+            start += len(e[7])
+
+    def _store_ready(self) -> None:
+        """Store the summaries of the batches done, oldest first, up to the first not done."""
+        queue = self._pending
+        while queue:
+            pending = queue[0][-1]
+            if not (type(pending) is list or pending is not None and pending.done.is_set()):
+                return
+            self._store(*queue.popleft())
+
+    def _store_all(self) -> None:
+        """Store every batch's summaries, waiting for those still running (a consistent cut)."""
+        self._summarize_deferred()
+        queue = self._pending
+        while queue:
+            self._store(*queue.popleft())
+
+    def _store(self, index, work, guards, arrays, slots, ready, todo, _batch, shared, states, pending) -> None:
+        fresh = pending if type(pending) is list else pending.result()
         summaries = [None] * len(arrays)
         for i, s in ready.items():
             summaries[i] = s
+        current = {id(e.copy) for e in self._leaf_copies.values() if e.copy is not None}
+        current.update(id(e.grad_copy) for e in self._leaf_copies.values() if e.grad_copy is not None)
+        current.update(map(id, shared))
+        if self._optimizer_pending:  # copies later batches will share: keep their summaries
+            current.update(map(id, self._pending_copies()))
+        known = self._leaf_summaries
+        if len(known) > 2 * len(current) + 16:  # forget the summaries of copies gone
+            known = self._leaf_summaries = {k: v for k, v in known.items() if k in current}
         captured = self._captured.setdefault(index, [])
         added = 0
         meta = self.record.metadata
@@ -142,12 +221,15 @@ class Materializer:
             added += s.captured_bytes
             if s.device != "cpu" and meta.device == "cpu":
                 meta.device = s.device
+        stale = {id(n) for n, vc, version in guards if vc[0] != version}
         relus = []
         for (target, key, raw), i in zip(work, slots):
             s = summaries[i]
             if type(key) is int:
                 target[key] = s
             else:
+                if stale and id(target) in stale:
+                    continue
                 setattr(target, key, s)
                 if type(target) is Node and target.op == "relu" and raw.ndim >= 2:
                     relus.append((target, raw))
@@ -155,6 +237,8 @@ class Materializer:
                 self._note_nonfinite(index, type(target) is Node)
         if relus:
             _note_dead_units(relus)
+        if states:
+            self._finish_states(states)
         self._captured_bytes += added
         self._enforce_budget()
 
@@ -166,6 +250,57 @@ def leaf_grad_work(lg: LeafGrad, grad, before, now) -> list:
     if before is not None:
         work.append((lg, "before", before))
     return work
+
+
+# A batch of kept arrays with at least this many host elements is summarised on the background
+# worker (NumPy lets go of the GIL over large arrays); a smaller one costs more to hand over.
+BACKGROUND_ELEMENTS = 1 << 16
+# A long pass is summarised this many arrays at a time: its raw arrays and the batch's working
+# lists are let go as it goes, not all held at once beside the record being made.
+CHUNK = 8192
+# Small batches of this many passes (with every pass kept) are summarised together.
+DEFERRED_PASSES = 16
+
+
+def _host_elements(arrays: list) -> int:
+    total = 0
+    for a in arrays:
+        if type(a) is not np.ndarray:
+            return 0  # another device's batch is already asynchronous there
+        total += a.size
+    return total
+
+
+@contextmanager
+def collector_paused():
+    """Pause Python's cyclic garbage collector: materialising makes many long-lived objects and no
+    cycles, and a collector run again and again while they are made would scan them all each
+    time (on a 100,000-node pass, most of the work)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _saved(e: OpEvent, state) -> tuple:
+    """What an op saved: from its state kept before its backward, or read now if its backward
+    has not run (nothing once a backward freed it)."""
+    if state is None:
+        if e.node.released:
+            return ()
+        state = e.node.__dict__.items()
+    return saved_roles(e, state)
+
+
+def _repr_of(value, reprs: dict) -> str:
+    """`short_repr(value)`, once per value object in one materialisation (the event holds it)."""
+    text = reprs.get(id(value))
+    if text is None:
+        text = reprs[id(value)] = short_repr(value)
+    return text
 
 
 def _note_dead_units(relus: list) -> None:

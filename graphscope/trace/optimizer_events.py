@@ -161,8 +161,7 @@ class OptimizerRecording:
         since has none)."""
         if self._optimizer_pending:
             work, shared, states = self._optimizer_work(len(self.record.passes) + 1)
-            self._summarize_into(max(len(self.record.passes) - 1, 0), work, shared)
-            self._finish_states(states)
+            self._summarize_into(max(len(self.record.passes) - 1, 0), work, at_once=True, shared=shared, states=states)
 
     def _drop_optimizer_detail(self, index: int) -> None:
         """Pass `index` left the detail window: its events keep their rows, not their parameters.

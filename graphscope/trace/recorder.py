@@ -29,12 +29,11 @@ from .journal import (
     LeafEntry,
     LeafEvent,
     OpEvent,
-    PendingStep,
     Seen,
 )
 from .limits import LONG_TEXT_LIMIT
 from .materialize import Materializer, leaf_grad_work
-from .naming import INPUT_ROLES, Names, error_site, graphscope_version, name
+from .naming import Names, error_site, graphscope_version, name
 from .optimizer_events import OptimizerRecording, new_optimizer_state
 from .optimizer_history import OptimizerHistory
 from .pass_history import PassHistory
@@ -78,13 +77,16 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         self.record.passes = PassHistory()  # a pass out of the detail window shrinks to a row
         self.record.optimizer = OptimizerHistory()  # so does an optimizer event
         self._next_id = 0
-        self._journal = Journal(0)
+        self._journal = Journal(0, 0)
         self._recent: deque[Journal] = deque([self._journal])  # newest last; still resolvable
         self._names = Names(self.record.rules)
         self._module = self._names.module         # the module whose forward is running (named)
         self._leaf_copies: dict[int, LeafEntry] = {}  # id(leaf) -> what is known of it
         self._leaf_summaries: dict[int, tuple] = {}  # id(leaf copy) -> (copy, its summary)
         self._captured: dict[int, list] = {}      # pass -> summaries holding captured values
+        self._pending: deque = deque()            # batches of summaries not yet stored, oldest first
+        self._deferred: list = []                 # of those, the small ones not yet summarised
+        self._deferred_elements = 0
         self._captured_bytes = 0
         self._pinned: set[int] = set()
         self._orphans: set[int] = set()           # nodes of trimmed passes that others refer to
@@ -107,40 +109,22 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
 
     def node_created(self, node, inputs, output, site):
         j = self._journal
-        known = j.tensors
+        made = j.made
         module = self._module()
         ids = []
-        arrays = []  # the recorded inputs' arrays, to name what the node saved
         args = None  # (position, value) of the non-tensor arguments
         for position, x in enumerate(inputs):
-            entry = known.get(id(x))
-            if entry is not None and entry.ref() is x:
-                ids.append(entry.node)
-                arrays.append(x.array)
-            elif isinstance(x, Tensor):
-                ids.append(self._input_node(x, site, module))
-                arrays.append(x.array)
+            if isinstance(x, Tensor):
+                fn = x.grad_fn  # an op's output is found by its Function's seq: the usual case
+                nid = None if fn is None else made.get(fn.seq)
+                ids.append(self._input_node(x, site, module) if nid is None else nid)
             elif is_array(x):  # a raw array (an index, a mask): data, so a node of its own
                 ids.append(self._constant(x, site, module))
-                arrays.append(x)
             else:
                 if args is None:
                     args = []
                 args.append((position, x))
         names, arg_names = self._names.op_spec(node)
-        out = output.array
-        saved = []
-        for key, value in node.__dict__.items():
-            if value is out:
-                saved.append("output")
-                continue
-            for k, a in enumerate(arrays):
-                if value is a:
-                    saved.append(INPUT_ROLES[k] if k < len(INPUT_ROLES) else f"input:{k}")
-                    break
-            else:
-                if is_array(value):
-                    saved.append(name(key))
         if args is not None:
             args = tuple((arg_names[p] if p < len(arg_names) else f"arg{p}", v) for p, v in args)
         nid = self._next_id
@@ -150,21 +134,34 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         # no_grad bumps the version counter, which is checked before the array is read.
         vc = output._vc
         # The slots' classes are built with tuple.__new__: half the cost of calling them, once per op.
-        j.events.append(_new(OpEvent, (nid, names, tuple(ids), out, site, module, output.requires_grad,
-                                       tuple(saved), vc, vc[0], args)))
-        known[id(output)] = _new(Seen, (weakref.ref(output), nid))
-        j.functions[id(node)] = _new(Seen, (weakref.ref(node), nid))
+        j.events.append(_new(OpEvent, (nid, names, tuple(ids), output.array, site, module, output.requires_grad,
+                                       vc, vc[0], args, node)))
+        made[node.seq] = nid
+
+    def _tensor_node(self, t: Tensor) -> int:
+        """The node of a tensor met outside a forward op (a root, a leaf given a grad)."""
+        fn = t.grad_fn
+        if fn is not None:
+            nid = self._journal.made.get(fn.seq)
+            if nid is not None:
+                return nid
+        return self._input_node(t, None, self._module())
 
     def _input_node(self, t: Tensor, site, module=None) -> int:
         """A tensor input not made by a node of this pass: a leaf (fresh each pass, as its value
         may have changed), a tensor from a recent pass, or one made where the record cannot see."""
         j = self._journal
         if t.grad_fn is not None:
+            seq = t.grad_fn.seq
             for older in self._lookup_order():
-                entry = older.tensors.get(id(t))
-                if entry is not None and entry.ref() is t and older is not j:
-                    older.referenced.add(entry.node)
-                    return entry.node
+                nid = older.made.get(seq)
+                if nid is not None:
+                    if older is not j:
+                        older.referenced.add(nid)
+                    return nid
+        entry = j.tensors.get(id(t))
+        if entry is not None and entry.ref() is t:  # a leaf (or unrecorded tensor) met before in this pass
+            return entry.node
         nid = self._next_id
         self._next_id = nid + 1
         if t.grad_fn is None:
@@ -173,8 +170,9 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
                 leaf.first = nid
             requires = t.requires_grad
             label = (leaf.label or self._label(t)) if requires else None
-            j.events.append(LeafEvent(nid, leaf.copy, self._names.leaf_site(t), module, requires, label, leaf.first))
-            j.tensors[id(t)] = Seen(leaf.ref, nid)
+            j.events.append(_new(LeafEvent, (nid, leaf.copy, self._names.leaf_site(t), module, requires, label,
+                                             leaf.first)))
+            j.tensors[id(t)] = _new(Seen, (leaf.ref, nid))
         else:
             copy = self._keep(t.array)
             j.events.append(ExternalEvent(nid, name(f"{t.grad_fn.name()} (not recorded)"), copy, site,
@@ -225,8 +223,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         self._norms = []
         self._root_array = root.array
         p.loss = _scalar(root.array)  # known before the first step: a paused pass shows it
-        entry = j.tensors.get(id(root))
-        p.root = entry.node if entry is not None and entry.ref() is root else self._input_node(root, None, self._module())
+        p.root = self._tensor_node(root)
         p.order = tuple([self._function_node(fn) for fn in order])
 
     def _lookup_order(self):
@@ -236,43 +233,68 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         yield from self._kept
 
     def _function_node(self, fn) -> int:
-        entry = self._journal.functions.get(id(fn))
-        if entry is not None and entry.ref() is fn:  # made in this pass: the usual case
-            return entry.node
-        for older in self._lookup_order():
-            entry = older.functions.get(id(fn))
-            if entry is not None and entry.ref() is fn:
-                if older is not self._journal:
-                    older.referenced.add(entry.node)
-                return entry.node
+        seq = getattr(fn, "seq", None)
+        nid = self._journal.made.get(seq)
+        if nid is not None:  # made in this pass: the usual case
+            return nid
+        found = self._find(fn, seq)
+        if found is not None:
+            older, nid = found
+            if older is not self._journal:
+                older.referenced.add(nid)
+            return nid
         nid = self._next_id
         self._next_id = nid + 1
         j = self._journal
         j.events.append(ExternalEvent(nid, name(f"{fn.name()} (not recorded)"), None, None,
                                       self._module(), True, name(getattr(fn, "op", "function"))))
-        j.functions[id(fn)] = Seen(weakref.ref(fn), nid)
+        if seq is None:
+            j.functions[id(fn)] = Seen(weakref.ref(fn), nid)
+        else:
+            j.made[seq] = nid
         return nid
+
+    def _find(self, fn, seq):
+        """(journal, node id) of a Function seen in a recent or kept pass, else None."""
+        for j in self._lookup_order():
+            nid = j.made.get(seq)
+            if nid is not None:
+                return j, nid
+            entry = j.functions.get(id(fn))
+            if entry is not None and entry.ref() is fn:
+                return j, entry.node
+        return None
 
     def before_node(self, node, grad_output):
         if self._pass is None:
             return
         nid = self._function_node(node)
+        j = self._journal
+        k = nid - j.first
+        if 0 <= k < len(j.events):  # its own pass's op, not yet in the record: keep its state
+            e = j.events[k]
+            if type(e) is OpEvent and e.id == nid:
+                j.saved[nid] = tuple(node.__dict__.items())
         # Grads are kept, not copied: the engine makes each one new and never writes into it,
         # except a leaf's, which becomes `.grad` (copied in leaf_grad_accumulated).
-        self._journal.steps.append(PendingStep(nid, grad_output))
+        j.steps.append((nid, grad_output, None))
         self._stepping = nid
 
     def after_node(self, node, grad_inputs):
-        if self._pass is None or not self._journal.steps:
+        j = self._journal
+        if self._pass is None or not j.steps:
             return
-        step = self._journal.steps[-1]
         # Aligned with the node's recorded inputs: no slots for its non-tensor arguments.
-        grads = step.grad_inputs = [g for x, g in zip(node.inputs, grad_inputs) if isinstance(x, Tensor) or is_array(x)]
+        grads = tuple([g for x, g in zip(node.inputs, grad_inputs) if isinstance(x, Tensor) or is_array(x)])
         self._stepping = None
-        if step.step is not None:  # already in the record (the session flushed while paused here)
-            slots = self._grad_slots(step.step, grads)
-            self._summarize_into(self._journal.index, [(slots, i, g) for i, g in enumerate(grads) if g is not None])
-            step.grad_inputs = None
+        made = j.made_step
+        if made is None or made[0] != len(j.steps) - 1:
+            nid, grad_output, _ = j.steps[-1]
+            j.steps[-1] = (nid, grad_output, grads)
+        else:  # already in the record (the session flushed while paused here)
+            slots = self._grad_slots(made[1], grads)
+            # At once: a grad here may become a leaf's `.grad`, which user code may change.
+            self._summarize_into(j.index, [(slots, i, g) for i, g in enumerate(grads) if g is not None], at_once=True)
 
     def leaf_grad_accumulating(self, tensor):
         if self._pass is None:
@@ -296,7 +318,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
             return
         j = self._journal
         entry = j.tensors.get(id(tensor))
-        nid = entry.node if entry is not None and entry.ref() is tensor else self._input_node(tensor, None, self._module())
+        nid = entry.node if entry is not None and entry.ref() is tensor else self._tensor_node(tensor)
         # It is the leaf's `.grad` now: user code may change it in place.
         copy = self._keep(grad)
         leaf = self._leaf_copies.get(id(tensor))
@@ -309,16 +331,22 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         leaf.grad_copy = now_copy = copy if before is None else self._keep(now.array)
         self._grad_owners.note(leaf, now.array)
         if j.steps:
-            step = j.steps[-1]
-            grads = step.grad_inputs or ()
-            for i, g in enumerate(grads):
-                if g is grad:  # the step's grad for this leaf is that same array
-                    grads[i] = copy
-            if step.step is None:
-                step.leaf_grads.append((nid, copy, before, now_copy))
+            k = len(j.steps) - 1
+            made = j.made_step
+            if made is None or made[0] != k:
+                node, grad_output, grads = j.steps[k]
+                for g in grads or ():
+                    if g is grad:  # the step's grad for this leaf is that same array: keep the copy
+                        j.steps[k] = (node, grad_output, tuple([copy if g is grad else g for g in grads]))
+                        break
+                leaves = j.step_leaves.get(k)
+                if leaves is None:
+                    j.step_leaves[k] = [(nid, copy, before, now_copy)]
+                else:
+                    leaves.append((nid, copy, before, now_copy))
             else:  # already in the record: summarise at once
                 lg = LeafGrad(nid)
-                step.step.leaf_grads.append(lg)
+                made[1].leaf_grads.append(lg)
                 self._summarize_into(j.index, leaf_grad_work(lg, copy, before, now_copy))
         squares = squared_norm(grad)
         if type(squares) is float and squares - squares == 0.0:  # its sum of squares is finite: so is it
@@ -326,7 +354,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         if tensor.requires_grad:
             self._norms.append((leaf.label or self._label(tensor), squares))
 
-    def backward_ended(self, root):  # noqa: ARG002 (the engine hook's signature)
+    def backward_ended(self, root):
         p = self._pass
         if p is None:
             return
@@ -350,7 +378,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
                 if held.index <= index and (held is j or not policy.scan_every_pass):
                     self._check_nonfinite(held)
         # The next forward belongs to the next pass.
-        self._journal = Journal(index + 1)
+        self._journal = Journal(index + 1, self._next_id)
         self._recent.append(self._journal)
         window = (policy.keep_last or 0) + 1
         if policy.keep_last is not None:
@@ -371,15 +399,22 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
     def node_id(self, obj) -> int | None:
         """The record id of a live Function or Tensor seen in a recent or kept pass, else None
         (the session maps engine objects to record nodes with it, once per event)."""
-        is_tensor = isinstance(obj, Tensor)
-        entry = (self._journal.tensors if is_tensor else self._journal.functions).get(id(obj))
-        if entry is not None and entry.ref() is obj:  # the current pass: nearly always
-            return entry.node
-        for j in self._lookup_order():
-            entry = (j.tensors if is_tensor else j.functions).get(id(obj))
-            if entry is not None and entry.ref() is obj:
-                return entry.node
-        return None
+        if isinstance(obj, Tensor):
+            fn = obj.grad_fn
+            for j in self._lookup_order():
+                nid = None if fn is None else j.made.get(fn.seq)
+                if nid is not None:
+                    return nid
+                entry = j.tensors.get(id(obj))
+                if entry is not None and entry.ref() is obj:
+                    return entry.node
+            return None
+        seq = getattr(obj, "seq", None)
+        nid = self._journal.made.get(seq)  # the current pass: nearly always
+        if nid is not None:
+            return nid
+        found = self._find(obj, seq)
+        return None if found is None else found[1]
 
     def other_thread(self, thread) -> None:
         """A thread other than the recorded one used the engine: say so once, in the console."""
@@ -421,10 +456,11 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         for j in list(self._recent):
             if j.index >= len(passes) or passes[j.index].detailed:
                 self._materialize(j)
+        self._settle_optimizer()
+        self._store_all()
         error = self.record.error
         if error is not None and error.node is not None and error.node not in self.record.nodes:
             error.node = None
-        self._settle_optimizer()
         self.record.findings = findings.find(self.record, self.policy.vanishing, self.policy.exploding)
         return self.record
 

@@ -82,10 +82,11 @@ class Retention:
                         leaf.finite = True
         if want_grads:
             grads = []
-            for step in j.steps[j.steps_done:]:
-                grads.append(step.grad_output)
-                grads += step.grad_inputs or ()
-                grads += [lg[1] for lg in step.leaf_grads]
+            for k in range(j.steps_done, len(j.steps)):
+                _, grad_output, grad_inputs = j.steps[k]
+                grads.append(grad_output)
+                grads += grad_inputs or ()
+                grads += [lg[1] for lg in j.step_leaves.get(k, ())]
             if any_nonfinite(grads, finite):
                 self._note_nonfinite(j.index, False)
         if j.index in self._pinned:
@@ -108,7 +109,7 @@ class Retention:
         passes.compact(index)
         self._drop_optimizer_detail(index)
         if j is not None:
-            j.steps = []
+            j.steps, j.step_leaves, j.saved = [], {}, {}
             keep = self._closure(j, j.referenced)
             nodes = self.record.nodes
             gone = [nid for nid in j.ids if nid not in keep]
@@ -136,16 +137,16 @@ class Retention:
             self.record.passes.compact(j.index)
             self._drop_optimizer_detail(j.index)
         keep = self._closure(j, j.referenced)
-        j.steps = []
+        j.steps, j.step_leaves = [], {}
         if keep:  # a graph used across passes: put only what later passes refer to in the record
             j.events = [e for e in j.events if e is not None and e.id in keep]
             self._materialize(j)
             self._forget(j, keep)
             self._orphans |= keep
         else:
-            j.tensors, j.functions = {}, {}
+            j.made, j.tensors, j.functions = {}, {}, {}
         self.record.trimmed_nodes += (p.node_count if p is not None else 0) - len(keep)
-        j.events, j.done, j.referenced = [], 0, set()
+        j.events, j.done, j.referenced, j.saved = [], 0, set(), {}
         self._sweep_orphans()
 
     def _sweep_orphans(self) -> None:
@@ -188,7 +189,8 @@ class Retention:
         self.record.trimmed_nodes += len(orphans - keep)
         if len(keep) < len(orphans):
             for j in self._recent:
-                self._forget(j, {e.node for e in j.tensors.values() if e.node in nodes}
+                self._forget(j, {nid for nid in j.made.values() if nid in nodes}
+                             | {e.node for e in j.tensors.values() if e.node in nodes}
                              | {e.node for e in j.functions.values() if e.node in nodes})
         self._orphans = keep
 
@@ -211,6 +213,7 @@ class Retention:
     @staticmethod
     def _forget(j: Journal, keep: set[int]) -> None:
         """Later passes must not link to nodes that are gone."""
+        j.made = {seq: nid for seq, nid in j.made.items() if nid in keep}
         j.tensors = {k: e for k, e in j.tensors.items() if e.node in keep}
         j.functions = {k: e for k, e in j.functions.items() if e.node in keep}
 

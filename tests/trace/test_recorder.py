@@ -133,6 +133,22 @@ def test_inputs_and_tensors_from_before_recording_are_nodes_too():
     assert external and "MulBackward0" in external[0].name and external[0].output.values.tolist() == [3.0, 6.0]
 
 
+def test_a_tensor_changed_in_place_is_the_in_place_node_s_output_from_then_on():
+    w = gs.tensor([1.0, 2.0], requires_grad=True)
+
+    def run():
+        y = w * 2
+        y.add_(1)
+        (y * 3).sum().backward()
+
+    rec = record(run)
+    first, last = by_op(rec, "mul")
+    add = by_op(rec, "add")[0]
+    assert not by_op(rec, EXTERNAL)
+    assert add.inputs == (first.id,) and last.inputs == (add.id,)
+    assert add.output.values.tolist() == [3.0, 5.0]
+
+
 def test_non_tensor_arguments_are_attributes_of_the_node_not_nodes():
     a = gs.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
 
@@ -159,6 +175,19 @@ def test_what_a_node_saved_is_named_by_its_role():
 
     rec = record(run)
     assert by_op(rec, "exp")[0].saved == ("output",)  # exp keeps its output for backward
+    assert by_op(rec, "mul")[0].saved == ("input:0", "input:1")
+
+
+def test_what_a_node_saved_is_named_whether_or_not_its_backward_ran():
+    a = gs.tensor([1.0, 2.0], requires_grad=True)
+    kept = []
+
+    def run():
+        kept.append(a.tanh())  # never reached by a backward: its saved state is still there
+        (a * (a + 1)).sum().backward()
+
+    rec = record(run)
+    assert by_op(rec, "tanh")[0].saved == ("output",)
     assert by_op(rec, "mul")[0].saved == ("input:0", "input:1")
 
 

@@ -66,6 +66,15 @@ def test_zero_fraction_counts_exact_zeros():
     assert s.zero_fraction == 0.75
 
 
+def test_zero_fraction_counts_zeros_of_every_dtype_and_not_nan_or_inf():
+    assert summarize(np.array([0.0, np.nan, np.inf, 1.0, 0.0], dtype=np.float16)).zero_fraction == 0.4
+    assert summarize(np.array([0, 5, 0, 0], dtype=np.int32)).zero_fraction == 0.75
+    assert summarize(np.array([0j, 1j, 1 + 0j, 0j])).zero_fraction == 0.5  # 1j's real part is 0: not a zero
+    big = np.zeros(3 << 20, dtype=np.float32)  # several pieces
+    big[::3] = 1.0
+    assert summarize(big).zero_fraction == 2 / 3
+
+
 def test_constant_tensor_puts_every_value_in_the_first_bin_and_has_zero_std():
     s = summarize(np.full((3, 3), 2.5, dtype=np.float32))
     assert s.histogram[0] == 9 and sum(s.histogram) == 9 and s.std == 0.0

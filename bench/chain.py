@@ -1,0 +1,83 @@
+"""A 100,000-op chain script, recorded vs plain: time and peak RSS (issue 15).
+
+The script builds a chain of `--nodes` ops (y = y * 1.0001, then tanh, repeated) on a small
+tensor, one backward through all of it, as a deep unrolled graph would. Recorded means under
+the Recorder with its default policy (the one pass is the first, so kept in full detail), with
+`finish()`. Each case runs in a fresh process, so its peak RSS (VmHWM) is its own; the ratios
+compare runs made in the same invocation.
+
+Targets: recorded / plain <= 2x in time and <= 2x in peak RSS.
+
+Run: python3 bench/chain.py [--nodes 100000] [--repeats 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+CHAIN = """
+import sys, time
+import graphscope as gs
+from graphscope.engine import hooks
+from graphscope.trace.recorder import Recorder
+nodes, recorded = int(float(sys.argv[1])), sys.argv[2] == "recorded"
+
+def script():
+    x = gs.ones(8, requires_grad=True)
+    y = x
+    for _ in range(nodes // 2):
+        y = (y * 1.0001).tanh()
+    y.sum().backward()
+    return x.grad.sum().item()
+
+start = time.perf_counter()
+if recorded:
+    recorder = Recorder()
+    with hooks.observe(recorder):
+        script()
+    record = recorder.finish(0)
+    assert len(record.nodes) >= nodes, len(record.nodes)
+else:
+    script()
+seconds = time.perf_counter() - start
+peak = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+print(seconds, peak)
+"""
+
+TARGET = 2.0
+
+
+def _run(nodes: int, case: str) -> tuple[float, int]:
+    env = dict(os.environ, PYTHONPATH=ROOT, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    out = subprocess.run([sys.executable, "-c", CHAIN, str(nodes), case], capture_output=True, text=True,
+                         env=env, cwd=ROOT, check=True)  # -c puts the cwd first on sys.path
+    seconds, peak = out.stdout.split()[-2:]
+    return float(seconds), int(peak)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=100_000, help="ops in the chain")
+    parser.add_argument("--repeats", type=int, default=1, help="runs of each case (medians are compared)")
+    args = parser.parse_args()
+    runs = {"plain": [], "recorded": []}
+    for _ in range(args.repeats):  # interleaved, so drifting machine load hits each alike
+        for case, results in runs.items():
+            results.append(_run(args.nodes, case))
+    plain_s, plain_rss = (statistics.median(v) for v in zip(*runs["plain"]))
+    rec_s, rec_rss = (statistics.median(v) for v in zip(*runs["recorded"]))
+    print(f"chain of {args.nodes:,} ops, median of {args.repeats}:")
+    print(f"  plain     {plain_s:7.2f} s   peak RSS {plain_rss / 2**20:7.0f} MB")
+    print(f"  recorded  {rec_s:7.2f} s   peak RSS {rec_rss / 2**20:7.0f} MB")
+    for label, ratio in (("time", rec_s / plain_s), ("peak RSS", rec_rss / plain_rss)):
+        print(f"  {label:9s} {ratio:5.2f}x   (target <= {TARGET}x: {'ok' if ratio <= TARGET else 'OVER'})")
+
+
+if __name__ == "__main__":
+    main()
