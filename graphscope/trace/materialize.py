@@ -137,8 +137,6 @@ class Materializer:
             if states:
                 self._finish_states(states)
             return
-        if shared and self._pending:  # the pass before may be waiting: its summaries are to share
-            self._store_all()
         known = self._leaf_summaries
         slot_of: dict[int, int] = {}
         arrays, slots, ready = [], [], {}
@@ -214,6 +212,10 @@ class Materializer:
         added = 0
         meta = self.record.metadata
         for i, s in zip(todo, fresh):
+            cached = known.get(id(arrays[i]))
+            if cached is not None and cached[0] is arrays[i]:  # stored by a batch before this one
+                summaries[i] = cached[1]
+                continue
             summaries[i] = s
             if id(arrays[i]) in current:
                 known[id(arrays[i])] = (arrays[i], s)
