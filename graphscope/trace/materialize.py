@@ -137,8 +137,6 @@ class Materializer:
             if states:
                 self._finish_states(states)
             return
-        if shared and self._pending:  # the pass before may be waiting: its summaries are to share
-            self._store_all()
         known = self._leaf_summaries
         slot_of: dict[int, int] = {}
         arrays, slots, ready = [], [], {}
@@ -152,6 +150,13 @@ class Materializer:
                 if cached is not None and cached[0] is raw:
                     ready[i] = cached[1]
             slots.append(i)
+        if shared and self._pending:  # the pass before's copies may be in a batch not yet stored
+            waiting = {id(a): a for e in self._pending for a in e[7]}
+            for k in map(id, shared):
+                i = slot_of.get(k)
+                if i is not None and i not in ready and waiting.get(k) is arrays[i]:
+                    ready[i] = LATER
+                    self._awaited.add(k)
         todo = [i for i in range(len(arrays)) if i not in ready]
         batch = [arrays[i] for i in todo]
         limit = self.policy.full_values_limit
@@ -200,20 +205,29 @@ class Materializer:
     def _store(self, index, work, guards, arrays, slots, ready, todo, _batch, shared, states, pending) -> None:
         fresh = pending if type(pending) is list else pending.result()
         summaries = [None] * len(arrays)
+        known = self._leaf_summaries
         for i, s in ready.items():
+            if s is LATER:  # stored by the batch before that summarised it
+                k = id(arrays[i])
+                s = known[k][1]
+                self._awaited.discard(k)
             summaries[i] = s
         current = {id(e.copy) for e in self._leaf_copies.values() if e.copy is not None}
+        current.update(self._awaited)
         current.update(id(e.grad_copy) for e in self._leaf_copies.values() if e.grad_copy is not None)
         current.update(map(id, shared))
         if self._optimizer_pending:  # copies later batches will share: keep their summaries
             current.update(map(id, self._pending_copies()))
-        known = self._leaf_summaries
         if len(known) > 2 * len(current) + 16:  # forget the summaries of copies gone
             known = self._leaf_summaries = {k: v for k, v in known.items() if k in current}
         captured = self._captured.setdefault(index, [])
         added = 0
         meta = self.record.metadata
         for i, s in zip(todo, fresh):
+            cached = known.get(id(arrays[i]))
+            if cached is not None and cached[0] is arrays[i]:  # stored by a batch before this one
+                summaries[i] = cached[1]
+                continue
             summaries[i] = s
             if id(arrays[i]) in current:
                 known[id(arrays[i])] = (arrays[i], s)
@@ -260,6 +274,8 @@ BACKGROUND_ELEMENTS = 1 << 16
 CHUNK = 8192
 # Small batches of this many passes (with every pass kept) are summarised together.
 DEFERRED_PASSES = 16
+# In a batch's `ready`: an array a batch before it summarises, its summary taken when stored.
+LATER = object()
 
 
 def _host_elements(arrays: list) -> int:

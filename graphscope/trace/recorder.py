@@ -87,6 +87,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         self._pending: deque = deque()            # batches of summaries not yet stored, oldest first
         self._deferred: list = []                 # of those, the small ones not yet summarised
         self._deferred_elements = 0
+        self._awaited: set[int] = set()           # ids of copies a later batch takes a summary of
         self._captured_bytes = 0
         self._pinned: set[int] = set()
         self._orphans: set[int] = set()           # nodes of trimmed passes that others refer to
