@@ -173,7 +173,8 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
     grads = {root.grad_fn: seed}
     pop, get = grads.pop, grads.get
     # The events around each node go out only when an observer handles them; else the plain loop.
-    stepping = watching and handled("before_node", "after_node", "leaf_grad_accumulated")
+    stepping = watching and handled("before_node", "after_node", "leaf_grad_accumulating",
+                                    "leaf_grad_accumulated")
     plain = not stepping and capture is None
     try:
         for node in order:

@@ -14,9 +14,8 @@ from typing import NamedTuple
 observers: list = []
 
 EVENTS = ("leaf_created", "node_created", "module_entered", "module_left", "backward_begun", "before_node",
-          "after_node", "leaf_grad_accumulated", "backward_ended")
-EVENTS += ("leaf_grad_accumulating", "grads_zeroing", "optimizer_step_begun", "optimizer_step_ended",
-           "grad_clearing", "tensor_zeroing")
+          "after_node", "leaf_grad_accumulating", "leaf_grad_accumulated", "backward_ended", "grads_zeroing",
+          "optimizer_step_begun", "optimizer_step_ended", "grad_clearing", "tensor_zeroing")
 
 # Per event, the handlers of the installed observers that override it (rebuilt, never mutated,
 # so an observer may uninstall itself mid-event). Events nobody handles cost one lookup.

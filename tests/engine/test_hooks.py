@@ -354,3 +354,19 @@ def test_uninstalling_an_observer_twice_is_harmless():
     hooks.uninstall(observer)
     hooks.uninstall(observer)
     assert observer not in hooks.observers
+
+
+def test_an_observer_of_leaf_grad_accumulating_alone_hears_it():
+    """The backward loop announces per-node events only when an observer handles one of them:
+    `leaf_grad_accumulating` counts, even with no other event handled."""
+    heard = []
+
+    class Accumulating(hooks.Observer):
+        def leaf_grad_accumulating(self, tensor):
+            heard.append(tensor)
+
+    w = gs.tensor([1.0, 2.0], requires_grad=True)
+    (w * 3).sum().backward()
+    with hooks.observe(Accumulating()):
+        (w * 3).sum().backward()
+    assert heard == [w]
