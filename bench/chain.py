@@ -14,12 +14,9 @@ Run: python3 bench/chain.py [--nodes 100000] [--repeats 1]
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from fresh_process import run_fresh  # bench/fresh_process.py, beside this file
 
 CHAIN = """
 import sys, time
@@ -54,10 +51,7 @@ TARGET = 2.0
 
 
 def _run(nodes: int, case: str) -> tuple[float, int]:
-    env = dict(os.environ, PYTHONPATH=ROOT, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, "-c", CHAIN, str(nodes), case], capture_output=True, text=True,
-                         env=env, cwd=ROOT, check=True)  # -c puts the cwd first on sys.path
-    seconds, peak = out.stdout.split()[-2:]
+    seconds, peak = run_fresh(CHAIN, nodes, case, one_blas_thread=True)[-2:]
     return float(seconds), int(peak)
 
 

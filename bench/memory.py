@@ -13,11 +13,8 @@ Run: python3 bench/memory.py [--elements 1e7] [--passes 20000]
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from fresh_process import run_fresh  # bench/fresh_process.py, beside this file
 
 LARGE = """
 import resource, sys
@@ -66,9 +63,7 @@ print(grown / (passes - passes // 2))
 
 
 def _run(code: str, *args) -> float:
-    env = dict(os.environ, PYTHONPATH=ROOT, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
-    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, check=True)
-    return float(out.stdout.split()[-1])
+    return float(run_fresh(code, *args, one_blas_thread=True)[-1])
 
 
 def main() -> None:

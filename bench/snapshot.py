@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,6 +23,8 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
+
+from fresh_process import run_fresh  # bench/fresh_process.py, beside this file
 
 from graphscope.trace import snapshot
 from graphscope.trace.node_table import (
@@ -181,8 +182,7 @@ def million(n: int) -> None:
         export = time.perf_counter() - t0
         size = os.path.getsize(path)
         del record
-        out = subprocess.run([sys.executable, "-c", MILLION, path], capture_output=True, text=True, check=True,
-                             env={**os.environ, "PYTHONPATH": ROOT}).stdout.split()
+        out = run_fresh(MILLION, path)
     took, peak, rss = float(out[0]), int(out[1]), int(out[2])
     print(f"{n:,} nodes: {size / 2**20:.0f} MiB, {size / n:.0f} B per node; export {export:.2f} s (columns)")
     report("load in a fresh process (s)", took, 5.0, "s")

@@ -14,7 +14,6 @@ import asyncio
 import gc
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import textwrap
@@ -24,6 +23,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from fresh_process import run_fresh  # bench/fresh_process.py, beside this file
 
 from graphscope.session import Debuggee, Session, SessionOptions
 from graphscope.trace import snapshot
@@ -208,10 +209,7 @@ asyncio.run(main())
 def app_process(path: str) -> tuple[float, float, float, int, int]:
     """(load, load to first paint, load to the graph shown, resident bytes once shown and indexed, peak
     bytes) of the app opening `path` in a fresh process."""
-    out = subprocess.run([sys.executable, "-c", APP_PROCESS, path, os.path.dirname(os.path.abspath(__file__))],
-                         capture_output=True, text=True, check=True,
-                         env={**os.environ, "PYTHONPATH": os.path.dirname(os.path.dirname(os.path.abspath(__file__)))})
-    load, paint, shown, rss, peak = out.stdout.split()[-5:]
+    load, paint, shown, rss, peak = run_fresh(APP_PROCESS, path, os.path.dirname(os.path.abspath(__file__)))[-5:]
     return float(load), float(paint), float(shown), int(rss), int(peak)
 
 
