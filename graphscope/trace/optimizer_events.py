@@ -1,10 +1,12 @@
 """The recorder's optimizer events: zero_grad, step (before, grad, update, after, state) and grad resets.
 
-Values are copied when the event happens (the optimizer changes them in place next), sharing the
-copies the recorder holds already where the tensor has not changed since (a parameter's value
-from this pass's forward, its `.grad` from the last accumulation), and summarised only for the
-passes kept in detail; an event of a pass that leaves the detail window keeps its row and drops
-its parameters.
+An event is journaled cheaply: a row of `record.optimizer` (kind, pass, optimizer, settings, site)
+and, for its parameters, plain tuples of the copies it saw (the optimizer changes values and
+grads in place next). Copies the recorder holds already are shared while the tensor has not
+changed since (a parameter's value from this pass's forward, its `.grad` from the last
+accumulation), so a step copies only each value after it, which the next forward shares. Only
+for a pass kept in detail do the tuples become ParamChange objects with summaries; a pass that
+leaves the detail window drops them, and its events stay rows.
 """
 
 from __future__ import annotations
@@ -18,29 +20,29 @@ from graphscope.engine.tensor import Tensor, data_writes
 
 from .journal import LeafEntry
 from .naming import name, short_repr
-from .record import GRAD_RESET, OPTIMIZER_STEP, ZERO_GRAD, OptimizerEvent, ParamChange
+from .record import GRAD_RESET, OPTIMIZER_STEP, ZERO_GRAD, ParamChange
 from .summary import Summarized
 
 
-class Derived(NamedTuple):
-    """An array worked out from copies only when it is summarised: `after - before`, or zeros."""
+class Saw(NamedTuple):
+    """The parameters an event saw, waiting for their pass to be kept: (leaf identity, label, copy
+    of the value (step) or `.grad` (zero_grad, reset) before it, copy of the `.grad` a step read
+    or None) each."""
 
-    kind: str        # "update" or "zeros"
-    arrays: tuple
-
-    def compute(self):
-        """The array, or None where a copy was summarised at once (too large to keep)."""
-        first = self.arrays[0]
-        if type(first) is Summarized or type(self.arrays[-1]) is Summarized:
-            return None
-        if self.kind == "zeros":
-            return namespace(first).zeros_like(first)
-        return namespace(first).subtract(first, self.arrays[1])
+    row: int        # the event's index in record.optimizer
+    params: list
+    zeros: bool     # the grads were zeroed in place: `after` is zeros
 
 
-# A pending change is a row per parameter: (ParamChange, its fields' copies (or Derived, or None)
-# in FIELDS order, [(state name, copy or literal)] or None).
-FIELDS = ("before", "grad", "after", "update")
+class Stepped(NamedTuple):
+    """A step's parameters after it, aligned with its Saw: (copy after, copy before, the
+    optimizer's state for it [(name, copy or literal)] or None) each."""
+
+    row: int
+    params: list
+
+
+_new = tuple.__new__  # the pending tuples are built with it: half the cost of calling their classes
 _SET_TO_NONE = {True: (("set_to_none", "True"),), False: (("set_to_none", "False"),)}
 
 
@@ -78,13 +80,16 @@ class OptimizerRecording:
     state (`record`, `policy`, the leaf entries, the names) and summarises through it."""
 
     # --- engine events ------------------------------------------------------------------
+    # Once or twice a step with every parameter: written for speed (no calls per parameter but
+    # what it must do).
 
     def grads_zeroing(self, owner, params, set_to_none):
-        # Once per step with every parameter: written for speed (no calls per parameter but
-        # what it must do).
+        if self._sealed:
+            return
         set_to_none = bool(set_to_none)
-        event = self._optimizer_event(ZERO_GRAD, name(type(owner).__name__), _SET_TO_NONE[set_to_none])
-        leaves, changes, rows = self._leaf_copies, event.params, []
+        passes = len(self.record.passes)
+        row = self._add_event(ZERO_GRAD, passes, self._type_name(owner), _SET_TO_NONE[set_to_none])
+        leaves, writes, seen = self._leaf_copies, data_writes[0], []
         for p in params:
             grad = p._grad
             if grad is None:
@@ -92,11 +97,14 @@ class OptimizerRecording:
             leaf = leaves.get(id(p))
             if leaf is None or leaf.first is None or leaf.ref() is not p:
                 continue
-            change = ParamChange(leaf.first, leaf.label or self._label(p))
-            changes.append(change)
-            before = self._grad_copy(leaf, grad)
-            rows.append((change, (before, None, None if set_to_none else Derived("zeros", (before,)), None), None))
-        self._pending_changes(event, rows)
+            # Its `.grad`: the copy the last accumulation made, while it has not changed since.
+            if leaf.grad_array is grad.array and leaf.grad_version == (grad._vc[0], writes):
+                before = leaf.grad_copy
+            else:
+                before = self._grad_copy(leaf, grad)
+            seen.append((leaf.first, leaf.label or self._label(p), before, None))
+        if seen:
+            self._pend(passes - 1, _new(Saw, (row, seen, not set_to_none)))
 
     def grad_clearing(self, tensor):
         self._reset_by_user(tensor, self._known_leaf(tensor), zeros=False)
@@ -107,12 +115,15 @@ class OptimizerRecording:
             self._reset_by_user(*found, zeros=True)
 
     def optimizer_step_begun(self, optimizer):
-        kind = name(type(optimizer).__name__)
-        leaves, writes = self._leaf_copies, data_writes
+        if self._sealed:
+            return
+        passes = len(self.record.passes)
+        kind = self._type_name(optimizer)
+        leaves, writes = self._leaf_copies, data_writes[0]
         steps = []
         for group in optimizer.param_groups:
-            event = self._optimizer_event(OPTIMIZER_STEP, kind, self._settings_of(group))
-            changes, rows, changed = event.params, [], []
+            row = self._add_event(OPTIMIZER_STEP, passes, kind, self._settings_of(group))
+            seen, changed = [], []
             for p in group["params"]:
                 grad = p._grad
                 if grad is None:
@@ -120,39 +131,43 @@ class OptimizerRecording:
                 leaf = leaves.get(id(p))
                 if leaf is None or leaf.first is None or leaf.ref() is not p:
                     continue
-                change = ParamChange(leaf.first, leaf.label or self._label(p))
-                changes.append(change)
-                # Its value: the copy its pass holds, while it has not changed since.
+                # Its value: the copy its pass holds, while it has not changed since; its
+                # `.grad`: the copy the last accumulation made, likewise.
                 array = p.array
-                if leaf.array is array and leaf.copy is not None and leaf.version == (p._vc[0], writes[0]):
+                if leaf.array is array and leaf.copy is not None and leaf.version == (p._vc[0], writes):
                     before = leaf.copy
                 else:
                     before = self._keep(array)
-                rows.append((change, (before, self._grad_copy(leaf, grad), None, None), None))
-                changed.append((change, p, leaf, before))
-            self._pending_changes(event, rows)
-            steps.append((event, changed))
-        self._open_steps[id(optimizer)] = steps
+                if leaf.grad_array is grad.array and leaf.grad_version == (grad._vc[0], writes):
+                    read = leaf.grad_copy
+                else:
+                    read = self._grad_copy(leaf, grad)
+                seen.append((leaf.first, leaf.label or self._label(p), before, read))
+                changed.append((p, leaf, before))
+            if seen:
+                self._pend(passes - 1, _new(Saw, (row, seen, False)))
+                steps.append((row, changed))
+        self._open_steps[id(optimizer)] = (passes - 1, steps)
 
     def optimizer_step_ended(self, optimizer):
-        steps = self._open_steps.pop(id(optimizer), None)
-        if steps is None or self._sealed:
+        opened = self._open_steps.pop(id(optimizer), None)
+        if opened is None or self._sealed:
             return
+        index, steps = opened
         state = optimizer.state
         state = state if isinstance(state, dict) else {}
         fresh, writes = self._journal.fresh, data_writes
-        for event, changed in steps:
-            rows = []
-            for change, p, leaf, before in changed:
+        for row, changed in steps:
+            afters = []
+            for p, leaf, before in changed:
                 array = p.array
                 after = self._keep(array)
                 # The next forward shares this copy while the parameter stays as the step left it.
                 leaf.array, leaf.version, leaf.copy, leaf.finite = array, (p._vc[0], writes[0]), after, False
                 fresh.append((leaf, after))
                 slot = state.get(p)
-                rows.append((change, (None, None, after, Derived("update", (after, before))),
-                             self._state_copies(slot) if slot else None))
-            self._pending_changes(event, rows)
+                afters.append((after, before, self._state_copies(slot) if slot else None))
+            self._pend(index, _new(Stepped, (row, afters)))
 
     # --- what the rest of the recorder calls --------------------------------------------
 
@@ -177,15 +192,26 @@ class OptimizerRecording:
 
     # --- helpers --------------------------------------------------------------------------
 
-    def _optimizer_event(self, kind: str, optimizer: str, settings: tuple) -> OptimizerEvent:
-        passes = len(self.record.passes)
-        event = OptimizerEvent(kind, passes, optimizer, settings, self._names.site(hooks.user_site()))
-        if not self._sealed:
-            events = self.record.optimizer
-            if passes - 1 >= self.policy.keep_first:  # those of the first passes stay in detail
-                self._held_events.append((passes - 1, len(events)))
-            events.append(event)
-        return event
+    def _add_event(self, kind: str, passes: int, optimizer: str, settings: tuple) -> int:
+        """A new event's row in record.optimizer, at the user's line that called it."""
+        return self.record.optimizer.add(kind, passes, optimizer, settings, self._names.site(hooks.user_site()))
+
+    def _type_name(self, obj) -> str:
+        """The name of an optimizer's (or a module's) class, made once per class."""
+        kind = type(obj)
+        cached = self._type_names.get(kind)
+        if cached is None or cached[0] is not kind.__name__:
+            cached = self._type_names[kind] = (kind.__name__, name(kind.__name__))
+        return cached[1]
+
+    def _pend(self, index: int, entry: tuple) -> None:
+        """Keep an event's copies (a Saw or Stepped) to turn into ParamChanges with the next pass
+        put into the record, or at a flush."""
+        pending = self._optimizer_pending.get(index)
+        if pending is None:
+            self._optimizer_pending[index] = [entry]
+        else:
+            pending.append(entry)
 
     def _settings_of(self, group: dict) -> tuple:
         """The group's options as literals, made again only when one of them changed."""
@@ -215,21 +241,18 @@ class OptimizerRecording:
     def _reset_by_user(self, tensor: Tensor, leaf: LeafEntry | None, zeros: bool) -> None:
         """`tensor.grad = None` or `tensor.grad.zero_()`: one event, or a row added to the last
         when it is the same line's (a loop over the parameters)."""
-        if leaf is None or tensor._grad is None:
+        if leaf is None or tensor._grad is None or self._sealed:
             return
         site = self._names.site(hooks.user_site())
-        events = self.record.optimizer
-        last = events[-1] if events else None
-        if (last is not None and last.kind == GRAD_RESET and last.site == site
-                and last.passes == len(self.record.passes) and all(c.leaf != leaf.first for c in last.params)):
-            event = last
-        else:
-            event = self._optimizer_event(GRAD_RESET, "", ())
-        change = ParamChange(leaf.first, leaf.label or self._label(tensor))
-        event.params.append(change)
+        passes = len(self.record.passes)
+        last = self._last_reset  # (its row, site, passes, the leaves it reset)
+        if (last is None or last[0] != len(self.record.optimizer) - 1 or last[1] != site or last[2] != passes
+                or leaf.first in last[3]):
+            last = self._last_reset = (self.record.optimizer.add(GRAD_RESET, passes, "", (), site), site, passes, set())
+        last[3].add(leaf.first)
         before = self._grad_copy(leaf, tensor._grad)
-        self._pending_changes(event, [(change, (before, None, Derived("zeros", (before,)) if zeros else None, None),
-                                       None)])
+        self._pend(passes - 1, _new(Saw, (last[0], [(leaf.first, leaf.label or self._label(tensor), before, None)],
+                                         zeros)))
 
     def _state_copies(self, slot: dict) -> list:
         """The optimizer's state for a parameter: tensors copied, numbers as literals."""
@@ -241,46 +264,53 @@ class OptimizerRecording:
                 out.append((name(str(key)), short_repr(value)))
         return out
 
-    def _pending_changes(self, event: OptimizerEvent, rows: list) -> None:
-        """Keep the copies to summarise with the next pass put into the record, or at a flush."""
-        if rows and not self._sealed:
-            index = event.passes - 1
-            pending = self._optimizer_pending.get(index)
-            if pending is None:
-                pending = self._optimizer_pending[index] = []
-            pending.append(rows)
-
     def _optimizer_work(self, before: int) -> tuple[list, list, list]:
-        """The summarising work of the pending changes of passes before `before`, to do in one
-        batch with a pass's own: [(target, key, array)], the part of it that reuses copies of
-        the pass before (values and grads), and what to finish after it."""
+        """The pending events of passes before `before` as ParamChanges in the record, and the
+        work of summarising them, to do in one batch with a pass's own: [(target, key, array)],
+        the part of it that reuses copies of the pass before (values and grads), and the states
+        to finish after it."""
         work, states, shared = [], [], []
+        history, keep_first, held = self.record.optimizer, self.policy.keep_first, self._held_events
         pending = self._optimizer_pending
         for index in [i for i in pending if i < before]:
-            for rows in pending.pop(index):
-                for change, copies, entries in rows:
-                    for key, raw in zip(FIELDS, copies):
-                        if type(raw) is Derived:
-                            raw = raw.compute()
-                        if raw is not None:
-                            work.append((change, key, raw))
-                            if key == "before" or key == "grad":
-                                shared.append(raw)
-                    if entries:
-                        slots = [None] * len(entries)
-                        work += [(slots, i, value) for i, (_, value) in enumerate(entries) if type(value) is not str]
-                        states.append((change, entries, slots))
+            for entry in pending.pop(index):
+                if type(entry) is Saw:
+                    event = history.detail(entry.row)
+                    if index >= keep_first:  # those of the first passes stay in detail
+                        held.append((index, entry.row))
+                    for leaf, label, was, read in entry.params:
+                        change = ParamChange(leaf, label)
+                        event.params.append(change)
+                        work.append((change, "before", was))
+                        shared.append(was)
+                        if read is not None:
+                            work.append((change, "grad", read))
+                            shared.append(read)
+                        if entry.zeros and type(was) is not Summarized:
+                            work.append((change, "after", namespace(was).zeros_like(was)))
+                    continue
+                event = history.held(entry.row)
+                if event is None:
+                    continue  # its pass left the detail window while it stepped (closures' passes)
+                for change, (after, was, state) in zip(event.params, entry.params):
+                    work.append((change, "after", after))
+                    if type(after) is not Summarized and type(was) is not Summarized:  # else too large
+                        work.append((change, "update", namespace(after).subtract(after, was)))
+                    if state:
+                        slots = [None] * len(state)
+                        work += [(slots, i, value) for i, (_, value) in enumerate(state) if type(value) is not str]
+                        states.append((change, state, slots))
         return work, shared, states
 
     def _pending_copies(self):
         """The copies of values and grads that pending changes share with a pass's own."""
         for pending in self._optimizer_pending.values():
-            for rows in pending:
-                for _, (before, grad, _, _), _ in rows:
-                    if before is not None:
-                        yield before
-                    if grad is not None:
-                        yield grad
+            for entry in pending:
+                if type(entry) is Saw:
+                    for _, _, was, read in entry.params:
+                        yield was
+                        if read is not None:
+                            yield read
 
     @staticmethod
     def _finish_states(states: list) -> None:
@@ -292,10 +322,12 @@ class OptimizerRecording:
 def new_optimizer_state(recorder) -> None:
     """The recorder's optimizer bookkeeping, empty."""
     recorder._optimizer_pending = {}  # pass index -> the rows of its events' changes waiting to be summarised
-    recorder._open_steps = {}
+    recorder._open_steps = {}  # id(optimizer) -> (pass index, [(row, [(param, leaf, copy before)])]) while it steps
+    recorder._last_reset = None  # (row, site, passes, leaves) of the last grad reset event
+    recorder._type_names = {}  # class -> (its __name__, as a name)
     recorder._grad_owners = GradOwners()
     recorder._group_settings = {}  # id(param group) -> (its options, their literals)
-    recorder._held_events = deque()  # (pass index, position in record.optimizer) of events held as objects
+    recorder._held_events = deque()  # (pass index, position in record.optimizer) of events held with parameters
 
 
 _MISSING = object()
