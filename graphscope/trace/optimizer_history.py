@@ -8,7 +8,7 @@ from .held_rows import HeldRows
 from .record import OptimizerEvent
 
 _WIDE = 255  # in a byte column: the value did not fit, look in the column's dict
-_MARK_EVERY = 64
+_MARK_EVERY = 16
 
 
 class OptimizerHistory(HeldRows):
@@ -27,7 +27,7 @@ class OptimizerHistory(HeldRows):
         super().__init__()  # _held: index -> OptimizerEvent
         self._delta = bytearray()        # passes minus the previous event's
         self._wide_passes: dict[int, int] = {}
-        self._marks = array("q")         # the passes of every 64th event, to read the deltas from
+        self._marks = array("q")         # the passes of every 16th event, to read the deltas from
         self._last = 0
         self._kinds = bytearray()        # index into _kind_list
         self._wide_kinds: dict[int, int] = {}

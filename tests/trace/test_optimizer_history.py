@@ -40,3 +40,18 @@ def test_an_index_past_the_end_is_an_index_error():
     history = OptimizerHistory()
     with pytest.raises(IndexError, match="optimizer event index out of range"):
         history[0]
+
+
+def test_a_row_added_is_read_back_and_held_once_given_parameters():
+    history = OptimizerHistory()
+    expected = events()
+    rows = [history.add(e.kind, e.passes, e.optimizer, e.settings, e.site) for e in expected]
+    assert rows == list(range(300)) and history == expected and not history._held
+    event = history.detail(150)
+    event.params.append(ParamChange(0, "w"))
+    assert history.detail(150) is event and history[150] is event and history.held(150) is event
+    assert history.held(149) is None and list(history)[150] is event
+    history.compact(150)
+    assert history[150] is event  # it has parameters
+    history.compact(150, drop_params=True)
+    assert history.held(150) is None and history[150] == expected[150]
