@@ -321,7 +321,7 @@ class OptimizerRecording:
 
 def new_optimizer_state(recorder) -> None:
     """The recorder's optimizer bookkeeping, empty."""
-    recorder._optimizer_pending = {}  # pass index -> the rows of its events' changes waiting to be summarised
+    recorder._optimizer_pending = {}  # pass index -> its events' Saw and Stepped copies, until kept or dropped
     recorder._open_steps = {}  # id(optimizer) -> (pass index, [(row, [(param, leaf, copy before)])]) while it steps
     recorder._last_reset = None  # (row, site, passes, leaves) of the last grad reset event
     recorder._type_names = {}  # class -> (its __name__, as a name)

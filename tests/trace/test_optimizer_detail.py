@@ -96,19 +96,17 @@ def test_a_flush_as_a_step_begins_leaves_its_numbers_as_without_it():
 
 def test_a_pass_that_leaves_the_window_while_a_closure_steps_keeps_the_step_a_row():
     w = gs.tensor([0.0, 0.0], requires_grad=True)
-    target = gs.tensor([1.0, -2.0])
+
+    def quartic():  # not quadratic: each step calls it 5 times
+        w.grad = None
+        loss = ((w - gs.tensor([1.0, -2.0])) ** 4).sum()
+        loss.backward()
+        return loss
 
     def run():
         opt = optim.LBFGS([w], lr=1, max_iter=5)
-
-        def closure():
-            opt.zero_grad()
-            loss = ((w - target) ** 4).sum()  # not quadratic: each step calls it 5 times
-            loss.backward()
-            return loss
-
         for _ in range(3):
-            opt.step(closure)
+            opt.step(quartic)
 
     rec = record(run, Policy(keep_first=1, keep_last=1))
     steps = [e for e in rec.optimizer if e.kind == OPTIMIZER_STEP]
