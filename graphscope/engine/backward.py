@@ -223,7 +223,7 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                         # A plain leaf's first grad on NumPy: _finish_leaf and _GradStore.accumulate's
                         # first case, unrolled (the grad is copied unless this pass alone owns it).
                         if id(g) in handed_out or not backend.is_private(g):
-                            g = g.copy()
+                            g = backend.copy(g)
                         handed_out.add(id(g))
                         tensor._grad = wrap(g)
                     else:
