@@ -6,6 +6,8 @@ across files they would no longer read as one type.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from . import backend, dtypes, hooks
@@ -162,12 +164,7 @@ class Tensor:
             raise TypeError(f"data must be set to a Tensor, got {type(value).__name__}")
         self.array = value.array
 
-    @property
-    def grad(self):
-        return self._grad
-
-    @grad.setter
-    def grad(self, value):
+    def _set_grad(self, value):
         if value is not None and not isinstance(value, Tensor):
             raise TypeError(
                 "assigned grad expected to be a Tensor or None but got grad of type "
@@ -181,6 +178,9 @@ class Tensor:
         if value is None and self._grad is not None and hooks.observers:
             hooks.announce("grad_clearing", self)
         self._grad = value
+
+    # `.grad` is read for every parameter at every step: its getter is a C attrgetter, not a frame.
+    grad = property(operator.attrgetter("_grad"), _set_grad, doc="The accumulated grad (a Tensor), or None.")
 
     @property
     def T(self) -> "Tensor":
