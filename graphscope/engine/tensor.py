@@ -421,15 +421,6 @@ class Tensor:
     # --- ops as methods and operators (defined in engine/ops) ------------------------------
     # + - * / ** @ and their in-place forms are the ops themselves, set at the end of this file.
 
-    def __radd__(self, other):
-        return _ops.add(other, self)
-
-    def __rsub__(self, other):
-        return _ops.sub(other, self)
-
-    def __rmul__(self, other):
-        return _ops.mul(other, self)
-
     def __rtruediv__(self, other):
         return _ops.div(other, self)
 
@@ -777,3 +768,4 @@ del _name
 Tensor.__add__, Tensor.__sub__, Tensor.__mul__ = _ops.add, _ops.sub, _ops.mul
 Tensor.__truediv__, Tensor.__pow__, Tensor.__matmul__ = _ops.div, _ops.pow, _ops.matmul
 Tensor.__iadd__, Tensor.__isub__, Tensor.__imul__, Tensor.__itruediv__ = _ops.add_, _ops.sub_, _ops.mul_, _ops.div_
+Tensor.__radd__, Tensor.__rsub__, Tensor.__rmul__ = _ops.arithmetic.radd, _ops.arithmetic.rsub, _ops.arithmetic.rmul
