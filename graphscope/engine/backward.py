@@ -35,10 +35,11 @@ def plan(root):
     pop, push, visit = stack.pop, stack.append, seen.add
     while stack:
         node = pop()
+        seq = node.seq
         for tensor, needed in zip(node.inputs, node.needs_input_grad):
             if needed:
                 child = tensor.grad_fn
-                if child is not None and child.seq > node.seq:
+                if child is not None and child.seq > seq:
                     child = producer_for(tensor, node)  # the tensor was changed in place since
                 if child is None:
                     entry = leaf_uses.get(id(tensor))
@@ -176,6 +177,8 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
     stepping = watching and handled("before_node", "after_node", "leaf_grad_accumulating",
                                     "leaf_grad_accumulated")
     plain = not stepping and capture is None
+    plain_leaves = plain and capture_only is None  # finished leaves go straight into `.grad`
+    handed_out = store.handed_out
     try:
         for node in order:
             grad = pop(node, None)
@@ -214,7 +217,17 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                     entry[2] = g if entry[2] is None else entry[2] + g
                 entry[1] -= 1
                 if entry[1] == 0 and entry[2] is not None:
-                    _finish_leaf(tensor, entry[2], store, capture, capture_only, stepping)
+                    g = entry[2]
+                    if (plain_leaves and tensor._grad is None and tensor._hooks is None and type(g) is _ndarray
+                            and type(tensor.array) is _ndarray):
+                        # A plain leaf's first grad on NumPy: _finish_leaf and _GradStore.accumulate's
+                        # first case, unrolled (the grad is copied unless this pass alone owns it).
+                        if id(g) in handed_out or not backend.is_private(g):
+                            g = backend.copy(g)
+                        handed_out.add(id(g))
+                        tensor._grad = wrap(g)
+                    else:
+                        _finish_leaf(tensor, g, store, capture, capture_only, stepping)
             if not retain_graph:
                 node.__dict__.clear()  # free the saved state (Function.release, inlined)
                 node.released = True

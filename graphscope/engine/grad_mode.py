@@ -15,6 +15,7 @@ class _GradMode:
 
 
 state = _GradMode()
+_new = object.__new__  # `with no_grad():` runs once per training step: its construction is kept short
 
 
 def is_grad_enabled() -> bool:
@@ -53,14 +54,14 @@ class _GradModeContext:
     mode = True
 
     def __new__(cls, func=None):
-        self = super().__new__(cls)
+        self = _new(cls)
         return self if func is None else self(func)  # also usable bare: @no_grad
 
     def __enter__(self):
         self.prev = state.enabled
         state.enabled = self.mode
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, traceback):
         state.enabled = self.prev
         return False
 

@@ -6,6 +6,8 @@ across files they would no longer read as one type.
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from . import backend, dtypes, hooks
@@ -162,12 +164,7 @@ class Tensor:
             raise TypeError(f"data must be set to a Tensor, got {type(value).__name__}")
         self.array = value.array
 
-    @property
-    def grad(self):
-        return self._grad
-
-    @grad.setter
-    def grad(self, value):
+    def _set_grad(self, value):
         if value is not None and not isinstance(value, Tensor):
             raise TypeError(
                 "assigned grad expected to be a Tensor or None but got grad of type "
@@ -181,6 +178,9 @@ class Tensor:
         if value is None and self._grad is not None and hooks.observers:
             hooks.announce("grad_clearing", self)
         self._grad = value
+
+    # `.grad` is read for every parameter at every step: its getter is a C attrgetter, not a frame.
+    grad = property(operator.attrgetter("_grad"), _set_grad, doc="The accumulated grad (a Tensor), or None.")
 
     @property
     def T(self) -> "Tensor":
@@ -420,15 +420,6 @@ class Tensor:
 
     # --- ops as methods and operators (defined in engine/ops) ------------------------------
     # + - * / ** @ and their in-place forms are the ops themselves, set at the end of this file.
-
-    def __radd__(self, other):
-        return _ops.add(other, self)
-
-    def __rsub__(self, other):
-        return _ops.sub(other, self)
-
-    def __rmul__(self, other):
-        return _ops.mul(other, self)
 
     def __rtruediv__(self, other):
         return _ops.div(other, self)
@@ -777,3 +768,4 @@ del _name
 Tensor.__add__, Tensor.__sub__, Tensor.__mul__ = _ops.add, _ops.sub, _ops.mul
 Tensor.__truediv__, Tensor.__pow__, Tensor.__matmul__ = _ops.div, _ops.pow, _ops.matmul
 Tensor.__iadd__, Tensor.__isub__, Tensor.__imul__, Tensor.__itruediv__ = _ops.add_, _ops.sub_, _ops.mul_, _ops.div_
+Tensor.__radd__, Tensor.__rsub__, Tensor.__rmul__ = _ops.arithmetic.radd, _ops.arithmetic.rsub, _ops.arithmetic.rmul

@@ -156,7 +156,7 @@ def _legacy_reduction(size_average, reduce, reduction):
 
 def _same_shape(input, target, name):
     check_devices(name, input, target)
-    if tuple(input.shape) != tuple(target.shape):
+    if input.array.shape != target.array.shape:  # the arrays' shapes: no Size objects per loss call
         raise ValueError(
             f"{name}: input of shape {tuple(input.shape)} and target of shape {tuple(target.shape)} "
             "differ; they must have the same shape"

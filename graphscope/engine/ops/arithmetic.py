@@ -194,6 +194,17 @@ def _binary(cls, op, a, b, float_result=False):
         raise error from None
 
 
+def _reflected(cls, op):
+    """Tensor.__r<op>__ (`number <op> tensor`): the op with the operands put back in order, called
+    directly rather than through the op's function (a call less in hand-written updates)."""
+
+    def reflected(input, other):
+        return _binary(cls, op, other, input)
+
+    reflected.__name__ = f"__r{op}__"
+    return reflected
+
+
 def add(input, other, *, alpha=1):
     if alpha != 1:
         other = mul(other, alpha)
@@ -243,3 +254,6 @@ def where(condition, input, other):
             f"where: shapes {tuple(cond.shape)}, {shape_of(input)} and {shape_of(other)} "
             "cannot be broadcast together"
         ) from None
+
+
+radd, rsub, rmul = _reflected(Add, "add"), _reflected(Sub, "sub"), _reflected(Mul, "mul")

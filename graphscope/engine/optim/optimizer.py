@@ -132,7 +132,7 @@ class Optimizer:
             if weight_decay:
                 g = g + weight_decay * array
             yield param, array, g
-            param._bump_version()
+            param._vc[0] += 1  # param._bump_version(), inlined (per parameter per step)
 
     def _zeros_state(self, param):
         """A zero state Tensor on the parameter's device with its dtype."""
