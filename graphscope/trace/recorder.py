@@ -139,6 +139,10 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
                                        vc, vc[0], args, node)))
         made[node.seq] = nid
 
+    def _materialize(self, j: Journal) -> None:
+        j.untape()  # first: its steps say which of its ops' saved state to put into the record
+        super()._materialize(j)
+
     def _tensor_node(self, t: Tensor) -> int:
         """The node of a tensor met outside a forward op (a root, a leaf given a grad)."""
         fn = t.grad_fn
@@ -226,6 +230,17 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         p.loss = _scalar(root.array)  # known before the first step: a paused pass shows it
         p.root = self._tensor_node(root)
         p.order = tuple([self._function_node(fn) for fn in order])
+        j.plans.append((order, p.order))
+
+    def backward_tape(self):
+        # Unless another observer steps through backward (the debugger), the engine writes the
+        # steps on the journal's tape: no call per node, and nothing resolved for a pass trimmed
+        # unread (see Journal.untape).
+        if self._pass is None:
+            return None
+        j = self._journal
+        j.taping = True
+        return j.tape
 
     def _lookup_order(self):
         """Journals whose nodes a new node may refer to: the recent ones, newest first, then
@@ -331,24 +346,26 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         leaf.grad_array, leaf.grad_version = now.array, (now._vc[0], data_writes[0])
         leaf.grad_copy = now_copy = copy if before is None else self._keep(now.array)
         self._grad_owners.note(leaf, now.array)
-        if j.steps:
-            k = len(j.steps) - 1
-            made = j.made_step
-            if made is None or made[0] != k:
-                node, grad_output, grads = j.steps[k]
-                for g in grads or ():
-                    if g is grad:  # the step's grad for this leaf is that same array: keep the copy
-                        j.steps[k] = (node, grad_output, tuple([copy if g is grad else g for g in grads]))
-                        break
-                leaves = j.step_leaves.get(k)
-                if leaves is None:
-                    j.step_leaves[k] = [(nid, copy, before, now_copy)]
-                else:
-                    leaves.append((nid, copy, before, now_copy))
-            else:  # already in the record: summarise at once
-                lg = LeafGrad(nid)
-                made[1].leaf_grads.append(lg)
-                self._summarize_into(j.index, leaf_grad_work(lg, copy, before, now_copy))
+        tape, steps = j.tape, j._steps
+        k = len(steps) + len(tape) - 1  # its step's position
+        made = j.made_step
+        if k < 0:
+            pass
+        elif made is None or made[0] != k:
+            if tape:  # the step is on the tape, as the engine wrote it
+                tape[-1][2] = _sharing(tape[-1][2], grad, copy)
+            else:
+                node, grad_output, grads = steps[k]
+                steps[k] = (node, grad_output, _sharing(grads, grad, copy))
+            leaves = j.step_leaves.get(k)
+            if leaves is None:
+                j.step_leaves[k] = [(nid, copy, before, now_copy)]
+            else:
+                leaves.append((nid, copy, before, now_copy))
+        else:  # already in the record: summarise at once
+            lg = LeafGrad(nid)
+            made[1].leaf_grads.append(lg)
+            self._summarize_into(j.index, leaf_grad_work(lg, copy, before, now_copy))
         squares = squared_norm(grad)
         if type(squares) is float and squares - squares == 0.0:  # its sum of squares is finite: so is it
             j.finite.add(id(copy))
@@ -365,11 +382,14 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         p.finished = True
         self._pass = self._root_array = None
         self._norms = []
+        j = self._journal
+        if j.taping:
+            self._stepping = j.running()
+            j.taping = False
         self._raised_in, self._stepping = self._stepping, None
         if index % 64 == 63:  # now and then, forget leaves that have died
             self._leaf_copies = {k: e for k, e in self._leaf_copies.items() if e.ref() is not None}
             self._grad_owners.forget_dead()
-        j = self._journal
         policy = self.policy
         keep = index < policy.keep_first or policy.keep_last is None
         if keep:
@@ -497,6 +517,16 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         if leaf is not None and leaf.ref() is t:
             leaf.label = label
         return label
+
+
+def _sharing(grads, grad, copy):
+    """A step's grads with the leaf's copy for `grad` itself where it is one of them (the step's
+    grad for the leaf is the array that became `.grad`, which user code may change)."""
+    if grads is not None:
+        for g in grads:
+            if g is grad:
+                return tuple([copy if g is grad else g for g in grads])
+    return grads
 
 
 def _scalar(array) -> float | None:
