@@ -79,10 +79,11 @@ class Observer:
 
     def backward_tape(self):
         """(a journaling observer, the recorder) The list this backward pass's steps are appended
-        to, instead of `before_node` and `after_node` calls, while no other observer handles
-        those; None to be called as usual. Asked once per pass, after `backward_begun`. A step
-        is the list [node, grad_output, grad_inputs (None until its backward returned), the
-        node's saved state (a copy of its `__dict__`, taken before its backward)]."""
+        to, in place of its `before_node` and `after_node` calls, while no other observer handles
+        those; None when it wants none of this pass. Asked once per pass, after `backward_begun`.
+        A step is the list [node, grad_output, grad_inputs (None until its backward returned),
+        the node's saved state: a copy of its `__dict__`, taken before its backward]; the leaf
+        events of a step come while it is the tape's last."""
 
     def leaf_grad_accumulating(self, tensor):
         """A grad is about to be added into the leaf `tensor`'s `.grad`, which holds one already
