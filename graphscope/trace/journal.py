@@ -177,7 +177,8 @@ class Journal:
             plan.update(zip(order, ids))
         steps, saved, events, first = self._steps, self.saved, self.events, self.first
         known = len(events)
-        for node, grad_output, grad_inputs, state in tape[:done]:
+        for step in tape[:done]:
+            node, grad_output, grad_inputs, state = step[:4]
             nid = plan[node]
             k = nid - first
             if 0 <= k < known:  # its own pass's op, not yet in the record: keep what it saved
@@ -186,6 +187,10 @@ class Journal:
                     saved[nid] = tuple(state.items())
             if grad_inputs is not None:  # aligned with the recorded inputs: none for non-tensor arguments
                 grad_inputs = tuple([g for x, g in zip(node.inputs, grad_inputs) if isinstance(x, Tensor) or is_array(x)])
+            if len(step) > 4:  # the leaf grads it accumulated: (leaf node, copy, before, now, grad)
+                for leaf in step[4:]:
+                    grad_inputs = shared_copy(grad_inputs, leaf[4], leaf[1])
+                self.step_leaves[len(steps)] = [leaf[:4] for leaf in step[4:]]
             steps.append((nid, grad_output, grad_inputs))
         del tape[:done]
 
@@ -199,3 +204,13 @@ class Journal:
             if node in order:
                 return ids[order.index(node)]
         return None
+
+
+def shared_copy(grads, grad, copy):
+    """A step's grads with the leaf's `copy` in place of `grad` itself where it is one of them (the
+    step's grad for a leaf may be the array that became `.grad`, which user code may change)."""
+    if grads is not None:
+        for g in grads:
+            if g is grad:
+                return tuple([copy if g is grad else g for g in grads])
+    return grads
