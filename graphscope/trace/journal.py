@@ -35,18 +35,20 @@ def saved_roles(e: OpEvent, state) -> tuple[str, ...]:
     backward frees it (reading it makes the instance's dict, so not at creation: a forward of
     many ops would hold them all) and named only for a pass put into the record."""
     out = e.array
-    arrays = [x.array if isinstance(x, Tensor) else x for x in e.node.inputs if isinstance(x, Tensor) or is_array(x)]
+    arrays = None
     saved = []
     for key, value in state:
         if value is out:
             saved.append("output")
-            continue
-        for k, a in enumerate(arrays):
-            if value is a:
-                saved.append(INPUT_ROLES[k] if k < len(INPUT_ROLES) else f"input:{k}")
-                break
-        else:
-            if is_array(value):
+        elif is_array(value):  # (not a setting: a number, the versions of its inputs)
+            if arrays is None:
+                arrays = [x.array if isinstance(x, Tensor) else x for x in e.node.inputs
+                          if isinstance(x, Tensor) or is_array(x)]
+            for k, a in enumerate(arrays):
+                if value is a:
+                    saved.append(INPUT_ROLES[k] if k < len(INPUT_ROLES) else f"input:{k}")
+                    break
+            else:
                 saved.append(name(key))
     return tuple(saved)
 
@@ -181,11 +183,14 @@ class Journal:
             node, grad_output, grad_inputs, state = step[:4]
             nid = plan[node]
             k = nid - first
-            if 0 <= k < known:  # its own pass's op, not yet in the record: keep what it saved
-                e = events[k]
-                if type(e) is OpEvent and e.id == nid:
-                    saved[nid] = tuple(state.items())
-            if grad_inputs is not None:  # aligned with the recorded inputs: none for non-tensor arguments
+            e = events[k] if 0 <= k < known else None
+            if type(e) is OpEvent and e.id == nid:  # its own pass's op, not yet in the record: keep what it saved
+                saved[nid] = tuple(state.items())
+            if grad_inputs is None:
+                pass
+            elif type(e) is OpEvent and len(e.inputs) == len(node.inputs) == len(grad_inputs):
+                grad_inputs = tuple(grad_inputs)  # (every input a tensor or an array: the usual case)
+            else:  # aligned with the recorded inputs: none for non-tensor arguments
                 grad_inputs = tuple([g for x, g in zip(node.inputs, grad_inputs) if isinstance(x, Tensor) or is_array(x)])
             if len(step) > 4:  # the leaf grads it accumulated: (leaf node, copy, before, now, grad)
                 for leaf in step[4:]:

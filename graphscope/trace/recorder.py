@@ -232,7 +232,11 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         self._root_array = root.array
         p.loss = _scalar(root.array)  # known before the first step: a paused pass shows it
         p.root = self._tensor_node(root)
-        p.order = tuple([self._function_node(fn) for fn in order])
+        made = j.made
+        ids = [made.get(getattr(fn, "seq", None)) for fn in order]  # nodes made in this pass: nearly all
+        if None in ids:
+            ids = [self._function_node(fn) if nid is None else nid for fn, nid in zip(order, ids)]
+        p.order = tuple(ids)
         j.plans.append((order, p.order))
 
     def backward_tape(self):
