@@ -186,12 +186,12 @@ class Journal:
             e = events[k] if 0 <= k < known else None
             if type(e) is OpEvent and e.id == nid:  # its own pass's op, not yet in the record: keep what it saved
                 saved[nid] = tuple(state.items())
-            if grad_inputs is None:
-                pass
-            elif type(e) is OpEvent and len(e.inputs) == len(node.inputs) == len(grad_inputs):
-                grad_inputs = tuple(grad_inputs)  # (every input a tensor or an array: the usual case)
-            else:  # aligned with the recorded inputs: none for non-tensor arguments
-                grad_inputs = tuple([g for x, g in zip(node.inputs, grad_inputs) if isinstance(x, Tensor) or is_array(x)])
+            if grad_inputs is not None:  # aligned with the recorded inputs: none for non-tensor arguments
+                if type(e) is OpEvent and len(e.inputs) == len(node.inputs) == len(grad_inputs):
+                    grad_inputs = tuple(grad_inputs)  # (every input a tensor or an array: the usual case)
+                else:
+                    grad_inputs = tuple([g for x, g in zip(node.inputs, grad_inputs)
+                                         if isinstance(x, Tensor) or is_array(x)])
             if len(step) > 4:  # the leaf grads it accumulated: (leaf node, copy, before, now, grad)
                 for leaf in step[4:]:
                     grad_inputs = shared_copy(grad_inputs, leaf[4], leaf[1])
