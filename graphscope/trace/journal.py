@@ -192,10 +192,8 @@ class Journal:
                 else:
                     grad_inputs = tuple([g for x, g in zip(node.inputs, grad_inputs)
                                          if isinstance(x, Tensor) or is_array(x)])
-            if len(step) > 4:  # the leaf grads it accumulated: (leaf node, copy, before, now, grad)
-                for leaf in step[4:]:
-                    grad_inputs = shared_copy(grad_inputs, leaf[4], leaf[1])
-                self.step_leaves[len(steps)] = [leaf[:4] for leaf in step[4:]]
+            if len(step) > 4:  # the leaf grads it accumulated: (leaf node, copy, before, now)
+                self.step_leaves[len(steps)] = step[4:]
             steps.append((nid, grad_output, grad_inputs))
         del tape[:done]
 
@@ -210,12 +208,3 @@ class Journal:
                 return ids[order.index(node)]
         return None
 
-
-def shared_copy(grads, grad, copy):
-    """A step's grads with the leaf's `copy` in place of `grad` itself where it is one of them (the
-    step's grad for a leaf may be the array that became `.grad`, which user code may change)."""
-    if grads is not None:
-        for g in grads:
-            if g is grad:
-                return tuple([copy if g is grad else g for g in grads])
-    return grads

@@ -30,7 +30,6 @@ from .journal import (
     LeafEvent,
     OpEvent,
     Seen,
-    shared_copy,
 )
 from .limits import LONG_TEXT_LIMIT
 from .materialize import Materializer, leaf_grad_work
@@ -359,8 +358,10 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         leaf.grad_array, leaf.grad_version, leaf.grad_copy = array, (now._vc[0], data_writes[0]), now_copy
         self._grad_owners.note(leaf, array)
         tape = j.tape
-        if tape:  # its step is the tape's last: it goes there, to be put with the step when resolved
-            tape[-1].append((nid, copy, before, now_copy, grad))
+        if tape:  # its step is the tape's last: it goes there, filed with the step when resolved
+            step = tape[-1]
+            step[2] = _shared_copy(step[2], grad, copy)  # (now: the live `.grad` is not held)
+            step.append((nid, copy, before, now_copy))
         elif j._steps:
             self._step_leaf(j, nid, copy, before, now_copy, grad)
         squares = squared_norm(grad)
@@ -376,7 +377,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         made = j.made_step
         if made is None or made[0] != k:
             node, grad_output, grads = steps[k]
-            steps[k] = (node, grad_output, shared_copy(grads, grad, copy))
+            steps[k] = (node, grad_output, _shared_copy(grads, grad, copy))
             leaves = j.step_leaves.get(k)
             if leaves is None:
                 j.step_leaves[k] = [(nid, copy, before, now_copy)]
@@ -532,6 +533,16 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         if leaf is not None and leaf.ref() is t:
             leaf.label = label
         return label
+
+
+def _shared_copy(grads, grad, copy):
+    """A step's grads with the leaf's `copy` in place of `grad` itself where it is one of them (the
+    step's grad for a leaf may be the array that became `.grad`, which user code may change)."""
+    if grads is not None:
+        for g in grads:
+            if g is grad:
+                return tuple([copy if g is grad else g for g in grads])
+    return grads
 
 
 def _scalar(array) -> float | None:
