@@ -9,7 +9,7 @@ import weakref
 from . import backend
 from .backend import same_device
 from .function import producer_for
-from .hooks import announce, handled, observers
+from .hooks import _handlers, announce, backward_tape, handled, observers
 from .tensor import Tensor, wrap
 
 _ndarray = backend.CPU_ARRAY  # NumPy arrays skip the device checks
@@ -169,15 +169,19 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
         return
     order, leaf_uses = plan(root.grad_fn)
     watching = bool(observers)
+    tape = None
     if watching:
         announce("backward_begun", root, order)
+        tape = backward_tape()
     grads = {root.grad_fn: seed}
     pop, get = grads.pop, grads.get
-    # The events around each node go out only when an observer handles them; else the plain loop.
-    stepping = watching and handled("before_node", "after_node", "leaf_grad_accumulating",
-                                    "leaf_grad_accumulated")
+    # The events around each node go out only when an observer handles them; else the plain loop
+    # (which writes each step on the recorder's tape, when it keeps one, instead of calling it).
+    stepping = watching and handled("before_node", "after_node")
+    leaves_watched = watching and handled("leaf_grad_accumulating", "leaf_grad_accumulated")
     plain = not stepping and capture is None
-    plain_leaves = plain and capture_only is None  # finished leaves go straight into `.grad`
+    # Finished leaves go straight into `.grad` when nobody hears of them.
+    plain_leaves = plain and capture_only is None and not leaves_watched
     handed_out = store.handed_out
     try:
         for node in order:
@@ -185,6 +189,9 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
             if grad is None:
                 grad_inputs = _NO_GRADS
             elif plain and node.pre_hooks is None and not node.released:
+                if tape is not None:
+                    step = [node, grad, None, node.__dict__.copy()]
+                    tape.append(step)
                 for position, version in node.versions:
                     if node.inputs[position]._vc[0] != version:
                         _check_versions(node)
@@ -192,8 +199,10 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                 if saved_output is not None and saved_output[0][0] != saved_output[1]:
                     _check_versions(node)
                 grad_inputs = node.backward(grad)
+                if tape is not None:
+                    step[2] = grad_inputs
             else:
-                grad_inputs = _node_backward(node, grad, stepping, store, capture)
+                grad_inputs = _node_backward(node, grad, stepping, store, capture, tape)
             seq = node.seq
             for tensor, needed, g in zip(node.inputs, node.needs_input_grad, grad_inputs):
                 if not needed:
@@ -227,7 +236,7 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                         handed_out.add(id(g))
                         tensor._grad = wrap(g)
                     else:
-                        _finish_leaf(tensor, g, store, capture, capture_only, stepping)
+                        _finish_leaf(tensor, g, store, capture, capture_only, leaves_watched)
             if not retain_graph:
                 node.__dict__.clear()  # free the saved state (Function.release, inlined)
                 node.released = True
@@ -258,20 +267,26 @@ def _modified(which: str, node, shape, dtype: str, now: int, expected: int) -> R
     )
 
 
-def _node_backward(node, grad, watching, store, capture):
-    """One node's backward with everything around it: tensor hooks, capture, observers, checks."""
+def _node_backward(node, grad, watching, store, capture, tape=None):
+    """One node's backward with everything around it: tensor hooks, capture, observers (or the
+    tape), checks."""
     if node.pre_hooks:
         grad = _run_tensor_hooks(node.pre_hooks, grad, store if capture is None else None)
     if capture is not None and id(node) in capture:
         capture[id(node)] = grad
     if watching:
         announce("before_node", node, grad)
+    elif tape is not None:
+        step = [node, grad, None, node.__dict__.copy()]
+        tape.append(step)
     if node.released:
         raise RuntimeError(_SECOND_BACKWARD)
     _check_versions(node)
     grad_inputs = node.backward(grad)
     if watching:
         announce("after_node", node, grad_inputs)
+    elif tape is not None:
+        step[2] = grad_inputs
     return grad_inputs
 
 
@@ -292,4 +307,5 @@ def _finish_leaf(tensor, grad, store, capture, capture_only, watching=False):
         announce("leaf_grad_accumulating", tensor)
     store.accumulate(tensor, grad)
     if watching:
-        announce("leaf_grad_accumulated", tensor, grad)
+        for handler in _handlers["leaf_grad_accumulated"]:  # (announce, inlined: once per leaf)
+            handler(tensor, grad)

@@ -20,6 +20,9 @@ EVENTS = ("leaf_created", "node_created", "module_entered", "module_left", "back
 # Per event, the handlers of the installed observers that override it (rebuilt, never mutated,
 # so an observer may uninstall itself mid-event). Events nobody handles cost one lookup.
 _handlers: dict = {event: () for event in EVENTS}
+# The one observer that steps through backward by a tape (see `Observer.backward_tape`): its
+# `backward_tape`, behind its thread check; None when there is none. Rebuilt with `_handlers`.
+_taping: list = [None]
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -73,6 +76,14 @@ class Observer:
 
     def backward_ended(self, root):
         """The backward pass begun at `root` has finished (also when it raised)."""
+
+    def backward_tape(self):
+        """(a journaling observer, the recorder) The list this backward pass's steps are appended
+        to, in place of its `before_node` and `after_node` calls, while no other observer handles
+        those; None when it wants none of this pass. Asked once per pass, after `backward_begun`.
+        A step is the list [node, grad_output, grad_inputs (None until its backward returned),
+        the node's saved state: a copy of its `__dict__`, taken before its backward]; the leaf
+        events of a step come while it is the tape's last."""
 
     def leaf_grad_accumulating(self, tensor):
         """A grad is about to be added into the leaf `tensor`'s `.grad`, which holds one already
@@ -144,10 +155,22 @@ def debugger_thread():
 
 
 def _rebuild() -> None:
+    # Steps go on a tape when the only observer of before_node / after_node keeps one: no other
+    # observer (a debugger that pauses there) then needs those calls.
+    steppers = [o for o in observers if _overrides(o, "before_node") or _overrides(o, "after_node")]
+    taper = steppers[0] if len(steppers) == 1 and _overrides(steppers[0], "backward_tape") else None
     for event in EVENTS:
-        base = getattr(Observer, event)
-        _handlers[event] = tuple(_handler(o, event) for o in observers
-                                 if getattr(type(o), event, base) is not base)
+        _handlers[event] = tuple(_handler(o, event) for o in observers if _overrides(o, event)
+                                 and not (o is taper and event in _TAPED))
+    _taping[0] = None if taper is None else _handler(taper, "backward_tape")
+
+
+_TAPED = ("before_node", "after_node")  # the events a tape replaces
+
+
+def _overrides(observer: Observer, event: str) -> bool:
+    base = getattr(Observer, event)
+    return getattr(type(observer), event, base) is not base
 
 
 def _handler(observer: Observer, event: str):
@@ -236,6 +259,13 @@ def announce_node_created(node, inputs, output) -> None:
         site = user_site()
         for handler in handlers:
             handler(node, inputs, output, site)
+
+
+def backward_tape():
+    """The tape the engine appends this backward pass's steps to, or None (see
+    `Observer.backward_tape`; the engine asks once per pass, after announcing backward_begun)."""
+    taping = _taping[0]
+    return None if taping is None else taping()
 
 
 def handled(*events: str) -> bool:

@@ -35,18 +35,20 @@ def saved_roles(e: OpEvent, state) -> tuple[str, ...]:
     backward frees it (reading it makes the instance's dict, so not at creation: a forward of
     many ops would hold them all) and named only for a pass put into the record."""
     out = e.array
-    arrays = [x.array if isinstance(x, Tensor) else x for x in e.node.inputs if isinstance(x, Tensor) or is_array(x)]
+    arrays = None
     saved = []
     for key, value in state:
         if value is out:
             saved.append("output")
-            continue
-        for k, a in enumerate(arrays):
-            if value is a:
-                saved.append(INPUT_ROLES[k] if k < len(INPUT_ROLES) else f"input:{k}")
-                break
-        else:
-            if is_array(value):
+        elif is_array(value):  # (not a setting: a number, the versions of its inputs)
+            if arrays is None:
+                arrays = [x.array if isinstance(x, Tensor) else x for x in e.node.inputs
+                          if isinstance(x, Tensor) or is_array(x)]
+            for k, a in enumerate(arrays):
+                if value is a:
+                    saved.append(INPUT_ROLES[k] if k < len(INPUT_ROLES) else f"input:{k}")
+                    break
+            else:
                 saved.append(name(key))
     return tuple(saved)
 
@@ -119,8 +121,9 @@ class Journal:
     ids that link them. Cheap to write and to throw away; turned into record nodes and steps
     only for a pass kept in detail."""
 
-    __slots__ = ("index", "first", "events", "made", "saved", "tensors", "functions", "steps", "step_leaves",
-                 "made_step", "done", "steps_done", "materialized", "referenced", "ids", "finite", "fresh")
+    __slots__ = ("index", "first", "events", "made", "saved", "tensors", "functions", "_steps", "step_leaves",
+                 "made_step", "done", "steps_done", "materialized", "referenced", "ids", "finite", "fresh",
+                 "tape", "taping", "plans")
 
     def __init__(self, index: int, first: int = 0):
         self.index = index
@@ -135,7 +138,13 @@ class Journal:
         # One backward step as it ran, until put into the record: (node id, grad output, grads to its
         # inputs or None until known). Plain tuples of ints and arrays, which the cyclic collector
         # stops tracking: a long pass's steps add nothing to its scans.
-        self.steps: list[tuple] = []
+        self._steps: list[tuple] = []
+        # Steps the engine wrote while no other observer stepped through backward (hooks'
+        # `backward_tape`): [node, grad output, grad inputs, its saved state], resolved into
+        # `steps` only when read, which a pass that is trimmed unread never is.
+        self.tape: list[list] = []
+        self.taping = False             # the engine is writing the tape (its last step may be running)
+        self.plans: list[tuple] = []    # (planned Functions, their node ids) of each backward begun
         self.step_leaves: dict[int, list] = {}  # step position -> [(leaf node id, copy of its grad, of .grad before (or None), of .grad after)]
         self.made_step: tuple | None = None     # (position, the record's Step) of the last step put there
         self.done = 0                   # events already turned into nodes
@@ -145,3 +154,57 @@ class Journal:
         self.ids: list[int] = []        # node ids put into the record
         self.finite: set[int] = set()   # ids of arrays here already known to hold no NaN/Inf
         self.fresh: list = []           # (leaf entry, copy) of the leaves copied (not shared) in this pass
+
+    @property
+    def steps(self) -> list[tuple]:
+        """The backward steps as (node id, grad output, grad inputs), the tape's resolved first."""
+        if self.tape:
+            self.untape()
+        return self._steps
+
+    @steps.setter
+    def steps(self, steps: list) -> None:
+        self._steps, self.tape = steps, []
+
+    def untape(self) -> None:
+        """Resolve the tape's steps into `steps` (and their ops' saved state into `saved`): each
+        step's node id is the one its backward's planned order gave it, its grads aligned with
+        the node's recorded inputs. A step whose backward is still running stays on the tape."""
+        tape = self.tape
+        done = len(tape) if not self.taping or tape[-1][2] is not None else len(tape) - 1
+        if not done:
+            return
+        plan = {}
+        for order, ids in self.plans:
+            plan.update(zip(order, ids))
+        steps, saved, events, first = self._steps, self.saved, self.events, self.first
+        known = len(events)
+        for step in tape[:done]:
+            node, grad_output, grad_inputs, state = step[:4]
+            nid = plan[node]
+            k = nid - first
+            e = events[k] if 0 <= k < known else None
+            if type(e) is OpEvent and e.id == nid:  # its own pass's op, not yet in the record: keep what it saved
+                saved[nid] = tuple(state.items())
+            if grad_inputs is not None:  # aligned with the recorded inputs: none for non-tensor arguments
+                if type(e) is OpEvent and len(e.inputs) == len(node.inputs) == len(grad_inputs):
+                    grad_inputs = tuple(grad_inputs)  # (every input a tensor or an array: the usual case)
+                else:
+                    grad_inputs = tuple([g for x, g in zip(node.inputs, grad_inputs)
+                                         if isinstance(x, Tensor) or is_array(x)])
+            if len(step) > 4:  # the leaf grads it accumulated: (leaf node, copy, before, now)
+                self.step_leaves[len(steps)] = step[4:]
+            steps.append((nid, grad_output, grad_inputs))
+        del tape[:done]
+
+    def running(self) -> int | None:
+        """The node id of the tape's step whose backward has not returned (it raised), if any."""
+        tape = self.tape
+        if not (self.taping and tape and tape[-1][2] is None):
+            return None
+        node = tape[-1][0]
+        for order, ids in reversed(self.plans):
+            if node in order:
+                return ids[order.index(node)]
+        return None
+

@@ -139,6 +139,10 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
                                        vc, vc[0], args, node)))
         made[node.seq] = nid
 
+    def _materialize(self, j: Journal) -> None:
+        j.untape()  # first: its steps say which of its ops' saved state to put into the record
+        super()._materialize(j)
+
     def _tensor_node(self, t: Tensor) -> int:
         """The node of a tensor met outside a forward op (a root, a leaf given a grad)."""
         fn = t.grad_fn
@@ -152,50 +156,52 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         """A tensor input not made by a node of this pass: a leaf (fresh each pass, as its value
         may have changed), a tensor from a recent pass, or one made where the record cannot see."""
         j = self._journal
-        if t.grad_fn is not None:
-            seq = t.grad_fn.seq
+        fn = t.grad_fn
+        if fn is not None:
+            seq = fn.seq
             for older in self._lookup_order():
                 nid = older.made.get(seq)
                 if nid is not None:
                     if older is not j:
                         older.referenced.add(nid)
                     return nid
-        entry = j.tensors.get(id(t))
+        key = id(t)
+        entry = j.tensors.get(key)
         if entry is not None and entry.ref() is t:  # a leaf (or unrecorded tensor) met before in this pass
             return entry.node
         nid = self._next_id
         self._next_id = nid + 1
-        if t.grad_fn is None:
-            leaf = self._leaf_copy(t)
+        if fn is None:
+            # The leaf's copy is shared with the last pass's while the tensor has not changed
+            # since (same array, same version): a data batch or a frozen weight is copied once.
+            leaf = self._leaf_copies.get(key)
+            if leaf is None or leaf.ref() is not t or leaf.array is not t.array \
+                    or leaf.version != (t._vc[0], data_writes[0]):  # (a write through `.data` leaves _vc as it was)
+                leaf = self._copy_leaf(t, leaf)
+            elif leaf.finite:
+                j.finite.add(id(leaf.copy))
             if leaf.first is None:
                 leaf.first = nid
             requires = t.requires_grad
             label = (leaf.label or self._label(t)) if requires else None
             j.events.append(_new(LeafEvent, (nid, leaf.copy, self._names.leaf_site(t), module, requires, label,
                                              leaf.first)))
-            j.tensors[id(t)] = _new(Seen, (leaf.ref, nid))
+            j.tensors[key] = _new(Seen, (leaf.ref, nid))
         else:
             copy = self._keep(t.array)
-            j.events.append(ExternalEvent(nid, name(f"{t.grad_fn.name()} (not recorded)"), copy, site,
+            j.events.append(ExternalEvent(nid, name(f"{fn.name()} (not recorded)"), copy, site,
                                           module, t.requires_grad))
-            j.tensors[id(t)] = Seen(weakref.ref(t), nid)
+            j.tensors[key] = Seen(weakref.ref(t), nid)
         return nid
 
-    def _leaf_copy(self, t: Tensor) -> LeafEntry:
-        """The leaf's entry, holding a copy of its value, shared with the last pass's
-        when the tensor has not changed since (same array, same version): a data batch or a
-        frozen weight is copied once."""
-        array = t.array
-        version = (t._vc[0], data_writes[0])  # a write through `.data` leaves _vc as it was
-        leaf = self._leaf_copies.get(id(t))
+    def _copy_leaf(self, t: Tensor, leaf: LeafEntry | None) -> LeafEntry:
+        """The entry of a leaf new to the recorder (`leaf` None or another tensor's) or changed
+        since its last copy, holding a new copy of its value."""
         if leaf is None or leaf.ref() is not t:
             leaf = self._leaf_copies[id(t)] = LeafEntry(weakref.ref(t))
-        elif leaf.array is array and leaf.version == version:
-            if leaf.finite:
-                self._journal.finite.add(id(leaf.copy))
-            return leaf
+        array = t.array
         copy = self._keep(array)
-        leaf.array, leaf.version, leaf.copy, leaf.finite = array, version, copy, False
+        leaf.array, leaf.version, leaf.copy, leaf.finite = array, (t._vc[0], data_writes[0]), copy, False
         self._journal.fresh.append((leaf, copy))
         return leaf
 
@@ -225,7 +231,22 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         self._root_array = root.array
         p.loss = _scalar(root.array)  # known before the first step: a paused pass shows it
         p.root = self._tensor_node(root)
-        p.order = tuple([self._function_node(fn) for fn in order])
+        made = j.made
+        ids = [made.get(getattr(fn, "seq", None)) for fn in order]  # nodes made in this pass: nearly all
+        if None in ids:
+            ids = [self._function_node(fn) if nid is None else nid for fn, nid in zip(order, ids)]
+        p.order = tuple(ids)
+        j.plans.append((order, p.order))
+
+    def backward_tape(self):
+        # Unless another observer steps through backward (the debugger), the engine writes the
+        # steps on the journal's tape: no call per node, and nothing resolved for a pass trimmed
+        # unread (see Journal.untape).
+        if self._pass is None:
+            return None
+        j = self._journal
+        j.taping = True
+        return j.tape
 
     def _lookup_order(self):
         """Journals whose nodes a new node may refer to: the recent ones, newest first, then
@@ -318,42 +339,54 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         if self._pass is None:
             return
         j = self._journal
-        entry = j.tensors.get(id(tensor))
+        key = id(tensor)
+        entry = j.tensors.get(key)
         nid = entry.node if entry is not None and entry.ref() is tensor else self._tensor_node(tensor)
         # It is the leaf's `.grad` now: user code may change it in place.
         copy = self._keep(grad)
-        leaf = self._leaf_copies.get(id(tensor))
+        leaf = self._leaf_copies.get(key)
         if leaf is None or leaf.ref() is not tensor:
-            leaf = self._leaf_copies[id(tensor)] = LeafEntry(weakref.ref(tensor))
-        before, leaf.before = leaf.before, None
+            leaf = self._leaf_copies[key] = LeafEntry(weakref.ref(tensor))
+        before = leaf.before
         now = tensor._grad
-        # `.grad` after: the added grad itself when nothing was there, else a copy of the sum.
-        leaf.grad_array, leaf.grad_version = now.array, (now._vc[0], data_writes[0])
-        leaf.grad_copy = now_copy = copy if before is None else self._keep(now.array)
-        self._grad_owners.note(leaf, now.array)
-        if j.steps:
-            k = len(j.steps) - 1
-            made = j.made_step
-            if made is None or made[0] != k:
-                node, grad_output, grads = j.steps[k]
-                for g in grads or ():
-                    if g is grad:  # the step's grad for this leaf is that same array: keep the copy
-                        j.steps[k] = (node, grad_output, tuple([copy if g is grad else g for g in grads]))
-                        break
-                leaves = j.step_leaves.get(k)
-                if leaves is None:
-                    j.step_leaves[k] = [(nid, copy, before, now_copy)]
-                else:
-                    leaves.append((nid, copy, before, now_copy))
-            else:  # already in the record: summarise at once
-                lg = LeafGrad(nid)
-                made[1].leaf_grads.append(lg)
-                self._summarize_into(j.index, leaf_grad_work(lg, copy, before, now_copy))
+        array = now.array
+        if before is None:  # `.grad` after: the added grad itself when nothing was there
+            now_copy = copy
+        else:  # else a copy of the sum
+            leaf.before = None
+            now_copy = self._keep(array)
+        leaf.grad_array, leaf.grad_version, leaf.grad_copy = array, (now._vc[0], data_writes[0]), now_copy
+        self._grad_owners.note(leaf, array)
+        tape = j.tape
+        if tape:  # its step is the tape's last: it goes there, filed with the step when resolved
+            step = tape[-1]
+            step[2] = _shared_copy(step[2], grad, copy)  # (now: the live `.grad` is not held)
+            step.append((nid, copy, before, now_copy))
+        elif j._steps:
+            self._step_leaf(j, nid, copy, before, now_copy, grad)
         squares = squared_norm(grad)
         if type(squares) is float and squares - squares == 0.0:  # its sum of squares is finite: so is it
             j.finite.add(id(copy))
         if tensor.requires_grad:
             self._norms.append((leaf.label or self._label(tensor), squares))
+
+    def _step_leaf(self, j: Journal, nid: int, copy, before, now_copy, grad) -> None:
+        """A leaf's grad accumulated at the journal's last step (while the steps come by calls)."""
+        steps = j._steps
+        k = len(steps) - 1
+        made = j.made_step
+        if made is None or made[0] != k:
+            node, grad_output, grads = steps[k]
+            steps[k] = (node, grad_output, _shared_copy(grads, grad, copy))
+            leaves = j.step_leaves.get(k)
+            if leaves is None:
+                j.step_leaves[k] = [(nid, copy, before, now_copy)]
+            else:
+                leaves.append((nid, copy, before, now_copy))
+        else:  # already in the record: summarise at once
+            lg = LeafGrad(nid)
+            made[1].leaf_grads.append(lg)
+            self._summarize_into(j.index, leaf_grad_work(lg, copy, before, now_copy))
 
     def backward_ended(self, root):
         p = self._pass
@@ -365,11 +398,14 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         p.finished = True
         self._pass = self._root_array = None
         self._norms = []
+        j = self._journal
+        if j.taping:
+            self._stepping = j.running()
+            j.taping = False
         self._raised_in, self._stepping = self._stepping, None
         if index % 64 == 63:  # now and then, forget leaves that have died
             self._leaf_copies = {k: e for k, e in self._leaf_copies.items() if e.ref() is not None}
             self._grad_owners.forget_dead()
-        j = self._journal
         policy = self.policy
         keep = index < policy.keep_first or policy.keep_last is None
         if keep:
@@ -497,6 +533,16 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         if leaf is not None and leaf.ref() is t:
             leaf.label = label
         return label
+
+
+def _shared_copy(grads, grad, copy):
+    """A step's grads with the leaf's `copy` in place of `grad` itself where it is one of them (the
+    step's grad for a leaf may be the array that became `.grad`, which user code may change)."""
+    if grads is not None:
+        for g in grads:
+            if g is grad:
+                return tuple([copy if g is grad else g for g in grads])
+    return grads
 
 
 def _scalar(array) -> float | None:
