@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .record import (
     ACCUMULATED_GRAD,
     DEAD_RELU,
@@ -17,6 +19,7 @@ from .record import (
     Node,
     Record,
 )
+from .node_table import IS_LEAF
 from .summary import TensorSummary, format_number
 
 
@@ -54,9 +57,16 @@ def _what(node: Node) -> str:
     return node.op if not node.module else f"{node.op} in {node.module}"
 
 
+def _nodes_at(record: Record, rows) -> list[Node]:
+    """The nodes at these rows of the record's columns (only they are made into Nodes)."""
+    ids = record.nodes.columns().id
+    return [record.nodes[int(ids[r])] for r in rows]
+
+
 def nan_origin(record: Record) -> Finding | None:
     """The first node, in creation order, whose value holds a NaN or Inf: where it was born."""
-    for node in record.nodes.values():
+    bad = np.flatnonzero(record.nodes.columns().output_nonfinite())
+    for node in _nodes_at(record, bad[:1].tolist()):
         if _bad(node.output):
             if node.is_leaf:
                 text = f"the first NaN/Inf is already in the input {_what(node)}: {_counts(node.output)}"
@@ -69,11 +79,20 @@ def nan_origin(record: Record) -> Finding | None:
     return None
 
 
+def _leaves(record: Record) -> list[Node]:
+    """The leaves with a parameter name, in creation order."""
+    c = record.nodes.columns()
+    return _nodes_at(record, np.flatnonzero((c.flags & IS_LEAF).astype(bool) & (c.parameter >= 0)).tolist())
+
+
 def nan_grad(record: Record) -> Finding | None:
     """The first backward step whose grads hold a NaN or Inf."""
     nodes = record.nodes
     for p in record.passes:
         for number, step in enumerate(p.steps):
+            if not (_bad(step.grad_output) or any(map(_bad, step.grad_inputs))
+                    or any(_bad(lg.grad) for lg in step.leaf_grads)):
+                continue
             node = nodes.get(step.node)
             what = _what(node) if node is not None else f"node {step.node}"
             where = f"(pass {p.index}, backward step {number + 1})"
@@ -97,7 +116,7 @@ def nan_grad(record: Record) -> Finding | None:
 def dead_relus(record: Record) -> list[Finding]:
     """ReLUs with units that are zero for every example in the batch, latest pass per ReLU."""
     latest: dict[tuple, Node] = {}
-    for node in record.nodes.values():
+    for node in _nodes_at(record, sorted(record.nodes.columns().dead)):
         if node.dead_units is not None:
             latest[(node.site, node.module)] = node
     out = []
@@ -124,7 +143,7 @@ def grad_extremes(record: Record, vanishing: float = 1e-7, exploding: float = 1e
                 entry[1] += 1
                 entry[2], entry[3] = norm, p.index
     total = len(record.passes)
-    leaf_of = {n.parameter: n for n in record.nodes.values() if n.op == PARAMETER and n.parameter}
+    leaf_of = {n.parameter: n for n in _leaves(record) if n.op == PARAMETER and n.parameter}
     out = []
     for (name, kind), (first, count, last_norm, last) in seen.items():
         limit = vanishing if kind == VANISHING_GRAD else exploding
@@ -181,7 +200,7 @@ def accumulated_grads(record: Record) -> list[Finding]:
         if len(run) >= ACCUMULATION_RUN:
             by_run.setdefault((run[0], run[-1]), []).append(label)
     latest, made = {}, {}  # label -> its latest leaf node; -> the id its identity was first seen as
-    for n in record.nodes.values():
+    for n in _leaves(record):
         if n.is_leaf and n.parameter:
             latest[n.parameter] = n
             made.setdefault(n.parameter, n.id if n.leaf is None else n.leaf)

@@ -183,31 +183,94 @@ class SummaryTable:
         return cls(dims_start, dims, numel, dtype, names, device, list(devices), stats, exact, nan, inf,
                    histogram, held, start, pools)
 
+    def value_bytes(self, i: int) -> int:
+        """Bytes of row i's values in the pools (its preview, or every value; 0 once dropped)."""
+        held = int(self.held[i])
+        if held == DROPPED:
+            return 0
+        count = int(self.numel[i]) if held == FULL else min(int(self.numel[i]), PREVIEW_SIZE)
+        return count * np.dtype(self._hosts[int(self.dtype[i])][0]).itemsize
+
+    def _counts(self) -> np.ndarray:
+        """Per row: how many of its values the pools hold."""
+        held, numel = self.held, self.numel
+        return np.where(held == FULL, numel, np.where(held == DROPPED, 0, np.minimum(numel, PREVIEW_SIZE)))
+
+    def _values_of(self, host: str) -> np.ndarray:
+        """The values of the rows kept in `host`'s pool, in row order (a row marked DROPPED since
+        the pools were made is left out)."""
+        pool = self.pools.get(host)
+        if pool is None:
+            return np.zeros(0, dtype=host)
+        counts = self._counts()
+        mine = np.isin(self.dtype, [k for k, (h, _) in enumerate(self._hosts) if h == host]) & (counts > 0)
+        if int(counts[mine].sum()) == len(pool):
+            return pool
+        return pool[index_ranges(self.start[mine], counts[mine])]
+
+    def take(self, rows) -> SummaryTable:
+        """A table of these rows, in this order (its pools hold only their values: a row marked
+        DROPPED since the pools were made gives its values back)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        ndim = np.diff(self.dims_start)[rows]
+        dims_start = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(ndim, out=dims_start[1:])
+        held, numel, dtype = self.held[rows], self.numel[rows], self.dtype[rows]
+        hosts = [h for h, _ in self._hosts]
+        start, _ = self.starts(held, numel, dtype, hosts)
+        counts = self._counts()[rows]
+        pools = {}
+        for name in sorted(set(hosts)):
+            mine = np.isin(dtype, [k for k, h in enumerate(hosts) if h == name]) & (counts > 0)
+            pool = self.pools.get(name, np.zeros(0, dtype=name))[index_ranges(self.start[rows[mine]], counts[mine])]
+            pool.flags.writeable = False
+            pools[name] = pool
+        position = {int(r): k for k, r in enumerate(rows.tolist()) if int(r) in self.exact} if self.exact else {}
+        exact = {k: self.exact[r] for r, k in position.items()}
+        return SummaryTable(dims_start, self.dims[index_ranges(self.dims_start[rows], ndim)], numel, dtype, self.dtypes,
+                            self.device[rows], self.devices, self.stats[rows], exact, self.nan[rows], self.inf[rows],
+                            self.histogram[rows], held, start, pools)
+
     def concat(self, other: SummaryTable) -> SummaryTable:
         """This table's rows, then other's."""
-        n = len(self)
-        dtypes = list(self.dtypes) + [d for d in other.dtypes if d not in self.dtypes]
-        devices = list(self.devices) + [d for d in other.devices if d not in self.devices]
-        remap_dtype = np.array([dtypes.index(d) for d in other.dtypes] or [0], dtype=np.int32)
-        remap_device = np.array([devices.index(d) for d in other.devices] or [0], dtype=np.int32)
+        return SummaryTable.concat_all([self, other])
+
+    @staticmethod
+    def concat_all(tables: list[SummaryTable]) -> SummaryTable:
+        """The tables' rows, one table after another."""
+        if not tables:
+            return SummaryTable.from_summaries([])
+        dtypes = list(dict.fromkeys(d for t in tables for d in t.dtypes))
+        devices = list(dict.fromkeys(d for t in tables for d in t.devices))
         hosts = [host_dtype(d).name for d in dtypes]
-        dims_start = np.concatenate([self.dims_start[:-1], other.dims_start + self.dims_start[-1]])
-        wide = np.int64 if np.int64 in (self.histogram.dtype, other.histogram.dtype) else np.uint32
-        held = np.concatenate([self.held, other.held])
-        numel = np.concatenate([self.numel, other.numel])
-        dtype = np.concatenate([self.dtype, remap_dtype[other.dtype]])
-        start, _ = self.starts(held, numel, dtype, hosts)
+        wide = np.int64 if any(t.histogram.dtype == np.int64 for t in tables) else np.uint32
+        dims_start = [np.zeros(1, dtype=np.int64)]
+        offset, dtype, device, exact, rows = 0, [], [], {}, 0
+        for t in tables:
+            dims_start.append(t.dims_start[1:] + offset)
+            offset += int(t.dims_start[-1])
+            dtype.append(np.array([dtypes.index(d) for d in t.dtypes] or [0], dtype=np.int32)[t.dtype])
+            device.append(np.array([devices.index(d) for d in t.devices] or [0], dtype=np.int32)[t.device])
+            exact.update((i + rows, v) for i, v in t.exact.items())
+            rows += len(t)
+        held = np.concatenate([t.held for t in tables])
+        numel = np.concatenate([t.numel for t in tables])
+        dtype = np.concatenate(dtype)
+        start, _ = SummaryTable.starts(held, numel, dtype, hosts)
         pools = {}
-        for host in set(self.pools) | set(other.pools):
-            empty = np.zeros(0, dtype=host)
-            pool = np.concatenate([self.pools.get(host, empty), other.pools.get(host, empty)])
+        for host in sorted(set(hosts)):
+            parts = [t._values_of(host) for t in tables]
+            pool = np.concatenate(parts) if parts else np.zeros(0, dtype=host)
             pool.flags.writeable = False
             pools[host] = pool
-        exact = dict(self.exact)
-        exact.update((i + n, v) for i, v in other.exact.items())
-        return SummaryTable(dims_start, np.concatenate([self.dims, other.dims]), numel, dtype, dtypes,
-                            np.concatenate([self.device, remap_device[other.device]]), devices,
-                            np.concatenate([self.stats, other.stats]), exact,
-                            np.concatenate([self.nan, other.nan]), np.concatenate([self.inf, other.inf]),
-                            np.concatenate([self.histogram.astype(wide), other.histogram.astype(wide)]),
-                            held, start, pools)
+        return SummaryTable(np.concatenate(dims_start), np.concatenate([t.dims for t in tables]), numel, dtype, dtypes,
+                            np.concatenate(device), devices, np.concatenate([t.stats for t in tables]), exact,
+                            np.concatenate([t.nan for t in tables]), np.concatenate([t.inf for t in tables]),
+                            np.concatenate([t.histogram.astype(wide, copy=False) for t in tables]), held, start, pools)
+
+
+def index_ranges(starts, counts) -> np.ndarray:
+    """The indices starts[0]..+counts[0], then starts[1]..+counts[1], ... as one array."""
+    counts = np.asarray(counts, dtype=np.int64)
+    ends = np.cumsum(counts)
+    return np.repeat(np.asarray(starts, dtype=np.int64) - ends + counts, counts) + np.arange(int(ends[-1]) if len(ends) else 0)

@@ -1,0 +1,320 @@
+"""The columns a live recording appends to: node rows and their output summaries, no object per node."""
+
+from __future__ import annotations
+
+from array import array
+from bisect import bisect_left, bisect_right
+
+import numpy as np
+
+from .node_table import IS_LEAF, NONE, REQUIRES_GRAD, NodeColumns
+from .summary_table import DROPPED, SummaryTable, index_ranges
+
+# Summaries added one at a time are packed into a table this many at a time.
+PACK = 4096
+
+
+class LiveSummaries:
+    """Summaries added one at a time; each keeps its row number for good. The newest are the
+    TensorSummary objects added, until PACK of them are packed into a SummaryTable. Dropping a
+    packed row's values marks it DROPPED; a table gives the memory back once half its values
+    are dropped (it is repacked)."""
+
+    __slots__ = ("_bases", "_dropped", "_loose", "_start", "_tables")
+
+    def __init__(self):
+        self._tables: list[SummaryTable] = []
+        self._bases: list[int] = []      # each table's first row
+        self._dropped: list[int] = []    # each table's bytes dropped since it was packed
+        self._loose: list = []           # the TensorSummary objects after the tables
+        self._start = 0                  # the first loose row
+
+    def __len__(self) -> int:
+        return self._start + len(self._loose)
+
+    def add(self, summary) -> int:
+        """Append a summary; its row."""
+        row = self._start + len(self._loose)
+        self._loose.append(summary)
+        if len(self._loose) >= PACK:
+            self._pack()
+        return row
+
+    def _pack(self) -> None:
+        if self._loose:
+            self._tables.append(SummaryTable.from_summaries(self._loose))
+            self._bases.append(self._start)
+            self._dropped.append(0)
+            self._start += len(self._loose)
+            self._loose = []
+
+    def _locate(self, row: int) -> tuple[int, int]:
+        k = bisect_right(self._bases, row) - 1
+        return k, row - self._bases[k]
+
+    def __getitem__(self, row: int):
+        if row >= self._start:
+            return self._loose[row - self._start]
+        k, i = self._locate(row)
+        return self._tables[k][i]
+
+    def value_bytes(self, row: int) -> int:
+        """Bytes of the row's preview and values (what the memory budget counts)."""
+        if row >= self._start:
+            return self._loose[row - self._start].captured_bytes
+        k, i = self._locate(row)
+        return self._tables[k].value_bytes(i)
+
+    def drop(self, row: int) -> int:
+        """Let go of the row's preview and values; the bytes freed."""
+        if row >= self._start:
+            return self._loose[row - self._start].drop_values()
+        k, i = self._locate(row)
+        table = self._tables[k]
+        freed = table.value_bytes(i)
+        if freed:
+            table.held[i] = DROPPED
+            self._dropped[k] += freed
+            if 2 * self._dropped[k] > sum(pool.nbytes for pool in table.pools.values()):
+                self._tables[k] = table.take(np.arange(len(table)))
+                self._dropped[k] = 0
+        return freed
+
+    def table(self) -> SummaryTable:
+        """Every row as one table (kept as the one packed table from now on)."""
+        self._pack()
+        if len(self._tables) > 1 or any(self._dropped):
+            self._tables = [SummaryTable.concat_all(self._tables)]
+            self._bases, self._dropped = [0], [0]
+        return self._tables[0] if self._tables else SummaryTable.from_summaries([])
+
+
+_INT64, _INT32 = "q", "i"
+
+
+class LiveNodes:
+    """Node rows appended in creation order, as growing typed arrays (see `record.py`'s docstring
+    for the columns); rows are made into Nodes when read and into a NodeColumns for the readers of
+    columns. A row's output summary and dead units may be filled in after it is appended."""
+
+    __slots__ = ("_codes", "_dense", "_gone", "_index", "_site_codes", "alive", "changes", "arg_name", "arg_text", "args_start",
+                 "dead", "flags", "id", "inputs", "inputs_start", "leaf", "module", "name", "op", "output",
+                 "parameter", "pass_index", "refs", "saved", "saved_start", "site", "sites", "strings", "summaries")
+
+    def __init__(self):
+        self.id, self.pass_index, self.output, self.leaf = (array(_INT64) for _ in range(4))
+        self.op, self.name, self.parameter, self.module, self.site = (array(_INT32) for _ in range(5))
+        self.flags = array("B")
+        self.inputs_start, self.saved_start, self.args_start = array(_INT64, [0]), array(_INT64, [0]), array(_INT64, [0])
+        self.inputs, self.saved, self.arg_name, self.arg_text = array(_INT64), array(_INT32), array(_INT32), array(_INT32)
+        self.alive = bytearray()
+        self.dead: dict[int, tuple[int, int]] = {}
+        self.strings: list[str] = []
+        self._codes: dict[str, int] = {}
+        self.sites: list = []
+        self._site_codes: dict = {}
+        self.summaries = LiveSummaries()
+        self.refs = array(_INT32)          # per summary row: the rows whose output it is
+        self._dense = True                 # ids so far are first, first + 1, ...
+        self._index: dict[int, int] | None = None  # id -> row, once ids are not increasing
+        self._gone = 0
+        self.changes = 0                   # counts every change (a reader's cache key)
+
+    def __len__(self) -> int:
+        return len(self.id)
+
+    def code(self, text: str | None) -> int:
+        """`text`'s index in `strings` (NONE for None)."""
+        if text is None:
+            return NONE
+        c = self._codes.get(text)
+        if c is None:
+            c = self._codes[text] = len(self.strings)
+            self.strings.append(text)
+        return c
+
+    def site_code(self, site) -> int:
+        if site is None:
+            return NONE
+        c = self._site_codes.get(site)
+        if c is None:
+            c = self._site_codes[site] = len(self.sites)
+            self.sites.append(site)
+        return c
+
+    def append(self, nid: int, op: str, name: str, inputs: tuple, pass_index: int, requires_grad: bool,
+               is_leaf: bool, parameter, module, site, saved: tuple = (), args: tuple = (), leaf=None) -> None:
+        """A node row, with no output yet."""
+        ids = self.id
+        if ids:
+            last = ids[-1]
+            if nid != last + 1:
+                self._dense = False
+                if nid <= last and self._index is None:
+                    self._index = dict(zip(ids, range(len(ids))))
+        if self._index is not None:
+            self._index[nid] = len(ids)
+        ids.append(nid)
+        code = self.code
+        self.op.append(code(op))
+        self.name.append(code(name))
+        self.pass_index.append(pass_index)
+        self.output.append(NONE)
+        self.flags.append(REQUIRES_GRAD * requires_grad | IS_LEAF * is_leaf)
+        self.parameter.append(code(parameter))
+        self.module.append(code(module))
+        self.site.append(self.site_code(site))
+        self.leaf.append(NONE if leaf is None else leaf)
+        if inputs:
+            self.inputs.extend(inputs)
+        self.inputs_start.append(len(self.inputs))
+        if saved:
+            self.saved.extend(map(code, saved))
+        self.saved_start.append(len(self.saved))
+        if args:
+            self.arg_name.extend(code(k) for k, _ in args)
+            self.arg_text.extend(code(v) for _, v in args)
+        self.args_start.append(len(self.arg_name))
+        self.alive.append(1)
+        self.changes += 1
+
+    def set_dead(self, r: int, dead: tuple[int, int]) -> None:
+        """Row r (a relu) has `dead` (units zero for the whole batch, units)."""
+        self.dead[r] = dead
+        self.changes += 1
+
+    def row(self, k) -> int | None:
+        """The row of node id k (None when there is none, or it was deleted)."""
+        ids = self.id
+        if type(k) is not int:
+            if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
+                return None
+            k = int(k)
+        if not ids:
+            return None
+        if self._index is not None:
+            r = self._index.get(k)
+        elif self._dense:
+            r = k - ids[0]
+            if not 0 <= r < len(ids):
+                return None
+        else:
+            r = bisect_left(ids, k)
+            if r == len(ids) or ids[r] != k:
+                return None
+        return r if r is not None and self.alive[r] else None
+
+    def set_output(self, r: int, summary) -> int:
+        """Give row r its output summary (appended to `summaries`); the summary's row."""
+        s = self.summaries.add(summary)
+        self.refs.append(1)
+        self.output[r] = s
+        self.changes += 1
+        return s
+
+    def share_output(self, r: int, s: int) -> None:
+        """Give row r the output summary of summary row s (a value shared with an earlier node)."""
+        self.refs[s] += 1
+        self.output[r] = s
+        self.changes += 1
+
+    def drop_values(self, s: int) -> int:
+        """Let go of the preview and values of summary row s; the bytes freed."""
+        freed = self.summaries.drop(s)
+        if freed:
+            self.changes += 1
+        return freed
+
+    def delete(self, r: int) -> None:
+        """Delete row r; its output's values go once no row has that output."""
+        self.alive[r] = 0
+        self._gone += 1
+        self.changes += 1
+        self.dead.pop(r, None)
+        s = self.output[r]
+        if s >= 0:
+            self.refs[s] -= 1
+            if not self.refs[s]:
+                self.summaries.drop(s)  # counted as this change
+
+    @property
+    def count(self) -> int:
+        """Rows not deleted."""
+        return len(self.id) - self._gone
+
+    def rows(self):
+        """The rows not deleted, in creation order."""
+        if not self._gone:
+            return range(len(self.id))
+        return np.flatnonzero(np.frombuffer(self.alive, dtype=np.uint8)).tolist()
+
+    def ids(self) -> list[int]:
+        if not self._gone:
+            return self.id.tolist()
+        return [self.id[r] for r in self.rows()]
+
+    def inputs_of(self, r: int) -> tuple[int, ...]:
+        return tuple(self.inputs[self.inputs_start[r]:self.inputs_start[r + 1]])
+
+    def op_of(self, r: int) -> str:
+        return self.strings[self.op[r]]
+
+    def node(self, r: int):
+        """Row r as a Node."""
+        from .record import Node  # the record module imports this one's importer
+
+        strings = self.strings
+        a, b = self.saved_start[r], self.saved_start[r + 1]
+        saved = tuple(strings[i] for i in self.saved[a:b]) if b > a else ()
+        a, b = self.args_start[r], self.args_start[r + 1]
+        args = tuple(zip((strings[i] for i in self.arg_name[a:b]), (strings[i] for i in self.arg_text[a:b]))) \
+            if b > a else ()
+        o, p, m, s, leaf, flags = (self.output[r], self.parameter[r], self.module[r], self.site[r], self.leaf[r],
+                                   self.flags[r])
+        return Node(self.id[r], strings[self.op[r]], strings[self.name[r]], self.inputs_of(r), self.pass_index[r],
+                    None if o < 0 else self.summaries[o], bool(flags & REQUIRES_GRAD), bool(flags & IS_LEAF),
+                    None if p < 0 else strings[p], None if m < 0 else strings[m], None if s < 0 else self.sites[s],
+                    saved, self.dead.get(r), args, None if leaf < 0 else leaf)
+
+    def columns(self) -> NodeColumns:
+        """The rows not deleted as a NodeColumns, with their outputs' summaries as one table."""
+        table = self.summaries.table()
+        rows = None if not self._gone else np.array(self.rows(), dtype=np.int64)
+        output = np.array(self.output, dtype=np.int64)
+        starts = {key: np.array(getattr(self, key), dtype=np.int64) for key in ("inputs_start", "saved_start",
+                                                                               "args_start")}
+        flat = {"inputs": np.array(self.inputs, dtype=np.int64), "saved": np.array(self.saved, dtype=np.int32),
+                "arg_name": np.array(self.arg_name, dtype=np.int32), "arg_text": np.array(self.arg_text, dtype=np.int32)}
+        dead = self.dead
+        if rows is not None:
+            output = output[rows]
+            for key, parts in (("inputs_start", ("inputs",)), ("saved_start", ("saved",)),
+                               ("args_start", ("arg_name", "arg_text"))):
+                start = starts[key]
+                counts = np.diff(start)[rows]
+                picked = index_ranges(start[rows], counts)
+                for part in parts:
+                    flat[part] = flat[part][picked]
+                starts[key] = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+            position = {r: k for k, r in enumerate(rows.tolist())}
+            dead = {position[r]: v for r, v in dead.items()}
+        used = output >= 0
+        if rows is not None or (used.any() and len(table) != int(used.sum())):
+            # Only the summaries still in use, in row order (a shared one once).
+            kept, output[used] = np.unique(output[used], return_inverse=True)
+            table = table.take(kept)
+
+        def column(values, dtype):
+            a = np.array(values, dtype=dtype)
+            return a if rows is None else a[rows]
+
+        return NodeColumns(
+            id=column(self.id, np.int64), op=column(self.op, np.int32), name=column(self.name, np.int32),
+            pass_index=column(self.pass_index, np.int64), output=output, flags=column(self.flags, np.uint8),
+            parameter=column(self.parameter, np.int32), module=column(self.module, np.int32),
+            site=column(self.site, np.int32), inputs_start=starts["inputs_start"], inputs=flat["inputs"],
+            saved_start=starts["saved_start"], saved=flat["saved"], args_start=starts["args_start"],
+            arg_name=flat["arg_name"], arg_text=flat["arg_text"], dead=dict(dead), leaf=column(self.leaf, np.int64),
+            strings=list(self.strings), sites=list(self.sites), summaries=table,
+        )
+
