@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left, bisect_right
+from itertools import chain
 
 import numpy as np
 
@@ -12,6 +13,7 @@ from .summary_table import DROPPED, SummaryTable, index_ranges
 
 # Summaries added one at a time are packed into a table this many at a time.
 PACK = 4096
+_MISSING = -2  # a code not yet given
 
 
 class LiveSummaries:
@@ -39,6 +41,12 @@ class LiveSummaries:
         if len(self._loose) >= PACK:
             self._pack()
         return row
+
+    def extend(self, summaries: list) -> None:
+        """Append summaries (rows len(self) onwards)."""
+        self._loose.extend(summaries)
+        if len(self._loose) >= PACK:
+            self._pack()
 
     def _pack(self) -> None:
         if self._loose:
@@ -110,9 +118,9 @@ class LiveNodes:
         self.alive = bytearray()
         self.dead: dict[int, tuple[int, int]] = {}
         self.strings: list[str] = []
-        self._codes: dict[str, int] = {}
+        self._codes: dict = {None: NONE}   # text -> its index in strings
         self.sites: list = []
-        self._site_codes: dict = {}
+        self._site_codes: dict = {None: NONE}
         self.summaries = LiveSummaries()
         self.refs = array(_INT32)          # per summary row: the rows whose output it is
         self._dense = True                 # ids so far are first, first + 1, ...
@@ -123,60 +131,59 @@ class LiveNodes:
     def __len__(self) -> int:
         return len(self.id)
 
-    def code(self, text: str | None) -> int:
-        """`text`'s index in `strings` (NONE for None)."""
-        if text is None:
-            return NONE
-        c = self._codes.get(text)
-        if c is None:
-            c = self._codes[text] = len(self.strings)
-            self.strings.append(text)
-        return c
-
-    def site_code(self, site) -> int:
-        if site is None:
-            return NONE
-        c = self._site_codes.get(site)
-        if c is None:
-            c = self._site_codes[site] = len(self.sites)
-            self.sites.append(site)
-        return c
-
-    def append(self, nid: int, op: str, name: str, inputs: tuple, pass_index: int, requires_grad: bool,
-               is_leaf: bool, parameter, module, site, saved: tuple = (), args: tuple = (), leaf=None) -> None:
-        """A node row, with no output yet."""
-        ids = self.id
-        if ids:
-            last = ids[-1]
-            if nid != last + 1:
-                self._dense = False
-                if nid <= last and self._index is None:
-                    self._index = dict(zip(ids, range(len(ids))))
+    def extend(self, rows: list) -> None:
+        """Append node rows, each (id, op, name, inputs, pass index, flags, parameter, module, site,
+        saved roles, args, leaf identity), with no output yet."""
+        if not rows:
+            return
+        n = len(rows)
+        ids = [r[0] for r in rows]
+        new = np.array(ids, dtype=np.int64)
+        steps = np.diff(new)
+        old = self.id
+        if self._dense and not (bool((steps == 1).all()) and (not old or ids[0] == old[-1] + 1)):
+            self._dense = False
+        if self._index is None and not (bool((steps > 0).all()) and (not old or ids[0] > old[-1])):
+            self._index = dict(zip(old, range(len(old))))
         if self._index is not None:
-            self._index[nid] = len(ids)
-        ids.append(nid)
-        code = self.code
-        self.op.append(code(op))
-        self.name.append(code(name))
-        self.pass_index.append(pass_index)
-        self.output.append(NONE)
-        self.flags.append(REQUIRES_GRAD * requires_grad | IS_LEAF * is_leaf)
-        self.parameter.append(code(parameter))
-        self.module.append(code(module))
-        self.site.append(self.site_code(site))
-        self.leaf.append(NONE if leaf is None else leaf)
-        if inputs:
-            self.inputs.extend(inputs)
-        self.inputs_start.append(len(self.inputs))
-        if saved:
-            self.saved.extend(map(code, saved))
-        self.saved_start.append(len(self.saved))
-        if args:
-            self.arg_name.extend(code(k) for k, _ in args)
-            self.arg_text.extend(code(v) for _, v in args)
-        self.args_start.append(len(self.arg_name))
-        self.alive.append(1)
+            self._index.update(zip(ids, range(len(old), len(old) + n)))
+        old.extend(ids)
+        code = self._code_all
+        self.op.extend(code([r[1] for r in rows]))
+        self.name.extend(code([r[2] for r in rows]))
+        self.pass_index.extend([r[4] for r in rows])
+        self.output.extend([NONE] * n)
+        self.flags.extend([r[5] for r in rows])
+        self.parameter.extend(code([r[6] for r in rows]))
+        self.module.extend(code([r[7] for r in rows]))
+        self.site.extend(self._code_all([r[8] for r in rows], self._site_codes, self.sites))
+        self.leaf.extend([r[11] for r in rows])
+        inputs = [r[3] for r in rows]
+        _ragged(self.inputs_start, self.inputs, inputs, list(chain.from_iterable(inputs)))
+        saved = [r[9] for r in rows]
+        _ragged(self.saved_start, self.saved, saved, code(list(chain.from_iterable(saved))))
+        args = [r[10] for r in rows]
+        pairs = list(chain.from_iterable(args))
+        _ragged(self.args_start, self.arg_name, args, code([k for k, _ in pairs]))
+        self.arg_text.extend(code([v for _, v in pairs]))
+        self.alive.extend(b"\x01" * n)
         self.changes += 1
+
+    def _code_all(self, values: list, codes: dict | None = None, table: list | None = None) -> list[int]:
+        """Each value's index in `strings` (or in `table`, by `codes`), NONE for None."""
+        if codes is None:
+            codes, table = self._codes, self.strings
+        get = codes.get
+        out = [get(v, _MISSING) for v in values]
+        if _MISSING in out:
+            for i, v in enumerate(values):
+                if out[i] == _MISSING:
+                    c = codes.get(v)
+                    if c is None:
+                        c = codes[v] = len(table)
+                        table.append(v)
+                    out[i] = c
+        return out
 
     def set_dead(self, r: int, dead: tuple[int, int]) -> None:
         """Row r (a relu) has `dead` (units zero for the whole batch, units)."""
@@ -203,6 +210,17 @@ class LiveNodes:
             if r == len(ids) or ids[r] != k:
                 return None
         return r if r is not None and self.alive[r] else None
+
+    def set_outputs(self, rows: list[int], summaries: list) -> None:
+        """Give each row its output summary (appended to `summaries` in this order)."""
+        if rows:
+            first = len(self.summaries)
+            self.summaries.extend(summaries)
+            self.refs.extend([1] * len(rows))
+            output = self.output
+            for k, r in enumerate(rows, first):
+                output[r] = k
+            self.changes += 1
 
     def set_output(self, r: int, summary) -> int:
         """Give row r its output summary (appended to `summaries`); the summary's row."""
@@ -318,3 +336,11 @@ class LiveNodes:
             strings=list(self.strings), sites=list(self.sites), summaries=table,
         )
 
+
+
+def _ragged(starts: array, flat: array, rows: list, values: list) -> None:
+    """Append rows to a ragged column: `values` (the rows' values, one after another) to `flat`,
+    each row's end to `starts`."""
+    ends = np.cumsum(np.fromiter(map(len, rows), np.int64, len(rows))) + len(flat)
+    flat.extend(values)
+    starts.frombytes(ends.tobytes())

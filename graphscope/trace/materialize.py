@@ -15,7 +15,7 @@ from . import summary_worker
 from .finite import NUMBER
 from .journal import ConstantEvent, Journal, LeafEvent, OpEvent, saved_roles
 from .naming import short_repr
-from .node_table import NONE
+from .node_table import IS_LEAF, NONE, REQUIRES_GRAD
 from .record import CONSTANT, PARAMETER, TENSOR, LeafGrad, Step
 from .summary import summarize_many, summarize_value
 
@@ -43,9 +43,9 @@ class Materializer:
 
     def _materialize_new(self, j: Journal) -> None:
         live = self.record.nodes.live()
-        append = live.append
         site_of = self._names.site
-        work, guards = [], []
+        rows, work, guards = [], [], []
+        add = rows.append
         saved = j.saved
         reprs: dict[int, str] = {}  # id(value) -> its short repr: a chain repeats its constants
         events = j.events
@@ -57,32 +57,42 @@ class Materializer:
             nid = e.id
             if kind is OpEvent:
                 op, name = e.names
-                append(nid, op, name, e.inputs, index, e.requires_grad, False, None, e.module, site_of(e.site),
-                       _saved(e, saved.pop(nid, None)),
-                       () if e.args is None else tuple((k, _repr_of(v, reprs)) for k, v in e.args))
+                add((nid, op, name, e.inputs, index, REQUIRES_GRAD if e.requires_grad else 0, None, e.module,
+                     site_of(e.site), _saved(e, saved.pop(nid, None)),
+                     () if e.args is None else tuple((k, _repr_of(v, reprs)) for k, v in e.args), NONE))
                 if e.vc[0] == e.version:  # else it was overwritten in place: its value is lost
                     work.append((RELU if op == "relu" else NODE, nid, e.array))
                     guards.append((nid, e.vc, e.version))
             elif kind is LeafEvent:
-                append(nid, PARAMETER if e.requires_grad else TENSOR, "", (), index, e.requires_grad, True, e.label,
-                       e.module, site_of(e.site), leaf=e.leaf)
+                add((nid, PARAMETER if e.requires_grad else TENSOR, "", (), index,
+                     IS_LEAF | (REQUIRES_GRAD if e.requires_grad else 0), e.label, e.module, site_of(e.site), (), (),
+                     NONE if e.leaf is None else e.leaf))
                 work.append((NODE, nid, e.copy))
             elif kind is ConstantEvent:
                 value = e.value
-                append(nid, CONSTANT, short_repr(value), (), index, False, True, None, e.module, site_of(e.site))
+                add((nid, CONSTANT, short_repr(value), (), index, IS_LEAF, None, e.module, site_of(e.site), (), (),
+                     NONE))
                 if type(value) in NUMBER:
+                    live.extend(rows)
+                    rows = []
+                    add = rows.append
                     row = live.set_output(len(live) - 1, summarize_value(value))
                     self._captured.setdefault(index, []).append(row)
                 elif hasattr(value, "dtype") and hasattr(value, "shape"):
                     work.append((NODE, nid, value))
             else:
-                append(nid, e.op, e.name, (), index, e.requires_grad, False, None, e.module, site_of(e.site))
+                add((nid, e.op, e.name, (), index, REQUIRES_GRAD if e.requires_grad else 0, None, e.module,
+                     site_of(e.site), (), (), NONE))
                 if e.copy is not None:
                     work.append((NODE, nid, e.copy))
             j.ids.append(nid)
             if len(work) >= CHUNK:
+                live.extend(rows)
+                rows = []
+                add = rows.append
                 self._summarize_into(index, work, guards)
                 work, guards = [], []
+        live.extend(rows)
         j.done = len(events)
         p = self.record.passes[j.index] if j.index < len(self.record.passes) else None
         steps, leaves = j.steps, j.step_leaves
@@ -260,13 +270,16 @@ class Materializer:
                 meta.device = s.device
         stale = {nid for nid, vc, version in guards if vc[0] != version}
         live = self.record.nodes.live()
+        row_of = live.row
         rows = self._summary_rows
+        given, outputs = [], []  # node rows given a new output summary, and those summaries
+        next_row = len(live.summaries)
         relus = []
         added = 0
         for (target, key, raw), i in zip(work, slots):
             s = summaries[i]
             if target is NODE or target is RELU:  # a node's output: key is its id
-                r = live.row(key)
+                r = row_of(key)
                 if r is None or stale and key in stale:  # gone from the record, or overwritten in place
                     continue
                 shared = rows.get(id(s))
@@ -274,7 +287,10 @@ class Materializer:
                     live.share_output(r, shared[1])
                     entry = shared[1]
                 else:
-                    entry = live.set_output(r, s)
+                    given.append(r)
+                    outputs.append(s)
+                    entry = next_row
+                    next_row += 1
                     if id(arrays[i]) in current:  # a later pass may show this same value
                         rows[id(s)] = (s, entry)
                 if target is RELU and raw.ndim >= 2:
@@ -293,6 +309,7 @@ class Materializer:
                 added += s.captured_bytes
             if s.nan_count or s.inf_count:
                 self._note_nonfinite(index, target is NODE or target is RELU)
+        live.set_outputs(given, outputs)
         if len(rows) > 2 * len(known) + 16:  # forget the rows of summaries no longer shared
             self._summary_rows = {id(v[1]): rows[id(v[1])] for v in known.values() if id(v[1]) in rows}
         if relus:
