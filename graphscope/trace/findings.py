@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from .node_table import IS_LEAF
 from .record import (
     ACCUMULATED_GRAD,
     DEAD_RELU,
@@ -19,7 +20,6 @@ from .record import (
     Node,
     Record,
 )
-from .node_table import IS_LEAF
 from .summary import TensorSummary, format_number
 
 

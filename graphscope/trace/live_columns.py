@@ -105,9 +105,37 @@ class LiveNodes:
     for the columns); rows are made into Nodes when read and into a NodeColumns for the readers of
     columns. A row's output summary and dead units may be filled in after it is appended."""
 
-    __slots__ = ("_codes", "_dense", "_gone", "_index", "_site_codes", "alive", "changes", "arg_name", "arg_text", "args_start",
-                 "dead", "flags", "id", "inputs", "inputs_start", "leaf", "module", "name", "op", "output",
-                 "parameter", "pass_index", "refs", "saved", "saved_start", "site", "sites", "strings", "summaries")
+    __slots__ = (
+        "_codes",
+        "_dense",
+        "_gone",
+        "_index",
+        "_site_codes",
+        "alive",
+        "arg_name",
+        "arg_text",
+        "args_start",
+        "changes",
+        "dead",
+        "flags",
+        "id",
+        "inputs",
+        "inputs_start",
+        "leaf",
+        "module",
+        "name",
+        "op",
+        "output",
+        "parameter",
+        "pass_index",
+        "refs",
+        "saved",
+        "saved_start",
+        "site",
+        "sites",
+        "strings",
+        "summaries",
+    )
 
     def __init__(self):
         self.id, self.pass_index, self.output, self.leaf = (array(_INT64) for _ in range(4))

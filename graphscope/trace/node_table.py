@@ -258,7 +258,9 @@ class NodeTable(MutableMapping):
     def live(self):
         """The LiveNodes the recorder appends rows to (made at the first call)."""
         if self._live is None:
-            from .live_columns import LiveNodes  # it builds on this module's NodeColumns
+            from .live_columns import (
+                LiveNodes,  # it builds on this module's NodeColumns
+            )
 
             self._live = LiveNodes()
         return self._live
