@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import ItemsView, Iterator, Mapping, MutableMapping, ValuesView
 
 import numpy as np
@@ -208,7 +209,7 @@ class NodeTable(MutableMapping):
         self._version = 0
         self._cache = None
         self._live = None           # LiveNodes, once the recorder appends
-        self._read = (-1, {})       # (live.changes, {id: Node read from a live row since})
+        self._read = (-1, {})       # (live.changes, {id: (Node read from a live row since, its fields then)})
         if nodes:
             self._loose.update(nodes)
 
@@ -246,14 +247,16 @@ class NodeTable(MutableMapping):
         if stamp != live.changes:
             read = {}
             self._read = (live.changes, read)
-        node = read.get(k)
-        if node is None:
+        entry = read.get(k)
+        if entry is None:
             if r is None:
                 r = live.row(k)
                 if r is None:
                     return None
-            node = read[k] = live.node(r)
-        return node
+            node = live.node(r)
+            read[k] = (node, _node_fields(node))
+            return node
+        return entry[0]
 
     def live(self):
         """The LiveNodes the recorder appends rows to (made at the first call)."""
@@ -389,14 +392,17 @@ class NodeTable(MutableMapping):
 
     def columns(self) -> NodeColumns:
         """Every node as columns, in creation order (the stored ones when nothing was set or deleted
-        since they were read; else made from the nodes, and cached until the table changes)."""
+        since they were read; else made from the nodes, and cached until the table changes). A
+        Node read from a live row and changed since is taken as it is now."""
         c, live = self._columns, self._live
         plain = not self._loose and not self._override and self._alive is None
         if c is not None and plain and live is None:
             return c
+        if live is not None and not self._unchanged_reads():
+            return NodeColumns.from_nodes(list(self.values()))
         if self._cache is not None and self._cache[0] == self.version:
             return self._cache[1]
-        if c is None and plain and live is not None and self._unchanged_reads():
+        if c is None and plain and live is not None:
             built = live.columns()
         elif c is None and not self._override and live is None:
             built = NodeColumns.from_nodes(list(self._loose.values()))
@@ -411,7 +417,8 @@ class NodeTable(MutableMapping):
         live = self._live
         if stamp != live.changes:
             return True
-        return all(node == live.node(live.row(k)) for k, node in read.items())
+        return all(map(_same_objects, map(_node_fields, (node for node, _ in read.values())),
+                       (fields for _, fields in read.values())))
 
     def seal(self) -> None:
         """Put every node into the columns (views from now on): call it once nothing will change
@@ -428,6 +435,21 @@ class NodeTable(MutableMapping):
     def version(self) -> int:
         """A number that changes whenever a node is set, appended, filled in or deleted."""
         return self._version + (0 if self._live is None else self._live.changes)
+
+
+_getters: dict = {}  # Node's type -> a getter of all its fields at once
+
+
+def _node_fields(node) -> tuple:
+    """A Node's field values (the objects themselves), to tell later whether a reader changed it."""
+    getter = _getters.get(type(node))
+    if getter is None:
+        getter = _getters[type(node)] = operator.attrgetter(*type(node).__slots__)
+    return getter(node)
+
+
+def _same_objects(a: tuple, b: tuple) -> bool:
+    return all(map(operator.is_, a, b))
 
 
 class _Values(ValuesView):
