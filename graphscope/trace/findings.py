@@ -79,10 +79,21 @@ def nan_origin(record: Record) -> Finding | None:
     return None
 
 
-def _leaves(record: Record) -> list[Node]:
-    """The leaves with a parameter name, in creation order."""
+def _named_leaves(record: Record, op: str | None = None) -> tuple[dict[str, int], dict[str, int]]:
+    """Per parameter name of the leaves (of this op, if given), in creation order: the node id of
+    its latest leaf, and the id its identity was first seen as; read from the columns."""
     c = record.nodes.columns()
-    return _nodes_at(record, np.flatnonzero((c.flags & IS_LEAF).astype(bool) & (c.parameter >= 0)).tolist())
+    named = (c.flags & IS_LEAF).astype(bool) & (c.parameter >= 0)
+    if op is not None:
+        named &= (c.op == c.strings.index(op)) if op in c.strings else False
+    latest, made = {}, {}
+    strings = c.strings
+    for code, nid, leaf in zip(c.parameter[named].tolist(), c.id[named].tolist(), c.leaf[named].tolist()):
+        name = strings[code]
+        if name:
+            latest[name] = nid
+            made.setdefault(name, nid if leaf < 0 else leaf)
+    return latest, made
 
 
 def nan_grad(record: Record) -> Finding | None:
@@ -143,13 +154,13 @@ def grad_extremes(record: Record, vanishing: float = 1e-7, exploding: float = 1e
                 entry[1] += 1
                 entry[2], entry[3] = norm, p.index
     total = len(record.passes)
-    leaf_of = {n.parameter: n for n in _leaves(record) if n.op == PARAMETER and n.parameter}
+    leaf_of = _named_leaves(record, PARAMETER)[0] if seen else {}
     out = []
     for (name, kind), (first, count, last_norm, last) in seen.items():
         limit = vanishing if kind == VANISHING_GRAD else exploding
         side = "under" if kind == VANISHING_GRAD else "over"
         word = "vanishing" if kind == VANISHING_GRAD else "exploding"
-        node = leaf_of.get(name)
+        node = record.nodes.get(leaf_of.get(name))
         out.append(Finding(kind, f"{word} grad: the grad norm of {name} was {side} {format_number(limit)} in "
                                  f"{count} of {total} passes (first at pass {first}; {format_number(last_norm)} "
                                  f"at pass {last})",
@@ -199,11 +210,8 @@ def accumulated_grads(record: Record) -> list[Finding]:
     for label, run in runs.items():
         if len(run) >= ACCUMULATION_RUN:
             by_run.setdefault((run[0], run[-1]), []).append(label)
-    latest, made = {}, {}  # label -> its latest leaf node; -> the id its identity was first seen as
-    for n in _leaves(record):
-        if n.is_leaf and n.parameter:
-            latest[n.parameter] = n
-            made.setdefault(n.parameter, n.id if n.leaf is None else n.leaf)
+    # label -> the id of its latest leaf node; -> the id its identity was first seen as
+    latest, made = _named_leaves(record) if by_run else ({}, {})
     out = []
     for (first, last), labels in by_run.items():
         labels.sort(key=lambda label: made.get(label, math.inf))  # in the order the script made them
@@ -214,7 +222,7 @@ def accumulated_grads(record: Record) -> list[Finding]:
         names = ", ".join(f"`{name}`" for name in labels[:NAMED])
         if len(labels) > NAMED:
             names += f" and {len(labels) - NAMED} more"
-        node = latest.get(labels[0])
+        node = record.nodes.get(latest.get(labels[0]))
         out.append(Finding(ACCUMULATED_GRAD, f"grads of {names} accumulated across {count} passes without zeroing "
                                              f"(passes {first} to {last}): backward() adds into .grad, so each step "
                                              "used the sum of the grads so far; call optimizer.zero_grad() each "

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import operator
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import chain
+from itertools import accumulate, chain
 
 import numpy as np
 
@@ -166,12 +167,12 @@ class LiveNodes:
             return
         n = len(rows)
         ids = [r[0] for r in rows]
-        new = np.array(ids, dtype=np.int64)
-        steps = np.diff(new)
         old = self.id
-        if self._dense and not (bool((steps == 1).all()) and (not old or ids[0] == old[-1] + 1)):
+        previous = old[-1] if old else ids[0] - 1
+        if self._dense and not (ids[0] == previous + 1 and ids[-1] - ids[0] == n - 1
+                                and all(map(operator.lt, ids, ids[1:]))):
             self._dense = False
-        if self._index is None and not (bool((steps > 0).all()) and (not old or ids[0] > old[-1])):
+        if self._index is None and not (ids[0] > previous and all(map(operator.lt, ids, ids[1:]))):
             self._index = dict(zip(old, range(len(old))))
         if self._index is not None:
             self._index.update(zip(ids, range(len(old), len(old) + n)))
@@ -369,6 +370,6 @@ class LiveNodes:
 def _ragged(starts: array, flat: array, rows: list, values: list) -> None:
     """Append rows to a ragged column: `values` (the rows' values, one after another) to `flat`,
     each row's end to `starts`."""
-    ends = np.cumsum(np.fromiter(map(len, rows), np.int64, len(rows))) + len(flat)
+    starts.extend(accumulate(map(len, rows), initial=len(flat)))
+    del starts[-len(rows) - 1]  # the first "end" is where the new rows begin: already there
     flat.extend(values)
-    starts.frombytes(ends.tobytes())

@@ -174,10 +174,10 @@ class SummaryTable:
         for s, h in zip(items, dtype.tolist()):
             a = s.values if s.values is not None else None if s.dropped else s.preview
             if a is not None and a.size:
-                parts[hosts[h]].append(a.reshape(-1))
+                parts[hosts[h]].append(a)
         pools = {}
         for host, arrays in parts.items():
-            pool = np.concatenate(arrays).astype(host, copy=False) if arrays else np.zeros(0, dtype=host)
+            pool = np.concatenate(arrays, axis=None).astype(host, copy=False) if arrays else np.zeros(0, dtype=host)
             pool.flags.writeable = False
             pools[host] = pool
         return cls(dims_start, dims, numel, dtype, names, device, list(devices), stats, exact, nan, inf,
