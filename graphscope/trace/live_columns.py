@@ -15,6 +15,8 @@ from .summary_table import DROPPED, SummaryTable, index_ranges
 # Summaries added one at a time are packed into a table this many at a time.
 PACK = 4096
 _MISSING = -2  # a code not yet given
+# Deleted node rows are left out once there are this many and they are over half the rows.
+COMPACT_ROWS = 4096
 
 
 class LiveSummaries:
@@ -31,6 +33,13 @@ class LiveSummaries:
         self._dropped: list[int] = []    # each table's bytes dropped since it was packed
         self._loose: list = []           # the TensorSummary objects after the tables
         self._start = 0                  # the first loose row
+
+    @classmethod
+    def of(cls, table: SummaryTable) -> LiveSummaries:
+        """A table's rows, as rows 0 onwards."""
+        live = cls()
+        live._tables, live._bases, live._dropped, live._start = [table], [0], [0], len(table)
+        return live
 
     def __len__(self) -> int:
         return self._start + len(self._loose)
@@ -136,6 +145,7 @@ class LiveNodes:
         "sites",
         "strings",
         "summaries",
+        "unused",
     )
 
     def __init__(self):
@@ -155,6 +165,7 @@ class LiveNodes:
         self._dense = True                 # ids so far are first, first + 1, ...
         self._index: dict[int, int] | None = None  # id -> row, once ids are not increasing
         self._gone = 0
+        self.unused = 0                    # summary rows no row has as its output any more
         self.changes = 0                   # counts every change (a reader's cache key)
 
     def __len__(self) -> int:
@@ -283,6 +294,52 @@ class LiveNodes:
             self.refs[s] -= 1
             if not self.refs[s]:
                 self.summaries.drop(s)  # counted as this change
+                self.unused += 1
+        if self._gone >= COMPACT_ROWS and 2 * self._gone > len(self.id):
+            self._compact()
+
+    def _compact(self) -> None:
+        """Leave out the deleted rows (rows are renumbered; ids stay)."""
+        keep = np.flatnonzero(np.frombuffer(self.alive, dtype=np.uint8))
+        position = np.full(len(self.id), NONE, dtype=np.int64)
+        position[keep] = np.arange(len(keep))
+        for key in ("id", "op", "name", "pass_index", "output", "flags", "parameter", "module", "site", "leaf"):
+            setattr(self, key, _taken(getattr(self, key), keep))
+        for start, parts in (("inputs_start", ("inputs",)), ("saved_start", ("saved",)),
+                             ("args_start", ("arg_name", "arg_text"))):
+            starts = np.frombuffer(getattr(self, start), dtype=np.int64)
+            counts = np.diff(starts)[keep]
+            picked = index_ranges(starts[keep], counts)
+            del starts  # let go of the array's buffer before it is replaced
+            for part in parts:
+                setattr(self, part, _taken(getattr(self, part), picked))
+            setattr(self, start, array(_INT64, np.concatenate([[0], np.cumsum(counts)]).astype(np.int64).tobytes()))
+        self.dead = {int(position[r]): v for r, v in self.dead.items()}
+        self.alive = bytearray(b"\x01" * len(keep))
+        ids = self.id
+        self._gone = 0
+        self._dense = not ids or ids[-1] - ids[0] == len(ids) - 1 and all(map(operator.lt, ids, ids[1:]))
+        self._index = None if all(map(operator.lt, ids, ids[1:])) else dict(zip(ids, range(len(ids))))
+
+    def compact_summaries(self) -> np.ndarray | None:
+        """Once over half the summary rows (and COMPACT_ROWS) are no row's output, leave them out:
+        the new row of each old one (NONE: left out), for whoever holds summary rows; else None."""
+        if self.unused < COMPACT_ROWS or 2 * self.unused <= len(self.summaries):
+            return None
+        refs = np.frombuffer(self.refs, dtype=np.int32)
+        keep = np.flatnonzero(refs > 0)
+        remap = np.full(len(refs), NONE, dtype=np.int64)
+        remap[keep] = np.arange(len(keep))
+        self.summaries = LiveSummaries.of(self.summaries.table().take(keep))
+        self.refs = _taken(self.refs, keep)
+        del refs
+        output = np.frombuffer(self.output, dtype=np.int64)
+        moved = np.where(output >= 0, remap[np.maximum(output, 0)], NONE)
+        del output
+        self.output = array(_INT64, moved.tobytes())
+        self.unused = 0
+        self.changes += 1
+        return remap
 
     @property
     def count(self) -> int:
@@ -373,3 +430,10 @@ def _ragged(starts: array, flat: array, rows: list, values: list) -> None:
     starts.extend(accumulate(map(len, rows), initial=len(flat)))
     del starts[-len(rows) - 1]  # the first "end" is where the new rows begin: already there
     flat.extend(values)
+
+
+def _taken(column: array, rows: np.ndarray) -> array:
+    """A typed array of these rows of `column`."""
+    out = array(column.typecode)
+    out.frombytes(np.frombuffer(column, dtype=column.typecode)[rows].tobytes())
+    return out

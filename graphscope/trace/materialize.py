@@ -130,6 +130,15 @@ class Materializer:
         """Let go of a `_captured` entry's values; the bytes freed."""
         return self.record.nodes.live().drop_values(entry) if type(entry) is int else entry.drop_values()
 
+    def _renumber_summaries(self, remap) -> None:
+        """The nodes' summary rows were renumbered (`remap`: old row -> new, NONE: gone)."""
+        renumber = remap.tolist()
+        for entries in self._captured.values():
+            entries[:] = [e if type(e) is not int else renumber[e] for e in entries
+                          if type(e) is not int or renumber[e] >= 0]
+        self._summary_rows = {k: (s, renumber[row]) for k, (s, row) in self._summary_rows.items()
+                              if renumber[row] >= 0}
+
     def _delete_node(self, nid: int) -> int:
         """Delete a node from the record; the bytes of values this let go of."""
         live = self.record.nodes.live()
@@ -312,6 +321,9 @@ class Materializer:
         live.set_outputs(given, outputs)
         if len(rows) > 2 * len(known) + 16:  # forget the rows of summaries no longer shared
             self._summary_rows = {id(v[1]): rows[id(v[1])] for v in known.values() if id(v[1]) in rows}
+        remap = live.compact_summaries()
+        if remap is not None:  # summary rows were renumbered: so are those held here
+            self._renumber_summaries(remap)
         if relus:
             _note_dead_units(live, relus)
         if states:

@@ -126,3 +126,33 @@ def test_a_node_read_from_a_live_row_keeps_a_readers_change_until_the_recorder_c
     assert nodes.columns().node(0).parameter == "renamed"  # the changed Node is in the columns too
     nodes.live().set_dead(0, (0, 4))
     assert nodes[first] is not node and nodes[first].parameter != "renamed"
+
+
+def test_deleted_rows_are_left_out_once_over_half_and_ids_still_find_their_rows(monkeypatch):
+    monkeypatch.setattr(live_columns, "COMPACT_ROWS", 2)
+    live = LiveNodes()
+    live.extend([_row(k, inputs=(k - 1,) if k else (), saved=("output",) * (k % 2)) for k in range(6)])
+    live.set_dead(5, (1, 2))
+    before = [live.node(live.row(k)) for k in (1, 5)]
+    for k in (0, 2, 3, 4):
+        live.delete(live.row(k))
+    assert len(live) == 2 and live.count == 2  # compacted: only the two left
+    assert [live.node(live.row(k)) for k in (1, 5)] == before
+    assert live.row(0) is None and live.row(4) is None
+    assert NodeTable(columns=live.columns()) == NodeTable(columns=NodeColumns.from_nodes(before))
+
+
+def test_summary_rows_no_node_has_are_left_out_once_over_half(monkeypatch):
+    monkeypatch.setattr(live_columns, "COMPACT_ROWS", 2)
+    live = LiveNodes()
+    live.extend([_row(k) for k in range(4)])
+    values = [summarize(np.arange(3.0) + k) for k in range(4)]
+    for k in range(4):
+        live.set_output(k, values[k])
+    live.delete(0)
+    live.delete(2)
+    assert live.compact_summaries() is None  # half, not over half
+    live.delete(1)
+    remap = live.compact_summaries()
+    assert remap.tolist() == [NONE, NONE, NONE, 0] and len(live.summaries) == 1
+    assert live.node(live.row(3)).output == values[3]
