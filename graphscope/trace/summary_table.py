@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import operator
+from itertools import chain
 
 import numpy as np
 
@@ -15,6 +17,10 @@ from .tensor_summary import (
     TensorSummary,
     host_dtype,
 )
+
+# A summary's fields, in the order from_summaries reads them.
+_FIELDS = operator.attrgetter("dtype", "device", "shape", "numel", "min", "max", "mean", "std", "norm", "zero_fraction",
+                              "nan_count", "inf_count", "histogram", "values", "dropped", "preview")
 
 # What a row holds of its values (the `held` column).
 PREVIEW, FULL, DROPPED = 0, 1, 2
@@ -142,37 +148,41 @@ class SummaryTable:
     def from_summaries(cls, items: list[TensorSummary]) -> SummaryTable:
         """The summaries as a table (their arrays copied into the pools)."""
         n = len(items)
-        dtype_names = [s.dtype for s in items]
-        device_names = [s.device for s in items]
+        if n:  # each field across the items, read in one pass
+            (dtype_names, device_names, shapes, numels, lows, highs, means, stds, norms, zeros, nans, infs, histograms,
+             values, dropped, previews) = zip(*map(_FIELDS, items))
+        else:
+            dtype_names = device_names = shapes = numels = lows = highs = nans = infs = histograms = ()
+            values = dropped = previews = ()
         dtypes = {d: i for i, d in enumerate(dict.fromkeys(dtype_names))}
         devices = {d: i for i, d in enumerate(dict.fromkeys(device_names))}
         dtype = np.fromiter(map(dtypes.__getitem__, dtype_names), np.int32, n)
         device = np.fromiter(map(devices.__getitem__, device_names), np.int32, n)
-        shapes = [s.shape for s in items]
         dims_start = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.fromiter(map(len, shapes), np.int64, n), out=dims_start[1:])
-        dims = np.fromiter((d for shape in shapes for d in shape), np.int64, int(dims_start[-1]))
-        numel = np.fromiter((s.numel for s in items), np.int64, n)
-        stats = np.array([(s.min, s.max, s.mean, s.std, s.norm, s.zero_fraction) for s in items],
-                         dtype=np.float64).reshape(n, len(STAT_FIELDS))
-        exact = {i: (s.min, s.max) for i, s in enumerate(items)
-                 if type(s.min) is int and not (-2**53 <= s.min <= 2**53 and -2**53 <= s.max <= 2**53)}
-        nan = np.fromiter((s.nan_count for s in items), np.int64, n)
-        inf = np.fromiter((s.inf_count for s in items), np.int64, n)
-        histograms = [s.histogram for s in items]
+        dims = np.fromiter(chain.from_iterable(shapes), np.int64, int(dims_start[-1]))
+        numel = np.fromiter(numels, np.int64, n)
+        stats = (np.array([lows, highs, means, stds, norms, zeros], dtype=np.float64).T.copy() if n
+                 else np.zeros((0, len(STAT_FIELDS))))
+        exact = {i: (low, highs[i]) for i, low in enumerate(lows)
+                 if type(low) is int and not (-2**53 <= low <= 2**53 and -2**53 <= highs[i] <= 2**53)}
+        nan = np.fromiter(nans, np.int64, n)
+        inf = np.fromiter(infs, np.int64, n)
         filled = np.fromiter((h.size == HISTOGRAM_BINS for h in histograms), bool, n)
         counts = np.zeros((n, HISTOGRAM_BINS), dtype=np.int64)
-        if filled.any():
+        if filled.all() and n:
+            counts[:] = histograms
+        elif filled.any():
             counts[filled] = np.stack([h for h in histograms if h.size == HISTOGRAM_BINS])
         histogram = counts.astype(np.uint32) if not counts.size or int(counts.max()) < 2**32 else counts
-        held = np.fromiter((FULL if s.values is not None else DROPPED if s.dropped else PREVIEW for s in items),
+        held = np.fromiter((FULL if v is not None else DROPPED if d else PREVIEW for v, d in zip(values, dropped)),
                            np.uint8, n)
         names = list(dtypes)
         hosts = [host_dtype(d).name for d in names]
         start, sizes = cls.starts(held, numel, dtype, hosts)
         parts: dict[str, list] = {h: [] for h in sizes}
-        for s, h in zip(items, dtype.tolist()):
-            a = s.values if s.values is not None else None if s.dropped else s.preview
+        for v, d, p, h in zip(values, dropped, previews, dtype.tolist()):
+            a = v if v is not None else None if d else p
             if a is not None and a.size:
                 parts[hosts[h]].append(a)
         pools = {}
