@@ -196,7 +196,10 @@ class LiveNodes:
         self.flags.extend([r[5] for r in rows])
         self.parameter.extend(code([r[6] for r in rows]))
         self.module.extend(code([r[7] for r in rows]))
-        self.site.extend(self._code_all([r[8] for r in rows], self._site_codes, self.sites))
+        sites = [r[8] for r in rows]  # a few SourceSite objects, many times: coded once per object
+        by_object = dict(zip(map(id, sites), sites))
+        codes = dict(zip(by_object, self._code_all(list(by_object.values()), self._site_codes, self.sites)))
+        self.site.extend(map(codes.__getitem__, map(id, sites)))
         self.leaf.extend([r[11] for r in rows])
         inputs = [r[3] for r in rows]
         _ragged(self.inputs_start, self.inputs, inputs, list(chain.from_iterable(inputs)))
