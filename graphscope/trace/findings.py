@@ -57,16 +57,15 @@ def _what(node: Node) -> str:
     return node.op if not node.module else f"{node.op} in {node.module}"
 
 
-def _nodes_at(record: Record, rows) -> list[Node]:
-    """The nodes at these rows of the record's columns (only they are made into Nodes)."""
-    ids = record.nodes.columns().id
-    return [record.nodes[int(ids[r])] for r in rows]
+def _nodes_at(record: Record, scan, rows) -> list[Node]:
+    """The nodes at these rows of a scan of the record's nodes (only they are made into Nodes)."""
+    return [record.nodes[int(scan.id[r])] for r in rows]
 
 
 def nan_origin(record: Record) -> Finding | None:
     """The first node, in creation order, whose value holds a NaN or Inf: where it was born."""
-    bad = np.flatnonzero(record.nodes.columns().output_nonfinite())
-    for node in _nodes_at(record, bad[:1].tolist()):
+    scan = record.nodes.scan()
+    for node in _nodes_at(record, scan, np.flatnonzero(scan.output_nonfinite())[:1].tolist()):
         if _bad(node.output):
             if node.is_leaf:
                 text = f"the first NaN/Inf is already in the input {_what(node)}: {_counts(node.output)}"
@@ -82,7 +81,7 @@ def nan_origin(record: Record) -> Finding | None:
 def _named_leaves(record: Record, op: str | None = None) -> tuple[dict[str, int], dict[str, int]]:
     """Per parameter name of the leaves (of this op, if given), in creation order: the node id of
     its latest leaf, and the id its identity was first seen as; read from the columns."""
-    c = record.nodes.columns()
+    c = record.nodes.scan()
     named = (c.flags & IS_LEAF).astype(bool) & (c.parameter >= 0)
     if op is not None:
         named &= (c.op == c.strings.index(op)) if op in c.strings else False
@@ -127,7 +126,8 @@ def nan_grad(record: Record) -> Finding | None:
 def dead_relus(record: Record) -> list[Finding]:
     """ReLUs with units that are zero for every example in the batch, latest pass per ReLU."""
     latest: dict[tuple, Node] = {}
-    for node in _nodes_at(record, sorted(record.nodes.columns().dead)):
+    scan = record.nodes.scan()
+    for node in _nodes_at(record, scan, sorted(scan.dead)):
         if node.dead_units is not None:
             latest[(node.site, node.module)] = node
     out = []

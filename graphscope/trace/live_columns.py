@@ -98,6 +98,12 @@ class LiveSummaries:
                 self._dropped[k] = 0
         return freed
 
+    def nonfinite(self) -> np.ndarray:
+        """Per row: whether it holds a NaN or an Inf."""
+        parts = [t.nonfinite() for t in self._tables]
+        parts.append(np.fromiter((s.has_nonfinite for s in self._loose), bool, len(self._loose)))
+        return np.concatenate(parts)
+
     def table(self) -> SummaryTable:
         """Every row as one table (kept as the one packed table from now on)."""
         self._pack()
@@ -108,6 +114,21 @@ class LiveSummaries:
 
 
 _INT64, _INT32 = "q", "i"
+
+
+class Scan:
+    """What a scan over every node reads (the findings), row per node in creation order: the id,
+    op, flags, parameter and leaf columns (`strings` indices as in NodeColumns), dead units by
+    row, and whether each output holds a NaN or an Inf."""
+
+    __slots__ = ("_nonfinite", "dead", "flags", "id", "leaf", "op", "parameter", "strings")
+
+    def __init__(self, id, op, flags, parameter, leaf, strings, dead, nonfinite):
+        self.id, self.op, self.flags, self.parameter, self.leaf = id, op, flags, parameter, leaf
+        self.strings, self.dead, self._nonfinite = strings, dead, nonfinite
+
+    def output_nonfinite(self) -> np.ndarray:
+        return self._nonfinite
 
 
 class LiveNodes:
@@ -344,6 +365,25 @@ class LiveNodes:
         self.changes += 1
         return remap
 
+    def scan(self) -> Scan:
+        """The columns a scan of the nodes reads (findings), without packing the summaries."""
+        rows = None if not self._gone else np.array(self.rows(), dtype=np.int64)
+
+        def column(values, dtype):
+            a = np.array(values, dtype=dtype)
+            return a if rows is None else a[rows]
+
+        output = column(self.output, np.int64)
+        nonfinite = np.zeros(len(output), dtype=bool)
+        present = output >= 0
+        nonfinite[present] = self.summaries.nonfinite()[output[present]]
+        dead = self.dead
+        if rows is not None:
+            position = dict(zip(rows.tolist(), range(len(rows))))
+            dead = {position[r]: v for r, v in dead.items()}
+        return Scan(column(self.id, np.int64), column(self.op, np.int32), column(self.flags, np.uint8),
+                    column(self.parameter, np.int32), column(self.leaf, np.int64), self.strings, dict(dead), nonfinite)
+
     @property
     def count(self) -> int:
         """Rows not deleted."""
@@ -406,8 +446,7 @@ class LiveNodes:
             position = {r: k for k, r in enumerate(rows.tolist())}
             dead = {position[r]: v for r, v in dead.items()}
         used = output >= 0
-        if rows is not None or (used.any() and len(table) != int(used.sum())):
-            # Only the summaries still in use, in row order (a shared one once).
+        if self.unused:  # only the summaries still in use, in row order (a shared one once)
             kept, output[used] = np.unique(output[used], return_inverse=True)
             table = table.take(kept)
 

@@ -411,6 +411,15 @@ class NodeTable(MutableMapping):
         self._cache = (self.version, built)
         return built
 
+    def scan(self):
+        """What a scan over every node reads (id, op, flags, parameter, leaf, strings, dead,
+        output_nonfinite()): a live table's without packing its summaries, else the columns."""
+        live = self._live
+        if (live is not None and self._columns is None and not self._loose and not self._override
+                and self._unchanged_reads()):
+            return live.scan()
+        return self.columns()
+
     def _unchanged_reads(self) -> bool:
         """Whether every Node read from a live row since the last change still equals its row."""
         stamp, read = self._read

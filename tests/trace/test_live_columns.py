@@ -156,3 +156,18 @@ def test_summary_rows_no_node_has_are_left_out_once_over_half(monkeypatch):
     remap = live.compact_summaries()
     assert remap.tolist() == [NONE, NONE, NONE, 0] and len(live.summaries) == 1
     assert live.node(live.row(3)).output == values[3]
+
+
+def test_a_scan_of_live_rows_reads_as_the_columns():
+    recorder = Recorder()
+    with hooks.observe(recorder):
+        w = gs.ones(4, requires_grad=True)
+        ((w * float("nan")).relu() + w.log()).sum().backward()
+    nodes = recorder.finish(0).nodes
+    del nodes[next(iter(nodes))]
+    scan, columns = nodes.scan(), nodes.columns()
+    assert scan.output_nonfinite().any() and scan.output_nonfinite().tolist() == columns.output_nonfinite().tolist()
+    assert [scan.strings[k] for k in scan.op] == [columns.strings[k] for k in columns.op]
+    for key in ("id", "flags", "leaf"):
+        assert getattr(scan, key).tolist() == getattr(columns, key).tolist()
+    assert scan.dead == columns.dead
