@@ -13,7 +13,7 @@ from .node_table import IS_LEAF, NONE, REQUIRES_GRAD, NodeColumns
 from .summary_table import DROPPED, SummaryTable, index_ranges
 
 # Summaries added one at a time are packed into a table this many at a time.
-PACK = 4096
+PACK = 16384
 _MISSING = -2  # a code not yet given
 # Deleted node rows are left out once there are this many and they are over half the rows.
 COMPACT_ROWS = 4096
