@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from .node_table import IS_LEAF
 from .record import (
     ACCUMULATED_GRAD,
     DEAD_RELU,
@@ -54,9 +57,15 @@ def _what(node: Node) -> str:
     return node.op if not node.module else f"{node.op} in {node.module}"
 
 
+def _nodes_at(record: Record, scan, rows) -> list[Node]:
+    """The nodes at these rows of a scan of the record's nodes (only they are made into Nodes)."""
+    return [record.nodes[int(scan.id[r])] for r in rows]
+
+
 def nan_origin(record: Record) -> Finding | None:
     """The first node, in creation order, whose value holds a NaN or Inf: where it was born."""
-    for node in record.nodes.values():
+    scan = record.nodes.scan()
+    for node in _nodes_at(record, scan, np.flatnonzero(scan.output_nonfinite())[:1].tolist()):
         if _bad(node.output):
             if node.is_leaf:
                 text = f"the first NaN/Inf is already in the input {_what(node)}: {_counts(node.output)}"
@@ -69,11 +78,31 @@ def nan_origin(record: Record) -> Finding | None:
     return None
 
 
+def _named_leaves(record: Record, op: str | None = None) -> tuple[dict[str, int], dict[str, int]]:
+    """Per parameter name of the leaves (of this op, if given), in creation order: the node id of
+    its latest leaf, and the id its identity was first seen as; read from the columns."""
+    c = record.nodes.scan()
+    named = (c.flags & IS_LEAF).astype(bool) & (c.parameter >= 0)
+    if op is not None:
+        named &= (c.op == c.strings.index(op)) if op in c.strings else False
+    latest, made = {}, {}
+    strings = c.strings
+    for code, nid, leaf in zip(c.parameter[named].tolist(), c.id[named].tolist(), c.leaf[named].tolist()):
+        name = strings[code]
+        if name:
+            latest[name] = nid
+            made.setdefault(name, nid if leaf < 0 else leaf)
+    return latest, made
+
+
 def nan_grad(record: Record) -> Finding | None:
     """The first backward step whose grads hold a NaN or Inf."""
     nodes = record.nodes
     for p in record.passes:
         for number, step in enumerate(p.steps):
+            if not (_bad(step.grad_output) or any(map(_bad, step.grad_inputs))
+                    or any(_bad(lg.grad) for lg in step.leaf_grads)):
+                continue
             node = nodes.get(step.node)
             what = _what(node) if node is not None else f"node {step.node}"
             where = f"(pass {p.index}, backward step {number + 1})"
@@ -97,7 +126,8 @@ def nan_grad(record: Record) -> Finding | None:
 def dead_relus(record: Record) -> list[Finding]:
     """ReLUs with units that are zero for every example in the batch, latest pass per ReLU."""
     latest: dict[tuple, Node] = {}
-    for node in record.nodes.values():
+    scan = record.nodes.scan()
+    for node in _nodes_at(record, scan, sorted(scan.dead)):
         if node.dead_units is not None:
             latest[(node.site, node.module)] = node
     out = []
@@ -124,13 +154,13 @@ def grad_extremes(record: Record, vanishing: float = 1e-7, exploding: float = 1e
                 entry[1] += 1
                 entry[2], entry[3] = norm, p.index
     total = len(record.passes)
-    leaf_of = {n.parameter: n for n in record.nodes.values() if n.op == PARAMETER and n.parameter}
+    leaf_of = _named_leaves(record, PARAMETER)[0] if seen else {}
     out = []
     for (name, kind), (first, count, last_norm, last) in seen.items():
         limit = vanishing if kind == VANISHING_GRAD else exploding
         side = "under" if kind == VANISHING_GRAD else "over"
         word = "vanishing" if kind == VANISHING_GRAD else "exploding"
-        node = leaf_of.get(name)
+        node = record.nodes.get(leaf_of.get(name))
         out.append(Finding(kind, f"{word} grad: the grad norm of {name} was {side} {format_number(limit)} in "
                                  f"{count} of {total} passes (first at pass {first}; {format_number(last_norm)} "
                                  f"at pass {last})",
@@ -180,11 +210,8 @@ def accumulated_grads(record: Record) -> list[Finding]:
     for label, run in runs.items():
         if len(run) >= ACCUMULATION_RUN:
             by_run.setdefault((run[0], run[-1]), []).append(label)
-    latest, made = {}, {}  # label -> its latest leaf node; -> the id its identity was first seen as
-    for n in record.nodes.values():
-        if n.is_leaf and n.parameter:
-            latest[n.parameter] = n
-            made.setdefault(n.parameter, n.id if n.leaf is None else n.leaf)
+    # label -> the id of its latest leaf node; -> the id its identity was first seen as
+    latest, made = _named_leaves(record) if by_run else ({}, {})
     out = []
     for (first, last), labels in by_run.items():
         labels.sort(key=lambda label: made.get(label, math.inf))  # in the order the script made them
@@ -195,7 +222,7 @@ def accumulated_grads(record: Record) -> list[Finding]:
         names = ", ".join(f"`{name}`" for name in labels[:NAMED])
         if len(labels) > NAMED:
             names += f" and {len(labels) - NAMED} more"
-        node = latest.get(labels[0])
+        node = record.nodes.get(latest.get(labels[0]))
         out.append(Finding(ACCUMULATED_GRAD, f"grads of {names} accumulated across {count} passes without zeroing "
                                              f"(passes {first} to {last}): backward() adds into .grad, so each step "
                                              "used the sum of the grads so far; call optimizer.zero_grad() each "

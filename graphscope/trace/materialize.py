@@ -15,7 +15,8 @@ from . import summary_worker
 from .finite import NUMBER
 from .journal import ConstantEvent, Journal, LeafEvent, OpEvent, saved_roles
 from .naming import short_repr
-from .record import CONSTANT, PARAMETER, TENSOR, LeafGrad, Node, Step
+from .node_table import IS_LEAF, NONE, REQUIRES_GRAD
+from .record import CONSTANT, PARAMETER, TENSOR, LeafGrad, Step
 from .summary import summarize_many, summarize_value
 
 
@@ -41,47 +42,57 @@ class Materializer:
             self._materialize_new(j)
 
     def _materialize_new(self, j: Journal) -> None:
-        nodes = self.record.nodes
+        live = self.record.nodes.live()
         site_of = self._names.site
-        work, guards = [], []
+        rows, work, guards = [], [], []
+        add = rows.append
         saved = j.saved
         reprs: dict[int, str] = {}  # id(value) -> its short repr: a chain repeats its constants
         events = j.events
+        index = j.index
         for position in range(j.done, len(events)):
             e = events[position]
             events[position] = None  # its arrays now belong to the work (then to the summaries)
             kind = type(e)
+            nid = e.id
             if kind is OpEvent:
                 op, name = e.names
-                n = Node(e.id, op, name, e.inputs, j.index, None, e.requires_grad, False, None, e.module,
-                         site_of(e.site), _saved(e, saved.pop(e.id, None)),
-                         args=() if e.args is None else tuple((k, _repr_of(v, reprs)) for k, v in e.args))
+                add((nid, op, name, e.inputs, index, REQUIRES_GRAD if e.requires_grad else 0, None, e.module,
+                     site_of(e.site), _saved(e, saved.pop(nid, None)),
+                     () if e.args is None else tuple((k, _repr_of(v, reprs)) for k, v in e.args), NONE))
                 if e.vc[0] == e.version:  # else it was overwritten in place: its value is lost
-                    work.append((n, "output", e.array))
-                    guards.append((n, e.vc, e.version))
+                    work.append((RELU if op == "relu" else NODE, nid, e.array))
+                    guards.append((nid, e.vc, e.version))
             elif kind is LeafEvent:
-                n = Node(e.id, PARAMETER if e.requires_grad else TENSOR, "", (), j.index, None,
-                         e.requires_grad, True, e.label, e.module, site_of(e.site), leaf=e.leaf)
-                work.append((n, "output", e.copy))
+                add((nid, PARAMETER if e.requires_grad else TENSOR, "", (), index,
+                     IS_LEAF | (REQUIRES_GRAD if e.requires_grad else 0), e.label, e.module, site_of(e.site), (), (),
+                     NONE if e.leaf is None else e.leaf))
+                work.append((NODE, nid, e.copy))
             elif kind is ConstantEvent:
                 value = e.value
-                n = Node(e.id, CONSTANT, short_repr(value), (), j.index, None, False, True, None, e.module,
-                         site_of(e.site))
+                add((nid, CONSTANT, short_repr(value), (), index, IS_LEAF, None, e.module, site_of(e.site), (), (),
+                     NONE))
                 if type(value) in NUMBER:
-                    n.output = summarize_value(value)
-                    self._captured.setdefault(j.index, []).append(n.output)
+                    live.extend(rows)
+                    rows = []
+                    add = rows.append
+                    row = live.set_output(len(live) - 1, summarize_value(value))
+                    self._captured.setdefault(index, []).append(row)
                 elif hasattr(value, "dtype") and hasattr(value, "shape"):
-                    work.append((n, "output", value))
+                    work.append((NODE, nid, value))
             else:
-                n = Node(e.id, e.op, e.name, (), j.index, None, e.requires_grad,
-                         False, None, e.module, site_of(e.site))
+                add((nid, e.op, e.name, (), index, REQUIRES_GRAD if e.requires_grad else 0, None, e.module,
+                     site_of(e.site), (), (), NONE))
                 if e.copy is not None:
-                    work.append((n, "output", e.copy))
-            nodes[e.id] = n
-            j.ids.append(e.id)
+                    work.append((NODE, nid, e.copy))
+            j.ids.append(nid)
             if len(work) >= CHUNK:
-                self._summarize_into(j.index, work, guards)
+                live.extend(rows)
+                rows = []
+                add = rows.append
+                self._summarize_into(index, work, guards)
                 work, guards = [], []
+        live.extend(rows)
         j.done = len(events)
         p = self.record.passes[j.index] if j.index < len(self.record.passes) else None
         steps, leaves = j.steps, j.step_leaves
@@ -110,6 +121,38 @@ class Materializer:
         # The optimizer events between the passes before it: summarised in the same batch.
         changes, shared, states = self._optimizer_work(j.index) if self._optimizer_pending else ((), (), ())
         self._summarize_into(j.index, work + changes if changes else work, guards, shared=shared, states=states)
+
+    def _captured_size(self, entry) -> int:
+        """Bytes of values a `_captured` entry holds: a row of the nodes' summaries, or a summary."""
+        return self.record.nodes.live().summaries.value_bytes(entry) if type(entry) is int else entry.captured_bytes
+
+    def _drop_captured(self, entry) -> int:
+        """Let go of a `_captured` entry's values; the bytes freed."""
+        return self.record.nodes.live().drop_values(entry) if type(entry) is int else entry.drop_values()
+
+    def _renumber_summaries(self, remap) -> None:
+        """The nodes' summary rows were renumbered (`remap`: old row -> new, NONE: gone)."""
+        renumber = remap.tolist()
+        for entries in self._captured.values():
+            entries[:] = [e if type(e) is not int else renumber[e] for e in entries
+                          if type(e) is not int or renumber[e] >= 0]
+        self._summary_rows = {k: (s, renumber[row]) for k, (s, row) in self._summary_rows.items()
+                              if renumber[row] >= 0}
+
+    def _delete_node(self, nid: int) -> int:
+        """Delete a node from the record; the bytes of values this let go of."""
+        live = self.record.nodes.live()
+        r = live.row(nid)
+        s = NONE if r is None else live.output[r]
+        freed = live.summaries.value_bytes(s) if s >= 0 and live.refs[s] == 1 else 0
+        self.record.nodes.pop(nid, None)
+        return freed
+
+    def _output_rows(self, ids) -> list[int]:
+        """The rows of these nodes' output summaries (where they have one)."""
+        live = self.record.nodes.live()
+        rows = (live.row(nid) for nid in ids)
+        return [o for o in (live.output[r] for r in rows if r is not None) if o >= 0]
 
     @staticmethod
     def _grad_slots(step: Step, grad_inputs: list) -> list:
@@ -203,7 +246,7 @@ class Materializer:
             self._store(*queue.popleft())
 
     def _store(self, index, work, guards, arrays, slots, ready, todo, _batch, shared, states, pending) -> None:
-        fresh = pending if type(pending) is list else pending.result()
+        fresh_summaries = pending if type(pending) is list else pending.result()
         summaries = [None] * len(arrays)
         known = self._leaf_summaries
         for i, s in ready.items():
@@ -221,9 +264,9 @@ class Materializer:
         if len(known) > 2 * len(current) + 16:  # forget the summaries of copies gone
             known = self._leaf_summaries = {k: v for k, v in known.items() if k in current}
         captured = self._captured.setdefault(index, [])
-        added = 0
+        fresh = set()
         meta = self.record.metadata
-        for i, s in zip(todo, fresh):
+        for i, s in zip(todo, fresh_summaries):
             cached = known.get(id(arrays[i]))
             if cached is not None and cached[0] is arrays[i]:  # stored by a batch before this one
                 summaries[i] = cached[1]
@@ -231,26 +274,58 @@ class Materializer:
             summaries[i] = s
             if id(arrays[i]) in current:
                 known[id(arrays[i])] = (arrays[i], s)
-            captured.append(s)
-            added += s.captured_bytes
+            fresh.add(i)
             if s.device != "cpu" and meta.device == "cpu":
                 meta.device = s.device
-        stale = {id(n) for n, vc, version in guards if vc[0] != version}
+        stale = {nid for nid, vc, version in guards if vc[0] != version}
+        live = self.record.nodes.live()
+        row_of = live.row
+        rows = self._summary_rows
+        given, outputs = [], []  # node rows given a new output summary, and those summaries
+        next_row = len(live.summaries)
         relus = []
+        added = 0
         for (target, key, raw), i in zip(work, slots):
             s = summaries[i]
-            if type(key) is int:
-                target[key] = s
-            else:
-                if stale and id(target) in stale:
+            if target is NODE or target is RELU:  # a node's output: key is its id
+                r = row_of(key)
+                if r is None or stale and key in stale:  # gone from the record, or overwritten in place
                     continue
-                setattr(target, key, s)
-                if type(target) is Node and target.op == "relu" and raw.ndim >= 2:
-                    relus.append((target, raw))
+                shared = rows.get(id(s))
+                if shared is not None and shared[0] is s:
+                    live.share_output(r, shared[1])
+                    entry = shared[1]
+                else:
+                    given.append(r)
+                    outputs.append(s)
+                    entry = next_row
+                    next_row += 1
+                    if id(arrays[i]) in current:  # a later pass may show this same value
+                        rows[id(s)] = (s, entry)
+                if target is RELU and raw.ndim >= 2:
+                    relus.append((r, raw))
+            else:
+                entry = s
+                if type(key) is int:
+                    target[key] = s
+                else:
+                    if stale and id(target) in stale:
+                        continue
+                    setattr(target, key, s)
+            if i in fresh:  # counted once, by its first holder
+                fresh.discard(i)
+                captured.append(entry)
+                added += s.captured_bytes
             if s.nan_count or s.inf_count:
-                self._note_nonfinite(index, type(target) is Node)
+                self._note_nonfinite(index, target is NODE or target is RELU)
+        live.set_outputs(given, outputs)
+        if len(rows) > 2 * len(known) + 16:  # forget the rows of summaries no longer shared
+            self._summary_rows = {id(v[1]): rows[id(v[1])] for v in known.values() if id(v[1]) in rows}
+        remap = live.compact_summaries()
+        if remap is not None:  # summary rows were renumbered: so are those held here
+            self._renumber_summaries(remap)
         if relus:
-            _note_dead_units(relus)
+            _note_dead_units(live, relus)
         if states:
             self._finish_states(states)
         self._captured_bytes += added
@@ -276,6 +351,9 @@ CHUNK = 8192
 DEFERRED_PASSES = 16
 # In a batch's `ready`: an array a batch before it summarises, its summary taken when stored.
 LATER = object()
+# A work item's target for a node's output (a relu's, whose dead units are counted too); its key
+# is the node's id.
+NODE, RELU = object(), object()
 
 
 def _host_elements(arrays: list) -> int:
@@ -319,19 +397,19 @@ def _repr_of(value, reprs: dict) -> str:
     return text
 
 
-def _note_dead_units(relus: list) -> None:
-    """Set each ReLU node's dead units: units (everything after the batch dimension) that are
+def _note_dead_units(live, relus: list) -> None:
+    """Set each ReLU row's dead units: units (everything after the batch dimension) that are
     zero for every example; the counts of device arrays come back in one transfer per device."""
     on_device = []
-    for node, output in relus:
+    for row, output in relus:
         units = math.prod(output.shape[1:])
         if type(output) is np.ndarray:
             alive = int(np.count_nonzero(output.reshape(output.shape[0], -1).any(axis=0)))
-            node.dead_units = (units - alive, units)
+            live.set_dead(row, (units - alive, units))
         else:
             xp = namespace(output)
             flat = backend.reshape(output, (output.shape[0], -1))
-            on_device.append((node, units, xp.sum(backend.astype(xp.any(flat != 0, axis=0), xp.int64))))
+            on_device.append((row, units, xp.sum(backend.astype(xp.any(flat != 0, axis=0), xp.int64))))
     if on_device:
-        for (node, units, _), alive in zip(on_device, backend.scalars([c for _, _, c in on_device])):
-            node.dead_units = (units - int(alive), units)
+        for (row, units, _), alive in zip(on_device, backend.scalars([c for _, _, c in on_device])):
+            live.set_dead(row, (units - int(alive), units))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import ItemsView, Iterator, Mapping, MutableMapping, ValuesView
 
 import numpy as np
@@ -191,11 +192,13 @@ class NodeColumns:
 
 class NodeTable(MutableMapping):
     """node id -> Node, in creation order. Rows read from a snapshot live in `NodeColumns` and are
-    made into a Node when read (a fresh one each time: change a node by setting it again); a node
-    set one at a time (as the recorder does) is kept as that object until `seal` puts it into the
-    columns, so the recorder may still fill it in (its output summary, its dead units)."""
+    made into a Node when read (a fresh one each time: change a node by setting it again). Rows
+    the recorder appends live in `LiveNodes` (`live()`, after any column rows): a Node read from
+    one is kept and read again as that object until the recorder next changes the table (a reader
+    may change it, as it could the recorder's objects). A node set one at a time is kept as that
+    object until `seal` puts it into the columns."""
 
-    __slots__ = ("_alive", "_cache", "_columns", "_gone", "_loose", "_override", "_version")
+    __slots__ = ("_alive", "_cache", "_columns", "_gone", "_live", "_loose", "_override", "_read", "_version")
 
     def __init__(self, nodes: Mapping | None = None, columns: NodeColumns | None = None):
         self._columns = columns
@@ -205,6 +208,8 @@ class NodeTable(MutableMapping):
         self._override: dict = {}   # id -> Node, replacing a column row
         self._version = 0
         self._cache = None
+        self._live = None           # LiveNodes, once the recorder appends
+        self._read = (-1, {})       # (live.changes, {id: (Node read from a live row since, its fields then)})
         if nodes:
             self._loose.update(nodes)
 
@@ -226,10 +231,42 @@ class NodeTable(MutableMapping):
         node = self._override.get(k)
         if node is not None:
             return node
+        live = self._live
+        if live is not None:
+            node = self._live_node(live, k)
+            if node is not None:
+                return node
         r = self._row(k)
         if r is None:
             raise KeyError(k)
         return self._columns.node(r)
+
+    def _live_node(self, live, k, r=None):
+        """The Node of live row k (r: its row, when known), the same object until the table changes."""
+        stamp, read = self._read
+        if stamp != live.changes:
+            read = {}
+            self._read = (live.changes, read)
+        entry = read.get(k)
+        if entry is None:
+            if r is None:
+                r = live.row(k)
+                if r is None:
+                    return None
+            node = live.node(r)
+            read[k] = (node, _node_fields(node))
+            return node
+        return entry[0]
+
+    def live(self):
+        """The LiveNodes the recorder appends rows to (made at the first call)."""
+        if self._live is None:
+            from .live_columns import (
+                LiveNodes,  # it builds on this module's NodeColumns
+            )
+
+            self._live = LiveNodes()
+        return self._live
 
     def get(self, k, default=None):
         try:
@@ -246,6 +283,11 @@ class NodeTable(MutableMapping):
         node = self._object(k)
         if node is not None:
             return node.inputs
+        live = self._live
+        if live is not None:
+            r = live.row(k)
+            if r is not None:
+                return live.inputs_of(r)
         r = self._row(k)
         if r is None:
             return None
@@ -258,25 +300,35 @@ class NodeTable(MutableMapping):
         node = self._object(k)
         if node is not None:
             return node.op
+        live = self._live
+        if live is not None:
+            r = live.row(k)
+            if r is not None:
+                return live.op_of(r)
         r = self._row(k)
         return None if r is None else self._columns.strings[self._columns.op[r]]
 
     def __contains__(self, k) -> bool:
         try:
-            return k in self._loose or k in self._override or self._row(k) is not None
+            return (k in self._loose or k in self._override or self._row(k) is not None
+                    or self._live is not None and self._live.row(k) is not None)
         except TypeError:
             return False
 
     def __setitem__(self, k, node) -> None:
         self._version += 1
-        if self._row(k) is not None:
+        if self._row(k) is not None or self._live is not None and self._live.row(k) is not None:
             self._override[k] = node
         else:
             self._loose[k] = node
 
     def __delitem__(self, k) -> None:
+        live = self._live
         if k in self._loose:
             del self._loose[k]
+        elif live is not None and live.row(k) is not None:
+            self._override.pop(k, None)
+            live.delete(live.row(k))
         else:
             r = self._row(k)
             if r is None:
@@ -289,12 +341,15 @@ class NodeTable(MutableMapping):
         self._version += 1
 
     def __len__(self) -> int:
-        return (0 if self._columns is None else len(self._columns) - self._gone) + len(self._loose)
+        return ((0 if self._columns is None else len(self._columns) - self._gone) + len(self._loose)
+                + (0 if self._live is None else self._live.count))
 
     def __iter__(self) -> Iterator[int]:
         if self._columns is not None:
             ids = self._columns.id if self._alive is None else self._columns.id[self._alive]
             yield from ids.tolist()
+        if self._live is not None:
+            yield from self._live.ids()
         yield from self._loose
 
     def values(self):
@@ -314,6 +369,13 @@ class NodeTable(MutableMapping):
                 k = int(c.id[r])
                 node = override.get(k)
                 yield k, (node if node is not None else c.node(r))
+        live = self._live
+        if live is not None:
+            override = self._override
+            for r in live.rows():
+                k = live.id[r]
+                node = override.get(k)
+                yield k, (node if node is not None else self._live_node(live, k, r))
         yield from self._loose.items()
 
     def __eq__(self, other):
@@ -330,34 +392,73 @@ class NodeTable(MutableMapping):
 
     def columns(self) -> NodeColumns:
         """Every node as columns, in creation order (the stored ones when nothing was set or deleted
-        since they were read; else made from the nodes, and cached until the table changes)."""
-        c = self._columns
-        if c is not None and not self._loose and not self._override and self._alive is None:
+        since they were read; else made from the nodes, and cached until the table changes). A
+        Node read from a live row and changed since is taken as it is now."""
+        c, live = self._columns, self._live
+        plain = not self._loose and not self._override and self._alive is None
+        if c is not None and plain and live is None:
             return c
-        if self._cache is not None and self._cache[0] == self._version:
+        if live is not None and not self._unchanged_reads():
+            return NodeColumns.from_nodes(list(self.values()))
+        if self._cache is not None and self._cache[0] == self.version:
             return self._cache[1]
-        if c is None and not self._override:
+        if c is None and plain and live is not None:
+            built = live.columns()
+        elif c is None and not self._override and live is None:
             built = NodeColumns.from_nodes(list(self._loose.values()))
         else:
             built = NodeColumns.from_nodes(list(self.values()))
-        self._cache = (self._version, built)
+        self._cache = (self.version, built)
         return built
+
+    def scan(self):
+        """What a scan over every node reads (id, op, flags, parameter, leaf, strings, dead,
+        output_nonfinite()): a live table's without packing its summaries, else the columns."""
+        live = self._live
+        if (live is not None and self._columns is None and not self._loose and not self._override
+                and self._unchanged_reads()):
+            return live.scan()
+        return self.columns()
+
+    def _unchanged_reads(self) -> bool:
+        """Whether every Node read from a live row since the last change still equals its row."""
+        stamp, read = self._read
+        live = self._live
+        if stamp != live.changes:
+            return True
+        return all(map(_same_objects, map(_node_fields, (node for node, _ in read.values())),
+                       (fields for _, fields in read.values())))
 
     def seal(self) -> None:
         """Put every node into the columns (views from now on): call it once nothing will change
         the Node objects set so far."""
-        if self._loose or self._override or self._alive is not None:
+        if self._loose or self._override or self._alive is not None or self._live is not None:
             columns = self.columns()
             if columns._outputs is not None:
                 columns.summaries  # noqa: B018 - the summaries become columns too
-            self._columns, self._alive, self._gone = columns, None, 0
+            self._version = self.version + 1
+            self._columns, self._alive, self._gone, self._live = columns, None, 0, None
             self._loose, self._override, self._cache = {}, {}, None
-            self._version += 1
 
     @property
     def version(self) -> int:
-        """A number that changes whenever a node is set or deleted."""
-        return self._version
+        """A number that changes whenever a node is set, appended, filled in or deleted."""
+        return self._version + (0 if self._live is None else self._live.changes)
+
+
+_getters: dict = {}  # Node's type -> a getter of all its fields at once
+
+
+def _node_fields(node) -> tuple:
+    """A Node's field values (the objects themselves), to tell later whether a reader changed it."""
+    getter = _getters.get(type(node))
+    if getter is None:
+        getter = _getters[type(node)] = operator.attrgetter(*type(node).__slots__)
+    return getter(node)
+
+
+def _same_objects(a: tuple, b: tuple) -> bool:
+    return all(map(operator.is_, a, b))
 
 
 class _Values(ValuesView):

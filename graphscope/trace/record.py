@@ -25,9 +25,13 @@ their output summaries, the bulk of a big record, are held as columns underneath
 
 A snapshot loads straight into these columns and writes them out as they are, one base64 array
 per column (`snapshot_columns_read`, `snapshot_columns_write`).
-A node the recorder sets (`record.nodes[k] = Node(...)`) is kept as that object (the recorder
-may still fill it in) until `record.nodes.seal()`. Passes, steps and the small sections are
-objects.
+A live recording appends to the same columns as they grow (`record.nodes.live()`, a
+`LiveNodes` in `live_columns.py`: typed arrays, the outputs' summaries in a `LiveSummaries`
+whose newest rows are the summary objects until 16,384 are packed into a SummaryTable); a
+node's output and dead units are filled in when its batch of summaries is stored. A Node read
+from a live row is kept until the recorder next changes the table, so a reader may change it.
+A node set with `record.nodes[k] = Node(...)` is kept as that object until
+`record.nodes.seal()`. Passes, steps and the small sections are objects.
 """
 
 from __future__ import annotations

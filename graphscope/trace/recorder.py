@@ -83,6 +83,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         self._module = self._names.module         # the module whose forward is running (named)
         self._leaf_copies: dict[int, LeafEntry] = {}  # id(leaf) -> what is known of it
         self._leaf_summaries: dict[int, tuple] = {}  # id(leaf copy) -> (copy, its summary)
+        self._summary_rows: dict[int, tuple] = {}  # id(leaf copy's summary) -> (summary, row in the nodes' summaries)
         self._captured: dict[int, list] = {}      # pass -> summaries holding captured values
         self._pending: deque = deque()            # batches of summaries not yet stored, oldest first
         self._deferred: list = []                 # of those, the small ones not yet summarised

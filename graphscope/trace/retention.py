@@ -112,6 +112,8 @@ class Retention:
             j.steps, j.step_leaves, j.saved = [], {}, {}
             keep = self._closure(j, j.referenced)
             nodes = self.record.nodes
+            freed = self._captured.pop(index, [])
+            self._captured_bytes -= sum(map(self._captured_size, freed))
             gone = [nid for nid in j.ids if nid not in keep]
             for nid in gone:
                 del nodes[nid]
@@ -119,12 +121,10 @@ class Retention:
             j.events, j.done = [], 0
             self._forget(j, keep)
             j.ids = [nid for nid in j.ids if nid in keep]
-            freed = self._captured.pop(index, [])
-            self._captured_bytes -= sum(s.captured_bytes for s in freed)
-            survivors = [nodes[nid].output for nid in j.ids if nodes[nid].output is not None]
+            survivors = self._output_rows(j.ids)
             if survivors:
                 self._captured[index] = survivors
-                self._captured_bytes += sum(s.captured_bytes for s in survivors)
+                self._captured_bytes += sum(map(self._captured_size, survivors))
             self._orphans |= keep
         self._sweep_orphans()
 
@@ -156,9 +156,9 @@ class Retention:
             return
         nodes, passes = self.record.nodes, self.record.passes
         refs = set()
-        for n in nodes.values():
-            if n.id not in orphans:
-                refs.update(n.inputs)
+        for k in nodes:
+            if k not in orphans:
+                refs.update(nodes.inputs_of(k))
         for j in self._recent:
             for e in j.events:
                 if type(e) is OpEvent:
@@ -181,11 +181,9 @@ class Retention:
             nid = stack.pop()
             if nid not in keep:
                 keep.add(nid)
-                stack.extend(k for k in nodes[nid].inputs if k in orphans)
+                stack.extend(k for k in nodes.inputs_of(nid) if k in orphans)
         for nid in orphans - keep:
-            node = nodes.pop(nid)
-            if node.output is not None:
-                self._captured_bytes -= node.output.drop_values()
+            self._captured_bytes -= self._delete_node(nid)
         self.record.trimmed_nodes += len(orphans - keep)
         if len(keep) < len(orphans):
             for j in self._recent:
@@ -199,7 +197,7 @@ class Retention:
         if not wanted:
             return set()
         nodes = self.record.nodes
-        inputs = {nid: nodes[nid].inputs for nid in j.ids if nid in nodes}
+        inputs = {nid: nodes.inputs_of(nid) for nid in j.ids if nid in nodes}
         inputs.update((e.id, e.inputs) for e in j.events if type(e) is OpEvent)
         own = set(inputs) | {e.id for e in j.events if e is not None}
         keep, stack = set(), [nid for nid in wanted if nid in own]
@@ -226,7 +224,7 @@ class Retention:
             summaries = self._captured[index]
             i = 0
             while i < len(summaries) and self._captured_bytes > budget:
-                freed = summaries[i].drop_values()
+                freed = self._drop_captured(summaries[i])
                 i += 1
                 if freed:
                     self._captured_bytes -= freed

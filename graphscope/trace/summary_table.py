@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import operator
+from itertools import chain
 
 import numpy as np
 
@@ -15,6 +17,10 @@ from .tensor_summary import (
     TensorSummary,
     host_dtype,
 )
+
+# A summary's fields, in the order from_summaries reads them.
+_FIELDS = operator.attrgetter("dtype", "device", "shape", "numel", "min", "max", "mean", "std", "norm", "zero_fraction",
+                              "nan_count", "inf_count", "histogram", "values", "dropped", "preview")
 
 # What a row holds of its values (the `held` column).
 PREVIEW, FULL, DROPPED = 0, 1, 2
@@ -142,72 +148,139 @@ class SummaryTable:
     def from_summaries(cls, items: list[TensorSummary]) -> SummaryTable:
         """The summaries as a table (their arrays copied into the pools)."""
         n = len(items)
-        dtype_names = [s.dtype for s in items]
-        device_names = [s.device for s in items]
+        if n:  # each field across the items, read in one pass
+            (dtype_names, device_names, shapes, numels, lows, highs, means, stds, norms, zeros, nans, infs, histograms,
+             values, dropped, previews) = zip(*map(_FIELDS, items))
+        else:
+            dtype_names = device_names = shapes = numels = lows = highs = nans = infs = histograms = ()
+            values = dropped = previews = ()
         dtypes = {d: i for i, d in enumerate(dict.fromkeys(dtype_names))}
         devices = {d: i for i, d in enumerate(dict.fromkeys(device_names))}
         dtype = np.fromiter(map(dtypes.__getitem__, dtype_names), np.int32, n)
         device = np.fromiter(map(devices.__getitem__, device_names), np.int32, n)
-        shapes = [s.shape for s in items]
         dims_start = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.fromiter(map(len, shapes), np.int64, n), out=dims_start[1:])
-        dims = np.fromiter((d for shape in shapes for d in shape), np.int64, int(dims_start[-1]))
-        numel = np.fromiter((s.numel for s in items), np.int64, n)
-        stats = np.array([(s.min, s.max, s.mean, s.std, s.norm, s.zero_fraction) for s in items],
-                         dtype=np.float64).reshape(n, len(STAT_FIELDS))
-        exact = {i: (s.min, s.max) for i, s in enumerate(items)
-                 if type(s.min) is int and not (-2**53 <= s.min <= 2**53 and -2**53 <= s.max <= 2**53)}
-        nan = np.fromiter((s.nan_count for s in items), np.int64, n)
-        inf = np.fromiter((s.inf_count for s in items), np.int64, n)
-        histograms = [s.histogram for s in items]
+        dims = np.fromiter(chain.from_iterable(shapes), np.int64, int(dims_start[-1]))
+        numel = np.fromiter(numels, np.int64, n)
+        stats = (np.array([lows, highs, means, stds, norms, zeros], dtype=np.float64).T.copy() if n
+                 else np.zeros((0, len(STAT_FIELDS))))
+        exact = {i: (low, highs[i]) for i, low in enumerate(lows)
+                 if type(low) is int and not (-2**53 <= low <= 2**53 and -2**53 <= highs[i] <= 2**53)}
+        nan = np.fromiter(nans, np.int64, n)
+        inf = np.fromiter(infs, np.int64, n)
         filled = np.fromiter((h.size == HISTOGRAM_BINS for h in histograms), bool, n)
         counts = np.zeros((n, HISTOGRAM_BINS), dtype=np.int64)
-        if filled.any():
+        if filled.all() and n:
+            counts[:] = histograms
+        elif filled.any():
             counts[filled] = np.stack([h for h in histograms if h.size == HISTOGRAM_BINS])
         histogram = counts.astype(np.uint32) if not counts.size or int(counts.max()) < 2**32 else counts
-        held = np.fromiter((FULL if s.values is not None else DROPPED if s.dropped else PREVIEW for s in items),
+        held = np.fromiter((FULL if v is not None else DROPPED if d else PREVIEW for v, d in zip(values, dropped)),
                            np.uint8, n)
         names = list(dtypes)
         hosts = [host_dtype(d).name for d in names]
         start, sizes = cls.starts(held, numel, dtype, hosts)
         parts: dict[str, list] = {h: [] for h in sizes}
-        for s, h in zip(items, dtype.tolist()):
-            a = s.values if s.values is not None else None if s.dropped else s.preview
+        for v, d, p, h in zip(values, dropped, previews, dtype.tolist()):
+            a = v if v is not None else None if d else p
             if a is not None and a.size:
-                parts[hosts[h]].append(a.reshape(-1))
+                parts[hosts[h]].append(a)
         pools = {}
         for host, arrays in parts.items():
-            pool = np.concatenate(arrays).astype(host, copy=False) if arrays else np.zeros(0, dtype=host)
+            pool = np.concatenate(arrays, axis=None).astype(host, copy=False) if arrays else np.zeros(0, dtype=host)
             pool.flags.writeable = False
             pools[host] = pool
         return cls(dims_start, dims, numel, dtype, names, device, list(devices), stats, exact, nan, inf,
                    histogram, held, start, pools)
 
+    def value_bytes(self, i: int) -> int:
+        """Bytes of row i's values in the pools (its preview, or every value; 0 once dropped)."""
+        held = int(self.held[i])
+        if held == DROPPED:
+            return 0
+        count = int(self.numel[i]) if held == FULL else min(int(self.numel[i]), PREVIEW_SIZE)
+        return count * np.dtype(self._hosts[int(self.dtype[i])][0]).itemsize
+
+    def _counts(self) -> np.ndarray:
+        """Per row: how many of its values the pools hold."""
+        held, numel = self.held, self.numel
+        return np.where(held == FULL, numel, np.where(held == DROPPED, 0, np.minimum(numel, PREVIEW_SIZE)))
+
+    def _values_of(self, host: str) -> np.ndarray:
+        """The values of the rows kept in `host`'s pool, in row order (a row marked DROPPED since
+        the pools were made is left out)."""
+        pool = self.pools.get(host)
+        if pool is None:
+            return np.zeros(0, dtype=host)
+        counts = self._counts()
+        mine = np.isin(self.dtype, [k for k, (h, _) in enumerate(self._hosts) if h == host]) & (counts > 0)
+        if int(counts[mine].sum()) == len(pool):
+            return pool
+        return pool[index_ranges(self.start[mine], counts[mine])]
+
+    def take(self, rows) -> SummaryTable:
+        """A table of these rows, in this order (its pools hold only their values: a row marked
+        DROPPED since the pools were made gives its values back)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        ndim = np.diff(self.dims_start)[rows]
+        dims_start = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(ndim, out=dims_start[1:])
+        held, numel, dtype = self.held[rows], self.numel[rows], self.dtype[rows]
+        hosts = [h for h, _ in self._hosts]
+        start, _ = self.starts(held, numel, dtype, hosts)
+        counts = self._counts()[rows]
+        pools = {}
+        for name in sorted(set(hosts)):
+            mine = np.isin(dtype, [k for k, h in enumerate(hosts) if h == name]) & (counts > 0)
+            pool = self.pools.get(name, np.zeros(0, dtype=name))[index_ranges(self.start[rows[mine]], counts[mine])]
+            pool.flags.writeable = False
+            pools[name] = pool
+        position = {int(r): k for k, r in enumerate(rows.tolist()) if int(r) in self.exact} if self.exact else {}
+        exact = {k: self.exact[r] for r, k in position.items()}
+        return SummaryTable(dims_start, self.dims[index_ranges(self.dims_start[rows], ndim)], numel, dtype, self.dtypes,
+                            self.device[rows], self.devices, self.stats[rows], exact, self.nan[rows], self.inf[rows],
+                            self.histogram[rows], held, start, pools)
+
     def concat(self, other: SummaryTable) -> SummaryTable:
         """This table's rows, then other's."""
-        n = len(self)
-        dtypes = list(self.dtypes) + [d for d in other.dtypes if d not in self.dtypes]
-        devices = list(self.devices) + [d for d in other.devices if d not in self.devices]
-        remap_dtype = np.array([dtypes.index(d) for d in other.dtypes] or [0], dtype=np.int32)
-        remap_device = np.array([devices.index(d) for d in other.devices] or [0], dtype=np.int32)
+        return SummaryTable.concat_all([self, other])
+
+    @staticmethod
+    def concat_all(tables: list[SummaryTable]) -> SummaryTable:
+        """The tables' rows, one table after another."""
+        if not tables:
+            return SummaryTable.from_summaries([])
+        dtypes = list(dict.fromkeys(d for t in tables for d in t.dtypes))
+        devices = list(dict.fromkeys(d for t in tables for d in t.devices))
         hosts = [host_dtype(d).name for d in dtypes]
-        dims_start = np.concatenate([self.dims_start[:-1], other.dims_start + self.dims_start[-1]])
-        wide = np.int64 if np.int64 in (self.histogram.dtype, other.histogram.dtype) else np.uint32
-        held = np.concatenate([self.held, other.held])
-        numel = np.concatenate([self.numel, other.numel])
-        dtype = np.concatenate([self.dtype, remap_dtype[other.dtype]])
-        start, _ = self.starts(held, numel, dtype, hosts)
+        wide = np.int64 if any(t.histogram.dtype == np.int64 for t in tables) else np.uint32
+        dims_start = [np.zeros(1, dtype=np.int64)]
+        offset, dtype, device, exact, rows = 0, [], [], {}, 0
+        for t in tables:
+            dims_start.append(t.dims_start[1:] + offset)
+            offset += int(t.dims_start[-1])
+            dtype.append(np.array([dtypes.index(d) for d in t.dtypes] or [0], dtype=np.int32)[t.dtype])
+            device.append(np.array([devices.index(d) for d in t.devices] or [0], dtype=np.int32)[t.device])
+            exact.update((i + rows, v) for i, v in t.exact.items())
+            rows += len(t)
+        held = np.concatenate([t.held for t in tables])
+        numel = np.concatenate([t.numel for t in tables])
+        dtype = np.concatenate(dtype)
+        start, _ = SummaryTable.starts(held, numel, dtype, hosts)
         pools = {}
-        for host in set(self.pools) | set(other.pools):
-            empty = np.zeros(0, dtype=host)
-            pool = np.concatenate([self.pools.get(host, empty), other.pools.get(host, empty)])
+        for host in sorted(set(hosts)):
+            parts = [t._values_of(host) for t in tables]
+            pool = np.concatenate(parts) if parts else np.zeros(0, dtype=host)
             pool.flags.writeable = False
             pools[host] = pool
-        exact = dict(self.exact)
-        exact.update((i + n, v) for i, v in other.exact.items())
-        return SummaryTable(dims_start, np.concatenate([self.dims, other.dims]), numel, dtype, dtypes,
-                            np.concatenate([self.device, remap_device[other.device]]), devices,
-                            np.concatenate([self.stats, other.stats]), exact,
-                            np.concatenate([self.nan, other.nan]), np.concatenate([self.inf, other.inf]),
-                            np.concatenate([self.histogram.astype(wide), other.histogram.astype(wide)]),
-                            held, start, pools)
+        return SummaryTable(np.concatenate(dims_start), np.concatenate([t.dims for t in tables]), numel, dtype, dtypes,
+                            np.concatenate(device), devices, np.concatenate([t.stats for t in tables]), exact,
+                            np.concatenate([t.nan for t in tables]), np.concatenate([t.inf for t in tables]),
+                            np.concatenate([t.histogram.astype(wide, copy=False) for t in tables]), held, start, pools)
+
+
+def index_ranges(starts, counts) -> np.ndarray:
+    """The indices starts[0]..+counts[0], then starts[1]..+counts[1], ... as one array."""
+    counts = np.asarray(counts, dtype=np.int64)
+    ends = np.cumsum(counts)
+    return np.repeat(np.asarray(starts, dtype=np.int64) - ends + counts, counts) + np.arange(int(ends[-1]) if len(ends) else 0)
