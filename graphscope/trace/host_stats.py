@@ -113,12 +113,13 @@ def _layout(sizes: list):
     return layout
 
 
-def _scratch(name: str, dtype, size: int) -> np.ndarray:
-    """A work buffer of `size` elements, this thread's own, reused from call to call."""
+def _scratch(name: str, dtype, size: int, keep: int = _SCRATCH_LIMIT) -> np.ndarray:
+    """A work buffer of `size` elements, this thread's own, reused from call to call (kept up
+    to `keep` elements)."""
     buffer = getattr(_buffers, name, None)
     if buffer is None or buffer.size < size:
         buffer = np.empty(size, dtype=dtype)
-        if size > _SCRATCH_LIMIT:
+        if size > keep:
             return buffer
         setattr(_buffers, name, buffer)
     return buffer[:size]
@@ -165,8 +166,9 @@ def _pieces(a: np.ndarray):
 
 
 def _finite_pieces(a: np.ndarray):
-    """(finite values as float32/float64, NaN count) of each piece: integers as float64, complex
-    as their real part, float16 widened to float32 (its squares lose digits)."""
+    """(finite values as float32/float64, NaN count, their min, their max) of each piece: integers
+    as float64, complex as their real part, float16 widened to float32 (its squares lose digits).
+    A piece with no finite value has min and max None."""
     kind = a.dtype.kind
     for p in _pieces(a):
         if kind == "c":
@@ -175,27 +177,32 @@ def _finite_pieces(a: np.ndarray):
             p = p.astype(np.float64)
         elif p.dtype.itemsize < 4:
             p = p.astype(np.float32)
-        lo, hi = p.min(), p.max()  # NaN propagates through min/max: finite ends mean all finite
-        if math.isfinite(lo) and math.isfinite(hi):
-            yield p, 0
-        else:
-            yield p[np.isfinite(p)], int(np.count_nonzero(np.isnan(p)))
+        lo, hi = float(p.min()), float(p.max())  # NaN propagates through min/max: finite ends mean all finite
+        if lo - lo == 0.0 and hi - hi == 0.0:
+            yield p, 0, lo, hi
+            continue
+        fin = p[np.isfinite(p)]
+        nans = int(np.count_nonzero(np.isnan(p)))
+        yield (fin, nans, float(fin.min()), float(fin.max())) if fin.size else (fin, nans, None, None)
 
 
 def fill_float_host(s: TensorSummary, a: np.ndarray, n: int) -> None:
     """Statistics of the finite values of a float (or integer, or complex) array, in one pass
-    over its pieces (a second only for a spread lost to cancellation or an overflowing norm)."""
+    over its pieces (a second only for a spread lost to cancellation or an overflowing norm).
+    Each piece is read by five reductions: min, max, the sum, the sum of squares and, only when
+    its range holds 0, the zeros."""
     step = 1 if n <= HISTOGRAM_EXACT else -(-n // HISTOGRAM_EXACT)
+    complex_ = a.dtype.kind == "c"
     m = nans = zeros = 0
     mn = mx = None
     total = squares = 0.0
     sample = []
-    for fin, nan in _finite_pieces(a):
+    for fin, nan, lo, hi in _finite_pieces(a):
         nans += nan
-        if not fin.size:
+        if lo is None:
             continue
-        zeros += int(np.count_nonzero(fin == 0))  # NaN and Inf are not zero; a float's nonzero count is 5x slower
-        lo, hi = float(fin.min()), float(fin.max())
+        if lo <= 0.0 <= hi and not complex_:  # NaN and Inf are not zero
+            zeros += _zeros(fin)
         mn, mx = (lo, hi) if mn is None else (min(mn, lo), max(mx, hi))
         sample.append(fin[(-m) % step::step])
         m += fin.size
@@ -205,7 +212,7 @@ def fill_float_host(s: TensorSummary, a: np.ndarray, n: int) -> None:
             wide = fin.astype(np.float64)
             part = float(np.vdot(wide, wide))
         squares += part
-    if a.dtype.kind == "c":  # its pieces are the real parts: a zero needs both parts zero
+    if complex_:  # its pieces are the real parts: a zero needs both parts zero
         zeros = n - int(np.count_nonzero(a))
     s.nan_count, s.inf_count = nans, n - m - nans
     s.zero_fraction = zeros / n
@@ -217,16 +224,22 @@ def fill_float_host(s: TensorSummary, a: np.ndarray, n: int) -> None:
     else:
         big = max(abs(mn), abs(mx))
         s.norm = big * math.sqrt(sum(float(np.vdot(x, x)) for x in (f.astype(np.float64) / big
-                                                                    for f, _ in _finite_pieces(a))))
+                                                                    for f, *_ in _finite_pieces(a))))
     s.min, s.max, s.mean = mn, mx, mean
     if m > 1:
         spread = squares - m * mean * mean
         if mx == mn:  # level: no spread, whatever the rounding of the mean (as the batched path)
             spread = 0.0
         elif not math.isfinite(spread) or spread < 0.01 * squares:  # cancellation: two passes
-            spread = sum(float(np.vdot(c, c)) for c in (f.astype(np.float64) - mean for f, _ in _finite_pieces(a)))
+            spread = sum(float(np.vdot(c, c)) for c in (f.astype(np.float64) - mean for f, *_ in _finite_pieces(a)))
         s.std = math.sqrt(max(spread, 0.0) / (m - 1))
     s.histogram = _histogram_host(sample[0] if len(sample) == 1 else np.concatenate(sample), mn, mx, m)
+
+
+def _zeros(x: np.ndarray) -> int:
+    """How many elements of a 1-D float array are 0, through a reused mask (a float's own
+    nonzero count is 5x slower, a fresh mask of a large array costs its page faults)."""
+    return int(np.count_nonzero(np.equal(x, 0, out=_scratch("zeros", np.bool_, x.size, PIECE))))
 
 
 _ones: dict = {}
@@ -298,14 +311,17 @@ def _half_max(dtype) -> float:
 
 def _scaled(sample_counts: np.ndarray, total: int) -> np.ndarray:
     """Counts of a sample scaled to `total`, rounded so they add up to it exactly (the largest
-    remainders round up); in Python integers, as there are only 16."""
+    remainders round up, the first of equal ones first); in Python integers, as there are only 16."""
     sample = sample_counts.tolist()
     size = sum(sample)
-    exact = [c * total for c in sample]
-    out = [e // size for e in exact]
+    out, remainders = [], []
+    for c in sample:
+        q, r = divmod(c * total, size)
+        out.append(q)
+        remainders.append(r)
     short = total - sum(out)
     if short:
-        for i in sorted(range(len(out)), key=lambda i: out[i] * size - exact[i])[:short]:
+        for i in sorted(range(len(out)), key=remainders.__getitem__, reverse=True)[:short]:  # stable
             out[i] += 1
     return np.array(out, dtype=np.int64)
 
