@@ -4,7 +4,8 @@ Each case summarises a pool of distinct float32 arrays (16 MB in all, more than 
 as a training step's fresh arrays are) with `summarize_many`, one array per call for the large
 shapes, and reads the same pool with one `np.add.reduce` per array, interleaved, in the same
 run: the ratio is summary / sum. "mid step" is the arrays a mid MLP (784->256->256->10, batch
-64) records in one pass with every pass kept, summarised in one call as the recorder does.
+64) records in one pass with every pass kept (a ReLU's zeros included), summarised in one call
+as the recorder does.
 
 Run: python3 bench/summary.py [--repeats 7] [--root CHECKOUT]
 (--root measures another checkout's graphscope, e.g. the one before a change.)
@@ -32,14 +33,22 @@ import numpy as np  # noqa: E402
 from graphscope.trace.summary import summarize_many  # noqa: E402
 
 POOL_BYTES = 16 << 20
-MID_STEP = [(64, 256)] * 8 + [(256, 784)] * 3 + [(256, 256)] * 3 + [(256,)] * 6 + [(10, 256)] * 3 + [(10,)] * 3 \
-    + [(64, 10)] * 2 + [()] * 2
+# (shape, half of it exact zeros) of each array a mid MLP's pass records: the activations and
+# grads of its hidden layers (ReLU's outputs, and the grads through it, hold zeros), its
+# parameters, grads and their updated values, the logits and the loss.
+MID_STEP = [((64, 256), i % 2 == 1) for i in range(8)] + [((256, 784), False)] * 3 + [((256, 256), False)] * 3 \
+    + [((256,), False)] * 6 + [((10, 256), False)] * 3 + [((10,), False)] * 3 + [((64, 10), False)] * 2 + [((), False)] * 2
 
 
-def pool(shapes: list, rng) -> list:
-    """Lists of float32 arrays of these shapes, enough of them to fill POOL_BYTES."""
-    size = sum(4 * int(np.prod(s)) for s in shapes)
-    return [[rng.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(max(2, POOL_BYTES // size))]
+def pool(arrays: list, rng) -> list:
+    """Lists of float32 arrays like these (shape, with zeros), enough of them to fill POOL_BYTES."""
+    size = sum(4 * int(np.prod(shape)) for shape, _ in arrays)
+    return [[_array(shape, zeros, rng) for shape, zeros in arrays] for _ in range(max(2, POOL_BYTES // size))]
+
+
+def _array(shape: tuple, zeros: bool, rng) -> np.ndarray:
+    a = rng.standard_normal(shape).astype(np.float32)
+    return np.maximum(a, 0) if zeros else a
 
 
 def per_call(groups: list, work) -> float:
@@ -60,7 +69,7 @@ def main() -> None:
     parser.add_argument("--root", default=ROOT, help="the graphscope checkout to measure")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
-    cases = [(f"{s[0]}x{s[1]}", pool([s], rng)) for s in ((64, 256), (256, 256), (256, 784))]
+    cases = [(f"{s[0]}x{s[1]}", pool([(s, False)], rng)) for s in ((64, 256), (256, 256), (256, 784))]
     cases.append(("mid step", pool(MID_STEP, rng)))
     print(f"summaries against one np.sum per array (float32), median of {args.repeats}, {args.root}:")
     for label, groups in cases:
