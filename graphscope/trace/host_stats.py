@@ -317,8 +317,9 @@ def _histograms(jobs: list) -> list:
         lows = np.array([g[2] for g in group], dtype=dtype)
         scales = np.array([g[3] for g in group], dtype=dtype)
         firsts = np.arange(0, k * HISTOGRAM_BINS, HISTOGRAM_BINS, dtype=np.intp)
-        values = np.concatenate([g[1] for g in group])
-        index = np.empty(values.size, dtype=np.intp)
+        total = sum(sizes)
+        values = np.concatenate([g[1] for g in group], out=_scratch("hist" + dtype.char, dtype, total))
+        index = _scratch("bins", np.intp, total)
         if sizes.count(sizes[0]) == k:
             lows, scales, firsts = lows[:, None], scales[:, None], firsts[:, None]
             values, index = values.reshape(k, -1), index.reshape(k, -1)
