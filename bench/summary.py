@@ -28,9 +28,9 @@ if "--root" in sys.argv:
     ROOT = os.path.abspath(sys.argv[sys.argv.index("--root") + 1])
 sys.path.insert(0, ROOT)
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from graphscope.trace.summary import summarize_many  # noqa: E402
+from graphscope.trace.summary import summarize_many
 
 POOL_BYTES = 16 << 20
 # (shape, half of it exact zeros) of each array a mid MLP's pass records: the activations and
@@ -73,11 +73,10 @@ def main() -> None:
     cases.append(("mid step", pool(MID_STEP, rng)))
     print(f"summaries against one np.sum per array (float32), median of {args.repeats}, {args.root}:")
     for label, groups in cases:
-        summary = lambda arrays: summarize_many(arrays)  # noqa: E731
-        per_call(groups, summary)  # warm up
+        per_call(groups, summarize_many)  # warm up
         ours, ref = [], []
         for _ in range(args.repeats):  # interleaved, so drifting machine load hits each alike
-            ours.append(per_call(groups, summary))
+            ours.append(per_call(groups, summarize_many))
             ref.append(per_call(groups, reference))
         t, r = statistics.median(ours), statistics.median(ref)
         print(f"  {label:10s} {t * 1e6:8.1f} us   {t / r:5.2f}x np.sum")
