@@ -38,11 +38,11 @@ def summarize_batch(arrays: list, limit: int) -> list:
     work = _scratch("work", np.float64, total)
     squares = np.add.reduceat(np.multiply(flat, flat, out=work), starts)
     if not np.isfinite(squares).all():  # a NaN or Inf (or a float64 square's overflow) somewhere
-        bad = set(np.flatnonzero(~np.isfinite(squares)).tolist())
-        good = [i for i in range(count) if i not in bad]
+        finite = np.isfinite(squares)
+        bad, good = np.flatnonzero(~finite).tolist(), np.flatnonzero(finite).tolist()
         result = [None] * count
-        for i in bad:
-            result[i] = summarize_host(arrays[i], limit, "cpu")
+        for i, s in zip(bad, summarize_hosts([arrays[i] for i in bad], limit)):
+            result[i] = s
         if good:
             for i, s in zip(good, summarize_batch([arrays[i] for i in good], limit)):
                 result[i] = s
@@ -113,12 +113,13 @@ def _layout(sizes: list):
     return layout
 
 
-def _scratch(name: str, dtype, size: int) -> np.ndarray:
-    """A work buffer of `size` elements, this thread's own, reused from call to call."""
+def _scratch(name: str, dtype, size: int, keep: int = _SCRATCH_LIMIT) -> np.ndarray:
+    """A work buffer of `size` elements, this thread's own, reused from call to call (kept up
+    to `keep` elements)."""
     buffer = getattr(_buffers, name, None)
     if buffer is None or buffer.size < size:
         buffer = np.empty(size, dtype=dtype)
-        if size > _SCRATCH_LIMIT:
+        if size > keep:
             return buffer
         setattr(_buffers, name, buffer)
     return buffer[:size]
@@ -127,20 +128,33 @@ def _scratch(name: str, dtype, size: int) -> np.ndarray:
 # --- host (NumPy): the array is already where the statistics are wanted --------------------
 
 def summarize_host(a: np.ndarray, limit: int, device: str) -> TensorSummary:
-    shape = a.shape
-    n = int(a.size)
-    preview, values = _captured(a, n, limit)
-    summary = TensorSummary(shape, dtype_name(a.dtype), device, n, preview=preview, values=values)
-    if n == 0:
-        return summary
-    kind = a.dtype.kind
-    if kind == "b":
-        fill_bool(summary, int(np.count_nonzero(a)), n)
-        return summary
-    fill_float_host(summary, a, n)
-    if kind in "iu":
-        summary.min, summary.max = int(a.min()), int(a.max())
-    return summary
+    return summarize_hosts([a], limit, device)[0]
+
+
+def summarize_hosts(arrays: list, limit: int, device: str = "cpu") -> list:
+    """Summaries of NumPy arrays, each reduced on its own; their histograms are binned together
+    (a histogram's fixed cost is most of a large array's, the binning of its sample the rest)."""
+    out, owners, jobs = [], [], []
+    for a in arrays:
+        n = int(a.size)
+        preview, values = _captured(a, n, limit)
+        s = TensorSummary(a.shape, dtype_name(a.dtype), device, n, preview=preview, values=values)
+        out.append(s)
+        if n == 0:
+            continue
+        kind = a.dtype.kind
+        if kind == "b":
+            fill_bool(s, int(np.count_nonzero(a)), n)
+            continue
+        job = fill_float_host(s, a, n)
+        if kind in "iu":
+            s.min, s.max = int(a.min()), int(a.max())
+        if job is not None:
+            owners.append(s)
+            jobs.append(job)
+    for s, histogram in zip(owners, _histograms(jobs)):
+        s.histogram = histogram
+    return out
 
 
 # A large array is summarised a piece of this many elements at a time, in place: the live
@@ -165,8 +179,9 @@ def _pieces(a: np.ndarray):
 
 
 def _finite_pieces(a: np.ndarray):
-    """(finite values as float32/float64, NaN count) of each piece: integers as float64, complex
-    as their real part, float16 widened to float32 (its squares lose digits)."""
+    """(finite values as float32/float64, NaN count, their min, their max) of each piece: integers
+    as float64, complex as their real part, float16 widened to float32 (its squares lose digits).
+    A piece with no finite value has min and max None."""
     kind = a.dtype.kind
     for p in _pieces(a):
         if kind == "c":
@@ -175,27 +190,33 @@ def _finite_pieces(a: np.ndarray):
             p = p.astype(np.float64)
         elif p.dtype.itemsize < 4:
             p = p.astype(np.float32)
-        lo, hi = p.min(), p.max()  # NaN propagates through min/max: finite ends mean all finite
-        if math.isfinite(lo) and math.isfinite(hi):
-            yield p, 0
-        else:
-            yield p[np.isfinite(p)], int(np.count_nonzero(np.isnan(p)))
+        lo, hi = float(p.min()), float(p.max())  # NaN propagates through min/max: finite ends mean all finite
+        if lo - lo == 0.0 and hi - hi == 0.0:
+            yield p, 0, lo, hi
+            continue
+        fin = p[np.isfinite(p)]
+        nans = int(np.count_nonzero(np.isnan(p)))
+        yield (fin, nans, float(fin.min()), float(fin.max())) if fin.size else (fin, nans, None, None)
 
 
-def fill_float_host(s: TensorSummary, a: np.ndarray, n: int) -> None:
+def fill_float_host(s: TensorSummary, a: np.ndarray, n: int):
     """Statistics of the finite values of a float (or integer, or complex) array, in one pass
-    over its pieces (a second only for a spread lost to cancellation or an overflowing norm)."""
+    over its pieces (a second only for a spread lost to cancellation or an overflowing norm).
+    Each piece is read by five reductions: min, max, the sum, the sum of squares and, only when
+    its range holds 0, the zeros. Returns the histogram's work, (sample, min, max, finite count),
+    or None when no value is finite."""
     step = 1 if n <= HISTOGRAM_EXACT else -(-n // HISTOGRAM_EXACT)
+    complex_ = a.dtype.kind == "c"
     m = nans = zeros = 0
     mn = mx = None
     total = squares = 0.0
     sample = []
-    for fin, nan in _finite_pieces(a):
+    for fin, nan, lo, hi in _finite_pieces(a):
         nans += nan
-        if not fin.size:
+        if lo is None:
             continue
-        zeros += int(np.count_nonzero(fin == 0))  # NaN and Inf are not zero; a float's nonzero count is 5x slower
-        lo, hi = float(fin.min()), float(fin.max())
+        if lo <= 0.0 <= hi and not complex_:  # NaN and Inf are not zero
+            zeros += _zeros(fin)
         mn, mx = (lo, hi) if mn is None else (min(mn, lo), max(mx, hi))
         sample.append(fin[(-m) % step::step])
         m += fin.size
@@ -205,28 +226,36 @@ def fill_float_host(s: TensorSummary, a: np.ndarray, n: int) -> None:
             wide = fin.astype(np.float64)
             part = float(np.vdot(wide, wide))
         squares += part
-    if a.dtype.kind == "c":  # its pieces are the real parts: a zero needs both parts zero
+    if complex_:  # its pieces are the real parts: a zero needs both parts zero
         zeros = n - int(np.count_nonzero(a))
     s.nan_count, s.inf_count = nans, n - m - nans
     s.zero_fraction = zeros / n
     if m == 0:
-        return
+        return None
     mean = total / m
     if math.isfinite(squares):
         s.norm = math.sqrt(squares)
     else:
         big = max(abs(mn), abs(mx))
         s.norm = big * math.sqrt(sum(float(np.vdot(x, x)) for x in (f.astype(np.float64) / big
-                                                                    for f, _ in _finite_pieces(a))))
+                                                                    for f, *_ in _finite_pieces(a))))
     s.min, s.max, s.mean = mn, mx, mean
     if m > 1:
         spread = squares - m * mean * mean
         if mx == mn:  # level: no spread, whatever the rounding of the mean (as the batched path)
             spread = 0.0
         elif not math.isfinite(spread) or spread < 0.01 * squares:  # cancellation: two passes
-            spread = sum(float(np.vdot(c, c)) for c in (f.astype(np.float64) - mean for f, _ in _finite_pieces(a)))
+            spread = sum(float(np.vdot(c, c)) for c in (f.astype(np.float64) - mean for f, *_ in _finite_pieces(a)))
         s.std = math.sqrt(max(spread, 0.0) / (m - 1))
-    s.histogram = _histogram_host(sample[0] if len(sample) == 1 else np.concatenate(sample), mn, mx, m)
+    return sample[0] if len(sample) == 1 else np.concatenate(sample), mn, mx, m
+
+
+def _zeros(x: np.ndarray) -> int:
+    """How many elements of a 1-D float array are 0, through a reused mask (a float's own
+    nonzero count is 5x slower, a fresh mask of a large array costs its page faults), counted
+    only when it has any (weights and grads seldom hold an exact 0; `any` is 3x faster)."""
+    mask = np.equal(x, 0, out=_scratch("zeros", np.bool_, x.size, PIECE))
+    return int(np.count_nonzero(mask)) if mask.any() else 0
 
 
 _ones: dict = {}
@@ -258,30 +287,54 @@ def single_bin(m: int) -> np.ndarray:
     return out
 
 
-def _histogram_host(sample: np.ndarray, mn: float, mx: float, m: int) -> np.ndarray:
-    """The 16 bins of `m` finite values from min to max, counted on `sample` (all of them, or an
-    evenly strided sample) and scaled to `m`."""
-    if mx == mn:
-        return single_bin(m)
-    span = mx - mn
-    if sample.dtype.itemsize < 4:  # float16: too coarse for the scale below
-        sample = sample.astype(np.float32)
-    if sample.dtype.itemsize < 8 and span > _half_max(sample.dtype):
-        sample = sample.astype(np.float64)
-    if not math.isfinite(span):  # the range overflows even float64: work in halves
-        sample, mn, span = sample / 2, mn / 2, mx / 2 - mn / 2
-    # x - min is never negative; a scale a hair under 16/span (8 float32 epsilons) keeps the max
-    # out of a 17th bin however float32 rounds, so the bins need no clipping (except for a tiny span,
-    # whose scale is no longer a plain finite number).
-    scale = HISTOGRAM_BINS * (1 - 2.0**-20) / span
-    idx = np.empty(sample.size, dtype=np.intp)
-    np.multiply(sample - mn, scale, out=idx, casting="unsafe")
-    if not scale < 1e30:
-        np.clip(idx, 0, HISTOGRAM_BINS - 1, out=idx)
-    out = np.bincount(idx, minlength=HISTOGRAM_BINS).astype(np.int64, copy=False)
-    if sample.size != m:
-        out = _scaled(out, m)
-    out.flags.writeable = False
+def _histograms(jobs: list) -> list:
+    """The 16 bins from min to max of each job's `m` finite values (a job: sample, min, max, m),
+    counted on its sample (all of them, or an evenly strided sample) and scaled to `m`. The
+    samples of a dtype are binned together: one subtraction, one product, one count for all."""
+    out = [None] * len(jobs)
+    groups: dict = {}  # dtype -> [(job index, sample, min, scale)]
+    for i, (sample, mn, mx, m) in enumerate(jobs):
+        if mx == mn:
+            out[i] = single_bin(m)
+            continue
+        span = mx - mn
+        if sample.dtype.itemsize < 4:  # float16: too coarse for the scale below
+            sample = sample.astype(np.float32)
+        if sample.dtype.itemsize < 8 and span > _half_max(sample.dtype):
+            sample = sample.astype(np.float64)
+        if not math.isfinite(span):  # the range overflows even float64: work in halves
+            sample, mn, span = sample / 2, mn / 2, mx / 2 - mn / 2
+        # x - min is never negative; a scale a hair under 16/span (8 float32 epsilons) keeps the
+        # max out of a 17th bin however float32 rounds, so the bins need no clipping (except for
+        # a tiny span, whose scale is no longer a plain finite number).
+        groups.setdefault(sample.dtype, []).append((i, sample, mn, HISTOGRAM_BINS * (1 - 2.0**-20) / span))
+    for dtype, group in groups.items():
+        k = len(group)
+        sizes = [g[1].size for g in group]
+        # Each sample's min, scale and first bin, in its own dtype as NumPy rounds a Python float
+        # meeting it, as a column when the samples are alike (a large array's sample has 4,096
+        # values), else repeated for each value.
+        lows = np.array([g[2] for g in group], dtype=dtype)
+        scales = np.array([g[3] for g in group], dtype=dtype)
+        firsts = np.arange(0, k * HISTOGRAM_BINS, HISTOGRAM_BINS, dtype=np.intp)
+        total = sum(sizes)
+        values = np.concatenate([g[1] for g in group], out=_scratch("hist" + dtype.char, dtype, total))
+        index = _scratch("bins", np.intp, total)
+        if sizes.count(sizes[0]) == k:
+            lows, scales, firsts = lows[:, None], scales[:, None], firsts[:, None]
+            values, index = values.reshape(k, -1), index.reshape(k, -1)
+        else:
+            lows, scales, firsts = lows.repeat(sizes), scales.repeat(sizes), firsts.repeat(sizes)
+        np.multiply(np.subtract(values, lows, out=values), scales, out=values)
+        np.copyto(index, values, casting="unsafe")  # truncation: the bin
+        if not all(g[3] < 1e30 for g in group):
+            np.clip(index, 0, HISTOGRAM_BINS - 1, out=index)
+        index += firsts
+        counted = _scaled(np.bincount(index.reshape(-1), minlength=k * HISTOGRAM_BINS).reshape(k, HISTOGRAM_BINS),
+                          np.array([jobs[g[0]][3] for g in group], dtype=np.int64))
+        counted.flags.writeable = False
+        for g, row in zip(group, counted):
+            out[g[0]] = row
     return out
 
 
@@ -296,18 +349,17 @@ def _half_max(dtype) -> float:
     return half
 
 
-def _scaled(sample_counts: np.ndarray, total: int) -> np.ndarray:
-    """Counts of a sample scaled to `total`, rounded so they add up to it exactly (the largest
-    remainders round up); in Python integers, as there are only 16."""
-    sample = sample_counts.tolist()
-    size = sum(sample)
-    exact = [c * total for c in sample]
-    out = [e // size for e in exact]
-    short = total - sum(out)
-    if short:
-        for i in sorted(range(len(out)), key=lambda i: out[i] * size - exact[i])[:short]:
-            out[i] += 1
-    return np.array(out, dtype=np.int64)
+def _scaled(sample_counts: np.ndarray, totals: np.ndarray) -> np.ndarray:
+    """Rows of counts of samples, each scaled to its total and rounded so it adds up to it
+    exactly: the largest remainders round up, the first of equal ones first. (A count times a
+    total stays far inside int64: a sample holds about 4,096 values.)"""
+    sizes = sample_counts.sum(axis=1, keepdims=True)
+    exact = sample_counts * totals[:, None]
+    out = exact // sizes
+    short = totals - out.sum(axis=1)
+    order = np.argsort(out * sizes - exact, axis=1, kind="stable")  # remainders, largest first
+    out[np.arange(out.shape[0])[:, None], order] += np.arange(HISTOGRAM_BINS) < short[:, None]
+    return out
 
 
 def fill_bool(s: TensorSummary, trues: int, n: int) -> None:

@@ -20,6 +20,7 @@ from .host_stats import (
     single_bin,
     summarize_batch,
     summarize_host,
+    summarize_hosts,
 )
 from .summary_render import format_number, preview_text, render
 from .tensor_summary import (
@@ -75,11 +76,12 @@ BATCH_LIMIT = 4096  # arrays up to this size share the vectorised statistics of 
 def summarize_many(arrays, full_values_limit: int = FULL_VALUES_LIMIT) -> list:
     """Summaries of many device arrays at once. Small float NumPy arrays are reduced together,
     a batch per dtype (one segmented pass per statistic instead of a dozen small calls each);
-    the arrays of each other device are summarised there as one batch, with a couple of copies
-    to the host."""
+    other NumPy arrays one by one, their histograms binned together; the arrays of each other
+    device are summarised there as one batch, with a couple of copies to the host."""
     out = [None] * len(arrays)
     batches: dict = {}  # NumPy dtype -> indices of its small float arrays
     devices: dict = {}  # device -> indices of its arrays (not NumPy's)
+    singles = []  # indices of the other NumPy arrays, reduced one by one
     for i, a in enumerate(arrays):
         if type(a) is Summarized:
             out[i] = a.summary
@@ -92,9 +94,9 @@ def summarize_many(arrays, full_values_limit: int = FULL_VALUES_LIMIT) -> list:
                 else:
                     batch.append(i)
             else:
-                out[i] = summarize_host(a, full_values_limit, "cpu")
+                singles.append(i)
         elif isinstance(a, np.generic):
-            out[i] = summarize_host(np.asarray(a), full_values_limit, "cpu")
+            singles.append(i)
         else:
             devices.setdefault(device_of(a), []).append(i)
     for device, indices in devices.items():
@@ -103,6 +105,9 @@ def summarize_many(arrays, full_values_limit: int = FULL_VALUES_LIMIT) -> list:
             out[i] = s
     for indices in batches.values():
         for i, s in zip(indices, summarize_batch([arrays[i] for i in indices], full_values_limit)):
+            out[i] = s
+    if singles:
+        for i, s in zip(singles, summarize_hosts([np.asarray(arrays[i]) for i in singles], full_values_limit)):
             out[i] = s
     return out
 
