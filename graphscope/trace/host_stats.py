@@ -226,6 +226,7 @@ def fill_float_host(s: TensorSummary, a: np.ndarray, n: int):
             wide = fin.astype(np.float64)
             part = float(np.vdot(wide, wide))
         squares += part
+        narrow = fin.dtype.itemsize < 8
     if complex_:  # its pieces are the real parts: a zero needs both parts zero
         zeros = n - int(np.count_nonzero(a))
     s.nan_count, s.inf_count = nans, n - m - nans
@@ -244,10 +245,18 @@ def fill_float_host(s: TensorSummary, a: np.ndarray, n: int):
         spread = squares - m * mean * mean
         if mx == mn:  # level: no spread, whatever the rounding of the mean (as the batched path)
             spread = 0.0
-        elif not math.isfinite(spread) or spread < 0.01 * squares:  # cancellation: two passes
+        elif not math.isfinite(spread) or spread < _trusted_share(narrow) * squares:  # cancellation: two passes
             spread = sum(float(np.vdot(c, c)) for c in (f.astype(np.float64) - mean for f, *_ in _finite_pieces(a)))
         s.std = math.sqrt(max(spread, 0.0) / (m - 1))
     return sample[0] if len(sample) == 1 else np.concatenate(sample), mn, mx, m
+
+
+def _trusted_share(narrow: bool) -> float:
+    """The share of the sum of squares a one-pass spread must keep to be trusted. Float64 sums
+    lose ~1e-16 of it, so a spread of 1% is still exact to ~1e-14; float32 (BLAS sdot) sums lose
+    ~1e-6, which cancellation multiplies by squares/spread: only a spread of half or more (a mean
+    no larger than the spread) keeps the std within ~1e-6."""
+    return 0.5 if narrow else 0.01
 
 
 def _zeros(x: np.ndarray) -> int:
