@@ -31,14 +31,14 @@ async def wait_for_notice(pilot, text: str, timeout: float = 10.0) -> None:
 
 
 async def until_still(pilot, timeout: float = 10.0) -> None:
-    """Until the drawn screen is the same across two short pauses: on a busy machine a widget whose
-    height just changed can be laid out a refresh later, and a screenshot must not catch the frame
-    between."""
+    """Until the drawn screen is the same across three short pauses, each waiting for the app to
+    be idle: on a busy machine a widget whose height just changed can be laid out a refresh or two
+    later, and a screenshot must not catch the frame between."""
     deadline = time.monotonic() + timeout
-    last = None
-    while True:
+    last, same = None, 0
+    while same < 2 and time.monotonic() < deadline:
         await pilot.pause(0.05)
+        await pilot.pause()  # and until idle: the layout a message asked for is done
         now = pilot.app.export_screenshot()
-        if now == last or time.monotonic() > deadline:
-            return
+        same = same + 1 if now == last else 0
         last = now
