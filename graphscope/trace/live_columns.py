@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import accumulate, chain
+from itertools import accumulate, chain, repeat
 
 import numpy as np
 
@@ -142,6 +142,8 @@ class LiveNodes:
         "_gone",
         "_index",
         "_site_codes",
+        "_site_ids",
+        "_site_objects",
         "alive",
         "arg_name",
         "arg_text",
@@ -181,6 +183,8 @@ class LiveNodes:
         self._codes: dict = {None: NONE}   # text -> its index in strings
         self.sites: list = []
         self._site_codes: dict = {None: NONE}
+        self._site_ids: dict[int, int] = {id(None): NONE}  # id(site object) -> its index in sites
+        self._site_objects: list = []      # the objects in _site_ids
         self.summaries = LiveSummaries()
         self.refs = array(_INT32)          # per summary row: the rows whose output it is
         self._dense = True                 # ids so far are first, first + 1, ...
@@ -222,9 +226,8 @@ class LiveNodes:
         self.pass_index.extend(passes)
         self.output.extend([NONE] * n)
         self.flags.extend(flags)
-        by_object = dict(zip(map(id, sites), sites))  # a few SourceSite objects, many times: coded once each
-        codes = dict(zip(by_object, self._code_all(list(by_object.values()), self._site_codes, self.sites)))
-        self.site.extend(map(codes.__getitem__, map(id, sites)))
+        codes = list(map(self._site_ids.get, map(id, sites)))
+        self.site.extend(codes if None not in codes else self._code_sites(sites))
         self.leaf.extend(leaves)
         _ragged(self.inputs_start, self.inputs, list(map(len, inputs)), list(chain.from_iterable(inputs)))
         _ragged(self.saved_start, self.saved, list(map(len, saved)), texts[4 * n:rest])
@@ -232,6 +235,18 @@ class LiveNodes:
         self.arg_text.extend(texts[rest + len(pairs):])
         self.alive.extend(b"\x01" * n)
         self.changes += 1
+
+    def _code_sites(self, sites) -> list[int]:
+        """Each site's index in `sites`, remembered by object (a few SourceSite objects are met
+        again and again; those remembered are held, so that their ids stay theirs)."""
+        if len(self._site_objects) > 2 * len(self.sites) + 64:  # sites made anew each time: start over
+            self._site_objects, self._site_ids = [], {id(None): NONE}
+        codes = self._code_all(list(sites), self._site_codes, self.sites)
+        for site, code in zip(sites, codes):
+            if id(site) not in self._site_ids:
+                self._site_ids[id(site)] = code
+                self._site_objects.append(site)
+        return codes
 
     def _code_all(self, values: list, codes: dict | None = None, table: list | None = None) -> list[int]:
         """Each value's index in `strings` (or in `table`, by `codes`), NONE for None."""
@@ -274,6 +289,13 @@ class LiveNodes:
             if r == len(ids) or ids[r] != k:
                 return None
         return r if r is not None and self.alive[r] else None
+
+    def rows_of(self, ids: list[int]) -> list[int | None]:
+        """The row of each node id, as `row` gives it (a pass's outputs are found at once)."""
+        if self._index is None and self._dense and self.id:
+            first, count, alive = self.id[0], len(self.id), self.alive
+            return [r if 0 <= r < count and alive[r] else None for r in map(operator.sub, ids, repeat(first))]
+        return list(map(self.row, ids))
 
     def set_outputs(self, rows: list[int], summaries: list) -> None:
         """Give each row its output summary (appended to `summaries` in this order)."""

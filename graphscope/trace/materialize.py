@@ -279,7 +279,7 @@ class Materializer:
                 meta.device = s.device
         stale = {nid for nid, vc, version in guards if vc[0] != version}
         live = self.record.nodes.live()
-        row_of = live.row
+        node_rows = iter(live.rows_of([key for target, key, _ in work if target is NODE or target is RELU]))
         rows = self._summary_rows
         given, outputs = [], []  # node rows given a new output summary, and those summaries
         next_row = len(live.summaries)
@@ -288,7 +288,7 @@ class Materializer:
         for (target, key, raw), i in zip(work, slots):
             s = summaries[i]
             if target is NODE or target is RELU:  # a node's output: key is its id
-                r = row_of(key)
+                r = next(node_rows)
                 if r is None or stale and key in stale:  # gone from the record, or overwritten in place
                     continue
                 shared = rows.get(id(s))
