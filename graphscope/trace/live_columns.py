@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import accumulate, chain, repeat
+from itertools import accumulate, chain
 
 import numpy as np
 
@@ -289,13 +289,6 @@ class LiveNodes:
             if r == len(ids) or ids[r] != k:
                 return None
         return r if r is not None and self.alive[r] else None
-
-    def rows_of(self, ids: list[int]) -> list[int | None]:
-        """The row of each node id, as `row` gives it (a pass's outputs are found at once)."""
-        if self._index is None and self._dense and self.id:
-            first, count, alive = self.id[0], len(self.id), self.alive
-            return [r if 0 <= r < count and alive[r] else None for r in map(operator.sub, ids, repeat(first))]
-        return list(map(self.row, ids))
 
     def set_outputs(self, rows: list[int], summaries: list) -> None:
         """Give each row its output summary (appended to `summaries` in this order)."""

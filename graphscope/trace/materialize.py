@@ -279,17 +279,17 @@ class Materializer:
                 meta.device = s.device
         stale = {nid for nid, vc, version in guards if vc[0] != version}
         live = self.record.nodes.live()
-        node_rows = iter(live.rows_of([key for target, key, _ in work if target is NODE or target is RELU]))
+        row_of = live.row
         rows = self._summary_rows
         given, outputs = [], []  # node rows given a new output summary, and those summaries
         next_row = len(live.summaries)
         relus = []
         added = 0
-        node, relu = NODE, RELU
+        node, relu = NODE, RELU  # looked up once, not per item
         for (target, key, raw), i in zip(work, slots):
             s = summaries[i]
             if target is node or target is relu:  # a node's output: key is its id
-                r = next(node_rows)
+                r = row_of(key)
                 if r is None or stale and key in stale:  # gone from the record, or overwritten in place
                     continue
                 shared = None if fresh[i] else rows.get(id(s))  # a summary made now has no row yet
