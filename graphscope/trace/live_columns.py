@@ -142,6 +142,8 @@ class LiveNodes:
         "_gone",
         "_index",
         "_site_codes",
+        "_site_ids",
+        "_site_objects",
         "alive",
         "arg_name",
         "arg_text",
@@ -181,6 +183,8 @@ class LiveNodes:
         self._codes: dict = {None: NONE}   # text -> its index in strings
         self.sites: list = []
         self._site_codes: dict = {None: NONE}
+        self._site_ids: dict[int, int] = {id(None): NONE}  # id(site object) -> its index in sites
+        self._site_objects: list = []      # the objects in _site_ids
         self.summaries = LiveSummaries()
         self.refs = array(_INT32)          # per summary row: the rows whose output it is
         self._dense = True                 # ids so far are first, first + 1, ...
@@ -198,40 +202,51 @@ class LiveNodes:
         if not rows:
             return
         n = len(rows)
-        ids = [r[0] for r in rows]
+        ids, ops, names, inputs, passes, flags, parameters, modules, sites, saved, args, leaves = zip(*rows)
         old = self.id
         previous = old[-1] if old else ids[0] - 1
-        if self._dense and not (ids[0] == previous + 1 and ids[-1] - ids[0] == n - 1
-                                and all(map(operator.lt, ids, ids[1:]))):
+        increasing = all(map(operator.lt, ids, ids[1:]))
+        if self._dense and not (ids[0] == previous + 1 and ids[-1] - ids[0] == n - 1 and increasing):
             self._dense = False
-        if self._index is None and not (ids[0] > previous and all(map(operator.lt, ids, ids[1:]))):
+        if self._index is None and not (ids[0] > previous and increasing):
             self._index = dict(zip(old, range(len(old))))
         if self._index is not None:
             self._index.update(zip(ids, range(len(old), len(old) + n)))
         old.extend(ids)
-        code = self._code_all
-        self.op.extend(code([r[1] for r in rows]))
-        self.name.extend(code([r[2] for r in rows]))
-        self.pass_index.extend([r[4] for r in rows])
-        self.output.extend([NONE] * n)
-        self.flags.extend([r[5] for r in rows])
-        self.parameter.extend(code([r[6] for r in rows]))
-        self.module.extend(code([r[7] for r in rows]))
-        sites = [r[8] for r in rows]  # a few SourceSite objects, many times: coded once per object
-        by_object = dict(zip(map(id, sites), sites))
-        codes = dict(zip(by_object, self._code_all(list(by_object.values()), self._site_codes, self.sites)))
-        self.site.extend(map(codes.__getitem__, map(id, sites)))
-        self.leaf.extend([r[11] for r in rows])
-        inputs = [r[3] for r in rows]
-        _ragged(self.inputs_start, self.inputs, inputs, list(chain.from_iterable(inputs)))
-        saved = [r[9] for r in rows]
-        _ragged(self.saved_start, self.saved, saved, code(list(chain.from_iterable(saved))))
-        args = [r[10] for r in rows]
+        saved_flat = list(chain.from_iterable(saved))
         pairs = list(chain.from_iterable(args))
-        _ragged(self.args_start, self.arg_name, args, code([k for k, _ in pairs]))
-        self.arg_text.extend(code([v for _, v in pairs]))
+        # Every text coded in one call, in the order of the columns (new texts are numbered in it).
+        texts = self._code_all([*ops, *names, *parameters, *modules, *saved_flat, *(k for k, _ in pairs),
+                                *(v for _, v in pairs)])
+        self.op.extend(texts[:n])
+        self.name.extend(texts[n:2 * n])
+        self.parameter.extend(texts[2 * n:3 * n])
+        self.module.extend(texts[3 * n:4 * n])
+        rest = 4 * n + len(saved_flat)
+        self.pass_index.extend(passes)
+        self.output.extend([NONE] * n)
+        self.flags.extend(flags)
+        codes = list(map(self._site_ids.get, map(id, sites)))
+        self.site.extend(codes if None not in codes else self._code_sites(sites))
+        self.leaf.extend(leaves)
+        _ragged(self.inputs_start, self.inputs, list(map(len, inputs)), list(chain.from_iterable(inputs)))
+        _ragged(self.saved_start, self.saved, list(map(len, saved)), texts[4 * n:rest])
+        _ragged(self.args_start, self.arg_name, list(map(len, args)), texts[rest:rest + len(pairs)])
+        self.arg_text.extend(texts[rest + len(pairs):])
         self.alive.extend(b"\x01" * n)
         self.changes += 1
+
+    def _code_sites(self, sites) -> list[int]:
+        """Each site's index in `sites`, remembered by object (a few SourceSite objects are met
+        again and again; those remembered are held, so that their ids stay theirs)."""
+        if len(self._site_objects) > 2 * len(self.sites) + 64:  # sites made anew each time: start over
+            self._site_objects, self._site_ids = [], {id(None): NONE}
+        codes = self._code_all(list(sites), self._site_codes, self.sites)
+        for site, code in zip(sites, codes):
+            if id(site) not in self._site_ids:
+                self._site_ids[id(site)] = code
+                self._site_objects.append(site)
+        return codes
 
     def _code_all(self, values: list, codes: dict | None = None, table: list | None = None) -> list[int]:
         """Each value's index in `strings` (or in `table`, by `codes`), NONE for None."""
@@ -466,11 +481,11 @@ class LiveNodes:
 
 
 
-def _ragged(starts: array, flat: array, rows: list, values: list) -> None:
+def _ragged(starts: array, flat: array, lengths: list, values: list) -> None:
     """Append rows to a ragged column: `values` (the rows' values, one after another) to `flat`,
-    each row's end to `starts`."""
-    starts.extend(accumulate(map(len, rows), initial=len(flat)))
-    del starts[-len(rows) - 1]  # the first "end" is where the new rows begin: already there
+    each row's end (by the rows' `lengths`) to `starts`."""
+    starts.extend(accumulate(lengths, initial=len(flat)))
+    del starts[-len(lengths) - 1]  # the first "end" is where the new rows begin: already there
     flat.extend(values)
 
 

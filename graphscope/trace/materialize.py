@@ -264,7 +264,7 @@ class Materializer:
         if len(known) > 2 * len(current) + 16:  # forget the summaries of copies gone
             known = self._leaf_summaries = {k: v for k, v in known.items() if k in current}
         captured = self._captured.setdefault(index, [])
-        fresh = set()
+        fresh = [False] * len(arrays)  # per slot: a summary made for this batch, not yet counted
         meta = self.record.metadata
         for i, s in zip(todo, fresh_summaries):
             cached = known.get(id(arrays[i]))
@@ -274,7 +274,7 @@ class Materializer:
             summaries[i] = s
             if id(arrays[i]) in current:
                 known[id(arrays[i])] = (arrays[i], s)
-            fresh.add(i)
+            fresh[i] = True
             if s.device != "cpu" and meta.device == "cpu":
                 meta.device = s.device
         stale = {nid for nid, vc, version in guards if vc[0] != version}
@@ -285,13 +285,14 @@ class Materializer:
         next_row = len(live.summaries)
         relus = []
         added = 0
+        node, relu = NODE, RELU  # looked up once, not per item
         for (target, key, raw), i in zip(work, slots):
             s = summaries[i]
-            if target is NODE or target is RELU:  # a node's output: key is its id
+            if target is node or target is relu:  # a node's output: key is its id
                 r = row_of(key)
                 if r is None or stale and key in stale:  # gone from the record, or overwritten in place
                     continue
-                shared = rows.get(id(s))
+                shared = None if fresh[i] else rows.get(id(s))  # a summary made now has no row yet
                 if shared is not None and shared[0] is s:
                     live.share_output(r, shared[1])
                     entry = shared[1]
@@ -302,7 +303,7 @@ class Materializer:
                     next_row += 1
                     if id(arrays[i]) in current:  # a later pass may show this same value
                         rows[id(s)] = (s, entry)
-                if target is RELU and raw.ndim >= 2:
+                if target is relu and raw.ndim >= 2:
                     relus.append((r, raw))
             else:
                 entry = s
@@ -312,12 +313,12 @@ class Materializer:
                     if stale and id(target) in stale:
                         continue
                     setattr(target, key, s)
-            if i in fresh:  # counted once, by its first holder
-                fresh.discard(i)
+            if fresh[i]:  # counted once, by its first holder
+                fresh[i] = False
                 captured.append(entry)
                 added += s.captured_bytes
             if s.nan_count or s.inf_count:
-                self._note_nonfinite(index, target is NODE or target is RELU)
+                self._note_nonfinite(index, target is node or target is relu)
         live.set_outputs(given, outputs)
         if len(rows) > 2 * len(known) + 16:  # forget the rows of summaries no longer shared
             self._summary_rows = {id(v[1]): rows[id(v[1])] for v in known.values() if id(v[1]) in rows}

@@ -86,6 +86,17 @@ def test_rows_read_back_as_nodes_and_columns_as_those_of_the_nodes():
     assert NodeTable(columns=live.columns()) == expected
 
 
+def test_sites_are_coded_by_value_whether_their_objects_are_met_again_or_made_anew():
+    kept = SourceSite("train.py", 7, "step", "loss.backward()")
+    sites = [None if k % 3 == 0 else kept if k % 3 == 1 else _site() for k in range(300)]  # 100 made anew
+    live = LiveNodes()
+    for start in range(0, 300, 10):
+        live.extend([(k, "exp", "", (), 0, 0, None, None, sites[k], (), (), NONE) for k in range(start, start + 10)])
+    assert live.sites == [kept, _site()]
+    assert live.site.tolist() == [NONE, 0, 1] * 100
+    assert [live.node(r).site for r in range(300)] == sites
+
+
 def test_a_deleted_row_goes_and_its_output_values_with_it_unless_shared():
     live = LiveNodes()
     live.extend([_row(1), _row(2), _row(3)])
