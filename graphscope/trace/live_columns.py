@@ -9,7 +9,7 @@ from itertools import accumulate, chain
 
 import numpy as np
 
-from .node_table import IS_LEAF, NONE, REQUIRES_GRAD, NodeColumns
+from .node_table import COLUMNS, IS_LEAF, NONE, REQUIRES_GRAD, NodeColumns
 from .summary_table import DROPPED, SummaryTable, index_ranges
 
 # Summaries added one at a time are packed into a table this many at a time.
@@ -136,40 +136,8 @@ class LiveNodes:
     for the columns); rows are made into Nodes when read and into a NodeColumns for the readers of
     columns. A row's output summary and dead units may be filled in after it is appended."""
 
-    __slots__ = (
-        "_codes",
-        "_dense",
-        "_gone",
-        "_index",
-        "_site_codes",
-        "_site_ids",
-        "_site_objects",
-        "alive",
-        "arg_name",
-        "arg_text",
-        "args_start",
-        "changes",
-        "dead",
-        "flags",
-        "id",
-        "inputs",
-        "inputs_start",
-        "leaf",
-        "module",
-        "name",
-        "op",
-        "output",
-        "parameter",
-        "pass_index",
-        "refs",
-        "saved",
-        "saved_start",
-        "site",
-        "sites",
-        "strings",
-        "summaries",
-        "unused",
-    )
+    __slots__ = ("_codes", "_dense", "_gone", "_index", "_site_codes", "_site_ids", "_site_objects", "alive",
+                 "changes", "refs", "summaries", "unused", *COLUMNS)
 
     def __init__(self):
         self.id, self.pass_index, self.output, self.leaf = (array(_INT64) for _ in range(4))

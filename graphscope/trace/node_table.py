@@ -22,36 +22,15 @@ def _offsets(counts) -> np.ndarray:
     return out
 
 
+# The columns a table of nodes has, live (`live_columns.LiveNodes`) or loaded (NodeColumns).
+COLUMNS = ("arg_name", "arg_text", "args_start", "dead", "flags", "id", "inputs", "inputs_start", "leaf", "module",
+           "name", "op", "output", "parameter", "pass_index", "saved", "saved_start", "site", "sites", "strings")
+
+
 class NodeColumns:
     """Nodes as columns, in creation order (see `record.py`'s docstring for the layout)."""
 
-    __slots__ = (
-        "_first",
-        "_outputs",
-        "_row",
-        "_sorted",
-        "_summaries",
-        "arg_name",
-        "arg_text",
-        "args_start",
-        "dead",
-        "flags",
-        "id",
-        "inputs",
-        "inputs_start",
-        "leaf",
-        "module",
-        "name",
-        "op",
-        "output",
-        "parameter",
-        "pass_index",
-        "saved",
-        "saved_start",
-        "site",
-        "sites",
-        "strings",
-    )
+    __slots__ = ("_first", "_outputs", "_row", "_sorted", "_summaries", *COLUMNS)
 
     def __init__(self, *, id, op, name, pass_index, output, flags, parameter, module, site, inputs_start, inputs,
                  saved_start, saved, args_start, arg_name, arg_text, dead, leaf, strings, sites, summaries=None,
