@@ -60,13 +60,10 @@ class NodeHeader(Static):
         if lines != self._last:  # each line keeps its own wrapping: a Group, not one joined Text
             self._last = lines
             self.update(Group(*lines))
+            # And a layout once this refresh is done: Textual counts a layout request only when none
+            # is pending, and keeps a box (its height) per count, so an update landing while an
+            # earlier request waits keeps the earlier text's height (the source line cut short).
+            self.call_after_refresh(self.refresh, layout=True)
 
     def on_mount(self) -> None:
         self._last = None
-
-    def get_content_height(self, container, viewport, width: int) -> int:
-        """The height of what it shows now, measured at each layout (a few lines of text). Textual
-        keeps one height per width, which an update made before the widget counts as mounted does
-        not clear: the likeliest way full test runs under load drew the 80x24 header a line short,
-        cutting the source line."""
-        return self.visual.get_height(self.styles, width) if width else 0

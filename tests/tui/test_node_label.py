@@ -119,6 +119,28 @@ async def test_the_header_shows_the_arguments_and_wraps_the_source_line():
     assert "keepdim=True)" in shown and "bias.sum(dim=1," in shown
 
 
+async def test_the_header_takes_its_new_height_when_shown_while_a_layout_is_pending():
+    """Textual counts a widget's layout request only when none is pending and keeps its box per
+    count: a header shown again while its last request waited, with a layout landing between
+    (another widget's), kept the shorter text's height and cut the source line."""
+    line = "y = torch.nn.functional.some_long_function(x, weight) ** 3 + bias.sum(dim=1, keepdim=True)"
+    short = Node(8, "neg", "NegBackward0", (1,), 0, X, True, site=site(29, "y = -x"))
+    node = Node(9, "pow", "PowBackward0", (1,), 0, X, True, site=site(30, line), args=(("exponent", "3"),))
+    record = mlp_record(passes=1)
+    record.nodes[8], record.nodes[9] = short, node
+    header = NodeHeader()
+    async with WidgetApp(header).run_test(size=(50, 10)) as pilot:
+        moment = Moment(RecordIndex(record))
+        header.show(moment, short)
+        pilot.app.screen._clear_arrangement_cache()  # another widget asked for a layout,
+        pilot.app.screen._refresh_layout()            # which lands while the header's request waits
+        header.show(moment, node)
+        await wait_for(pilot, lambda: header.size.height == header.visual.get_height(
+            header.styles, header.content_region.width), what="the header's height to fit its text")
+        assert header.size.height > 3
+        assert "keepdim=True)" in screen_text(pilot.app)
+
+
 async def test_arguments_and_saved_names_from_the_script_stay_literal():
     """A string argument or a variable name full of markup is shown as typed, never parsed."""
     hostile = "[bold]x[/bold][@click=app.quit]"
