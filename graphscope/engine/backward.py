@@ -9,7 +9,7 @@ import weakref
 from . import backend
 from .backend import same_device
 from .function import producer_for
-from .hooks import _handlers, announce, backward_tape, handled, observers
+from .hooks import announce, backward_tape, handled, observers
 from .tensor import Tensor, wrap
 
 _ndarray = backend.CPU_ARRAY  # NumPy arrays skip the device checks
@@ -307,5 +307,4 @@ def _finish_leaf(tensor, grad, store, capture, capture_only, watching=False):
         announce("leaf_grad_accumulating", tensor)
     store.accumulate(tensor, grad)
     if watching:
-        for handler in _handlers["leaf_grad_accumulated"]:  # (announce, inlined: once per leaf)
-            handler(tensor, grad)
+        announce("leaf_grad_accumulated", tensor, grad)
