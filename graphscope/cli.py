@@ -27,11 +27,8 @@ def _add_run(subcommands) -> None:
 
 
 def _run(args) -> int:
-    import os
-
-    if not os.path.isfile(args.script):
-        print(f"graphscope: {args.script}: no such file", file=sys.stderr)
-        return 2
+    if (refused := _refuse_to_run(args.script)) is not None:
+        return refused
     if args.device is not None:
         from graphscope.engine.backend import as_device
 
@@ -103,6 +100,21 @@ def _explain(args) -> int:
 
     return explain(args.source, args.args, pass_index=args.pass_index, markdown=args.markdown,
                    as_torch=args.as_torch)
+
+
+def _refuse_to_run(path: str) -> int | None:
+    """2, with one line on stderr, when `path` is not a script to run (told by its content, so a
+    snapshot is never run); None when it is."""
+    from graphscope.trace.source_kind import SourceError, not_runnable, source_kind
+
+    try:
+        problem = not_runnable(path, source_kind(path))
+    except SourceError as error:
+        problem = str(error)
+    if problem is None:
+        return None
+    print(f"graphscope: {problem}", file=sys.stderr)
+    return 2
 
 
 # Each entry adds one subcommand. Handlers import their layer (session, trace, tui) inside the

@@ -4,12 +4,12 @@ backward pass step by step, as text or Markdown."""
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 
 from graphscope.trace.explain_report import ExplainError, markdown_report, text_report
 from graphscope.trace.retention import Policy
 from graphscope.trace.snapshot import SnapshotError, load
+from graphscope.trace.source_kind import SNAPSHOT, SourceError, not_runnable, source_kind, surprise
 
 from .headless import run_recorded
 
@@ -18,12 +18,19 @@ USAGE_ERROR = 2  # the exit code of a file or pass that cannot be explained
 
 def explain(source: str, argv=(), *, pass_index: int = 0, markdown: bool = False, as_torch: bool = False) -> int:
     """Explain pass `pass_index` of the script `source` run with `argv`, or of the snapshot
-    `source` (a .json file); the exit code: the script's own, or 2 when there is nothing to explain."""
-    if not os.path.isfile(source):
-        return _fail(f"{source}: no such file")
+    `source` (told by its content, never its name); the exit code: the script's own, or 2 when there
+    is nothing to explain."""
     if pass_index < 0:
         return _fail(f"pass {pass_index} does not exist: passes are numbered from 0")
-    if source.endswith(".json"):
+    try:
+        kind = source_kind(source)
+    except SourceError as error:
+        return _fail(str(error))
+    if kind != SNAPSHOT and (problem := not_runnable(source, kind)) is not None:
+        return _fail(problem)
+    if (note := surprise(source, kind)) is not None:
+        print(f"graphscope: {note}", file=sys.stderr)
+    if kind == SNAPSHOT:
         if as_torch or argv:
             return _fail(f"{source} is a snapshot: --as-torch and arguments go with a script")
         try:
