@@ -1,5 +1,7 @@
 """`graphscope run`: the app over a live Session on the samples and small scripts (pilot tests)."""
 
+import os
+
 from tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
 from tui_pilot import wait_for, wait_for_notice, wait_for_text
 from tui_screen import screen_text
@@ -278,11 +280,13 @@ async def test_n_during_a_continue_interrupts_it_at_the_next_node():
             assert session.state.reason == "interrupted" and session.state.pass_index > 20
 
 
-async def test_q_leaves_at_once_even_when_the_script_sleeps_and_says_where_it_stopped():
+async def test_q_leaves_at_once_even_when_the_script_sleeps_and_says_where_it_stopped(tmp_path):
     from graphscope.session import Session, SessionOptions
     from graphscope.tui.app import GraphscopeApp
 
-    session = Session(str(SCRIPTS / "sleeps.py"), [], SessionOptions(pause=False))
+    wake = tmp_path / "wake"
+    os.mkfifo(wake)
+    session = Session(str(SCRIPTS / "sleeps.py"), [str(wake)], SessionOptions(pause=False))
     app = GraphscopeApp(session)
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: any(line.text == "sleeping" for line in session.record.console),
@@ -291,6 +295,9 @@ async def test_q_leaves_at_once_even_when_the_script_sleeps_and_says_where_it_st
         await wait_for(pilot, lambda: not app.is_running, what="the app to leave")
     assert session._thread.is_alive()  # still asleep: the app did not wait for it (a daemon thread)
     assert app.stopped_at == "graphscope: stopped sleeps.py while it ran, after 1 backward pass"
+    waking = os.open(wake, os.O_WRONLY | os.O_NONBLOCK)  # its reader, the script, still has it open
+    os.write(waking, b"x")
+    os.close(waking)
     assert session.join(30)  # it wakes, meets the quit, and its observers leave the engine
 
 
