@@ -202,8 +202,14 @@ class Relu(Function):
 
 class Clamp(Function):
     def forward(self, x, low, high):  # each bound: a number, an array or None
+        xp = namespace(x)
         self.x, self.low, self.high = x, low, high
-        return namespace(x).clip(x, low, high)
+        if backend.is_array(low) or backend.is_array(high):
+            # max then min, as PyTorch: an upper bound under the lower one wins (the standard's
+            # clip leaves that undefined).
+            out = x if low is None else xp.maximum(x, low)
+            return out if high is None else xp.minimum(out, high)
+        return xp.clip(x, low, high)
 
     rule = "d clamp(x, lo, hi)/dx = 1 if lo ≤ x ≤ hi else 0    d/dlo = 1 if x < lo    d/dhi = 1 if x > hi"
     elementwise = True
