@@ -134,6 +134,18 @@ def test_matmul_with_one_operand_requiring_grad():
     check(lambda a, b: a @ b, [(2, 3, 4), (4, 2)], requires_grad=[False, True])
 
 
+@pytest.mark.parametrize("shapes", [((3, 4), (4, 2)), ((4,), (4,)), ((3, 4), (4,)), ((2, 3, 4), (4, 2))], ids=str)
+@pytest.mark.parametrize("dtypes", [("float32", "int64"), ("int64", "float32"), ("float32", "float64"),
+                                    ("int64", "int32")], ids=str)
+def test_matmul_of_two_dtypes_is_refused_as_in_torch(shapes, dtypes):
+    for lib in (torch, gs):
+        a, b = (lib.ones(shape, dtype=getattr(lib, d)) for shape, d in zip(shapes, dtypes))
+        with pytest.raises(RuntimeError, match="same dtype"):
+            a @ b
+        with pytest.raises(RuntimeError, match="same dtype"):
+            lib.matmul(a, b)
+
+
 def test_integer_tensor_arithmetic_stays_integer():
     a, b = np.array([[1, -2, 3]], dtype=np.int64), np.array([[4], [5]], dtype=np.int64)
     check(lambda x, y: (x + y) * y - x + 2 * x, [a, b])

@@ -66,6 +66,45 @@ def test_indexing_of_integer_tensor():
     check(lambda x: x[1:, [0, 0]], [np.arange(12).reshape(3, 4)])
 
 
+BOOL_INDEXES = {
+    "True": lambda x: x[True],
+    "False": lambda x: x[False],
+    "True then an int": lambda x: x[True, 1],
+    "an int then True": lambda x: x[1, True],
+    "ellipsis then True": lambda x: x[..., True],
+    "True twice": lambda x: x[True, True],
+    "True with a list": lambda x: x[True, [2, 0]],
+    "a slice, True and a list": lambda x: x[:, True, [1, 0, 1]],
+    "None then False": lambda x: x[None, False],
+    "a 0-d bool tensor": lambda x: x[(x > 100).any()],
+}
+
+
+@pytest.mark.parametrize("name", BOOL_INDEXES)
+def test_indexing_with_a_python_bool_adds_a_dim_of_size_1_or_0(name):
+    check(BOOL_INDEXES[name], [(3, 4, 5)])
+
+
+def test_indexing_a_0d_tensor_with_a_python_bool():
+    check(lambda x: x[True] * 2 + x[False].sum(), [()])
+
+
+@pytest.mark.parametrize("index", [True, False, (False,), (0, True), (0, False)], ids=str)
+def test_setitem_with_a_python_bool(index):
+    check(_set(index), [(3, 4), (4,)])
+    check(_set(index, 2.5), [(3, 4)])
+
+
+@pytest.mark.parametrize("index", [slice(None, None, -1), (0, slice(3, 0, -2)), (Ellipsis, slice(None, None, -1))],
+                         ids=str)
+def test_a_negative_slice_step_is_refused_as_in_torch(index):
+    for lib in (torch, gs):
+        with pytest.raises(ValueError, match="^step must be greater than zero$"):
+            lib.zeros(4, 4)[index]
+        with pytest.raises(ValueError, match="^step must be greater than zero$"):
+            lib.zeros(4, 4)[index] = 1.0
+
+
 def _set(index, value=None):
     """y = x * 1 (a non-leaf copy), then y[index] = value (a constant, or the second input)."""
 

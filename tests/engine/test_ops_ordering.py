@@ -23,10 +23,17 @@ def test_stable_sort_keeps_the_order_of_equal_values():
               lambda x: torch.sort(x, descending=descending, stable=True))
 
 
+NANS = np.array([[1.0, np.nan, -2.0, 3.0], [np.nan, 0.5, 4.0, -1.0], [2.0, 1.0, 0.0, np.nan]])
+
+
 def test_sort_puts_nan_last_ascending_and_first_descending():
-    values = np.array([1.0, np.nan, -2.0, 3.0])
     for descending in (False, True):
-        check(lambda x: x.sort(descending=descending), [values], forward_only=True)
+        check(lambda x: x.sort(descending=descending), [NANS])
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_counts_nan_as_the_largest(largest):
+    check(lambda x: x.topk(2, largest=largest), [NANS])
 
 
 def test_sort_of_integers_and_a_scalar():

@@ -171,3 +171,44 @@ def test_log_softmax_grad_with_large_logits_is_finite():
     x = gs.tensor(LARGE_LOGITS, requires_grad=True)
     x.log_softmax(dim=1)[:, 0].sum().backward()
     assert np.isfinite(x.grad.cpu().numpy()).all()
+
+
+# NaN and infinity: torch's rules, which differ by op (see each test).
+NAN, INF = np.nan, np.inf
+NANS = np.array([[1.0, NAN, 3.0, 0.0], [2.0, 5.0, 5.0, -1.0], [NAN, 4.0, NAN, 4.0]])
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_max_min_over_all_send_the_grad_to_the_nans(op):
+    # max() is NaN when one element is; the grad goes to it (the NaNs share it), not NaN everywhere.
+    check(lambda x: getattr(x, op)(), [NANS])
+    check(lambda x: getattr(x, op)(), [np.array([1.0, NAN, 3.0])])
+
+
+@pytest.mark.parametrize("op", ["amax", "amin"])
+@pytest.mark.parametrize("dim", [None, 0, 1, (0, 1)], ids=str)
+def test_amax_amin_with_nan_give_nan_grads_where_the_result_is_nan(op, dim):
+    check(_reduce(op, dim, False), [NANS])
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_max_min_over_dim_return_the_first_nan_and_send_it_the_grad(op, dim):
+    check(lambda x: getattr(x, op)(dim), [NANS])
+
+
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+@pytest.mark.parametrize("dim", [None, 0, 1])
+def test_argmax_argmin_pick_the_first_nan(op, dim):
+    check(lambda x: getattr(x, op)(dim), [NANS])
+
+
+INFINITE_LOGITS = np.array([[INF, 1.0, 0.0], [-INF, 1.0, 0.0], [-INF, -INF, -INF], [INF, INF, 1.0],
+                            [NAN, 1.0, 0.0], [INF, -INF, 0.0]])
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax", "logsumexp"])
+def test_softmax_family_with_infinite_logits(op):
+    # softmax([inf, 1]) is [nan, nan] in torch (inf - max is nan), but logsumexp([inf, 1]) is inf.
+    check(lambda x: getattr(x, op)(dim=1), [INFINITE_LOGITS])
+    check(lambda x: getattr(x, op)(dim=0), [INFINITE_LOGITS[1:4].T])

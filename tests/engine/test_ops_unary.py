@@ -90,6 +90,34 @@ def test_maximum_minimum_split_grad_on_ties(op):
     check(lambda x, y: getattr(x, op)(y), [a, b])
 
 
+NAN = np.nan
+NAN_PAIRS = [np.array([1.0, NAN, NAN, 2.0, 2.0, 0.0]), np.array([NAN, 1.0, NAN, 2.0, 3.0, -1.0])]
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_maximum_minimum_send_the_whole_grad_to_both_inputs_where_one_is_nan(op):
+    check(lambda x, y: getattr(x, op)(y), NAN_PAIRS)
+
+
+@pytest.mark.parametrize("bounds", [dict(min=0.0, max=2.0), dict(min=0.0), dict(max=2.0), dict(min=NAN)], ids=str)
+def test_clamp_of_nan_is_nan_with_no_grad(bounds):
+    check(lambda x: x.clamp(**bounds), [np.array([NAN, -1.0, 3.0, 1.0, 0.0, 2.0])])
+
+
+@pytest.mark.parametrize("bounds", ["min", "max", "both"])
+def test_clamp_with_tensor_bounds(bounds):
+    # Not maximum/minimum: the bound gets the grad only where it is strictly crossed, ties go to x.
+    x = np.array([[NAN, -1.0, 3.0, 1.0, 0.0, 2.0], [0.5, 0.5, -2.0, 4.0, 1.0, NAN]])
+    low, high = np.array([0.0, NAN, 0.0, 0.0, 0.0, 0.0]), np.array([[2.0], [1.0]])
+    if bounds == "min":
+        check(lambda x, lo: x.clamp(min=lo), [x, low])
+    elif bounds == "max":
+        check(lambda x, hi: x.clamp(max=hi), [x, high])
+    else:
+        check(lambda x, lo, hi: x.clamp(lo, hi), [x, low, high])
+        check(lambda x, lo, hi: x.clamp(lo, hi), [x, np.array([0.0, 0.0, 3.0, 0.0, 0.0, 0.0]), high])
+
+
 @pytest.mark.parametrize("shapes", [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (3, 1)), ((3, 1), (), (4,))], ids=str)
 def test_where(shapes):
     rng = np.random.default_rng(1)

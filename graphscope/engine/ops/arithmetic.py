@@ -136,12 +136,12 @@ class Maximum(Function):
         self.a, self.b = a, b
         return namespace(a).maximum(a, b)
 
-    rule = "d max(a,b)/da = 1 if a > b, ½ if a = b, else 0    (db: the rest)"
+    rule = "d max(a,b)/da = 1 if a > b, ½ if a = b, 0 if a < b (1 where either is NaN); db alike"
     elementwise = True
     local = ("({a} > {b})", "({b} > {a})")
 
     def backward(self, grad):
-        return _split_ties(grad, self.a > self.b, self.a == self.b)
+        return _split_ties(grad, self.a, self.b, self.a < self.b, self.a > self.b)
 
 
 class Minimum(Function):
@@ -149,19 +149,20 @@ class Minimum(Function):
         self.a, self.b = a, b
         return namespace(a).minimum(a, b)
 
-    rule = "d min(a,b)/da = 1 if a < b, ½ if a = b, else 0    (db: the rest)"
+    rule = "d min(a,b)/da = 1 if a < b, ½ if a = b, 0 if a > b (1 where either is NaN); db alike"
     elementwise = True
     local = ("({a} < {b})", "({b} < {a})")
 
     def backward(self, grad):
-        return _split_ties(grad, self.a < self.b, self.a == self.b)
+        return _split_ties(grad, self.a, self.b, self.a > self.b, self.a < self.b)
 
 
-def _split_ties(grad, first_wins, tie):
-    """Grad to the winning input; ties split it evenly between both, as PyTorch."""
+def _split_ties(grad, a, b, a_loses, b_loses):
+    """The grad to each input that did not lose; ties split it evenly, and where either is NaN
+    (neither lost) both get all of it, as PyTorch."""
     xp = namespace(grad)
-    grad_a = xp.where(first_wins, grad, xp.where(tie, grad * 0.5, 0))
-    return grad_a, grad - grad_a
+    shared = xp.where(a == b, grad * 0.5, grad)
+    return xp.where(a_loses, 0, shared), xp.where(b_loses, 0, shared)
 
 
 class Where(Function):

@@ -32,15 +32,21 @@ def _index_array(part, like):
 
 
 def normalize_index(index, like):
-    """The index as one tuple for `like` (a device array): tensors and lists become index arrays
-    on its device, bool masks their nonzero positions, and a trailing `...` covers unnamed dims.
+    """(index, shape): the index as one tuple for `like` (a device array) viewed as `shape` (None:
+    its own). Tensors and lists become index arrays on its device, bool masks their nonzero
+    positions, and a trailing `...` covers unnamed dims. A Python bool or 0-d mask is torch's new
+    axis of size 1, kept by True and emptied by False: `shape` has that axis, and a mask of one
+    element indexes it.
     """
     parts = index if isinstance(index, tuple) else (index,)
-    out = []
+    out, new_axes = [], []
     for part in parts:
         if isinstance(part, bool):
-            raise IndexError("indexing with a Python bool is not supported; use a bool tensor mask")
-        if isinstance(part, _BASIC):
+            new_axes.append(len(out))
+            out.append(backend.asarray([part], like=like))
+        elif isinstance(part, _BASIC):
+            if type(part) is slice and part.step is not None and part.step < 0:
+                raise ValueError("step must be greater than zero")
             out.append(part)
         elif isinstance(part, np.integer):
             out.append(int(part))
@@ -48,21 +54,38 @@ def normalize_index(index, like):
             if isinstance(part, Tensor) and part.ndim == 0 and not part.is_floating_point() and (
                     part.dtype is not dtypes.bool_):
                 out.append(int(part.item()))  # a 0-d integer tensor indexes like an int
-            else:
-                out.append(_index_array(part, like))
+                continue
+            array = _index_array(part, like)
+            if not array.ndim and _is_mask(array):
+                new_axes.append(len(out))
+                array = backend.reshape(array, (1,))
+            out.append(array)
         else:
             raise IndexError(
                 f"only integers, slices, None, ..., integer/bool tensors and lists are valid indices "
                 f"(got {type(part).__name__})"
             )
-    _check_masks(out, like.shape)
-    out = [q for part in out for q in (namespace(part).nonzero(part) if _is_mask(part) and part.ndim else (part,))]
+    shape = _with_new_axes(out, new_axes, like.shape) if new_axes else None
+    _check_masks(out, like.shape if shape is None else shape)
+    out = [q for part in out for q in (namespace(part).nonzero(part) if _is_mask(part) else (part,))]
     for part in out:
         if part is Ellipsis:
             break
     else:
         out.append(Ellipsis)  # the standard wants every dimension indexed, or a `...`
-    return tuple(out)
+    return tuple(out), shape
+
+
+def _with_new_axes(parts, new_axes, shape) -> tuple:
+    """`shape` with an axis of size 1 at each place that the parts at positions `new_axes` index."""
+    widths = [0 if part is None or part is Ellipsis else part.ndim if _is_mask(part) else 1 for part in parts]
+    rest = len(shape) + len(new_axes) - sum(widths)  # what an ellipsis covers
+    shape, axis = list(shape), 0
+    for i, part in enumerate(parts):
+        if i in new_axes:
+            shape.insert(axis, 1)
+        axis += rest if part is Ellipsis else widths[i]
+    return tuple(shape)
 
 
 def _is_mask(part) -> bool:
@@ -217,11 +240,11 @@ class MaskedFill(Function):
 
 
 def getitem(input: Tensor, index):
-    from .shape import _view_of
+    from .shape import _view_of, reshape
 
-    index = normalize_index(index, input.array)
+    index, shape = normalize_index(index, input.array)
     try:
-        out = GetItem.apply(input, index)
+        out = GetItem.apply(input if shape is None else reshape(input, shape), index)
     except IndexError as error:
         raise IndexError(f"{error} (indexing a tensor of shape {tuple(input.shape)})") from None
     return _view_of(out, input) if is_basic(index) else out

@@ -180,8 +180,10 @@ def copy_(input: Tensor, src):
 
 
 def setitem(input: Tensor, index, value) -> None:
+    if index is False:
+        return  # as torch: a lone False writes nothing and checks nothing ((False,) goes the usual way)
     array = input.array
-    index = indexing.normalize_index(index, array)
+    index, shape = indexing.normalize_index(index, array)
     if isinstance(value, Tensor) and not backend.same_device(value.array, array):
         if value.ndim != 0:
             raise device_error("setitem", input.device, value.device)
@@ -189,8 +191,8 @@ def setitem(input: Tensor, index, value) -> None:
     if _tracked(input, (value,)):
         if not isinstance(value, Tensor):
             value = wrap(backend.asarray(value, like=array, dtype=array.dtype))
-        rebase(input, "setitem", lambda snapshot, v: indexing.SetItem.apply(
-            snapshot, unary.cast(v, input.dtype), index), value)
+        rebase(input, "setitem", lambda snapshot, v: _written(snapshot, unary.cast(v, input.dtype), index, shape),
+               value)
         return
     if isinstance(value, Tensor):
         values = value.array
@@ -202,6 +204,8 @@ def setitem(input: Tensor, index, value) -> None:
         values = indexing.fill_value(value, input)
     else:
         values = backend.asarray(value, like=array, dtype=array.dtype)
+    if shape is not None:
+        array = backend.reshape(array, shape)  # a view: inserting axes of size 1 never copies
     try:
         if indexing.is_basic(index):
             array[index] = values
@@ -210,6 +214,15 @@ def setitem(input: Tensor, index, value) -> None:
     except ValueError as error:
         raise ValueError(f"setitem on a tensor of shape {tuple(input.shape)}: {error}") from None
     input._vc[0] += 1
+
+
+def _written(x: Tensor, value: Tensor, index, shape) -> Tensor:
+    """x with value written at index, out of place; through x viewed as `shape` when not None."""
+    if shape is None:
+        return indexing.SetItem.apply(x, value, index)
+    from .shape import reshape
+
+    return reshape(indexing.SetItem.apply(reshape(x, shape), value, index), x.shape)
 
 
 def uniform_(input: Tensor, a=0.0, b=1.0, *, generator=None):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import backend
-from ..backend import namespace
+from ..backend import CPU_ARRAY, namespace
 from ..function import Function
 from ..tensor import Tensor
-from .operands import binary_operands
+from .operands import check_devices
 
 
 class Matmul(Function):
@@ -56,15 +58,27 @@ class Matmul(Function):
         return grad_a, grad_b
 
 
-def _matmul_error(a, b) -> ValueError:
+def same_dtype(op, a, b):
+    """PyTorch's refusal to multiply tensors of two dtypes: matrix products do not promote."""
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"{op}: expected both tensors to have the same dtype, but found "
+                           f"{a.dtype.name} and {b.dtype.name}; convert one with .to(other.dtype)")
+
+
+def _check_shapes(a, b) -> None:
+    """The ValueError for shapes that matmul cannot multiply; nothing when they fit."""
     sa, sb = tuple(a.shape), tuple(b.shape)
     if len(sa) == 0 or len(sb) == 0:
-        return ValueError(f"matmul: both arguments need at least 1 dimension, got shapes {sa} and {sb}")
+        raise ValueError(f"matmul: both arguments need at least 1 dimension, got shapes {sa} and {sb}")
     inner_a = sa[-1]
     inner_b = sb[0] if len(sb) == 1 else sb[-2]
     if inner_a != inner_b:
-        return ValueError(f"matmul: {sa} @ {sb}: inner dimensions {inner_a} and {inner_b} differ")
-    return ValueError(f"matmul: {sa} @ {sb}: batch dimensions {sa[:-2]} and {sb[:-2]} cannot be broadcast together")
+        raise ValueError(f"matmul: {sa} @ {sb}: inner dimensions {inner_a} and {inner_b} differ")
+    try:
+        np.broadcast_shapes(sa[:-2], sb[:-2])
+    except ValueError:
+        raise ValueError(f"matmul: {sa} @ {sb}: batch dimensions {sa[:-2]} and {sb[:-2]} cannot be broadcast "
+                         "together") from None
 
 
 def matmul(input, other):
@@ -72,10 +86,14 @@ def matmul(input, other):
         raise TypeError(
             f"matmul: both arguments must be Tensors, got {type(input).__name__} and {type(other).__name__}"
         )
-    input, other = binary_operands("matmul", input, other)
-    if input.array.ndim == 0 or other.array.ndim == 0:
-        raise _matmul_error(input, other)
+    a, b = input.array, other.array
+    if type(a) is not CPU_ARRAY or type(b) is not CPU_ARRAY:
+        check_devices("matmul", input, other)
+    if a.dtype is not b.dtype or a.ndim == 0 or b.ndim == 0:
+        _check_shapes(input, other)  # first, as PyTorch: a shape error comes before a dtype error
+        same_dtype("matmul", input, other)
     try:
         return Matmul.apply(input, other)
     except ValueError:
-        raise _matmul_error(input, other) from None
+        _check_shapes(input, other)
+        raise

@@ -6,7 +6,7 @@ import math
 
 from .. import backend
 from ..tensor import Tensor, wrap
-from .linalg import matmul
+from .linalg import matmul, same_dtype
 from .reduction import sum as _sum
 from .shape import expand, permute, reshape
 
@@ -15,12 +15,6 @@ def _tensors(op, *tensors):
     for i, t in enumerate(tensors):
         if not isinstance(t, Tensor):
             raise TypeError(f"{op}(): argument {i} must be a Tensor, not {type(t).__name__}")
-
-
-def _same_dtype(op, a, b):
-    if a.dtype is not b.dtype:
-        raise RuntimeError(f"{op}: expected both tensors to have the same dtype, but found "
-                           f"{a.dtype.name} and {b.dtype.name}; convert one with .to(other.dtype)")
 
 
 def dot(input, other):
@@ -32,7 +26,7 @@ def dot(input, other):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] "
                            f"to have the same number of elements, but got {input.shape[0]} and {other.shape[0]} "
                            "elements respectively")
-    _same_dtype("dot", input, other)
+    same_dtype("dot", input, other)
     return matmul(input, other)
 
 
@@ -44,7 +38,7 @@ def mv(input, vec):
     if input.shape[1] != vec.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x{input.shape[1]}), "
                            f"vec ({vec.shape[0]})")
-    _same_dtype("mv", input, vec)
+    same_dtype("mv", input, vec)
     return matmul(input, vec)
 
 
@@ -58,7 +52,7 @@ def mm(input, mat2):
     if input.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and "
                            f"{mat2.shape[0]}x{mat2.shape[1]})")
-    _same_dtype("mm", input, mat2)
+    same_dtype("mm", input, mat2)
     return matmul(input, mat2)
 
 
@@ -73,7 +67,7 @@ def bmm(input, mat2):
     if list(mat2.shape[:2]) != expected:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: {expected} "
                            f"but got: {list(mat2.shape[:2])}.")
-    _same_dtype("bmm", input, mat2)
+    same_dtype("bmm", input, mat2)
     return matmul(input, mat2)
 
 
@@ -89,7 +83,7 @@ def einsum(equation, *operands):
         raise TypeError(f"einsum(): the equation must be a string, got {type(equation).__name__}")
     _tensors("einsum", *operands)
     for t in operands[1:]:
-        _same_dtype("einsum", operands[0], t)
+        same_dtype("einsum", operands[0], t)
     inputs, output = _parse(equation.replace(" ", ""), operands)
     sizes = _label_sizes(inputs, operands)
     terms = [_distinct_labels(t, labels) for t, labels in zip(operands, inputs)]

@@ -152,14 +152,34 @@ class Amax(Function):
 
     def backward(self, grad):
         x = self.x
-        hit = backend.astype(x == _expand_back(self.out, x.shape, self.axes, self.keepdim), x.dtype)
+        hit = backend.astype(self.hits(x, _expand_back(self.out, x.shape, self.axes, self.keepdim)), x.dtype)
         count = backend.sum(hit, axis=self.axes, keepdims=True)
         g = _expand_back(grad, x.shape, self.axes, self.keepdim)
         return g * hit / count, None, None, None
 
+    @staticmethod
+    def hits(x, out):
+        """Where the grad goes: no element equals a NaN result, so its grad is 0/0 (NaN), as torch's."""
+        return x == out
+
 
 class Amin(Amax):
     rule = "d amin(x)/dx = 1 at the minimum, split evenly between ties, 0 elsewhere"
+
+
+class Max(Amax):
+    """max()/min() of all elements: as amax, but a NaN result sends its grad to the NaNs (as torch)."""
+
+    rule = "d max(x)/dx = 1 at the maximum (at the NaNs if there are any), split evenly between ties, 0 elsewhere"
+
+    @staticmethod
+    def hits(x, out):
+        xp = namespace(x)
+        return (x == out) | (xp.isnan(x) & xp.isnan(out))
+
+
+class Min(Max):
+    rule = "d min(x)/dx = 1 at the minimum (at the NaNs if there are any), split evenly between ties, 0 elsewhere"
 
 
 class MaxDim(Function):
@@ -265,7 +285,7 @@ def _max_min(input, dim, keepdim, largest):
     tensor_input(input, op)
     _nonempty(input, op)
     if dim is None:
-        return (Amax if largest else Amin).apply(input, None, False, largest)
+        return (Max if largest else Min).apply(input, None, False, largest)
     axis = normalize_dim(dim, input.ndim)
     xp = namespace(input.array)
     int64 = backend.native_dtype(dtypes.int64, input.array)

@@ -10,9 +10,14 @@ from .unary import _floating
 
 
 def _shift(x, axis):
-    """x minus its max along `axis` (a max of -inf or inf is replaced by 0 to avoid inf - inf)."""
+    """x minus its max along `axis`: an inf logit makes its row NaN (inf - inf), as in torch."""
+    return x - namespace(x).max(x, axis=axis, keepdims=True)
+
+
+def _finite_shift(x, axes):
+    """x minus its max, with an infinite max taken as 0 (torch's logsumexp: the sum of [inf, 1] is inf)."""
     xp = namespace(x)
-    m = xp.max(x, axis=axis, keepdims=True)
+    m = xp.max(x, axis=axes, keepdims=True)
     m = xp.where(xp.isfinite(m), m, 0)
     return x - m, m
 
@@ -23,7 +28,7 @@ class Softmax(Function):
 
     def forward(self, x, axis):
         xp = namespace(x)
-        e = xp.exp(_shift(x, axis)[0])
+        e = xp.exp(_shift(x, axis))
         self.axis = axis
         self.out = out = e / backend.sum(e, axis=axis, keepdims=True)
         return out
@@ -41,7 +46,7 @@ class LogSoftmax(Function):
 
     def forward(self, x, axis):
         xp = namespace(x)
-        shifted = _shift(x, axis)[0]
+        shifted = _shift(x, axis)
         self.axis = axis
         self.out = out = shifted - xp.log(backend.sum(xp.exp(shifted), axis=axis, keepdims=True))
         return out
@@ -57,7 +62,7 @@ class LogSumExp(Function):
     saves_output = True
     def forward(self, x, axes, keepdim):
         xp = namespace(x)
-        shifted, m = _shift(x, axes)
+        shifted, m = _finite_shift(x, axes)
         out = xp.log(backend.sum(xp.exp(shifted), axis=axes, keepdims=True)) + m
         self.x, self.axes, self.keepdim, self.out = x, axes, keepdim, out
         return out if keepdim else xp.squeeze(out, axis=axes)

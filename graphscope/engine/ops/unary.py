@@ -201,29 +201,46 @@ class Relu(Function):
 
 
 class Clamp(Function):
-    def forward(self, x, low, high):
+    def forward(self, x, low, high):  # each bound: a number, an array or None
+        xp = namespace(x)
         self.x, self.low, self.high = x, low, high
-        return namespace(x).clip(x, low, high)
+        if backend.is_array(low) or backend.is_array(high):
+            # max then min, as PyTorch: an upper bound under the lower one wins (the standard's
+            # clip leaves that undefined).
+            out = x if low is None else xp.maximum(x, low)
+            return out if high is None else xp.minimum(out, high)
+        return xp.clip(x, low, high)
 
-    rule = "d clamp(x, lo, hi)/dx = 1 if lo ≤ x ≤ hi else 0"
+    rule = "d clamp(x, lo, hi)/dx = 1 if lo ≤ x ≤ hi else 0    d/dlo = 1 if x < lo    d/dhi = 1 if x > hi"
     elementwise = True
-    local = ("({low} ≤ {x} ≤ {high})",)
+    local = ("({low} ≤ {x} ≤ {high})", "({x} < {low})", "({x} > {high})")
 
     def backward(self, grad):
-        # The gradient passes where low <= x <= high (bounds included), as PyTorch.
-        x, inside = self.x, True
-        if self.low is not None:
-            inside = x >= self.low
-        if self.high is not None:
-            inside = inside & (x <= self.high)
-        return backend.keep(grad, inside), None, None
+        # x gets the grad where low <= x <= high (bounds included, NaN excluded); a tensor bound gets
+        # it where x strictly crosses it (and the upper one where it is under the lower), as PyTorch.
+        x, low, high = self.x, self.low, self.high
+        need_x, need_low, need_high = self.needs_input_grad
+        inside = True
+        if low is not None:
+            inside = x >= low
+        if high is not None:
+            inside = inside & (x <= high)
+        grad_low = grad_high = None
+        if need_low:
+            below = x < low if high is None else (x < low) & (low < high)
+            grad_low = namespace(grad).where(below, grad, 0)
+        if need_high:
+            above = x > high if low is None else (x > high) | (high < low)
+            grad_high = namespace(grad).where(above, grad, 0)
+        return (backend.keep(grad, inside) if need_x else None), grad_low, grad_high
 
     @classmethod
     def local_for(cls, args):
-        low, high = args.get("low") is not None, args.get("high") is not None
+        # A bound left out is recorded as None; a tensor bound is an input, so not among the args.
+        low, high = args.get("low", True) is not None, args.get("high", True) is not None
         if low == high:
             return cls.local
-        return ("({low} ≤ {x})",) if low else ("({x} ≤ {high})",)
+        return ("({low} ≤ {x})", "({x} < {low})", "") if low else ("({x} ≤ {high})", "", "({x} > {high})")
 
 
 class Cast(Function):
@@ -318,17 +335,20 @@ def clamp(input, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        from .arithmetic import maximum, minimum
-
-        out = input
-        if min is not None:
-            out = maximum(out, min)
-        if max is not None:
-            out = minimum(out, max)
-        return out
-    if not backend.is_floating(input.array) and (isinstance(min, float) or isinstance(max, float)):
+        input, min, max = _promoted_bounds(input, min, max)
+    elif not backend.is_floating(input.array) and (isinstance(min, float) or isinstance(max, float)):
         input = _floating(input)
     return Clamp.apply(input, min, max)
+
+
+def _promoted_bounds(input, low, high):
+    """The input and its tensor bounds in one dtype on one device, as PyTorch promotes them."""
+    from .operands import binary_operands
+
+    for bound in (low, high):
+        if isinstance(bound, Tensor):
+            input = binary_operands("clamp", input, bound)[0]
+    return (input,) + tuple(cast(b, input.dtype) if isinstance(b, Tensor) else b for b in (low, high))
 
 
 def cast(input: Tensor, dtype) -> Tensor:

@@ -188,6 +188,23 @@ def test_cross_entropy_with_class_weights_matches_torch(reduction, smoothing):
           [(9, 4), t, w], requires_grad=[True, False, False])
 
 
+INFINITE_LOGITS = np.array([[np.inf, 1.0, 0.0], [-np.inf, 1.0, 0.0], [-np.inf, 1.0, 0.0], [1.0, np.inf, np.inf]])
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum"])
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+def test_cross_entropy_with_infinite_logits_matches_torch(reduction, smoothing):
+    # An inf logit gives NaN (inf - inf), a -inf one a loss of inf only when it is the target.
+    check(lambda x, t: _lib(x).cross_entropy(x, t, reduction=reduction, label_smoothing=smoothing),
+          [INFINITE_LOGITS, np.array([0, 0, 1, 0])])
+
+
+def test_cross_entropy_with_infinite_logits_and_probability_targets_matches_torch():
+    check(lambda x, t: _lib(x).cross_entropy(x, t, reduction="none"),
+          [INFINITE_LOGITS, np.array([[0.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 0.0], [1.0, 0.0, 0.0]])],
+          requires_grad=[True, False])
+
+
 def test_cross_entropy_over_spatial_dims_matches_torch():
     check(lambda x, t: _lib(x).cross_entropy(x, t, label_smoothing=0.1), [(2, 4, 3, 5), _targets((2, 3, 5), 4)])
 
