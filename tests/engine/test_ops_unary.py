@@ -91,6 +91,7 @@ def test_maximum_minimum_split_grad_on_ties(op):
 
 
 NAN = np.nan
+INF = np.inf
 NAN_PAIRS = [np.array([1.0, NAN, NAN, 2.0, 2.0, 0.0]), np.array([NAN, 1.0, NAN, 2.0, 3.0, -1.0])]
 
 
@@ -132,3 +133,25 @@ def test_where_with_condition_from_comparison():
 
 def test_where_with_python_scalar_branch():
     check(lambda a: gs.where(a > 0, a, 0.0), [(3, 4)], lambda a: torch.where(a > 0, a, 0.0))
+
+
+MASKED_OUT = {  # ops whose grad is the incoming one where a mask holds, else 0 (torch's where)
+    "relu": lambda x: x.relu(),
+    "clamp": lambda x: x.clamp(-0.5, 0.5),
+    "clamp with tensor bounds": lambda x: x.clamp(x.detach() * 0 - 0.5, x.detach() * 0 + 0.5),
+    "masked_fill": lambda x: x.masked_fill(x > 0.3, 1.0),
+}
+
+
+@pytest.mark.parametrize("op", MASKED_OUT)
+def test_masking_ops_send_zero_where_an_infinite_grad_is_masked_out(op):
+    # An inf reaching a masked-out element gives 0 there (not 0 * inf = NaN), and stays inf inside.
+    infinite = np.array([INF, -INF, INF, NAN, INF, -INF])
+    check(lambda x, s: MASKED_OUT[op](x) * s, [np.array([-1.0, 2.0, 0.25, -0.75, 0.4, -0.1]), infinite],
+          requires_grad=[True, False])
+
+
+def test_max_pool_sends_zero_where_an_infinite_grad_is_masked_out():
+    infinite = np.full((1, 1, 2, 2), INF)
+    check(lambda x, s: gs.nn.functional.max_pool2d(x, 2) * s, [(1, 1, 4, 4), infinite],
+          lambda x, s: torch.nn.functional.max_pool2d(x, 2) * s, requires_grad=[True, False])

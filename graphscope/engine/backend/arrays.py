@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import dtypes
 from .device import CPU, Device, as_device
-from .numpy_cpu import numpy_dtype_name
+from .numpy_cpu import keep_where, numpy_dtype_name
 from .registry import _ARRAY_TYPES, device_type
 from .registry import type_of as _type_of
 
@@ -249,9 +249,9 @@ def matrix_transpose(array):
 
 
 def keep(values, mask):
-    """`values` where the bool array `mask` holds, else 0 (NumPy: a multiply by the mask)."""
+    """`values` where the bool array `mask` holds, else 0, whatever the values outside it (NaN, inf)."""
     if type(values) is _ndarray:
-        return values * mask
+        return keep_where(values, mask)
     return _type_of(values).keep(values, mask)
 
 

@@ -94,9 +94,6 @@ class CupyCUDA(NumpyDtypes, DeviceType):
                                f"got {state.nbytes}; pass a state that Generator.get_state() returned")
         target[...] = self.cupy.asarray(np.ascontiguousarray(state).view(target.dtype))
 
-    def keep(self, values, mask):
-        return values * mask
-
     def copy(self, array):
         return array.copy()
 

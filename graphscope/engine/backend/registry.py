@@ -124,7 +124,7 @@ class DeviceType:
         return self.from_host(self.to_host(array), device)
 
     def keep(self, values, mask):
-        """`values` where `mask` holds, else 0 (NumPy and CuPy multiply by the bool mask)."""
+        """`values` where `mask` holds, else 0 (a NaN or inf outside the mask too, as torch)."""
         return self.xp.where(mask, values, 0)
 
     def take(self, array, index):
