@@ -3,15 +3,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
 import threading
 import time
-
-from rich.console import Console
-from rich.live import Live
-from rich.text import Text
 
 from graphscope.engine import hooks
 from graphscope.trace import dot, snapshot
@@ -20,6 +17,7 @@ from graphscope.trace.summary_report import print_summary
 
 from .session import Session, SessionOptions
 from .state import FAILED, FINISHED
+from .status_line import StatusLine
 
 # How often the live status line on a terminal's stderr is redrawn.
 STATUS_SECONDS = 0.25
@@ -71,9 +69,9 @@ def run_recorded(script: str, argv, report, *, as_torch: bool = False, device: s
         as_torch=as_torch, device=device, pause=False, break_on_nan=False, echo=echo, policy=policy))
     ended = threading.Event()
     session.add_listener(lambda state: state.kind in (FINISHED, FAILED) and ended.set())
-    terminal = _Terminal() if sys.stderr.isatty() else None
+    terminal = StatusLine() if sys.stderr.isatty() else None
     with _CtrlC() as interrupt:  # held to the end: a second Ctrl-C cannot break a write in half
-        with terminal or _Nothing():
+        with terminal or contextlib.nullcontext():
             session.start()
             started = time.monotonic()
             while not ended.wait(STATUS_SECONDS) and not interrupt.is_set():
@@ -171,105 +169,3 @@ class _CtrlC:
         if self.previous is not None:
             signal.signal(signal.SIGINT, self.previous)
         return False
-
-
-class _Nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-class _Terminal:
-    """The live status line on a terminal's stderr, kept out of the script's way: it is erased
-    before anything is written to stdout or stderr, and not drawn while the script's output
-    ends mid-line (an input() prompt) or the script reads stdin."""
-
-    def __init__(self):
-        self.lock = threading.RLock()
-        self.mid_line = False
-        self.reading = 0
-
-    def __enter__(self):
-        self.saved = sys.stdout, sys.stderr, sys.stdin
-        # Rich draws the line on the real stderr; the script's own writes go through _Watched,
-        # not Rich's redirection, which would hold back a partial line (an input() prompt).
-        self.live = Live(console=Console(file=sys.stderr), auto_refresh=False, transient=True,
-                         redirect_stdout=False, redirect_stderr=False)
-        sys.stdout, sys.stderr = _Watched(sys.stdout, self), _Watched(sys.stderr, self)
-        if sys.stdin is not None:
-            sys.stdin = _WatchedInput(sys.stdin, self)
-        return self
-
-    def __exit__(self, *exc):
-        self.erase()
-        sys.stdout, sys.stderr, sys.stdin = self.saved
-        return False
-
-    def status(self, text: str) -> None:
-        with self.lock:
-            if self.mid_line or self.reading:
-                return
-            self.live.update(Text(text, no_wrap=True, overflow="ellipsis"), refresh=self.live.is_started)
-            self.live.start(refresh=True)
-
-    def erase(self) -> None:
-        """Take the line away (a transient Live clears what it drew when it stops)."""
-        with self.lock:
-            self.live.stop()
-
-
-class _Watched:
-    """stdout or stderr, erasing the status line before each write and noting a partial line."""
-
-    def __init__(self, stream, terminal: _Terminal):
-        self._stream, self._terminal = stream, terminal
-
-    def write(self, text: str) -> int:
-        terminal = self._terminal
-        with terminal.lock:
-            terminal.erase()
-            if text:
-                terminal.mid_line = not text.endswith("\n")
-            return self._stream.write(text)
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
-
-
-class _WatchedInput:
-    """stdin, noting while the script waits on it."""
-
-    def __init__(self, stream, terminal: _Terminal):
-        self._stream, self._terminal = stream, terminal
-
-    def _reading(self, method, *args):
-        terminal = self._terminal
-        with terminal.lock:
-            terminal.erase()
-            terminal.reading += 1
-        try:
-            return method(*args)
-        finally:
-            with terminal.lock:
-                terminal.reading -= 1
-                terminal.mid_line = False  # the user's Enter ended the line
-
-    def readline(self, *args):
-        return self._reading(self._stream.readline, *args)
-
-    def read(self, *args):
-        return self._reading(self._stream.read, *args)
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        line = self.readline()
-        if not line:
-            raise StopIteration
-        return line
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
