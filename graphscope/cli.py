@@ -27,31 +27,47 @@ def _add_run(subcommands) -> None:
 
 
 def _run(args) -> int:
+    problem = _run_problem(args)
+    if problem:
+        print(f"graphscope: {problem}", file=sys.stderr)
+        return 2
+    if args.headless:
+        from graphscope.session.headless import run_headless
+
+        return run_headless(args.script, args.args, export=args.export, dot_path=args.dot,
+                            fail_on_nan=args.fail_on_nan, as_torch=args.as_torch, device=args.device)
+    from graphscope.tui.launch import run
+
+    return run(args.script, args.args, as_torch=args.as_torch, device=args.device, pause=not args.no_pause)
+
+
+def _run_problem(args) -> str | None:
+    """What is wrong with `run`'s arguments, in one line (None: nothing). Export paths are made
+    absolute here, when the command starts: a script's os.chdir does not move them."""
     import os
 
+    from graphscope.trace.literal import escaped
+
     if not os.path.isfile(args.script):
-        print(f"graphscope: {args.script}: no such file", file=sys.stderr)
-        return 2
+        return f"{escaped(args.script)}: no such file"
+    if not args.headless and (args.export is not None or args.dot is not None or args.fail_on_nan):
+        return "--export, --dot and --fail-on-nan go with --headless (in the app, press e to export)"
+    for flag, name in (("--export", "export"), ("--dot", "dot")):
+        if getattr(args, name) is not None:
+            from graphscope.session.export_path import ExportPathError, export_path
+
+            try:
+                setattr(args, name, export_path(flag, getattr(args, name)))
+            except ExportPathError as error:
+                return str(error)
     if args.device is not None:
         from graphscope.engine.backend import as_device
 
         try:
             as_device(args.device)
         except RuntimeError as error:
-            print(f"graphscope: {error}", file=sys.stderr)
-            return 2
-    if args.headless:
-        from graphscope.session.headless import run_headless
-
-        return run_headless(args.script, args.args, export=args.export, dot_path=args.dot,
-                            fail_on_nan=args.fail_on_nan, as_torch=args.as_torch, device=args.device)
-    if args.export or args.dot or args.fail_on_nan:
-        print("graphscope: --export, --dot and --fail-on-nan go with --headless "
-              "(in the app, press e to export)", file=sys.stderr)
-        return 2
-    from graphscope.tui.launch import run
-
-    return run(args.script, args.args, as_torch=args.as_torch, device=args.device, pause=not args.no_pause)
+            return str(error)
+    return None
 
 
 def _add_view(subcommands) -> None:

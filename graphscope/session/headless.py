@@ -10,9 +10,12 @@ import sys
 import threading
 import time
 
+from rich.console import Console
+
 from graphscope.engine import hooks
 from graphscope.trace import dot, snapshot
 from graphscope.trace.atomic_file import WriteError
+from graphscope.trace.literal import escaped
 from graphscope.trace.summary_report import print_summary
 
 from .session import Session, SessionOptions
@@ -42,13 +45,16 @@ _SESSION = os.path.join(_PACKAGE, "session", "session.py")  # its _finish calls 
 def run_headless(script: str, argv=(), *, export: str | None = None, dot_path: str | None = None,
                  fail_on_nan: bool = False, as_torch: bool = False, device: str | None = None) -> int:
     """Run `script`; write the snapshot and DOT files (also when it raised or was interrupted);
-    print the summary. Ctrl-C stops the script at its next engine event and exits 130."""
+    print the summary to the stdout and stderr of the start, whatever the script did with
+    sys.stdout. Ctrl-C stops the script at its next engine event and exits 130. Paths are used
+    as given: the command makes them absolute (see export_path)."""
+    stdout, stderr = sys.stdout, sys.stderr
 
     def report(record, code: int, notes: list[str]) -> int:
         written, failed = _write(record, export, dot_path, code)
-        print_summary(record)
+        print_summary(record, Console(file=stdout))
         for line in written + failed + notes:
-            print(line, file=sys.stderr)
+            print(escaped(line), file=stderr)
         if failed:
             return WRITE_FAILED
         if fail_on_nan and record.has_nonfinite():
@@ -65,6 +71,7 @@ def run_recorded(script: str, argv, report, *, as_torch: bool = False, device: s
     traceback if it raised, and hand the record to `report(record, exit_code, notes)`, whose answer
     is the exit code. Ctrl-C stops the script at its next engine event (exit 130); `exports`,
     (what, path) pairs, are named in the error when the record could not be cut."""
+    stderr = sys.stderr  # the run's own lines go here, whatever the script does with sys.stderr
     session = Session(script, list(argv), SessionOptions(
         as_torch=as_torch, device=device, pause=False, break_on_nan=False, echo=echo, policy=policy))
     ended = threading.Event()
@@ -85,11 +92,12 @@ def run_recorded(script: str, argv, report, *, as_torch: bool = False, device: s
             reason = f"the script did not stop within {STOP_SECONDS + CUT_SECONDS:g} s of Ctrl-C"
             failed = [f"graphscope: cannot write {what} {path}: {reason} (the script's exit code was {code})"
                       for what, path in exports if path]
-            print("\n".join(failed) or f"graphscope: {reason}", file=sys.stderr)
+            for line in failed or [f"graphscope: {reason}"]:
+                print(escaped(line), file=stderr)
             _leave(WRITE_FAILED if failed else code)
         if record.error is not None and record.error.traceback:
             text = record.error.traceback
-            print(text, file=sys.stderr, end="" if text.endswith("\n") else "\n")
+            print(text, file=stderr, end="" if text.endswith("\n") else "\n")
         code = report(record, code, session.recorder.notes)
         if not stopped:
             _leave(code)  # the script thread is still running: exit without it
