@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
 
 import graphscope
 
@@ -27,15 +30,17 @@ def _add_run(subcommands) -> None:
 
 
 def _run(args) -> int:
-    problem = _run_problem(args)
-    if problem:
-        print(f"graphscope: {problem}", file=sys.stderr)
-        return 2
-    if args.headless:
-        from graphscope.session.headless import run_headless
+    # A headless run holds Ctrl-C from its first moment, before the imports and checks below.
+    with _HeldCtrlC() if args.headless else contextlib.nullcontext() as held:
+        problem = _run_problem(args)
+        if problem:
+            print(f"graphscope: {problem}", file=sys.stderr)
+            return 2
+        if args.headless:
+            from graphscope.session.headless import run_headless
 
-        return run_headless(args.script, args.args, export=args.export, dot_path=args.dot,
-                            fail_on_nan=args.fail_on_nan, as_torch=args.as_torch, device=args.device)
+            return run_headless(args.script, args.args, export=args.export, dot_path=args.dot,
+                                fail_on_nan=args.fail_on_nan, as_torch=args.as_torch, device=args.device, held=held)
     from graphscope.tui.launch import run
 
     return run(args.script, args.args, as_torch=args.as_torch, device=args.device, pause=not args.no_pause)
@@ -68,6 +73,26 @@ def _run_problem(args) -> str | None:
         except RuntimeError as error:
             return str(error)
     return None
+
+
+class _HeldCtrlC:
+    """While active (on the main thread), Ctrl-C is remembered for the headless run being set up
+    (which then ends as any interrupted run: exit 130 and its exports), not a KeyboardInterrupt."""
+
+    def __enter__(self):
+        self.pressed = False
+        self.previous = None
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._press)
+        return self
+
+    def _press(self, signum, frame) -> None:
+        self.pressed = True
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+        return False
 
 
 def _add_view(subcommands) -> None:
