@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
+import threading
 
 import graphscope
 
@@ -27,28 +30,67 @@ def _add_run(subcommands) -> None:
 
 
 def _run(args) -> int:
-    if (refused := _refuse_to_run(args.script)) is not None:
-        return refused
+    # A headless run holds Ctrl-C from its first moment, before the imports and checks below.
+    with _HeldCtrlC() if args.headless else contextlib.nullcontext() as held:
+        problem = _run_problem(args)
+        if problem:
+            print(f"graphscope: {problem}", file=sys.stderr)
+            return 2
+        if args.headless:
+            from graphscope.session.headless import run_headless
+
+            return run_headless(args.script, args.args, export=args.export, dot_path=args.dot,
+                                fail_on_nan=args.fail_on_nan, as_torch=args.as_torch, device=args.device, held=held)
+    from graphscope.tui.launch import run
+
+    return run(args.script, args.args, as_torch=args.as_torch, device=args.device, pause=not args.no_pause)
+
+
+def _run_problem(args) -> str | None:
+    """What is wrong with `run`'s arguments, in one line (None: nothing). Export paths are made
+    absolute here, when the command starts: a script's os.chdir does not move them."""
+    from graphscope.trace.literal import escaped
+
+    if (problem := _script_problem(args.script)) is not None:
+        return escaped(problem)
+    if not args.headless and (args.export is not None or args.dot is not None or args.fail_on_nan):
+        return "--export, --dot and --fail-on-nan go with --headless (in the app, press e to export)"
+    for flag, name in (("--export", "export"), ("--dot", "dot")):
+        if getattr(args, name) is not None:
+            from graphscope.session.export_path import ExportPathError, export_path
+
+            try:
+                setattr(args, name, export_path(flag, getattr(args, name)))
+            except ExportPathError as error:
+                return str(error)
     if args.device is not None:
         from graphscope.engine.backend import as_device
 
         try:
             as_device(args.device)
         except RuntimeError as error:
-            print(f"graphscope: {error}", file=sys.stderr)
-            return 2
-    if args.headless:
-        from graphscope.session.headless import run_headless
+            return str(error)
+    return None
 
-        return run_headless(args.script, args.args, export=args.export, dot_path=args.dot,
-                            fail_on_nan=args.fail_on_nan, as_torch=args.as_torch, device=args.device)
-    if args.export or args.dot or args.fail_on_nan:
-        print("graphscope: --export, --dot and --fail-on-nan go with --headless "
-              "(in the app, press e to export)", file=sys.stderr)
-        return 2
-    from graphscope.tui.launch import run
 
-    return run(args.script, args.args, as_torch=args.as_torch, device=args.device, pause=not args.no_pause)
+class _HeldCtrlC:
+    """While active (on the main thread), Ctrl-C is remembered for the headless run being set up
+    (which then ends as any interrupted run: exit 130 and its exports), not a KeyboardInterrupt."""
+
+    def __enter__(self):
+        self.pressed = False
+        self.previous = None
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._press)
+        return self
+
+    def _press(self, signum, frame) -> None:
+        self.pressed = True
+
+    def __exit__(self, *exc):
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+        return False
 
 
 def _add_view(subcommands) -> None:
@@ -102,19 +144,14 @@ def _explain(args) -> int:
                    as_torch=args.as_torch)
 
 
-def _refuse_to_run(path: str) -> int | None:
-    """2, with one line on stderr, when `path` is not a script to run (told by its content, so a
-    snapshot is never run); None when it is."""
+def _script_problem(path: str) -> str | None:
+    """Why `path` is not a script to run (told by its content, so a snapshot is never run); None when it is."""
     from graphscope.trace.source_kind import SourceError, not_runnable, source_kind
 
     try:
-        problem = not_runnable(path, source_kind(path))
+        return not_runnable(path, source_kind(path))
     except SourceError as error:
-        problem = str(error)
-    if problem is None:
-        return None
-    print(f"graphscope: {problem}", file=sys.stderr)
-    return 2
+        return str(error)
 
 
 # Each entry adds one subcommand. Handlers import their layer (session, trace, tui) inside the

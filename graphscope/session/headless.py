@@ -3,23 +3,25 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import queue
 import signal
 import sys
 import threading
 import time
 
 from rich.console import Console
-from rich.live import Live
-from rich.text import Text
 
 from graphscope.engine import hooks
 from graphscope.trace import dot, snapshot
 from graphscope.trace.atomic_file import WriteError
+from graphscope.trace.literal import escaped
 from graphscope.trace.summary_report import print_summary
 
+from .death_notice import DeathNotice
 from .session import Session, SessionOptions
-from .state import FAILED, FINISHED
+from .status_line import StatusLine
 
 # How often the live status line on a terminal's stderr is redrawn.
 STATUS_SECONDS = 0.25
@@ -28,8 +30,8 @@ NAN_EXIT_CODE = 3
 # The exit code when an export could not be written.
 WRITE_FAILED = 2
 INTERRUPTED = 130
-# After Ctrl-C: how long the script thread has to stop at its next engine event, then how long
-# it has to leave the recorder's code before the record is cut without it (exit within 2 s).
+# After Ctrl-C: how long the script has to stop at its next engine event, then how long it has
+# to leave the recorder's code before the record is cut without it (exit within 2 s).
 STOP_SECONDS = 0.8
 CUT_SECONDS = 0.5
 
@@ -39,18 +41,22 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _RECORDING_CODE = (os.path.join(_PACKAGE, "trace", ""), os.path.join(_PACKAGE, "engine", "hooks.py"),
                    os.path.join(_PACKAGE, "session", "step_gate.py"))
 _SESSION = os.path.join(_PACKAGE, "session", "session.py")  # its _finish calls the recorder
+_EXIT = os._exit  # the process's own exit, whatever a run puts in its place
 
 
 def run_headless(script: str, argv=(), *, export: str | None = None, dot_path: str | None = None,
-                 fail_on_nan: bool = False, as_torch: bool = False, device: str | None = None) -> int:
-    """Run `script`; write the snapshot and DOT files (also when it raised or was interrupted);
-    print the summary. Ctrl-C stops the script at its next engine event and exits 130."""
+                 fail_on_nan: bool = False, as_torch: bool = False, device: str | None = None, held=None) -> int:
+    """Run `script`; write the snapshot and DOT files (also when it raised, was interrupted or
+    called os._exit); print the summary to the stdout and stderr of the start, whatever the
+    script did with sys.stdout. Ctrl-C stops the script at its next engine event and exits 130.
+    Paths are used as given: the command makes them absolute (see export_path)."""
+    stdout, stderr = sys.stdout, sys.stderr
 
     def report(record, code: int, notes: list[str]) -> int:
         written, failed = _write(record, export, dot_path, code)
-        print_summary(record)
+        print_summary(record, Console(file=stdout))
         for line in written + failed + notes:
-            print(line, file=sys.stderr)
+            print(escaped(line), file=stderr)
         if failed:
             return WRITE_FAILED
         if fail_on_nan and record.has_nonfinite():
@@ -58,44 +64,132 @@ def run_headless(script: str, argv=(), *, export: str | None = None, dot_path: s
         return code
 
     return run_recorded(script, argv, report, as_torch=as_torch, device=device,
-                        exports=(("snapshot", export), ("graph", dot_path)))
+                        exports=(("snapshot", export), ("graph", dot_path)), held=held)
 
 
 def run_recorded(script: str, argv, report, *, as_torch: bool = False, device: str | None = None,
-                 echo: bool = True, policy=None, exports=()) -> int:
-    """Run `script` under the recorder with no UI (a status line on a terminal's stderr), print its
-    traceback if it raised, and hand the record to `report(record, exit_code, notes)`, whose answer
-    is the exit code. Ctrl-C stops the script at its next engine event (exit 130); `exports`,
-    (what, path) pairs, are named in the error when the record could not be cut."""
+                 echo: bool = True, policy=None, exports=(), held=None) -> int:
+    """Run `script` under the recorder with no UI on this thread (the main thread: as under plain
+    python, its signal handlers work), with a status line on a terminal's stderr; print its
+    traceback if it raised, and hand the record to `report(record, exit_code, notes)`, whose
+    answer is the exit code. The run ends once, by what comes first: the script's end, Ctrl-C (it
+    stops the script at its next engine event: exit 130) or os._exit. `exports`, (what, path)
+    pairs, are named on stderr when they could not be written; `held` (its `pressed`) is a Ctrl-C
+    that came before the run could act on it."""
     session = Session(script, list(argv), SessionOptions(
         as_torch=as_torch, device=device, pause=False, break_on_nan=False, echo=echo, policy=policy))
-    ended = threading.Event()
-    session.add_listener(lambda state: state.kind in (FINISHED, FAILED) and ended.set())
-    terminal = _Terminal() if sys.stderr.isatty() else None
-    with _CtrlC() as interrupt:  # held to the end: a second Ctrl-C cannot break a write in half
-        with terminal or _Nothing():
-            session.start()
-            started = time.monotonic()
-            while not ended.wait(STATUS_SECONDS) and not interrupt.is_set():
-                if terminal is not None:
-                    terminal.status(f"graphscope: running {script}: {len(session.record.passes)} passes, "
-                                    f"{len(session.record.nodes)} nodes, {time.monotonic() - started:.1f} s")
-            record = _stop(session, ended) if interrupt.is_set() else session.record
-        stopped = ended.is_set()
-        code = session.state.exit_code if stopped and session.state.exit_code is not None else INTERRUPTED
-        if record is None:
-            reason = f"the script did not stop within {STOP_SECONDS + CUT_SECONDS:g} s of Ctrl-C"
-            failed = [f"graphscope: cannot write {what} {path}: {reason} (the script's exit code was {code})"
-                      for what, path in exports if path]
-            print("\n".join(failed) or f"graphscope: {reason}", file=sys.stderr)
-            _leave(WRITE_FAILED if failed else code)
-        if record.error is not None and record.error.traceback:
-            text = record.error.traceback
-            print(text, file=sys.stderr, end="" if text.endswith("\n") else "\n")
-        code = report(record, code, session.recorder.notes)
-        if not stopped:
-            _leave(code)  # the script thread is still running: exit without it
-    return code
+    terminal = StatusLine() if sys.stderr.isatty() else None
+    ending = _Ending(session, report, exports, terminal)
+    watch = _Watch(session, ending, terminal)
+    with _CtrlC(held, watch.ctrl_c) as ctrl_c:  # held to the end: a second Ctrl-C cannot break a write in half
+        with terminal or contextlib.nullcontext():
+            watch.start()
+            if ctrl_c.pressed:
+                session.gate.quit()  # Ctrl-C came before the script started: it never runs
+            with _OsExit(ending):
+                session.run()
+            ctrl_c.take_back()  # from a script that took Ctrl-C for itself
+            watch.ended()
+        return ending.script_ended()
+
+
+class _Ending:
+    """The one end of a run, by what comes first: the script's own end, Ctrl-C or os._exit. The
+    first reports the record as it stands then (or says why it cannot); a later one waits for it."""
+
+    def __init__(self, session: Session, report, exports, terminal: StatusLine | None):
+        self.session, self.report, self.terminal = session, report, terminal
+        self.exports = [(what, path) for what, path in exports if path]
+        self.stderr = sys.stderr  # the run's own lines go here, whatever the script does with sys.stderr
+        self.notice = DeathNotice([f"graphscope: cannot write {what} {escaped(path)}: the process died before "
+                                   "it was written" for what, path in self.exports])
+        self.over = threading.Event()  # the script has ended (set inside its _finish: in recording code)
+        session.add_listener(lambda state: state.kind.over and self.over.set())
+        self.code = 1  # the exit code reported (1 if the report itself failed)
+        self._claim = threading.Lock()
+        self._reported = threading.Event()
+
+    def script_ended(self) -> int:
+        """The script's run returned (on its thread): report the final record; the exit code."""
+        if self._claim.acquire(blocking=False):
+            self._report_final()
+        else:
+            self._reported.wait()  # Ctrl-C or os._exit came first: that thread reports
+        return self.code
+
+    def interrupted(self) -> None:
+        """Ctrl-C while the script runs (the watch thread): stop it at its next engine event (the
+        gate's quit: no exception is thrown into it from outside, so none lands in the recorder);
+        if it does not stop in time, report a cut of the record and end the process without it."""
+        hooks.uninstall(self.session.recorder)  # nothing after Ctrl-C is recorded (a script that
+        self.session.gate.quit()                # catches the gate's SessionQuit and goes on)
+        if self.over.wait(STOP_SECONDS) or not self._claim.acquire(blocking=False):
+            return  # it stopped (its end reports), or os._exit is reporting
+        self._report_cut(INTERRUPTED, f"the script did not stop within {STOP_SECONDS + CUT_SECONDS:g} s of Ctrl-C")
+        if not self.over.is_set():
+            _leave(self.code)  # the script runs on: end the process without it
+
+    def os_exit(self, code: int) -> None:
+        """The script called os._exit(code), on any of its threads: report what is recorded, then
+        exit with the report's code."""
+        if self._claim.acquire(blocking=False):
+            self._report_cut(code, "os._exit was called while the script's thread was inside the recorder")
+        else:
+            self._reported.wait()  # its end or Ctrl-C came first
+        _leave(self.code)
+
+    def _report_cut(self, code: int, reason: str) -> None:
+        """Report the record cut where the script's thread is (or as it ended, if it ended
+        meanwhile), or say why it could not be cut."""
+        record = self._cut(code)
+        if self.over.is_set():
+            self._report_final()
+        elif record is None:
+            self._report(lambda: self._uncut(code, reason))
+        else:
+            self._report(lambda: self.report(record, code, self.session.recorder.notes))
+
+    def _cut(self, code: int):
+        """The record sealed with `code` once the script's thread is out of code that changes it
+        (None if it stays in), or as it ended if it ended meanwhile."""
+        recorder = self.session.recorder
+        hooks.uninstall(recorder)
+        thread = self.session.thread
+        deadline = time.monotonic() + CUT_SECONDS
+        while thread is not None and _in_recording_code(thread.ident):
+            if self.over.is_set():
+                return self.session.record
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.01)
+        return self.session.record if self.over.is_set() else recorder.seal(code)
+
+    def _report_final(self) -> None:
+        record, code = self.session.record, self.session.state.exit_code
+
+        def final() -> int:
+            if record.error is not None and record.error.traceback:
+                text = record.error.traceback
+                print(text, file=self.stderr, end="" if text.endswith("\n") else "\n")
+            return self.report(record, INTERRUPTED if code is None else code, self.session.recorder.notes)
+
+        self._report(final)
+
+    def _uncut(self, code: int, reason: str) -> int:
+        failed = [f"graphscope: cannot write {what} {path}: {reason} (the script's exit code was {code})"
+                  for what, path in self.exports]
+        for line in failed or [f"graphscope: {reason}"]:
+            print(escaped(line), file=self.stderr)
+        return WRITE_FAILED if failed else code
+
+    def _report(self, make_report) -> None:
+        try:
+            if self.terminal is not None:
+                self.terminal.close()  # the lines below go to the streams of the start, past its wrapping
+            self.code = make_report()
+        finally:
+            self.notice.settled()
+            self._reported.set()
 
 
 def _write(record, export, dot_path, code) -> tuple[list[str], list[str]]:
@@ -114,25 +208,6 @@ def _write(record, export, dot_path, code) -> tuple[list[str], list[str]]:
     return written, failed
 
 
-def _stop(session: Session, ended: threading.Event):
-    """Stop the script at its next engine event (the gate's quit: no exception is thrown into
-    it from outside, so none lands in the recorder), and return the record: final if the script
-    ended, else a cut taken once its thread is out of the recorder; None if it never left."""
-    recorder = session.recorder
-    hooks.uninstall(recorder)  # nothing after Ctrl-C is recorded (a script that catches the
-    session.gate.quit()        # gate's SessionQuit and goes on would fill it meanwhile)
-    if ended.wait(STOP_SECONDS):
-        return session.record
-    deadline = time.monotonic() + CUT_SECONDS
-    while _in_recording_code(session._thread.ident):
-        if ended.is_set():
-            return session.record
-        if time.monotonic() > deadline:
-            return None
-        time.sleep(0.01)
-    return recorder.seal(INTERRUPTED)
-
-
 def _in_recording_code(ident) -> bool:
     """Whether the thread `ident` is inside code that changes the record."""
     frame = sys._current_frames().get(ident)
@@ -146,26 +221,73 @@ def _in_recording_code(ident) -> bool:
 
 
 def _leave(code: int):
-    """Exit now, without waiting for threads the script left running."""
-    for stream in (sys.stdout, sys.stderr):
+    """Exit now, without waiting for threads the script left running (what was printed is flushed)."""
+    for stream in {id(s): s for s in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)}.values():
         try:
             stream.flush()
-        except (OSError, ValueError):
+        except Exception:  # noqa: BLE001 (a script's stand-in stream, or a closed one: nothing more to show)
             pass
-    os._exit(code)
+    _EXIT(code)
+
+
+_CTRL_C, _ENDED = "ctrl-c", "ended"
+
+
+class _Watch(threading.Thread):
+    """Beside the script's thread: draws the status line and acts on Ctrl-C."""
+
+    def __init__(self, session: Session, ending: _Ending, terminal: StatusLine | None):
+        super().__init__(name="graphscope-watch", daemon=True)
+        self.session, self.ending, self.terminal = session, ending, terminal
+        self.inbox: queue.SimpleQueue = queue.SimpleQueue()  # put() is safe in a signal handler
+
+    def ctrl_c(self) -> None:
+        self.inbox.put(_CTRL_C)
+
+    def ended(self) -> None:
+        self.inbox.put(_ENDED)
+
+    def run(self) -> None:
+        started = time.monotonic()
+        while True:
+            try:
+                message = self.inbox.get(timeout=STATUS_SECONDS)
+            except queue.Empty:
+                if self.terminal is not None:
+                    record = self.session.record
+                    self.terminal.status(f"graphscope: running {self.session.source}: {len(record.passes)} passes, "
+                                         f"{len(record.nodes)} nodes, {time.monotonic() - started:.1f} s")
+                continue
+            if message == _CTRL_C:
+                self.ending.interrupted()
+            return
 
 
 class _CtrlC:
-    """While active (in the main thread), Ctrl-C sets an event instead of raising
-    KeyboardInterrupt: a KeyboardInterrupt raised inside Thread.join can leave the thread
-    reported as finished while it still runs (Python 3.11), and the record read mid-change."""
+    """While active (on the main thread), Ctrl-C calls `on_press` instead of raising
+    KeyboardInterrupt, which could land inside the recorder and leave the record half changed.
+    `held`, if given, is what held Ctrl-C before: a press it saw counts."""
 
-    def __enter__(self) -> threading.Event:
-        self.event = threading.Event()
+    def __init__(self, held, on_press):
+        self.held, self.on_press = held, on_press
+        self.pressed = False
         self.previous = None
+
+    def __enter__(self) -> _CtrlC:
         if threading.current_thread() is threading.main_thread():
-            self.previous = signal.signal(signal.SIGINT, lambda signum, frame: self.event.set())
-        return self.event
+            self.previous = signal.signal(signal.SIGINT, self._press)
+        if self.held is not None and self.held.pressed:
+            self._press()
+        return self
+
+    def take_back(self) -> None:
+        """Handle Ctrl-C again (the script may have installed a handler of its own)."""
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self._press)
+
+    def _press(self, *signal_args) -> None:
+        self.pressed = True
+        self.on_press()
 
     def __exit__(self, *exc):
         if self.previous is not None:
@@ -173,103 +295,24 @@ class _CtrlC:
         return False
 
 
-class _Nothing:
+class _OsExit:
+    """While active, os._exit in this process (not in a child it forked) first ends the run:
+    what is recorded is reported (exports written, summary printed), then the process exits."""
+
+    def __init__(self, ending: _Ending):
+        self.ending = ending
+
     def __enter__(self):
+        pid, ending = os.getpid(), self.ending
+
+        def _exit(code):
+            if os.getpid() == pid and isinstance(code, int) and -(2 ** 31) <= code < 2 ** 31:
+                ending.os_exit(code)  # does not return
+            _EXIT(code)
+
+        os._exit = _exit
         return self
 
     def __exit__(self, *exc):
+        os._exit = _EXIT
         return False
-
-
-class _Terminal:
-    """The live status line on a terminal's stderr, kept out of the script's way: it is erased
-    before anything is written to stdout or stderr, and not drawn while the script's output
-    ends mid-line (an input() prompt) or the script reads stdin."""
-
-    def __init__(self):
-        self.lock = threading.RLock()
-        self.mid_line = False
-        self.reading = 0
-
-    def __enter__(self):
-        self.saved = sys.stdout, sys.stderr, sys.stdin
-        # Rich draws the line on the real stderr; the script's own writes go through _Watched,
-        # not Rich's redirection, which would hold back a partial line (an input() prompt).
-        self.live = Live(console=Console(file=sys.stderr), auto_refresh=False, transient=True,
-                         redirect_stdout=False, redirect_stderr=False)
-        sys.stdout, sys.stderr = _Watched(sys.stdout, self), _Watched(sys.stderr, self)
-        if sys.stdin is not None:
-            sys.stdin = _WatchedInput(sys.stdin, self)
-        return self
-
-    def __exit__(self, *exc):
-        self.erase()
-        sys.stdout, sys.stderr, sys.stdin = self.saved
-        return False
-
-    def status(self, text: str) -> None:
-        with self.lock:
-            if self.mid_line or self.reading:
-                return
-            self.live.update(Text(text, no_wrap=True, overflow="ellipsis"), refresh=self.live.is_started)
-            self.live.start(refresh=True)
-
-    def erase(self) -> None:
-        """Take the line away (a transient Live clears what it drew when it stops)."""
-        with self.lock:
-            self.live.stop()
-
-
-class _Watched:
-    """stdout or stderr, erasing the status line before each write and noting a partial line."""
-
-    def __init__(self, stream, terminal: _Terminal):
-        self._stream, self._terminal = stream, terminal
-
-    def write(self, text: str) -> int:
-        terminal = self._terminal
-        with terminal.lock:
-            terminal.erase()
-            if text:
-                terminal.mid_line = not text.endswith("\n")
-            return self._stream.write(text)
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
-
-
-class _WatchedInput:
-    """stdin, noting while the script waits on it."""
-
-    def __init__(self, stream, terminal: _Terminal):
-        self._stream, self._terminal = stream, terminal
-
-    def _reading(self, method, *args):
-        terminal = self._terminal
-        with terminal.lock:
-            terminal.erase()
-            terminal.reading += 1
-        try:
-            return method(*args)
-        finally:
-            with terminal.lock:
-                terminal.reading -= 1
-                terminal.mid_line = False  # the user's Enter ended the line
-
-    def readline(self, *args):
-        return self._reading(self._stream.readline, *args)
-
-    def read(self, *args):
-        return self._reading(self._stream.read, *args)
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        line = self.readline()
-        if not line:
-            raise StopIteration
-        return line
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)

@@ -1,4 +1,5 @@
-"""Session: runs a user's script in a worker thread under the recorder and the step gate."""
+"""Session: runs a user's script under the recorder and the step gate, in a worker thread (the
+app's) or on the calling thread (a headless run's: the main thread, as plain python runs it)."""
 
 from __future__ import annotations
 
@@ -61,7 +62,12 @@ class Session(Debuggee):
         super().__init__(self.recorder.record, script, break_on_nan=self.options.break_on_nan)
         self.record.metadata.device = str(self.options.device or backend.get_default_device())
         self.gate = StepGate(self.recorder, lambda: self._breakpoints, self._paused, pause=self.options.pause)
-        self._thread = threading.Thread(target=self._main, name="graphscope-script", daemon=True)
+        self._thread: threading.Thread | None = None  # the thread the script runs on, once it does
+
+    @property
+    def thread(self) -> threading.Thread | None:
+        """The thread the script runs on (None before it does): whose frames show where it is."""
+        return self._thread
 
     @property
     def functions(self) -> dict:
@@ -134,10 +140,17 @@ class Session(Debuggee):
     # --- lifecycle -----------------------------------------------------------------------
 
     def start(self) -> None:
+        """Run the script in a worker thread (a daemon: quitting never waits for it)."""
+        self._thread = threading.Thread(target=self._main, name="graphscope-script", daemon=True)
         self._thread.start()
 
+    def run(self) -> None:
+        """Run the script on this thread, to its end (on the main thread, its signal handlers work)."""
+        self._thread = threading.current_thread()
+        self._main()
+
     def join(self, timeout: float | None = None) -> bool:
-        """Wait for the script thread to end; True when it has."""
+        """Wait for the worker thread (see `start`) to end; True when it has."""
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
@@ -160,7 +173,8 @@ class Session(Debuggee):
                         self._life = State.RUNNING
                         self._running = Mode.STEP if self.options.pause else Mode.CONTINUE
                     self._changed("running")
-                    outcome = run_script(self.source, self.argv, in_torch_terms if self.options.as_torch else None)
+                    if not self.gate.quitting:  # quit before it started: the script never runs
+                        outcome = run_script(self.source, self.argv, in_torch_terms if self.options.as_torch else None)
             except SessionQuit:
                 pass
             finally:
@@ -216,7 +230,7 @@ class Session(Debuggee):
     def quit(self) -> None:
         """Unwind the script thread (within about a second, from any state); returns at once."""
         self.gate.quit()
-        if self._thread.is_alive():
+        if self._thread is not None and self._thread.is_alive():
             timer = threading.Timer(INTERRUPT_AFTER_SECONDS, self._interrupt)
             timer.daemon = True
             timer.start()
@@ -224,7 +238,7 @@ class Session(Debuggee):
     def _interrupt(self) -> None:
         """Raise SessionQuit in a script thread that reached no engine event since quit()."""
         ident = self._thread.ident
-        if self._thread.is_alive() and ident is not None:
+        if self._thread.is_alive() and ident is not None and not self._life.over:
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(SessionQuit))
 
 

@@ -27,10 +27,6 @@ class State(StrEnum):
         return self in (State.STARTING, State.RUNNING)
 
 
-# session/headless.py still imports these two by name: drop them once it reads `state.kind.over`.
-FINISHED, FAILED = State.FINISHED, State.FAILED
-
-
 class Mode(StrEnum):
     """Where a run goes on to: the next stop the script is held at."""
 

@@ -3,6 +3,8 @@
 import sys
 import time
 
+from graphscope.session import Session, SessionOptions
+
 
 def test_sys_exit_code_is_reported_not_raised(run_session):
     state = run_session("import sys\nprint('bye')\nsys.exit(3)\n", pause=False).done()
@@ -153,3 +155,24 @@ def test_as_torch_names_what_is_not_supported(run_session):
     driver.done()
     error = driver.session.record.error
     assert "torch.fft is not supported by graphscope yet" in error.message
+
+
+def test_a_session_run_in_place_runs_its_script_on_the_calling_thread(tmp_path):
+    path = tmp_path / "script.py"
+    path.write_text("import signal, threading\nsignal.signal(signal.SIGUSR1, signal.getsignal(signal.SIGUSR1))\n"
+                    "print(threading.current_thread() is threading.main_thread())\n")
+    session = Session(str(path), [], SessionOptions(pause=False))
+    session.run()
+    assert session.state.kind == "finished" and session.state.exit_code == 0
+    assert [line.text for line in session.record.console] == ["True"]
+
+
+def test_a_session_quit_before_it_ran_never_runs_its_script(tmp_path):
+    ran = tmp_path / "ran"
+    path = tmp_path / "script.py"
+    path.write_text(f"open({str(ran)!r}, 'w')\n")
+    session = Session(str(path), [], SessionOptions(pause=False))
+    session.quit()
+    session.run()
+    assert session.state.kind == "finished" and session.state.exit_code == 130
+    assert not ran.exists()
