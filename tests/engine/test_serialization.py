@@ -734,3 +734,17 @@ def test_load_decodes_python_2_strings_with_the_given_encoding():
     data = b"\x80\x02U\x03abc."  # SHORT_BINSTRING, as Python 2 pickled str
     assert gs.load(with_pickle(data)) == "abc"
     assert gs.load(with_pickle(data), encoding="bytes") == b"abc"
+
+
+# --- torch's files at the edges of the format ---------------------------------------------------------
+
+
+def test_torch_files_saved_without_checksums_load():
+    torch.serialization.set_crc32_options(False)
+    try:
+        buffer = saved({"w": torch.arange(3.0)}, torch.save)
+    finally:
+        torch.serialization.set_crc32_options(True)
+    assert all(info.CRC == 0 for info in zipfile.ZipFile(buffer).infolist())
+    buffer.seek(0)
+    assert gs.load(buffer)["w"].tolist() == [0.0, 1.0, 2.0]
