@@ -68,6 +68,113 @@ def rebuild(key="0", numel=4, storage="FloatStorage", size=(4,), stride=(1,)):
     return Call(Global("torch._utils", "_rebuild_tensor_v2"), (pid, 0, size, stride, False, OrderedDict()))
 
 
+# --- pickles made of opcodes (pickle.DUP, pickle.TUPLE2, ...) -----------------------------------------
+
+PROTO = pickle.PROTO + b"\x02"
+
+
+def shared_tuple(levels=100, dup=False) -> bytes:
+    """A tuple of two of a tuple of two of ... `levels` deep, each level one tuple shared twice: a few
+    bytes, and 2**levels paths to walk for whoever hashes, compares or prints it."""
+    if dup:
+        return pickle.EMPTY_TUPLE + (pickle.DUP + pickle.TUPLE2) * levels
+    get, put = pickle.BINGET + b"\x00", pickle.BINPUT + b"\x00" + pickle.POP
+    return pickle.EMPTY_TUPLE + put + (get + get + pickle.TUPLE2 + put) * levels + get
+
+
+def call(module: str, name: str, args: bytes) -> bytes:
+    """`module.name(*args)`, args being opcodes that leave one tuple on the stack."""
+    return pickle.GLOBAL + f"{module}\n{name}\n".encode() + args + pickle.REDUCE
+
+
+def as_key(value: bytes) -> bytes:
+    return pickle.EMPTY_DICT + value + pickle.NONE + pickle.SETITEM
+
+
+def in_frozenset(value: bytes) -> bytes:
+    return pickle.MARK + value + pickle.FROZENSET
+
+
+def in_set(value: bytes) -> bytes:
+    return pickle.EMPTY_SET + pickle.MARK + value + pickle.ADDITEMS
+
+
+def in_builtin_set(value: bytes) -> bytes:
+    return call("builtins", "set", pickle.EMPTY_LIST + value + pickle.APPEND + pickle.TUPLE1)
+
+
+def long1(n: int) -> bytes:
+    data = n.to_bytes((n.bit_length() + 8) // 8, "little", signed=True)
+    return pickle.LONG1 + bytes([len(data)]) + data
+
+
+def unicode(text: str) -> bytes:
+    data = text.encode("utf-8", "surrogatepass")
+    return pickle.BINUNICODE + struct.pack("<I", len(data)) + data
+
+
+# --- a tuple shared 2**100 ways, hashed (issue 26, item 2) --------------------------------------------
+
+
+@pytest.mark.parametrize("use", [as_key, in_frozenset], ids=["dict key", "frozenset"])
+def test_dup_is_refused_as_torch_refuses_it(tmp_path, use):
+    refused(checkpoint(tmp_path, PROTO + use(shared_tuple(dup=True)) + pickle.STOP), "unsupported pickle opcode DUP")
+
+
+@pytest.mark.parametrize("use", [as_key, in_frozenset, in_set, in_builtin_set],
+                         ids=["dict key", "frozenset", "set", "builtins.set"])
+def test_a_tuple_shared_through_the_memo_is_refused_before_it_is_hashed(tmp_path, use):
+    refused(checkpoint(tmp_path, PROTO + use(shared_tuple()) + pickle.STOP), "crafted to stall loaders")
+
+
+@pytest.mark.parametrize("use", [as_key, in_set], ids=["dict", "set"])
+def test_keys_crafted_to_share_one_hash_are_refused(tmp_path, use):
+    """Ints k * (2**61 - 1) + 1 all hash to 1: each insertion would walk past all the others."""
+    keys = b"".join(long1(k * (2**61 - 1) + 1) + (b"" if use is in_set else pickle.NONE) for k in range(1, 50_001))
+    container = (pickle.EMPTY_DICT + pickle.MARK + keys + pickle.SETITEMS if use is as_key
+                 else pickle.EMPTY_SET + pickle.MARK + keys + pickle.ADDITEMS)
+    refused(checkpoint(tmp_path, PROTO + container + pickle.STOP), "share one hash")
+
+
+def test_a_dict_set_as_attributes_again_and_again_is_refused(tmp_path):
+    state = pickle.EMPTY_DICT + pickle.MARK + b"".join(unicode(f"a{i}") + pickle.NONE for i in range(20_000))
+    builds = (pickle.BINGET + b"\x01" + pickle.BUILD) * 100_000
+    data = (PROTO + call("collections", "OrderedDict", pickle.EMPTY_TUPLE) + state + pickle.SETITEMS
+            + pickle.BINPUT + b"\x01" + pickle.BUILD + builds + pickle.STOP)
+    refused(checkpoint(tmp_path, data), "crafted to stall loaders")
+
+
+def test_a_long_text_encoded_again_and_again_is_refused(tmp_path):
+    args = unicode("x" * 500_000) + unicode("latin1") + pickle.TUPLE2 + pickle.BINPUT + b"\x01"
+    encode = pickle.GLOBAL + b"_codecs\nencode\n" + pickle.BINPUT + b"\x00" + args + pickle.REDUCE + pickle.POP
+    again = (pickle.BINGET + b"\x00" + pickle.BINGET + b"\x01" + pickle.REDUCE + pickle.POP) * 80_000
+    refused(checkpoint(tmp_path, PROTO + encode + again + pickle.NONE + pickle.STOP), "crafted to stall loaders")
+
+
+@pytest.mark.parametrize("size", [long1(2**40), pickle.BININT + struct.pack("<i", 10**9)], ids=["2**40", "10**9"])
+def test_a_bytearray_of_a_size_instead_of_bytes_is_refused(tmp_path, size):
+    refused(checkpoint(tmp_path, PROTO + call("builtins", "bytearray", size + pickle.TUPLE1) + pickle.STOP), "bytearray")
+
+
+# --- errors about such values are short (item 3) ------------------------------------------------------
+
+
+@pytest.mark.parametrize("value, needle", [
+    (shared_tuple() + pickle.EMPTY_TUPLE + pickle.REDUCE, "refusing to call tuple object"),
+    (call("torch", "Size", shared_tuple() + pickle.TUPLE1), "torch.Size needs ints"),
+    (shared_tuple() + pickle.BINPERSID, "a persistent id must be"),
+], ids=["REDUCE on a tuple", "torch.Size", "persistent id"])
+def test_an_error_about_a_widely_shared_tuple_is_short(tmp_path, value, needle):
+    refused(checkpoint(tmp_path, PROTO + value + pickle.STOP), needle)
+
+
+def test_an_error_about_a_deeply_nested_list_is_short(tmp_path):
+    depth = 100_000
+    nested = pickle.EMPTY_LIST * depth + pickle.APPEND * (depth - 1)
+    refused(checkpoint(tmp_path, PROTO + nested + pickle.EMPTY_TUPLE + pickle.REDUCE + pickle.STOP),
+            "refusing to call list object")
+
+
 # --- claimed sizes and nesting depth (item 4) ---------------------------------------------------------
 
 
@@ -113,6 +220,12 @@ def test_a_record_that_claims_4_gib_is_refused_before_anything_is_allocated(tmp_
     refused(patched(path, record, size=FOUR_GIB), f"{record}' claims {FOUR_GIB:,} bytes")
 
 
+@pytest.mark.parametrize("use", [lambda v: v, as_key, in_frozenset], ids=["alone", "dict key", "frozenset"])
+def test_a_tuple_nested_a_million_deep_is_refused(tmp_path, use):
+    nested = pickle.EMPTY_TUPLE + pickle.TUPLE1 * 1_000_000
+    refused(checkpoint(tmp_path, PROTO + use(nested) + pickle.STOP), "nests tuples more than 1,000 deep")
+
+
 def nested_records(count: int, payload: bytes) -> bytes:
     """A zip whose storage records nest: record i's data is record i+1's header and data, and so on,
     so `count` records of about len(payload) bytes each share one payload (a bomb without compression)."""
@@ -156,7 +269,22 @@ def test_a_record_that_claims_more_than_the_file_holds_is_refused(tmp_path):
     refused(patched(path, "archive/data.pkl", size=length + path.stat().st_size), "claims")
 
 
-# --- every damage is one line of graphscope's (item 16) ---------------------------------------------
+# --- every damage is one line of graphscope's (item 16) -----------------------------------------------
+
+
+@pytest.mark.parametrize("data, needle", [
+    (PROTO + in_frozenset(pickle.EMPTY_LIST) + pickle.STOP, "unhashable type: 'list'"),
+    (PROTO + in_builtin_set(pickle.EMPTY_LIST) + pickle.STOP, "unhashable type: 'list'"),
+    (PROTO + pickle.BINUNICODE + b"\x01\x00\x00\x00\xff" + pickle.STOP, "not valid utf-8"),
+    (PROTO + pickle.GLOBAL + b"mod\xff\nname\n" + pickle.STOP, "not valid utf-8"),
+    (PROTO + pickle.SHORT_BINSTRING + b"\x01\xff" + pickle.STOP, "encoding='latin1'"),
+    (PROTO + call("torch._utils", "_rebuild_tensor_v2", pickle.EMPTY_TUPLE) + pickle.STOP, "missing"),
+    (PROTO + call("torch", "device", unicode("x" * 100_000) + pickle.TUPLE1) + pickle.STOP, "torch.device"),
+    (PROTO + call("builtins", "complex", unicode("1") + pickle.TUPLE1) + pickle.STOP, "complex"),
+], ids=["unhashable in frozenset", "unhashable in set()", "BINUNICODE", "GLOBAL", "Python 2 str",
+        "rebuild without arguments", "unknown device", "complex of a str"])
+def test_a_damaged_pickle_is_one_line(tmp_path, data, needle):
+    refused(checkpoint(tmp_path, data), needle)
 
 
 def test_a_checksum_that_does_not_match_is_one_line(tmp_path):
