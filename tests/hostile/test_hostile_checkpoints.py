@@ -281,8 +281,10 @@ def test_a_record_that_claims_more_than_the_file_holds_is_refused(tmp_path):
     (PROTO + call("torch._utils", "_rebuild_tensor_v2", pickle.EMPTY_TUPLE) + pickle.STOP, "missing"),
     (PROTO + call("torch", "device", unicode("x" * 100_000) + pickle.TUPLE1) + pickle.STOP, "torch.device"),
     (PROTO + call("builtins", "complex", unicode("1") + pickle.TUPLE1) + pickle.STOP, "complex"),
+    (PROTO + pickle.EMPTY_DICT + pickle.MARK + (pickle.EMPTY_TUPLE + pickle.TUPLE1 * 1000 + pickle.NONE) * 2
+     + pickle.SETITEMS + pickle.STOP, "nested too deeply for Python"),
 ], ids=["unhashable in frozenset", "unhashable in set()", "BINUNICODE", "GLOBAL", "Python 2 str",
-        "rebuild without arguments", "unknown device", "complex of a str"])
+        "rebuild without arguments", "unknown device", "complex of a str", "equal keys 1,000 deep"])
 def test_a_damaged_pickle_is_one_line(tmp_path, data, needle):
     refused(checkpoint(tmp_path, data), needle)
 
