@@ -5,7 +5,7 @@ torch.save. Each load runs in a fresh process (bench/fresh_process.py), so its p
 its own; "over start" is that peak less the RSS after importing the library, the memory the load
 itself took. The ratios compare runs made in the same invocation.
 
-Targets: graphscope / torch <= 2x in time (graphscope also checks each record's CRC-32, which
+Targets: graphscope / torch <= 2.5x in time (graphscope also checks each record's CRC-32, which
 torch.load skips), and <= 1.1x in peak RSS over start (storages are read straight into their
 arrays: one copy of the data, as torch).
 
@@ -40,7 +40,7 @@ assert len(state) == int(sys.argv[3]), len(state)
 print(seconds, rss("VmHWM:"), rss("VmHWM:") - start_rss)
 """
 
-TIME_TARGET, MEMORY_TARGET = 2.0, 1.1
+TIME_TARGET, MEMORY_TARGET = 2.5, 1.1
 
 
 def write_checkpoint(path: str, megabytes: int, tensors: int) -> None:
