@@ -734,3 +734,46 @@ def test_load_decodes_python_2_strings_with_the_given_encoding():
     data = b"\x80\x02U\x03abc."  # SHORT_BINSTRING, as Python 2 pickled str
     assert gs.load(with_pickle(data)) == "abc"
     assert gs.load(with_pickle(data), encoding="bytes") == b"abc"
+
+
+# --- torch's files at the edges of the format ---------------------------------------------------------
+
+
+def test_torch_files_saved_without_checksums_load():
+    torch.serialization.set_crc32_options(False)
+    try:
+        buffer = saved({"w": torch.arange(3.0)}, torch.save)
+    finally:
+        torch.serialization.set_crc32_options(True)
+    assert all(info.CRC == 0 for info in zipfile.ZipFile(buffer).infolist())
+    buffer.seek(0)
+    assert gs.load(buffer)["w"].tolist() == [0.0, 1.0, 2.0]
+
+
+@pytest.mark.parametrize("size, stride", [((1,), (2**62,)), ((1, 4), (2**63 - 1, 1)), ((0,), (2**62,))], ids=str)
+def test_a_dimension_that_never_steps_may_have_any_stride_below_2_63_as_in_torch(size, stride):
+    data = written(rebuild(float_storage(), size=size, stride=stride))
+    expected = torch.load(with_pickle(data, [FOUR_FLOATS]))
+    back = gs.load(with_pickle(data, [FOUR_FLOATS]))
+    assert back.shape == tuple(expected.shape) and back.tolist() == expected.tolist()
+
+
+@pytest.mark.parametrize("size, stride", [((1,), (2**63,)), ((2**63,), (1,))], ids=str)
+def test_a_size_or_stride_of_2_63_is_damaged_as_torch_says(size, stride):
+    with pytest.raises(pickle.UnpicklingError, match="must be equally long tuples of non-negative ints below 2"):
+        gs.load(with_pickle(written(rebuild(float_storage(), size=size, stride=stride)), [FOUR_FLOATS]))
+
+
+def test_a_tensor_of_more_dimensions_than_numpy_holds_is_refused_with_numpys_reason():
+    data = written(rebuild(float_storage(), size=(1,) * 65, stride=(1,) * 65))
+    with pytest.raises(pickle.UnpicklingError, match=r"the file holds a tensor of size \(1, 1, 1, 1, 1, 1, \.\.\. "
+                                                     r"\(65 in all\)\), which graphscope cannot hold: .*64"):
+        gs.load(with_pickle(data, [FOUR_FLOATS]))
+
+
+def test_errors_inside_the_pickle_name_the_file(tmp_path):
+    path = tmp_path / "damaged.pt"
+    path.write_bytes(with_pickle(b"\x80\x02]K\x01").getvalue())
+    with pytest.raises(pickle.UnpicklingError) as error:
+        gs.load(path)
+    assert str(error.value) == f"cannot load {str(path)!r}: damaged pickle: it ends before its STOP opcode"

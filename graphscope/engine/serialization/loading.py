@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import os
-from collections import OrderedDict
 
 from .. import backend
 from ..nn.parameter import Parameter
 from ..size import Size
 from ..tensor import Tensor, wrap
 from . import archive
-from .pickle_reader import SafeUnpickler, UnpicklingError, latin1_encode
+from .pickle_reader import SafeUnpickler, UnpicklingError
 from .saving import SAVABLE
+from .short_repr import short_name, short_repr
 from .torch_names import DTYPES, MISSING_DTYPES, STORAGE_DTYPES, missing_dtype_error
 
 
@@ -38,8 +38,8 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     with archive.opened(f, "rb") as file:
         files = archive.Archive(file, what)
         loader = _Loader(files, restore, what, weights_only is False)
-        return SafeUnpickler(files.read("data.pkl"), loader.find_global, loader.persistent_load,
-                             encoding).load()
+        return SafeUnpickler(files.read("data.pkl"), loader.find_global, loader.persistent_load, encoding,
+                             what=what).load()
 
 
 class _StorageType:
@@ -71,17 +71,10 @@ class _Loader:
             ("torch._utils", "_rebuild_parameter"): self.rebuild_parameter,
             ("torch._utils", "_rebuild_parameter_with_state"): self.rebuild_parameter_with_state,
             ("torch", "Size"): self.size,
-            ("torch", "device"): backend.Device,
-            ("collections", "OrderedDict"): OrderedDict,
-            ("builtins", "set"): set,
-            ("builtins", "frozenset"): frozenset,
-            ("builtins", "complex"): complex,
-            ("builtins", "bytearray"): bytearray,
-            ("_codecs", "encode"): latin1_encode,
+            ("torch", "device"): self.device,
         }
 
     def find_global(self, module: str, name: str):
-        module = "builtins" if module == "__builtin__" else module
         found = self.globals.get((module, name))
         if found is not None:
             return found
@@ -96,17 +89,17 @@ class _Loader:
                 raise missing_dtype_error(self.what, name)
         also = " (not with weights_only=False either: it never runs code from a file)" if self.unsafe_asked else ""
         raise UnpicklingError(
-            f"{self.what} names {module}.{name}, which graphscope.load does not load{also}: it "
+            f"{self.what} names {short_name(module)}.{short_name(name)}, which graphscope.load does not load{also}: it "
             f"loads {SAVABLE}. If the file holds a whole model (torch.save(model)), save "
             "model.state_dict() instead and load that into the model"
         )
 
     def persistent_load(self, pid):
         if (type(pid) is not tuple or len(pid) != 5 or pid[0] not in ("storage", b"storage")
-                or type(pid[1]) is not _StorageType or type(pid[2]) is not str or type(pid[3]) is not str
+                or type(pid[1]) is not _StorageType or not _is_name(pid[2]) or not _is_name(pid[3])
                 or type(pid[4]) is not int or pid[4] < 0):
             raise UnpicklingError(f"{self.what} is damaged: a persistent id must be ('storage', storage "
-                                  f"type, key, location, size), got {pid!r}")
+                                  f"type, key, location, size), got {short_repr(pid)}")
         _, kind, key, location, numel = pid
         storage = self.storages.get(key)
         if storage is None:
@@ -122,22 +115,30 @@ class _Loader:
     def rebuild_tensor(self, storage, storage_offset, size, stride, requires_grad, backward_hooks=None,
                        metadata=None):
         """torch._utils._rebuild_tensor_v2: a tensor over a storage, at an offset, with strides."""
-        if type(storage) is not _Storage or not _ints((storage_offset,)) or storage_offset < 0:
+        if type(storage) is not _Storage or not _int64s((storage_offset,)):
             raise UnpicklingError(f"{self.what} is damaged: a tensor needs a storage and an offset")
         if type(size) not in (tuple, list) or type(stride) not in (tuple, list) or len(size) != len(stride) \
-                or not _ints(size) or not _ints(stride) or min((*size, *stride), default=0) < 0:
-            raise UnpicklingError(f"{self.what} is damaged: a tensor's size {size!r} and stride "
-                                  f"{stride!r} must be equally long tuples of non-negative ints")
+                or not _int64s(size) or not _int64s(stride):
+            raise UnpicklingError(f"{self.what} is damaged: a tensor's size {short_repr(size)} and stride "
+                                  f"{short_repr(stride)} must be equally long tuples of non-negative ints "
+                                  "below 2**63")
         if backward_hooks or metadata:
             raise UnpicklingError(f"{self.what} holds a tensor with backward hooks or metadata "
-                                  f"({backward_hooks or metadata!r}), which graphscope cannot load")
+                                  f"({short_repr(backward_hooks or metadata)}), which graphscope cannot load")
         empty = 0 in size
         last = storage_offset + sum((n - 1) * s for n, s in zip(size, stride))
         if not empty and last >= storage.host.size or storage_offset > storage.host.size:
-            raise UnpicklingError(f"{self.what} is damaged: a tensor of size {tuple(size)} and stride "
-                                  f"{tuple(stride)} at offset {storage_offset} reaches past its "
+            raise UnpicklingError(f"{self.what} is damaged: a tensor of size {short_repr(tuple(size))} and stride "
+                                  f"{short_repr(tuple(stride))} at offset {storage_offset} reaches past its "
                                   f"storage of {storage.host.size} elements")
-        array = backend.from_storage(storage.host, size, storage_offset, stride, storage.device)
+        # A dimension of size 1 never steps, so its stride may be anything below 2**63 (torch loads
+        # those files), more than NumPy can hold in bytes: it steps by 0 instead; all do when empty.
+        steps = [0 if empty or n == 1 else s for n, s in zip(size, stride)]
+        try:
+            array = backend.from_storage(storage.host, size, storage_offset, steps, storage.device)
+        except ValueError as error:  # NumPy's limits: 64 dimensions, 2**63 bytes
+            raise UnpicklingError(f"{self.what} holds a tensor of size {short_repr(tuple(size))}, which graphscope "
+                                  f"cannot hold: {error}") from None
         tensor = wrap(array)
         if requires_grad:
             tensor.requires_grad_(True)
@@ -155,20 +156,38 @@ class _Loader:
     def rebuild_parameter_with_state(self, data, requires_grad, backward_hooks, state):
         """torch._utils._rebuild_parameter_with_state: only an empty state (no Python attributes) loads."""
         if state:
-            names = sorted(map(str, state)) if isinstance(state, dict) else state
-            raise UnpicklingError(f"{self.what} holds a Parameter with Python attributes {names!r}, "
+            names = list(state) if isinstance(state, dict) else state
+            raise UnpicklingError(f"{self.what} holds a Parameter with Python attributes {short_repr(names)}, "
                                   "which graphscope cannot load")
         return self.rebuild_parameter(data, requires_grad, backward_hooks)
+
+    def device(self, *args):
+        """torch.device(...): a graphscope Device."""
+        try:
+            return backend.Device(*args)
+        except (TypeError, RuntimeError) as error:
+            raise UnpicklingError(f"{self.what} holds torch.device{short_repr(args)}, which graphscope cannot "
+                                  f"make: {short_name(str(error))}") from None
 
     def size(self, dims):
         """torch.Size(dims): a graphscope Size."""
         if type(dims) not in (tuple, list) or not _ints(dims):
-            raise UnpicklingError(f"{self.what} is damaged: torch.Size needs ints, got {dims!r}")
+            raise UnpicklingError(f"{self.what} is damaged: torch.Size needs ints, got {short_repr(dims)}")
         return Size(dims)
+
+
+def _is_name(value) -> bool:
+    """Whether `value` is a short printable str, as storage keys ('0') and locations ('cuda:1') are."""
+    return type(value) is str and short_name(value) == value
 
 
 def _ints(values) -> bool:
     return all(type(v) is int for v in values)
+
+
+def _int64s(values) -> bool:
+    """Whether `values` are ints from 0 to 2**63 - 1 (torch's sizes, strides and offsets are int64)."""
+    return all(type(v) is int and 0 <= v < 2**63 for v in values)
 
 
 # --- where tensors go (map_location) --------------------------------------------------------------

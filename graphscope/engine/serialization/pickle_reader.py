@@ -2,36 +2,44 @@
 global comes from an allow-list and only those globals are ever called (torch.load's weights_only).
 
 Python's own Unpickler calls whatever a pickle names; this one knows the opcodes that pickles of
-plain data use, asks `find_global` for each name (which returns an allowed object or raises),
-calls nothing else, and refuses every other opcode with an error that names it.
+plain data use, builds the builtins they name itself (plain_globals.py), asks `find_global` for
+each other name (which returns an allowed object or raises), calls nothing else, refuses every
+other opcode with an error that names it, and bounds the work a pickle asks for (pickle_bounds.py).
 """
 
 from __future__ import annotations
 
-import codecs
+import inspect
 import pickle
 import struct
 from collections import OrderedDict
 from typing import Callable
 
+from .pickle_bounds import PickleBounds
+from .plain_globals import plain_globals
+from .short_repr import short_repr
+
 UnpicklingError = pickle.UnpicklingError
 
 
 class SafeUnpickler:
-    """One pickle, read from the bytes `data`, its globals from `find_global(module, name)`."""
+    """One pickle, read from the bytes `data` of the file `what`, its globals from `find_global(module, name)`,
+    the work it asks for bounded by `bounds` (PickleBounds)."""
 
-    def __init__(self, data: bytes, find_global: Callable, persistent_load: Callable, encoding="utf-8"):
-        self.raw = bytes(data)
-        self.data = memoryview(self.raw)
+    def __init__(self, data, find_global: Callable, persistent_load: Callable, encoding="utf-8", *, what: str):
+        self.raw = data
+        self.data = memoryview(data)
         self.position = 0
         self.find_global = find_global
         self.persistent_load = persistent_load
         self.encoding = encoding
-        self.callables: set = set()  # ids of the objects find_global returned: all REDUCE may call
-        self.keep: list = []  # those objects, alive while their ids are in `callables`
+        self.what = what
+        self.plain = plain_globals(self)
+        self.callables: dict = {}  # id -> (an object a GLOBAL named, its name): all REDUCE may call
         self.memo: dict = {}
         self.stack: list = []
         self.marks: list = []
+        self.bounds = PickleBounds(len(data), self.refusal)
 
     def load(self):
         while True:
@@ -39,22 +47,31 @@ class SafeUnpickler:
             code = self.read(1)[0]
             handler = _OPCODES.get(code)
             if handler is None:
-                raise UnpicklingError(f"unsupported pickle opcode {_opcode_name(code)} at byte "
-                                      f"{at}: graphscope.load reads only pickles of plain data")
+                raise self.refusal(f"unsupported pickle opcode {_opcode_name(code)} at byte {at}: graphscope.load "
+                                   "reads only pickles of plain data (as torch.load with weights_only=True)")
             if handler is _stop:
                 if len(self.stack) != 1 or self.marks:
-                    raise UnpicklingError("damaged pickle: STOP with an unfinished stack")
+                    raise self.refusal("damaged pickle: STOP with an unfinished stack")
                 return self.stack[0]
             try:
                 handler(self)
             except IndexError:
-                raise UnpicklingError(f"damaged pickle: opcode {_opcode_name(code)} at byte "
-                                      f"{at} found too few values") from None
+                raise self.refusal(f"damaged pickle: opcode {_opcode_name(code)} at byte {at} found too few "
+                                   "values") from None
+            except UnicodeDecodeError as error:
+                raise self.refusal(f"damaged pickle: the text of opcode {_opcode_name(code)} at byte {at} is not "
+                                   f"valid {error.encoding} ({error.reason})") from None
+            except RecursionError:
+                raise self.refusal(f"damaged pickle: opcode {_opcode_name(code)} at byte {at} compares values "
+                                   "nested too deeply for Python") from None
+
+    def refusal(self, text: str) -> UnpicklingError:
+        return UnpicklingError(f"cannot load {self.what}: {text}")
 
     def read(self, n: int) -> memoryview:
         end = self.position + n
         if end > len(self.data):
-            raise UnpicklingError("damaged pickle: it ends before its STOP opcode")
+            raise self.refusal("damaged pickle: it ends before its STOP opcode")
         chunk = self.data[self.position:end]
         self.position = end
         return chunk
@@ -62,7 +79,7 @@ class SafeUnpickler:
     def read_line(self) -> str:
         end = self.raw.find(b"\n", self.position)
         if end < 0:
-            raise UnpicklingError("damaged pickle: a GLOBAL name has no end")
+            raise self.refusal("damaged pickle: a GLOBAL name has no end")
         return bytes(self.read(end + 1 - self.position)[:-1]).decode("utf-8")
 
     def unpack(self, fmt: str):
@@ -73,19 +90,47 @@ class SafeUnpickler:
         self.stack = self.marks.pop()
         return items
 
+    # --- globals and calls ---------------------------------------------------------------------
+
     def push_global(self, module: str, name: str) -> None:
-        obj = self.find_global(module, name)
-        self.callables.add(id(obj))
-        self.keep.append(obj)
+        module = "builtins" if module == "__builtin__" else module
+        obj = self.plain.get((module, name))
+        if obj is None:
+            obj = self.find_global(module, name)
+        self.callables[id(obj)] = (obj, f"{module}.{name}")
         self.stack.append(obj)
 
     def call(self, function, args):
-        if id(function) not in self.callables or not callable(function):
-            raise UnpicklingError(f"refusing to call {type(function).__name__} object {function!r}: "
-                                  "graphscope.load calls only the allowed globals the file names")
+        known = self.callables.get(id(function))
+        if known is None or not callable(function):
+            raise self.refusal(f"refusing to call {type(function).__name__} object {short_repr(function)}: "
+                               "graphscope.load calls only the allowed globals the file names")
         if type(args) is not tuple:
-            raise UnpicklingError(f"damaged pickle: call arguments must be a tuple, got {type(args).__name__}")
-        return function(*args)
+            raise self.refusal(f"damaged pickle: call arguments must be a tuple, got {type(args).__name__}")
+        name = known[1]
+        self.bounds.spend(sum(map(_extent, args)), f"calling {name}")
+        try:
+            result = function(*args)
+        except TypeError as error:
+            if _fits(function, args):
+                raise  # raised inside: not about the arguments
+            raise self.refusal(f"damaged pickle: {name}{short_repr(args)} does not fit {name}'s "
+                               f"parameters ({error})") from None
+        return self.bounds.made(result) if isinstance(result, tuple) else result  # a torch.Size
+
+
+def _extent(value) -> int:
+    """The steps copying `value` (not what it holds) may take."""
+    return 1 + len(value) if isinstance(value, (str, bytes, bytearray, tuple, list, dict, set, frozenset)) else 1
+
+
+def _fits(function, args: tuple) -> bool:
+    """Whether `args` bind to `function`'s parameters (if so, a TypeError of the call came from inside it)."""
+    try:
+        inspect.signature(function).bind(*args)
+    except TypeError:
+        return False
+    return True
 
 
 def _stop(u):  # handled in load()
@@ -119,10 +164,6 @@ def _pop_mark(u):
     u.pop_mark()
 
 
-def _dup(u):
-    u.stack.append(u.stack[-1])
-
-
 def _fixed(fmt: str):
     def handler(u):
         u.stack.append(u.unpack(fmt))
@@ -137,8 +178,8 @@ def _long(size_format: str):
     def handler(u):
         n = u.unpack(size_format)
         if n < 0:
-            raise UnpicklingError("damaged pickle: negative length")
-        u.stack.append(int.from_bytes(u.read(n), "little", signed=True))
+            raise u.refusal("damaged pickle: negative length")
+        u.stack.append(u.bounds.made_int(int.from_bytes(u.read(n), "little", signed=True)))
     return handler
 
 
@@ -159,12 +200,17 @@ def _string(size_format: str):
     """Python 2 str: bytes, decoded with the `encoding` load was given (as pickle.Unpickler)."""
     def handler(u):
         data = bytes(u.read(u.unpack(size_format)))
-        u.stack.append(data if u.encoding == "bytes" else data.decode(u.encoding))
+        try:
+            u.stack.append(data if u.encoding == "bytes" else data.decode(u.encoding))
+        except UnicodeDecodeError as error:
+            raise u.refusal(f"damaged pickle: a Python 2 str at byte {u.position - len(data):,} is not valid "
+                            f"{u.encoding} ({error.reason}): if Python 2 wrote the file, load it with "
+                            "encoding='latin1' (or encoding='bytes')") from None
     return handler
 
 
 def _tuple(u):
-    items = tuple(u.pop_mark())
+    items = u.bounds.made(tuple(u.pop_mark()))
     u.stack.append(items)
 
 
@@ -172,7 +218,7 @@ def _tuple_n(n: int):
     def handler(u):
         if len(u.stack) < n:
             raise IndexError
-        items = tuple(u.stack[len(u.stack) - n:])
+        items = u.bounds.made(tuple(u.stack[len(u.stack) - n:]))
         del u.stack[len(u.stack) - n:]
         u.stack.append(items)
     return handler
@@ -181,7 +227,7 @@ def _tuple_n(n: int):
 def _target(u, kinds: tuple, opcode: str):
     target = u.stack[-1]
     if type(target) not in kinds:
-        raise UnpicklingError(f"damaged pickle: {opcode} on a {type(target).__name__}")
+        raise u.refusal(f"damaged pickle: {opcode} on a {type(target).__name__}")
     return target
 
 
@@ -197,32 +243,32 @@ def _appends(u):
 
 def _setitem(u):
     value, key = u.stack.pop(), u.stack.pop()
-    _update(_target(u, (dict, OrderedDict), "SETITEM"), [(key, value)], "SETITEM")
+    target = _target(u, (dict, OrderedDict), "SETITEM")
+    u.bounds.check_keys(target, (key,), "SETITEM")
+    target[key] = value
 
 
 def _setitems(u):
     items = u.pop_mark()
     target = _target(u, (dict, OrderedDict), "SETITEMS")
     if len(items) % 2:
-        raise UnpicklingError("damaged pickle: SETITEMS with an odd number of values")
-    _update(target, zip(items[::2], items[1::2]), "SETITEMS")
+        raise u.refusal("damaged pickle: SETITEMS with an odd number of values")
+    keys = items[::2]
+    u.bounds.check_keys(target, keys, "SETITEMS")
+    target.update(zip(keys, items[1::2]))
 
 
 def _additems(u):
     items = u.pop_mark()
-    _update(_target(u, (set,), "ADDITEMS"), items, "ADDITEMS")
-
-
-def _update(target, items, opcode: str) -> None:
-    try:
-        target.update(items)
-    except TypeError as error:  # an unhashable key
-        raise UnpicklingError(f"damaged pickle: {opcode} with a key that can't be one ({error})") from None
+    target = _target(u, (set,), "ADDITEMS")
+    u.bounds.check_keys(target, items, "ADDITEMS")
+    target.update(items)
 
 
 def _frozenset(u):
-    items = frozenset(u.pop_mark())
-    u.stack.append(items)
+    items = u.pop_mark()
+    u.bounds.check_keys(None, items, "FROZENSET")
+    u.stack.append(u.bounds.made(frozenset(items)))
 
 
 def _global(u):
@@ -233,7 +279,7 @@ def _global(u):
 def _stack_global(u):
     name, module = u.stack.pop(), u.stack.pop()
     if type(name) is not str or type(module) is not str:
-        raise UnpicklingError("damaged pickle: STACK_GLOBAL needs two strings")
+        raise u.refusal("damaged pickle: STACK_GLOBAL needs two strings")
     u.push_global(module, name)
 
 
@@ -253,13 +299,17 @@ def _build(u):
     state = u.stack.pop()
     target = u.stack[-1]
     if type(target) is not OrderedDict or type(state) is not dict:
-        raise UnpicklingError(f"refusing to set the state of a {type(target).__name__} object from the "
-                              "file: graphscope.load sets only an OrderedDict's attributes")
-    for name in state:
-        if type(name) is not str or hasattr(OrderedDict, name):
-            raise UnpicklingError(f"refusing to set attribute {name!r} of an OrderedDict from the file: "
-                                  "it would hide one of OrderedDict's own")
+        raise u.refusal(f"refusing to set the state of a {type(target).__name__} object from the "
+                        "file: graphscope.load sets only an OrderedDict's attributes")
+    u.bounds.spend(len(state), "BUILD")
+    if state.keys() & _ORDERED_DICT_NAMES or not {str}.issuperset(map(type, state)):  # in C: BUILD can repeat
+        name = next(name for name in state if type(name) is not str or name in _ORDERED_DICT_NAMES)
+        raise u.refusal(f"refusing to set attribute {short_repr(name)} of an OrderedDict from the file: "
+                        "it would hide one of OrderedDict's own")
     vars(target).update(state)
+
+
+_ORDERED_DICT_NAMES = frozenset(dir(OrderedDict))
 
 
 def _binpersid(u):
@@ -272,7 +322,7 @@ def _get(size_format: str):
         try:
             u.stack.append(u.memo[index])
         except KeyError:
-            raise UnpicklingError(f"damaged pickle: memo entry {index} was never stored") from None
+            raise u.refusal(f"damaged pickle: memo entry {index} was never stored") from None
     return handler
 
 
@@ -288,7 +338,7 @@ def _memoize(u):
 
 _OPCODES = {
     pickle.PROTO[0]: _proto, pickle.FRAME[0]: _frame, pickle.STOP[0]: _stop,
-    pickle.MARK[0]: _mark, pickle.POP[0]: _pop, pickle.POP_MARK[0]: _pop_mark, pickle.DUP[0]: _dup,
+    pickle.MARK[0]: _mark, pickle.POP[0]: _pop, pickle.POP_MARK[0]: _pop_mark,
     pickle.NONE[0]: _push(None), pickle.NEWTRUE[0]: _push(True), pickle.NEWFALSE[0]: _push(False),
     pickle.BININT[0]: _fixed("<i"), pickle.BININT1[0]: _binint1, pickle.BININT2[0]: _fixed("<H"),
     pickle.LONG1[0]: _long("<B"), pickle.LONG4[0]: _long("<i"), pickle.BINFLOAT[0]: _fixed(">d"),
@@ -315,11 +365,4 @@ def _opcode_name(code: int) -> str:
         if name.isupper() and isinstance(value, bytes) and len(value) == 1 and value[0] == code:
             return name
     return f"0x{code:02x}"
-
-
-def latin1_encode(text: str, encoding: str) -> bytes:
-    """`_codecs.encode` as protocol 2 pickles use it for bytes (latin1 only: nothing else is data)."""
-    if type(text) is not str or codecs.lookup(encoding).name != "iso8859-1":
-        raise UnpicklingError(f"refusing _codecs.encode with {encoding!r}: pickles of bytes use 'latin1'")
-    return text.encode("latin1")
 
