@@ -40,6 +40,7 @@ from .snapshot_file import read_snapshot_bytes
 from .snapshot_format import (
     COLUMNS_VERSION,
     FORMAT,
+    MAX_ELEMENTS,
     MAX_NDIM,
     STAT_FIELDS,
     VERSION,
@@ -216,11 +217,11 @@ class RecordReader(ColumnReader):
         self.obj(d, where, self._TENSOR_KEYS)
         shapes = self.seq(d["shape"], where + ".shape")
         n = len(shapes)
-        self.nested_ints(shapes, where + ".shape", n, 0, 2**62)
+        self.nested_ints(shapes, where + ".shape", n, 0, MAX_ELEMENTS)
         dtypes = self.names(d["dtype"], where + ".dtype", n, limit=64)
         devices = self.names(d["device"], where + ".device", n, limit=64)
-        nans = self.ints(d["nan"], where + ".nan", n, 0, 2**62)
-        infs = self.ints(d["inf"], where + ".inf", n, 0, 2**62)
+        nans = self.ints(d["nan"], where + ".nan", n, 0, MAX_ELEMENTS)
+        infs = self.ints(d["inf"], where + ".inf", n, 0, MAX_ELEMENTS)
         stats = self.array(d["stats"], where + ".stats", np.dtype(np.float64), n * len(STAT_FIELDS))
         stats = stats.reshape(n, len(STAT_FIELDS))
         missing = np.isnan(stats)
@@ -257,6 +258,8 @@ class RecordReader(ColumnReader):
             if len(shape) > MAX_NDIM:
                 self.fail(f"{where}.shape[{i}]", f"{len(shape)} dimensions is more than the {MAX_NDIM} allowed")
             numel = math.prod(shape)
+            if numel > MAX_ELEMENTS:
+                self.fail(f"{where}.shape[{i}]", f"{numel:,} elements is more than the {MAX_ELEMENTS:,} allowed")
             dtype = dtypes[i]
             host = hosts.get(dtype)
             if host is None:
@@ -264,7 +267,7 @@ class RecordReader(ColumnReader):
                 host = hosts[dtype] = (host_dtype(dtype).name, kind in "iub")
             host, integral = host
             if nans[i] + infs[i] > numel:
-                self.fail(f"{where}.nan[{i}]", f"{nans[i]} NaNs and {infs[i]} Infs in {numel} elements")
+                self.fail(f"{where}.nan[{i}]", f"{nans[i]:,} NaNs and {infs[i]:,} Infs in {numel:,} elements")
             zf = zeros[i]
             if zf is None or not 0.0 <= zf <= 1.0:
                 self.fail(f"{where}.stats", f"row {i}: zero_fraction {zf!r} is not a fraction from 0 to 1")
