@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .limits import FIELDS
 from .literal import visible
 from .node_table import NodeColumns
 from .snapshot_blobs import padding
@@ -22,7 +23,7 @@ class ColumnReader(FieldReader):
     """The column sections of a snapshot, for `snapshot_read.RecordReader`."""
 
     def strings(self, v, where: str) -> list[str]:
-        return self.names(self.seq(v, where), where, None)
+        return self.names(self.seq(v, where), where, None, limit=FIELDS["strings"])
 
     def count(self, d: dict, where: str) -> int:
         return self.integer(d["count"], where + ".count", 0, ID_LIMIT)
