@@ -1,4 +1,5 @@
-"""Reading a snapshot: validate the JSON and build the record; nothing in it is ever executed.
+"""Reading a snapshot: its JSON parsed (`snapshot_parse`), validated and built into the record;
+nothing in it is ever executed.
 
 Over 400 lines: one reader method per part of the record, in the document's order; the
 checks of single values and columns they share are `snapshot_fields`."""
@@ -6,7 +7,6 @@ checks of single values and columns they share are `snapshot_fields`."""
 from __future__ import annotations
 
 import binascii
-import json
 import math
 import os
 from itertools import chain
@@ -33,10 +33,10 @@ from .record import (
     SourceSite,
     Step,
 )
-from .snapshot_blobs import lift, padding
+from .snapshot_blobs import padding
 from .snapshot_columns_read import ColumnReader
 from .snapshot_fields import kind_of
-from .snapshot_file import read_snapshot_bytes
+from .snapshot_file import read_snapshot_bytes, size_text
 from .snapshot_format import (
     COLUMNS_VERSION,
     FORMAT,
@@ -47,6 +47,7 @@ from .snapshot_format import (
     SnapshotError,
     gc_paused,
 )
+from .snapshot_parse import parse
 from .summary import ARRAY_DTYPES, HISTOGRAM_BINS, PREVIEW_SIZE, TensorSummary
 from .tensor_summary import host_dtype
 
@@ -54,72 +55,24 @@ from .tensor_summary import host_dtype
 def load(path) -> Record:
     """Read and validate a snapshot file; raises SnapshotError for anything wrong with it."""
     path = os.fspath(path)
-    return loads(read_snapshot_bytes(path), path)
+    try:
+        return loads(read_snapshot_bytes(path), path)
+    except MemoryError:  # reading the file (a parse past memory is refused before it begins)
+        raise _short_of_memory(path, os.path.getsize(path)) from None
 
 
 def loads(data: str | bytes, source: str = "<snapshot>") -> Record:
-    """Validate snapshot text (or bytes) and build the record; nothing in it is ever executed.
-    From bytes, the long base64 arrays are lifted out before the JSON is parsed (`snapshot_blobs`)."""
-    blobs: dict = {}
-    if isinstance(data, (bytes, bytearray)):
-        if not data or data.isspace():
-            raise SnapshotError(source, "", "the file is empty")
-        reduced, blobs = lift(data)
-        try:
-            text = reduced.decode("utf-8")
-        except UnicodeDecodeError:
-            text = _decode(data, source)  # raises, naming the byte in the whole file
-        del reduced
-    else:
-        text = data
-        if not text.strip():
-            raise SnapshotError(source, "", "the file is empty")
+    """Validate snapshot text (or bytes) and build the record; nothing in it is ever executed."""
     try:
-        doc = _parse(text, source)
-    except SnapshotError:
-        if blobs:  # place the error in the whole text
-            _parse(_decode(data, source), source)
-        raise
-    del text
-    with gc_paused():
-        return RecordReader(source, blobs).record(doc)
-
-
-def _decode(data: bytes, source: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise SnapshotError(source, "", f"not a snapshot: not UTF-8 text (byte {e.start} "
-                                        "cannot be decoded); is this a binary file?") from None
-
-
-def _parse(text: str, source: str):
-    try:
+        doc, blobs = parse(data, source)
         with gc_paused():
-            return json.loads(text, parse_constant=_bare_constant)
-    except json.JSONDecodeError as e:
-        where = f"line {e.lineno}, column {e.colno}"
-        if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
-            raise SnapshotError(source, where, "the JSON ends too early: the file is truncated "
-                                               "(was it written completely?)") from None
-        raise SnapshotError(source, where, f"not valid JSON: {e.msg}") from None
-    except _BareConstant as e:
-        raise SnapshotError(source, "", f"not strict JSON: it contains a bare {e.args[0]} "
-                                        '(a snapshot writes "nan", "inf", "-inf" as strings)') from None
-    except RecursionError:
-        raise SnapshotError(source, "", "not a snapshot: its JSON is nested too deeply") from None
-    except ValueError as e:  # e.g. an integer with thousands of digits
-        raise SnapshotError(source, "", f"not valid JSON: {e}") from None
+            return RecordReader(source, blobs).record(doc)
+    except MemoryError:  # building what the estimate did not foresee
+        raise _short_of_memory(source, len(data)) from None
 
 
-class _BareConstant(ValueError):
-    pass
-
-
-def _bare_constant(name):
-    raise _BareConstant(name)
-
-
+def _short_of_memory(source: str, size: int) -> SnapshotError:
+    return SnapshotError(source, "", f"not enough memory to read it (the file is {size_text(size)})")
 
 
 class RecordReader(ColumnReader):

@@ -6,6 +6,7 @@ import json
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -80,6 +81,39 @@ def test_a_histogram_count_past_the_tensors_elements_is_refused(tmp_path):
     path = _write(tmp_path, doc)
     one_line_error(graphscope("summary", path, memory=SMALL_READ), 2, str(path), "tensors.histogram.data",
                    "row 0: a count of 4,611,686,018,427,387,904 in 6 elements")
+
+
+# --- memory (issue 26, item 6) ------------------------------------------------------------------------
+
+
+def _with_json(tmp_path, section: str, junk: bytes, name: str) -> Path:
+    """A valid snapshot whose `section` is `junk` (JSON text), written as bytes."""
+    path = tmp_path / name
+    text = json.dumps({**_doc(), section: None}).encode()
+    before, after = text.split(f'"{section}": null'.encode())
+    path.write_bytes(before + f'"{section}": '.encode() + junk + after)
+    return path
+
+
+def test_json_that_would_take_more_memory_than_the_process_has_is_refused_before_it_is_built(tmp_path):
+    """100 MB of empty objects (2.6 GB once parsed) in a process that may take 1.5 GB."""
+    path = _with_json(tmp_path, "console", b"[" + b"{}," * (100 * 2**20 // 3) + b"{}]", "objects.json")
+    one_line_error(graphscope("summary", path, memory=1500 * 2**20), 2, str(path), "100.0 MiB", "memory",
+                   "GiB")
+
+
+def test_a_long_list_of_numbers_past_the_memory_the_process_has_is_refused_before_it_is_built(tmp_path):
+    """161 MB of floats (1.9 GB once parsed) in a process that may take 1 GB."""
+    path = _with_json(tmp_path, "findings", b"[" + b"0.5," * (161 * 10**6 // 4) + b"1]", "floats.json")
+    one_line_error(graphscope("summary", path, memory=2**30), 2, str(path), "MiB", "memory")
+
+
+def test_a_file_larger_than_the_memory_the_process_has_is_refused_before_it_is_read(tmp_path):
+    path = tmp_path / "sparse.json"
+    with open(path, "wb") as f:
+        f.write(b"{")
+        f.truncate(2**30)  # sparse: a gigabyte that takes no disk
+    one_line_error(graphscope("summary", path, memory=SMALL_READ), 2, str(path), "1.0 GiB", "memory")
 
 
 # --- a writer killed mid-write (issue 26, item 11) ------------------------------------------------

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from snapshot_v3 import dumps_v3
 
-from graphscope.trace import snapshot
+from graphscope.trace import snapshot, snapshot_read
 from graphscope.trace.record import (
     BackwardPass,
     LeafGrad,
@@ -317,7 +317,32 @@ def test_bare_nan_is_not_strict_json(tmp_path):
 
 
 def test_deeply_nested_json(tmp_path):
-    assert "nested too deeply" in _load_text(tmp_path, "{\"x\": " + "[" * 200_000 + "]" * 200_000 + "}").problem
+    assert "nested too deeply" in _load_text(tmp_path, "{\"console\": " + "[" * 200_000 + "]" * 200_000 + "}").problem
+
+
+def test_a_section_no_snapshot_has_is_refused_before_it_is_parsed(tmp_path, columns_doc):
+    text = json.dumps(columns_doc)[:-1] + ', "extra\\u001b": [1, 2'  # never parsed: not even closed
+    e = _load_text(tmp_path, text)
+    assert (e.where, e.problem) == ("extra\\x1b", "a snapshot has no such section")
+
+
+def test_a_section_that_appears_twice_is_refused(tmp_path, columns_doc):
+    e = _load_text(tmp_path, json.dumps(columns_doc)[:-1] + ', "console": []}')
+    assert (e.where, e.problem) == ("console", "the section appears twice")
+
+
+def test_an_object_of_other_sections_is_not_a_snapshot(tmp_path):
+    e = _load_text(tmp_path, '{"name": "my-package", "version": "1.0"}')
+    assert e.where == "name" and e.problem.startswith("not a graphscope snapshot")
+
+
+def test_running_out_of_memory_while_reading_is_one_error_with_the_size(tmp_path, columns_doc, monkeypatch):
+    def no_memory(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(snapshot_read.RecordReader, "record", no_memory)
+    e = _load_text(tmp_path, json.dumps(columns_doc))
+    assert e.problem.startswith("not enough memory to read it (the file is ")
 
 
 def test_integer_with_thousands_of_digits(tmp_path, doc):

@@ -12,6 +12,7 @@ from trace_strategies import records
 from graphscope.trace import snapshot
 from graphscope.trace.limits import FIELDS, LONG_TEXT_LIMIT, NAME_LIMIT, TEXT_LIMIT
 from graphscope.trace.record import BackwardPass, Metadata, Node, Record
+from graphscope.trace.snapshot_parse import SECTIONS
 from graphscope.trace.summary import summarize
 
 SCHEMA = json.loads(resources.files("graphscope.trace").joinpath("schema/snapshot.schema.json").read_text())
@@ -70,3 +71,7 @@ def test_the_schema_states_the_limits_of_the_limits_table():
     exit_code = SCHEMA["properties"]["metadata"]["properties"]["exit_code"]
     assert (exit_code["minimum"], exit_code["maximum"]) == FIELDS["metadata.exit_code"]
     assert set(FIELDS.values()) <= {*strings.values(), FIELDS["metadata.exit_code"]}
+
+
+def test_the_schema_names_the_sections_a_reader_takes():
+    assert set(SCHEMA["properties"]) == SECTIONS and SCHEMA["additionalProperties"] is False
