@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import stat
+import time
+import zlib
 
-# A temporary file is named `.NAME.graphscope-partial-XXXXXXXX`: beside its target (so the
-# rename is atomic), hidden, and recognisable should a killed writer leave one behind.
+# A temporary file is named `.NAME.graphscope-partial-PID@HOST-XXXXXXXX`: beside its target (so
+# the rename is atomic), hidden, and recognisable should a killed writer leave one behind; the
+# next write to NAME removes it once its writer (PID on this HOST) is gone, or it is STALE_SECONDS
+# old (a writer elsewhere, or before issue 26 when names had no PID@HOST-).
 TEMP_MARK = ".graphscope-partial-"
+HOST = f"{zlib.crc32(os.uname().nodename.encode()):08x}"
+STALE_SECONDS = 3600  # a live writer changes its file every few milliseconds
 _CHUNK = 1 << 22
 
 _NOT_REGULAR = ((stat.S_ISDIR, "is a folder"), (stat.S_ISCHR, "is a device"), (stat.S_ISBLK, "is a device"),
@@ -26,7 +33,41 @@ class WriteError(Exception):
 def temp_name(path: str) -> str:
     """A fresh temporary path beside `path` (see TEMP_MARK)."""
     folder, name = os.path.split(path)
-    return os.path.join(folder, f".{name}{TEMP_MARK}{secrets.token_hex(4)}")
+    return os.path.join(folder, f".{name}{TEMP_MARK}{os.getpid()}@{HOST}-{secrets.token_hex(4)}")
+
+
+def remove_stale_partials(path: str) -> None:
+    """Remove the temporary files that killed writers of `path` left beside it: only regular
+    files of this user named for `path` (see TEMP_MARK) whose writer is gone or that are stale."""
+    folder, name = os.path.split(path)
+    partial = re.compile(re.escape(f".{name}{TEMP_MARK}") + r"(?:([1-9]\d{0,6})@([0-9a-f]{8})-)?[0-9a-f]{8}")
+    try:
+        entries = [(e, found) for e in os.scandir(folder) if (found := partial.fullmatch(e.name))]
+    except OSError:
+        return
+    for entry, found in entries:
+        try:
+            st = entry.stat(follow_symlinks=False)
+            if (not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid()
+                    or not (_writer_gone(found) or time.time() - st.st_mtime > STALE_SECONDS)):
+                continue
+            os.unlink(entry.path)
+        except OSError:
+            pass  # gone already, or not ours to remove: the write goes on
+
+
+def _writer_gone(name: re.Match) -> bool:
+    """Whether the process named in a temporary file's name is known to have ended."""
+    pid, host = name.groups()
+    if pid is None or host != HOST:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        pass  # alive, under another user
+    return False
 
 
 def target_of(path: str, what: str = "file") -> tuple[str, os.stat_result | None]:
@@ -56,6 +97,7 @@ def write_atomically(path, data, what: str = "file") -> None:
     whole new one. A new file gets the umask's mode; a replaced one keeps its mode."""
     path = os.fspath(path)
     target, old = target_of(path, what)
+    remove_stale_partials(target)
     temp, fd = None, -1
     try:
         name = temp_name(target)

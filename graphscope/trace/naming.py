@@ -12,7 +12,7 @@ import weakref
 
 from graphscope.engine import hooks
 
-from .limits import NAME_LIMIT, TEXT_LIMIT
+from .limits import FIELDS, NAME_LIMIT, cut
 from .literal import escaped, has_control, visible
 from .record import SourceSite
 
@@ -25,12 +25,13 @@ def _nobody():
     return None
 
 
-def name(text: str) -> str:
-    """A string fit for a name in the record (and a snapshot): control characters escaped, bounded."""
+def name(text: str, limit: int = NAME_LIMIT) -> str:
+    """A string fit for a name in the record (and a snapshot): control characters escaped, cut to
+    `limit` characters."""
     text = str(text)
     if has_control(text):
         text = escaped(text)
-    return text if len(text) <= NAME_LIMIT else text[: NAME_LIMIT - 1] + "…"
+    return cut(text, limit)
 
 
 def short_repr(value, limit: int = 100) -> str:
@@ -126,7 +127,7 @@ class Names:
         if clean is None:
             if len(self._module_names) > 4096:
                 self._module_names.clear()
-            clean = self._module_names[key] = key if key.isascii() and key.isprintable() else name(key)
+            clean = self._module_names[key] = name(key)
         return clean
 
     def op_spec(self, node) -> tuple:
@@ -138,7 +139,7 @@ class Names:
             spec = self._op_specs[cls] = (name(node.op), name(node.name())), argument_names(cls)
             rule = getattr(cls, "rule", "")
             if isinstance(rule, str) and rule:
-                self.rules.setdefault(spec[0][0], visible(rule)[:TEXT_LIMIT])
+                self.rules.setdefault(spec[0][0], cut(visible(rule), FIELDS["rules"]))
         return spec
 
     def op_specs(self) -> dict:
@@ -195,14 +196,14 @@ class Names:
         """Name a leaf seen for the first time (see `label`)."""
         entry = self._param_names.get(id(t))
         found = entry[1] if entry is not None and entry[0]() is t else variable_name(t)
-        base = name(found) if found else f"tensor{len(self._labels)}"
-        label, k = base, 1
+        base = found if found else f"tensor{len(self._labels)}"
+        label, k = name(base), 1
         while label in self._label_owner and self._label_owner[label] != id(t):
             owner = self._labels.get(self._label_owner[label])
             if owner is None or owner[0]() is None:
                 break
             k += 1
-            label = f"{base}#{k}"
+            label = name(base, NAME_LIMIT - len(f"#{k}")) + f"#{k}"  # the base cut to leave room
         self._labels[id(t)] = (weakref.ref(t), label)
         self._label_owner[label] = id(t)
         if len(self._labels) % 1024 == 0:  # now and then, forget tensors that have died

@@ -31,7 +31,7 @@ from .journal import (
     OpEvent,
     Seen,
 )
-from .limits import LONG_TEXT_LIMIT
+from .limits import FIELDS, clamp, cut
 from .materialize import Materializer, leaf_grad_work
 from .naming import Names, error_site, graphscope_version, name
 from .optimizer_events import OptimizerRecording, new_optimizer_state
@@ -68,7 +68,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
     def __init__(self, policy: Policy | None = None, script: str = "", argv: list[str] | None = None):
         self.policy = policy = policy or Policy()
         self.record = Record(metadata=Metadata(
-            script=script, argv=list(argv or []),
+            script=cut(script, FIELDS["metadata.script"]), argv=[cut(a, FIELDS["metadata.argv"]) for a in argv or ()],
             started=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
             graphscope_version=graphscope_version(), python_version=platform.python_version(),
             numpy_version=np.__version__, keep_first=policy.keep_first, keep_last=policy.keep_last,
@@ -466,7 +466,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         if self._sealed:
             return
         lines = self.record.console
-        lines.append(ConsoleLine(stream, text, len(self.record.passes)))
+        lines.append(ConsoleLine(stream, cut(text, FIELDS["console.text"]), len(self.record.passes)))
         if len(lines) > self.policy.console_limit:
             drop = len(lines) - self.policy.console_limit
             del lines[:drop]
@@ -477,8 +477,8 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         text = traceback_text if traceback_text is not None else "".join(
             traceback.format_exception(type(error), error, error.__traceback__))
         node = self._stepping if self._stepping is not None else self._raised_in
-        error = ScriptError(name(type(error).__name__), str(error)[:LONG_TEXT_LIMIT],
-                            text[-LONG_TEXT_LIMIT:], node, error_site(error))
+        error = ScriptError(name(type(error).__name__, FIELDS["error.type"]), cut(str(error), FIELDS["error.message"]),
+                            cut(text, FIELDS["error.traceback"], keep_end=True), node, error_site(error))
         if not self._sealed:
             self.record.error = error
         return error
@@ -519,7 +519,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         meta = self.record.metadata
         meta.finished = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
         if exit_code is not None:
-            meta.exit_code = exit_code
+            meta.exit_code = clamp(exit_code, FIELDS["metadata.exit_code"])
         return self._flush()
 
     def keep(self, index: int) -> None:

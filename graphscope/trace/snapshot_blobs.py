@@ -16,8 +16,9 @@ from .tensor_summary import ARRAY_DTYPES
 MIN_LIFTED = 1024
 
 _KEYS = "|".join(sorted(ARRAY_DTYPES | {"data", "stats"}))
-# an unescaped quote opens the key; its value's opening quote ends the match
-_KEY = re.compile(rb'(?<!\\)"(?:' + _KEYS.encode() + rb')"[ \t\r\n]*:[ \t\r\n]*"')
+# an unescaped quote opens the key (the look back follows the quote, so the search skips to each
+# quote at once); its value's opening quote ends the match
+_KEY = re.compile(rb'"(?<!\\")(?:' + _KEYS.encode() + rb')"[ \t\r\n]*:[ \t\r\n]*"')
 
 
 def lift(data: bytes) -> tuple[bytes, dict[str, memoryview]]:

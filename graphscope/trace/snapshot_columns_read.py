@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .limits import FIELDS
 from .literal import visible
 from .node_table import NodeColumns
 from .snapshot_blobs import padding
 from .snapshot_columns_write import INT_DTYPES
 from .snapshot_fields import FieldReader, kind_of
-from .snapshot_format import ID_LIMIT, MAX_NDIM, STAT_FIELDS
+from .snapshot_format import ID_LIMIT, MAX_ELEMENTS, MAX_NDIM, STAT_FIELDS
 from .summary_table import DROPPED, SummaryTable
 from .tensor_summary import ARRAY_DTYPES, HISTOGRAM_BINS, host_dtype
 
@@ -22,7 +23,7 @@ class ColumnReader(FieldReader):
     """The column sections of a snapshot, for `snapshot_read.RecordReader`."""
 
     def strings(self, v, where: str) -> list[str]:
-        return self.names(self.seq(v, where), where, None)
+        return self.names(self.seq(v, where), where, None, limit=FIELDS["strings"])
 
     def count(self, d: dict, where: str) -> int:
         return self.integer(d["count"], where + ".count", 0, ID_LIMIT)
@@ -45,11 +46,18 @@ class ColumnReader(FieldReader):
     def ragged(self, d, where: str, n: int, parts: tuple[str, ...], high: int) -> tuple[np.ndarray, list]:
         """(row starts, [each part's flat values]) of a column whose rows are lists."""
         self.obj(d, where, ("count",) + parts)
-        counts = self.column(d["count"], where + ".count", n, 0, _COUNT_LIMIT)
-        starts = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=starts[1:])
+        starts = self.starts(self.column(d["count"], where + ".count", n, 0, _COUNT_LIMIT), where + ".count")
         total = int(starts[-1])
         return starts, [self.column(d[p], f"{where}.{p}", total, 0, high) for p in parts]
+
+    def starts(self, counts: np.ndarray, where: str) -> np.ndarray:
+        """Where each row begins in a flat column, from the rows' lengths (n + 1 entries); refused
+        when their total passes what int64 holds exactly (a wrapped sum could match a short column)."""
+        if counts.sum(dtype=np.float64) > MAX_ELEMENTS:
+            self.fail(where, f"the rows' lengths add up to more than {MAX_ELEMENTS:,}")
+        starts = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=starts[1:])
+        return starts
 
     # --- tensors ---------------------------------------------------------------------------------
 
@@ -64,16 +72,15 @@ class ColumnReader(FieldReader):
         dtype = self.column(d["dtype"], where + ".dtype", n, 0, len(dtypes) - 1).astype(np.int32)
         device = self.column(d["device"], where + ".device", n, 0, len(devices) - 1).astype(np.int32)
         ndim = self.column(d["ndim"], where + ".ndim", n, 0, MAX_NDIM)
-        dims_start = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(ndim, out=dims_start[1:])
-        dims = self.column(d["dims"], where + ".dims", int(dims_start[-1]), 0, 2**62)
+        dims_start = self.starts(ndim, where + ".ndim")
+        dims = self.column(d["dims"], where + ".dims", int(dims_start[-1]), 0, MAX_ELEMENTS)
         numel = self._numel(dims, dims_start, ndim, where)
-        nan = self.column(d["nan"], where + ".nan", n, 0, 2**62)
-        inf = self.column(d["inf"], where + ".inf", n, 0, 2**62)
-        over = nan + inf > numel
+        nan = self.column(d["nan"], where + ".nan", n, 0, MAX_ELEMENTS)
+        inf = self.column(d["inf"], where + ".inf", n, 0, MAX_ELEMENTS)
+        over = nan > numel - inf  # not nan + inf: two counts of 2**62 would wrap
         if over.any():
             i = int(np.argmax(over))
-            self.fail(f"{where}.nan[{i}]", f"{nan[i]} NaNs and {inf[i]} Infs in {numel[i]} elements")
+            self.fail(f"{where}.nan[{i}]", f"{nan[i]:,} NaNs and {inf[i]:,} Infs in {numel[i]:,} elements")
         stats = self.array(d["stats"], where + ".stats", np.dtype(np.float64), n * len(STAT_FIELDS))
         stats = stats.reshape(n, len(STAT_FIELDS))
         zf = stats[:, -1]
@@ -82,6 +89,11 @@ class ColumnReader(FieldReader):
             i = int(np.argmax(bad))
             self.fail(f"{where}.stats", f"row {i}: zero_fraction {float(zf[i])!r} is not a fraction from 0 to 1")
         exact, counts = self.exact_and_histograms(d, where, n)
+        counts = counts.reshape(n, HISTOGRAM_BINS)
+        over = (counts > numel[:, None]).any(axis=1)
+        if over.any():
+            i = int(np.argmax(over))
+            self.fail(f"{where}.histogram.data", f"row {i}: a count of {int(counts[i].max()):,} in {numel[i]:,} elements")
         held = self.column(d["held"], where + ".held", n, 0, DROPPED).astype(np.uint8)
         hosts = [host_dtype(x).name for x in dtypes]
         start, sizes = SummaryTable.starts(held, numel, dtype, hosts)
@@ -96,7 +108,7 @@ class ColumnReader(FieldReader):
             if host not in sizes and pool.size:
                 self.fail(f"{where}.values.{host}", f"holds {pool.size:,} values; the tensors use 0")
         return SummaryTable(dims_start, dims, numel, dtype, dtypes, device, devices, stats, exact, nan, inf,
-                            counts.reshape(n, HISTOGRAM_BINS), held, start, pools)
+                            counts, held, start, pools)
 
     def exact_and_histograms(self, d: dict, where: str, n: int) -> tuple[dict, np.ndarray]:
         """A tensor table's exact integer extremes ({row: (min, max)}) and its histogram counts."""
@@ -116,16 +128,16 @@ class ColumnReader(FieldReader):
         return exact, counts
 
     def _numel(self, dims, dims_start, ndim, where: str) -> np.ndarray:
-        """Elements per row: the product of its dims (1 for a scalar), at most 2**62."""
+        """Elements per row: the product of its dims (1 for a scalar), at most MAX_ELEMENTS."""
         n = len(ndim)
         numel = np.ones(n, dtype=np.int64)
         shaped = np.flatnonzero(ndim)
         if shaped.size:
             approx = np.multiply.reduceat(dims.astype(np.float64), dims_start[shaped])
-            big = approx > 2.0**62
+            big = approx > MAX_ELEMENTS
             if big.any():
                 i = int(shaped[np.argmax(big)])
-                self.fail(f"{where}.dims", f"tensor {i} has more than 2**62 elements")
+                self.fail(f"{where}.dims", f"tensor {i} has more than the {MAX_ELEMENTS:,} elements allowed")
             numel[shaped] = np.multiply.reduceat(dims, dims_start[shaped])
         return numel
 

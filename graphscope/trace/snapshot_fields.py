@@ -93,8 +93,8 @@ class FieldReader:
             self.fail(where, f"the string {visible(v[:80])!r} contains control characters")
         return v
 
-    def opt_name(self, v, where: str):
-        return None if v is None else self.name(v, where)
+    def opt_name(self, v, where: str, limit: int = NAME_LIMIT):
+        return None if v is None else self.name(v, where, limit)
 
     def text(self, v, where: str, limit: int = TEXT_LIMIT) -> str:
         """Free text (any character; shown literally): bounded in length."""

@@ -6,9 +6,11 @@ import os
 import stat
 
 from .literal import visible
+from .memory_room import memory_room
 from .snapshot_format import (
     SnapshotError,
 )
+from .source_kind import file_type
 
 # The largest snapshot file read; GRAPHSCOPE_MAX_SNAPSHOT (bytes) changes it.
 MAX_SNAPSHOT_BYTES = 2 * 2**30
@@ -39,13 +41,14 @@ def read_snapshot_bytes(path: str) -> bytes:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            kind = ("a folder" if stat.S_ISDIR(st.st_mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(st.st_mode)
-                    else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
-                    else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
-            raise SnapshotError(path, "", f"is {kind}, not a snapshot file")
+            raise SnapshotError(path, "", f"is {file_type(st.st_mode)}, not a snapshot file")
         if st.st_size > limit:
-            raise SnapshotError(path, "", f"the file is {_size(st.st_size)}, more than the {_size(limit)} "
+            raise SnapshotError(path, "", f"the file is {size_text(st.st_size)}, more than the {size_text(limit)} "
                                           "a snapshot may be (set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)")
+        room = memory_room()
+        if room is not None and st.st_size > room:
+            raise SnapshotError(path, "", f"the file is {size_text(st.st_size)}, more than the {size_text(room)} "
+                                          "of memory this process can have to read it")
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         begin, lines, offset = None, 1, 0
@@ -74,7 +77,7 @@ def read_snapshot_bytes(path: str) -> bytes:
             data = b"".join(parts)
         _refuse_nul(path, data, 0, begin)
         if begin + len(data) > limit:
-            raise SnapshotError(path, "", f"the file is more than the {_size(limit)} a snapshot may be "
+            raise SnapshotError(path, "", f"the file is more than the {size_text(limit)} a snapshot may be "
                                           "(set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)")
     except OSError as e:
         raise SnapshotError(path, "", f"cannot read the file: {e.strerror or e}") from None
@@ -108,7 +111,8 @@ def _refuse_start(path: str, first: bytes, line: int, column: int):
                         f"not valid JSON: a snapshot begins with {{, not {first.decode('ascii')!r}")
 
 
-def _size(n: int) -> str:
+def size_text(n: int) -> str:
+    """A size in bytes as people read it: "1.5 MiB (1,572,864 bytes)"."""
     for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if n >= scale:
             return f"{n / scale:.1f} {unit} ({n:,} bytes)"

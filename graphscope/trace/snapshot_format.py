@@ -14,6 +14,7 @@ VERSION = 4
 COLUMNS_VERSION = 4  # the first version whose nodes and tensors are binary columns
 
 MAX_NDIM = 64
+MAX_ELEMENTS = 2**62  # of one tensor (so also each of its dims, its NaN and Inf counts)
 ID_LIMIT = 2**53
 FLOAT_MAX = int(sys.float_info.max)
 

@@ -1,4 +1,5 @@
-"""Reading a snapshot: validate the JSON and build the record; nothing in it is ever executed.
+"""Reading a snapshot: its JSON parsed (`snapshot_parse`), validated and built into the record;
+nothing in it is ever executed.
 
 Over 400 lines: one reader method per part of the record, in the document's order; the
 checks of single values and columns they share are `snapshot_fields`."""
@@ -6,14 +7,13 @@ checks of single values and columns they share are `snapshot_fields`."""
 from __future__ import annotations
 
 import binascii
-import json
 import math
 import os
 from itertools import chain
 
 import numpy as np
 
-from .limits import LONG_TEXT_LIMIT
+from .limits import FIELDS
 from .literal import visible
 from .node_table import NodeTable
 from .pass_history import PassHistory
@@ -33,19 +33,21 @@ from .record import (
     SourceSite,
     Step,
 )
-from .snapshot_blobs import lift, padding
+from .snapshot_blobs import padding
 from .snapshot_columns_read import ColumnReader
 from .snapshot_fields import kind_of
-from .snapshot_file import read_snapshot_bytes
+from .snapshot_file import read_snapshot_bytes, size_text
 from .snapshot_format import (
     COLUMNS_VERSION,
     FORMAT,
+    MAX_ELEMENTS,
     MAX_NDIM,
     STAT_FIELDS,
     VERSION,
     SnapshotError,
     gc_paused,
 )
+from .snapshot_parse import parse
 from .summary import ARRAY_DTYPES, HISTOGRAM_BINS, PREVIEW_SIZE, TensorSummary
 from .tensor_summary import host_dtype
 
@@ -53,72 +55,24 @@ from .tensor_summary import host_dtype
 def load(path) -> Record:
     """Read and validate a snapshot file; raises SnapshotError for anything wrong with it."""
     path = os.fspath(path)
-    return loads(read_snapshot_bytes(path), path)
+    try:
+        return loads(read_snapshot_bytes(path), path)
+    except MemoryError:  # reading the file (a parse past memory is refused before it begins)
+        raise _short_of_memory(path, os.path.getsize(path)) from None
 
 
 def loads(data: str | bytes, source: str = "<snapshot>") -> Record:
-    """Validate snapshot text (or bytes) and build the record; nothing in it is ever executed.
-    From bytes, the long base64 arrays are lifted out before the JSON is parsed (`snapshot_blobs`)."""
-    blobs: dict = {}
-    if isinstance(data, (bytes, bytearray)):
-        if not data or data.isspace():
-            raise SnapshotError(source, "", "the file is empty")
-        reduced, blobs = lift(data)
-        try:
-            text = reduced.decode("utf-8")
-        except UnicodeDecodeError:
-            text = _decode(data, source)  # raises, naming the byte in the whole file
-        del reduced
-    else:
-        text = data
-        if not text.strip():
-            raise SnapshotError(source, "", "the file is empty")
+    """Validate snapshot text (or bytes) and build the record; nothing in it is ever executed."""
     try:
-        doc = _parse(text, source)
-    except SnapshotError:
-        if blobs:  # place the error in the whole text
-            _parse(_decode(data, source), source)
-        raise
-    del text
-    with gc_paused():
-        return RecordReader(source, blobs).record(doc)
-
-
-def _decode(data: bytes, source: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise SnapshotError(source, "", f"not a snapshot: not UTF-8 text (byte {e.start} "
-                                        "cannot be decoded); is this a binary file?") from None
-
-
-def _parse(text: str, source: str):
-    try:
+        doc, blobs = parse(data, source)
         with gc_paused():
-            return json.loads(text, parse_constant=_bare_constant)
-    except json.JSONDecodeError as e:
-        where = f"line {e.lineno}, column {e.colno}"
-        if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
-            raise SnapshotError(source, where, "the JSON ends too early: the file is truncated "
-                                               "(was it written completely?)") from None
-        raise SnapshotError(source, where, f"not valid JSON: {e.msg}") from None
-    except _BareConstant as e:
-        raise SnapshotError(source, "", f"not strict JSON: it contains a bare {e.args[0]} "
-                                        '(a snapshot writes "nan", "inf", "-inf" as strings)') from None
-    except RecursionError:
-        raise SnapshotError(source, "", "not a snapshot: its JSON is nested too deeply") from None
-    except ValueError as e:  # e.g. an integer with thousands of digits
-        raise SnapshotError(source, "", f"not valid JSON: {e}") from None
+            return RecordReader(source, blobs).record(doc)
+    except MemoryError:  # building what the estimate did not foresee
+        raise _short_of_memory(source, len(data)) from None
 
 
-class _BareConstant(ValueError):
-    pass
-
-
-def _bare_constant(name):
-    raise _BareConstant(name)
-
-
+def _short_of_memory(source: str, size: int) -> SnapshotError:
+    return SnapshotError(source, "", f"not enough memory to read it (the file is {size_text(size)})")
 
 
 class RecordReader(ColumnReader):
@@ -180,24 +134,28 @@ class RecordReader(ColumnReader):
     def rules(self, d, where: str) -> dict[str, str]:
         """op -> its derivative rule's text."""
         self.obj(d, where, ())
-        return {self.name(op, where): self.text(rule, f"{where}.{visible(op[:80])}") for op, rule in d.items()}
+        return {self.name(op, where): self.text(rule, f"{where}.{visible(op[:80])}", FIELDS["rules"])
+                for op, rule in d.items()}
 
     def source_site(self, d, where: str) -> SourceSite:
         self.obj(d, where, ("file", "line", "function", "text"))
-        return SourceSite(self.name(d["file"], where + ".file"), self.integer(d["line"], where + ".line"),
-                          self.name(d["function"], where + ".function"), self.text(d["text"], where + ".text"))
+        return SourceSite(self.name(d["file"], where + ".file", FIELDS["sites.file"]),
+                          self.integer(d["line"], where + ".line"),
+                          self.name(d["function"], where + ".function", FIELDS["sites.function"]),
+                          self.text(d["text"], where + ".text", FIELDS["sites.text"]))
 
     def metadata(self, d, where: str) -> Metadata:
         keys = ("script", "argv", "started", "finished", "exit_code", "graphscope_version",
                 "python_version", "numpy_version", "device", "keep_first", "keep_last",
                 "full_values_limit", "memory_budget")
         self.obj(d, where, keys)
-        argv = [self.text(a, f"{where}.argv[{i}]") for i, a in enumerate(self.seq(d["argv"], where + ".argv"))]
+        argv = [self.text(a, f"{where}.argv[{i}]", FIELDS["metadata.argv"])
+                for i, a in enumerate(self.seq(d["argv"], where + ".argv"))]
         return Metadata(
-            script=self.text(d["script"], where + ".script"), argv=argv,
+            script=self.text(d["script"], where + ".script", FIELDS["metadata.script"]), argv=argv,
             started=self.name(d["started"], where + ".started"),
             finished=self.name(d["finished"], where + ".finished"),
-            exit_code=self.opt_integer(d["exit_code"], where + ".exit_code", -2**31, 2**31),
+            exit_code=self.opt_integer(d["exit_code"], where + ".exit_code", *FIELDS["metadata.exit_code"]),
             graphscope_version=self.name(d["graphscope_version"], where + ".graphscope_version"),
             python_version=self.name(d["python_version"], where + ".python_version"),
             numpy_version=self.name(d["numpy_version"], where + ".numpy_version"),
@@ -216,11 +174,11 @@ class RecordReader(ColumnReader):
         self.obj(d, where, self._TENSOR_KEYS)
         shapes = self.seq(d["shape"], where + ".shape")
         n = len(shapes)
-        self.nested_ints(shapes, where + ".shape", n, 0, 2**62)
+        self.nested_ints(shapes, where + ".shape", n, 0, MAX_ELEMENTS)
         dtypes = self.names(d["dtype"], where + ".dtype", n, limit=64)
         devices = self.names(d["device"], where + ".device", n, limit=64)
-        nans = self.ints(d["nan"], where + ".nan", n, 0, 2**62)
-        infs = self.ints(d["inf"], where + ".inf", n, 0, 2**62)
+        nans = self.ints(d["nan"], where + ".nan", n, 0, MAX_ELEMENTS)
+        infs = self.ints(d["inf"], where + ".inf", n, 0, MAX_ELEMENTS)
         stats = self.array(d["stats"], where + ".stats", np.dtype(np.float64), n * len(STAT_FIELDS))
         stats = stats.reshape(n, len(STAT_FIELDS))
         missing = np.isnan(stats)
@@ -257,6 +215,8 @@ class RecordReader(ColumnReader):
             if len(shape) > MAX_NDIM:
                 self.fail(f"{where}.shape[{i}]", f"{len(shape)} dimensions is more than the {MAX_NDIM} allowed")
             numel = math.prod(shape)
+            if numel > MAX_ELEMENTS:
+                self.fail(f"{where}.shape[{i}]", f"{numel:,} elements is more than the {MAX_ELEMENTS:,} allowed")
             dtype = dtypes[i]
             host = hosts.get(dtype)
             if host is None:
@@ -264,7 +224,7 @@ class RecordReader(ColumnReader):
                 host = hosts[dtype] = (host_dtype(dtype).name, kind in "iub")
             host, integral = host
             if nans[i] + infs[i] > numel:
-                self.fail(f"{where}.nan[{i}]", f"{nans[i]} NaNs and {infs[i]} Infs in {numel} elements")
+                self.fail(f"{where}.nan[{i}]", f"{nans[i]:,} NaNs and {infs[i]:,} Infs in {numel:,} elements")
             zf = zeros[i]
             if zf is None or not 0.0 <= zf <= 1.0:
                 self.fail(f"{where}.stats", f"row {i}: zero_fraction {zf!r} is not a fraction from 0 to 1")
@@ -333,8 +293,8 @@ class RecordReader(ColumnReader):
                     self.fail(f"{where}.id[{i}]", f"node id {k} appears twice")
                 seen.add(k)
         known = set(ids)
-        ops = self.names(d["op"], where + ".op", n)
-        names = self.names(d["name"], where + ".name", n)
+        ops = self.names(d["op"], where + ".op", n, limit=FIELDS["strings"])
+        names = self.names(d["name"], where + ".name", n, limit=FIELDS["strings"])
         inputs = self.nested_ints(d["inputs"], where + ".inputs", n)
         if not known.issuperset(chain.from_iterable(inputs)):
             for i, row in enumerate(inputs):
@@ -345,15 +305,15 @@ class RecordReader(ColumnReader):
         outputs = self.ints(d["output"], where + ".output", n, 0, len(self.tensors) - 1, nullable=True)
         requires = self.bools(d["requires_grad"], where + ".requires_grad", n)
         leaves = self.bools(d["is_leaf"], where + ".is_leaf", n)
-        parameters = self.names(d["parameter"], where + ".parameter", n, nullable=True)
-        modules = self.names(d["module"], where + ".module", n, nullable=True)
+        parameters = self.names(d["parameter"], where + ".parameter", n, nullable=True, limit=FIELDS["strings"])
+        modules = self.names(d["module"], where + ".module", n, nullable=True, limit=FIELDS["strings"])
         sites = self.ints(d["site"], where + ".site", n, 0, len(self.sites) - 1, nullable=True)
         saved = self.seq(d["saved"], where + ".saved", n)
         if not set(map(type, saved)) <= {list}:
             for i, row in enumerate(saved):
                 self.seq(row, f"{where}.saved[{i}]")
         flat = list(chain.from_iterable(saved))
-        self.names(flat, where + ".saved", len(flat))
+        self.names(flat, where + ".saved", len(flat), limit=FIELDS["strings"])
         dead = self.seq(d["dead_units"], where + ".dead_units", n)
         if not set(map(type, dead)) <= {type(None)}:
             for i, du in enumerate(dead):
@@ -380,7 +340,7 @@ class RecordReader(ColumnReader):
             for j, pair in enumerate(self.seq(row, f"{where}[{i}]")):
                 if type(pair) is not list or len(pair) != 2:
                     self.fail(f"{where}[{i}][{j}]", "expected [name, literal]")
-                name, text = self.names(pair, f"{where}[{i}][{j}]", 2)
+                name, text = self.names(pair, f"{where}[{i}][{j}]", 2, limit=FIELDS["strings"])
                 pairs.append((name, text))
             out.append(tuple(pairs))
         return out
@@ -393,7 +353,7 @@ class RecordReader(ColumnReader):
             self.fail(where + ".grad_norms", f"expected an object, found {kind_of(norms)}")
         grad_norms = {}
         for k, v in norms.items():
-            self.name(k, where + ".grad_norms")
+            self.name(k, where + ".grad_norms", FIELDS["passes.grad_norms"])
             v = self.real(v, f"{where}.grad_norms[{visible(k)!r}]")
             if v is None:
                 self.fail(f"{where}.grad_norms[{visible(k)!r}]", "expected a number, found null")
@@ -447,14 +407,14 @@ class RecordReader(ColumnReader):
         stream = self.name(d["stream"], where + ".stream")
         if stream not in ("stdout", "stderr"):
             self.fail(where + ".stream", f'expected "stdout" or "stderr", found {stream[:40]!r}')
-        return ConsoleLine(stream, self.text(d["text"], where + ".text", LONG_TEXT_LIMIT),
+        return ConsoleLine(stream, self.text(d["text"], where + ".text", FIELDS["console.text"]),
                            self.integer(d["pass"], where + ".pass"))
 
     def script_error(self, d, where: str, nodes) -> ScriptError:
         self.obj(d, where, ("type", "message", "traceback", "node", "site"))
-        return ScriptError(self.name(d["type"], where + ".type"),
-                           self.text(d["message"], where + ".message", LONG_TEXT_LIMIT),
-                           self.text(d["traceback"], where + ".traceback", LONG_TEXT_LIMIT),
+        return ScriptError(self.name(d["type"], where + ".type", FIELDS["error.type"]),
+                           self.text(d["message"], where + ".message", FIELDS["error.message"]),
+                           self.text(d["traceback"], where + ".traceback", FIELDS["error.traceback"]),
                            self.node_id(d["node"], where + ".node", nodes),
                            self.site(d["site"], where + ".site"))
 
@@ -463,10 +423,10 @@ class RecordReader(ColumnReader):
         kind = self.name(d["kind"], where + ".kind")
         if kind not in FINDING_KINDS:
             self.fail(where + ".kind", f"unknown finding kind {kind[:40]!r}")
-        return Finding(kind, self.text(d["message"], where + ".message"),
+        return Finding(kind, self.text(d["message"], where + ".message", FIELDS["findings.message"]),
                        self.node_id(d["node"], where + ".node", nodes),
                        self.opt_integer(d["pass"], where + ".pass"),
-                       self.opt_name(d["parameter"], where + ".parameter"),
+                       self.opt_name(d["parameter"], where + ".parameter", FIELDS["findings.parameter"]),
                        self.site(d["site"], where + ".site"))
 
     def optimizer_events(self, events, where: str) -> list[OptimizerEvent]:
@@ -482,9 +442,10 @@ class RecordReader(ColumnReader):
             for j, pair in enumerate(self.seq(d["settings"], at + ".settings")):
                 if type(pair) is not list or len(pair) != 2:
                     self.fail(f"{at}.settings[{j}]", "expected [name, literal]")
-                settings.append(tuple(self.names(pair, f"{at}.settings[{j}]", 2)))
+                settings.append(tuple(self.names(pair, f"{at}.settings[{j}]", 2, limit=FIELDS["optimizer.settings"])))
             out.append(OptimizerEvent(kind, self.integer(d["passes"], at + ".passes"),
-                                      self.name(d["optimizer"], at + ".optimizer"), tuple(settings),
+                                      self.name(d["optimizer"], at + ".optimizer", FIELDS["optimizer.optimizer"]),
+                                      tuple(settings),
                                       self.site(d["site"], at + ".site"), self.param_changes(d["params"], at + ".params")))
         return out
 
@@ -492,7 +453,7 @@ class RecordReader(ColumnReader):
         self.obj(d, where, ("leaf", "label", "before", "update", "after", "grad", "state"))
         leaves = self.ints(d["leaf"], where + ".leaf", None)
         n = len(leaves)
-        labels = self.names(d["label"], where + ".label", n)
+        labels = self.names(d["label"], where + ".label", n, limit=FIELDS["optimizer.params.label"])
         tensor = self.tensor
         columns = [[tensor(v, f"{where}.{key}[{i}]") for i, v in enumerate(self.seq(d[key], f"{where}.{key}", n))]
                    for key in ("before", "update", "after", "grad")]
@@ -505,12 +466,12 @@ class RecordReader(ColumnReader):
                     self.fail(place, "expected [name, tensor index or literal]")
                 value = pair[1]
                 if type(value) is str:
-                    value = self.name(value, place + "[1]")
+                    value = self.name(value, place + "[1]", FIELDS["optimizer.params.state"])
                 elif type(value) is int:
                     value = tensor(value, place + "[1]")
                 else:
                     self.fail(place + "[1]", f"expected a tensor index or a literal, found {kind_of(value)}")
-                entries.append((self.name(pair[0], place + "[0]"), value))
+                entries.append((self.name(pair[0], place + "[0]", FIELDS["optimizer.params.state"]), value))
             states.append(tuple(entries))
         return [ParamChange(leaf, label, before, update, after, state, grad)
                 for leaf, label, before, update, after, grad, state in zip(leaves, labels, *columns, states)]

@@ -10,10 +10,14 @@ from rich.table import Table
 from rich.text import Text
 
 from .drawing import loss_sparkline
+from .limits import cut
 from .literal import literal
 from .record import FINDING_KINDS, Finding, Record, SourceSite
 from .summary import format_number
 
+# Characters of the script's error message shown: Rich takes a minute to wrap a message of
+# megabytes (the record, and the TUI, keep it whole).
+SHOWN_MESSAGE = 4096
 NO_GRAPH = ("The script built no graph: no operation on a tensor that requires grad ran while it "
             "was recorded, so there is nothing to show. (Set requires_grad=True on a tensor, or use "
             "an nn layer, and call .backward() on a result.)")
@@ -127,7 +131,7 @@ def _error(record: Record) -> Group | None:
     if e is None:
         return None
     parts = [Text.assemble(("the script raised ", "bold red"), literal(e.type, "bold red"),
-                           (": ", "bold red"), literal(e.message))]
+                           (": ", "bold red"), literal(cut(e.message, SHOWN_MESSAGE)))]
     if e.site is not None:
         parts.append(_site_text(e.site))
     if e.node is not None and e.node in record.nodes:

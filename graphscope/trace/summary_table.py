@@ -133,7 +133,8 @@ class SummaryTable:
     @staticmethod
     def starts(held, numel, dtype, hosts: list[str]) -> tuple[np.ndarray, dict[str, int]]:
         """Where each row's values begin in its host dtype's pool (rows packed in order), and each
-        pool's length: what a reader checks the pools against."""
+        pool's length: what a reader checks the pools against (so exact past int64, where a file's
+        counts would wrap; the starts are then meaningless, and the reader refuses the file)."""
         counts = np.where(held == FULL, numel, np.where(held == DROPPED, 0, np.minimum(numel, PREVIEW_SIZE)))
         start = np.zeros(len(numel), dtype=np.int64)
         sizes = {}
@@ -141,7 +142,7 @@ class SummaryTable:
             rows = np.isin(dtype, [k for k, h in enumerate(hosts) if h == name])
             c = counts[rows]
             start[rows] = np.cumsum(c) - c
-            sizes[name] = int(c.sum())
+            sizes[name] = int(c.sum()) if c.sum(dtype=np.float64) < 2.0**62 else int(c.sum(dtype=object))
         return start, sizes
 
     @classmethod

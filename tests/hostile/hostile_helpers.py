@@ -4,6 +4,7 @@ hostile case must end in: its exit code, one line on stderr without a traceback,
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import textwrap
@@ -20,10 +21,16 @@ def env(**extra) -> dict:
     return {**os.environ, "PYTHONPATH": str(ROOT), **extra}
 
 
-def graphscope(*args, cwd=None, stdin=subprocess.DEVNULL, timeout=HANG_SECONDS, **extra_env):
-    """`python -m graphscope ARGS` with this worktree's code; the CompletedProcess."""
+def graphscope(*args, cwd=None, stdin=subprocess.DEVNULL, timeout=HANG_SECONDS, memory=None, **extra_env):
+    """`python -m graphscope ARGS` with this worktree's code, its address space capped at `memory`
+    bytes when given (a case that must not exhaust memory fails instead of swapping); the CompletedProcess."""
     return subprocess.run([sys.executable, "-m", "graphscope", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=env(**extra_env), stdin=stdin, timeout=timeout, check=False)
+                          cwd=cwd, env=env(**extra_env), stdin=stdin, timeout=timeout, check=False,
+                          preexec_fn=None if memory is None else lambda: _cap_memory(memory))
+
+
+def _cap_memory(limit: int) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def script(folder: Path, source: str, name: str = "model.py") -> Path:

@@ -444,3 +444,8 @@ def test_names_with_control_characters_still_give_a_loadable_snapshot():
     constant = next(n for n in rec.nodes.values() if n.op == CONSTANT)
     assert "\n" not in constant.name and constant.output.values.tolist() == [[1.0, 2.0], [3.0, 4.0]]
     assert snapshot.loads(snapshot.dumps(rec)) == rec
+
+
+def test_an_exit_code_of_true_is_recorded_as_1_and_exported_as_an_integer():
+    record = Recorder().finish(True)
+    assert type(record.metadata.exit_code) is int and snapshot.loads(snapshot.dumps(record)).metadata.exit_code == 1

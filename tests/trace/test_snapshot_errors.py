@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from snapshot_v3 import dumps_v3
 
-from graphscope.trace import snapshot
+from graphscope.trace import snapshot, snapshot_read
 from graphscope.trace.record import (
     BackwardPass,
     LeafGrad,
@@ -21,6 +21,7 @@ from graphscope.trace.record import (
     Step,
 )
 from graphscope.trace.snapshot import SnapshotError
+from graphscope.trace.snapshot_columns_read import ColumnReader
 from graphscope.trace.summary import summarize
 
 
@@ -250,7 +251,7 @@ def _column(values, dtype="int64"):
     (("nodes", "site"), _column([0, 7, 0]), "nodes.site[1]", "out of range"),
     (("nodes", "count"), -1, "nodes.count", "out of range"),
     (("nodes", "flags"), _column([0, 4, 0], "uint8"), "nodes.flags[1]", "out of range"),
-    (("tensors", "nan"), lambda n: _column([0, 1000] + [0] * (n - 2)), "tensors.nan[1]", "1000 NaNs"),
+    (("tensors", "nan"), lambda n: _column([0, 1000] + [0] * (n - 2)), "tensors.nan[1]", "1,000 NaNs"),
     (("tensors", "held"), lambda n: _column([0] * (n - 1) + [3], "uint8"), "tensors.held[-1]", "out of range"),
     (("tensors", "values", "float32"), "AAAAAA==", "tensors.values.float32", "the tensors use"),
     (("tensors", "values", "pickle"), "AAAA", "tensors.values", "unknown array dtype"),
@@ -272,6 +273,18 @@ def test_bad_columns_name_the_place(tmp_path, columns_doc, path, value, where, p
 def test_values_for_fewer_tensors_than_claim_them(tmp_path, doc):
     doc["tensors"]["full"].append(1)
     assert "tensors.values" in _load_doc(tmp_path, doc).where
+
+
+def test_a_version_3_shape_of_more_than_2_to_the_62_elements(tmp_path, doc):
+    doc["tensors"]["shape"][1] = [2**62, 2**62, 4]
+    e = _load_doc(tmp_path, doc)
+    assert e.where == "tensors.shape[1]" and "more than the 4,611,686,018,427,387,904 allowed" in e.problem
+
+
+def test_row_lengths_whose_sum_would_wrap_int64_are_refused():
+    with pytest.raises(SnapshotError) as info:
+        ColumnReader("snap.json").starts(np.full(4, 2**62, dtype=np.int64), "nodes.inputs.count")
+    assert info.value.where == "nodes.inputs.count" and "add up to more than" in info.value.problem
 
 
 def test_duplicate_node_ids(tmp_path, doc):
@@ -304,7 +317,32 @@ def test_bare_nan_is_not_strict_json(tmp_path):
 
 
 def test_deeply_nested_json(tmp_path):
-    assert "nested too deeply" in _load_text(tmp_path, "{\"x\": " + "[" * 200_000 + "]" * 200_000 + "}").problem
+    assert "nested too deeply" in _load_text(tmp_path, "{\"console\": " + "[" * 200_000 + "]" * 200_000 + "}").problem
+
+
+def test_a_section_no_snapshot_has_is_refused_before_it_is_parsed(tmp_path, columns_doc):
+    text = json.dumps(columns_doc)[:-1] + ', "extra\\u001b": [1, 2'  # never parsed: not even closed
+    e = _load_text(tmp_path, text)
+    assert (e.where, e.problem) == ("extra\\x1b", "a snapshot has no such section")
+
+
+def test_a_section_that_appears_twice_is_refused(tmp_path, columns_doc):
+    e = _load_text(tmp_path, json.dumps(columns_doc)[:-1] + ', "console": []}')
+    assert (e.where, e.problem) == ("console", "the section appears twice")
+
+
+def test_an_object_of_other_sections_is_not_a_snapshot(tmp_path):
+    e = _load_text(tmp_path, '{"name": "my-package", "version": "1.0"}')
+    assert e.where == "name" and e.problem.startswith("not a graphscope snapshot")
+
+
+def test_running_out_of_memory_while_reading_is_one_error_with_the_size(tmp_path, columns_doc, monkeypatch):
+    def no_memory(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(snapshot_read.RecordReader, "record", no_memory)
+    e = _load_text(tmp_path, json.dumps(columns_doc))
+    assert e.problem.startswith("not enough memory to read it (the file is ")
 
 
 def test_integer_with_thousands_of_digits(tmp_path, doc):

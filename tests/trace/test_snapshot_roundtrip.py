@@ -10,7 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from trace_strategies import records
 
 from graphscope.trace import snapshot
+from graphscope.trace.limits import FIELDS, LONG_TEXT_LIMIT, NAME_LIMIT, TEXT_LIMIT
 from graphscope.trace.record import BackwardPass, Metadata, Node, Record
+from graphscope.trace.snapshot_parse import SECTIONS
 from graphscope.trace.summary import summarize
 
 SCHEMA = json.loads(resources.files("graphscope.trace").joinpath("schema/snapshot.schema.json").read_text())
@@ -61,3 +63,15 @@ def test_output_is_ascii_even_for_unicode_text():
     record = Record(metadata=Metadata(script="模型.py"))
     text = snapshot.dumps(record)
     assert text.isascii() and snapshot.loads(text).metadata.script == "模型.py"
+
+
+def test_the_schema_states_the_limits_of_the_limits_table():
+    strings = {"name": NAME_LIMIT, "text": TEXT_LIMIT, "long_text": LONG_TEXT_LIMIT}
+    assert {k: SCHEMA["$defs"][k]["maxLength"] for k in strings} == strings
+    exit_code = SCHEMA["properties"]["metadata"]["properties"]["exit_code"]
+    assert (exit_code["minimum"], exit_code["maximum"]) == FIELDS["metadata.exit_code"]
+    assert set(FIELDS.values()) <= {*strings.values(), FIELDS["metadata.exit_code"]}
+
+
+def test_the_schema_names_the_sections_a_reader_takes():
+    assert set(SCHEMA["properties"]) == SECTIONS and SCHEMA["additionalProperties"] is False

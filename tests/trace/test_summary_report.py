@@ -11,7 +11,7 @@ from graphscope.engine import hooks
 from graphscope.trace import snapshot
 from graphscope.trace.record import BackwardPass, Finding, Metadata, Node, Record, ScriptError, SourceSite
 from graphscope.trace.recorder import Recorder
-from graphscope.trace.summary_report import NO_GRAPH, loss_sparkline, print_summary
+from graphscope.trace.summary_report import NO_GRAPH, SHOWN_MESSAGE, loss_sparkline, print_summary
 
 
 def text_of(record, width=100):
@@ -79,6 +79,12 @@ def test_the_error_is_shown_with_its_line():
     rec = Record(nodes={0: Node(0, "matmul")}, error=error)
     text = text_of(rec)
     assert "ValueError" in text and "inner dimensions differ" in text and "train.py:7" in text
+
+
+def test_a_long_error_message_is_shown_cut_with_its_length():
+    error = ScriptError("ValueError", "e" * (4 * 2**20), "", None, None)
+    text = text_of(Record(nodes={0: Node(0, "matmul")}, error=error))
+    assert "…[cut from 4,194,304 characters]" in text and text.count("e") < 2 * SHOWN_MESSAGE
 
 
 def test_strings_from_the_script_are_shown_literally():
