@@ -15,7 +15,8 @@ observers: list = []
 
 EVENTS = ("leaf_created", "node_created", "module_entered", "module_left", "backward_begun", "before_node",
           "after_node", "leaf_grad_accumulating", "leaf_grad_accumulated", "backward_ended", "grads_zeroing",
-          "optimizer_step_begun", "optimizer_step_ended", "grad_clearing", "tensor_zeroing")
+          "optimizer_step_begun", "optimizer_step_ended", "grad_clearing", "tensor_zeroing", "leaf_updating",
+          "leaf_updated")
 
 # Per event, the handlers of the installed observers that override it (rebuilt, never mutated,
 # so an observer may uninstall itself mid-event). Events nobody handles cost one lookup.
@@ -105,6 +106,13 @@ class Observer:
 
     def tensor_zeroing(self, tensor):
         """`tensor.zero_()` is about to run (observers tell a leaf's `.grad` from other tensors)."""
+
+    def leaf_updating(self, tensor):
+        """An in-place op is about to change `tensor`, which requires grad, outside grad mode (a
+        hand-written update, `with no_grad(): w -= lr * w.grad`, or an initialisation)."""
+
+    def leaf_updated(self, tensor):
+        """The in-place op announced by `leaf_updating` has changed `tensor` (not said when it raised)."""
 
 
 @contextmanager
