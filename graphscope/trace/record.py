@@ -51,6 +51,11 @@ VANISHING_GRAD = "vanishing-grad"
 EXPLODING_GRAD = "exploding-grad"
 ACCUMULATED_GRAD = "accumulated-grad"
 FINDING_KINDS = (NAN_ORIGIN, NAN_GRAD, DEAD_RELU, VANISHING_GRAD, EXPLODING_GRAD, ACCUMULATED_GRAD)
+# Each kind in a few words, as the summary and the app title a finding.
+FINDING_TITLES = {
+    NAN_ORIGIN: "NaN origin", NAN_GRAD: "NaN in backward", DEAD_RELU: "dead ReLU",
+    VANISHING_GRAD: "vanishing grad", EXPLODING_GRAD: "exploding grad", ACCUMULATED_GRAD: "grads not zeroed",
+}
 
 # Optimizer events' kinds: `optimizer.zero_grad()` (or a module's), `optimizer.step()`, user code
 # clearing one leaf's grad (`t.grad = None`, `t.grad.zero_()`), and user code updating leaves in

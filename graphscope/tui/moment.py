@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from graphscope.session import Breakpoint
+from graphscope.trace.findings import find
 from graphscope.trace.record import Step
 
 from .record_index import RecordIndex
@@ -151,6 +152,19 @@ class Moment:
         passes = list(record.passes)
         passes[position] = replace(p, steps=steps)
         return replace(record, passes=passes)
+
+    def findings(self) -> list:
+        """What the findings (NaN/Inf origin, grads not zeroed, dead ReLUs, vanishing and exploding
+        grads) say of the run as far as it has happened at the cursor: a live run's at each pause,
+        a snapshot's as it stepped there (nothing of a pass after the cursor's)."""
+        record = self.known_record()
+        state = self.state
+        if state is None or state.pass_index is None or not 0 <= state.pass_index < len(record.passes):
+            return find(record)
+        last = record.passes[state.pass_index].index
+        found = find(replace(record, passes=list(record.passes[:state.pass_index + 1]),
+                             optimizer=self.optimizer_events()))
+        return [f for f in found if f.pass_index is None or f.pass_index <= last]
 
     def optimizer_events(self) -> list:
         """The optimizer's (and the script's `.grad` reset) events that have happened at the cursor:
