@@ -161,9 +161,12 @@ class Moment:
         state = self.state
         if state is None or state.pass_index is None or not 0 <= state.pass_index < len(record.passes):
             return find(record)
-        last = record.passes[state.pass_index].index
-        found = find(replace(record, passes=list(record.passes[:state.pass_index + 1]),
-                             optimizer=self.optimizer_events()))
+        position = state.pass_index
+        passes = list(record.passes[:position + 1])
+        if state.step is not None and state.step < len(passes[position].order):
+            passes[position] = replace(passes[position], grad_norms={})  # worked out as the pass ends
+        found = find(replace(record, passes=passes, optimizer=self.optimizer_events()))
+        last = passes[position].index
         return [f for f in found if f.pass_index is None or f.pass_index <= last]
 
     def optimizer_events(self) -> list:

@@ -2,11 +2,15 @@
 each pause; enter jumps to the finding's node."""
 
 import pytest
+from brief_samples import BRIEF_ARGV
 from tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
 from tui_pilot import wait_for, wait_for_text
 from tui_screen import screen_text
 
+from graphscope.session import Debuggee
+from graphscope.trace import snapshot
 from graphscope.trace.record import ACCUMULATED_GRAD, NAN_ORIGIN
+from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.findings_view import NONE_YET, FindingsView
 from graphscope.tui.node_details import NodeDetails
 
@@ -86,3 +90,50 @@ async def test_a_finding_appears_at_the_pause_after_the_run_shows_it():
             await wait_for(pilot, lambda: any(f.kind == ACCUMULATED_GRAD for f in view.findings),
                            what="the grads not zeroed found")
             await wait_for_text(pilot, "grads not zeroed")
+
+
+async def test_a_finding_shows_the_scripts_names_literally():
+    with live_app(SCRIPTS / "hostile_findings.py", pause=False) as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_settled(pilot, session, ("finished",))
+            await pilot.press("f")
+            await wait_for_text(pilot, "[bold.weight #")
+            await wait_for_text(pilot, "grads of `[bold.weight`")
+
+
+FINDINGS_KEYS = ["n", "n", "c", "p", "p"]
+
+
+def findings_shown(app) -> list:
+    view = app.query_one(FindingsView)
+    return [(f.kind, f.pass_index, f.node, f.message) for f in view.findings]
+
+
+async def test_the_same_keys_show_the_same_findings_live_and_in_the_snapshot(tmp_path):
+    export, live, seen = tmp_path / "run.json", [], []
+    with live_app(SAMPLES / "exploding_nan.py", BRIEF_ARGV["exploding_nan.py"]) as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("f")
+            live.append(findings_shown(app))
+            for key in FINDINGS_KEYS:
+                count = app.updates
+                await pilot.press(key)
+                await wait_for(pilot, lambda: app.updates > count, what=f"{key} to take effect")
+                await until_settled(pilot, session)
+                live.append(findings_shown(app))
+            snapshot.dump(session.record, export)
+    debuggee = Debuggee(snapshot.load(export), str(export), break_on_nan=True)
+    app = GraphscopeApp(debuggee)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.moment.state is debuggee.state and app.updates > 0)
+        await pilot.press("f")
+        seen.append(findings_shown(app))
+        for key in FINDINGS_KEYS:
+            count = app.updates
+            await pilot.press(key)
+            await wait_for(pilot, lambda: app.updates > count and app.moment.state is debuggee.state,
+                           what=f"{key} to take effect")
+            seen.append(findings_shown(app))
+    assert seen == live
+    assert any(kind == NAN_ORIGIN for kind, *_ in live[3])  # `c` stopped at the NaN: found
