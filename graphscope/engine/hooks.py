@@ -24,6 +24,9 @@ _handlers: dict = {event: () for event in EVENTS}
 # The one observer that steps through backward by a tape (see `Observer.backward_tape`): its
 # `backward_tape`, behind its thread check; None when there is none. Rebuilt with `_handlers`.
 _taping: list = [None]
+# Whether an installed observer handles leaf_updating or leaf_updated: in-place ops on a leaf that
+# requires grad check it (after `observers`) before announcing. Rebuilt with `_handlers`.
+leaf_updates: list = [False]
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -171,6 +174,7 @@ def _rebuild() -> None:
         _handlers[event] = tuple(_handler(o, event) for o in observers if _overrides(o, event)
                                  and not (o is taper and event in _TAPED))
     _taping[0] = None if taper is None else _handler(taper, "backward_tape")
+    leaf_updates[0] = bool(_handlers["leaf_updating"] or _handlers["leaf_updated"])
 
 
 _TAPED = ("before_node", "after_node")  # the events a tape replaces

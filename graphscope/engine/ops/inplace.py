@@ -78,7 +78,7 @@ _updating = _Updating()
 def _announced(inplace, target: Tensor, *args):
     """`inplace(target, *args)` announced to observers as a change of `target`, which requires grad
     outside grad mode: a hand-written update. (Callers check `hooks.observers` first: with none
-    installed, that check is all an in-place op pays.)"""
+    installed, that check is all an in-place op pays; then whether one handles these events.)"""
     _updating.tensor = target
     try:
         hooks.announce("leaf_updating", target)
@@ -104,7 +104,7 @@ def _fitted(values, array, op: str):
 
 def _write(target: Tensor, op: str, values) -> Tensor:
     """Untracked in-place: write `values` (an array or a Python number) into the target's array."""
-    if hooks.observers and target.requires_grad and _updating.tensor is not target:
+    if hooks.observers and target.requires_grad and hooks.leaf_updates[0] and _updating.tensor is not target:
         return _announced(_write, target, op, values)
     array = target.array
     if not backend.writeable(array):
@@ -130,7 +130,7 @@ def _arith(op: str, functional, name: str):
     def inplace(input: Tensor, other):
         if _grad_state.enabled and _tracked(input, (other,)):  # grad mode first: updates run in no_grad
             return rebase(input, op, functional, other)
-        if hooks.observers and input.requires_grad and _updating.tensor is not input:
+        if hooks.observers and input.requires_grad and hooks.leaf_updates[0] and _updating.tensor is not input:
             return _announced(inplace, input, other)
         array = input.array
         operand = other.array if isinstance(other, Tensor) else other
@@ -211,7 +211,8 @@ def copy_(input: Tensor, src):
 def setitem(input: Tensor, index, value) -> None:
     if index is False:
         return  # as torch: a lone False writes nothing and checks nothing ((False,) goes the usual way)
-    if hooks.observers and input.requires_grad and not _grad_state.enabled and _updating.tensor is not input:
+    if hooks.observers and input.requires_grad and not _grad_state.enabled and hooks.leaf_updates[0] \
+            and _updating.tensor is not input:
         return _announced(setitem, input, index, value)
     array = input.array
     index, shape = indexing.normalize_index(index, array)
