@@ -41,6 +41,11 @@ def event_short(event) -> str:
     return ".grad=None" if all(c.after is None for c in event.params) else ".grad=0"
 
 
+def steps_values(event) -> bool:
+    """Whether the event changed parameters' values (a step, the optimizer's or by hand), not their grads."""
+    return event.kind in ("step", "hand_update")
+
+
 def event_site(event) -> str:
     site = event.site
     return f"{one_line(site.file.rsplit('/', 1)[-1])}:{site.line}" if site is not None else ""

@@ -141,6 +141,10 @@ async def test_a_hand_written_update_shows_in_the_passes_view_and_the_rule_tab_a
             assert [row[2] for row in cells[:4]] == ["17.5", "update", ".grad=0", ".grad=0"]
             table.move_cursor(row=1)
             await wait_for_text(pilot, "w, b updated by the script")
+            norms = app.query_one(PassesView).query_one("#norm-table")
+            await wait_for(pilot, lambda: norms.columns["value"].label.plain == "‖update‖", what="‖update‖")
+            update = session.record.optimizer[0].params[0].update
+            assert [str(cell) for cell in norms.get_row_at(0)] == ["w", fit_number(update.norm, 10)]
             w = leaf_node(session.record, "w", 1)
             await show_tab(pilot, app, w, "tab-rule")
             await wait_for_text(pilot, "Before this pass's backward")
