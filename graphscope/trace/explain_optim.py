@@ -63,7 +63,10 @@ def explain_change(record: Record, event: OptimizerEvent, change: ParamChange, e
     lines.append(f"value before    {_num(n.before)}")
     if n.grad is not None:
         lines.append(f"grad            {_num(n.grad)}")
-    lines += _rule_lines(n) if event.kind == OPTIMIZER_STEP else ["update = after - before (its rule is the script's line)"]
+    if event.kind == OPTIMIZER_STEP:
+        lines += _rule_lines(n)
+    else:
+        lines.append("update = after - before (its rule is the script's line)")
     if n.after is not None and n.before is not None:
         lines.append(f"value after     {_num(n.before)} + {_term(n.after - n.before)} = {_num(n.after)}")
     elif n.after is not None:

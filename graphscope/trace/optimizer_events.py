@@ -1,4 +1,5 @@
-"""The recorder's optimizer events: zero_grad, step (before, grad, update, after, state), grad resets and updates by hand.
+"""The recorder's optimizer events: zero_grad, step (before, grad, update, after, state), grad resets and
+updates by hand.
 
 An event is journaled cheaply: a row of `record.optimizer` (kind, pass, optimizer, settings, site)
 and, for its parameters, plain tuples of the copies it saw (the optimizer changes values and

@@ -164,12 +164,12 @@ class ParamChange(_Same):
 @dataclass(eq=False, slots=True)
 class OptimizerEvent(_Same):
     """`optimizer.zero_grad()`, `optimizer.step()` (one event per parameter group), or user code
-    clearing a leaf's grad or updating leaves by hand, between backward passes. A run's events past the detail window keep
-    this row and drop `params`."""
+    clearing a leaf's grad or updating leaves by hand, between backward passes. A run's events past
+    the detail window keep this row and drop `params`."""
 
     kind: str                           # one of OPTIMIZER_EVENT_KINDS
     passes: int                         # backward passes begun before it
-    optimizer: str = ""                 # "SGD", "Adam"; a module's class for its zero_grad; "" for the script's own
+    optimizer: str = ""                 # "SGD", "Adam"; a module's class for its zero_grad; "" for the script's
     settings: tuple[tuple[str, str], ...] = ()  # the group's options as literals: ("lr", "0.1")
     site: SourceSite | None = None      # the user's line that called it
     params: list[ParamChange] = field(default_factory=list)

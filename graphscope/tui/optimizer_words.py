@@ -1,5 +1,5 @@
-"""The optimizer's events (zero_grad, step, a script's `.grad` reset or update by hand) in words, for the passes view, the timeline
-and a parameter's Rule tab."""
+"""The optimizer's events (zero_grad, step, a script's `.grad` reset or update by hand) in words, for the passes
+view, the timeline and a parameter's Rule tab."""
 
 from __future__ import annotations
 

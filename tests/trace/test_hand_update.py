@@ -1,4 +1,5 @@
-"""A hand-written update (`with no_grad(): w -= lr * w.grad`) is an event like optimizer.step(): before, update, after."""
+"""A hand-written update (`with no_grad(): w -= lr * w.grad`) is an event like optimizer.step(): before, update,
+after."""
 
 import numpy as np
 import torch
