@@ -15,7 +15,8 @@ observers: list = []
 
 EVENTS = ("leaf_created", "node_created", "module_entered", "module_left", "backward_begun", "before_node",
           "after_node", "leaf_grad_accumulating", "leaf_grad_accumulated", "backward_ended", "grads_zeroing",
-          "optimizer_step_begun", "optimizer_step_ended", "grad_clearing", "tensor_zeroing")
+          "optimizer_step_begun", "optimizer_step_ended", "grad_clearing", "tensor_zeroing", "leaf_updating",
+          "leaf_updated")
 
 # Per event, the handlers of the installed observers that override it (rebuilt, never mutated,
 # so an observer may uninstall itself mid-event). Events nobody handles cost one lookup.
@@ -23,6 +24,9 @@ _handlers: dict = {event: () for event in EVENTS}
 # The one observer that steps through backward by a tape (see `Observer.backward_tape`): its
 # `backward_tape`, behind its thread check; None when there is none. Rebuilt with `_handlers`.
 _taping: list = [None]
+# Whether an installed observer handles leaf_updating or leaf_updated: in-place ops on a leaf that
+# requires grad check it (after `observers`) before announcing. Rebuilt with `_handlers`.
+leaf_updates: list = [False]
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
@@ -106,6 +110,13 @@ class Observer:
     def tensor_zeroing(self, tensor):
         """`tensor.zero_()` is about to run (observers tell a leaf's `.grad` from other tensors)."""
 
+    def leaf_updating(self, tensor):
+        """An in-place op is about to change `tensor`, which requires grad, outside grad mode (a
+        hand-written update, `with no_grad(): w -= lr * w.grad`, or an initialisation)."""
+
+    def leaf_updated(self, tensor):
+        """The in-place op announced by `leaf_updating` has changed `tensor` (not said when it raised)."""
+
 
 @contextmanager
 def observe(observer: Observer):
@@ -163,6 +174,7 @@ def _rebuild() -> None:
         _handlers[event] = tuple(_handler(o, event) for o in observers if _overrides(o, event)
                                  and not (o is taper and event in _TAPED))
     _taping[0] = None if taper is None else _handler(taper, "backward_tape")
+    leaf_updates[0] = bool(_handlers["leaf_updating"] or _handlers["leaf_updated"])
 
 
 _TAPED = ("before_node", "after_node")  # the events a tape replaces

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from .explain import SMALL, number_text
 from .record import (
     GRAD_RESET,
+    HAND_UPDATE,
     OPTIMIZER_STEP,
     ZERO_GRAD,
     OptimizerEvent,
@@ -47,7 +48,7 @@ class ChangeNumbers:
 
 def explain_change(record: Record, event: OptimizerEvent, change: ParamChange, element: int | None = None) -> list[str]:
     """Plain text lines for one parameter of an optimizer event: before, the rule with the numbers, after."""
-    if event.kind != OPTIMIZER_STEP:
+    if event.kind in (ZERO_GRAD, GRAD_RESET):
         return _explain_reset(event, change, element)
     summary = change.before or change.after
     numel = summary.numel if summary is not None else 0
@@ -62,7 +63,10 @@ def explain_change(record: Record, event: OptimizerEvent, change: ParamChange, e
     lines.append(f"value before    {_num(n.before)}")
     if n.grad is not None:
         lines.append(f"grad            {_num(n.grad)}")
-    lines += _rule_lines(n)
+    if event.kind == OPTIMIZER_STEP:
+        lines += _rule_lines(n)
+    else:
+        lines.append("update = after - before (its rule is the script's line)")
     if n.after is not None and n.before is not None:
         lines.append(f"value after     {_num(n.before)} + {_term(n.after - n.before)} = {_num(n.after)}")
     elif n.after is not None:
@@ -286,7 +290,11 @@ def _element_index(element: int | None, numel: int) -> int:
 
 
 def _title(event: OptimizerEvent, change: ParamChange) -> str:
-    """The parameter, the optimizer and its settings that matter (lr, and those not off)."""
+    """The parameter, the optimizer and its settings that matter (lr, and those not off); or the
+    script's line that updated it by hand."""
+    if event.kind == HAND_UPDATE:
+        line = f" at line {event.site.line}: {event.site.text.strip()}" if event.site is not None else ""
+        return f"{change.label}: updated by the script after backward pass {event.passes - 1}{line}"
     settings = ", ".join(f"{k}={v}" for k, v in event.settings if k == "lr" or v not in _OFF)
     return f"{change.label}: {event.optimizer} step after backward pass {event.passes - 1} ({settings})"
 

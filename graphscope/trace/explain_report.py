@@ -20,7 +20,7 @@ from .explain import (
 )
 from .explain_optim import explain_change
 from .literal import escaped, visible
-from .record import GRAD_RESET, OPTIMIZER_STEP, BackwardPass, Record, SourceSite
+from .record import GRAD_RESET, HAND_UPDATE, OPTIMIZER_STEP, BackwardPass, Record, SourceSite
 
 __all__ = ["ExplainError", "choose_pass", "markdown_report", "text_report"]
 
@@ -114,10 +114,12 @@ def _leaves(record: Record, p: BackwardPass) -> Section:
 
 
 def _event(record: Record, event) -> Section:
-    """An optimizer's step or zero_grad, or the script resetting a .grad, after the pass: each
+    """An optimizer's step or zero_grad, or the script resetting a .grad or updating by hand, after the pass: each
     parameter's numbers (a step's before, update and after; the .grad cleared)."""
     if event.kind == GRAD_RESET:
         heading = ("After the pass: the script resets the .grad of ", *_joined([Name(c.label) for c in event.params]))
+    elif event.kind == HAND_UPDATE:
+        heading = ("After the pass: the script updates ", *_joined([Name(c.label) for c in event.params]))
     else:
         call = "step()" if event.kind == OPTIMIZER_STEP else "zero_grad()"
         heading = ("After the pass: ", Name(f"{event.optimizer}.{call}" if event.optimizer else call))

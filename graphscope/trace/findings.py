@@ -13,6 +13,7 @@ from .record import (
     EXPLODING_GRAD,
     NAN_GRAD,
     NAN_ORIGIN,
+    HAND_UPDATE,
     OPTIMIZER_STEP,
     PARAMETER,
     VANISHING_GRAD,
@@ -181,7 +182,7 @@ def accumulated_grads(record: Record) -> list[Finding]:
     the step that read the sum (else where the first leaf was made)."""
     resets, steps = [], []
     for e in record.optimizer:
-        if e.kind == OPTIMIZER_STEP:
+        if e.kind in (OPTIMIZER_STEP, HAND_UPDATE):  # an update by hand reads the grads as a step does
             steps.append((e.passes, e.site))
         else:  # a light row lost its parameters: count it as clearing every grad
             resets.append((e.passes, {c.label for c in e.params} if e.params else None))

@@ -1,4 +1,5 @@
-"""The recorder's optimizer events: zero_grad, step (before, grad, update, after, state) and grad resets.
+"""The recorder's optimizer events: zero_grad, step (before, grad, update, after, state), grad resets and
+updates by hand.
 
 An event is journaled cheaply: a row of `record.optimizer` (kind, pass, optimizer, settings, site)
 and, for its parameters, plain tuples of the copies it saw (the optimizer changes values and
@@ -20,7 +21,7 @@ from graphscope.engine.tensor import Tensor, data_writes
 
 from .journal import LeafEntry
 from .naming import name, short_repr
-from .record import GRAD_RESET, OPTIMIZER_STEP, ZERO_GRAD, ParamChange
+from .record import GRAD_RESET, HAND_UPDATE, OPTIMIZER_STEP, ZERO_GRAD, ParamChange
 from .summary import Summarized
 
 
@@ -35,8 +36,8 @@ class Saw(NamedTuple):
 
 
 class Stepped(NamedTuple):
-    """A step's parameters after it, aligned with its Saw: (copy after, copy before, the
-    optimizer's state for it [(name, copy or literal)] or None) each."""
+    """A step's parameters after it, aligned with its Saw, the last of its event's: (copy after,
+    copy before, the optimizer's state for it [(name, copy or literal)] or None) each."""
 
     row: int
     params: list
@@ -131,17 +132,7 @@ class OptimizerRecording:
                 leaf = leaves.get(id(p))
                 if leaf is None or leaf.first is None or leaf.ref() is not p:
                     continue
-                # Its value: the copy its pass holds, while it has not changed since; its
-                # `.grad`: the copy the last accumulation made, likewise.
-                array = p.array
-                if leaf.array is array and leaf.copy is not None and leaf.version == (p._vc[0], writes):
-                    before = leaf.copy
-                else:
-                    before = self._keep(array)
-                if leaf.grad_array is grad.array and leaf.grad_version == (grad._vc[0], writes):
-                    read = leaf.grad_copy
-                else:
-                    read = self._grad_copy(leaf, grad)
+                before, read = self._value_and_grad(p, leaf, grad, writes)
                 seen.append((leaf.first, leaf.label or self._label(p), before, read))
                 changed.append((p, leaf, before))
             if seen:
@@ -156,18 +147,37 @@ class OptimizerRecording:
         index, steps = opened
         state = optimizer.state
         state = state if isinstance(state, dict) else {}
-        fresh, writes = self._journal.fresh, data_writes
         for row, changed in steps:
             afters = []
             for p, leaf, before in changed:
-                array = p.array
-                after = self._keep(array)
-                # The next forward shares this copy while the parameter stays as the step left it.
-                leaf.array, leaf.version, leaf.copy, leaf.finite = array, (p._vc[0], writes[0]), after, False
-                fresh.append((leaf, after))
                 slot = state.get(p)
-                afters.append((after, before, self._state_copies(slot) if slot else None))
+                afters.append((self._value_after(p, leaf), before, self._state_copies(slot) if slot else None))
             self._pend(index, _new(Stepped, (row, afters)))
+
+    def leaf_updating(self, tensor):
+        self._updating = None
+        leaf = self._known_leaf(tensor)
+        passes = len(self.record.passes)
+        if leaf is None or not passes or self._open_steps or self._sealed:
+            return  # an initialisation, or an optimizer's step changing its parameter its own way
+        grad = tensor._grad
+        before, read = self._value_and_grad(tensor, leaf, grad, data_writes[0])
+        self._updating = (tensor, leaf, before, read)
+
+    def leaf_updated(self, tensor):
+        opened, self._updating = self._updating, None
+        if opened is None or opened[0] is not tensor or self._sealed:
+            return
+        _, leaf, before, read = opened
+        passes = len(self.record.passes)
+        last = self._last_update  # (its row, passes, the leaves it updated)
+        if last is None or last[0] != len(self.record.optimizer) - 1 or last[1] != passes or leaf.first in last[2]:
+            row = self.record.optimizer.add(HAND_UPDATE, passes, "", (), self._names.site(hooks.user_site()))
+            last = self._last_update = (row, passes, set())
+        last[2].add(leaf.first)
+        self._pend(passes - 1, _new(Saw, (last[0], [(leaf.first, leaf.label or self._label(tensor), before, read)],
+                                         False)))
+        self._pend(passes - 1, _new(Stepped, (last[0], [(self._value_after(tensor, leaf), before, None)])))
 
     # --- what the rest of the recorder calls --------------------------------------------
 
@@ -231,6 +241,30 @@ class OptimizerRecording:
             self._group_settings[id(group)] = (options, settings)
         return settings
 
+    def _value_and_grad(self, p: Tensor, leaf: LeafEntry, grad, writes: int) -> tuple:
+        """Copies of a parameter's value and `.grad` (None without one) before a step: its value,
+        the copy its pass holds while it has not changed since; its `.grad`, the copy the last
+        accumulation made, likewise."""
+        array = p.array
+        if leaf.array is array and leaf.copy is not None and leaf.version == (p._vc[0], writes):
+            before = leaf.copy
+        else:
+            before = self._keep(array)
+        if grad is None:
+            return before, None
+        if leaf.grad_array is grad.array and leaf.grad_version == (grad._vc[0], writes):
+            return before, leaf.grad_copy
+        return before, self._grad_copy(leaf, grad)
+
+    def _value_after(self, p: Tensor, leaf: LeafEntry):
+        """A copy of a parameter's value after a step, which the next forward shares while the
+        parameter stays as the step left it."""
+        array = p.array
+        after = self._keep(array)
+        leaf.array, leaf.version, leaf.copy, leaf.finite = array, (p._vc[0], data_writes[0]), after, False
+        self._journal.fresh.append((leaf, after))
+        return after
+
     def _known_leaf(self, t: Tensor) -> LeafEntry | None:
         """The leaf's entry when it has an identity (it was in a recorded pass)."""
         leaf = self._leaf_copies.get(id(t))
@@ -292,7 +326,7 @@ class OptimizerRecording:
                 event = history.held(entry.row)
                 if event is None:
                     continue  # its pass left the detail window while it stepped (closures' passes)
-                for change, (after, was, state) in zip(event.params, entry.params):
+                for change, (after, was, state) in zip(event.params[-len(entry.params):], entry.params):
                     work.append((change, "after", after))
                     if type(after) is not Summarized and type(was) is not Summarized:  # else too large
                         work.append((change, "update", namespace(after).subtract(after, was)))
@@ -324,6 +358,8 @@ def new_optimizer_state(recorder) -> None:
     recorder._optimizer_pending = {}  # pass index -> its events' Saw and Stepped copies, until kept or dropped
     recorder._open_steps = {}  # id(optimizer) -> (pass index, [(row, [(param, leaf, copy before)])]) while it steps
     recorder._last_reset = None  # (row, site, passes, leaves) of the last grad reset event
+    recorder._last_update = None  # (row, passes, leaves) of the last update by hand
+    recorder._updating = None  # (tensor, leaf, copy of its value, of its grad) while updated by hand
     recorder._type_names = {}  # class -> (its __name__, as a name)
     recorder._grad_owners = GradOwners()
     recorder._group_settings = {}  # id(param group) -> (its options, their literals)

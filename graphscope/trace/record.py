@@ -51,11 +51,17 @@ VANISHING_GRAD = "vanishing-grad"
 EXPLODING_GRAD = "exploding-grad"
 ACCUMULATED_GRAD = "accumulated-grad"
 FINDING_KINDS = (NAN_ORIGIN, NAN_GRAD, DEAD_RELU, VANISHING_GRAD, EXPLODING_GRAD, ACCUMULATED_GRAD)
+# Each kind in a few words, as the summary and the app title a finding.
+FINDING_TITLES = {
+    NAN_ORIGIN: "NaN origin", NAN_GRAD: "NaN in backward", DEAD_RELU: "dead ReLU",
+    VANISHING_GRAD: "vanishing grad", EXPLODING_GRAD: "exploding grad", ACCUMULATED_GRAD: "grads not zeroed",
+}
 
-# Optimizer events' kinds: `optimizer.zero_grad()` (or a module's), `optimizer.step()`, and user
-# code clearing one leaf's grad (`t.grad = None`, `t.grad.zero_()`).
-ZERO_GRAD, OPTIMIZER_STEP, GRAD_RESET = "zero_grad", "step", "grad_reset"
-OPTIMIZER_EVENT_KINDS = (ZERO_GRAD, OPTIMIZER_STEP, GRAD_RESET)
+# Optimizer events' kinds: `optimizer.zero_grad()` (or a module's), `optimizer.step()`, user code
+# clearing one leaf's grad (`t.grad = None`, `t.grad.zero_()`), and user code updating leaves in
+# place outside grad mode (`with no_grad(): w -= lr * w.grad`), a step written by hand.
+ZERO_GRAD, OPTIMIZER_STEP, GRAD_RESET, HAND_UPDATE = "zero_grad", "step", "grad_reset", "hand_update"
+OPTIMIZER_EVENT_KINDS = (ZERO_GRAD, OPTIMIZER_STEP, GRAD_RESET, HAND_UPDATE)
 
 # Ops the recorder gives to leaves (they have no Function): a leaf that requires grad,
 # any other leaf tensor, a Python value passed to an op, and a non-leaf tensor whose
@@ -146,24 +152,24 @@ class ParamChange(_Same):
 
     leaf: int                           # the parameter's Node.leaf identity
     label: str                          # its name ("fc.weight", or the script's variable name)
-    before: TensorSummary | None = None  # step: its value before; zero_grad/grad_reset: its .grad before
-    update: TensorSummary | None = None  # step: after - before
-    after: TensorSummary | None = None   # step: its value after; zero_grad(set_to_none=False): the zeros
+    before: TensorSummary | None = None  # step, hand_update: its value before; zero_grad/grad_reset: its .grad before
+    update: TensorSummary | None = None  # step, hand_update: after - before
+    after: TensorSummary | None = None   # step, hand_update: its value after; zero_grad(set_to_none=False): the zeros
     # step: the optimizer's state for it after the step: ("momentum_buffer", S), ("exp_avg", S),
     # ("exp_avg_sq", S), ("step", "3"); a tensor as a summary, anything else as a literal.
     state: tuple[tuple[str, TensorSummary | str], ...] = ()
-    grad: TensorSummary | None = None    # step: the .grad the step read
+    grad: TensorSummary | None = None    # step, hand_update: the .grad when it began
 
 
 @dataclass(eq=False, slots=True)
 class OptimizerEvent(_Same):
     """`optimizer.zero_grad()`, `optimizer.step()` (one event per parameter group), or user code
-    clearing a leaf's grad, between backward passes. A run's events past the detail window keep
-    this row and drop `params`."""
+    clearing a leaf's grad or updating leaves by hand, between backward passes. A run's events past
+    the detail window keep this row and drop `params`."""
 
     kind: str                           # one of OPTIMIZER_EVENT_KINDS
     passes: int                         # backward passes begun before it
-    optimizer: str = ""                 # "SGD", "Adam"; a module's class for its zero_grad; "" for grad_reset
+    optimizer: str = ""                 # "SGD", "Adam"; a module's class for its zero_grad; "" for the script's
     settings: tuple[tuple[str, str], ...] = ()  # the group's options as literals: ("lr", "0.1")
     site: SourceSite | None = None      # the user's line that called it
     params: list[ParamChange] = field(default_factory=list)

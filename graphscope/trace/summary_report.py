@@ -12,7 +12,7 @@ from rich.text import Text
 from .drawing import loss_sparkline
 from .limits import cut
 from .literal import literal
-from .record import FINDING_KINDS, Finding, Record, SourceSite
+from .record import FINDING_KINDS, FINDING_TITLES, Finding, Record, SourceSite
 from .summary import format_number
 
 # Characters of the script's error message shown: Rich takes a minute to wrap a message of
@@ -21,13 +21,6 @@ SHOWN_MESSAGE = 4096
 NO_GRAPH = ("The script built no graph: no operation on a tensor that requires grad ran while it "
             "was recorded, so there is nothing to show. (Set requires_grad=True on a tensor, or use "
             "an nn layer, and call .backward() on a result.)")
-
-_TITLES = {
-    "nan-origin": "NaN origin", "nan-grad": "NaN in backward", "dead-relu": "dead ReLU",
-    "vanishing-grad": "vanishing grad", "exploding-grad": "exploding grad",
-    "accumulated-grad": "grads not zeroed",
-}
-
 
 def _site_text(site: SourceSite | None) -> Text:
     if site is None:
@@ -122,7 +115,7 @@ def _findings(findings: list[Finding]) -> Table:
     for f in sorted(findings, key=lambda f: order.get(f.kind, len(order))):
         style = "bold red" if f.kind.startswith("nan") else "bold yellow"
         body = Group(literal(f.message), _site_text(f.site)) if f.site is not None else literal(f.message)
-        table.add_row(Text(_TITLES.get(f.kind, f.kind), style), body)
+        table.add_row(Text(FINDING_TITLES.get(f.kind, f.kind), style), body)
     return table
 
 

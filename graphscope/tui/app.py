@@ -26,6 +26,7 @@ from .breakpoints_screen import BreakpointsScreen
 from .console_pane import ConsolePane
 from .export_dialog import ExportDialog, default_export_path
 from .find_dialog import FindDialog
+from .findings_view import FindingsView
 from .gradcheck_screen import GradcheckScreen
 from .graph_tree import GraphTree
 from .help_screen import HelpScreen
@@ -366,6 +367,12 @@ class GraphscopeApp(App[None]):
             return
         self.views.reveal(state.node)
         self._show_details(state.node, force=True)
+
+    def action_findings(self) -> None:
+        self.views.choose("findings", self.query_one(NodeDetails).node_id)
+
+    def on_findings_view_highlighted(self, message: FindingsView.Highlighted) -> None:
+        self._show_details(message.node)
 
     def action_switch_view(self) -> None:
         self.views.choose(self.views.next_view(), self.query_one(NodeDetails).node_id)

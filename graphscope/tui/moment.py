@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from graphscope.session import Breakpoint
+from graphscope.trace.findings import find
 from graphscope.trace.record import Step
 
 from .record_index import RecordIndex
@@ -151,6 +152,22 @@ class Moment:
         passes = list(record.passes)
         passes[position] = replace(p, steps=steps)
         return replace(record, passes=passes)
+
+    def findings(self) -> list:
+        """What the findings (NaN/Inf origin, grads not zeroed, dead ReLUs, vanishing and exploding
+        grads) say of the run as far as it has happened at the cursor: a live run's at each pause,
+        a snapshot's as it stepped there (nothing of a pass after the cursor's)."""
+        record = self.known_record()
+        state = self.state
+        if state is None or state.pass_index is None or not 0 <= state.pass_index < len(record.passes):
+            return find(record)
+        position = state.pass_index
+        passes = list(record.passes[:position + 1])
+        if state.step is not None and state.step < len(passes[position].order):
+            passes[position] = replace(passes[position], grad_norms={})  # worked out as the pass ends
+        found = find(replace(record, passes=passes, optimizer=self.optimizer_events()))
+        last = passes[position].index
+        return [f for f in found if f.pass_index is None or f.pass_index <= last]
 
     def optimizer_events(self) -> list:
         """The optimizer's (and the script's `.grad` reset) events that have happened at the cursor:

@@ -1,5 +1,5 @@
-"""The optimizer's events (zero_grad, step, a script's `.grad` reset) in words, for the passes view, the timeline
-and a parameter's Rule tab."""
+"""The optimizer's events (zero_grad, step, a script's `.grad` reset or update by hand) in words, for the passes
+view, the timeline and a parameter's Rule tab."""
 
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ UNSET = ("0", "0.0", "False", "None")
 
 
 def event_title(event) -> str:
-    """`optimizer.step()  SGD(lr=0.1, momentum=0.9)`, `optimizer.zero_grad()  SGD`, `w.grad = None`."""
+    """`optimizer.step()  SGD(lr=0.1, momentum=0.9)`, `optimizer.zero_grad()  SGD`, `w.grad = None`,
+    `w, b updated by the script`."""
+    if event.kind == "hand_update":
+        return f"{', '.join(one_line(c.label) for c in event.params) or 'parameters'} updated by the script"
     if event.kind == "grad_reset":
         labels = ", ".join(one_line(c.label) for c in event.params) or "a leaf"
         zeroed = any(c.after is not None for c in event.params)
@@ -28,12 +31,19 @@ def event_title(event) -> str:
 
 
 def event_short(event) -> str:
-    """At most 10 characters, for a table cell: `step SGD`, `zero_grad`, `.grad=None`."""
+    """At most 10 characters, for a table cell: `step SGD`, `zero_grad`, `.grad=None`, `update`."""
+    if event.kind == "hand_update":
+        return "update"
     if event.kind == "step":
         return f"step {one_line(event.optimizer)}"[:10]
     if event.kind == "zero_grad":
         return "zero_grad"
     return ".grad=None" if all(c.after is None for c in event.params) else ".grad=0"
+
+
+def steps_values(event) -> bool:
+    """Whether the event changed parameters' values (a step, the optimizer's or by hand), not their grads."""
+    return event.kind in ("step", "hand_update")
 
 
 def event_site(event) -> str:

@@ -17,7 +17,7 @@ from graphscope.trace.record import BackwardPass
 from .moment import Moment
 from .node_label import keep_tail, one_line
 from .number_text import fit_number
-from .optimizer_words import STYLE, event_line, event_short
+from .optimizer_words import STYLE, event_line, event_short, steps_values
 from .wording import counted, runs
 
 NUMBER = 10  # the width of a loss or a norm in the tables
@@ -169,9 +169,9 @@ class PassesView(Vertical):
         norms.clear()
         if kind == "event":
             note.update(event_line(what))
-            self._relabel(norms, "‖update‖" if what.kind == "step" else "‖.grad‖")
+            self._relabel(norms, "‖update‖" if steps_values(what) else "‖.grad‖")
             for change in what.params:
-                shown = change.update if what.kind == "step" else change.before
+                shown = change.update if steps_values(what) else change.before
                 value = shown.norm if shown is not None else None
                 norms.add_row(Text(keep_tail(one_line(change.label), NAME)),
                               Text(fit_number(value, NUMBER) if value is not None else "None", "" if shown else "dim"))

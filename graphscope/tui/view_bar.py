@@ -1,4 +1,5 @@
-"""ViewBar: the names of the left pane's views, the current one lit; v cycles them, a click picks one."""
+"""ViewBar: the names of the left pane's views, the current one lit (shortened where they do not fit); v cycles
+them, a click picks one."""
 
 from __future__ import annotations
 
@@ -25,8 +26,15 @@ class ViewBar(Static):
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self._spans: list[tuple[int, int, str]] = []  # (first column, past the last, view)
+        self._shown: tuple = ((), {}, "", None)
 
-    def show(self, views: tuple[str, ...], titles: dict[str, str], current: str) -> None:
+    def show(self, views: tuple[str, ...], titles: dict[str, str], current: str,
+             short: dict[str, str] | None = None) -> None:
+        """Name the views, `current` lit: by `titles`, or by `short` where those do not fit."""
+        self._shown = (views, titles, current, short)
+        width = self.content_region.width
+        if short is not None and width and sum(len(titles[v]) + 1 for v in views) - 1 > width:
+            titles = short
         text = Text(no_wrap=True, overflow="ellipsis")
         self._spans = []
         for i, view in enumerate(views):
@@ -36,6 +44,10 @@ class ViewBar(Static):
             text.append(titles[view], "bold reverse" if view == current else "dim")
             self._spans.append((start, text.cell_len, view))
         self.update(text)
+
+    def on_resize(self) -> None:
+        if self._shown[0]:
+            self.show(*self._shown)
 
     def on_click(self, event: events.Click) -> None:
         offset = event.get_content_offset(self)

@@ -1,5 +1,5 @@
-"""Views: the left pane: the view bar over the graph, modules, timeline and passes views, which one is
-shown, and bringing it up to date (a big record's graph roots are found off the UI thread)."""
+"""Views: the left pane: the view bar over the graph, modules, timeline, passes and findings views, which one
+is shown, and bringing it up to date (a big record's graph roots are found off the UI thread)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import ContentSwitcher
 
+from .findings_view import FindingsView
 from .graph_tree import GraphTree
 from .module_tree import ModuleTree
 from .moment import Moment
@@ -18,8 +19,11 @@ from .record_index import RecordIndex
 from .timeline import Timeline
 from .view_bar import ViewBar
 
-VIEWS = ("graph", "modules", "timeline", "passes")
-VIEW_TITLES = {"graph": "graph", "modules": "modules", "timeline": "timeline", "passes": "passes"}
+VIEWS = ("graph", "modules", "timeline", "passes", "findings")
+VIEW_TITLES = {"graph": "graph", "modules": "modules", "timeline": "timeline", "passes": "passes",
+               "findings": "findings"}
+# Where the titles do not fit the pane (80 columns): the new view's name whole, the others shortened.
+SHORT_TITLES = {"graph": "graph", "modules": "mod", "timeline": "time", "passes": "pass", "findings": "findings"}
 
 # Records with more nodes than this find the graph's roots off the UI thread (about 50 ms here).
 BIG_RECORD = 20_000
@@ -45,9 +49,10 @@ class Views(Vertical):
             yield ModuleTree(id="modules")
             yield Timeline(id="timeline")
             yield PassesView(id="passes")
+            yield FindingsView(id="findings")
 
     def on_mount(self) -> None:
-        self.query_one(ViewBar).show(VIEWS, VIEW_TITLES, "graph")
+        self.query_one(ViewBar).show(VIEWS, VIEW_TITLES, "graph", short=SHORT_TITLES)
 
     @property
     def current(self) -> str:
@@ -70,6 +75,8 @@ class Views(Vertical):
             self.query_one(ModuleTree).show_modules(moment)
         elif view == "timeline":
             self.query_one(Timeline).show_pass(moment)
+        elif view == "findings":
+            self.query_one(FindingsView).show_findings(moment)
         else:
             self.query_one(PassesView).show_passes(moment)
         return True
@@ -120,7 +127,7 @@ class Views(Vertical):
 
     def _switch_to(self, view: str) -> None:
         self.query_one("#views", ContentSwitcher).current = view
-        self.query_one(ViewBar).show(VIEWS, VIEW_TITLES, view)
+        self.query_one(ViewBar).show(VIEWS, VIEW_TITLES, view, short=SHORT_TITLES)
         self.refresh_view()
         widget = self.query_one(f"#{view}")
         (widget.query_one("#pass-table") if view == "passes" else widget).focus()
@@ -129,6 +136,10 @@ class Views(Vertical):
         if message.item.kind == "link":  # a node shown elsewhere in the tree: go there
             message.stop()
             self.query_one(GraphTree).reveal_node(message.item.node)
+
+    def on_findings_view_chosen(self, message: FindingsView.Chosen) -> None:
+        self._switch_to("graph")
+        self.query_one(GraphTree).reveal_node(message.node)
 
     def on_passes_view_chosen(self, message: PassesView.Chosen) -> None:
         chosen = self.index.record.passes[message.position]

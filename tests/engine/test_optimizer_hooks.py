@@ -1,4 +1,5 @@
-"""The engine announces .grad accumulation onto an existing grad, zero_grad, optimizer steps and grad resets."""
+"""The engine announces .grad accumulation onto an existing grad, zero_grad, optimizer steps, grad resets and
+updates by hand."""
 
 import graphscope as gs
 from graphscope import nn, optim
@@ -34,6 +35,12 @@ class Log(hooks.Observer):
 
     def tensor_zeroing(self, tensor):
         self.events.append(("zeroing tensor", tensor.tolist()))
+
+    def leaf_updating(self, tensor):
+        self.events.append(("updating", self._name(tensor), tensor.tolist()))
+
+    def leaf_updated(self, tensor):
+        self.events.append(("updated", self._name(tensor), tensor.tolist()))
 
 
 def test_accumulating_is_announced_before_adding_into_a_grad_that_is_there():
@@ -83,6 +90,20 @@ def test_zeroing_a_tensor_in_place_is_announced_before_it_happens():
     with hooks.observe(log):
         t.zero_()
     assert log.events == [("zeroing tensor", [1.0, 2.0])] and t.tolist() == [0.0, 0.0]
+
+
+def test_an_in_place_change_of_a_leaf_that_requires_grad_under_no_grad_is_announced_around_it():
+    w = gs.tensor([1.0, 2.0], requires_grad=True)
+    t = gs.tensor([1.0, 2.0])
+    log = Log({"w": w})
+    with hooks.observe(log), gs.no_grad():
+        w -= 0.5
+        w[0] = 3.0
+        w.clamp_(max=2.5)
+        t -= 1.0  # no grad required: not an update of a parameter
+    assert log.events == [("updating", "w", [1.0, 2.0]), ("updated", "w", [0.5, 1.5]),
+                          ("updating", "w", [0.5, 1.5]), ("updated", "w", [3.0, 1.5]),
+                          ("updating", "w", [3.0, 1.5]), ("updated", "w", [2.5, 1.5])]
 
 
 def test_a_users_optimizer_with_its_own_step_is_announced_once_around_it():

@@ -86,3 +86,22 @@ def test_the_optimizer_step_after_the_pass_shows_before_update_and_after():
     assert section(report, "After the pass: SGD.zero_grad()").splitlines()[-1] == "  .grad after    None"
     assert report.index("After the pass: SGD.step()") < report.index("After the pass: SGD.zero_grad()")
     assert "After the pass: SGD.zero_grad()" not in text_report(record, 1)
+
+
+def hand_steps():
+    w = gs.tensor([1.0, -2.0], requires_grad=True)
+    for _ in range(2):
+        (w * w).sum().backward()
+        with gs.no_grad():
+            w -= 0.1 * w.grad
+        w.grad = None
+
+
+def test_an_update_by_hand_after_the_pass_shows_before_update_and_after():
+    record = recorded(hand_steps)
+    report = text_report(record, 0)
+    update = next(e for e in record.optimizer if e.kind == "hand_update" and e.passes == 1)
+    lines = section(report, "After the pass: the script updates w").splitlines()
+    assert lines[1].endswith("w -= 0.1 * w.grad")
+    assert lines[2:] == [f"  {line}" for line in explain_change(record, update, update.params[0])]
+    assert "  after  [0.8, -1.6]" in lines

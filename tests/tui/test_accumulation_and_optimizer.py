@@ -1,6 +1,7 @@
 """A leaf's `.grad` across passes (before, added, now) and the optimizer's events in the passes view, the timeline
 and a parameter's Rule tab."""
 
+import pytest
 from tui_live import SAMPLES, SCRIPTS, live_app, until_settled
 from tui_pilot import wait_for, wait_for_text
 from tui_screen import screen_text
@@ -9,6 +10,7 @@ from graphscope.trace.explain_optim import explain_change
 from graphscope.tui.node_details import NodeDetails
 from graphscope.tui.number_text import fit_number
 from graphscope.tui.passes_view import PassesView
+from graphscope.tui.rule_view import RuleView
 
 
 def leaf_node(record, name: str, pass_index: int) -> int:
@@ -125,3 +127,35 @@ async def test_a_step_breakpoint_from_the_dialog_pauses_on_a_parameter_the_step_
             assert session.record.nodes[details.node_id].parameter in ("w", "b")
             assert details.query_one("#detail-tabs").active == "tab-rule"
             assert "end of pass (5 steps) · breakpoint 2: optimizer step" in screen_text(app)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_hand_written_update_shows_in_the_passes_view_and_the_rule_tab_as_a_step_does(size):
+    with live_app(SCRIPTS / "hand_update_line.py", pause=False) as (app, session):
+        async with app.run_test(size=size) as pilot:
+            await until_settled(pilot, session, ("finished",))
+            app.views.choose("passes", None)
+            table = app.query_one(PassesView).query_one("#pass-table")
+            await wait_for(pilot, lambda: table.row_count == 3 + 9, what="3 passes and 9 events")
+            cells = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+            assert [row[2] for row in cells[:4]] == ["17.5", "update", ".grad=0", ".grad=0"]
+            table.move_cursor(row=1)
+            await wait_for_text(pilot, "w, b updated by the script")
+            norms = app.query_one(PassesView).query_one("#norm-table")
+            await wait_for(pilot, lambda: norms.columns["value"].label.plain == "‖update‖", what="‖update‖")
+            update = session.record.optimizer[0].params[0].update
+            assert [str(cell) for cell in norms.get_row_at(0)] == ["w", fit_number(update.norm, 10)]
+            w = leaf_node(session.record, "w", 1)
+            await show_tab(pilot, app, w, "tab-rule")
+            await wait_for_text(pilot, "Before this pass's backward")
+            shown = app.query_one(RuleView).text.plain  # the whole tab: at 80x24 it scrolls
+            assert "↳ w, b updated by the script  hand_update_line.py:14" in shown
+            assert "w: updated by the script after backward pass 0 at line 14: w -= lr * w.grad" in shown
+            change = next(c for c in session.record.optimizer[0].params if c.label == "w")
+            assert change.before.values.tolist() == [0.5]
+            rows = rows_of(shown)
+            assert ["value", "before", "0.5"] in rows
+            after = fit_number(float(change.after.values[0]), 12)
+            assert any(row[:2] == ["value", "after"] and row[-1] == after for row in rows)
+            if size == (120, 40):
+                assert "↳ w, b updated by the script  hand_update_line.py:14" in screen_text(app)

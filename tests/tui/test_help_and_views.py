@@ -1,4 +1,5 @@
-"""The help screen's q quits as the footer says; the view names respond to a click."""
+"""The help screen's q quits as the footer says; the view names respond to a click, and shorten where they do not
+fit."""
 
 import pytest
 from tui_pilot import wait_for
@@ -6,8 +7,7 @@ from tui_widget import WidgetApp
 
 from graphscope.tui.help_screen import HelpScreen
 from graphscope.tui.view_bar import ViewBar
-
-VIEWS = ("graph", "modules", "timeline", "passes")
+from graphscope.tui.views import SHORT_TITLES, VIEW_TITLES, VIEWS
 
 
 async def test_q_in_the_help_screen_quits_the_app():
@@ -48,6 +48,19 @@ async def test_a_click_on_a_view_name_chooses_that_view(view):
         await pilot.pause()
         column = 1 + " ".join(VIEWS).index(view) + 2  # the bar's padding, then into the name
         await pilot.click(ViewBar, offset=(column, 0))
+        await wait_for(pilot, lambda: app.chosen == [view])
+
+
+@pytest.mark.parametrize("view", VIEWS)
+async def test_where_the_names_do_not_fit_they_are_shortened_and_a_click_still_chooses(view):
+    app = ChoosingApp()
+    async with app.run_test(size=(31, 5)) as pilot:  # the left pane at 80 columns
+        bar = app.query_one(ViewBar)
+        bar.show(VIEWS, VIEW_TITLES, "graph", short=SHORT_TITLES)
+        await pilot.pause()
+        shown = " ".join(SHORT_TITLES[v] for v in VIEWS)
+        assert str(bar.render()).rstrip() == shown == "graph mod time pass findings"
+        await pilot.click(ViewBar, offset=(1 + shown.index(SHORT_TITLES[view]) + 1, 0))
         await wait_for(pilot, lambda: app.chosen == [view])
 
 

@@ -3,7 +3,7 @@
 from tui_records import mlp_record
 
 from graphscope.session import SessionState
-from graphscope.trace.record import LeafGrad, OptimizerEvent
+from graphscope.trace.record import EXPLODING_GRAD, LeafGrad, OptimizerEvent
 from graphscope.tui.moment import Moment
 from graphscope.tui.record_index import RecordIndex
 
@@ -107,3 +107,18 @@ def test_a_step_breakpoint_s_pause_is_stepping_and_says_so():
     assert {record.nodes[n].parameter for n in leaves} == {"fc1.weight", "fc1.bias", "fc2.weight"}
     plain_end = Moment(RecordIndex(record), SessionState(kind="paused", pass_index=0, step=7, reason="step"))
     assert plain_end.at_pass_end and not plain_end.on_step and not plain_end.before_optimizer_step
+
+
+def test_the_findings_at_the_cursor_know_nothing_of_later_passes_nor_of_grad_norms_before_the_pass_ends():
+    record = mlp_record(passes=3)
+    record.passes[1].grad_norms = {"fc1.weight": 5000.0}
+    end = len(record.passes[1].order)
+
+    def exploding(position, step):
+        return [f.pass_index for f in at(record, step=step, position=position).findings()
+                if f.kind == EXPLODING_GRAD]
+
+    assert exploding(0, len(record.passes[0].order)) == []  # its pass is after the cursor's
+    assert exploding(1, 0) == []  # the norms are worked out as the pass ends
+    assert exploding(1, end) == [1]
+    assert exploding(2, 0) == [1]

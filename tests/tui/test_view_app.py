@@ -144,14 +144,14 @@ async def test_escape_closes_find_without_moving():
         assert selected(app) == before
 
 
-async def test_v_cycles_graph_modules_timeline_passes():
+async def test_v_cycles_graph_modules_timeline_passes_findings():
     app = make_app()
     async with app.run_test() as pilot:
         seen = []
-        for _ in range(4):
+        for _ in range(5):
             seen.append(app.query_one("#views").current)
             await pilot.press("v")
-        assert seen == ["graph", "modules", "timeline", "passes"]
+        assert seen == ["graph", "modules", "timeline", "passes", "findings"]
         assert app.query_one("#views").current == "graph"
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .. import backend, dtypes, grad_mode
+import threading
+
+from .. import backend, dtypes, grad_mode, hooks
 from ..backend import namespace
 from ..tensor import Tensor, wrap
 from . import arithmetic, indexing, unary
@@ -64,6 +66,29 @@ def rebase(target: Tensor, op: str, functional, *args) -> Tensor:
     return target
 
 
+class _Updating(threading.local):
+    """The tensor whose in-place change is being announced on this thread (the op runs inside)."""
+
+    tensor = None
+
+
+_updating = _Updating()
+
+
+def _announced(inplace, target: Tensor, *args):
+    """`inplace(target, *args)` announced to observers as a change of `target`, which requires grad
+    outside grad mode: a hand-written update. (Callers check `hooks.observers` first: with none
+    installed, that check is all an in-place op pays; then whether one handles these events.)"""
+    _updating.tensor = target
+    try:
+        hooks.announce("leaf_updating", target)
+        result = inplace(target, *args)
+    finally:
+        _updating.tensor = None
+    hooks.announce("leaf_updated", target)
+    return result
+
+
 def _fitted(values, array, op: str):
     """`values` broadcast to `array`'s shape, or a clear error."""
     if values.shape == array.shape:
@@ -79,6 +104,8 @@ def _fitted(values, array, op: str):
 
 def _write(target: Tensor, op: str, values) -> Tensor:
     """Untracked in-place: write `values` (an array or a Python number) into the target's array."""
+    if hooks.observers and target.requires_grad and hooks.leaf_updates[0] and _updating.tensor is not target:
+        return _announced(_write, target, op, values)
     array = target.array
     if not backend.writeable(array):
         raise RuntimeError(f"{op}: this tensor is a read-only (expanded) view; clone() it first")
@@ -103,6 +130,8 @@ def _arith(op: str, functional, name: str):
     def inplace(input: Tensor, other):
         if _grad_state.enabled and _tracked(input, (other,)):  # grad mode first: updates run in no_grad
             return rebase(input, op, functional, other)
+        if hooks.observers and input.requires_grad and hooks.leaf_updates[0] and _updating.tensor is not input:
+            return _announced(inplace, input, other)
         array = input.array
         operand = other.array if isinstance(other, Tensor) else other
         if type(operand) is float or type(operand) is int or type(operand) is type(array):
@@ -182,6 +211,9 @@ def copy_(input: Tensor, src):
 def setitem(input: Tensor, index, value) -> None:
     if index is False:
         return  # as torch: a lone False writes nothing and checks nothing ((False,) goes the usual way)
+    if hooks.observers and input.requires_grad and not _grad_state.enabled and hooks.leaf_updates[0] \
+            and _updating.tensor is not input:
+        return _announced(setitem, input, index, value)
     array = input.array
     index, shape = indexing.normalize_index(index, array)
     if isinstance(value, Tensor) and not backend.same_device(value.array, array):
