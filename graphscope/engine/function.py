@@ -137,7 +137,9 @@ class Function:
         fn.needs_input_grad = [is_array(a) for a in arrays]
         xp = namespace(out)
         grads = fn.backward(xp.ones_like(out))
-        return [None if g is None or not is_array(g) else xp.broadcast_to(g, out.shape) for g in grads]
+        # a 0-d array's op gives a NumPy scalar, which is a factor too (the loss's steps have one)
+        return [None if g is None or not need else xp.broadcast_to(xp.asarray(g), xp.shape(out))
+                for g, need in zip(grads, fn.needs_input_grad)]
 
     @classmethod
     def contraction(cls, position: int, index: tuple, arrays, grad):

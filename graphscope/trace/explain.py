@@ -8,6 +8,7 @@ no derivative formula is written twice.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -230,7 +231,8 @@ def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes
         term.grad_in, axes = _summed_to(raw, shape)
         if axes:
             dims = ", ".join(map(str, axes))
-            term.note = f"grad summed over dim{'s' if len(axes) > 1 else ''} {dims}: {tuple(raw.shape)} -> {shape}"
+            term.note = (f"grad summed over dim{'s' if len(axes) > 1 else ''} {dims}: {tuple(raw.shape)} -> {shape}"
+                         + ("" if element is not None and raw.size > SMALL else f" = {values_text(term.grad_in, None)}"))
     elif given is not None:
         notes.append(_missing(f"the grad to {term.name}", given))
     elementwise = cls is not None and cls.elementwise
@@ -277,11 +279,12 @@ def _product(term: Term, raw, element) -> str:
     """grad_out × local = grad_in, with the numbers (one element's for big tensors); `raw`, the
     grad the step gave (before any broadcast sum), is None while the step has not run."""
     grad_out = values_text(term.grad_out, element)
+    local = _grouped(term.local_text)
     if raw is None:
-        return f"{grad_out} × {term.local_text} = … (when this step runs)"
-    if element is None:
-        return f"{grad_out} × {term.local_text} = {values_text(term.grad_in, None)}"
-    return (f"{grad_out} × {term.local_text} = {number_text(raw.reshape(-1)[element])}"
+        return f"{grad_out} × {local} = … (when this step runs)"
+    if element is None:  # before any broadcast sum, which the note shows
+        return f"{grad_out} × {local} = {values_text(raw, None)}"
+    return (f"{grad_out} × {local} = {number_text(raw.reshape(-1)[element])}"
             + (f"  (this element's share; {term.name}'s grad sums them, see the note)" if term.note else ""))
 
 
@@ -295,12 +298,17 @@ def _shown(values: np.ndarray, element) -> str:
 
 
 def _factor(v) -> str:
-    text = number_text(v)
+    return _signed(number_text(v))
+
+
+def _signed(text: str) -> str:
+    """A negative number in parentheses, as an operand in a formula: "(-0.2)"."""
     return f"({text})" if text.startswith("-") else text
 
 
 def _fill(templates, position, cls, node, values, factor, element) -> str:
-    """The local factor's template with the numbers: "2·[6, 4]"; the numbers alone without one."""
+    """The local factor's template with the numbers: "2·[6, 4]", "1 − (-0.2)²"; the numbers alone
+    without one."""
     template = templates[position] if position < len(templates) else ""
     if not template:
         return values_text(factor, element)
@@ -312,10 +320,24 @@ def _fill(templates, position, cls, node, values, factor, element) -> str:
             filled[key] = _operand_text(arrays[i], factor.shape, element)
     out_values = _values(node.output)
     filled["out"] = _operand_text(out_values, factor.shape, element) if out_values is not None else "out"
+    if re.fullmatch(r"\{\w+\}", template) is None:  # a number inside a formula: "1 − (-0.2)²", not "1 − -0.2²"
+        filled = {key: _signed(text) for key, text in filled.items()}
     try:
-        return template.format(**filled)
+        text = template.format(**filled)
     except (KeyError, IndexError, ValueError):
         return values_text(factor, element)
+    return re.sub(r"\(\((-[^()]*)\)\)", r"(\1)", text)  # "cos(-0.5)", not "cos((-0.5))"
+
+
+def _grouped(text: str) -> str:
+    """A factor as one operand of a product: "(1 − 0.2²)" for a formula with an operator outside
+    its brackets; "2·[6, 4]" as it is."""
+    depth = 0
+    for ch in text:
+        depth += ch in "([" and 1 or ch in ")]" and -1 or 0
+        if ch == " " and depth == 0:
+            return f"({text})"
+    return text
 
 
 def _operand_text(value, shape, element) -> str:
