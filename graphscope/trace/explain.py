@@ -103,7 +103,8 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
         term = _term(node, source, k, s, grad_out, values, local, cls, args, out.element, out.notes)
         out.terms.append(term)
         if term.local is not None and out.element is not None:
-            out.stats.append(f"grad to {term.name}: {_array_stats(term.grad_in)}")
+            computed = _array_stats(term.grad_in) if term.grad_in is not None else "not computed yet (when this step runs)"
+            out.stats.append(f"grad to {term.name}: {computed}")
     if elementwise and out.element is not None and s.grad_output is not None:
         out.stats.insert(0, f"grad_out: {summary_stats(s.grad_output)}")
     if grad_out is None:

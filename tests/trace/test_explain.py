@@ -170,6 +170,25 @@ def test_a_step_paused_before_its_backward_shows_the_local_factor_and_waits_for_
     ]
 
 
+def test_a_big_step_paused_before_its_backward_says_its_grad_is_not_computed_yet():
+    recorder = Recorder()
+
+    class PauseAtPow(hooks.Observer):
+        lines = None
+
+        def before_node(self, node, grad_output):
+            if node.op == "pow" and self.lines is None:
+                record = recorder.flush()
+                self.lines = explain_lines(explain_step(record, 0, len(record.passes[0].steps) - 1))
+
+    pause = PauseAtPow()
+    with hooks.observe(recorder), hooks.observe(pause):
+        b = gs.tensor([6.0] * 10, requires_grad=True)
+        (-(b**2)).sum().backward()
+    assert "grad to b: not computed yet (when this step runs)" in pause.lines
+    assert not any("no finite values" in line for line in pause.lines)
+
+
 def test_an_operand_no_grad_flows_to_is_shown_beside_the_terms():
     def run():
         logits = gs.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], requires_grad=True)
