@@ -174,14 +174,19 @@ def _missing(what: str, summary: TensorSummary | None) -> str:
 
 
 def summary_stats(s: TensorSummary) -> str:
-    parts = [f"shape {tuple(s.shape)}"]
-    for key in ("min", "max", "mean", "std", "norm"):
-        v = getattr(s, key)
-        if v is not None:
-            parts.append(f"{key} {number_text(v)}")
-    if s.nan_count or s.inf_count:
-        parts.append(f"nan {s.nan_count} inf {s.inf_count}")
-    return ", ".join(parts)
+    """A tensor's statistics from its summary: shape, the NaN/Inf counts, min/max/mean/std/norm of the finite values."""
+    return _stats_text(s.shape, s.numel, s.nan_count, s.inf_count,
+                       [(key, getattr(s, key)) for key in ("min", "max", "mean", "std", "norm")])
+
+
+def _stats_text(shape, numel: int, nans: int, infs: int, stats) -> str:
+    """Statistics that say which values they skipped: "shape (64,), 2 nan; of the 62 finite: min -1, max 9, mean 4"."""
+    head = ", ".join([f"shape {tuple(shape)}"]
+                     + [f"{count:,} {what}" for count, what in ((nans, "nan"), (infs, "inf")) if count])
+    shown = ", ".join(f"{key} {number_text(v)}" for key, v in stats if v is not None)
+    if not nans + infs:
+        return ", ".join(filter(None, [head, shown]))
+    return f"{head}; of the {numel - nans - infs:,} finite: {shown}" if shown else f"{head}, no finite values"
 
 
 def _local(cls, node: Node, values):
@@ -452,10 +457,9 @@ def _nested(v) -> str:
 def _array_stats(a: np.ndarray) -> str:
     a = np.asarray(a, dtype=np.float64)
     finite = a[np.isfinite(a)]
-    if finite.size == 0:
-        return f"shape {tuple(a.shape)}, no finite values"
-    return (f"shape {tuple(a.shape)}, min {number_text(finite.min())}, max {number_text(finite.max())}, "
-            f"mean {number_text(finite.mean())}")
+    nans = int(np.isnan(a).sum())
+    stats = [("min", finite.min()), ("max", finite.max()), ("mean", finite.mean())] if finite.size else []
+    return _stats_text(a.shape, a.size, nans, a.size - finite.size - nans, stats)
 
 
 def number_text(v) -> str:

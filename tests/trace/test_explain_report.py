@@ -86,3 +86,15 @@ def test_the_optimizer_step_after_the_pass_shows_before_update_and_after():
     assert section(report, "After the pass: SGD.zero_grad()").splitlines()[-1] == "  .grad after    None"
     assert report.index("After the pass: SGD.step()") < report.index("After the pass: SGD.zero_grad()")
     assert "After the pass: SGD.zero_grad()" not in text_report(record, 1)
+
+
+def test_statistics_that_skip_nan_and_inf_count_them():
+    def run():
+        values = [float(v) for v in range(64)]
+        values[0], values[5], values[9] = float("nan"), float("nan"), float("inf")
+        x = gs.tensor(values, requires_grad=True)
+        (x * 2).sum().backward()
+
+    report = text_report(recorded(run))
+    assert "value  [0] = nan    (shape (64,), 2 nan, 1 inf; of the 61 finite: min 2, max 126, mean" in report
+    assert "no finite values" not in report
