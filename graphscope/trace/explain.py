@@ -130,10 +130,7 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
     for t in e.terms:
         lines.append(f"{t.name} (node {t.input}):")
         if t.local_text:
-            numbers = values_text(t.local, e.element)
-            first = t.local.reshape(-1)[0] if t.local.size else None  # a constant factor ("1", "−1") says it all
-            constant = first is not None and t.local_text.replace("−", "-") == number_text(first) and (t.local == first).all()
-            lines.append(f"  local  d out/d {t.name} = {t.local_text}" + ("" if constant else f" = {numbers}"))
+            lines.append(f"  local  d out/d {t.name} = {t.local_text}" + _evaluated(t.local_text, t.local, e.element))
         if t.formula:
             lines.append(f"  grad_in = {t.formula}")
         lines += [f"  {v}" for v in t.values]
@@ -147,6 +144,17 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
 
 
 # --- the pieces ----------------------------------------------------------------------------------
+
+
+def _evaluated(text: str, local: np.ndarray, element) -> str:
+    """" = [12, 8]" after a local factor's formula; nothing when the formula is already its numbers
+    ("1", "−1" for every element, "[1, 2, 3, 4]")."""
+    numbers = values_text(local, element)
+    first = local.reshape(-1)[0] if local.size else None
+    said = text.replace("−", "-")
+    if said == numbers or (first is not None and said == number_text(first) and (local == first).all()):
+        return ""
+    return f" = {numbers}"
 
 
 def _arguments(node: Node) -> dict:

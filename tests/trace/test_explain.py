@@ -484,3 +484,15 @@ def test_explained_grads_equal_torch_for_every_conformance_module(name, make, ar
     gs_leaves = gs_in + [p for _, p in gs_module.named_parameters()]
     torch_leaves = torch_in + [p for _, p in torch_module.named_parameters()]
     _against_torch(recorder, record, gs_leaves, torch_leaves, torch_out, cotangent)
+
+
+def test_a_local_factor_that_is_already_its_numbers_is_said_once():
+    def run():
+        x = gs.tensor([5.0, 6.0, 7.0, 8.0], requires_grad=True)
+        w = gs.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        (x * w).sum().backward()
+
+    _, record, _ = _recorded(run)
+    lines = explain_lines(explain_step(record, 0, 1))
+    assert "  local  d out/d x = [1, 2, 3, 4]" in lines
+    assert "  local  d out/d w = [5, 6, 7, 8]" in lines
