@@ -444,3 +444,13 @@ def test_names_with_control_characters_still_give_a_loadable_snapshot():
     constant = next(n for n in rec.nodes.values() if n.op == CONSTANT)
     assert "\n" not in constant.name and constant.output.values.tolist() == [[1.0, 2.0], [3.0, 4.0]]
     assert snapshot.loads(snapshot.dumps(rec)) == rec
+
+
+def test_a_shape_argument_is_recorded_as_a_shape_not_as_its_type():
+    recorder = Recorder()
+    with hooks.observe(recorder):
+        x = gs.ones((32, 2, 3), requires_grad=True)
+        nn.Flatten()(x).sum().backward()
+    record = recorder.finish(0)
+    (flatten,) = [n for n in record.nodes.values() if n.op == "flatten"]
+    assert dict(flatten.args)["shape"] == "(32, -1)"
