@@ -57,6 +57,7 @@ class StepExplanation:
     stats: list[str] = field(default_factory=list)  # the full tensors' statistics, beside one element
     notes: list[str] = field(default_factory=list)  # what could not be shown, in words
     operands: list[str] = field(default_factory=list)  # inputs no grad flows to: "constant#4 = [0, 2]"
+    seed: str = ""                      # the pass's first step: where its grad_out came from
 
 
 def explain_step(record: Record, pass_index: int, step: int, element: int | None = None) -> StepExplanation:
@@ -84,7 +85,7 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
     inputs = [record.nodes.get(i) for i in node.inputs]
     values = [_values(n.output) if n is not None else None for n in inputs]
     elementwise = cls is not None and cls.elementwise
-    local = _local(cls, node, values) if elementwise else None
+    local = _local(cls, node, values) if cls is not None and (elementwise or cls.reduces) else None
     if elementwise:  # one element of the output, the same place in every tensor
         if grad_out is not None and grad_out.size > SMALL:
             out.element = _clip(element or 0, grad_out.size)
@@ -109,8 +110,18 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
         out.stats.insert(0, f"grad_out: {summary_stats(s.grad_output)}")
     if grad_out is None:
         out.notes.append(_missing("grad_out", s.grad_output))
+    elif step == 0 and s.node == p.root:
+        out.seed = _seed(grad_out, node)
     out.sums = _sums(record, p, step)
     return out
+
+
+def _seed(grad_out: np.ndarray, root: Node) -> str:
+    """Where the first step's grad_out came from: backward()'s implicit 1 for a scalar, or its `gradient`."""
+    scalar = root.output is not None and root.output.numel == 1
+    if scalar and grad_out.size == 1 and grad_out.reshape(-1)[0] == 1:
+        return "1 is the implicit seed of backward() on a scalar"
+    return "the gradient passed to backward()"
 
 
 def explain_lines(explanation: StepExplanation) -> list[str]:
@@ -125,8 +136,10 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
     lines += [f"      {more}" for more in rule[1:]]
     if e.element is not None:
         lines.append(f"element {e.element} (tensors over {SMALL} elements are shown one element at a time)")
-    if e.terms and e.terms[0].local is None and e.terms[0].grad_out is not None:
-        lines.append(f"grad_out = {_shown(e.terms[0].grad_out, e.element)}")
+    if e.seed or e.terms and e.terms[0].local is None and e.terms[0].grad_out is not None:
+        grad_out = e.terms[0].grad_out if e.terms else None
+        lines.append(f"grad_out = {_shown(grad_out, e.element) if grad_out is not None else '?'}"
+                     + (f"  ({e.seed})" if e.seed else ""))
     for t in e.terms:
         lines.append(f"{t.name} (node {t.input}):")
         if t.local_text:
@@ -201,8 +214,8 @@ def _local(cls, node: Node, values):
     """Each forward argument's local factor (elementwise ops), or None when the inputs' values are
     not all recorded (or cannot be rebuilt)."""
     arrays = _forward_arguments(cls, node, values)
-    if arrays is None:
-        return None
+    if arrays is None or cls.reduces and len(arrays) < len(argument_names(cls)):
+        return None  # a loss's factor depends on its reduction: none from a record without it (an old snapshot)
     try:
         with np.errstate(all="ignore"):
             return cls.local_factors(arrays)
@@ -251,11 +264,11 @@ def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes
         notes.append(_missing(f"the grad to {term.name}", given))
     elementwise = cls is not None and cls.elementwise
     position = _input_positions(cls, node)[k] if cls is not None else k
-    if elementwise and local is not None:
+    if local is not None:
         factor = local[position] if position < len(local) else None
         if factor is not None:
             term.local = factor
-            term.local_text = _fill(cls.local_for(args), position, cls, node, values, factor, element)
+            term.local_text = _fill(cls.local_for(args), position, cls, node, values, factor, element, args)
     elif elementwise:
         notes.append(f"the local factor for {term.name} needs every input's values, which were not all recorded")
     if term.grad_out is not None and term.local is not None and (raw is not None or given is None):
@@ -320,27 +333,38 @@ def _signed(text: str) -> str:
     return f"({text})" if text.startswith("-") else text
 
 
-def _fill(templates, position, cls, node, values, factor, element) -> str:
+def _fill(templates, position, cls, node, values, factor, element, args) -> str:
     """The local factor's template with the numbers: "2·[6, 4]", "1 − (-0.2)²"; the numbers alone
-    without one."""
+    without one (or when the op cannot give a name's numbers, as a weighted loss)."""
     template = templates[position] if position < len(templates) else ""
     if not template:
         return values_text(factor, element)
-    names = argument_names(cls)
-    filled = {}
+    wanted = set(_PLACEHOLDER.findall(template))
     arrays = _forward_arguments(cls, node, values) or []
-    for i, key in enumerate(names):
-        if i < len(arrays):
-            filled[key] = _operand_text(arrays[i], factor.shape, element)
-    out_values = _values(node.output)
-    filled["out"] = _operand_text(out_values, factor.shape, element) if out_values is not None else "out"
-    if re.fullmatch(r"\{\w+\}", template) is None:  # a number inside a formula: "1 − (-0.2)²", not "1 − -0.2²"
-        filled = {key: _signed(text) for key, text in filled.items()}
+    known = dict(zip(argument_names(cls), arrays))
+    if "out" in wanted:
+        known["out"] = _values(node.output)
     try:
-        text = template.format(**filled)
-    except (KeyError, IndexError, ValueError):
+        if wanted - known.keys():
+            known.update(cls.local_values(arrays, args))
+        filled = {key: _operand_text(known[key], factor.shape, element) for key in wanted}
+    except (KeyError, TypeError, ValueError, ArithmeticError, AttributeError, IndexError):
         return values_text(factor, element)
-    return re.sub(r"\(\((-[^()]*)\)\)", r"(\1)", text)  # "cos(-0.5)", not "cos((-0.5))"
+    return _PLACEHOLDER.sub(lambda m: _placed(filled[m.group(1)], template, m.start(), m.end()), template)
+
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def _placed(text: str, template: str, start: int, end: int) -> str:
+    """A number put in a formula, in parentheses where its minus would read otherwise: "1 − (-0.2)²",
+    "2·(-0.5)", but "cos(-0.5)" and "(-0.5 − 1)" as they are."""
+    leads = start == 0 or template[start - 1] == "("
+    raised = template[end:end + 1] in _RAISED
+    return text if leads and not raised else _signed(text)
+
+
+_RAISED = tuple("^⁰¹²³⁴⁵⁶⁷⁸⁹⁻")  # what follows a number that is raised to a power
 
 
 def _grouped(text: str) -> str:

@@ -496,3 +496,49 @@ def test_a_local_factor_that_is_already_its_numbers_is_said_once():
     lines = explain_lines(explain_step(record, 0, 1))
     assert "  local  d out/d x = [1, 2, 3, 4]" in lines
     assert "  local  d out/d w = [5, 6, 7, 8]" in lines
+
+
+def test_mse_loss_writes_out_its_local_factor_with_the_step_s_numbers():
+    def run():
+        pred = gs.tensor([[0.5, 1.5], [2.0, -1.0]], requires_grad=True)
+        gs.nn.functional.mse_loss(pred, gs.tensor([[1.0, 1.0], [1.5, 0.0]])).backward()
+
+    _, record, _ = _recorded(run)
+    lines = explain_lines(explain_step(record, 0, 0))
+    assert ("  local  d out/d pred = 2·([[0.5, 1.5], [2, -1]] − [[1, 1], [1.5, 0]])/4 = [[-0.25, 0.25], [0.25, -0.5]]"
+            in lines)
+    assert "  grad_in = 1 × 2·([[0.5, 1.5], [2, -1]] − [[1, 1], [1.5, 0]])/4 = [[-0.25, 0.25], [0.25, -0.5]]" in lines
+
+
+def test_cross_entropy_writes_out_softmax_minus_onehot_with_the_step_s_numbers():
+    def run():
+        logits = gs.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], requires_grad=True)
+        gs.nn.functional.cross_entropy(logits, gs.tensor([1, 2]), reduction="sum").backward()
+
+    _, record, _ = _recorded(run)
+    lines = explain_lines(explain_step(record, 0, 0))
+    assert ("  local  d out/d logits = [[0.231224, 0.628532, 0.140244], [0.0466126, 0.0171478, 0.93624]] − "
+            "[[0, 1, 0], [0, 0, 1]] = [[0.231224, -0.371468, 0.140244], [0.0466126, 0.0171478, -0.0637604]]") in lines
+
+
+def test_a_weighted_cross_entropy_shows_its_local_factor_s_numbers_alone():
+    def run():
+        logits = gs.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], requires_grad=True)
+        gs.nn.functional.cross_entropy(logits, gs.tensor([1, 2]), weight=gs.tensor([1.0, 2.0, 3.0])).backward()
+
+    _, record, _ = _recorded(run)
+    lines = explain_lines(explain_step(record, 0, 0))
+    assert not any("softmax" in line or "onehot" in line for line in lines[2:])
+    assert any(line.startswith("  local  d out/d logits = [[") for line in lines)
+
+
+def test_the_first_step_says_where_its_grad_out_came_from():
+    def run():
+        a = gs.tensor([2.0, 3.0], requires_grad=True)
+        (3 * a).backward(gradient=gs.tensor([1.0, 1.0]))
+        (a * a).sum().backward()
+
+    _, record, _ = _recorded(run)
+    assert "grad_out = [1, 1]  (the gradient passed to backward())" in explain_lines(explain_step(record, 0, 0))
+    assert "grad_out = 1  (1 is the implicit seed of backward() on a scalar)" in explain_lines(explain_step(record, 1, 0))
+    assert not any("seed" in line or "passed to" in line for line in explain_lines(explain_step(record, 1, 1)))
