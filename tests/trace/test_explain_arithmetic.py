@@ -90,3 +90,24 @@ def test_tanh_s_step_parenthesizes_the_negative_value_and_the_compound_factor():
     lines = explain_lines(explain_step(record, 0, 0))
     assert "  local  d out/d x = 1 − (-0.21127)² = 0.955365" in lines
     assert "  grad_in = -0.121722 × (1 − (-0.21127)²) = -0.116289" in lines
+
+
+# Ops with a rule that the conformance tables do not reach.
+MORE = {
+    "dropout": (lambda x: gs.nn.functional.dropout(x, 0.5, training=True), [(3, 4)]),
+    "max": (lambda x: x.max(), [(3, 4)]),
+    "min": (lambda x: x.min(), [(3, 4)]),
+    "normal": (lambda m, s: gs.normal(m, s.abs()), [(3, 4), (3, 4)]),
+    "bernoulli": (lambda p: gs.bernoulli(p.sigmoid()), [(3, 4)]),
+    "poisson": (lambda r: gs.poisson(r.abs()), [(3, 4)]),
+    "bilinear": (lambda x: gs.nn.functional.interpolate(x, scale_factor=2, mode="bilinear"), [(1, 1, 2, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", MORE)
+def test_the_other_ops_printed_formulas_compute_their_printed_results(name):
+    fn, specs = MORE[name]
+    gs.manual_seed(0)
+    rng = np.random.default_rng(0)
+    tensors = [gs.tensor(rng.uniform(0.5, 2.0, size=s), requires_grad=True) for s in specs]
+    _check(_recorded(lambda: (fn(*tensors) * 1.5).sum().backward())[1])
