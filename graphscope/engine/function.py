@@ -147,8 +147,8 @@ class Function:
         xp = namespace(out)
         grads = fn.backward(xp.ones_like(out))
         # a 0-d array's op gives a NumPy scalar, which is a factor too (the loss's steps have one)
-        return [None if g is None or not need else xp.asarray(g) if cls.reduces else xp.broadcast_to(xp.asarray(g), xp.shape(out))
-                for g, need in zip(grads, fn.needs_input_grad)]
+        shaped = xp.asarray if cls.reduces else lambda g: xp.broadcast_to(xp.asarray(g), xp.shape(out))
+        return [None if g is None or not need else shaped(g) for g, need in zip(grads, fn.needs_input_grad)]
 
     @classmethod
     def contraction(cls, position: int, index: tuple, arrays, grad):

@@ -160,8 +160,7 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
 
 
 def _evaluated(text: str, local: np.ndarray, element) -> str:
-    """" = [12, 8]" after a local factor's formula; nothing when the formula is already its numbers
-    ("1", "−1" for every element, "[1, 2, 3, 4]")."""
+    """What a local factor's formula comes to (" = [12, 8]"), or nothing when the formula is its numbers already."""
     numbers = values_text(local, element)
     first = local.reshape(-1)[0] if local.size else None
     said = text.replace("−", "-")
@@ -211,7 +210,7 @@ def _stats_text(shape, numel: int, nans: int, infs: int, stats) -> str:
 
 
 def _local(cls, node: Node, values):
-    """Each forward argument's local factor (elementwise ops), or None when the inputs' values are
+    """Each forward argument's local factor (elementwise and reducing ops), or None when the inputs' values are
     not all recorded (or cannot be rebuilt)."""
     arrays = _forward_arguments(cls, node, values)
     if arrays is None or cls.reduces and len(arrays) < len(argument_names(cls)):
@@ -266,7 +265,10 @@ def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes
     position = _input_positions(cls, node)[k] if cls is not None else k
     if local is not None:
         factor = local[position] if position < len(local) else None
-        if factor is not None:
+        # a loss's grad_out multiplies its factor elementwise when it is one number or in the factor's shape
+        # (cross_entropy's reduction='none' gives one per row: no product to show)
+        if factor is not None and (not cls.reduces or grad_out is None or grad_out.size == 1
+                                   or grad_out.shape == factor.shape):
             term.local = factor
             term.local_text = _fill(cls.local_for(args), position, cls, node, values, factor, element, args)
     elif elementwise:
@@ -372,8 +374,11 @@ def _grouped(text: str) -> str:
     its brackets; "2·[6, 4]" as it is."""
     depth = 0
     for ch in text:
-        depth += ch in "([" and 1 or ch in ")]" and -1 or 0
-        if ch == " " and depth == 0:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == " " and depth == 0:
             return f"({text})"
     return text
 

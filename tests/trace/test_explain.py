@@ -542,3 +542,13 @@ def test_the_first_step_says_where_its_grad_out_came_from():
     assert "grad_out = [1, 1]  (the gradient passed to backward())" in explain_lines(explain_step(record, 0, 0))
     assert "grad_out = 1  (1 is the implicit seed of backward() on a scalar)" in explain_lines(explain_step(record, 1, 0))
     assert not any("seed" in line or "passed to" in line for line in explain_lines(explain_step(record, 1, 1)))
+
+
+def test_a_per_row_cross_entropy_shows_no_product_its_grad_out_cannot_multiply():
+    def run():
+        logits = gs.tensor([[1.0, 2.0], [0.0, -1.0]], requires_grad=True)
+        gs.nn.functional.cross_entropy(logits, gs.tensor([1, 0]), reduction="none").backward(gs.tensor([1.0, 3.0]))
+
+    _, record, _ = _recorded(run)
+    lines = explain_lines(explain_step(record, 0, 0))
+    assert not any(" × " in line for line in lines), lines
