@@ -120,3 +120,17 @@ async def test_every_step_s_rule_is_wrapped_beside_the_scrollbar_so_no_number_is
                 if taken == 3:  # pow(b, 2) just taken: the line, every number whole
                     words = " ".join(" ".join(view.lines).split())
                     assert "local d out/d b = 2·[6.5, 4.25] = [13, 8.5]" in words
+
+
+@SIZES
+async def test_the_rule_tab_counts_the_nans_its_statistics_skip_and_says_a_grad_is_not_computed_yet(size):
+    with live_app(SCRIPTS / "nan_in_a_big_tensor.py") as (app, session):
+        async with app.run_test(size=size) as pilot:
+            await until_paused(pilot, session)
+            view = app.query_one(NodeDetails).query_one(RuleView)
+            await step(pilot, app, session)  # sum has run; sub, x − b, is next
+            await wait_for(pilot, lambda: "The step just taken:" in view.lines, what="the step just taken shown")
+            words = " ".join(" ".join(view.lines).split())
+            assert "grad to b: not computed yet (when this step runs)" in words
+            assert "no finite values" not in words
+            assert "value [0] = nan (shape (64,), 1 nan; of the 63 finite: min -0.375, max 7.375, mean 3.5)" in words
