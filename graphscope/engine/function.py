@@ -46,8 +46,12 @@ class Function:
     # Elementwise ops (each output element depends only on the inputs' elements at the same place,
     # after broadcasting) set it: `local_factors` then holds each input's local derivative.
     elementwise = False
-    # An elementwise op's local derivative for each forward argument, as text in the arguments'
-    # names ("{b}", "1/{b}", "{out}" for the output), which an explanation fills with numbers.
+    # A loss whose grad is elementwise in its inputs before the reduction sets it: its local factors are
+    # d out/d input in each input's shape (mse_loss: 2·(x − y)/N), shown as an elementwise op's are.
+    reduces = False
+    # An elementwise (or reducing) op's local derivative for each forward argument, as text in the
+    # arguments' names ("{b}", "1/{b}", "{out}" for the output, and the names of `local_values`), which an
+    # explanation fills with numbers.
     local = ()
 
     def __init_subclass__(cls, **kwargs):
@@ -127,17 +131,24 @@ class Function:
         return cls.local
 
     @classmethod
+    def local_values(cls, arrays, args: dict) -> dict:
+        """The numbers `local_for`'s text names besides the arguments (a loss's N), from forward's arguments."""
+        return {}
+
+    @classmethod
     def local_factors(cls, arrays, params=None) -> list:
         """An elementwise op's d out/d input for each of `arrays` (forward's positional arguments),
-        in the output's shape (None where no grad flows): its own backward run on a unit
-        cotangent, so the numbers are the ones this op's backward computes."""
+        in the output's shape (a reducing op's: in the input's), None where no grad flows: its own
+        backward run on a unit cotangent, so the numbers are the ones this op's backward computes."""
         fn = _new(cls)
         out = fn.forward(*arrays, **(params or {}))
         fn.inputs = tuple(arrays)
         fn.needs_input_grad = [is_array(a) for a in arrays]
         xp = namespace(out)
         grads = fn.backward(xp.ones_like(out))
-        return [None if g is None or not is_array(g) else xp.broadcast_to(g, out.shape) for g in grads]
+        # a 0-d array's op gives a NumPy scalar, which is a factor too (the loss's steps have one)
+        shaped = xp.asarray if cls.reduces else lambda g: xp.broadcast_to(xp.asarray(g), xp.shape(out))
+        return [None if g is None or not need else shaped(g) for g, need in zip(grads, fn.needs_input_grad)]
 
     @classmethod
     def contraction(cls, position: int, index: tuple, arrays, grad):

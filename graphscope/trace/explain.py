@@ -8,6 +8,7 @@ no derivative formula is written twice.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -56,6 +57,7 @@ class StepExplanation:
     stats: list[str] = field(default_factory=list)  # the full tensors' statistics, beside one element
     notes: list[str] = field(default_factory=list)  # what could not be shown, in words
     operands: list[str] = field(default_factory=list)  # inputs no grad flows to: "constant#4 = [0, 2]"
+    seed: str = ""                      # the pass's first step: where its grad_out came from
 
 
 def explain_step(record: Record, pass_index: int, step: int, element: int | None = None) -> StepExplanation:
@@ -83,7 +85,7 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
     inputs = [record.nodes.get(i) for i in node.inputs]
     values = [_values(n.output) if n is not None else None for n in inputs]
     elementwise = cls is not None and cls.elementwise
-    local = _local(cls, node, values) if elementwise else None
+    local = _local(cls, node, values) if cls is not None and (elementwise or cls.reduces) else None
     if elementwise:  # one element of the output, the same place in every tensor
         if grad_out is not None and grad_out.size > SMALL:
             out.element = _clip(element or 0, grad_out.size)
@@ -102,13 +104,24 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
         term = _term(node, source, k, s, grad_out, values, local, cls, args, out.element, out.notes)
         out.terms.append(term)
         if term.local is not None and out.element is not None:
-            out.stats.append(f"grad to {term.name}: {_array_stats(term.grad_in)}")
+            computed = _array_stats(term.grad_in) if term.grad_in is not None else "not computed yet (when this step runs)"
+            out.stats.append(f"grad to {term.name}: {computed}")
     if elementwise and out.element is not None and s.grad_output is not None:
         out.stats.insert(0, f"grad_out: {summary_stats(s.grad_output)}")
     if grad_out is None:
         out.notes.append(_missing("grad_out", s.grad_output))
+    elif step == 0 and s.node == p.root:
+        out.seed = _seed(grad_out, node)
     out.sums = _sums(record, p, step)
     return out
+
+
+def _seed(grad_out: np.ndarray, root: Node) -> str:
+    """Where the first step's grad_out came from: backward()'s implicit 1 for a scalar, or its `gradient`."""
+    scalar = root.output is not None and root.output.numel == 1
+    if scalar and grad_out.size == 1 and grad_out.reshape(-1)[0] == 1:
+        return "1 is the implicit seed of backward() on a scalar"
+    return "the gradient passed to backward()"
 
 
 def explain_lines(explanation: StepExplanation) -> list[str]:
@@ -123,15 +136,14 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
     lines += [f"      {more}" for more in rule[1:]]
     if e.element is not None:
         lines.append(f"element {e.element} (tensors over {SMALL} elements are shown one element at a time)")
-    if e.terms and e.terms[0].local is None and e.terms[0].grad_out is not None:
-        lines.append(f"grad_out = {_shown(e.terms[0].grad_out, e.element)}")
+    if e.seed or e.terms and e.terms[0].local is None and e.terms[0].grad_out is not None:
+        grad_out = e.terms[0].grad_out if e.terms else None
+        lines.append(f"grad_out = {_shown(grad_out, e.element) if grad_out is not None else '?'}"
+                     + (f"  ({e.seed})" if e.seed else ""))
     for t in e.terms:
         lines.append(f"{t.name} (node {t.input}):")
         if t.local_text:
-            numbers = values_text(t.local, e.element)
-            first = t.local.reshape(-1)[0] if t.local.size else None  # a constant factor ("1", "−1") says it all
-            constant = first is not None and t.local_text.replace("−", "-") == number_text(first) and (t.local == first).all()
-            lines.append(f"  local  d out/d {t.name} = {t.local_text}" + ("" if constant else f" = {numbers}"))
+            lines.append(f"  local  d out/d {t.name} = {t.local_text}" + _evaluated(t.local_text, t.local, e.element))
         if t.formula:
             lines.append(f"  grad_in = {t.formula}")
         lines += [f"  {v}" for v in t.values]
@@ -145,6 +157,16 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
 
 
 # --- the pieces ----------------------------------------------------------------------------------
+
+
+def _evaluated(text: str, local: np.ndarray, element) -> str:
+    """What a local factor's formula comes to (" = [12, 8]"), or nothing when the formula is its numbers already."""
+    numbers = values_text(local, element)
+    first = local.reshape(-1)[0] if local.size else None
+    said = text.replace("−", "-")
+    if said == numbers or (first is not None and said == number_text(first) and (local == first).all()):
+        return ""
+    return f" = {numbers}"
 
 
 def _arguments(node: Node) -> dict:
@@ -172,22 +194,27 @@ def _missing(what: str, summary: TensorSummary | None) -> str:
 
 
 def summary_stats(s: TensorSummary) -> str:
-    parts = [f"shape {tuple(s.shape)}"]
-    for key in ("min", "max", "mean", "std", "norm"):
-        v = getattr(s, key)
-        if v is not None:
-            parts.append(f"{key} {number_text(v)}")
-    if s.nan_count or s.inf_count:
-        parts.append(f"nan {s.nan_count} inf {s.inf_count}")
-    return ", ".join(parts)
+    """A tensor's statistics from its summary: shape, the NaN/Inf counts, min/max/mean/std/norm of the finite values."""
+    return _stats_text(s.shape, s.numel, s.nan_count, s.inf_count,
+                       [(key, getattr(s, key)) for key in ("min", "max", "mean", "std", "norm")])
+
+
+def _stats_text(shape, numel: int, nans: int, infs: int, stats) -> str:
+    """Statistics that say which values they skipped: "shape (64,), 2 nan; of the 62 finite: min -1, max 9, mean 4"."""
+    head = ", ".join([f"shape {tuple(shape)}"]
+                     + [f"{count:,} {what}" for count, what in ((nans, "nan"), (infs, "inf")) if count])
+    shown = ", ".join(f"{key} {number_text(v)}" for key, v in stats if v is not None)
+    if not nans + infs:
+        return ", ".join(filter(None, [head, shown]))
+    return f"{head}; of the {numel - nans - infs:,} finite: {shown}" if shown else f"{head}, no finite values"
 
 
 def _local(cls, node: Node, values):
-    """Each forward argument's local factor (elementwise ops), or None when the inputs' values are
+    """Each forward argument's local factor (elementwise and reducing ops), or None when the inputs' values are
     not all recorded (or cannot be rebuilt)."""
     arrays = _forward_arguments(cls, node, values)
-    if arrays is None:
-        return None
+    if arrays is None or cls.reduces and len(arrays) < len(argument_names(cls)):
+        return None  # a loss's factor depends on its reduction: none from a record without it (an old snapshot)
     try:
         with np.errstate(all="ignore"):
             return cls.local_factors(arrays)
@@ -230,16 +257,20 @@ def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes
         term.grad_in, axes = _summed_to(raw, shape)
         if axes:
             dims = ", ".join(map(str, axes))
-            term.note = f"grad summed over dim{'s' if len(axes) > 1 else ''} {dims}: {tuple(raw.shape)} -> {shape}"
+            term.note = (f"grad summed over dim{'s' if len(axes) > 1 else ''} {dims}: {tuple(raw.shape)} -> {shape}"
+                         + ("" if element is not None and raw.size > SMALL else f" = {values_text(term.grad_in, None)}"))
     elif given is not None:
         notes.append(_missing(f"the grad to {term.name}", given))
     elementwise = cls is not None and cls.elementwise
     position = _input_positions(cls, node)[k] if cls is not None else k
-    if elementwise and local is not None:
+    if local is not None:
         factor = local[position] if position < len(local) else None
-        if factor is not None:
+        # a loss's grad_out multiplies its factor elementwise when it is one number or in the factor's shape
+        # (cross_entropy's reduction='none' gives one per row: no product to show)
+        if factor is not None and (not cls.reduces or grad_out is None or grad_out.size == 1
+                                   or grad_out.shape == factor.shape):
             term.local = factor
-            term.local_text = _fill(cls.local_for(args), position, cls, node, values, factor, element)
+            term.local_text = _fill(cls.local_for(args), position, cls, node, values, factor, element, args)
     elif elementwise:
         notes.append(f"the local factor for {term.name} needs every input's values, which were not all recorded")
     if term.grad_out is not None and term.local is not None and (raw is not None or given is None):
@@ -277,11 +308,12 @@ def _product(term: Term, raw, element) -> str:
     """grad_out × local = grad_in, with the numbers (one element's for big tensors); `raw`, the
     grad the step gave (before any broadcast sum), is None while the step has not run."""
     grad_out = values_text(term.grad_out, element)
+    local = _grouped(term.local_text)
     if raw is None:
-        return f"{grad_out} × {term.local_text} = … (when this step runs)"
-    if element is None:
-        return f"{grad_out} × {term.local_text} = {values_text(term.grad_in, None)}"
-    return (f"{grad_out} × {term.local_text} = {number_text(raw.reshape(-1)[element])}"
+        return f"{grad_out} × {local} = … (when this step runs)"
+    if element is None:  # before any broadcast sum, which the note shows
+        return f"{grad_out} × {local} = {values_text(raw, None)}"
+    return (f"{grad_out} × {local} = {number_text(raw.reshape(-1)[element])}"
             + (f"  (this element's share; {term.name}'s grad sums them, see the note)" if term.note else ""))
 
 
@@ -295,27 +327,60 @@ def _shown(values: np.ndarray, element) -> str:
 
 
 def _factor(v) -> str:
-    text = number_text(v)
+    return _signed(number_text(v))
+
+
+def _signed(text: str) -> str:
+    """A negative number in parentheses, as an operand in a formula: "(-0.2)"."""
     return f"({text})" if text.startswith("-") else text
 
 
-def _fill(templates, position, cls, node, values, factor, element) -> str:
-    """The local factor's template with the numbers: "2·[6, 4]"; the numbers alone without one."""
+def _fill(templates, position, cls, node, values, factor, element, args) -> str:
+    """The local factor's template with the numbers: "2·[6, 4]", "1 − (-0.2)²"; the numbers alone
+    without one (or when the op cannot give a name's numbers, as a weighted loss)."""
     template = templates[position] if position < len(templates) else ""
     if not template:
         return values_text(factor, element)
-    names = argument_names(cls)
-    filled = {}
+    wanted = set(_PLACEHOLDER.findall(template))
     arrays = _forward_arguments(cls, node, values) or []
-    for i, key in enumerate(names):
-        if i < len(arrays):
-            filled[key] = _operand_text(arrays[i], factor.shape, element)
-    out_values = _values(node.output)
-    filled["out"] = _operand_text(out_values, factor.shape, element) if out_values is not None else "out"
+    known = dict(zip(argument_names(cls), arrays))
+    if "out" in wanted:
+        known["out"] = _values(node.output)
     try:
-        return template.format(**filled)
-    except (KeyError, IndexError, ValueError):
+        if wanted - known.keys():
+            known.update(cls.local_values(arrays, args))
+        filled = {key: _operand_text(known[key], factor.shape, element) for key in wanted}
+    except (KeyError, TypeError, ValueError, ArithmeticError, AttributeError, IndexError):
         return values_text(factor, element)
+    return _PLACEHOLDER.sub(lambda m: _placed(filled[m.group(1)], template, m.start(), m.end()), template)
+
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+def _placed(text: str, template: str, start: int, end: int) -> str:
+    """A number put in a formula, in parentheses where its minus would read otherwise: "1 − (-0.2)²",
+    "2·(-0.5)", but "cos(-0.5)" and "(-0.5 − 1)" as they are."""
+    leads = start == 0 or template[start - 1] == "("
+    raised = template[end:end + 1] in _RAISED
+    return text if leads and not raised else _signed(text)
+
+
+_RAISED = tuple("^⁰¹²³⁴⁵⁶⁷⁸⁹⁻")  # what follows a number that is raised to a power
+
+
+def _grouped(text: str) -> str:
+    """A factor as one operand of a product: "(1 − 0.2²)" for a formula with an operator outside
+    its brackets; "2·[6, 4]" as it is."""
+    depth = 0
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == " " and depth == 0:
+            return f"({text})"
+    return text
 
 
 def _operand_text(value, shape, element) -> str:
@@ -429,10 +494,9 @@ def _nested(v) -> str:
 def _array_stats(a: np.ndarray) -> str:
     a = np.asarray(a, dtype=np.float64)
     finite = a[np.isfinite(a)]
-    if finite.size == 0:
-        return f"shape {tuple(a.shape)}, no finite values"
-    return (f"shape {tuple(a.shape)}, min {number_text(finite.min())}, max {number_text(finite.max())}, "
-            f"mean {number_text(finite.mean())}")
+    nans = int(np.isnan(a).sum())
+    stats = [("min", finite.min()), ("max", finite.max()), ("mean", finite.mean())] if finite.size else []
+    return _stats_text(a.shape, a.size, nans, a.size - finite.size - nans, stats)
 
 
 def number_text(v) -> str:

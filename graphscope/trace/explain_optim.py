@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .explain import SMALL, number_text
 from .record import (
@@ -59,7 +59,7 @@ def explain_change(record: Record, event: OptimizerEvent, change: ParamChange, e
             lines.append(f"{word:<7}{_list(_whole(s))}")
     if numel > 1:
         lines.append(f"element {i} of {numel:,} (shape {_shape(summary)})")
-    n = change_numbers(record, event, change, i)
+    n = _as_applied(change_numbers(record, event, change, i), _at(change.update, i))
     lines.append(f"value before    {_num(n.before)}")
     if n.grad is not None:
         lines.append(f"grad            {_num(n.grad)}")
@@ -68,12 +68,23 @@ def explain_change(record: Record, event: OptimizerEvent, change: ParamChange, e
     else:
         lines.append("update = after - before (its rule is the script's line)")
     if n.after is not None and n.before is not None:
-        lines.append(f"value after     {_num(n.before)} + {_term(n.after - n.before)} = {_num(n.after)}")
+        applied = n.update if n.update is not None else n.after - n.before
+        lines.append(f"value after     {_num(n.before)} + {_term(applied)} = {_num(n.after)}")
     elif n.after is not None:
         lines.append(f"value after     {_num(n.after)}")
     if n.before is None or n.after is None:
         lines.append("(values of this element were not recorded: a large tensor keeps only its first elements)")
     return lines
+
+
+def _as_applied(n: ChangeNumbers, recorded: float | None) -> ChangeNumbers:
+    """The numbers with the update the parameter received (in its own dtype) in place of the rule's
+    float64 one where the two agree to that dtype's precision: one update, one rendering on every line."""
+    if recorded is None and n.before is not None and n.after is not None:
+        recorded = n.after - n.before
+    if recorded is None or n.update is None or not math.isclose(recorded, n.update, rel_tol=1e-5, abs_tol=1e-12):
+        return n
+    return replace(n, update=recorded)
 
 
 def change_numbers(record: Record, event: OptimizerEvent, change: ParamChange, element: int = 0) -> ChangeNumbers:

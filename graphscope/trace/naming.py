@@ -11,6 +11,7 @@ import traceback
 import weakref
 
 from graphscope.engine import hooks
+from graphscope.engine.size import Size
 
 from .limits import FIELDS, NAME_LIMIT, cut
 from .literal import escaped, has_control, visible
@@ -35,7 +36,9 @@ def name(text: str, limit: int = NAME_LIMIT) -> str:
 
 
 def short_repr(value, limit: int = 100) -> str:
-    """A one-line repr of a user value, bounded, even when its repr raises."""
+    """A one-line repr of a user value, bounded, even when its repr raises; a shape as `(32, -1)`."""
+    if isinstance(value, Size):  # the record says what a shape is, not its type's library
+        value = tuple(value)
     try:
         text = " ".join(repr(value).split())
     except Exception as e:  # a user object whose repr raises

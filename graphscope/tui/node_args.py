@@ -5,9 +5,8 @@ from __future__ import annotations
 import ast
 import re
 
+from graphscope.trace.explain import number_text
 from graphscope.trace.record import CONSTANT, Node
-
-from .number_text import fit_number
 
 # Binary ops written as an expression when one operand is a number: `mul ×3`, `sub 3−`.
 SYMBOLS = {"add": "+", "sub": "−", "mul": "×", "div": "÷"}
@@ -17,7 +16,7 @@ _INTEGER = re.compile(r"-?\d+")
 _DIMS = ("axes", "axis", "dim")
 # Values that say "the default": not worth a word in a row.
 _DEFAULTS = ("None", "False")
-# How wide a number may be in a tree row.
+# How long a number's literal may be to be shown as it was written.
 _ROW_NUMBER = 7
 
 
@@ -82,9 +81,10 @@ def _dims(value: str) -> str:
 
 
 def _number(value: str) -> str:
-    """A long float literal shortened for a row (`0.3333333333333333` as `0.3333`)."""
+    """A long float literal as every formula shows it (`0.3333333333333333` as `0.333333`, `1234.5678` as
+    `1234.57`): never rounded to a number that reads as another one."""
     try:
         number = float(value)
     except ValueError:
         return value
-    return value if len(value) <= _ROW_NUMBER else fit_number(number, _ROW_NUMBER)
+    return value if len(value) <= _ROW_NUMBER else number_text(number)

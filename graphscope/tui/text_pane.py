@@ -37,7 +37,14 @@ class TextPane(ScrollView, can_focus=True):
         return [strip.text for strip in self._lines]
 
     def _wrap(self) -> None:
-        width = self.scrollable_content_region.width
+        # Wrapped once more when the new length shows or hides the scrollbar, which changes the width to wrap at.
+        for _ in range(3):
+            self._wrap_at(self.scrollable_content_region.width)
+            if self.scrollable_content_region.width == self._width:
+                break
+        self.refresh()
+
+    def _wrap_at(self, width: int) -> None:
         self._width = width
         if width <= 0:
             self._lines = []
@@ -51,7 +58,6 @@ class TextPane(ScrollView, can_focus=True):
             # scroll range and the scrollbar change here (the pane's own size does not).
             self.set_reactive(ScrollView.virtual_size, size)
             self._scroll_update(size)
-        self.refresh()
 
     def on_resize(self, _event: events.Resize) -> None:
         if self.scrollable_content_region.width != self._width:

@@ -170,6 +170,25 @@ def test_a_step_paused_before_its_backward_shows_the_local_factor_and_waits_for_
     ]
 
 
+def test_a_big_step_paused_before_its_backward_says_its_grad_is_not_computed_yet():
+    recorder = Recorder()
+
+    class PauseAtPow(hooks.Observer):
+        lines = None
+
+        def before_node(self, node, grad_output):
+            if node.op == "pow" and self.lines is None:
+                record = recorder.flush()
+                self.lines = explain_lines(explain_step(record, 0, len(record.passes[0].steps) - 1))
+
+    pause = PauseAtPow()
+    with hooks.observe(recorder), hooks.observe(pause):
+        b = gs.tensor([6.0] * 10, requires_grad=True)
+        (-(b**2)).sum().backward()
+    assert "grad to b: not computed yet (when this step runs)" in pause.lines
+    assert not any("no finite values" in line for line in pause.lines)
+
+
 def test_an_operand_no_grad_flows_to_is_shown_beside_the_terms():
     def run():
         logits = gs.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], requires_grad=True)
@@ -465,3 +484,71 @@ def test_explained_grads_equal_torch_for_every_conformance_module(name, make, ar
     gs_leaves = gs_in + [p for _, p in gs_module.named_parameters()]
     torch_leaves = torch_in + [p for _, p in torch_module.named_parameters()]
     _against_torch(recorder, record, gs_leaves, torch_leaves, torch_out, cotangent)
+
+
+def test_a_local_factor_that_is_already_its_numbers_is_said_once():
+    def run():
+        x = gs.tensor([5.0, 6.0, 7.0, 8.0], requires_grad=True)
+        w = gs.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+        (x * w).sum().backward()
+
+    _, record, _ = _recorded(run)
+    lines = explain_lines(explain_step(record, 0, 1))
+    assert "  local  d out/d x = [1, 2, 3, 4]" in lines
+    assert "  local  d out/d w = [5, 6, 7, 8]" in lines
+
+
+def test_mse_loss_writes_out_its_local_factor_with_the_step_s_numbers():
+    def run():
+        pred = gs.tensor([[0.5, 1.5], [2.0, -1.0]], requires_grad=True)
+        gs.nn.functional.mse_loss(pred, gs.tensor([[1.0, 1.0], [1.5, 0.0]])).backward()
+
+    _, record, _ = _recorded(run)
+    lines = explain_lines(explain_step(record, 0, 0))
+    assert ("  local  d out/d pred = 2·([[0.5, 1.5], [2, -1]] − [[1, 1], [1.5, 0]])/4 = [[-0.25, 0.25], [0.25, -0.5]]"
+            in lines)
+    assert "  grad_in = 1 × 2·([[0.5, 1.5], [2, -1]] − [[1, 1], [1.5, 0]])/4 = [[-0.25, 0.25], [0.25, -0.5]]" in lines
+
+
+def test_cross_entropy_writes_out_softmax_minus_onehot_with_the_step_s_numbers():
+    def run():
+        logits = gs.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], requires_grad=True)
+        gs.nn.functional.cross_entropy(logits, gs.tensor([1, 2]), reduction="sum").backward()
+
+    _, record, _ = _recorded(run)
+    lines = explain_lines(explain_step(record, 0, 0))
+    assert ("  local  d out/d logits = [[0.231224, 0.628532, 0.140244], [0.0466126, 0.0171478, 0.93624]] − "
+            "[[0, 1, 0], [0, 0, 1]] = [[0.231224, -0.371468, 0.140244], [0.0466126, 0.0171478, -0.0637604]]") in lines
+
+
+def test_a_weighted_cross_entropy_shows_its_local_factor_s_numbers_alone():
+    def run():
+        logits = gs.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], requires_grad=True)
+        gs.nn.functional.cross_entropy(logits, gs.tensor([1, 2]), weight=gs.tensor([1.0, 2.0, 3.0])).backward()
+
+    _, record, _ = _recorded(run)
+    lines = explain_lines(explain_step(record, 0, 0))
+    assert not any("softmax" in line or "onehot" in line for line in lines[2:])
+    assert any(line.startswith("  local  d out/d logits = [[") for line in lines)
+
+
+def test_the_first_step_says_where_its_grad_out_came_from():
+    def run():
+        a = gs.tensor([2.0, 3.0], requires_grad=True)
+        (3 * a).backward(gradient=gs.tensor([1.0, 1.0]))
+        (a * a).sum().backward()
+
+    _, record, _ = _recorded(run)
+    assert "grad_out = [1, 1]  (the gradient passed to backward())" in explain_lines(explain_step(record, 0, 0))
+    assert "grad_out = 1  (1 is the implicit seed of backward() on a scalar)" in explain_lines(explain_step(record, 1, 0))
+    assert not any("seed" in line or "passed to" in line for line in explain_lines(explain_step(record, 1, 1)))
+
+
+def test_a_per_row_cross_entropy_shows_no_product_its_grad_out_cannot_multiply():
+    def run():
+        logits = gs.tensor([[1.0, 2.0], [0.0, -1.0]], requires_grad=True)
+        gs.nn.functional.cross_entropy(logits, gs.tensor([1, 0]), reduction="none").backward(gs.tensor([1.0, 3.0]))
+
+    _, record, _ = _recorded(run)
+    lines = explain_lines(explain_step(record, 0, 0))
+    assert not any(" × " in line for line in lines), lines

@@ -189,3 +189,24 @@ def test_an_element_out_of_range_says_so():
     rec, steps = recorded(OPTIMIZERS["sgd"])
     with pytest.raises(ValueError, match="element 12 is out of range: the parameter has 12 elements"):
         explain_change(rec, steps[0], steps[0].params[0], 12)
+
+
+def test_an_update_is_one_number_on_every_line_that_shows_it():
+    recorder = Recorder(Policy.every_pass())
+    with hooks.observe(recorder):  # float32: the rule's float64 update and the applied one differ in the last digit
+        w = gs.nn.Parameter(gs.tensor([0.7312, -1.2345, 0.3333]))
+        optimizer = gs.optim.Adam([w], lr=0.01)
+        for _ in range(3):
+            optimizer.zero_grad()
+            (w * w * gs.tensor([1.3, 0.2, 2.0])).sum().backward()
+            optimizer.step()
+    record = recorder.finish(0)
+    for event in (e for e in record.optimizer if e.kind == OPTIMIZER_STEP):
+        (change,) = event.params
+        listed = next(line for line in explain_change(record, event, change) if line.startswith("update ["))
+        for element in range(3):
+            lines = explain_change(record, event, change, element)
+            update = next(line for line in lines if line.startswith("update = ")).rsplit(" = ", 1)[1]
+            after = next(line for line in lines if line.startswith("value after"))
+            assert f" + {update} = " in after or f" + ({update}) = " in after, (update, after)
+            assert update in listed, (update, listed)

@@ -105,3 +105,15 @@ def test_an_update_by_hand_after_the_pass_shows_before_update_and_after():
     assert lines[1].endswith("w -= 0.1 * w.grad")
     assert lines[2:] == [f"  {line}" for line in explain_change(record, update, update.params[0])]
     assert "  after  [0.8, -1.6]" in lines
+
+
+def test_statistics_that_skip_nan_and_inf_count_them():
+    def run():
+        values = [float(v) for v in range(64)]
+        values[0], values[5], values[9] = float("nan"), float("nan"), float("inf")
+        x = gs.tensor(values, requires_grad=True)
+        (x * 2).sum().backward()
+
+    report = text_report(recorded(run))
+    assert "value  [0] = nan    (shape (64,), 2 nan, 1 inf; of the 61 finite: min 2, max 126, mean" in report
+    assert "no finite values" not in report

@@ -449,3 +449,13 @@ def test_names_with_control_characters_still_give_a_loadable_snapshot():
 def test_an_exit_code_of_true_is_recorded_as_1_and_exported_as_an_integer():
     record = Recorder().finish(True)
     assert type(record.metadata.exit_code) is int and snapshot.loads(snapshot.dumps(record)).metadata.exit_code == 1
+
+
+def test_a_shape_argument_is_recorded_as_a_shape_not_as_its_type():
+    recorder = Recorder()
+    with hooks.observe(recorder):
+        x = gs.ones((32, 2, 3), requires_grad=True)
+        nn.Flatten()(x).sum().backward()
+    record = recorder.finish(0)
+    (flatten,) = [n for n in record.nodes.values() if n.op == "flatten"]
+    assert dict(flatten.args)["shape"] == "(32, -1)"

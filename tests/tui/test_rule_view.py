@@ -4,7 +4,7 @@ under the tables' cursor when the tensor is big."""
 from dataclasses import replace
 
 import pytest
-from tui_live import SAMPLES, live_app, until_paused, until_settled
+from tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
 from tui_pilot import wait_for, wait_for_text
 from tui_screen import screen_text
 
@@ -104,3 +104,33 @@ async def test_moving_in_the_value_table_chooses_the_element_the_rule_explains()
             await wait_for_text(pilot, f"element {cols + 1} (tensors over")
             assert app.views.reveal(op_node(record, "pow"))  # another node: back to its element 0
             await wait_for(pilot, lambda: details.element == 0, what="element 0 on another node")
+
+
+@SIZES
+async def test_every_step_s_rule_is_wrapped_beside_the_scrollbar_so_no_number_is_cut(size):
+    with live_app(SCRIPTS / "equation_fractions.py") as (app, session):
+        async with app.run_test(size=size) as pilot:
+            await until_paused(pilot, session)
+            view = app.query_one(NodeDetails).query_one(RuleView)
+            for taken in range(1, 5):
+                await step(pilot, app, session)
+                await wait_for(pilot, lambda: bool(view.lines), what="the Rule tab filled")
+                width = view.scrollable_content_region.width
+                assert all(len(line.rstrip()) <= width for line in view.lines), (width, view.lines)
+                if taken == 3:  # pow(b, 2) just taken: the issue's line, every number whole
+                    words = " ".join(" ".join(view.lines).split())
+                    assert "local d out/d b = 2·[6.5, 4.25] = [13, 8.5]" in words
+
+
+@SIZES
+async def test_the_rule_tab_counts_the_nans_its_statistics_skip_and_says_a_grad_is_not_computed_yet(size):
+    with live_app(SCRIPTS / "nan_in_a_big_tensor.py") as (app, session):
+        async with app.run_test(size=size) as pilot:
+            await until_paused(pilot, session)
+            view = app.query_one(NodeDetails).query_one(RuleView)
+            await step(pilot, app, session)  # sum has run; sub, x − b, is next
+            await wait_for(pilot, lambda: "The step just taken:" in view.lines, what="the step just taken shown")
+            words = " ".join(" ".join(view.lines).split())
+            assert "grad to b: not computed yet (when this step runs)" in words
+            assert "no finite values" not in words
+            assert "value [0] = nan (shape (64,), 1 nan; of the 63 finite: min -0.375, max 7.375, mean 3.5)" in words

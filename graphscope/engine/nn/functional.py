@@ -167,7 +167,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "mse_loss")
     _same_shape(tensor_input(input, "mse_loss"), tensor_input(target, "mse_loss", "target"), "mse_loss")
-    return L.MSELoss.apply(input, target, reduction=reduction)
+    return L.MSELoss.apply(input, target, reduction)  # positional: recorded as args (the Rule tab's N)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -189,8 +189,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise ValueError(f"cross_entropy: label_smoothing must be between 0.0 and 1.0, got {label_smoothing}")
     if input.ndim == 0:
         raise ValueError("cross_entropy: input must have a class dimension, got a 0-d tensor")
-    return L.CrossEntropy.apply(input, target, weight, ignore_index=ignore_index,
-                                label_smoothing=label_smoothing, reduction=reduction)
+    return L.CrossEntropy.apply(input, target, weight, ignore_index, label_smoothing, reduction)  # positional: recorded
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):

@@ -131,6 +131,11 @@ class GELU(Function):
     elementwise = True
     local = ("Φ({x}) + {x}·φ({x})", "")
 
+    @classmethod
+    def local_for(cls, args):
+        # the tanh form's factor is too long to read as a formula: its numbers alone
+        return ("", "") if args.get("approximate") == "tanh" else cls.local
+
     def backward(self, grad):
         xp = namespace(grad)
         x = self.x

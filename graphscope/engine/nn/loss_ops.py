@@ -137,6 +137,26 @@ class CrossEntropy(Function):
         return backend.sum(loss) / denominator
 
     rule = "fused log_softmax + nll: loss = −log softmax(z)[target];  dz = (softmax(z) − onehot(target))·dOut (/N for mean)"
+    reduces = True
+
+    @classmethod
+    def local_for(cls, args):
+        # written out for class targets without weights or smoothing, the usual case; numbers alone otherwise
+        if args.get("label_smoothing") or args.get("reduction", "mean") == "none":
+            return ()
+        return ("({softmax} − {onehot})/{N}",) if args.get("reduction", "mean") == "mean" else ("{softmax} − {onehot}",)
+
+    @classmethod
+    def local_values(cls, arrays, args):
+        logits, target, weight = arrays[:3]
+        xp = namespace(logits)
+        if (logits.ndim != 2 or weight is not None or backend.is_floating(target)
+                or bool(xp.any(target == args.get("ignore_index", -100)))):
+            raise ValueError("written out for (N, C) logits and class targets, unweighted, none ignored")
+        e = xp.exp(logits - xp.max(logits, axis=1, keepdims=True))
+        onehot = xp.zeros_like(logits)
+        onehot[xp.arange(logits.shape[0]), target] = 1
+        return {"softmax": e / xp.sum(e, axis=1, keepdims=True), "onehot": onehot, "N": logits.shape[0]}
 
     def backward(self, grad):
         xp = namespace(grad)
@@ -236,6 +256,17 @@ class MSELoss(Function):
         return reduce(diff * diff, reduction)
 
     rule = "d (x − y)²/dx = 2·(x − y)    d/dy = −2·(x − y)    (/N for mean)"
+    reduces = True
+
+    @classmethod
+    def local_for(cls, args):
+        if args.get("reduction", "mean") == "mean":
+            return ("2·({x} − {y})/{N}", "−2·({x} − {y})/{N}")
+        return ("2·({x} − {y})", "−2·({x} − {y})")
+
+    @classmethod
+    def local_values(cls, arrays, args):
+        return {"N": int(namespace(arrays[0]).broadcast_arrays(arrays[0], arrays[1])[0].size)}
 
     def backward(self, grad):
         g = 2.0 * reduction_scale(grad, self.reduction, self.diff.size) * self.diff

@@ -82,7 +82,7 @@ class Pow(Function):
 
     rule = "d(xⁿ)/dx = n·xⁿ⁻¹    d(xⁿ)/dn = xⁿ·ln x"
     elementwise = True
-    local = ("{exponent}·{input}^({exponent}−1)", "{out}·ln {input}")
+    local = ("{exponent}·{input}^({exponent}−1)", "{out}·ln({input})")
 
     def backward(self, grad):
         need_a, need_b = self.needs_input_grad

@@ -131,7 +131,7 @@ class Sin(Function):
 
     rule = "d sin x/dx = cos x"
     elementwise = True
-    local = ("cos {x}",)
+    local = ("cos({x})",)
 
     def backward(self, grad):
         return (grad * namespace(grad).cos(self.x),)
@@ -144,7 +144,7 @@ class Cos(Function):
 
     rule = "d cos x/dx = −sin x"
     elementwise = True
-    local = ("−sin {x}",)
+    local = ("−sin({x})",)
 
     def backward(self, grad):
         return (-grad * namespace(grad).sin(self.x),)
