@@ -42,7 +42,8 @@ _SESSION = os.path.join(_PACKAGE, "session", "session.py")  # its _finish calls 
 
 
 def run_headless(script: str, argv=(), *, export: str | None = None, dot_path: str | None = None,
-                 fail_on_nan: bool = False, as_torch: bool = False, device: str | None = None) -> int:
+                 fail_on_nan: bool = False, as_torch: bool = False, device: str | None = None,
+                 policy=None) -> int:
     """Run `script`; write the snapshot and DOT files (also when it raised or was interrupted);
     print the summary. Ctrl-C stops the script at its next engine event and exits 130."""
 
@@ -57,7 +58,7 @@ def run_headless(script: str, argv=(), *, export: str | None = None, dot_path: s
             return NAN_EXIT_CODE
         return code
 
-    return run_recorded(script, argv, report, as_torch=as_torch, device=device,
+    return run_recorded(script, argv, report, as_torch=as_torch, device=device, policy=policy,
                         exports=(("snapshot", export), ("graph", dot_path)))
 
 
