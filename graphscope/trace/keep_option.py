@@ -7,7 +7,7 @@ from .snapshot_format import ID_LIMIT
 
 KEEP_FORMS = "all, last=N, first=N or first=N,last=M (N a whole number of passes)"
 FULL_VALUES_FORMS = "a whole number of elements, such as 100000, or all"
-KEEP_ALL_HINT = "run with --keep all to keep them"
+KEEP_ALL = "run with --keep all"  # said where passes were not kept in detail
 
 
 def keep_passes(text: str) -> dict:
