@@ -2,10 +2,11 @@
 run with every pass kept, `p` walks back through all of them."""
 
 from tui_live import SAMPLES, live_app, until_paused, until_settled
-from tui_pilot import wait_for, wait_for_text
+from tui_pilot import wait_for, wait_for_notice, wait_for_text
 from tui_screen import screen_text
 
 from graphscope.trace.retention import Policy
+from graphscope.tui.passes_view import PassesView
 from graphscope.tui.stepper import Stepper
 
 HINT = "run with --keep all"
@@ -39,6 +40,17 @@ async def test_the_passes_view_says_which_passes_were_not_kept_and_how_to_keep_t
                 await pilot.press("v")
             await wait_for_text(pilot, "passes 1–12 not kept in detail")
             assert f"loss and grad norms only; {HINT} to keep them" in str(app.query_one("#pass-note").render())
+            view, table = app.query_one(PassesView), app.query_one("#pass-table")
+            table.focus()
+            await wait_for(pilot, lambda: table.has_focus, what="the passes table focused")
+            for _ in range(len(view._rows)):  # up from the last pass, where it starts
+                if view._rows[table.cursor_row] == ("pass", 5):
+                    break
+                await pilot.press("up")
+            assert view._rows[table.cursor_row] == ("pass", 5), (table.cursor_row, view._rows)
+            await pilot.press("enter")
+            await wait_for_notice(pilot, f"Pass 5 was not kept in full: only its loss and grad norms are in the record "
+                                  f"({HINT} to keep every pass).")
 
 
 async def test_the_status_line_says_so_where_p_jumps_over_passes_not_kept():
