@@ -126,3 +126,12 @@ def test_explain_of_a_cnn_says_how_to_keep_its_values_and_with_full_values_shows
     whole = graphscope("explain", "--full-values", "all", str(SAMPLES / "small_cnn.py"), "1")
     assert whole.returncode == 0, whole.stderr
     assert "were not recorded" not in whole.stdout
+
+
+def test_the_readmes_command_line_section_documents_both_options():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("\n## Command line\n"):]
+    for command in ("graphscope run [", "graphscope run --headless [", "graphscope explain ["):
+        line = section[section.index(command):].split("\n")[0]
+        assert "[--full-values N]" in line and ("[--keep PASSES]" in line) != command.startswith("graphscope explain")
+    assert "`all`, `last=N`, `first=N` or `first=N,last=M`" in section
