@@ -4,13 +4,14 @@ line for the app, --headless and explain; a bad value is one line naming what wa
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from graphscope.cli import build_parser, main
 from graphscope.trace import snapshot
-from graphscope.trace.keep_option import FULL_VALUES_FORMS, KEEP_FORMS
+from graphscope.trace.keep_option import FULL_VALUES_FORMS, KEEP_FORMS, full_values
 from graphscope.trace.retention import Policy
 from graphscope.trace.snapshot_format import ID_LIMIT
 
@@ -135,3 +136,24 @@ def test_the_readmes_command_line_section_documents_both_options():
         line = section[section.index(command):].split("\n")[0]
         assert "[--full-values N]" in line and ("[--keep PASSES]" in line) != command.startswith("graphscope explain")
     assert "`all`, `last=N`, `first=N` or `first=N,last=M`" in section
+
+
+def test_gradcheck_checks_a_conv_of_a_cnn_sized_input_with_full_values_all():
+    import graphscope as gs
+    from graphscope.engine import hooks
+    from graphscope.trace.gradcheck import gradcheck_node
+    from graphscope.trace.recorder import Recorder
+
+    def run(policy):
+        recorder = Recorder(policy)
+        with hooks.observe(recorder):
+            gs.manual_seed(0)
+            x = gs.randn(8, 3, 24, 24, requires_grad=True)  # 13,824 elements: past the default 4,096
+            gs.nn.Conv2d(3, 4, 3)(x).sum().backward()
+        record = recorder.finish(0)
+        (conv,) = [n.id for n in record.nodes.values() if n.op.startswith("conv")]
+        return gradcheck_node(record, conv, recorder.functions)
+
+    assert "run with --full-values 13824 to keep them" in run(None).reason
+    checked = run(replace(Policy(), **full_values("all")))
+    assert checked.checked and checked.ok, checked.reason
