@@ -157,3 +157,11 @@ def test_gradcheck_checks_a_conv_of_a_cnn_sized_input_with_full_values_all():
     assert "run with --full-values 13824 to keep them" in run(None).reason
     checked = run(replace(Policy(), **full_values("all")))
     assert checked.checked and checked.ok, checked.reason
+
+
+def test_the_headless_summary_says_how_to_keep_the_passes_it_did_not():
+    cut = graphscope("run", "--headless", str(SAMPLES / "forgot_zero_grad.py"), "4")
+    assert cut.returncode == 0, cut.stderr
+    assert "outside the detail window were not kept (run with --keep all to keep them)" in " ".join(cut.stdout.split())
+    whole = graphscope("run", "--headless", "--keep", "all", str(SAMPLES / "forgot_zero_grad.py"), "4")
+    assert "not kept" not in whole.stdout
