@@ -1,4 +1,4 @@
-"""Recording's cost on the samples, whole process: `graphscope run --headless [--keep K] sample.py` vs `python sample.py`.
+"""Recording's whole-process cost on the samples: `graphscope run --headless [--keep all]` vs `python sample.py`.
 
 Each sample runs with its own default arguments (what a user runs), plainly and under the recorder with
 the default policy and with every pass kept (`--keep all`); the runs are interleaved so drifting machine

@@ -51,7 +51,8 @@ def explain(source: str, argv=(), *, pass_index: int = 0, markdown: bool = False
     # The script's own output goes to stderr (stdout is the explanation, fit for a file), and it
     # reads the real stdin; passes up to the one explained are kept in detail.
     with contextlib.redirect_stdout(sys.stderr):
-        return run_recorded(source, argv, report, as_torch=as_torch, policy=replace(policy or Policy(), keep_first=pass_index + 1))
+        return run_recorded(source, argv, report, as_torch=as_torch,
+                            policy=replace(policy or Policy(), keep_first=pass_index + 1))
 
 
 def _print(record, pass_index: int, markdown: bool, code: int, stdout=None) -> int:
