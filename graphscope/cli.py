@@ -24,6 +24,7 @@ def _add_run(subcommands) -> None:
                    help="make `import torch` resolve to graphscope's engine for this run")
     p.add_argument("--device", metavar="D", help="default device for tensors the script creates (cpu, cuda)")
     p.add_argument("--no-pause", action="store_true", help="do not pause at the first backward node")
+    _add_recording_options(p, keep=True)
     p.add_argument("script", help="the Python script to run")
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
     p.set_defaults(handler=_run)
@@ -40,10 +41,12 @@ def _run(args) -> int:
             from graphscope.session.headless import run_headless
 
             return run_headless(args.script, args.args, export=args.export, dot_path=args.dot,
-                                fail_on_nan=args.fail_on_nan, as_torch=args.as_torch, device=args.device, held=held)
+                                fail_on_nan=args.fail_on_nan, as_torch=args.as_torch, device=args.device, held=held,
+                                policy=args.policy)
     from graphscope.tui.launch import run
 
-    return run(args.script, args.args, as_torch=args.as_torch, device=args.device, pause=not args.no_pause)
+    return run(args.script, args.args, as_torch=args.as_torch, device=args.device, pause=not args.no_pause,
+               policy=args.policy)
 
 
 def _run_problem(args) -> str | None:
@@ -132,6 +135,7 @@ def _add_explain(subcommands) -> None:
                    help="the backward pass to explain, from 0 (default: 0, the first)")
     p.add_argument("--markdown", action="store_true",
                    help="write Markdown (a heading per step, code blocks for the numbers) for notes and slides")
+    _add_recording_options(p, keep=False)
     p.add_argument("source", help="the Python script to run, or a snapshot JSON")
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
     p.set_defaults(handler=_explain)
@@ -141,7 +145,7 @@ def _explain(args) -> int:
     from graphscope.session.explain_run import explain
 
     return explain(args.source, args.args, pass_index=args.pass_index, markdown=args.markdown,
-                   as_torch=args.as_torch)
+                   as_torch=args.as_torch, policy=args.policy)
 
 
 def _script_problem(path: str) -> str | None:
@@ -152,6 +156,39 @@ def _script_problem(path: str) -> str | None:
         return not_runnable(path, source_kind(path))
     except SourceError as error:
         return str(error)
+
+
+class _PolicyOption(argparse.Action):
+    """An option that sets fields of the recorder's Policy (`parse` reads its value into them); a bad
+    value is one line on stderr and exit code 2, not argparse's usage."""
+
+    def __init__(self, *args, parse: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.parse = parse
+
+    def __call__(self, parser, namespace, value, option_string=None):
+        from dataclasses import replace
+
+        from graphscope.trace import keep_option
+        from graphscope.trace.retention import Policy
+
+        try:
+            fields = getattr(keep_option, self.parse)(value)
+        except ValueError as error:
+            parser.exit(2, f"graphscope: {option_string} {value}: {error}\n")
+        setattr(namespace, self.dest, replace(getattr(namespace, self.dest) or Policy(), **fields))
+
+
+def _add_recording_options(p, *, keep: bool) -> None:
+    """--keep (which passes keep their detail) and --full-values (which tensors keep every element)."""
+    p.set_defaults(policy=None)
+    if keep:
+        p.add_argument("--keep", action=_PolicyOption, parse="keep_passes", dest="policy", metavar="PASSES",
+                       help="the passes kept in detail: all, last=N, first=N or first=N,last=M "
+                       "(default first=1,last=3; the passes where a NaN/Inf first appeared are always kept)")
+    p.add_argument("--full-values", action=_PolicyOption, parse="full_values", dest="policy", metavar="N",
+                   help="keep every element of tensors of at most N elements (default 4096), or of all: "
+                   "the Rule tab and gradcheck need them")
 
 
 # Each entry adds one subcommand. Handlers import their layer (session, trace, tui) inside the

@@ -8,8 +8,10 @@ Gaussian negative log-likelihood, log(sigma) + (y - mean)^2 / (2 sigma^2). Two m
   2. the learning rate is far too large for this loss.
 
 Each step pushes sigma down harder than the last, it overshoots below zero, and log(sigma) of
-a negative number is NaN: the NaN is born on the line marked below, then spreads to the loss
-and, through backward, to every gradient and weight. Open it in the debugger with
+a negative number is NaN: the NaN is born on the line marked below and makes the loss NaN.
+Through backward the gradients stay finite (log's derivative, 1/sigma, is finite for a negative
+sigma) but explode: sigma.weight's grad norm passes 1000 in that pass. The loop stops at the NaN
+loss. Open it in the debugger with
 
     graphscope run samples/exploding_nan.py
 

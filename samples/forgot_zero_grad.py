@@ -5,7 +5,8 @@ optimizer.step() the sum of every grad so far instead of this batch's grad, so t
 longer and longer and the fit overshoots. Under the debugger (graphscope run
 samples/forgot_zero_grad.py) the Grad tab of `w` shows `.grad before this pass`, `added` and
 `now` growing, and the findings list says "grads of `w` accumulated across ... passes without
-zeroing". The fixed loop, with zero_grad(), runs after it for comparison.
+zeroing"; `graphscope run --keep all samples/forgot_zero_grad.py` keeps every pass in detail, so
+`p` walks back through each one. The fixed loop, with zero_grad(), runs after it for comparison.
 
 Run it with:  python samples/forgot_zero_grad.py [steps]
 """

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from dataclasses import replace
 
 from graphscope.trace.explain_report import ExplainError, markdown_report, text_report
 from graphscope.trace.retention import Policy
@@ -16,10 +17,11 @@ from .headless import run_recorded
 USAGE_ERROR = 2  # the exit code of a file or pass that cannot be explained
 
 
-def explain(source: str, argv=(), *, pass_index: int = 0, markdown: bool = False, as_torch: bool = False) -> int:
-    """Explain pass `pass_index` of the script `source` run with `argv`, or of the snapshot
-    `source` (told by its content, never its name); the exit code: the script's own, or 2 when there
-    is nothing to explain."""
+def explain(source: str, argv=(), *, pass_index: int = 0, markdown: bool = False, as_torch: bool = False,
+            policy: Policy | None = None) -> int:
+    """Explain pass `pass_index` of the script `source` run with `argv` (recorded under `policy`, its
+    passes up to the one explained kept in detail), or of the snapshot `source` (told by its content,
+    never its name); the exit code: the script's own, or 2 when there is nothing to explain."""
     if pass_index < 0:
         return _fail(f"pass {pass_index} does not exist: passes are numbered from 0")
     try:
@@ -31,8 +33,8 @@ def explain(source: str, argv=(), *, pass_index: int = 0, markdown: bool = False
     if (note := surprise(source, kind)) is not None:
         print(f"graphscope: {note}", file=sys.stderr)
     if kind == SNAPSHOT:
-        if as_torch or argv:
-            return _fail(f"{source} is a snapshot: --as-torch and arguments go with a script")
+        if as_torch or argv or policy is not None:
+            return _fail(f"{source} is a snapshot: --as-torch, --full-values and arguments go with a script")
         try:
             record = load(source)
         except SnapshotError as error:
@@ -49,7 +51,8 @@ def explain(source: str, argv=(), *, pass_index: int = 0, markdown: bool = False
     # The script's own output goes to stderr (stdout is the explanation, fit for a file), and it
     # reads the real stdin; passes up to the one explained are kept in detail.
     with contextlib.redirect_stdout(sys.stderr):
-        return run_recorded(source, argv, report, as_torch=as_torch, policy=Policy(keep_first=pass_index + 1))
+        return run_recorded(source, argv, report, as_torch=as_torch,
+                            policy=replace(policy or Policy(), keep_first=pass_index + 1))
 
 
 def _print(record, pass_index: int, markdown: bool, code: int, stdout=None) -> int:

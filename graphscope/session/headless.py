@@ -45,7 +45,8 @@ _EXIT = os._exit  # the process's own exit, whatever a run puts in its place
 
 
 def run_headless(script: str, argv=(), *, export: str | None = None, dot_path: str | None = None,
-                 fail_on_nan: bool = False, as_torch: bool = False, device: str | None = None, held=None) -> int:
+                 fail_on_nan: bool = False, as_torch: bool = False, device: str | None = None, held=None,
+                 policy=None) -> int:
     """Run `script`; write the snapshot and DOT files (also when it raised, was interrupted or
     called os._exit); print the summary to the stdout and stderr of the start, whatever the
     script did with sys.stdout. Ctrl-C stops the script at its next engine event and exits 130.
@@ -63,7 +64,7 @@ def run_headless(script: str, argv=(), *, export: str | None = None, dot_path: s
             return NAN_EXIT_CODE
         return code
 
-    return run_recorded(script, argv, report, as_torch=as_torch, device=device,
+    return run_recorded(script, argv, report, as_torch=as_torch, device=device, policy=policy,
                         exports=(("snapshot", export), ("graph", dot_path)), held=held)
 
 

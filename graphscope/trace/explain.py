@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .keep_option import full_values_hint
 from .naming import argument_names
 from .rebuild import NotRebuilt, argument_value, engine_functions, forward_layout
 from .record import LEAF_OPS, Node, Record, SourceSite
@@ -190,7 +191,8 @@ def _missing(what: str, summary: TensorSummary | None) -> str:
         return f"{what} was not recorded"
     if summary.dropped:
         return f"the values of {what} were dropped by the memory budget; its statistics: {summary_stats(summary)}"
-    return f"the values of {what} ({summary.numel:,} elements) were not recorded; its statistics: {summary_stats(summary)}"
+    return (f"the values of {what} ({summary.numel:,} elements) were not recorded ({full_values_hint(summary.numel)}); "
+            f"its statistics: {summary_stats(summary)}")
 
 
 def summary_stats(s: TensorSummary) -> str:

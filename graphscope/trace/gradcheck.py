@@ -23,6 +23,7 @@ from graphscope.engine.autograd.custom import Function as CustomFunction
 from graphscope.engine.backward import _sum_to
 from graphscope.engine.tensor import Tensor, wrap
 
+from .keep_option import full_values_hint
 from .naming import argument_names
 from .rebuild import NotRebuilt, engine_functions, forward_layout
 from .record import LEAF_OPS, Record
@@ -260,7 +261,7 @@ def _values_of(source, k: int, limit: int) -> np.ndarray:
             raise _CannotCheck(f"input {k} ({label}): its values were dropped to keep the recording within its "
                                "memory budget")
         raise _CannotCheck(f"inputs of {summary.numel:,} elements were not recorded in full (limit {limit:,}): "
-                           f"input {k} ({label}) cannot be rebuilt")
+                           f"input {k} ({label}) cannot be rebuilt; {full_values_hint(summary.numel)}")
     values = np.array(summary.values)
     return values.astype(np.float64) if values.dtype.kind == "f" else values
 

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .drawing import loss_sparkline
+from .keep_option import KEEP_ALL
 from .limits import cut
 from .literal import literal
 from .record import FINDING_KINDS, FINDING_TITLES, Finding, Record, SourceSite
@@ -163,7 +164,8 @@ def render(record: Record):
         parts += [Text(""), error]
     notes = []
     if record.trimmed_nodes:
-        notes.append(f"{record.trimmed_nodes:,} nodes of passes outside the detail window were not kept")
+        notes.append(f"{record.trimmed_nodes:,} nodes of passes outside the detail window were not kept "
+                     f"({KEEP_ALL} to keep them)")
     if record.dropped_values:
         notes.append(f"values of {record.dropped_values:,} tensors were dropped to stay within the memory budget")
     if record.dropped_console:

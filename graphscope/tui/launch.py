@@ -40,7 +40,7 @@ def view(path: str) -> int:
 
 
 def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, device: str | None = None,
-        pause: bool = True) -> int:
+        pause: bool = True, policy=None) -> int:
     """Run `script` under the debugger; returns the script's exit code when it ended, 0 when the
     user quit it first (saying where it was stopped on stderr)."""
     if not os.path.isfile(script):
@@ -54,7 +54,7 @@ def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, d
     from .app import GraphscopeApp
 
     session = Session(script, argv=list(argv or []),
-                      options=SessionOptions(as_torch=as_torch, device=device, pause=pause))
+                      options=SessionOptions(as_torch=as_torch, device=device, pause=pause, policy=policy))
     app = GraphscopeApp(session)
     try:
         app.run()

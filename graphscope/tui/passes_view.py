@@ -12,13 +12,14 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from graphscope.trace import drawing
+from graphscope.trace.keep_option import KEEP_ALL
 from graphscope.trace.record import BackwardPass
 
 from .moment import Moment
 from .node_label import keep_tail, one_line
 from .number_text import fit_number
 from .optimizer_words import STYLE, event_line, event_short, steps_values
-from .wording import counted, runs
+from .wording import counted, named_runs
 
 NUMBER = 10  # the width of a loss or a norm in the tables
 NAME = 32  # the width of a parameter's name
@@ -49,11 +50,10 @@ def pass_loss(p: BackwardPass, nodes) -> float | None:
 
 
 def not_kept_note(indices) -> str:
-    """Why these passes have no graph: `passes 1–156 not kept in detail (recording policy): loss and
-    grad norms only`."""
-    indices = list(indices)
-    return (f"{'pass' if len(indices) == 1 else 'passes'} {runs(indices)} not kept in detail "
-            "(recording policy): loss and grad norms only")
+    """Why these passes have no graph, and how to have it: `passes 1–156 not kept in detail (recording
+    policy): loss and grad norms only; run with --keep all to keep them`."""
+    return (f"{named_runs(indices, 'pass', 'passes')} not kept in detail (recording policy): "
+            f"loss and grad norms only; {KEEP_ALL} to keep them")
 
 
 def total_norm(p: BackwardPass) -> float | None:

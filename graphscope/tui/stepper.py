@@ -9,9 +9,11 @@ from rich.text import Text
 from textual.widgets import Static
 
 from graphscope.session import State
+from graphscope.trace.keep_option import KEEP_ALL
 
 from .moment import Moment
 from .node_label import one_line
+from .wording import named_runs
 
 _STYLES = {State.STARTING: "dim", State.RUNNING: "bold green", State.PAUSED: "bold yellow",
            State.FINISHED: "bold blue", State.FAILED: "bold red", State.STOPPED: "bold magenta"}
@@ -60,7 +62,24 @@ def describe(moment: Moment, source: str = "") -> Text:
     if state.pass_index is not None and state.pass_index < len(passes):
         _loss(text, passes[state.pass_index].loss)
         text.append(f" · {plural(len(passes), 'pass', 'passes')}", "dim")
+        skipped = not_kept_beside(passes, state.pass_index, state.step)
+        if skipped:
+            text.append(f" · {named_runs(skipped, 'pass', 'passes')} not kept ({KEEP_ALL})", "yellow")
     return text
+
+
+def not_kept_beside(passes, position: int, step: int | None) -> list[int]:
+    """The passes not kept in detail that a step across this pass's edge jumps over: those just
+    before it at its first step, those just after it at its end."""
+    order = len(passes[position].order)
+    if step is None or 0 < step < order:
+        return []
+    way = -1 if step == 0 else 1
+    skipped, k = [], position + way
+    while 0 <= k < len(passes) and not passes[k].detailed:
+        skipped.append(passes[k].index)
+        k += way
+    return skipped
 
 
 def _loss(text: Text, loss: float | None) -> None:

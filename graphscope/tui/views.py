@@ -9,6 +9,8 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import ContentSwitcher
 
+from graphscope.trace.keep_option import KEEP_ALL
+
 from .findings_view import FindingsView
 from .graph_tree import GraphTree
 from .module_tree import ModuleTree
@@ -144,8 +146,8 @@ class Views(Vertical):
     def on_passes_view_chosen(self, message: PassesView.Chosen) -> None:
         chosen = self.index.record.passes[message.position]
         if not chosen.detailed or chosen.root is None or chosen.root not in self.index.record.nodes:
-            self.notify(f"Pass {chosen.index} was not kept in full: only its loss and grad norms are in the record.",
-                        severity="warning")
+            self.notify(f"Pass {chosen.index} was not kept in full: only its loss and grad norms are in the record "
+                        f"({KEEP_ALL} to keep every pass).", severity="warning")
             return
         self._switch_to("graph")
         self.query_one(GraphTree).reveal_node(chosen.root)

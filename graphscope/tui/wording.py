@@ -17,3 +17,8 @@ def runs(numbers) -> str:
         else:
             spans.append([n, n])
     return ", ".join(str(a) if a == b else f"{a}–{b}" for a, b in spans)
+
+
+def named_runs(numbers, noun: str, plural: str) -> str:
+    """`pass 3`, `passes 1–3, 7`."""
+    return f"{noun if len(set(numbers)) == 1 else plural} {runs(numbers)}"

@@ -101,9 +101,10 @@ def test_a_snapshot_pass_outside_its_detail_window_says_how_to_get_it(tmp_path):
 def test_a_snapshot_takes_no_script_options(tmp_path):
     snap = tmp_path / "run.json"
     assert graphscope("run", "--headless", "--export", str(snap), EQUATION).returncode == 0
-    result = graphscope("explain", "--as-torch", str(snap))
-    assert (result.returncode, result.stderr) == (
-        2, f"graphscope: {snap} is a snapshot: --as-torch and arguments go with a script\n")
+    for options in (["--as-torch"], ["--full-values", "100000"]):
+        result = graphscope("explain", *options, str(snap))
+        assert (result.returncode, result.stderr) == (
+            2, f"graphscope: {snap} is a snapshot: --as-torch, --full-values and arguments go with a script\n")
 
 
 def test_markdown_has_a_heading_per_step_and_the_numbers_in_code_blocks():

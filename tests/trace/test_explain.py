@@ -142,7 +142,8 @@ def test_values_not_recorded_are_said_in_words():
 
     _, record, _ = _recorded(run, Policy(full_values_limit=8))
     lines = explain_lines(explain_step(record, 0, 1))
-    assert "the values of grad_out (100 elements) were not recorded; its statistics: " \
+    assert "the values of grad_out (100 elements) were not recorded (run with --full-values 100 to keep them); " \
+           "its statistics: " \
            "shape (10, 10), min 1, max 1, mean 1, std 0, norm 10" in lines
     assert any("were not all recorded" in line for line in lines)
 

@@ -168,7 +168,7 @@ def test_inputs_not_recorded_in_full_cannot_be_checked():
     result = gradcheck_node(record, node_of(record, "exp"), functions)
     assert not result.checked
     assert result.reason == ("inputs of 10,000 elements were not recorded in full (limit 4,096): "
-                             "input 0 (x) cannot be rebuilt")
+                             "input 0 (x) cannot be rebuilt; run with --full-values 10000 to keep them")
 
 
 def test_inputs_dropped_by_the_memory_budget_say_so():
