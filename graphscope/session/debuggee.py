@@ -124,7 +124,7 @@ class Debuggee:
                 self._move_to(*nxt, "step")
                 return
         if not self._advance(Mode.STEP):
-            self._changed("the run is over: nothing more to step")
+            self._changed(self._end_reason("the run is over: nothing more to step"))
 
     def step_back(self) -> None:
         """One step back in time (nothing runs): the previous step, or the end of the previous kept pass."""
@@ -175,12 +175,12 @@ class Debuggee:
             if self._frontier() is not None:
                 self._position, self._step = position, step  # caught up with the script
         if not self._advance(Mode.CONTINUE):
-            self._to_end("end of the run")
+            self._to_end(self._end_reason("end of the run"))
 
     def run_to_end(self) -> None:
         """To the end of the run, pausing nowhere."""
         if not self._advance(Mode.RUN):
-            self._to_end("end of the run")
+            self._to_end(self._end_reason("end of the run"))
 
     # --- breakpoints -------------------------------------------------------------------------------
 
@@ -273,6 +273,20 @@ class Debuggee:
             self._step_passes.update(e.passes - 1 for e in events[self._steps_seen:seen] if e.kind == OPTIMIZER_STEP)
             self._steps_seen = seen
         return self._step_passes
+
+    def _end_reason(self, over: str) -> str:
+        """Why nothing is left: `over` when the run ended; for a snapshot exported while its script
+        was paused, that the snapshot ends there, and where the script was paused."""
+        if self._kind() != State.STOPPED:
+            return over
+        passes = self.record.passes
+        if not passes:
+            return "the snapshot ends here: it was exported before the first backward pass"
+        last = passes[-1]
+        frontier = self._frontier()
+        where = (f"pass {last.index}, step {frontier[1] + 1} of {len(last.order)}" if frontier is not None
+                 else f"the end of pass {last.index}")
+        return f"the snapshot ends here: it was exported while the script was paused at {where}"
 
     def _to_end(self, reason: str) -> None:
         walkable = self._walkable()

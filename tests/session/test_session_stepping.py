@@ -196,7 +196,26 @@ def test_a_snapshot_exported_mid_run_is_stopped_where_it_was_paused(run_session)
     view.run_to_end()  # the end of what was recorded, not a pass the script never finished
     assert (view.state.pass_index, view.state.step) == (0, 1)
     view.step()
-    assert (view.state.step, view.state.reason) == (1, "the run is over: nothing more to step")
+    assert (view.state.step, view.state.reason) == (
+        1, "the snapshot ends here: it was exported while the script was paused at pass 0, step 2 of 4")
+    view.continue_()
+    assert view.state.reason.startswith("the snapshot ends here")
+
+
+def test_a_snapshot_exported_at_a_pass_end_says_it_ends_there(run_session):
+    from graphscope.session import Debuggee
+    from graphscope.trace import snapshot
+
+    driver = run_session(SMALL_GRAPH)
+    driver.paused()
+    for _ in range(4):
+        driver.command("step")
+    view = Debuggee(snapshot.loads(snapshot.dumps(driver.session.record)))
+    view.continue_()
+    assert (view.state.pass_index, view.state.step) == (0, 4)
+    assert view.state.reason == "the snapshot ends here: it was exported while the script was paused at the end of pass 0"
+    view.step()
+    assert view.state.reason == "the snapshot ends here: it was exported while the script was paused at the end of pass 0"
 
 
 def test_continue_while_a_step_is_running_takes_over(run_session):
