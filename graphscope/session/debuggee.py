@@ -9,7 +9,7 @@ import threading
 from graphscope.trace.gradcheck import GradcheckResult, gradcheck_node
 from graphscope.trace.record import OPTIMIZER_STEP
 
-from .breakpoint import Breakpoint
+from .breakpoint import Breakpoint, hit_reason
 from .state import Mode, SessionState, State
 
 
@@ -247,23 +247,20 @@ class Debuggee:
         return frontier is None or (position, step) <= frontier
 
     def _hit(self, position: int, step: int) -> str | None:
-        """The reason to stop at this step: the first enabled breakpoint its node hits; at a
-        pass's end followed by an optimizer step, the first enabled step breakpoint."""
+        """The reason to stop at this step: the enabled breakpoints its node hits; at a pass's end
+        followed by an optimizer step, the enabled step breakpoints."""
         p = self.record.passes[position]
         if step >= len(p.order):
             if step == len(p.order):
                 stepping = [bp for bp in self._breakpoints if bp.enabled and bp.pauses_at_step()]
                 if stepping and p.index in self._steps_after_passes():
-                    return f"breakpoint {stepping[0].id}: {stepping[0].describe()}"
+                    return hit_reason(stepping)
             return None
         node = self.record.nodes.get(p.order[step])
         if node is None:
             return None
         facts = RecordFacts(node, p.steps[step] if step < len(p.steps) else None)
-        for bp in self._breakpoints:
-            if bp.enabled and bp.matches(facts):
-                return f"breakpoint {bp.id}: {bp.describe()}"
-        return None
+        return hit_reason([bp for bp in self._breakpoints if bp.enabled and bp.matches(facts)]) or None
 
     def _steps_after_passes(self) -> set[int]:
         """The indexes of the backward passes an optimizer step followed (before the next began)."""

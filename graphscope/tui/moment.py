@@ -15,8 +15,8 @@ from graphscope.trace.record import Step
 
 from .record_index import RecordIndex
 
-# How the debuggee says a step breakpoint paused it (after "breakpoint N").
-OPTIMIZER_STEP_REASON = ": " + Breakpoint(kind="step", value=None).describe()
+# How the debuggee says step breakpoints paused it (after "breakpoint N: ", or "breakpoints N, M: ").
+OPTIMIZER_STEP_REASON = Breakpoint(kind="step", value=None).describe()
 
 # One-character markers a row of a graph view can carry.
 CURRENT, BREAKPOINT, STEPPED, NONFINITE, FAILED, PARAMETER = "▶", "●", "✓", "!", "✗", "◆"
@@ -121,7 +121,7 @@ class Moment:
     def before_optimizer_step(self) -> bool:
         """Whether a step breakpoint paused the run: at a pass's end, before `optimizer.step()`."""
         state = self.state
-        return state is not None and state.node is None and bool(state.reason) \
+        return state is not None and state.node is None and state.reason.startswith("breakpoint") \
             and state.reason.endswith(OPTIMIZER_STEP_REASON)
 
     def stepped_leaves(self) -> list[int]:

@@ -101,6 +101,23 @@ def test_breakpoint_on_an_op(run_session):
     assert state.reason.startswith("breakpoint") and "op exp" in state.reason
 
 
+def test_a_stop_several_breakpoints_hit_names_them_all_live_and_in_the_snapshot(run_session):
+    from graphscope.session import Debuggee
+    from graphscope.trace import snapshot
+
+    driver = run_session(SMALL_GRAPH)
+    driver.paused()
+    for bp in (Breakpoint("op", "exp"), Breakpoint("line", "script.py:6"), Breakpoint("op", "mul")):
+        driver.session.add_breakpoint(bp)
+    state = driver.command("continue_")
+    assert state.reason == "breakpoints 2, 3: op exp; line script.py:6"  # 1 is NaN/Inf, on by default
+    view = Debuggee(snapshot.loads(snapshot.dumps(driver.session.record)))
+    for bp in driver.session.breakpoints:
+        view.add_breakpoint(bp)
+    view.continue_()
+    assert (view.state.node, view.state.reason) == (state.node, state.reason)
+
+
 def test_breakpoint_on_a_source_line(run_session, tmp_path):
     driver = run_session(SMALL_GRAPH)
     driver.paused()
