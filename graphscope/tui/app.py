@@ -240,6 +240,9 @@ class GraphscopeApp(App[None]):
     def on_outline_highlighted(self, message: Outline.Highlighted) -> None:
         if message.item.node is not None:
             self._show_details(message.item.node)
+        elif message.item.event is not None:
+            self._details_key = ("event", id(message.item.event))  # the next node highlighted is shown
+            self.query_one(NodeDetails).show_event(self.moment, message.item.event)
 
     def on_outline_activated(self, message: Outline.Activated) -> None:
         """A step of the current pass: back in time when it has run, else run to it (Views takes links)."""
