@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from trace_strategies import records
 
 from graphscope.trace import snapshot
-from graphscope.trace.record import BackwardPass, Metadata, Node, Record
+from graphscope.trace.record import BackwardPass, ConsoleLine, Metadata, Node, Record
 from graphscope.trace.summary import summarize
 
 SCHEMA = json.loads(resources.files("graphscope.trace").joinpath("schema/snapshot.schema.json").read_text())
@@ -55,6 +55,15 @@ def test_export_opens_with_format_and_version():
     doc = _strict(snapshot.dumps(Record()))
     assert list(doc)[:2] == ["format", "version"]
     assert (doc["format"], doc["version"]) == ("graphscope-snapshot", snapshot.VERSION)
+
+
+def test_a_version_4_file_without_console_stamps_still_loads():
+    record = Record(console=[ConsoleLine("stdout", "epoch 1", 1, 3, 2)])
+    doc = _strict(snapshot.dumps(record))
+    assert doc["console"] == [{"stream": "stdout", "text": "epoch 1", "pass": 1, "step": 3, "events": 2}]
+    doc["version"] = 4
+    del doc["console"][0]["step"], doc["console"][0]["events"]
+    assert snapshot.loads(json.dumps(doc)).console == [ConsoleLine("stdout", "epoch 1", 1)]
 
 
 def test_output_is_ascii_even_for_unicode_text():
