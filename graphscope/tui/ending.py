@@ -7,16 +7,16 @@ import os
 from graphscope.session import State
 from graphscope.trace.literal import visible
 
-# The exit status when the user quits before the script ended (as the headless run's Ctrl-C).
-STOPPED_EXIT = 130
+# The exit status when the user quits before the script ended: quitting the debugger is no failure.
+STOPPED_EXIT = 0
 
 
 def ending(state, record, script: str) -> tuple[str, int]:
     """(line, exit status): the script's own status when it ended by itself (finished, or raised
-    with 1), STOPPED_EXIT when the user stopped it, saying where."""
+    with 1), STOPPED_EXIT (0) when the user stopped it, saying where."""
     name = visible(os.path.basename(script) or "the script")
     if state is not None and state.kind.over:
-        code = STOPPED_EXIT if state.exit_code is None else int(state.exit_code)
+        code = 1 if state.exit_code is None else int(state.exit_code)  # a status never reported: a failure
         error = record.error
         if state.kind == State.FAILED and error is not None:
             return f"graphscope: {name} raised {_error_text(error)} (exit code {code})", code

@@ -42,7 +42,7 @@ def view(path: str) -> int:
 def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, device: str | None = None,
         pause: bool = True) -> int:
     """Run `script` under the debugger; say on stderr how it ended and return its exit status (the
-    script's own when it ended by itself, 130 when the user stopped it: see `ending`)."""
+    script's own when it ended by itself, 0 when the user stopped it: see `ending`)."""
     if not os.path.isfile(script):
         print(f"graphscope: {script}: no such file", file=sys.stderr)
         return 2

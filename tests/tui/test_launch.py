@@ -68,20 +68,20 @@ def test_run_without_a_terminal_exits_2_at_once_without_escape_codes():
     assert result.stdout == ""
 
 
-def test_quitting_names_where_the_script_was_stopped_and_exits_130():
+def test_quitting_names_where_the_script_was_stopped_and_exits_0():
     from graphscope.trace.record import BackwardPass, Record
 
     record = Record(passes=[BackwardPass(0), BackwardPass(1), BackwardPass(2, order=(5, 6, 7))])
     paused = SessionState(kind="paused", pass_index=2, step=1)
     assert ending(paused, record, "/x/model.py") == \
-        ("graphscope: model.py stopped by the user at pass 2, step 2 of 3 (exit code 130)", 130)
+        ("graphscope: model.py stopped by the user at pass 2, step 2 of 3 (exit code 0)", 0)
     assert ending(SessionState(kind="paused", pass_index=2, step=3), record, "model.py")[0] == \
-        "graphscope: model.py stopped by the user at the end of pass 2 (exit code 130)"
+        "graphscope: model.py stopped by the user at the end of pass 2 (exit code 0)"
     assert ending(SessionState(kind="running"), record, "model.py")[0] == \
-        "graphscope: model.py stopped by the user before its first backward pass (exit code 130)"
+        "graphscope: model.py stopped by the user before its first backward pass (exit code 0)"
     record.passes[0].finished = record.passes[1].finished = True
     assert ending(SessionState(kind="running"), record, "model.py")[0] == \
-        "graphscope: model.py stopped by the user while it ran, after 2 backward passes (exit code 130)"
+        "graphscope: model.py stopped by the user while it ran, after 2 backward passes (exit code 0)"
 
 
 def test_importing_the_entry_points_does_not_load_textual():

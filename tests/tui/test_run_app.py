@@ -164,7 +164,7 @@ async def test_q_while_paused_ends_the_script_cleanly():
             await wait_for(pilot, lambda: not app.is_running)
         assert session.join(timeout=1)
         assert app.ending == ("graphscope: training_loop.py stopped by the user at pass 0, step 1 of "
-                              f"{len(session.record.passes[0].order)} (exit code 130)", 130)
+                              f"{len(session.record.passes[0].order)} (exit code 0)", 0)
 
 
 async def test_q_while_running_ends_the_script_cleanly():
@@ -302,7 +302,7 @@ async def test_q_leaves_at_once_even_when_the_script_sleeps_and_says_where_it_st
         await wait_for(pilot, lambda: not app.is_running, what="the app to leave")
     assert session._thread.is_alive()  # still asleep: the app did not wait for it (a daemon thread)
     assert app.ending == ("graphscope: sleeps.py stopped by the user while it ran, after 1 backward pass "
-                          "(exit code 130)", 130)
+                          "(exit code 0)", 0)
     waking = os.open(wake, os.O_WRONLY | os.O_NONBLOCK)  # its reader, the script, still has it open
     os.write(waking, b"x")
     os.close(waking)
@@ -317,7 +317,7 @@ async def test_q_when_paused_says_the_pass_and_step():
             await until_settled(pilot, session, ("paused",))
             await pilot.press("q")
             await wait_for(pilot, lambda: not app.is_running, what="the app to leave")
-        assert app.ending == ("graphscope: tiny_mlp.py stopped by the user at pass 0, step 2 of 6 (exit code 130)", 130)
+        assert app.ending == ("graphscope: tiny_mlp.py stopped by the user at pass 0, step 2 of 6 (exit code 0)", 0)
 
 
 async def test_the_scripts_input_is_answered_in_the_console_not_from_the_terminal():
