@@ -144,8 +144,9 @@ class GraphscopeApp(App[None]):
             self.query_one(ScriptInput).ask(self.debuggee.prompt)
 
     def _show_console(self) -> None:
-        record = self.index.record
-        self.query_one(ConsolePane).add_lines(list(record.console), record.dropped_console)
+        moment = self.moment
+        self.query_one(ConsolePane).show(moment.known_console(), moment.record.dropped_console,
+                                         moment.record.error if moment.shows_error else None)
 
     def _moment(self, state) -> Moment:
         self.moment = Moment(self.index, state, tuple(self.debuggee.breakpoints), self.live)
@@ -167,8 +168,6 @@ class GraphscopeApp(App[None]):
         self.query_one(Stepper).show(moment, self.source)
         self._show_console()
         self.query_one(ScriptInput).ask(self.debuggee.prompt)
-        if state is not None and state.kind == State.FAILED:
-            self.query_one(ConsolePane).add_error(record.error)
         if state is None or state.kind != self._bindings_for:
             self._bindings_for = state.kind if state is not None else None
             self.refresh_bindings()  # the footer shows what applies now (it rebuilds: not every step)
@@ -345,7 +344,7 @@ class GraphscopeApp(App[None]):
         self.push_screen(BreakpointsScreen(self.debuggee))
 
     def action_nan_origin(self) -> None:
-        node_id = self.index.nan_origin()
+        node_id = self.moment.nan_origin()
         if node_id is None:
             self.notify("No NaN or Inf in the record (yet).")
             return

@@ -68,7 +68,7 @@ def parts(moment: Moment, source: str = "") -> list[Part]:
         node = record.nodes.get(state.node) if state.node is not None else None
         if node is not None:
             out += [SEP, Part(one_line(node.op), "bold", cut=OP_CUT)]
-    if state.reason and state.reason not in ("step", "step back", "goto", "running"):
+    if state.reason and state.reason not in ("step", "step back", "goto", "running", "snapshot"):
         reason = one_line(state.reason)
         hit = reason.startswith("breakpoint")  # short: which breakpoints, cut after the op
         out += [SEP, Part(reason, "yellow", reason.partition(":")[0] if hit else None,

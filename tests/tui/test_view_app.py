@@ -102,11 +102,13 @@ async def test_g_goes_back_to_the_current_steps_node():
         await wait_for(pilot, lambda: selected(app) == current)
 
 
-async def test_exclamation_mark_jumps_to_the_nan_origin():
+async def test_exclamation_mark_jumps_to_the_nan_origin_once_it_has_happened():
     record = nan_record()
     app = make_app(record)
     async with app.run_test() as pilot:
-        await pilot.press("exclamation_mark")
+        await pilot.press("exclamation_mark")  # at pass 0, as the live run was: pass 1's NaN is to come
+        await wait_for_notice(pilot, "No NaN or Inf")
+        await pilot.press("C", "exclamation_mark")
         origin = record.findings[0].node
         await wait_for(pilot, lambda: selected(app) == origin)
         tree = app.query_one(GraphTree)
@@ -176,7 +178,7 @@ async def test_enter_in_the_timeline_travels_to_that_step():
 async def test_enter_on_a_pass_shows_its_graph():
     app = make_app(mlp_record(passes=3))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("v", "v", "v")
+        await pilot.press("C", "v", "v", "v")  # at the end of the run: every pass has happened
         await wait_for(pilot, lambda: app.query_one("#views").current == "passes")
         await pilot.press("down", "down", "enter")
         await wait_for(pilot, lambda: app.query_one("#views").current == "graph")
