@@ -27,9 +27,10 @@ class Part:
         self.full, self.short, self.style, self.cut = full, full if short is None else short, style, cut
 
 
-# What is cut first: the snapshot's name (the user opened it), then why it stopped, then the op,
-# then which breakpoints stopped it.
-NAME_CUT, REASON_CUT, OP_CUT, BREAKPOINTS_CUT = 1, 2, 3, 4
+# What is cut first: the snapshot's name (the user opened it), then the op (the details pane names
+# it too), then why it stopped.
+NAME_CUT, OP_CUT, REASON_CUT = 1, 2, 3
+MIN_CUT = 4  # a piece cut shorter than this (`me…`) goes altogether
 SEP = Part(" · ", "dim")
 TIGHT = "·"  # a separator where even the short words do not fit
 
@@ -68,11 +69,11 @@ def parts(moment: Moment, source: str = "") -> list[Part]:
         node = record.nodes.get(state.node) if state.node is not None else None
         if node is not None:
             out += [SEP, Part(one_line(node.op), "bold", cut=OP_CUT)]
-    if state.reason and state.reason not in ("step", "step back", "goto", "running", "snapshot"):
+    said = ("step", "step back", "goto", "running", "snapshot", f"exit code {state.exit_code}")  # said already
+    if state.reason and state.reason not in said:
         reason = one_line(state.reason)
-        hit = reason.startswith("breakpoint")  # short: which breakpoints, cut after the op
-        out += [SEP, Part(reason, "yellow", reason.partition(":")[0] if hit else None,
-                          BREAKPOINTS_CUT if hit else REASON_CUT)]  # why it stopped here, before the rest
+        # Short: the words before the colon (`breakpoints 1, 2`, `the snapshot ends here`), the rest is detail.
+        out += [SEP, Part(reason, "yellow", reason.partition(": ")[0], REASON_CUT)]  # why it stopped here
     if state.pass_index is not None and state.pass_index < len(passes):
         out += _loss(passes[state.pass_index].loss)
         out += [SEP, Part(plural(len(passes), "pass", "passes"), "dim")]
@@ -81,7 +82,7 @@ def parts(moment: Moment, source: str = "") -> list[Part]:
 
 def describe(moment: Moment, source: str = "", width: int | None = None) -> Text:
     """The stepper's line in `width` columns: words are shortened, then the snapshot's name, the
-    reason and the op cut, then the separators tightened, so that no number is cut or dropped."""
+    op and the reason cut, then the separators tightened, so that no number is cut or dropped."""
     pieces = parts(moment, source)
     texts = [p.full for p in pieces]
     over = sum(map(len, texts)) - (width if width is not None else sum(map(len, texts)))
@@ -94,7 +95,7 @@ def describe(moment: Moment, source: str = "", width: int | None = None) -> Text
 
     def cut(i: int) -> None:
         keep = len(texts[i]) - over
-        shorten(i, texts[i][:keep - 1].rstrip() + "…" if keep > 1 else "")
+        shorten(i, texts[i][:keep - 1].rstrip() + "…" if keep > MIN_CUT else "")
 
     by_rank = sorted((i for i, p in enumerate(pieces) if p.cut), key=lambda i: pieces[i].cut)
     named = [i for i in by_rank if pieces[i].cut == NAME_CUT]

@@ -59,7 +59,7 @@ async def test_c_with_no_breakpoint_hit_continues_to_the_end_of_the_run():
             await until_paused(pilot, session)
             await pilot.press("c")
             await until_settled(pilot, session, ("finished",))
-            await wait_for_text(pilot, "finished (exit 0) · pass 2 · end (6 steps)")  # 80 columns: short words
+            await wait_for_text(pilot, "finished (exit 0) · pass 2 · end of pass (6 steps)")
 
 
 async def test_n_at_the_end_of_a_pass_moves_on_to_the_next_pass_and_p_comes_back():

@@ -58,6 +58,15 @@ def test_a_breakpoint_stop_keeps_the_breakpoints_numbers():
     assert "· breakpoints 1, 2 ·" in describe(moments()["snapshot"], NAME, 78).plain
 
 
+def test_the_end_of_a_snapshot_says_so_at_80_columns_beside_where_the_script_was_paused():
+    record = mlp_record(passes=1, stepped=3)
+    order = record.passes[0].order
+    reason = "the snapshot ends here: it was exported while the script was paused at pass 0, step 4 of 7"
+    moment = Moment(RecordIndex(record), SessionState(State.STOPPED, 0, 3, 3, order[3], reason))
+    fitted = describe(moment, "run.json", 78).plain
+    assert "pass 0 · step 4/7" in fitted and "the snapshot ends here" in fitted, fitted
+
+
 def test_a_wide_line_keeps_every_word():
     moment = moments()["paused"]
     assert describe(moment, NAME, 200) == describe(moment, NAME)
