@@ -60,8 +60,9 @@ def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, d
     try:
         app.run()
     finally:
+        # The app's quit said how the run ended; an app that left otherwise, where the script was.
+        line, status = app.ending or ending(session.state, session.record, script)
         session.quit()
         session.join(timeout=QUIT_WAIT)
-    line, status = app.ending or ending(session.state, session.record, script)
     print(line, file=sys.stderr)
     return status

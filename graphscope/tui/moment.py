@@ -178,7 +178,7 @@ class Moment:
             return True
         position = state.pass_index
         return state.kind.over and state.step >= len(passes[position].order) \
-            and not any(p.detailed and p.order for p in list(passes)[position + 1:])
+            and not any(p.detailed and p.order for p in passes[position + 1:])
 
     @property
     def shows_error(self) -> bool:
