@@ -109,6 +109,16 @@ class Breakpoint:
         return self.matches(_Where(op, module, file, line))
 
 
+def hit_reason(hits: list[Breakpoint]) -> str:
+    """Why a stop happened, naming every breakpoint that hit it: `breakpoint 2: op mul`, or
+    `breakpoints 1, 2: NaN/Inf; op mul` ("" when none did)."""
+    if not hits:
+        return ""
+    if len(hits) == 1:
+        return f"breakpoint {hits[0].id}: {hits[0].describe()}"
+    return f"breakpoints {', '.join(str(b.id) for b in hits)}: {'; '.join(b.describe() for b in hits)}"
+
+
 class _Where(NamedTuple):
     op: str
     module: str | None

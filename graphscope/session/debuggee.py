@@ -9,7 +9,7 @@ import threading
 from graphscope.trace.gradcheck import GradcheckResult, gradcheck_node
 from graphscope.trace.record import OPTIMIZER_STEP
 
-from .breakpoint import Breakpoint
+from .breakpoint import Breakpoint, hit_reason
 from .state import Mode, SessionState, State
 
 
@@ -124,7 +124,7 @@ class Debuggee:
                 self._move_to(*nxt, "step")
                 return
         if not self._advance(Mode.STEP):
-            self._changed("the run is over: nothing more to step")
+            self._changed(self._end_reason("the run is over: nothing more to step"))
 
     def step_back(self) -> None:
         """One step back in time (nothing runs): the previous step, or the end of the previous kept pass."""
@@ -175,12 +175,12 @@ class Debuggee:
             if self._frontier() is not None:
                 self._position, self._step = position, step  # caught up with the script
         if not self._advance(Mode.CONTINUE):
-            self._to_end("end of the run")
+            self._to_end(self._end_reason("end of the run"))
 
     def run_to_end(self) -> None:
         """To the end of the run, pausing nowhere."""
         if not self._advance(Mode.RUN):
-            self._to_end("end of the run")
+            self._to_end(self._end_reason("end of the run"))
 
     # --- breakpoints -------------------------------------------------------------------------------
 
@@ -247,23 +247,20 @@ class Debuggee:
         return frontier is None or (position, step) <= frontier
 
     def _hit(self, position: int, step: int) -> str | None:
-        """The reason to stop at this step: the first enabled breakpoint its node hits; at a
-        pass's end followed by an optimizer step, the first enabled step breakpoint."""
+        """The reason to stop at this step: the enabled breakpoints its node hits; at a pass's end
+        followed by an optimizer step, the enabled step breakpoints."""
         p = self.record.passes[position]
         if step >= len(p.order):
             if step == len(p.order):
                 stepping = [bp for bp in self._breakpoints if bp.enabled and bp.pauses_at_step()]
                 if stepping and p.index in self._steps_after_passes():
-                    return f"breakpoint {stepping[0].id}: {stepping[0].describe()}"
+                    return hit_reason(stepping)
             return None
         node = self.record.nodes.get(p.order[step])
         if node is None:
             return None
         facts = RecordFacts(node, p.steps[step] if step < len(p.steps) else None)
-        for bp in self._breakpoints:
-            if bp.enabled and bp.matches(facts):
-                return f"breakpoint {bp.id}: {bp.describe()}"
-        return None
+        return hit_reason([bp for bp in self._breakpoints if bp.enabled and bp.matches(facts)]) or None
 
     def _steps_after_passes(self) -> set[int]:
         """The indexes of the backward passes an optimizer step followed (before the next began)."""
@@ -273,6 +270,20 @@ class Debuggee:
             self._step_passes.update(e.passes - 1 for e in events[self._steps_seen:seen] if e.kind == OPTIMIZER_STEP)
             self._steps_seen = seen
         return self._step_passes
+
+    def _end_reason(self, over: str) -> str:
+        """Why nothing is left: `over` when the run ended; for a snapshot exported while its script
+        was paused, that the snapshot ends there, and where the script was paused."""
+        if self._kind() != State.STOPPED:
+            return over
+        passes = self.record.passes
+        if not passes:
+            return "the snapshot ends here: it was exported before the first backward pass"
+        last = passes[-1]
+        frontier = self._frontier()
+        where = (f"pass {last.index}, step {frontier[1] + 1} of {len(last.order)}" if frontier is not None
+                 else f"the end of pass {last.index}")
+        return f"the snapshot ends here: it was exported while the script was paused at {where}"
 
     def _to_end(self, reason: str) -> None:
         walkable = self._walkable()

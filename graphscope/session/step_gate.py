@@ -8,6 +8,7 @@ from typing import NamedTuple
 from graphscope.engine.hooks import Observer, current_module
 from graphscope.trace.finite import any_nonfinite, grad_norm
 
+from .breakpoint import hit_reason
 from .script_runner import SessionQuit
 from .state import Mode
 
@@ -122,11 +123,10 @@ class StepGate(Observer):
         if (self.mode != Mode.CONTINUE or self.at_pass_end or self.pass_position < 0 or not self.order_ids
                 or self.frontier != len(self.order_ids)):
             return
-        for bp in self.breakpoints():
-            if bp.enabled and bp.pauses_at_step():
-                self.at_pass_end = True
-                self._pause(f"breakpoint {bp.id}: {bp.describe()}")
-                return
+        reason = hit_reason([bp for bp in self.breakpoints() if bp.enabled and bp.pauses_at_step()])
+        if reason:
+            self.at_pass_end = True
+            self._pause(reason)
 
     # --- deciding and pausing ----------------------------------------------------------
 
@@ -141,10 +141,7 @@ class StepGate(Observer):
         if not breakpoints or watched is None:
             return ""
         facts = LiveFacts(watched, grad, self._values_nonfinite)
-        for bp in breakpoints:
-            if bp.enabled and bp.matches(facts):
-                return f"breakpoint {bp.id}: {bp.describe()}"
-        return ""
+        return hit_reason([bp for bp in breakpoints if bp.enabled and bp.matches(facts)])
 
     def _stepped(self, reason: str) -> str:
         """Why a stop in step mode happens: `reason`, or that a running continue was interrupted."""

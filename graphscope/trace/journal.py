@@ -155,6 +155,10 @@ class Journal:
         self.finite: set[int] = set()   # ids of arrays here already known to hold no NaN/Inf
         self.fresh: list = []           # (leaf entry, copy) of the leaves copied (not shared) in this pass
 
+    def steps_begun(self) -> int:
+        """How many backward steps have begun (the last may be running), without resolving the tape."""
+        return len(self._steps) + len(self.tape)
+
     @property
     def steps(self) -> list[tuple]:
         """The backward steps as (node id, grad output, grad inputs), the tape's resolved first."""

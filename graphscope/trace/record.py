@@ -177,11 +177,15 @@ class OptimizerEvent(_Same):
 
 @dataclass(frozen=True, slots=True)
 class ConsoleLine:
-    """A piece of text the script wrote, with how many backward passes had begun by then."""
+    """A piece of text the script wrote, stamped with when, so that a replay shows it where the
+    live run did: the backward passes begun by then, the steps of the last one begun while its
+    backward ran, and the optimizer events recorded by then."""
 
     stream: str                         # "stdout" or "stderr"
     text: str
     pass_index: int = 0
+    step: int | None = None             # steps of pass `pass_index - 1` begun; None: outside its backward
+    events: int = 0                     # len(record.optimizer) when it was written
 
 
 @dataclass(eq=False, slots=True)

@@ -466,7 +466,9 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         if self._sealed:
             return
         lines = self.record.console
-        lines.append(ConsoleLine(stream, cut(text, FIELDS["console.text"]), len(self.record.passes)))
+        step = self._journal.steps_begun() if self._pass is not None else None
+        lines.append(ConsoleLine(stream, cut(text, FIELDS["console.text"]), len(self.record.passes), step,
+                                 len(self.record.optimizer)))
         if len(lines) > self.policy.console_limit:
             drop = len(lines) - self.policy.console_limit
             del lines[:drop]

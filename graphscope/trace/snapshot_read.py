@@ -39,6 +39,7 @@ from .snapshot_fields import kind_of
 from .snapshot_file import read_snapshot_bytes, size_text
 from .snapshot_format import (
     COLUMNS_VERSION,
+    CONSOLE_STAMPS_VERSION,
     FORMAT,
     MAX_ELEMENTS,
     MAX_NDIM,
@@ -403,12 +404,15 @@ class RecordReader(ColumnReader):
         return out
 
     def console_line(self, d, where: str) -> ConsoleLine:
-        self.obj(d, where, ("stream", "text", "pass"))
+        stamped = self.version >= CONSOLE_STAMPS_VERSION
+        self.obj(d, where, ("stream", "text", "pass") + (("step", "events") if stamped else ()))
         stream = self.name(d["stream"], where + ".stream")
         if stream not in ("stdout", "stderr"):
             self.fail(where + ".stream", f'expected "stdout" or "stderr", found {stream[:40]!r}')
+        step = self.opt_integer(d["step"], where + ".step") if stamped else None
         return ConsoleLine(stream, self.text(d["text"], where + ".text", FIELDS["console.text"]),
-                           self.integer(d["pass"], where + ".pass"))
+                           self.integer(d["pass"], where + ".pass"), step,
+                           self.integer(d["events"], where + ".events") if stamped else 0)
 
     def script_error(self, d, where: str, nodes) -> ScriptError:
         self.obj(d, where, ("type", "message", "traceback", "node", "site"))

@@ -153,7 +153,8 @@ def to_json(record: Record, blob) -> dict:
         "tensors": tensor_columns(table.concat(SummaryTable.from_summaries(items)) if items else table, blob),
         "nodes": node_columns(columns, blob),
         "passes": passes,
-        "console": [{"stream": c.stream, "text": c.text, "pass": c.pass_index} for c in record.console],
+        "console": [{"stream": c.stream, "text": c.text, "pass": c.pass_index, "step": c.step, "events": c.events}
+                    for c in record.console],
         "error": error_json,
         "findings": findings,
         "optimizer": optimizer,

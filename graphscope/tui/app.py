@@ -4,7 +4,6 @@ stepper and the console, and runs the keys of the key table (tui/keys.py)."""
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from collections.abc import Iterable
 from functools import partial
@@ -24,6 +23,7 @@ from graphscope.trace import snapshot
 from . import keys
 from .breakpoints_screen import BreakpointsScreen
 from .console_pane import ConsolePane
+from .ending import ending
 from .export_dialog import ExportDialog, default_export_path
 from .find_dialog import FindDialog
 from .findings_view import FindingsView
@@ -83,7 +83,7 @@ class GraphscopeApp(App[None]):
         self._quitting = False
         self._preparing = False
         self._bindings_for: State | None | str = ""  # "": the footer has not been built for a state yet
-        self.stopped_at = ""      # where a quit left the script, for the line on stderr
+        self.ending: tuple[str, int] | None = None  # a live run's line for stderr and exit status, at quit
         self.updates = 0          # state changes applied (tests and the benchmark wait on it)
 
     def compose(self) -> ComposeResult:
@@ -145,8 +145,9 @@ class GraphscopeApp(App[None]):
             self.query_one(ScriptInput).ask(self.debuggee.prompt)
 
     def _show_console(self) -> None:
-        record = self.index.record
-        self.query_one(ConsolePane).add_lines(list(record.console), record.dropped_console)
+        moment = self.moment
+        self.query_one(ConsolePane).show(moment.known_console(), moment.record.dropped_console,
+                                         moment.record.error if moment.shows_error else None)
 
     def _moment(self, state) -> Moment:
         self.moment = Moment(self.index, state, tuple(self.debuggee.breakpoints), self.live)
@@ -168,8 +169,6 @@ class GraphscopeApp(App[None]):
         self.query_one(Stepper).show(moment, self.source)
         self._show_console()
         self.query_one(ScriptInput).ask(self.debuggee.prompt)
-        if state is not None and state.kind == State.FAILED:
-            self.query_one(ConsolePane).add_error(record.error)
         if state is None or state.kind != self._bindings_for:
             self._bindings_for = state.kind if state is not None else None
             self.refresh_bindings()  # the footer shows what applies now (it rebuilds: not every step)
@@ -241,6 +240,9 @@ class GraphscopeApp(App[None]):
     def on_outline_highlighted(self, message: Outline.Highlighted) -> None:
         if message.item.node is not None:
             self._show_details(message.item.node)
+        elif message.item.event is not None:
+            self._details_key = ("event", id(message.item.event))  # the next node highlighted is shown
+            self.query_one(NodeDetails).show_event(self.moment, message.item.event)
 
     def on_outline_activated(self, message: Outline.Activated) -> None:
         """A step of the current pass: back in time when it has run, else run to it (Views takes links)."""
@@ -343,7 +345,7 @@ class GraphscopeApp(App[None]):
         self.push_screen(BreakpointsScreen(self.debuggee))
 
     def action_nan_origin(self) -> None:
-        node_id = self.index.nan_origin()
+        node_id = self.moment.nan_origin()
         if node_id is None:
             self.notify("No NaN or Inf in the record (yet).")
             return
@@ -410,7 +412,8 @@ class GraphscopeApp(App[None]):
         if self._quitting:
             return
         self._quitting = True
-        self.stopped_at = stopped_at(self.debuggee.state, self.index.record, self.source) if self.live else ""
+        if self.live:  # before the quit changes the state: how the script ended, or where it was stopped
+            self.ending = ending(self.debuggee.state, self.index.record, self.source)
         self.debuggee.quit()
         await asyncio.to_thread(self.debuggee.join, QUIT_WAIT)
         self.exit()
@@ -420,17 +423,3 @@ class GraphscopeApp(App[None]):
         for title, help_text, action in keys.palette():
             yield SystemCommand(title, help_text, partial(self.run_action, action))
 
-
-def stopped_at(state, record, script: str) -> str:
-    """Where a quit leaves a script that has not ended ("" when it had): the line for stderr."""
-    if state is None or state.kind.over:
-        return ""
-    name = os.path.basename(script) or "the script"
-    if state.kind != State.PAUSED or state.pass_index is None or state.pass_index >= len(record.passes):
-        done = sum(1 for p in list(record.passes) if p.finished)
-        return (f"graphscope: stopped {name} while it ran, after {done} backward pass{'es' if done != 1 else ''}"
-                if done else f"graphscope: stopped {name} before its first backward pass")
-    paused_in = record.passes[state.pass_index]
-    total = len(paused_in.order)
-    where = f"step {state.step + 1} of {total}" if state.step is not None and state.step < total else "its end"
-    return f"graphscope: stopped {name} at pass {paused_in.index}, {where}"

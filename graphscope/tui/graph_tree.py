@@ -38,8 +38,10 @@ class GraphTree(Outline):
     # --- building ------------------------------------------------------------------------------
 
     def show_roots(self, moment: Moment, roots: list[Root]) -> None:
-        """Rebuild from these roots when they differ from the ones shown (keeps the cursor's node)."""
+        """Rebuild from these roots, as far as known at the moment's cursor, when they differ from
+        the ones shown (keeps the cursor's node)."""
         self.moment = moment
+        roots = moment.known_roots(roots)
         key = tuple((r.pass_index, r.node, r.sinks) for r in roots)
         if key == self._roots_key:
             self.refresh()
@@ -50,7 +52,7 @@ class GraphTree(Outline):
         items = []
         current = moment.state.pass_index if moment.state is not None else None
         record = moment.record
-        trimmed = sorted(p.index for p in record.passes if not p.detailed)
+        trimmed = sorted(p.index for p in moment.known_passes() if not p.detailed)
         shown = {r.pass_index for r in roots}
         for root in roots:
             missing = [i for i in trimmed if i not in shown and i < root.pass_index]

@@ -22,7 +22,8 @@ MARKERS = (
     (BREAKPOINT, "bold red", "a breakpoint"),
     (NONFINITE, "bold red", "holds a NaN or an Inf (value or grad)"),
     (FAILED, "bold red", "the node being stepped when the script failed"),
-    (PARAMETER, "cyan", "a parameter"),
+    (PARAMETER, "cyan", "a leaf that requires grad (a parameter, or a tensor made with requires_grad=True): "
+                        "backward adds into its .grad"),
     ("↪", "dim", "a link to a node shown elsewhere in the tree (the graph is a DAG)"),
 )
 

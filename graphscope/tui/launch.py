@@ -41,8 +41,8 @@ def view(path: str) -> int:
 
 def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, device: str | None = None,
         pause: bool = True, policy=None) -> int:
-    """Run `script` under the debugger; returns the script's exit code when it ended, 0 when the
-    user quit it first (saying where it was stopped on stderr)."""
+    """Run `script` under the debugger; say on stderr how it ended and return its exit status (the
+    script's own when it ended by itself, 0 when the user stopped it: see `ending`)."""
     if not os.path.isfile(script):
         print(f"graphscope: {script}: no such file", file=sys.stderr)
         return 2
@@ -52,6 +52,7 @@ def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, d
     from graphscope.session import Session, SessionOptions
 
     from .app import GraphscopeApp
+    from .ending import ending
 
     session = Session(script, argv=list(argv or []),
                       options=SessionOptions(as_torch=as_torch, device=device, pause=pause, policy=policy))
@@ -59,20 +60,9 @@ def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, d
     try:
         app.run()
     finally:
+        # The app's quit said how the run ended; an app that left otherwise, where the script was.
+        line, status = app.ending or ending(session.state, session.record, script)
         session.quit()
         session.join(timeout=QUIT_WAIT)
-    if app.stopped_at:
-        print(app.stopped_at, file=sys.stderr)
-        return 0
-    return exit_status(session.state)
-
-
-# The code for a script that never reported how it ended.
-UNREPORTED_EXIT = 130
-
-
-def exit_status(state) -> int:
-    """The script's own exit code."""
-    if state is None or state.exit_code is None:
-        return UNREPORTED_EXIT
-    return int(state.exit_code)
+    print(line, file=sys.stderr)
+    return status

@@ -10,14 +10,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from graphscope.session import Breakpoint
+from graphscope.session import Breakpoint, State
 from graphscope.trace.findings import find
-from graphscope.trace.record import Step
+from graphscope.trace.record import OPTIMIZER_STEP, Step
 
 from .record_index import RecordIndex
 
-# How the debuggee says a step breakpoint paused it (after "breakpoint N").
-OPTIMIZER_STEP_REASON = ": " + Breakpoint(kind="step", value=None).describe()
+# How the debuggee says step breakpoints paused it (after "breakpoint N: ", or "breakpoints N, M: ").
+OPTIMIZER_STEP_REASON = Breakpoint(kind="step", value=None).describe()
+
+def _written_at(line) -> tuple[int, int, int]:
+    """A console line's moment, ordered as the cursor's: (passes begun, 0 during the last one's
+    backward / 1 after it, its steps begun / the optimizer events recorded)."""
+    return (line.pass_index, 0, line.step) if line.step is not None else (line.pass_index, 1, line.events)
+
 
 # One-character markers a row of a graph view can carry.
 CURRENT, BREAKPOINT, STEPPED, NONFINITE, FAILED, PARAMETER = "▶", "●", "✓", "!", "✗", "◆"
@@ -122,7 +128,7 @@ class Moment:
     def before_optimizer_step(self) -> bool:
         """Whether a step breakpoint paused the run: at a pass's end, before `optimizer.step()`."""
         state = self.state
-        return state is not None and state.node is None and bool(state.reason) \
+        return state is not None and state.node is None and state.reason.startswith("breakpoint") \
             and state.reason.endswith(OPTIMIZER_STEP_REASON)
 
     def stepped_leaves(self) -> list[int]:
@@ -173,16 +179,81 @@ class Moment:
         """The optimizer's (and the script's `.grad` reset) events that have happened at the cursor:
         those before the cursor's pass began; all of them at the end of a run that is over (a
         snapshot walks back and forth over the same events as its live run)."""
-        record = self.record
+        events = list(self.record.optimizer)
+        if self._all_known():
+            return events
+        return [e for e in events if e.passes <= self.record.passes[self.state.pass_index].index]
+
+    def _all_known(self) -> bool:
+        """Whether all of the record has happened at the cursor: no cursor in a pass (a live run
+        before its first pause, or running: what it writes shows as it comes), or at the end of
+        a run that is over."""
         state = self.state
-        events = list(record.optimizer)
-        passes = record.passes
-        if state is None or state.pass_index is None or not 0 <= state.pass_index < len(passes):
-            return events
-        p = passes[state.pass_index]
-        if state.kind.over and state.pass_index == len(passes) - 1 and (state.step is None or state.step >= len(p.order)):
-            return events
-        return [e for e in events if e.passes <= p.index]
+        passes = self.record.passes
+        if state is None or state.kind.busy or state.pass_index is None or state.step is None \
+                or not 0 <= state.pass_index < len(passes):
+            return True
+        position = state.pass_index
+        return state.kind.over and state.step >= len(passes[position].order) \
+            and not any(p.detailed and p.order for p in passes[position + 1:])
+
+    @property
+    def shows_error(self) -> bool:
+        """Whether the script's failure has happened at the cursor (it ended the run)."""
+        return self.record.error is not None and self.state is not None and self.state.kind == State.FAILED \
+            and self._all_known()
+
+    def known_console(self) -> list:
+        """The console lines written by the cursor's moment (the record's, which are in time order):
+        before its pass's backward, during it up to the cursor's step, and, paused before
+        `optimizer.step()`, after the backward up to that step."""
+        lines = list(self.record.console)
+        if self._all_known():
+            return lines
+        state = self.state
+        p = self.record.passes[state.pass_index]
+        bound = (p.index + 1, 0, state.step)
+        if self.before_optimizer_step:
+            rows = [i for i, e in enumerate(self.record.optimizer) if e.kind == OPTIMIZER_STEP and e.passes == p.index + 1]
+            if rows:
+                bound = (p.index + 1, 1, rows[0])
+        k = len(lines)
+        while k and _written_at(lines[k - 1]) > bound:
+            k -= 1
+        return lines[:k]
+
+    def known_passes(self) -> list:
+        """The backward passes begun by the cursor's moment; the cursor's own without its grad norms
+        (and not finished) until the cursor is at its end."""
+        passes = list(self.record.passes)
+        if self._all_known():
+            return passes
+        position, step = self.state.pass_index, self.state.step
+        known = passes[:position + 1]
+        p = known[-1]
+        if step < len(p.order):
+            known[-1] = replace(p, grad_norms={}, finished=False)
+        return known
+
+    def known_roots(self, roots: list) -> list:
+        """The graph's roots (`RecordIndex.roots`) of the passes begun by the cursor's moment."""
+        if self._all_known():
+            return roots
+        last = self.record.passes[self.state.pass_index].index
+        return [r for r in roots if r.pass_index <= last]
+
+    def nan_origin(self) -> int | None:
+        """Where the first NaN or Inf appeared, when that has happened at the cursor."""
+        node_id = self.index.nan_origin()
+        if node_id is None or self._all_known():
+            return node_id
+        node = self.record.nodes.get(node_id)
+        last = self.record.passes[self.state.pass_index].index
+        if node is None or node.pass_index > last:
+            return None
+        if node.pass_index < last or self.nonfinite(node_id) or self.stepped(node_id):
+            return node_id
+        return None
 
     def nonfinite(self, node_id: int) -> bool:
         """Whether the node's value, or its grad known at the cursor, holds a NaN or an Inf."""

@@ -1,5 +1,6 @@
 """NodeDetails: the right pane: the selected node's header, then its value, grad, the rule of its backward step,
-grad flow, saved tensors and source; the element of its tensors under the cursor (the one the Rule tab explains)."""
+grad flow, saved tensors and source; the element of its tensors under the cursor (the one the Rule tab explains);
+or an optimizer event chosen in the timeline."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 
 from graphscope.trace.record import CONSTANT
 
+from .event_details import EventDetails
 from .grad_accumulation import GradAccumulation
 from .grad_flow import GradFlow
 from .moment import Moment
@@ -50,6 +52,7 @@ class NodeDetails(Vertical):
 
     def compose(self) -> ComposeResult:
         yield NodeHeader()
+        yield EventDetails()
         with TabbedContent(id="detail-tabs"):
             with TabPane("Value", id="tab-value"):
                 yield TensorView("value", id="value-view")
@@ -65,9 +68,24 @@ class NodeDetails(Vertical):
             with TabPane("Source", id="tab-source"), VerticalScroll():
                 yield SourceView()
 
+    def on_mount(self) -> None:
+        self._showing_event(False)
+
+    def _showing_event(self, event: bool) -> None:
+        self.query_one(EventDetails).display = event
+        self.query_one(NodeHeader).display = self.query_one(TabbedContent).display = not event
+
+    def show_event(self, moment: Moment, event) -> None:
+        """Show an optimizer event (a timeline row) instead of a node."""
+        self.node_id = None
+        self._target = None
+        self.query_one(EventDetails).show(moment, event)
+        self._showing_event(True)
+
     def show(self, moment: Moment, node_id: int | None) -> None:
         """Show a node: the header and the tab on screen now; the other tabs when they are opened
         (a step redraws only what is visible)."""
+        self._showing_event(False)
         if node_id != self.node_id:
             self.element = 0
         self.node_id = node_id

@@ -24,11 +24,11 @@ MAX_INDENT = 12
 class OutlineItem:
     """One row of an outline: a node, a link to a node shown elsewhere, a group, or a backward step."""
 
-    __slots__ = ("children", "depth", "expandable", "expanded", "kind", "label", "node", "parent", "step")
+    __slots__ = ("children", "depth", "event", "expandable", "expanded", "kind", "label", "node", "parent", "step")
 
     def __init__(self, kind: str, node: int | None = None, label: Text | None = None, parent=None,
-                 expandable: bool = False, step: int | None = None):
-        self.kind = kind                    # "node" | "link" | "group" | "step" | "note"
+                 expandable: bool = False, step: int | None = None, event=None):
+        self.kind = kind                    # "node" | "link" | "group" | "step" | "note" | "event"
         self.node = node
         self.label = label                  # groups and notes: their text
         self.parent: OutlineItem | None = parent
@@ -37,6 +37,7 @@ class OutlineItem:
         self.depth = 0 if parent is None else parent.depth + 1
         self.expandable = expandable
         self.step = step                    # timeline rows: the step index in the pass
+        self.event = event                  # an "event" row: the record's OptimizerEvent
 
 
 class Outline(ScrollView, can_focus=True):

@@ -91,6 +91,7 @@ class PassesView(Vertical):
         self._key: tuple = ()
         self._highlighted: int | None = None
         self._rows: list[tuple[str, object]] = []  # each row of the table: ("pass", position) or ("event", event)
+        self._passes: list[BackwardPass] = []  # the passes known at the moment's cursor
 
     def compose(self) -> ComposeResult:
         yield Static(id="loss-curve")
@@ -109,7 +110,7 @@ class PassesView(Vertical):
 
     def show_passes(self, moment: Moment) -> None:
         self.moment = moment
-        passes = list(moment.record.passes)
+        self._passes = passes = moment.known_passes()
         nodes = moment.record.nodes
         losses = [pass_loss(p, nodes) for p in passes]
         events = moment.optimizer_events()
@@ -177,9 +178,9 @@ class PassesView(Vertical):
                               Text(fit_number(value, NUMBER) if value is not None else "None", "" if shown else "dim"))
             return
         self._relabel(norms, "grad norm")
-        if self.moment is None or not 0 <= what < len(self.moment.record.passes):
+        if not 0 <= what < len(self._passes):
             return
-        p = self.moment.record.passes[what]
+        p = self._passes[what]
         for name, value in sorted(p.grad_norms.items(), key=lambda kv: -kv[1] if math.isfinite(kv[1]) else -math.inf):
             norms.add_row(Text(keep_tail(one_line(name), NAME)),
                           Text(fit_number(value, NUMBER), "" if math.isfinite(value) else "bold red"))

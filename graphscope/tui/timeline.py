@@ -62,6 +62,11 @@ class StepRows(Sequence):
         raise ValueError(item)
 
 
+def event_row(event) -> OutlineItem:
+    """An optimizer event's row: its line; highlighting it shows the event in the details pane."""
+    return OutlineItem("event", label=event_line(event), event=event)
+
+
 class Timeline(Outline):
     """Step i is the i-th node the backward runs; rows before the frontier have known grads."""
 
@@ -90,11 +95,11 @@ class Timeline(Outline):
             if position is not None:
                 end = OutlineItem("note", label=Text(f"end of pass {passes[position].index}", "dim"), step=len(order))
                 k = passes[position].index
-                before = [OutlineItem("note", label=event_line(e)) for e in events if e.passes == k]
-                after = [OutlineItem("note", label=event_line(e)) for e in events if e.passes == k + 1]
+                before = [event_row(e) for e in events if e.passes == k]
+                after = [event_row(e) for e in events if e.passes == k + 1]
             else:
                 end = OutlineItem("note", label=Text("no backward pass yet", "dim"))
-                before = [OutlineItem("note", label=event_line(e)) for e in events]
+                before = [event_row(e) for e in events]
                 after = []
             self._order = order
             self.roots = []

@@ -101,6 +101,23 @@ def test_breakpoint_on_an_op(run_session):
     assert state.reason.startswith("breakpoint") and "op exp" in state.reason
 
 
+def test_a_stop_several_breakpoints_hit_names_them_all_live_and_in_the_snapshot(run_session):
+    from graphscope.session import Debuggee
+    from graphscope.trace import snapshot
+
+    driver = run_session(SMALL_GRAPH)
+    driver.paused()
+    for bp in (Breakpoint("op", "exp"), Breakpoint("line", "script.py:6"), Breakpoint("op", "mul")):
+        driver.session.add_breakpoint(bp)
+    state = driver.command("continue_")
+    assert state.reason == "breakpoints 2, 3: op exp; line script.py:6"  # 1 is NaN/Inf, on by default
+    view = Debuggee(snapshot.loads(snapshot.dumps(driver.session.record)))
+    for bp in driver.session.breakpoints:
+        view.add_breakpoint(bp)
+    view.continue_()
+    assert (view.state.node, view.state.reason) == (state.node, state.reason)
+
+
 def test_breakpoint_on_a_source_line(run_session, tmp_path):
     driver = run_session(SMALL_GRAPH)
     driver.paused()
@@ -196,7 +213,26 @@ def test_a_snapshot_exported_mid_run_is_stopped_where_it_was_paused(run_session)
     view.run_to_end()  # the end of what was recorded, not a pass the script never finished
     assert (view.state.pass_index, view.state.step) == (0, 1)
     view.step()
-    assert (view.state.step, view.state.reason) == (1, "the run is over: nothing more to step")
+    assert (view.state.step, view.state.reason) == (
+        1, "the snapshot ends here: it was exported while the script was paused at pass 0, step 2 of 4")
+    view.continue_()
+    assert view.state.reason.startswith("the snapshot ends here")
+
+
+def test_a_snapshot_exported_at_a_pass_end_says_it_ends_there(run_session):
+    from graphscope.session import Debuggee
+    from graphscope.trace import snapshot
+
+    driver = run_session(SMALL_GRAPH)
+    driver.paused()
+    for _ in range(4):
+        driver.command("step")
+    view = Debuggee(snapshot.loads(snapshot.dumps(driver.session.record)))
+    view.continue_()
+    assert (view.state.pass_index, view.state.step) == (0, 4)
+    assert view.state.reason == "the snapshot ends here: it was exported while the script was paused at the end of pass 0"
+    view.step()
+    assert view.state.reason == "the snapshot ends here: it was exported while the script was paused at the end of pass 0"
 
 
 def test_continue_while_a_step_is_running_takes_over(run_session):

@@ -340,6 +340,34 @@ def test_console_lines_are_kept_in_order_with_their_pass():
     assert rec.dropped_console == 1
 
 
+def test_console_lines_say_when_they_were_written_pass_step_and_optimizer_events():
+    recorder = Recorder()
+
+    class Prints(gs.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            recorder.console("stdout", "in backward")  # what the session's capture of print() calls
+            return grad * 2
+
+    w = gs.tensor([1.0, 2.0], requires_grad=True)
+    opt = optim.SGD([w], lr=0.1)
+    with hooks.observe(recorder):
+        recorder.console("stdout", "before")
+        loss = Prints.apply(w * 3).sum()
+        loss.backward()
+        recorder.console("stdout", "after backward")
+        opt.step()
+        recorder.console("stdout", "after step")
+    lines = {c.text: (c.pass_index, c.step, c.events) for c in recorder.finish().console}
+    # Prints' backward is the second step (after the sum's): two steps begun when it printed.
+    assert lines == {"before": (0, None, 0), "in backward": (1, 2, 0), "after backward": (1, None, 0),
+                     "after step": (1, None, 1)}
+
+
 class Explodes(gs.autograd.Function):
     @staticmethod
     def forward(ctx, x):

@@ -11,7 +11,7 @@ from trace_strategies import records
 
 from graphscope.trace import snapshot
 from graphscope.trace.limits import FIELDS, LONG_TEXT_LIMIT, NAME_LIMIT, TEXT_LIMIT
-from graphscope.trace.record import BackwardPass, Metadata, Node, Record
+from graphscope.trace.record import BackwardPass, ConsoleLine, Metadata, Node, Record
 from graphscope.trace.snapshot_parse import SECTIONS
 from graphscope.trace.summary import summarize
 
@@ -57,6 +57,15 @@ def test_export_opens_with_format_and_version():
     doc = _strict(snapshot.dumps(Record()))
     assert list(doc)[:2] == ["format", "version"]
     assert (doc["format"], doc["version"]) == ("graphscope-snapshot", snapshot.VERSION)
+
+
+def test_a_version_4_file_without_console_stamps_still_loads():
+    record = Record(console=[ConsoleLine("stdout", "epoch 1", 1, 3, 2)])
+    doc = _strict(snapshot.dumps(record))
+    assert doc["console"] == [{"stream": "stdout", "text": "epoch 1", "pass": 1, "step": 3, "events": 2}]
+    doc["version"] = 4
+    del doc["console"][0]["step"], doc["console"][0]["events"]
+    assert snapshot.loads(json.dumps(doc)).console == [ConsoleLine("stdout", "epoch 1", 1)]
 
 
 def test_output_is_ascii_even_for_unicode_text():

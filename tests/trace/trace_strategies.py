@@ -105,7 +105,8 @@ def records(draw):
         device=draw(names), keep_first=draw(st.integers(0, 3)), keep_last=draw(optional(st.integers(0, 5))),
         full_values_limit=draw(st.integers(0, 5000)), memory_budget=draw(st.integers(0, 2**40)),
     )
-    console = [ConsoleLine(draw(st.sampled_from(["stdout", "stderr"])), draw(texts), draw(st.integers(0, 3)))
+    console = [ConsoleLine(draw(st.sampled_from(["stdout", "stderr"])), draw(texts), draw(st.integers(0, 3)),
+                           draw(optional(st.integers(0, 9))), draw(st.integers(0, 4)))
                for _ in range(draw(st.integers(0, 3)))]
     error = draw(optional(st.builds(ScriptError, names, texts, texts, opt_node, pick_site)))
     findings = [Finding(draw(st.sampled_from(FINDING_KINDS)), draw(texts), draw(opt_node),

@@ -11,6 +11,7 @@ from graphscope.tui.node_details import NodeDetails
 from graphscope.tui.number_text import fit_number
 from graphscope.tui.passes_view import PassesView
 from graphscope.tui.rule_view import RuleView
+from graphscope.tui.timeline import Timeline
 
 
 def leaf_node(record, name: str, pass_index: int) -> int:
@@ -106,6 +107,33 @@ async def test_the_timeline_shows_the_events_before_the_pass_it_lists():
             shown = screen_text(app)
             assert shown.index("↳ optimizer.step()  SGD(lr=0.1") < shown.index("↳ optimizer.zero_grad()  SGD") \
                 < shown.index("end of pass 1")
+
+
+async def test_highlighting_an_optimizer_step_in_the_timeline_shows_it_in_the_details_pane():
+    with live_app(SCRIPTS / "sgd_line.py") as (app, session):
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_settled(pilot, session, ("paused",))
+            for _ in range(10):
+                if session.state.pass_index == 1:
+                    break
+                count = app.updates
+                await pilot.press("n")
+                await wait_for(pilot, lambda count=count: app.updates > count, what="the step")
+                await until_settled(pilot, session)
+            app.views.choose("timeline", None)
+            timeline = app.query_one(Timeline)
+            await wait_for_text(pilot, "end of pass 1")
+            timeline.focus()
+            timeline.cursor = 0  # the first row: ↳ optimizer.step() after pass 0
+            await wait_for_text(pilot, "after the backward of pass 0")
+            step = next(e for e in session.record.optimizer if e.kind == "step")
+            w = next(c for c in step.params if c.label == "w")
+            shown = screen_text(app)
+            for line in explain_change(session.record, step, w):
+                assert line.strip() in shown
+            timeline.cursor = 2  # the first step of the pass: the node again
+            await wait_for(pilot, lambda: app.query_one(NodeDetails).node_id is not None, what="a node shown")
+            assert "after the backward of pass 0" not in screen_text(app)
 
 
 async def test_a_step_breakpoint_from_the_dialog_pauses_on_a_parameter_the_step_reads():

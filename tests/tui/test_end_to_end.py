@@ -88,7 +88,7 @@ def test_run_step_twice_export_and_quit_in_a_real_terminal(tmp_path):
         terminal.wait_for_text("shell-is-back", timeout=10)
         screen = terminal.screen()
         assert "paused ·" not in screen  # the app's screen is gone
-        assert "graphscope: stopped training_loop.py at pass 0, step 3 of" in screen  # where it was left
+        assert "graphscope: training_loop.py stopped by the user at pass 0, step 3 of" in screen  # where it was left
     finally:
         terminal.close()
     assert int(code_file.read_text()) == 0  # quitting is not a failure

@@ -1,13 +1,28 @@
-"""The help screen's q quits as the footer says; the view names respond to a click, and shorten where they do not
-fit."""
+"""The help screen's q quits as the footer says and its legend says what each marker marks; the view names
+respond to a click, and shorten where they do not fit."""
+
+import io
 
 import pytest
+from rich.console import Console
 from tui_pilot import wait_for
 from tui_widget import WidgetApp
 
-from graphscope.tui.help_screen import HelpScreen
+from graphscope.trace.record import PARAMETER, Node
+from graphscope.tui.help_screen import HelpScreen, help_renderable
+from graphscope.tui.moment import PARAMETER as PARAMETER_MARK
+from graphscope.tui.node_label import node_text
 from graphscope.tui.view_bar import ViewBar
 from graphscope.tui.views import SHORT_TITLES, VIEW_TITLES, VIEWS
+
+
+def test_the_legend_says_what_the_diamond_marks_every_leaf_that_requires_grad():
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(help_renderable())
+    legend = next(line for line in console.export_text().splitlines() if PARAMETER_MARK in line)
+    assert "a leaf that requires grad" in legend and "requires_grad=True" in legend
+    leaf = Node(0, PARAMETER, "x", requires_grad=True, is_leaf=True)  # `gs.tensor(..., requires_grad=True)`
+    assert node_text(leaf).plain.startswith(PARAMETER_MARK)
 
 
 async def test_q_in_the_help_screen_quits_the_app():

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from graphscope.session import SessionState
 from graphscope.tui import launch
+from graphscope.tui.ending import ending
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -47,10 +48,17 @@ def test_run_of_a_missing_script_returns_2(tmp_path, capsys):
     assert "missing.py" in capsys.readouterr().err
 
 
-def test_the_exit_status_is_the_scripts():
-    assert launch.exit_status(SessionState(kind="finished", exit_code=0)) == 0
-    assert launch.exit_status(SessionState(kind="failed", exit_code=1)) == 1
-    assert launch.exit_status(SessionState(kind="finished", exit_code=3)) == 3
+def test_a_run_that_ended_by_itself_exits_with_the_scripts_status_and_says_how():
+    from graphscope.trace.record import Record, ScriptError, SourceSite
+
+    record = Record()
+    assert ending(SessionState(kind="finished", exit_code=0), record, "/x/model.py") == \
+        ("graphscope: model.py finished (exit code 0)", 0)
+    assert ending(SessionState(kind="finished", exit_code=3), record, "model.py") == \
+        ("graphscope: model.py finished (exit code 3)", 3)
+    record.error = ScriptError("ValueError", "bad shape\nmore", site=SourceSite("/abs/model.py", 12, "<module>"))
+    assert ending(SessionState(kind="failed", exit_code=1), record, "model.py") == \
+        ("graphscope: model.py raised ValueError: bad shape … at /abs/model.py:12 (exit code 1)", 1)
 
 
 def test_run_without_a_terminal_exits_2_at_once_without_escape_codes():
@@ -60,19 +68,20 @@ def test_run_without_a_terminal_exits_2_at_once_without_escape_codes():
     assert result.stdout == ""
 
 
-def test_quitting_names_where_the_script_was_stopped():
+def test_quitting_names_where_the_script_was_stopped_and_exits_0():
     from graphscope.trace.record import BackwardPass, Record
-    from graphscope.tui.app import stopped_at
 
     record = Record(passes=[BackwardPass(0), BackwardPass(1), BackwardPass(2, order=(5, 6, 7))])
     paused = SessionState(kind="paused", pass_index=2, step=1)
-    assert stopped_at(paused, record, "/x/model.py") == "graphscope: stopped model.py at pass 2, step 2 of 3"
-    assert stopped_at(SessionState(kind="running"), record, "model.py") == \
-        "graphscope: stopped model.py before its first backward pass"
+    assert ending(paused, record, "/x/model.py") == \
+        ("graphscope: model.py stopped by the user at pass 2, step 2 of 3 (exit code 0)", 0)
+    assert ending(SessionState(kind="paused", pass_index=2, step=3), record, "model.py")[0] == \
+        "graphscope: model.py stopped by the user at the end of pass 2 (exit code 0)"
+    assert ending(SessionState(kind="running"), record, "model.py")[0] == \
+        "graphscope: model.py stopped by the user before its first backward pass (exit code 0)"
     record.passes[0].finished = record.passes[1].finished = True
-    assert stopped_at(SessionState(kind="running"), record, "model.py") == \
-        "graphscope: stopped model.py while it ran, after 2 backward passes"
-    assert stopped_at(SessionState(kind="finished", exit_code=0), record, "model.py") == ""
+    assert ending(SessionState(kind="running"), record, "model.py")[0] == \
+        "graphscope: model.py stopped by the user while it ran, after 2 backward passes (exit code 0)"
 
 
 def test_importing_the_entry_points_does_not_load_textual():

@@ -122,3 +122,37 @@ def test_the_findings_at_the_cursor_know_nothing_of_later_passes_nor_of_grad_nor
     assert exploding(1, 0) == []  # the norms are worked out as the pass ends
     assert exploding(1, end) == [1]
     assert exploding(2, 0) == [1]
+
+
+def test_the_console_known_at_the_cursor_is_what_was_written_by_then():
+    from graphscope.trace.record import ConsoleLine
+
+    record = mlp_record(passes=2)
+    n = len(record.passes[0].order)
+    record.optimizer = [OptimizerEvent("zero_grad", 0), OptimizerEvent("step", 1)]
+    record.console = [
+        ConsoleLine("stdout", "forward 0", 0, None, 1),        # before pass 0's backward (after zero_grad)
+        ConsoleLine("stdout", "hook at step 2", 1, 2, 1),      # during it, from step 1's backward
+        ConsoleLine("stdout", "after backward 0", 1, None, 1),  # before optimizer.step()
+        ConsoleLine("stdout", "after step", 1, None, 2),
+        ConsoleLine("stdout", "forward 1", 1, None, 2),
+    ]
+
+    def known(step, reason=""):
+        state = SessionState(kind="paused", pass_index=0, step=step, reason=reason)
+        return [line.text for line in Moment(RecordIndex(record), state).known_console()]
+
+    assert known(0) == known(1) == ["forward 0"]
+    assert known(2) == known(n) == ["forward 0", "hook at step 2"]
+    assert known(n, "breakpoint 2: optimizer step") == ["forward 0", "hook at step 2", "after backward 0"]
+    ended = SessionState(kind="finished", pass_index=1, step=len(record.passes[1].order), exit_code=0)
+    assert len(Moment(RecordIndex(record), ended).known_console()) == 5
+
+
+def test_the_passes_known_at_the_cursor_end_with_its_own_without_grad_norms_until_its_end():
+    record = mlp_record(passes=3)
+    n = len(record.passes[1].order)
+    mid = Moment(RecordIndex(record), SessionState(kind="paused", pass_index=1, step=2)).known_passes()
+    assert [p.index for p in mid] == [0, 1] and mid[1].grad_norms == {} and mid[0].grad_norms
+    end = Moment(RecordIndex(record), SessionState(kind="paused", pass_index=1, step=n)).known_passes()
+    assert end[1].grad_norms == record.passes[1].grad_norms

@@ -9,7 +9,7 @@ from tui_screen import screen_text
 from graphscope.trace import snapshot
 from graphscope.tui.export_dialog import ExportDialog
 from graphscope.tui.graph_tree import GraphTree
-from graphscope.tui.launch import exit_status
+from graphscope.tui.ending import ending
 from graphscope.tui.node_details import NodeDetails
 from graphscope.tui.stepper import Stepper
 
@@ -59,7 +59,7 @@ async def test_c_with_no_breakpoint_hit_continues_to_the_end_of_the_run():
             await until_paused(pilot, session)
             await pilot.press("c")
             await until_settled(pilot, session, ("finished",))
-            await wait_for_text(pilot, "finished (exit 0) · pass 2 · end of pass")
+            await wait_for_text(pilot, "finished (exit 0) · pass 2 · end of pass (6 steps)")
 
 
 async def test_n_at_the_end_of_a_pass_moves_on_to_the_next_pass_and_p_comes_back():
@@ -117,11 +117,13 @@ async def test_capital_c_runs_to_the_end_and_the_run_stays_browsable():
             await until_paused(pilot, session)
             await pilot.press("C")
             await until_settled(pilot, session, ("finished",))
-            assert exit_status(session.state) == 0
             await wait_for_text(pilot, "step 2 loss")
             await wait_for(pilot, lambda: app.query_one(GraphTree).rows)
             await pilot.press("down")
             await wait_for(pilot, lambda: selected(app) is not None)
+            await pilot.press("q")
+            await wait_for(pilot, lambda: not app.is_running, what="the app to leave")
+        assert app.ending == ("graphscope: tiny_mlp.py finished (exit code 0)", 0)  # q after the end says so too
 
 
 async def test_no_pause_runs_straight_through():
@@ -135,7 +137,7 @@ async def test_the_exit_code_is_the_scripts():
     with live_app(SCRIPTS / "exits_3.py", pause=False) as (app, session):
         async with app.run_test() as pilot:
             await until_settled(pilot, session, ("finished", "failed"))
-    assert exit_status(session.state) == 3
+    assert ending(session.state, session.record, session.source) == ("graphscope: exits_3.py finished (exit code 3)", 3)
 
 
 async def test_a_script_error_shows_its_traceback_and_the_graph_stays_browsable():
@@ -147,7 +149,11 @@ async def test_a_script_error_shows_its_traceback_and_the_graph_stays_browsable(
             await wait_for_text(pilot, "before the failure [bold] [/]")
             assert app.query_one(GraphTree).rows
             assert app.is_running
-    assert exit_status(session.state) == 1
+            await pilot.press("q")
+            await wait_for(pilot, lambda: not app.is_running, what="the app to leave")
+    line = "graphscope: fails.py raised ValueError: shapes [/] do not [bold match [@click=app.quit]x at "
+    assert app.ending[0].startswith(line) and app.ending[0].endswith("fails.py:9 (exit code 1)")
+    assert app.ending[1] == 1
 
 
 async def test_q_while_paused_ends_the_script_cleanly():
@@ -157,7 +163,8 @@ async def test_q_while_paused_ends_the_script_cleanly():
             await pilot.press("q")
             await wait_for(pilot, lambda: not app.is_running)
         assert session.join(timeout=1)
-        assert exit_status(session.state) == 130
+        assert app.ending == ("graphscope: training_loop.py stopped by the user at pass 0, step 1 of "
+                              f"{len(session.record.passes[0].order)} (exit code 0)", 0)
 
 
 async def test_q_while_running_ends_the_script_cleanly():
@@ -294,7 +301,8 @@ async def test_q_leaves_at_once_even_when_the_script_sleeps_and_says_where_it_st
         await pilot.press("q")
         await wait_for(pilot, lambda: not app.is_running, what="the app to leave")
     assert session._thread.is_alive()  # still asleep: the app did not wait for it (a daemon thread)
-    assert app.stopped_at == "graphscope: stopped sleeps.py while it ran, after 1 backward pass"
+    assert app.ending == ("graphscope: sleeps.py stopped by the user while it ran, after 1 backward pass "
+                          "(exit code 0)", 0)
     waking = os.open(wake, os.O_WRONLY | os.O_NONBLOCK)  # its reader, the script, still has it open
     os.write(waking, b"x")
     os.close(waking)
@@ -309,7 +317,7 @@ async def test_q_when_paused_says_the_pass_and_step():
             await until_settled(pilot, session, ("paused",))
             await pilot.press("q")
             await wait_for(pilot, lambda: not app.is_running, what="the app to leave")
-        assert app.stopped_at == "graphscope: stopped tiny_mlp.py at pass 0, step 2 of 6"
+        assert app.ending == ("graphscope: tiny_mlp.py stopped by the user at pass 0, step 2 of 6 (exit code 0)", 0)
 
 
 async def test_the_scripts_input_is_answered_in_the_console_not_from_the_terminal():

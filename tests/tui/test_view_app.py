@@ -102,11 +102,13 @@ async def test_g_goes_back_to_the_current_steps_node():
         await wait_for(pilot, lambda: selected(app) == current)
 
 
-async def test_exclamation_mark_jumps_to_the_nan_origin():
+async def test_exclamation_mark_jumps_to_the_nan_origin_once_it_has_happened():
     record = nan_record()
     app = make_app(record)
     async with app.run_test() as pilot:
-        await pilot.press("exclamation_mark")
+        await pilot.press("exclamation_mark")  # at pass 0, as the live run was: pass 1's NaN is to come
+        await wait_for_notice(pilot, "No NaN or Inf")
+        await pilot.press("C", "exclamation_mark")
         origin = record.findings[0].node
         await wait_for(pilot, lambda: selected(app) == origin)
         tree = app.query_one(GraphTree)
@@ -176,7 +178,7 @@ async def test_enter_in_the_timeline_travels_to_that_step():
 async def test_enter_on_a_pass_shows_its_graph():
     app = make_app(mlp_record(passes=3))
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.press("v", "v", "v")
+        await pilot.press("C", "v", "v", "v")  # at the end of the run: every pass has happened
         await wait_for(pilot, lambda: app.query_one("#views").current == "passes")
         await pilot.press("down", "down", "enter")
         await wait_for(pilot, lambda: app.query_one("#views").current == "graph")
@@ -398,3 +400,24 @@ async def test_a_breakpoint_that_matches_nothing_yet_is_kept_with_a_warning():
         await pilot.press(*"op lienar", "enter")
         await wait_for_text(pilot, "no node matches op lienar yet")
         assert [(b.kind, b.value) for b in app.debuggee.breakpoints][-1] == ("op", "lienar")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_at_the_first_step_the_console_and_passes_hold_only_what_was_known_then(size):
+    from graphscope.trace.record import ConsoleLine
+
+    record = mlp_record(passes=3)
+    # Passes begun when each was written: `epoch 1` came after pass 0's backward, `done` after the last.
+    record.console = [ConsoleLine("stdout", f"epoch {k}", k) for k in range(3)] + [ConsoleLine("stdout", "done", 3)]
+    app = make_app(record)
+    async with app.run_test(size=size) as pilot:
+        await wait_for_text(pilot, "epoch 0")
+        assert "epoch 1" not in screen_text(app) and "done" not in screen_text(app)
+        await pilot.press("v", "v", "v")
+        await wait_for(pilot, lambda: app.query_one("#views").current == "passes")
+        await wait_for_text(pilot, "over 1 pass")
+        assert [str(cell) for cell in app.query_one("#pass-table").get_column_at(0)] == ["0"]
+        await pilot.press("C")  # the end of the run: everything has happened
+        await wait_for_text(pilot, "done")
+        await wait_for_text(pilot, "over 3 passes")
+        assert [str(cell) for cell in app.query_one("#pass-table").get_column_at(0)] == ["0", "1", "2"]
