@@ -2,7 +2,6 @@
 plain python, and the run still ends in exports that load or one line saying why there are none;
 export paths are taken as the user typed them, when the command started."""
 
-import os
 import signal
 import subprocess
 import sys
