@@ -82,7 +82,7 @@ def parts(moment: Moment, source: str = "") -> list[Part]:
         skipped = not_kept_beside(passes, state.pass_index, state.step)
         if skipped:
             runs = named_runs(skipped, "pass", "passes")
-            out += [SEP, Part(f"{runs} not kept ({KEEP_ALL})", "yellow", f"{runs} not kept")]
+            out += [SEP, Part(f"{runs} not kept ({KEEP_ALL})", "yellow", f"{runs} not kept (--keep all)")]
     return out
 
 

@@ -61,7 +61,7 @@ async def test_the_status_line_says_so_where_p_jumps_over_passes_not_kept():
             await wait_for(pilot, lambda: "passes 1–12 not kept (run with --keep all)" in stepper(app),
                            what="the hint at the first step after the passes not kept")
             await pilot.press("p")
-            await wait_for(pilot, lambda: session.state.pass_index == 0 and "pass 0 · end of pass" in stepper(app))
+            await wait_for(pilot, lambda: session.state.pass_index == 0 and "pass 0 · end" in stepper(app))
             assert "passes 1–12 not kept (run with --keep all)" in stepper(app)
             await pilot.press("p")
             await wait_for(pilot, lambda: "pass 0 · step" in stepper(app))
