@@ -107,8 +107,14 @@ async def test_moving_in_the_value_table_chooses_the_element_the_rule_explains()
 
 
 @SIZES
-async def test_every_step_s_rule_is_wrapped_beside_the_scrollbar_so_no_number_is_cut(size):
-    with live_app(SCRIPTS / "equation_fractions.py") as (app, session):
+async def test_every_step_s_rule_is_wrapped_beside_the_scrollbar_so_no_number_is_cut(size, tmp_path):
+    # The equation sample with the fractions in b: wider numbers, the same steps.
+    sample = (SAMPLES / "gradients_of_an_equation.py").read_text()
+    fractions = sample.replace("gs.tensor([6.0, 4.0], requires_grad=True)", "gs.tensor([6.5, 4.25], requires_grad=True)")
+    assert fractions != sample
+    script = tmp_path / "equation_fractions.py"
+    script.write_text(fractions)
+    with live_app(script) as (app, session):
         async with app.run_test(size=size) as pilot:
             await until_paused(pilot, session)
             view = app.query_one(NodeDetails).query_one(RuleView)
