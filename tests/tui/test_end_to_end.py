@@ -72,11 +72,11 @@ def test_run_step_twice_export_and_quit_in_a_real_terminal(tmp_path):
     command = f"{installed_command()} run {script.name}; echo $? > {code_file}; echo shell-is-back; sleep 30"
     terminal = Terminal(f"sh -c '{command}'", tmp_path)
     try:
-        terminal.wait_for_text("paused · pass 0 · step 1 of")
+        terminal.wait_for_text("paused · pass 0 · step 1")
         terminal.keys("n")
-        terminal.wait_for_text("step 2 of")
+        terminal.wait_for_text("pass 0 · step 2")
         terminal.keys("n")
-        terminal.wait_for_text("step 3 of")
+        terminal.wait_for_text("pass 0 · step 3")
         terminal.keys("e")
         terminal.wait_for_text("export a snapshot")
         terminal.keys("Enter")
