@@ -214,3 +214,33 @@ def test_masked_fill_with_minus_inf_before_softmax():
 def test_masked_fill_function_form():
     mask = np.array([True, False, True])
     check(lambda x, m: gs.masked_fill(x, m, 0.0), [(2, 3), mask], lambda x, m: torch.masked_fill(x, m, 0.0))
+
+
+INT_AND_ARRAY_INDEXES = {  # torch selects the ints first, then indexes what is left with the arrays
+    "int, slice, list": (0, slice(None), [0, 1]),
+    "list, slice, int": ([0, 1], slice(None), 0),
+    "None, int, slice, list": (None, 0, slice(None), [0, 1]),
+    "int, ..., list": (1, Ellipsis, [0, 2]),
+    "list, int, list": ([0, 1], 0, [1, 2]),
+    "slice, int, list": (slice(None), 0, [3, 1]),
+    "2-d list, int, list": ([[0], [1]], 0, [0, 1, 2]),
+}
+
+
+@pytest.mark.parametrize("name", INT_AND_ARRAY_INDEXES)
+def test_ints_with_index_arrays_select_first_as_in_torch(name):
+    index = INT_AND_ARRAY_INDEXES[name]
+    check(lambda x: x[index], [(2, 3, 4)])
+
+
+@pytest.mark.parametrize("name", INT_AND_ARRAY_INDEXES)
+def test_setitem_with_ints_and_index_arrays_writes_where_torch_does(name):
+    index = INT_AND_ARRAY_INDEXES[name]
+
+    def written(x, v):
+        y = x * 1
+        y[index] = v
+        return y
+
+    shape = tuple(torch.zeros(2, 3, 4)[index].shape)
+    check(written, [(2, 3, 4), shape])

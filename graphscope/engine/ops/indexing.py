@@ -132,7 +132,7 @@ class GetItem(Function):
     def forward(self, x, index):
         self.shape, self.dtype, self.index = x.shape, x.dtype, index
         self.basic = basic = is_basic(index)
-        return x[index] if basic else backend.take(x, index)
+        return x[index] if basic else take(x, index)
 
     rule = "d x[i]/dx = 1 at the indexed places, 0 elsewhere (grad scattered back into x's shape; repeated indices add up)"
 
@@ -144,7 +144,7 @@ class GetItem(Function):
                 index, grad = _without_new_axes(index, grad, len(self.shape))
             out[index] = grad
         else:
-            backend.scatter_add(out, self.index, grad)
+            put(out, self.index, grad, backend.scatter_add)
         return out, None
 
 
@@ -189,7 +189,7 @@ class SetItem(Function):
             grad_x = backend.copy(grad)
             _put(grad_x, self.index, 0, self.basic)
         if need_value:
-            grad_value = grad[self.index] if self.basic else backend.take(grad, self.index)
+            grad_value = grad[self.index] if self.basic else take(grad, self.index)
         return grad_x, grad_value, None
 
 
@@ -197,7 +197,40 @@ def _put(array, index, value, basic) -> None:
     if basic:
         array[index] = value
     else:
-        backend.put(array, index, value)
+        put(array, index, value)
+
+
+def _int_split(index):
+    """(ints, rest) for an index of both Python ints and index arrays, as torch applies it: the ints
+    select first and the arrays index what is left (NumPy broadcasts the ints with the arrays and,
+    when they stand apart, moves the result's axes to the front: x[0, :, [0, 1]] is (3, 2) in torch,
+    (2, 3) in NumPy); None for any other index."""
+    if all(type(part) is not int for part in index) or is_basic(index):
+        return None
+    ints = tuple(part if type(part) is int or part is Ellipsis else slice(None) for part in index if part is not None)
+    return ints, tuple(part for part in index if type(part) is not int)
+
+
+def take(array, index):
+    """array[index] for an index with arrays in it, in torch's order of axes (see _int_split)."""
+    split = _int_split(index)
+    if split is None:
+        return backend.take(array, index)
+    ints, rest = split
+    return backend.take(array[ints], rest)
+
+
+def put(array, index, values, write=backend.put) -> None:
+    """write(array, index, values) (a put, or a scatter_add) for an index with arrays in it, in torch's
+    order of axes (see _int_split)."""
+    split = _int_split(index)
+    if split is None:
+        write(array, index, values)
+        return
+    ints, rest = split
+    part = array[ints]
+    write(part, rest, values)
+    array[ints] = part  # NumPy's and CuPy's part is a view, written already; a device without views copies
 
 
 class Gather(Function):

@@ -242,7 +242,7 @@ def setitem(input: Tensor, index, value) -> None:
         if indexing.is_basic(index):
             array[index] = values
         else:
-            backend.put(array, index, values)
+            indexing.put(array, index, values)
     except ValueError as error:
         raise ValueError(f"setitem on a tensor of shape {tuple(input.shape)}: {error}") from None
     input._vc[0] += 1
