@@ -148,30 +148,8 @@ def test_values_not_recorded_are_said_in_words():
     assert any("were not all recorded" in line for line in lines)
 
 
-def test_a_step_paused_before_its_backward_shows_the_local_factor_and_waits_for_grad_in():
-    recorder = Recorder()
-
-    class PauseAtPow(hooks.Observer):  # what the debugger sees when it pauses before pow's backward
-        lines = None
-
-        def before_node(self, node, grad_output):
-            if node.op == "pow" and self.lines is None:
-                record = recorder.flush()
-                self.lines = explain_lines(explain_step(record, 0, len(record.passes[0].steps) - 1))
-
-    pause = PauseAtPow()
-    with hooks.observe(recorder), hooks.observe(pause):
-        b = gs.tensor([6.0, 4.0], requires_grad=True)
-        (-(b**2)).sum().backward()
-    assert pause.lines[2:] == [
-        "b (node 0):",
-        "  local  d out/d b = 2·[6, 4] = [12, 8]",
-        "  grad_in = [-1, -1] × 2·[6, 4] = … (when this step runs)",
-        "this step's backward has not run yet: the grads to its inputs come when it runs",
-    ]
-
-
-def test_a_big_step_paused_before_its_backward_says_its_grad_is_not_computed_yet():
+def paused_at_pow(values) -> list[str]:
+    """The step's lines the debugger shows when it pauses before pow's backward in -(b**2).sum()."""
     recorder = Recorder()
 
     class PauseAtPow(hooks.Observer):
@@ -184,10 +162,24 @@ def test_a_big_step_paused_before_its_backward_says_its_grad_is_not_computed_yet
 
     pause = PauseAtPow()
     with hooks.observe(recorder), hooks.observe(pause):
-        b = gs.tensor([6.0] * 10, requires_grad=True)
+        b = gs.tensor(values, requires_grad=True)
         (-(b**2)).sum().backward()
-    assert "grad to b: not computed yet (when this step runs)" in pause.lines
-    assert not any("no finite values" in line for line in pause.lines)
+    return pause.lines
+
+
+def test_a_step_paused_before_its_backward_shows_the_local_factor_and_waits_for_grad_in():
+    assert paused_at_pow([6.0, 4.0])[2:] == [
+        "b (node 0):",
+        "  local  d out/d b = 2·[6, 4] = [12, 8]",
+        "  grad_in = [-1, -1] × 2·[6, 4] = … (when this step runs)",
+        "this step's backward has not run yet: the grads to its inputs come when it runs",
+    ]
+
+
+def test_a_big_step_paused_before_its_backward_says_its_grad_is_not_computed_yet():
+    lines = paused_at_pow([6.0] * 10)
+    assert "grad to b: not computed yet (when this step runs)" in lines
+    assert not any("no finite values" in line for line in lines)
 
 
 def test_an_operand_no_grad_flows_to_is_shown_beside_the_terms():

@@ -29,6 +29,17 @@ async def show_tab(pilot, app, node_id: int, tab: str) -> None:
     await pilot.pause()
 
 
+
+async def step_into_pass_1(pilot, app, session) -> None:
+    """Press n, a step at a time, until the cursor is in pass 1 (10 steps at most)."""
+    for _ in range(10):
+        if session.state.pass_index == 1:
+            break
+        count = app.updates
+        await pilot.press("n")
+        await wait_for(pilot, lambda count=count: app.updates > count, what="the step")
+        await until_settled(pilot, session)
+
 async def test_a_second_backward_without_zeroing_shows_grad_before_added_and_now():
     with live_app(SAMPLES / "gradients_of_an_equation.py", pause=False) as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
@@ -96,13 +107,7 @@ async def test_the_timeline_shows_the_events_before_the_pass_it_lists():
             await wait_for_text(pilot, "end of pass 0")
             assert "↳ optimizer.zero_grad()  SGD" in screen_text(app)
             assert "optimizer.step()" not in screen_text(app)  # it has not happened yet
-            for _ in range(10):
-                if session.state.pass_index == 1:
-                    break
-                count = app.updates
-                await pilot.press("n")
-                await wait_for(pilot, lambda count=count: app.updates > count, what="the step")
-                await until_settled(pilot, session)
+            await step_into_pass_1(pilot, app, session)
             await wait_for_text(pilot, "end of pass 1")
             shown = screen_text(app)
             assert shown.index("↳ optimizer.step()  SGD(lr=0.1") < shown.index("↳ optimizer.zero_grad()  SGD") \
@@ -113,13 +118,7 @@ async def test_highlighting_an_optimizer_step_in_the_timeline_shows_it_in_the_de
     with live_app(SCRIPTS / "sgd_line.py") as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
             await until_settled(pilot, session, ("paused",))
-            for _ in range(10):
-                if session.state.pass_index == 1:
-                    break
-                count = app.updates
-                await pilot.press("n")
-                await wait_for(pilot, lambda count=count: app.updates > count, what="the step")
-                await until_settled(pilot, session)
+            await step_into_pass_1(pilot, app, session)
             app.views.choose("timeline", None)
             timeline = app.query_one(Timeline)
             await wait_for_text(pilot, "end of pass 1")
