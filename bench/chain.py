@@ -22,7 +22,7 @@ CHAIN = """
 import sys, time
 import graphscope as gs
 from graphscope.engine import hooks
-from graphscope.trace.recorder import Recorder
+from graphscope.trace.recording.recorder import Recorder
 nodes, recorded = int(float(sys.argv[1])), sys.argv[2] == "recorded"
 
 def script():

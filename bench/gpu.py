@@ -75,7 +75,7 @@ class EveryTensor(hooks.Observer):
 
 def summarised(step):
     """The step, then a summary (statistics, histogram, preview) of each of its tensors."""
-    from graphscope.trace.summary import summarize_many
+    from graphscope.trace.stats.summarize import summarize_many
 
     def run():
         seen = EveryTensor()
@@ -90,7 +90,7 @@ def summarised(step):
 
 def recorded(step):
     """The step under the debugger's Recorder, full detail for every pass (finish() included)."""
-    from graphscope.trace.recorder import Policy, Recorder
+    from graphscope.trace.recording.recorder import Policy, Recorder
 
     def run_block(n):
         recorder = Recorder(Policy.every_pass())

@@ -20,7 +20,7 @@ LARGE = """
 import resource, sys
 import graphscope as gs
 from graphscope.engine import hooks
-from graphscope.trace.recorder import Recorder
+from graphscope.trace.recording.recorder import Recorder
 n, recorded = int(float(sys.argv[1])), sys.argv[2] == "recorded"
 recorder = Recorder()
 
@@ -43,7 +43,7 @@ LONG = """
 import sys, tracemalloc
 import graphscope as gs
 from graphscope.engine import hooks
-from graphscope.trace.recorder import Recorder
+from graphscope.trace.recording.recorder import Recorder
 
 passes = int(float(sys.argv[1]))
 w = gs.randn(4, 4, requires_grad=True)

@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from graphscope.engine.hooks import observe  # noqa: E402
 from graphscope.session import Session, SessionOptions  # noqa: E402
-from graphscope.trace.recorder import Recorder  # noqa: E402
+from graphscope.trace.recording.recorder import Recorder  # noqa: E402
 
 CHAIN = """
 import graphscope as gs

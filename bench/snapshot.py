@@ -28,14 +28,14 @@ sys.path.insert(0, ROOT)
 from fresh_process import run_fresh  # bench/fresh_process.py, beside this file
 
 from graphscope.trace import snapshot
-from graphscope.trace.node_table import (
+from graphscope.trace.record.node_table import (
     IS_LEAF,
     NONE,
     REQUIRES_GRAD,
     NodeColumns,
     NodeTable,
 )
-from graphscope.trace.record import (
+from graphscope.trace.record.model import (
     BackwardPass,
     Metadata,
     Node,
@@ -43,8 +43,8 @@ from graphscope.trace.record import (
     SourceSite,
     Step,
 )
-from graphscope.trace.summary import summarize
-from graphscope.trace.summary_table import SummaryTable
+from graphscope.trace.stats.summarize import summarize
+from graphscope.trace.record.summary_table import SummaryTable
 
 OPS = ("matmul", "add", "relu", "mul", "sum", "exp", "log", "softmax")
 

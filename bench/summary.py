@@ -30,7 +30,7 @@ sys.path.insert(0, ROOT)
 
 import numpy as np
 
-from graphscope.trace.summary import summarize_many
+from graphscope.trace.stats.summarize import summarize_many
 
 POOL_BYTES = 16 << 20
 # (shape, half of it exact zeros) of each array a mid MLP's pass records: the activations and

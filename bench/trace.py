@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import graphscope as gs  # noqa: E402
 from graphscope import nn, optim  # noqa: E402
 from graphscope.engine import hooks  # noqa: E402
-from graphscope.trace.recorder import Policy, Recorder  # noqa: E402
+from graphscope.trace.recording.recorder import Policy, Recorder  # noqa: E402
 
 MODELS = {
     "tiny": dict(sizes=(2, 16, 16, 1), batch=64, classes=None),

@@ -28,8 +28,8 @@ from fresh_process import run_fresh  # bench/fresh_process.py, beside this file
 
 from graphscope.session import Debuggee, Session, SessionOptions
 from graphscope.trace import snapshot
-from graphscope.trace.record import Metadata, Node, Record, SourceSite
-from graphscope.trace.summary import summarize
+from graphscope.trace.record.model import Metadata, Node, Record, SourceSite
+from graphscope.trace.stats.summarize import summarize
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.find_dialog import FindDialog
 from graphscope.tui.graph_tree import GraphTree

@@ -52,7 +52,7 @@ def _run(args) -> int:
 def _run_problem(args) -> str | None:
     """What is wrong with `run`'s arguments, in one line (None: nothing). Export paths are made
     absolute here, when the command starts: a script's os.chdir does not move them."""
-    from graphscope.trace.literal import escaped
+    from graphscope.trace.record.literal import escaped
 
     if (problem := _script_problem(args.script)) is not None:
         return escaped(problem)
@@ -112,7 +112,7 @@ def _add_summary(subcommands) -> None:
 
 def _summary(args) -> int:
     from graphscope.trace.snapshot import SnapshotError, load
-    from graphscope.trace.summary_report import print_summary
+    from graphscope.trace.report.summary_report import print_summary
 
     try:
         record = load(args.snapshot)
@@ -150,7 +150,7 @@ def _explain(args) -> int:
 
 def _script_problem(path: str) -> str | None:
     """Why `path` is not a script to run (told by its content, so a snapshot is never run); None when it is."""
-    from graphscope.trace.source_kind import SourceError, not_runnable, source_kind
+    from graphscope.trace.snapshot.source_kind import SourceError, not_runnable, source_kind
 
     try:
         return not_runnable(path, source_kind(path))
@@ -169,8 +169,8 @@ class _PolicyOption(argparse.Action):
     def __call__(self, parser, namespace, value, option_string=None):
         from dataclasses import replace
 
-        from graphscope.trace import keep_option
-        from graphscope.trace.retention import Policy
+        from graphscope.trace.record import keep_option
+        from graphscope.trace.recording.retention import Policy
 
         try:
             fields = getattr(keep_option, self.parse)(value)

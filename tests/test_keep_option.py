@@ -11,9 +11,9 @@ import pytest
 
 from graphscope.cli import build_parser, main
 from graphscope.trace import snapshot
-from graphscope.trace.keep_option import FULL_VALUES_FORMS, KEEP_FORMS, full_values
-from graphscope.trace.retention import Policy
-from graphscope.trace.snapshot_format import ID_LIMIT
+from graphscope.trace.record.keep_option import FULL_VALUES_FORMS, KEEP_FORMS, full_values
+from graphscope.trace.recording.retention import Policy
+from graphscope.trace.record.limits import ID_LIMIT
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -141,8 +141,8 @@ def test_the_readmes_command_line_section_documents_both_options():
 def test_gradcheck_checks_a_conv_of_a_cnn_sized_input_with_full_values_all():
     import graphscope as gs
     from graphscope.engine import hooks
-    from graphscope.trace.gradcheck import gradcheck_node
-    from graphscope.trace.recorder import Recorder
+    from graphscope.trace.analysis.node_gradcheck import gradcheck_node
+    from graphscope.trace.recording.recorder import Recorder
 
     def run(policy):
         recorder = Recorder(policy)

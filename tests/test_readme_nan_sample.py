@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from graphscope.engine import hooks
-from graphscope.trace.record import EXPLODING_GRAD, NAN_ORIGIN
-from graphscope.trace.recorder import Recorder
+from graphscope.trace.record.model import EXPLODING_GRAD, NAN_ORIGIN
+from graphscope.trace.recording.recorder import Recorder
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "exploding_nan.py"

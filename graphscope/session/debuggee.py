@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 import threading
 
-from graphscope.trace.gradcheck import GradcheckResult, gradcheck_node
-from graphscope.trace.record import OPTIMIZER_STEP
+from graphscope.trace.analysis.node_gradcheck import GradcheckResult, gradcheck_node
+from graphscope.trace.record.model import OPTIMIZER_STEP
 
 from .breakpoint import Breakpoint, hit_reason
 from .state import Mode, SessionState, State

@@ -7,10 +7,10 @@ import contextlib
 import sys
 from dataclasses import replace
 
-from graphscope.trace.explain_report import ExplainError, markdown_report, text_report
-from graphscope.trace.retention import Policy
+from graphscope.trace.explain.report import ExplainError, markdown_report, text_report
+from graphscope.trace.recording.retention import Policy
 from graphscope.trace.snapshot import SnapshotError, load
-from graphscope.trace.source_kind import SNAPSHOT, SourceError, not_runnable, source_kind, surprise
+from graphscope.trace.snapshot.source_kind import SNAPSHOT, SourceError, not_runnable, source_kind, surprise
 
 from .headless import run_recorded
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from graphscope.trace.literal import escaped
+from graphscope.trace.record.literal import escaped
 
 _SEPARATORS = tuple(s for s in (os.sep, os.altsep) if s)
 

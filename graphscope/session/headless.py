@@ -14,10 +14,11 @@ import time
 from rich.console import Console
 
 from graphscope.engine import hooks
-from graphscope.trace import dot, snapshot
-from graphscope.trace.atomic_file import WriteError
-from graphscope.trace.literal import escaped
-from graphscope.trace.summary_report import print_summary
+from graphscope.trace import snapshot
+from graphscope.trace.report import dot
+from graphscope.trace.snapshot.atomic_file import WriteError
+from graphscope.trace.record.literal import escaped
+from graphscope.trace.report.summary_report import print_summary
 
 from .death_notice import DeathNotice
 from .session import Session, SessionOptions

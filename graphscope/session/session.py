@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from graphscope.engine import backend
 from graphscope.engine.hooks import observe
-from graphscope.trace.recorder import Recorder
+from graphscope.trace.recording.recorder import Recorder
 
 from .console_capture import ConsoleCapture
 from .debuggee import Debuggee

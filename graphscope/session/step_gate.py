@@ -6,7 +6,7 @@ import threading
 from typing import NamedTuple
 
 from graphscope.engine.hooks import Observer, current_module
-from graphscope.trace.finite import any_nonfinite, grad_norm
+from graphscope.trace.stats.finite import any_nonfinite, grad_norm
 
 from .breakpoint import hit_reason
 from .script_runner import SessionQuit

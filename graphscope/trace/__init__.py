@@ -8,9 +8,9 @@
     print_summary(record); write_dot(record, "graph.dot")
 """
 
-from .dot import to_dot, write_dot
-from .findings import find
-from .record import (
+from .report.dot import to_dot, write_dot
+from .analysis.findings import find
+from .record.model import (
     BackwardPass,
     ConsoleLine,
     Finding,
@@ -24,10 +24,10 @@ from .record import (
     SourceSite,
     Step,
 )
-from .recorder import Policy, Recorder
+from .recording.recorder import Policy, Recorder
 from .snapshot import SnapshotError, dump, dumps, load, loads
-from .summary import TensorSummary, summarize
-from .summary_report import print_summary, render
+from .stats.summarize import TensorSummary, summarize
+from .report.summary_report import print_summary, render
 
 __all__ = [
     "BackwardPass", "ConsoleLine", "Finding", "LeafGrad", "Metadata", "Node", "OptimizerEvent", "ParamChange",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import RichLog
 
-from graphscope.trace.literal import visible
-from graphscope.trace.record import ConsoleLine, ScriptError
+from graphscope.trace.record.literal import visible
+from graphscope.trace.record.model import ConsoleLine, ScriptError
 
 
 class ConsolePane(RichLog):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from graphscope.session import State
-from graphscope.trace.literal import visible
+from graphscope.trace.record.literal import visible
 
 # The exit status when the user quits before the script ended: quitting the debugger is no failure.
 STOPPED_EXIT = 0

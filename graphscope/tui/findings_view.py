@@ -8,7 +8,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from graphscope.trace.record import FINDING_TITLES, Finding
+from graphscope.trace.record.model import FINDING_TITLES, Finding
 
 from .moment import Moment
 from .node_label import one_line

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from graphscope.trace.summary import TensorSummary
+from graphscope.trace.stats.summarize import TensorSummary
 
 from .moment import Moment
 from .number_text import fit_number

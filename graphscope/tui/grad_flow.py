@@ -9,8 +9,8 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from graphscope.trace.record import CONSTANT
-from graphscope.trace.summary import TensorSummary
+from graphscope.trace.record.model import CONSTANT
+from graphscope.trace.stats.summarize import TensorSummary
 
 from .moment import Moment
 from .node_label import node_text, one_line, shape_text

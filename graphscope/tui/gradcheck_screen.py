@@ -15,7 +15,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-from graphscope.trace.gradcheck import ATOL, RTOL
+from graphscope.trace.analysis.node_gradcheck import ATOL, RTOL
 
 from .node_label import one_line
 from .number_text import fit_number

@@ -6,7 +6,7 @@ from collections import deque
 
 from rich.text import Text
 
-from graphscope.trace.record import CONSTANT
+from graphscope.trace.record.model import CONSTANT
 
 from .moment import Moment
 from .node_label import node_text

@@ -6,8 +6,8 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from graphscope.trace.drawing import histogram_rows
-from graphscope.trace.summary import TensorSummary
+from graphscope.trace.report.drawing import histogram_rows
+from graphscope.trace.stats.summarize import TensorSummary
 
 from .number_text import fit_number
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from graphscope.trace.record import CONSTANT
+from graphscope.trace.record.model import CONSTANT
 
 from .moment import Moment
 from .node_label import node_text, one_line

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from graphscope.session import Breakpoint, State
-from graphscope.trace.findings import find
-from graphscope.trace.record import OPTIMIZER_STEP, Step
+from graphscope.trace.analysis.findings import find
+from graphscope.trace.record.model import OPTIMIZER_STEP, Step
 
 from .record_index import RecordIndex
 

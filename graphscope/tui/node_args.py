@@ -5,8 +5,8 @@ from __future__ import annotations
 import ast
 import re
 
-from graphscope.trace.explain import number_text
-from graphscope.trace.record import CONSTANT, Node
+from graphscope.trace.explain.step import number_text
+from graphscope.trace.record.model import CONSTANT, Node
 
 # Binary ops written as an expression when one operand is a number: `mul ×3`, `sub 3−`.
 SYMBOLS = {"add": "+", "sub": "−", "mul": "×", "div": "÷"}

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
-from graphscope.trace.record import CONSTANT
+from graphscope.trace.record.model import CONSTANT
 
 from .event_details import EventDetails
 from .grad_accumulation import GradAccumulation

@@ -8,7 +8,7 @@ from rich.console import Group
 from rich.text import Text
 from textual.widgets import Static
 
-from graphscope.trace.record import PARAMETER, Node
+from graphscope.trace.record.model import PARAMETER, Node
 
 from .moment import PARAMETER as PARAMETER_MARK
 from .moment import Moment

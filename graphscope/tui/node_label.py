@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from graphscope.trace.literal import visible
-from graphscope.trace.record import CONSTANT, PARAMETER, Node
-from graphscope.trace.summary import TensorSummary
+from graphscope.trace.record.literal import visible
+from graphscope.trace.record.model import CONSTANT, PARAMETER, Node
+from graphscope.trace.stats.summarize import TensorSummary
 
 from .moment import BREAKPOINT, CURRENT, FAILED, NONFINITE, STEPPED, Marks
 from .moment import PARAMETER as PARAMETER_MARK

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from graphscope.trace.explain_optim import explain_change
+from graphscope.trace.explain.optimizer_step import explain_change
 
 from .moment import Moment
 from .node_label import one_line

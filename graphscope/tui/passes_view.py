@@ -11,9 +11,9 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from graphscope.trace import drawing
-from graphscope.trace.keep_option import KEEP_ALL
-from graphscope.trace.record import BackwardPass
+from graphscope.trace.report import drawing
+from graphscope.trace.record.keep_option import KEEP_ALL
+from graphscope.trace.record.model import BackwardPass
 
 from .moment import Moment
 from .node_label import keep_tail, one_line

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graphscope.trace.record import NAN_ORIGIN, LeafGrad, Record
+from graphscope.trace.record.model import NAN_ORIGIN, LeafGrad, Record
 
 # How many matches a search reports in full (the count covers them all).
 SEARCH_LIMIT = 500

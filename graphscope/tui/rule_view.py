@@ -7,8 +7,8 @@ from dataclasses import replace
 
 from rich.text import Text
 
-from graphscope.trace.explain import explain_lines, explain_step
-from graphscope.trace.record import CONSTANT
+from graphscope.trace.explain.step import explain_lines, explain_step
+from graphscope.trace.record.model import CONSTANT
 
 from .grad_accumulation import accumulation_text
 from .moment import Moment

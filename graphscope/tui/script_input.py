@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import Input
 
-from graphscope.trace.literal import visible
+from graphscope.trace.record.literal import visible
 
 
 class ScriptInput(Input):

@@ -10,8 +10,8 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual.widgets import Static
 
-from graphscope.trace.literal import visible
-from graphscope.trace.record import SourceSite
+from graphscope.trace.record.literal import visible
+from graphscope.trace.record.model import SourceSite
 
 CONTEXT = 6
 

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from graphscope.session import State
-from graphscope.trace.keep_option import KEEP_ALL
+from graphscope.trace.record.keep_option import KEEP_ALL
 
 from .moment import Moment
 from .node_label import one_line

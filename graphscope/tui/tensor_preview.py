@@ -15,7 +15,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widget import Widget
 
-from graphscope.trace.summary import TensorSummary
+from graphscope.trace.stats.summarize import TensorSummary
 
 from .number_text import fit_number
 from .wording import counted

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from graphscope.trace.summary import TensorSummary
+from graphscope.trace.stats.summarize import TensorSummary
 
 from .histogram import Histogram
 from .tensor_preview import TensorPreview

@@ -9,7 +9,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import ContentSwitcher
 
-from graphscope.trace.keep_option import KEEP_ALL
+from graphscope.trace.record.keep_option import KEEP_ALL
 
 from .findings_view import FindingsView
 from .graph_tree import GraphTree

@@ -14,12 +14,12 @@ import pytest
 from hostile_helpers import HANG_SECONDS, env, graphscope, loads, one_line_error, script
 
 from graphscope.trace import snapshot
-from graphscope.trace.atomic_file import TEMP_MARK
-from graphscope.trace.limits import FIELDS, clamp
-from graphscope.trace.record import ACCUMULATED_GRAD, Metadata, Node, Record
-from graphscope.trace.summary import summarize
-from graphscope.trace.summary_table import FULL
-from graphscope.trace.tensor_summary import HISTOGRAM_BINS
+from graphscope.trace.snapshot.atomic_file import TEMP_MARK
+from graphscope.trace.record.limits import FIELDS, clamp
+from graphscope.trace.record.model import ACCUMULATED_GRAD, Metadata, Node, Record
+from graphscope.trace.stats.summarize import summarize
+from graphscope.trace.record.summary_table import FULL
+from graphscope.trace.record.tensor_summary import HISTOGRAM_BINS
 
 TRAIN = """
     import graphscope as gs

@@ -10,8 +10,8 @@ import pytest
 from hostile_helpers import graphscope, loads, one_line_error, script
 
 from graphscope.trace import snapshot
-from graphscope.trace.record import BackwardPass, Metadata, Node, Record, SourceSite
-from graphscope.trace.summary import summarize
+from graphscope.trace.record.model import BackwardPass, Metadata, Node, Record, SourceSite
+from graphscope.trace.stats.summarize import summarize
 
 
 def _record(**passes) -> Record:

@@ -11,8 +11,8 @@ import pytest
 from hostile_helpers import env, graphscope, loads, one_line_error, script
 
 from graphscope.trace import snapshot
-from graphscope.trace.atomic_file import TEMP_MARK, WriteError, write_atomically
-from graphscope.trace.record import Metadata, Record
+from graphscope.trace.snapshot.atomic_file import TEMP_MARK, WriteError, write_atomically
+from graphscope.trace.record.model import Metadata, Record
 
 TRAIN = """
     import graphscope as gs

@@ -7,12 +7,13 @@ import json
 
 import numpy as np
 
-from graphscope.trace.record import Record, SourceSite
-from graphscope.trace.snapshot_columns_write import raw
-from graphscope.trace.snapshot_format import FORMAT, STAT_FIELDS
-from graphscope.trace.snapshot_write import _leaf_grad, _num, _optimizer_event
-from graphscope.trace.summary import HISTOGRAM_BINS, TensorSummary
-from graphscope.trace.tensor_summary import host_dtype
+from graphscope.trace.record.model import Record, SourceSite
+from graphscope.trace.snapshot.columns_write import raw
+from graphscope.trace.record.summary_table import STAT_FIELDS
+from graphscope.trace.snapshot.format import FORMAT
+from graphscope.trace.snapshot.write import _leaf_grad, _num, _optimizer_event
+from graphscope.trace.stats.summarize import HISTOGRAM_BINS, TensorSummary
+from graphscope.trace.record.tensor_summary import host_dtype
 
 
 def dumps_v3(record: Record) -> str:

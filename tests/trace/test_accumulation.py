@@ -8,8 +8,8 @@ import graphscope as gs
 from graphscope import nn
 from graphscope.engine import hooks
 from graphscope.trace import snapshot
-from graphscope.trace.record import GRAD_RESET, PARAMETER, ZERO_GRAD
-from graphscope.trace.recorder import Policy, Recorder
+from graphscope.trace.record.model import GRAD_RESET, PARAMETER, ZERO_GRAD
+from graphscope.trace.recording.recorder import Policy, Recorder
 
 
 def record(run, policy=None):

@@ -23,9 +23,9 @@ from hypothesis.extra import numpy as hnp
 import graphscope as gs
 from graphscope import nn
 from graphscope.engine import backend, hooks
-from graphscope.trace.record import CONSTANT
-from graphscope.trace.recorder import Recorder
-from graphscope.trace.summary import HISTOGRAM_BINS, PREVIEW_SIZE, summarize, summarize_many
+from graphscope.trace.record.model import CONSTANT
+from graphscope.trace.recording.recorder import Recorder
+from graphscope.trace.stats.summarize import HISTOGRAM_BINS, PREVIEW_SIZE, summarize, summarize_many
 
 pytest.importorskip("array_api_strict", reason="the strict test device needs array-api-strict (the test extra)")
 import strict_device  # noqa: E402

@@ -4,9 +4,9 @@ import re
 
 import numpy as np
 
-from graphscope.trace.dot import escape, to_dot, write_dot
-from graphscope.trace.record import Node, Record
-from graphscope.trace.summary import summarize
+from graphscope.trace.report.dot import escape, to_dot, write_dot
+from graphscope.trace.record.model import Node, Record
+from graphscope.trace.stats.summarize import summarize
 
 # What a DOT statement we emit looks like; a label with a stray quote would break the match.
 _STRING = r'"(?:[^"\\]|\\.)*"'

@@ -2,7 +2,7 @@
 
 import math
 
-from graphscope.trace.drawing import BLOCKS, count_sparkline, histogram_rows, loss_sparkline
+from graphscope.trace.report.drawing import BLOCKS, count_sparkline, histogram_rows, loss_sparkline
 
 
 def test_a_flat_loss_line_sits_at_mid_height_whatever_its_value():

@@ -12,9 +12,9 @@ import torch
 import graphscope as gs
 from graphscope.engine import hooks
 from graphscope.trace import dumps, loads
-from graphscope.trace.explain import explain_lines, explain_step
-from graphscope.trace.record import BackwardPass, Record, Step
-from graphscope.trace.recorder import Policy, Recorder
+from graphscope.trace.explain.step import explain_lines, explain_step
+from graphscope.trace.record.model import BackwardPass, Record, Step
+from graphscope.trace.recording.recorder import Policy, Recorder
 
 ENGINE_TESTS = Path(__file__).resolve().parent.parent / "engine"
 sys.path.insert(0, str(ENGINE_TESTS / "nn"))  # the nn conformance tables (tests/engine is on the path)

@@ -9,7 +9,7 @@ from printed_arithmetic import value_of
 from test_explain import CASES, MODULE_CASES, _recorded, _table
 
 import graphscope as gs
-from graphscope.trace.explain import explain_lines, explain_step
+from graphscope.trace.explain.step import explain_lines, explain_step
 
 
 def _equations(lines: list[str]) -> list[tuple[str, str, str]]:

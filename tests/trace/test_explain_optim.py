@@ -9,9 +9,9 @@ import torch
 
 import graphscope as gs
 from graphscope.engine import hooks
-from graphscope.trace.explain_optim import change_numbers, explain_change
-from graphscope.trace.record import OPTIMIZER_STEP, ZERO_GRAD
-from graphscope.trace.recorder import Policy, Recorder
+from graphscope.trace.explain.optimizer_step import change_numbers, explain_change
+from graphscope.trace.record.model import OPTIMIZER_STEP, ZERO_GRAD
+from graphscope.trace.recording.recorder import Policy, Recorder
 
 W0 = np.linspace(-1.0, 1.2, 12).reshape(3, 4)  # more than 8 elements: explained one at a time
 B0 = [0.5, -0.25]

@@ -2,9 +2,9 @@
 
 import graphscope as gs
 from graphscope.engine import hooks
-from graphscope.trace.explain_optim import explain_change
-from graphscope.trace.explain_report import markdown_report, text_report
-from graphscope.trace.recorder import Policy, Recorder
+from graphscope.trace.explain.optimizer_step import explain_change
+from graphscope.trace.explain.report import markdown_report, text_report
+from graphscope.trace.recording.recorder import Policy, Recorder
 
 
 def recorded(run):

@@ -9,7 +9,7 @@ from trace_helpers import line_of
 import graphscope as gs
 from graphscope import nn, optim
 from graphscope.engine import hooks
-from graphscope.trace.record import (
+from graphscope.trace.record.model import (
     ACCUMULATED_GRAD,
     DEAD_RELU,
     EXPLODING_GRAD,
@@ -17,7 +17,7 @@ from graphscope.trace.record import (
     NAN_ORIGIN,
     VANISHING_GRAD,
 )
-from graphscope.trace.recorder import Policy, Recorder
+from graphscope.trace.recording.recorder import Policy, Recorder
 
 SAMPLES = Path(gs.__file__).resolve().parent.parent / "samples"
 

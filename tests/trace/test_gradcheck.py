@@ -6,8 +6,8 @@ import pytest
 import graphscope as gs
 from graphscope.engine import hooks
 from graphscope.trace import snapshot
-from graphscope.trace.gradcheck import MAX_ELEMENTS, gradcheck_lines, gradcheck_node
-from graphscope.trace.recorder import Policy, Recorder
+from graphscope.trace.analysis.node_gradcheck import MAX_ELEMENTS, gradcheck_lines, gradcheck_node
+from graphscope.trace.recording.recorder import Policy, Recorder
 
 F = gs.nn.functional
 

@@ -8,10 +8,11 @@ from trace_helpers import line_of
 import graphscope as gs
 from graphscope import optim
 from graphscope.engine import hooks
-from graphscope.trace import findings, snapshot
-from graphscope.trace.explain_optim import explain_change
-from graphscope.trace.record import ACCUMULATED_GRAD, GRAD_RESET, HAND_UPDATE, OPTIMIZER_STEP
-from graphscope.trace.recorder import Policy, Recorder
+from graphscope.trace import snapshot
+from graphscope.trace.analysis import findings
+from graphscope.trace.explain.optimizer_step import explain_change
+from graphscope.trace.record.model import ACCUMULATED_GRAD, GRAD_RESET, HAND_UPDATE, OPTIMIZER_STEP
+from graphscope.trace.recording.recorder import Policy, Recorder
 
 X = [1.0, 2.0, -1.0]
 W0 = [0.3, -0.2, 0.1]

@@ -8,19 +8,19 @@ from trace_strategies import summaries
 
 import graphscope as gs
 from graphscope.engine import hooks
-from graphscope.trace import live_columns
-from graphscope.trace.live_columns import LiveNodes, LiveSummaries
-from graphscope.trace.node_table import (
+from graphscope.trace.record import live_columns
+from graphscope.trace.record.live_columns import LiveNodes, LiveSummaries
+from graphscope.trace.record.node_table import (
     IS_LEAF,
     NONE,
     REQUIRES_GRAD,
     NodeColumns,
     NodeTable,
 )
-from graphscope.trace.record import Node, SourceSite
-from graphscope.trace.recorder import Recorder
-from graphscope.trace.summary import summarize
-from graphscope.trace.summary_table import SummaryTable
+from graphscope.trace.record.model import Node, SourceSite
+from graphscope.trace.recording.recorder import Recorder
+from graphscope.trace.stats.summarize import summarize
+from graphscope.trace.record.summary_table import SummaryTable
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -7,10 +7,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from trace_strategies import records, summaries
 
-from graphscope.trace.node_table import NodeColumns, NodeTable
-from graphscope.trace.record import Node, Record, SourceSite
-from graphscope.trace.summary import summarize
-from graphscope.trace.summary_table import SummaryTable
+from graphscope.trace.record.node_table import NodeColumns, NodeTable
+from graphscope.trace.record.model import Node, Record, SourceSite
+from graphscope.trace.stats.summarize import summarize
+from graphscope.trace.record.summary_table import SummaryTable
 
 
 def _nodes():

@@ -9,8 +9,8 @@ import graphscope as gs
 from graphscope import optim
 from graphscope.engine import hooks
 from graphscope.trace import snapshot
-from graphscope.trace.record import OPTIMIZER_STEP
-from graphscope.trace.recorder import Policy, Recorder
+from graphscope.trace.record.model import OPTIMIZER_STEP
+from graphscope.trace.recording.recorder import Policy, Recorder
 
 X = [[1.0, 2.0, -1.0], [0.5, -1.5, 2.0], [2.0, 0.0, 1.0], [-1.0, 1.0, 0.5]]
 Y = [1.0, -2.0, 0.5, 3.0]

@@ -9,8 +9,8 @@ import graphscope as gs
 from graphscope import nn, optim
 from graphscope.engine import hooks
 from graphscope.trace import snapshot
-from graphscope.trace.record import OPTIMIZER_STEP, ZERO_GRAD
-from graphscope.trace.recorder import Policy, Recorder
+from graphscope.trace.record.model import OPTIMIZER_STEP, ZERO_GRAD
+from graphscope.trace.recording.recorder import Policy, Recorder
 
 X = [[1.0, 2.0, -1.0], [0.5, -1.5, 2.0], [2.0, 0.0, 1.0], [-1.0, 1.0, 0.5]]
 Y = [1.0, -2.0, 0.5, 3.0]
@@ -225,7 +225,7 @@ def test_the_events_of_a_pass_the_debugger_paused_in_keep_their_values():
 
 
 def test_a_parameter_too_large_to_copy_keeps_its_summaries_but_no_update(monkeypatch):
-    monkeypatch.setattr("graphscope.trace.recorder.SUMMARIZE_AT_ONCE", 2)  # w (3 elements) is "large"
+    monkeypatch.setattr("graphscope.trace.recording.recorder.SUMMARIZE_AT_ONCE", 2)  # w (3 elements) is "large"
     rec, _ = record(lambda: train(gs, OPTIMIZERS["sgd"], 2))
     (change,) = steps_of(rec)[1].params
     assert change.before is not None and change.after is not None and change.update is None

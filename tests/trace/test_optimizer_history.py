@@ -2,8 +2,8 @@
 
 import pytest
 
-from graphscope.trace.optimizer_history import OptimizerHistory
-from graphscope.trace.record import OptimizerEvent, ParamChange, SourceSite
+from graphscope.trace.record.optimizer_history import OptimizerHistory
+from graphscope.trace.record.model import OptimizerEvent, ParamChange, SourceSite
 
 SITE = SourceSite("train.py", 9, "<module>", "opt.step()")
 

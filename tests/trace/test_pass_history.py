@@ -8,9 +8,9 @@ import pytest
 import graphscope as gs
 from graphscope.engine import hooks
 from graphscope.trace import snapshot
-from graphscope.trace.pass_history import PassHistory
-from graphscope.trace.record import BackwardPass, Record
-from graphscope.trace.recorder import Policy, Recorder
+from graphscope.trace.record.pass_history import PassHistory
+from graphscope.trace.record.model import BackwardPass, Record
+from graphscope.trace.recording.recorder import Policy, Recorder
 
 PASSES = [
     BackwardPass(0, loss=1.5, grad_norms={"w": 0.5, "b": 0.25}, node_count=7, finished=True),

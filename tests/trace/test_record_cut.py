@@ -10,8 +10,8 @@ import pytest
 import graphscope as gs
 from graphscope.engine import hooks
 from graphscope.trace import snapshot
-from graphscope.trace.recorder import SUMMARIZE_AT_ONCE, Policy, Recorder
-from graphscope.trace.summary import PIECE, summarize
+from graphscope.trace.recording.recorder import SUMMARIZE_AT_ONCE, Policy, Recorder
+from graphscope.trace.stats.summarize import PIECE, summarize
 
 
 def _loads(record):

@@ -11,8 +11,8 @@ import graphscope as gs
 from graphscope import nn, optim
 from graphscope.engine import hooks
 from graphscope.trace import snapshot
-from graphscope.trace.record import CONSTANT, EXTERNAL, PARAMETER, TENSOR
-from graphscope.trace.recorder import Policy, Recorder
+from graphscope.trace.record.model import CONSTANT, EXTERNAL, PARAMETER, TENSOR
+from graphscope.trace.recording.recorder import Policy, Recorder
 
 HERE = Path(__file__)
 

@@ -2,7 +2,7 @@
 
 import graphscope as gs
 from graphscope.engine.hooks import observe
-from graphscope.trace.recorder import Recorder
+from graphscope.trace.recording.recorder import Recorder
 
 
 def test_node_id_maps_functions_and_leaves_to_their_record_nodes():

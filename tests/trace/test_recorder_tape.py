@@ -11,7 +11,7 @@ from graphscope import nn, optim
 from graphscope.engine import hooks
 from graphscope.engine.autograd import Function
 from graphscope.trace import snapshot
-from graphscope.trace.recorder import Policy, Recorder
+from graphscope.trace.recording.recorder import Policy, Recorder
 
 
 class Stepper(hooks.Observer):

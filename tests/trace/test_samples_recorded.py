@@ -14,11 +14,11 @@ from brief_samples import BRIEF_ARGV
 import graphscope as gs
 from graphscope.engine import hooks
 from graphscope.trace import snapshot
-from graphscope.trace.record import PARAMETER
-from graphscope.trace.recorder import Recorder
+from graphscope.trace.record.model import PARAMETER
+from graphscope.trace.recording.recorder import Recorder
 
 SAMPLES = sorted((Path(gs.__file__).resolve().parent.parent / "samples").glob("*.py"))
-SCHEMA = json.loads(resources.files("graphscope.trace").joinpath("schema/snapshot.schema.json").read_text())
+SCHEMA = json.loads(resources.files("graphscope.trace.snapshot").joinpath("schema/snapshot.schema.json").read_text())
 
 
 @pytest.fixture(scope="module", params=SAMPLES, ids=[p.name for p in SAMPLES])

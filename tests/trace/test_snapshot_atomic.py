@@ -13,9 +13,9 @@ import pytest
 
 import graphscope
 from graphscope.trace import snapshot
-from graphscope.trace.atomic_file import HOST, STALE_SECONDS, TEMP_MARK, WriteError
-from graphscope.trace.record import Metadata, Node, Record
-from graphscope.trace.summary import summarize
+from graphscope.trace.snapshot.atomic_file import HOST, STALE_SECONDS, TEMP_MARK, WriteError
+from graphscope.trace.record.model import Metadata, Node, Record
+from graphscope.trace.stats.summarize import summarize
 
 REPO = Path(graphscope.__file__).resolve().parent.parent
 
@@ -23,8 +23,8 @@ WRITER = textwrap.dedent("""
     import os, sys, time
     import numpy as np
     from graphscope.trace import snapshot
-    from graphscope.trace.record import Node, Record
-    from graphscope.trace.summary import summarize
+    from graphscope.trace.record.model import Node, Record
+    from graphscope.trace.stats.summarize import summarize
 
     s = summarize(np.random.default_rng(0).standard_normal(64).astype(np.float32))
     record = Record(nodes={i: Node(i, "tensor", output=s) for i in range(20000)})

@@ -9,8 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from snapshot_v3 import dumps_v3
 
-from graphscope.trace import snapshot, snapshot_read
-from graphscope.trace.record import (
+from graphscope.trace import snapshot
+from graphscope.trace.snapshot import read as snapshot_read
+from graphscope.trace.record.model import (
     BackwardPass,
     LeafGrad,
     Node,
@@ -21,8 +22,8 @@ from graphscope.trace.record import (
     Step,
 )
 from graphscope.trace.snapshot import SnapshotError
-from graphscope.trace.snapshot_columns_read import ColumnReader
-from graphscope.trace.summary import summarize
+from graphscope.trace.snapshot.columns_read import ColumnReader
+from graphscope.trace.stats.summarize import summarize
 
 
 def _record():

@@ -10,12 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from trace_strategies import records
 
 from graphscope.trace import snapshot
-from graphscope.trace.limits import FIELDS, LONG_TEXT_LIMIT, NAME_LIMIT, TEXT_LIMIT
-from graphscope.trace.record import BackwardPass, ConsoleLine, Metadata, Node, Record
-from graphscope.trace.snapshot_parse import SECTIONS
-from graphscope.trace.summary import summarize
+from graphscope.trace.record.limits import FIELDS, LONG_TEXT_LIMIT, NAME_LIMIT, TEXT_LIMIT
+from graphscope.trace.record.model import BackwardPass, ConsoleLine, Metadata, Node, Record
+from graphscope.trace.snapshot.parse import SECTIONS
+from graphscope.trace.stats.summarize import summarize
 
-SCHEMA = json.loads(resources.files("graphscope.trace").joinpath("schema/snapshot.schema.json").read_text())
+SCHEMA = json.loads(resources.files("graphscope.trace.snapshot").joinpath("schema/snapshot.schema.json").read_text())
 
 
 def _strict(text):

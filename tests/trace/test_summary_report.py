@@ -9,9 +9,9 @@ import graphscope as gs
 from graphscope import nn, optim
 from graphscope.engine import hooks
 from graphscope.trace import snapshot
-from graphscope.trace.record import BackwardPass, Finding, Metadata, Node, Record, ScriptError, SourceSite
-from graphscope.trace.recorder import Recorder
-from graphscope.trace.summary_report import NO_GRAPH, SHOWN_MESSAGE, loss_sparkline, print_summary
+from graphscope.trace.record.model import BackwardPass, Finding, Metadata, Node, Record, ScriptError, SourceSite
+from graphscope.trace.recording.recorder import Recorder
+from graphscope.trace.report.summary_report import NO_GRAPH, SHOWN_MESSAGE, loss_sparkline, print_summary
 
 
 def text_of(record, width=100):

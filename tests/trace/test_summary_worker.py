@@ -7,9 +7,9 @@ import numpy as np
 
 import graphscope as gs
 from graphscope.engine import hooks
-from graphscope.trace import summary_worker
-from graphscope.trace.recorder import Policy, Recorder
-from graphscope.trace.summary import summarize_many
+from graphscope.trace.recording import summary_worker
+from graphscope.trace.recording.recorder import Policy, Recorder
+from graphscope.trace.stats.summarize import summarize_many
 
 
 def arrays():

@@ -10,10 +10,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from rich.console import Console
 
-from graphscope.trace.summary import (
+from graphscope.trace.report.drawing import count_sparkline as sparkline
+from graphscope.trace.report.summary_render import render
+from graphscope.trace.stats.summarize import (
     PREVIEW_SIZE,
     TensorSummary,
-    sparkline,
     summarize,
     summarize_many,
     summarize_on_device,
@@ -166,7 +167,7 @@ def test_float32_std_is_right_where_the_mean_is_ten_times_the_spread():
 def test_summary_renders_with_rich_showing_stats_histogram_and_preview():
     s = summarize(np.array([1.0, np.nan, 3.0], dtype=np.float32))
     out = io.StringIO()
-    Console(file=out, width=80, color_system=None).print(s)
+    Console(file=out, width=80, color_system=None).print(render(s))
     text = out.getvalue()
     assert "float32" in text and "nan" in text and "[1, nan, 3]" in text
 
@@ -174,7 +175,7 @@ def test_summary_renders_with_rich_showing_stats_histogram_and_preview():
 def test_rendering_never_interprets_markup_in_device_or_dtype():
     s = TensorSummary((2,), "[bold red]evil[/]", "cpu\x1b[2J", 2)
     out = io.StringIO()
-    Console(file=out, width=80, color_system=None).print(s)
+    Console(file=out, width=80, color_system=None).print(render(s))
     assert "[bold red]evil[/]" in out.getvalue() and "\x1b" not in out.getvalue()
 
 

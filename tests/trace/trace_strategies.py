@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from graphscope.trace.record import (
+from graphscope.trace.record.model import (
     FINDING_KINDS,
     LEAF_OPS,
     OPTIMIZER_EVENT_KINDS,
@@ -21,7 +21,7 @@ from graphscope.trace.record import (
     SourceSite,
     Step,
 )
-from graphscope.trace.summary import summarize
+from graphscope.trace.stats.summarize import summarize
 
 # Names never hold control characters (the loader refuses them); free text may hold anything.
 names = st.text(st.characters(blacklist_categories=("Cs", "Cc")), max_size=12)

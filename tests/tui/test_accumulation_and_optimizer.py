@@ -6,7 +6,7 @@ from tui_live import SAMPLES, SCRIPTS, live_app, until_settled
 from tui_pilot import wait_for, wait_for_text
 from tui_screen import screen_text
 
-from graphscope.trace.explain_optim import explain_change
+from graphscope.trace.explain.optimizer_step import explain_change
 from graphscope.tui.node_details import NodeDetails
 from graphscope.tui.number_text import fit_number
 from graphscope.tui.passes_view import PassesView

@@ -1,7 +1,7 @@
 """The breakpoints dialog reads `step` as a breakpoint before each optimizer step."""
 
 from graphscope.session import Breakpoint
-from graphscope.trace.record import Record
+from graphscope.trace.record.model import Record
 from graphscope.tui.breakpoints_screen import parse_breakpoint
 
 

@@ -9,7 +9,7 @@ from tui_screen import screen_text
 
 from graphscope.session import Debuggee
 from graphscope.trace import snapshot
-from graphscope.trace.record import ACCUMULATED_GRAD, NAN_ORIGIN
+from graphscope.trace.record.model import ACCUMULATED_GRAD, NAN_ORIGIN
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.findings_view import NONE_YET, FindingsView
 from graphscope.tui.node_details import NodeDetails

@@ -8,7 +8,7 @@ from rich.console import Console
 from tui_pilot import wait_for
 from tui_widget import WidgetApp
 
-from graphscope.trace.record import PARAMETER, Node
+from graphscope.trace.record.model import PARAMETER, Node
 from graphscope.tui.help_screen import HelpScreen, help_renderable
 from graphscope.tui.moment import PARAMETER as PARAMETER_MARK
 from graphscope.tui.node_label import node_text

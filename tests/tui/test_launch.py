@@ -49,7 +49,7 @@ def test_run_of_a_missing_script_returns_2(tmp_path, capsys):
 
 
 def test_a_run_that_ended_by_itself_exits_with_the_scripts_status_and_says_how():
-    from graphscope.trace.record import Record, ScriptError, SourceSite
+    from graphscope.trace.record.model import Record, ScriptError, SourceSite
 
     record = Record()
     assert ending(SessionState(kind="finished", exit_code=0), record, "/x/model.py") == \
@@ -69,7 +69,7 @@ def test_run_without_a_terminal_exits_2_at_once_without_escape_codes():
 
 
 def test_quitting_names_where_the_script_was_stopped_and_exits_0():
-    from graphscope.trace.record import BackwardPass, Record
+    from graphscope.trace.record.model import BackwardPass, Record
 
     record = Record(passes=[BackwardPass(0), BackwardPass(1), BackwardPass(2, order=(5, 6, 7))])
     paused = SessionState(kind="paused", pass_index=2, step=1)

@@ -3,7 +3,7 @@
 from tui_records import mlp_record
 
 from graphscope.session import SessionState
-from graphscope.trace.record import EXPLODING_GRAD, LeafGrad, OptimizerEvent
+from graphscope.trace.record.model import EXPLODING_GRAD, LeafGrad, OptimizerEvent
 from graphscope.tui.moment import Moment
 from graphscope.tui.record_index import RecordIndex
 
@@ -125,7 +125,7 @@ def test_the_findings_at_the_cursor_know_nothing_of_later_passes_nor_of_grad_nor
 
 
 def test_the_console_known_at_the_cursor_is_what_was_written_by_then():
-    from graphscope.trace.record import ConsoleLine
+    from graphscope.trace.record.model import ConsoleLine
 
     record = mlp_record(passes=2)
     n = len(record.passes[0].order)

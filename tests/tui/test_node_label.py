@@ -7,7 +7,7 @@ from tui_records import mlp_record, s, site
 from tui_screen import screen_text
 from tui_widget import WidgetApp
 
-from graphscope.trace.record import Node
+from graphscope.trace.record.model import Node
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.moment import Moment
 from graphscope.tui.node_args import args_row, args_words

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from tui_screen import screen_text
 from tui_widget import WidgetApp
 
-from graphscope.trace.summary import summarize
+from graphscope.trace.stats.summarize import summarize
 from graphscope.tui.number_text import NO_ROOM, fit_number
 from graphscope.tui.tensor_preview import TensorPreview
 

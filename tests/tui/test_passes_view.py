@@ -74,7 +74,7 @@ async def test_a_long_parameter_name_keeps_its_tail_in_the_grad_norms():
 
 
 def test_the_app_draws_the_same_sparkline_and_histogram_as_the_headless_summary():
-    from graphscope.trace.drawing import histogram_rows, loss_sparkline
+    from graphscope.trace.report.drawing import histogram_rows, loss_sparkline
     from graphscope.tui.histogram import histogram_text
     from graphscope.tui.passes_view import loss_sparkline as app_sparkline
 

@@ -8,7 +8,7 @@ from tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
 from tui_pilot import wait_for, wait_for_text
 from tui_screen import screen_text
 
-from graphscope.trace.explain import explain_lines, explain_step
+from graphscope.trace.explain.step import explain_lines, explain_step
 from graphscope.tui.node_details import NodeDetails
 from graphscope.tui.rule_view import RuleView
 from graphscope.tui.tensor_preview import TensorPreview

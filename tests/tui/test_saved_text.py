@@ -3,7 +3,7 @@
 import numpy as np
 from tui_records import mlp_record, s
 
-from graphscope.trace.record import Node
+from graphscope.trace.record.model import Node
 from graphscope.tui.node_details import saved_text
 
 

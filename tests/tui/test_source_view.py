@@ -4,7 +4,7 @@ from tui_pilot import wait_for
 from tui_screen import screen_text
 from tui_widget import WidgetApp
 
-from graphscope.trace.record import SourceSite
+from graphscope.trace.record.model import SourceSite
 from graphscope.tui.source_view import SourceView
 
 LINE = "loss = criterion(model(inputs), targets) + weight_decay * sum(p.pow(2).sum() for p in params)"

@@ -4,7 +4,7 @@ import numpy as np
 from tui_pilot import wait_for, wait_for_text
 from tui_records import mlp_record
 
-from graphscope.trace.summary import TensorSummary
+from graphscope.trace.stats.summarize import TensorSummary
 from graphscope.tui.app import GraphscopeApp
 from graphscope.session import Debuggee
 from graphscope.tui.tensor_preview import TensorPreview

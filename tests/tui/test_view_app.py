@@ -7,7 +7,7 @@ from tui_records import mlp_record, nan_record
 from tui_screen import screen_text
 
 from graphscope.trace import snapshot
-from graphscope.trace.summary import summarize
+from graphscope.trace.stats.summarize import summarize
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.breakpoints_screen import BreakpointsScreen
 from graphscope.tui.export_dialog import ExportDialog
@@ -404,7 +404,7 @@ async def test_a_breakpoint_that_matches_nothing_yet_is_kept_with_a_warning():
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 async def test_at_the_first_step_the_console_and_passes_hold_only_what_was_known_then(size):
-    from graphscope.trace.record import ConsoleLine
+    from graphscope.trace.record.model import ConsoleLine
 
     record = mlp_record(passes=3)
     # Passes begun when each was written: `epoch 1` came after pass 0's backward, `done` after the last.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from graphscope.trace.record import (
+from graphscope.trace.record.model import (
     NAN_ORIGIN,
     BackwardPass,
     ConsoleLine,
@@ -17,7 +17,7 @@ from graphscope.trace.record import (
     SourceSite,
     Step,
 )
-from graphscope.trace.summary import summarize
+from graphscope.trace.stats.summarize import summarize
 
 SCRIPT = "/nowhere/mlp.py"
 

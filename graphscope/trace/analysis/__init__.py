@@ -1,0 +1,1 @@
+"""Reading a finished record for answers: findings, a recorded node rebuilt and gradchecked."""

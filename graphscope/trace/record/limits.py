@@ -1,0 +1,50 @@
+"""The one table of how much of each value from a script a record (and so a snapshot) holds: the
+recorder cuts a value past its limit and marks the cut, the snapshot reader refuses one past it."""
+
+from __future__ import annotations
+
+NAME_LIMIT = 4096            # characters of a name or a path
+TEXT_LIMIT = 65536           # of free text: a source line, an argument, a message
+LONG_TEXT_LIMIT = 4 * 2**20  # of a whole text: a traceback, one console write
+EXIT_CODES = (-2**63, 2**63 - 1)  # what sys.exit can give the system (a C long)
+ID_LIMIT = 2**53              # of an id or a count: the largest integer a JSON number holds exactly
+
+# Each place in a snapshot that holds what a script gave (directly or through a name it chose),
+# and its limit: characters of a string, or the (lowest, highest) of an integer.
+FIELDS = {
+    "metadata.script": TEXT_LIMIT,
+    "metadata.argv": TEXT_LIMIT,
+    "metadata.exit_code": EXIT_CODES,
+    "console.text": LONG_TEXT_LIMIT,
+    "error.type": NAME_LIMIT,
+    "error.message": LONG_TEXT_LIMIT,
+    "error.traceback": LONG_TEXT_LIMIT,
+    "sites.file": NAME_LIMIT,
+    "sites.function": NAME_LIMIT,
+    "sites.text": TEXT_LIMIT,
+    "strings": NAME_LIMIT,  # the nodes' ops, modules, parameters, arguments' names and literals, saved roles
+    "passes.grad_norms": NAME_LIMIT,  # keyed by leaf labels
+    "findings.message": TEXT_LIMIT,
+    "findings.parameter": NAME_LIMIT,
+    "optimizer.optimizer": NAME_LIMIT,
+    "optimizer.settings": NAME_LIMIT,
+    "optimizer.params.label": NAME_LIMIT,
+    "optimizer.params.state": NAME_LIMIT,
+    "rules": TEXT_LIMIT,  # keyed by op names (NAME_LIMIT)
+}
+
+
+def cut(text: str, limit: int, keep_end: bool = False) -> str:
+    """`text` if it has at most `limit` characters, else its start (its end, for a traceback) and a
+    mark of the cut: `limit` characters in all."""
+    if len(text) <= limit:
+        return text
+    mark = f"…[cut from {len(text):,} characters]"
+    keep = limit - len(mark)  # every limit is far longer than its mark
+    return mark + text[-keep:] if keep_end else text[:keep] + mark
+
+
+def clamp(value: int, bounds: tuple[int, int]) -> int:
+    """An integer held to `bounds` (a bool, or another int subclass, as a plain int)."""
+    low, high = bounds
+    return min(max(int(value), low), high)

@@ -1,0 +1,289 @@
+"""SummaryTable: many tensor summaries held as columns, each made into a TensorSummary when read."""
+
+from __future__ import annotations
+
+import math
+import operator
+from itertools import chain
+
+import numpy as np
+
+from .tensor_summary import (
+    ARRAY_DTYPES,
+    HISTOGRAM_BINS,
+    NO_COUNTS,
+    PREVIEW_SIZE,
+    TensorSummary,
+    host_dtype,
+)
+
+# The float statistics of a row, the columns of `stats` (a snapshot writes them in this order too).
+STAT_FIELDS = ("min", "max", "mean", "std", "norm", "zero_fraction")
+
+# A summary's fields, in the order from_summaries reads them.
+_FIELDS = operator.attrgetter("dtype", "device", "shape", "numel", "min", "max", "mean", "std", "norm", "zero_fraction",
+                              "nan_count", "inf_count", "histogram", "values", "dropped", "preview")
+
+# What a row holds of its values (the `held` column).
+PREVIEW, FULL, DROPPED = 0, 1, 2
+
+_NO_VALUES = np.zeros(0, dtype=np.float64)
+_NO_VALUES.flags.writeable = False
+
+
+class SummaryTable:
+    """Tensor summaries as columns; `table[i]` is row i as a TensorSummary (a view: its preview,
+    values and histogram are read-only slices of the columns, made when asked).
+
+    Columns (one entry per row unless said):
+      dims_start int64[n+1], dims int64   the shape: dims[dims_start[i]:dims_start[i+1]]
+      numel int64                         elements
+      dtype, device int32                 indices into `dtypes`, `devices`
+      stats float64[n, 6]                 min, max, mean, std, norm, zero_fraction (NaN: None)
+      exact                               {row: (min, max)} of integer tensors past 2**53
+      nan, inf int64                      NaN and Inf counts
+      histogram uint32 or int64[n, 16]    counts (all zero: no finite value)
+      held uint8                          PREVIEW (first 64 values), FULL (every value), DROPPED
+      start int64                         where its values begin in pools[its host dtype]
+      pools {host dtype name: 1-D array}  previews and full values, one array per host dtype
+    """
+
+    __slots__ = (
+        "_hosts",
+        "_rows",
+        "device",
+        "devices",
+        "dims",
+        "dims_start",
+        "dtype",
+        "dtypes",
+        "exact",
+        "held",
+        "histogram",
+        "inf",
+        "nan",
+        "numel",
+        "pools",
+        "start",
+        "stats",
+    )
+
+    def __init__(self, dims_start, dims, numel, dtype, dtypes, device, devices, stats, exact, nan, inf,
+                 histogram, held, start, pools):
+        self.dims_start, self.dims, self.numel = dims_start, dims, numel
+        self.dtype, self.dtypes, self.device, self.devices = dtype, dtypes, device, devices
+        self.stats, self.exact, self.nan, self.inf = stats, exact, nan, inf
+        self.histogram, self.held, self.start, self.pools = histogram, held, start, pools
+        self._hosts = [(host_dtype(d).name, (np.dtype(d).kind if d in ARRAY_DTYPES else "f") in "iub")
+                       for d in dtypes]
+        self._rows = None  # per row, made once when a row is first read (`_row_facts`)
+
+    def _row_facts(self) -> tuple:
+        """(per row: whether its histogram has counts, whether a statistic is missing), made once."""
+        if self._rows is None:
+            self._rows = (self.histogram.any(axis=1), np.isnan(self.stats).any(axis=1))
+        return self._rows
+
+    def __len__(self) -> int:
+        return len(self.numel)
+
+    def __getitem__(self, i: int) -> TensorSummary:
+        i = int(i)
+        if not 0 <= i < len(self.numel):
+            raise IndexError("summary row out of range")
+        filled, missing = self._row_facts()
+        a, b = self.dims_start[i:i + 2].tolist()
+        shape = tuple(self.dims[a:b].tolist())
+        numel = int(self.numel[i])
+        d = int(self.dtype[i])
+        host, integral = self._hosts[d]
+        stats = self.stats[i].tolist()
+        if missing[i]:
+            stats = [None if math.isnan(v) else v for v in stats]
+        lo, hi, mean, std, norm, zf = stats
+        if integral and lo is not None:
+            lo, hi = self.exact.get(i) or (int(lo), int(hi))
+        if filled[i]:
+            hist = self.histogram[i].astype(np.int64)
+            hist.flags.writeable = False
+        else:
+            hist = NO_COUNTS
+        held = int(self.held[i])
+        values = None
+        if held == FULL:
+            values = self._slice(host, i, numel).reshape(shape)
+            preview = values.reshape(-1)[:PREVIEW_SIZE]
+        elif held == DROPPED:
+            preview = _NO_VALUES
+        else:
+            preview = self._slice(host, i, min(numel, PREVIEW_SIZE))
+        return TensorSummary(shape, self.dtypes[d], self.devices[int(self.device[i])], numel, lo, hi, mean, std,
+                             norm, int(self.nan[i]), int(self.inf[i]), zf, hist, preview, values, held == DROPPED)
+
+    def _slice(self, host: str, i: int, count: int) -> np.ndarray:
+        if not count:
+            empty = np.zeros(0, dtype=host)
+            empty.flags.writeable = False
+            return empty
+        start = int(self.start[i])
+        return self.pools[host][start:start + count]
+
+    def nonfinite(self) -> np.ndarray:
+        """Per row: whether it holds a NaN or an Inf."""
+        return (self.nan > 0) | (self.inf > 0)
+
+    @staticmethod
+    def starts(held, numel, dtype, hosts: list[str]) -> tuple[np.ndarray, dict[str, int]]:
+        """Where each row's values begin in its host dtype's pool (rows packed in order), and each
+        pool's length: what a reader checks the pools against (so exact past int64, where a file's
+        counts would wrap; the starts are then meaningless, and the reader refuses the file)."""
+        counts = np.where(held == FULL, numel, np.where(held == DROPPED, 0, np.minimum(numel, PREVIEW_SIZE)))
+        start = np.zeros(len(numel), dtype=np.int64)
+        sizes = {}
+        for name in sorted(set(hosts)):
+            rows = np.isin(dtype, [k for k, h in enumerate(hosts) if h == name])
+            c = counts[rows]
+            start[rows] = np.cumsum(c) - c
+            sizes[name] = int(c.sum()) if c.sum(dtype=np.float64) < 2.0**62 else int(c.sum(dtype=object))
+        return start, sizes
+
+    @classmethod
+    def from_summaries(cls, items: list[TensorSummary]) -> SummaryTable:
+        """The summaries as a table (their arrays copied into the pools)."""
+        n = len(items)
+        if n:  # each field across the items, read in one pass
+            (dtype_names, device_names, shapes, numels, lows, highs, means, stds, norms, zeros, nans, infs, histograms,
+             values, dropped, previews) = zip(*map(_FIELDS, items))
+        else:
+            dtype_names = device_names = shapes = numels = lows = highs = nans = infs = histograms = ()
+            values = dropped = previews = ()
+        dtypes = {d: i for i, d in enumerate(dict.fromkeys(dtype_names))}
+        devices = {d: i for i, d in enumerate(dict.fromkeys(device_names))}
+        dtype = np.fromiter(map(dtypes.__getitem__, dtype_names), np.int32, n)
+        device = np.fromiter(map(devices.__getitem__, device_names), np.int32, n)
+        dims_start = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(map(len, shapes), np.int64, n), out=dims_start[1:])
+        dims = np.fromiter(chain.from_iterable(shapes), np.int64, int(dims_start[-1]))
+        numel = np.fromiter(numels, np.int64, n)
+        stats = (np.array([lows, highs, means, stds, norms, zeros], dtype=np.float64).T.copy() if n
+                 else np.zeros((0, len(STAT_FIELDS))))
+        exact = {i: (low, highs[i]) for i, low in enumerate(lows)
+                 if type(low) is int and not (-2**53 <= low <= 2**53 and -2**53 <= highs[i] <= 2**53)}
+        nan = np.fromiter(nans, np.int64, n)
+        inf = np.fromiter(infs, np.int64, n)
+        filled = np.fromiter((h.size == HISTOGRAM_BINS for h in histograms), bool, n)
+        counts = np.zeros((n, HISTOGRAM_BINS), dtype=np.int64)
+        if filled.all() and n:
+            counts[:] = histograms
+        elif filled.any():
+            counts[filled] = np.stack([h for h in histograms if h.size == HISTOGRAM_BINS])
+        histogram = counts.astype(np.uint32) if not counts.size or int(counts.max()) < 2**32 else counts
+        held = np.fromiter((FULL if v is not None else DROPPED if d else PREVIEW for v, d in zip(values, dropped)),
+                           np.uint8, n)
+        names = list(dtypes)
+        hosts = [host_dtype(d).name for d in names]
+        start, sizes = cls.starts(held, numel, dtype, hosts)
+        parts: dict[str, list] = {h: [] for h in sizes}
+        for v, d, p, h in zip(values, dropped, previews, dtype.tolist()):
+            a = v if v is not None else None if d else p
+            if a is not None and a.size:
+                parts[hosts[h]].append(a)
+        pools = {}
+        for host, arrays in parts.items():
+            pool = np.concatenate(arrays, axis=None).astype(host, copy=False) if arrays else np.zeros(0, dtype=host)
+            pool.flags.writeable = False
+            pools[host] = pool
+        return cls(dims_start, dims, numel, dtype, names, device, list(devices), stats, exact, nan, inf,
+                   histogram, held, start, pools)
+
+    def value_bytes(self, i: int) -> int:
+        """Bytes of row i's values in the pools (its preview, or every value; 0 once dropped)."""
+        held = int(self.held[i])
+        if held == DROPPED:
+            return 0
+        count = int(self.numel[i]) if held == FULL else min(int(self.numel[i]), PREVIEW_SIZE)
+        return count * np.dtype(self._hosts[int(self.dtype[i])][0]).itemsize
+
+    def _counts(self) -> np.ndarray:
+        """Per row: how many of its values the pools hold."""
+        held, numel = self.held, self.numel
+        return np.where(held == FULL, numel, np.where(held == DROPPED, 0, np.minimum(numel, PREVIEW_SIZE)))
+
+    def _values_of(self, host: str) -> np.ndarray:
+        """The values of the rows kept in `host`'s pool, in row order (a row marked DROPPED since
+        the pools were made is left out)."""
+        pool = self.pools.get(host)
+        if pool is None:
+            return np.zeros(0, dtype=host)
+        counts = self._counts()
+        mine = np.isin(self.dtype, [k for k, (h, _) in enumerate(self._hosts) if h == host]) & (counts > 0)
+        if int(counts[mine].sum()) == len(pool):
+            return pool
+        return pool[index_ranges(self.start[mine], counts[mine])]
+
+    def take(self, rows) -> SummaryTable:
+        """A table of these rows, in this order (its pools hold only their values: a row marked
+        DROPPED since the pools were made gives its values back)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        ndim = np.diff(self.dims_start)[rows]
+        dims_start = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum(ndim, out=dims_start[1:])
+        held, numel, dtype = self.held[rows], self.numel[rows], self.dtype[rows]
+        hosts = [h for h, _ in self._hosts]
+        start, _ = self.starts(held, numel, dtype, hosts)
+        counts = self._counts()[rows]
+        pools = {}
+        for name in sorted(set(hosts)):
+            mine = np.isin(dtype, [k for k, h in enumerate(hosts) if h == name]) & (counts > 0)
+            pool = self.pools.get(name, np.zeros(0, dtype=name))[index_ranges(self.start[rows[mine]], counts[mine])]
+            pool.flags.writeable = False
+            pools[name] = pool
+        position = {int(r): k for k, r in enumerate(rows.tolist()) if int(r) in self.exact} if self.exact else {}
+        exact = {k: self.exact[r] for r, k in position.items()}
+        return SummaryTable(dims_start, self.dims[index_ranges(self.dims_start[rows], ndim)], numel, dtype, self.dtypes,
+                            self.device[rows], self.devices, self.stats[rows], exact, self.nan[rows], self.inf[rows],
+                            self.histogram[rows], held, start, pools)
+
+    def concat(self, other: SummaryTable) -> SummaryTable:
+        """This table's rows, then other's."""
+        return SummaryTable.concat_all([self, other])
+
+    @staticmethod
+    def concat_all(tables: list[SummaryTable]) -> SummaryTable:
+        """The tables' rows, one table after another."""
+        if not tables:
+            return SummaryTable.from_summaries([])
+        dtypes = list(dict.fromkeys(d for t in tables for d in t.dtypes))
+        devices = list(dict.fromkeys(d for t in tables for d in t.devices))
+        hosts = [host_dtype(d).name for d in dtypes]
+        wide = np.int64 if any(t.histogram.dtype == np.int64 for t in tables) else np.uint32
+        dims_start = [np.zeros(1, dtype=np.int64)]
+        offset, dtype, device, exact, rows = 0, [], [], {}, 0
+        for t in tables:
+            dims_start.append(t.dims_start[1:] + offset)
+            offset += int(t.dims_start[-1])
+            dtype.append(np.array([dtypes.index(d) for d in t.dtypes] or [0], dtype=np.int32)[t.dtype])
+            device.append(np.array([devices.index(d) for d in t.devices] or [0], dtype=np.int32)[t.device])
+            exact.update((i + rows, v) for i, v in t.exact.items())
+            rows += len(t)
+        held = np.concatenate([t.held for t in tables])
+        numel = np.concatenate([t.numel for t in tables])
+        dtype = np.concatenate(dtype)
+        start, _ = SummaryTable.starts(held, numel, dtype, hosts)
+        pools = {}
+        for host in sorted(set(hosts)):
+            parts = [t._values_of(host) for t in tables]
+            pool = np.concatenate(parts) if parts else np.zeros(0, dtype=host)
+            pool.flags.writeable = False
+            pools[host] = pool
+        return SummaryTable(np.concatenate(dims_start), np.concatenate([t.dims for t in tables]), numel, dtype, dtypes,
+                            np.concatenate(device), devices, np.concatenate([t.stats for t in tables]), exact,
+                            np.concatenate([t.nan for t in tables]), np.concatenate([t.inf for t in tables]),
+                            np.concatenate([t.histogram.astype(wide, copy=False) for t in tables]), held, start, pools)
+
+
+def index_ranges(starts, counts) -> np.ndarray:
+    """The indices starts[0]..+counts[0], then starts[1]..+counts[1], ... as one array."""
+    counts = np.asarray(counts, dtype=np.int64)
+    ends = np.cumsum(counts)
+    return np.repeat(np.asarray(starts, dtype=np.int64) - ends + counts, counts) + np.arange(int(ends[-1]) if len(ends) else 0)

@@ -1,0 +1,214 @@
+"""One pass as raw events (the recorder's journal), with a named slot for every field an event holds."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from graphscope.engine.backend import is_array
+from graphscope.engine.tensor import Tensor
+
+from ..record.naming import INPUT_ROLES, name
+from ..record.model import EXTERNAL
+
+
+class OpEvent(NamedTuple):
+    """A Function's output was made. Its array is kept, not copied (the engine never writes into
+    an op's output); `version` is its version counter `vc[0]` then: a later value means it was
+    overwritten in place and the value is lost."""
+
+    id: int
+    names: tuple          # (op, name), fit for the record
+    inputs: tuple         # node ids of its tensor (and raw array) inputs
+    array: Any
+    site: Any
+    module: str | None
+    requires_grad: bool
+    vc: list              # the output's live version counter
+    version: int
+    args: tuple | None    # (name, value) of its non-tensor arguments
+    node: Any             # the Function: what it saved is named from its state (`saved_roles`)
+
+
+def saved_roles(e: OpEvent, state) -> tuple[str, ...]:
+    """The roles of the arrays an op's Function saved for backward: "output", "input:K", or the
+    attribute's name, from its state's (name, value) pairs. The state is read just before its
+    backward frees it (reading it makes the instance's dict, so not at creation: a forward of
+    many ops would hold them all) and named only for a pass put into the record."""
+    out = e.array
+    arrays = None
+    saved = []
+    for key, value in state:
+        if value is out:
+            saved.append("output")
+        elif is_array(value):  # (not a setting: a number, the versions of its inputs)
+            if arrays is None:
+                arrays = [x.array if isinstance(x, Tensor) else x for x in e.node.inputs
+                          if isinstance(x, Tensor) or is_array(x)]
+            for k, a in enumerate(arrays):
+                if value is a:
+                    saved.append(INPUT_ROLES[k] if k < len(INPUT_ROLES) else f"input:{k}")
+                    break
+            else:
+                saved.append(name(key))
+    return tuple(saved)
+
+
+class LeafEvent(NamedTuple):
+    """A leaf tensor was used: `copy` is its value then (shared while it does not change)."""
+
+    id: int
+    copy: Any
+    site: Any
+    module: str | None
+    requires_grad: bool
+    label: str | None
+    leaf: int | None = None  # the leaf's identity across passes (Node.leaf)
+
+
+class ConstantEvent(NamedTuple):
+    """A non-tensor input: a Python value, or a raw array (an index, a mask), copied."""
+
+    id: int
+    value: Any
+    site: Any
+    module: str | None
+
+
+class ExternalEvent(NamedTuple):
+    """A tensor or Function made where the record cannot see (copy None for a Function)."""
+
+    id: int
+    name: str
+    copy: Any
+    site: Any
+    module: str | None
+    requires_grad: bool
+    op: str = EXTERNAL
+
+
+class Seen(NamedTuple):
+    """A tensor or Function a journal has seen, and the record node it became."""
+
+    ref: Any    # a weak reference to it
+    node: int
+
+
+class LeafEntry:
+    """What the recorder knows of a leaf tensor across passes: its identity, its last array and
+    version, and the copy of it (shared by the passes while the leaf does not change); likewise
+    for its `.grad` (shared by the next accumulation's "before" and an optimizer's events)."""
+
+    __slots__ = ("ref", "array", "version", "copy", "finite", "label", "first",
+                 "grad_array", "grad_version", "grad_copy", "grad_key", "before")
+
+    def __init__(self, ref):
+        self.ref = ref              # a weak reference to the tensor
+        self.array = None           # the array the copy was made of
+        self.version = None         # (its version counter, the engine's `.data` writes) then
+        self.copy = None
+        self.finite = False         # the copy is known to hold no NaN/Inf
+        self.label: str | None = None
+        self.first: int | None = None  # the first record node it became: its identity (Node.leaf)
+        self.grad_array = None      # the `.grad` array `grad_copy` was made of, and its version then
+        self.grad_version = None
+        self.grad_copy = None
+        self.grad_key: int | None = None  # the id of the `.grad` array it is known to own (GradOwners)
+        self.before = None          # a copy of `.grad` before the accumulation under way
+
+
+class Journal:
+    """One pass (its forward, then its backward) as raw events: copies of the arrays and the
+    ids that link them. Cheap to write and to throw away; turned into record nodes and steps
+    only for a pass kept in detail."""
+
+    __slots__ = ("index", "first", "events", "made", "saved", "tensors", "functions", "_steps", "step_leaves",
+                 "made_step", "done", "steps_done", "materialized", "referenced", "ids", "finite", "fresh",
+                 "tape", "taping", "plans")
+
+    def __init__(self, index: int, first: int = 0):
+        self.index = index
+        self.first = first              # the id of its first event (each event takes the next id)
+        self.events: list = []          # the events above in creation order; None once materialised
+        # Function `seq` (unique for the whole run) -> its node: plain ints, no weak references, so
+        # a tensor made by an op is found through its `grad_fn` at the cost of one lookup.
+        self.made: dict[int, int] = {}
+        self.saved: dict[int, tuple] = {}   # op node id -> its Function's state just before its backward
+        self.tensors: dict[int, Seen] = {}    # leaves and unrecorded tensors, by id(tensor)
+        self.functions: dict[int, Seen] = {}  # unrecorded Functions without a seq, by id(Function)
+        # One backward step as it ran, until put into the record: (node id, grad output, grads to its
+        # inputs or None until known). Plain tuples of ints and arrays, which the cyclic collector
+        # stops tracking: a long pass's steps add nothing to its scans.
+        self._steps: list[tuple] = []
+        # Steps the engine wrote while no other observer stepped through backward (hooks'
+        # `backward_tape`): [node, grad output, grad inputs, its saved state], resolved into
+        # `steps` only when read, which a pass that is trimmed unread never is.
+        self.tape: list[list] = []
+        self.taping = False             # the engine is writing the tape (its last step may be running)
+        self.plans: list[tuple] = []    # (planned Functions, their node ids) of each backward begun
+        self.step_leaves: dict[int, list] = {}  # step position -> [(leaf node id, copy of its grad, of .grad before (or None), of .grad after)]
+        self.made_step: tuple | None = None     # (position, the record's Step) of the last step put there
+        self.done = 0                   # events already turned into nodes
+        self.steps_done = 0
+        self.materialized = False       # some of it is in the record
+        self.referenced: set[int] = set()  # its node ids that later passes refer to
+        self.ids: list[int] = []        # node ids put into the record
+        self.finite: set[int] = set()   # ids of arrays here already known to hold no NaN/Inf
+        self.fresh: list = []           # (leaf entry, copy) of the leaves copied (not shared) in this pass
+
+    def steps_begun(self) -> int:
+        """How many backward steps have begun (the last may be running), without resolving the tape."""
+        return len(self._steps) + len(self.tape)
+
+    @property
+    def steps(self) -> list[tuple]:
+        """The backward steps as (node id, grad output, grad inputs), the tape's resolved first."""
+        if self.tape:
+            self.untape()
+        return self._steps
+
+    @steps.setter
+    def steps(self, steps: list) -> None:
+        self._steps, self.tape = steps, []
+
+    def untape(self) -> None:
+        """Resolve the tape's steps into `steps` (and their ops' saved state into `saved`): each
+        step's node id is the one its backward's planned order gave it, its grads aligned with
+        the node's recorded inputs. A step whose backward is still running stays on the tape."""
+        tape = self.tape
+        done = len(tape) if not self.taping or tape[-1][2] is not None else len(tape) - 1
+        if not done:
+            return
+        plan = {}
+        for order, ids in self.plans:
+            plan.update(zip(order, ids))
+        steps, saved, events, first = self._steps, self.saved, self.events, self.first
+        known = len(events)
+        for step in tape[:done]:
+            node, grad_output, grad_inputs, state = step[:4]
+            nid = plan[node]
+            k = nid - first
+            e = events[k] if 0 <= k < known else None
+            if type(e) is OpEvent and e.id == nid:  # its own pass's op, not yet in the record: keep what it saved
+                saved[nid] = tuple(state.items())
+            if grad_inputs is not None:  # aligned with the recorded inputs: none for non-tensor arguments
+                if type(e) is OpEvent and len(e.inputs) == len(node.inputs) == len(grad_inputs):
+                    grad_inputs = tuple(grad_inputs)  # (every input a tensor or an array: the usual case)
+                else:
+                    grad_inputs = tuple([g for x, g in zip(node.inputs, grad_inputs)
+                                         if isinstance(x, Tensor) or is_array(x)])
+            if len(step) > 4:  # the leaf grads it accumulated: (leaf node, copy, before, now)
+                self.step_leaves[len(steps)] = step[4:]
+            steps.append((nid, grad_output, grad_inputs))
+        del tape[:done]
+
+    def running(self) -> int | None:
+        """The node id of the tape's step whose backward has not returned (it raised), if any."""
+        tape = self.tape
+        if not (self.taping and tape and tape[-1][2] is None):
+            return None
+        node = tape[-1][0]
+        for order, ids in reversed(self.plans):
+            if node in order:
+                return ids[order.index(node)]
+        return None
+

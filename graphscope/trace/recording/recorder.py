@@ -1,0 +1,554 @@
+"""The recorder: an engine observer that fills the record, keeping each event cheap and the memory bounded.
+
+Its event handlers are here; what it keeps is `retention.py`, how journals become record nodes
+`materialize.py`, the names it gives `naming.py`. A little over 400 lines: the engine's events
+and the session's calls (flush, finish, seal, keep, console) are one protocol, kept together.
+"""
+
+from __future__ import annotations
+
+import datetime
+import math
+import platform
+import traceback
+import weakref
+from collections import deque
+
+import numpy as np
+
+from graphscope.engine import backend, hooks
+from graphscope.engine.backend import is_array
+from graphscope.engine.tensor import Tensor, data_writes
+
+from ..analysis import findings
+from ..stats.finite import NUMBER, is_finite, squared_norm, to_host_floats
+from .journal import (
+    ConstantEvent,
+    ExternalEvent,
+    Journal,
+    LeafEntry,
+    LeafEvent,
+    OpEvent,
+    Seen,
+)
+from ..record.limits import FIELDS, clamp, cut
+from .materialize import Materializer, leaf_grad_work
+from ..record.naming import Names, error_site, graphscope_version, name
+from .optimizer_events import OptimizerRecording, new_optimizer_state
+from ..record.optimizer_history import OptimizerHistory
+from ..record.pass_history import PassHistory
+from ..record.model import BackwardPass, ConsoleLine, LeafGrad, Metadata, Record, ScriptError
+from .retention import Policy, Retention
+from ..stats.summarize import Summarized, summarize_many
+
+__all__ = ["SUMMARIZE_AT_ONCE", "Policy", "Recorder"]
+
+_ndarray = np.ndarray
+_new = tuple.__new__
+# A value kept from an event (a leaf, a leaf's grad) with more elements than this is summarised
+# there and then, reading the live array, instead of copied to be summarised later: a recorded
+# script with one huge tensor must not hold a second copy of it.
+SUMMARIZE_AT_ONCE = 1 << 20
+
+
+class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
+    """Fills a Record from engine events; install it with `graphscope.engine.hooks.observe`.
+
+    Arrays are copied at each event (the engine may change them in place later) and summarised
+    only for the passes kept in detail, so a pass that falls out of the detail window costs
+    little more than its copies. `flush()` brings the record up to date (the session calls it
+    when the script pauses); `finish()` ends the recording and works out the findings. Read
+    the record from another thread only while the script is paused or after it ended.
+    """
+
+    # Only the thread that installs it is recorded (the script's main thread): another thread's
+    # ops would interleave with its pass and leave nodes that point nowhere. `other_thread` says so.
+    one_thread = True
+
+    def __init__(self, policy: Policy | None = None, script: str = "", argv: list[str] | None = None):
+        self.policy = policy = policy or Policy()
+        self.record = Record(metadata=Metadata(
+            script=cut(script, FIELDS["metadata.script"]), argv=[cut(a, FIELDS["metadata.argv"]) for a in argv or ()],
+            started=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+            graphscope_version=graphscope_version(), python_version=platform.python_version(),
+            numpy_version=np.__version__, keep_first=policy.keep_first, keep_last=policy.keep_last,
+            full_values_limit=policy.full_values_limit, memory_budget=policy.memory_budget,
+        ))
+        self.record.passes = PassHistory()  # a pass out of the detail window shrinks to a row
+        self.record.optimizer = OptimizerHistory()  # so does an optimizer event
+        self._next_id = 0
+        self._journal = Journal(0, 0)
+        self._recent: deque[Journal] = deque([self._journal])  # newest last; still resolvable
+        self._names = Names(self.record.rules)
+        self._module = self._names.module         # the module whose forward is running (named)
+        self._leaf_copies: dict[int, LeafEntry] = {}  # id(leaf) -> what is known of it
+        self._leaf_summaries: dict[int, tuple] = {}  # id(leaf copy) -> (copy, its summary)
+        self._summary_rows: dict[int, tuple] = {}  # id(leaf copy's summary) -> (summary, row in the nodes' summaries)
+        self._captured: dict[int, list] = {}      # pass -> summaries holding captured values
+        self._pending: deque = deque()            # batches of summaries not yet stored, oldest first
+        self._deferred: list = []                 # of those, the small ones not yet summarised
+        self._deferred_elements = 0
+        self._awaited: set[int] = set()           # ids of copies a later batch takes a summary of
+        self._captured_bytes = 0
+        self._pinned: set[int] = set()
+        self._orphans: set[int] = set()           # nodes of trimmed passes that others refer to
+        self._nan_value_pass: int | None = None
+        self._nan_grad_pass: int | None = None
+        self._pass: BackwardPass | None = None
+        self._norms: list = []
+        self._root_array = None
+        self._stepping: int | None = None         # the node whose backward is running
+        self._raised_in: int | None = None        # the node stepped when the last backward raised
+        self._kept: list[Journal] = []           # journals of passes kept for good (first, pinned)
+        self._sealed = False                      # finished for good by `seal`: takes nothing more
+        self.notes: list[str] = []                # what the user should hear about the recording
+        new_optimizer_state(self)
+
+    # --- engine events: forward ------------------------------------------------------------
+
+    def leaf_created(self, tensor, site):
+        self._names.leaf_created(tensor, site)
+
+    def node_created(self, node, inputs, output, site):
+        j = self._journal
+        made = j.made
+        module = self._module()
+        ids = []
+        args = None  # (position, value) of the non-tensor arguments
+        for position, x in enumerate(inputs):
+            if isinstance(x, Tensor):
+                fn = x.grad_fn  # an op's output is found by its Function's seq: the usual case
+                nid = None if fn is None else made.get(fn.seq)
+                ids.append(self._input_node(x, site, module) if nid is None else nid)
+            elif is_array(x):  # a raw array (an index, a mask): data, so a node of its own
+                ids.append(self._constant(x, site, module))
+            else:
+                if args is None:
+                    args = []
+                args.append((position, x))
+        names, arg_names = self._names.op_spec(node)
+        if args is not None:
+            args = tuple((arg_names[p] if p < len(arg_names) else f"arg{p}", v) for p, v in args)
+        nid = self._next_id
+        self._next_id = nid + 1
+        # The output array is kept, not copied: the engine never writes into an op's output
+        # (a tracked in-place op gives the tensor a new array); an untracked write under
+        # no_grad bumps the version counter, which is checked before the array is read.
+        vc = output._vc
+        # The slots' classes are built with tuple.__new__: half the cost of calling them, once per op.
+        j.events.append(_new(OpEvent, (nid, names, tuple(ids), output.array, site, module, output.requires_grad,
+                                       vc, vc[0], args, node)))
+        made[node.seq] = nid
+
+    def _materialize(self, j: Journal) -> None:
+        j.untape()  # first: its steps say which of its ops' saved state to put into the record
+        super()._materialize(j)
+
+    def _tensor_node(self, t: Tensor) -> int:
+        """The node of a tensor met outside a forward op (a root, a leaf given a grad)."""
+        fn = t.grad_fn
+        if fn is not None:
+            nid = self._journal.made.get(fn.seq)
+            if nid is not None:
+                return nid
+        return self._input_node(t, None, self._module())
+
+    def _input_node(self, t: Tensor, site, module=None) -> int:
+        """A tensor input not made by a node of this pass: a leaf (fresh each pass, as its value
+        may have changed), a tensor from a recent pass, or one made where the record cannot see."""
+        j = self._journal
+        fn = t.grad_fn
+        if fn is not None:
+            seq = fn.seq
+            for older in self._lookup_order():
+                nid = older.made.get(seq)
+                if nid is not None:
+                    if older is not j:
+                        older.referenced.add(nid)
+                    return nid
+        key = id(t)
+        entry = j.tensors.get(key)
+        if entry is not None and entry.ref() is t:  # a leaf (or unrecorded tensor) met before in this pass
+            return entry.node
+        nid = self._next_id
+        self._next_id = nid + 1
+        if fn is None:
+            # The leaf's copy is shared with the last pass's while the tensor has not changed
+            # since (same array, same version): a data batch or a frozen weight is copied once.
+            leaf = self._leaf_copies.get(key)
+            if leaf is None or leaf.ref() is not t or leaf.array is not t.array \
+                    or leaf.version != (t._vc[0], data_writes[0]):  # (a write through `.data` leaves _vc as it was)
+                leaf = self._copy_leaf(t, leaf)
+            elif leaf.finite:
+                j.finite.add(id(leaf.copy))
+            if leaf.first is None:
+                leaf.first = nid
+            requires = t.requires_grad
+            label = (leaf.label or self._label(t)) if requires else None
+            j.events.append(_new(LeafEvent, (nid, leaf.copy, self._names.leaf_site(t), module, requires, label,
+                                             leaf.first)))
+            j.tensors[key] = _new(Seen, (leaf.ref, nid))
+        else:
+            copy = self._keep(t.array)
+            j.events.append(ExternalEvent(nid, name(f"{fn.name()} (not recorded)"), copy, site,
+                                          module, t.requires_grad))
+            j.tensors[key] = Seen(weakref.ref(t), nid)
+        return nid
+
+    def _copy_leaf(self, t: Tensor, leaf: LeafEntry | None) -> LeafEntry:
+        """The entry of a leaf new to the recorder (`leaf` None or another tensor's) or changed
+        since its last copy, holding a new copy of its value."""
+        if leaf is None or leaf.ref() is not t:
+            leaf = self._leaf_copies[id(t)] = LeafEntry(weakref.ref(t))
+        array = t.array
+        copy = self._keep(array)
+        leaf.array, leaf.version, leaf.copy, leaf.finite = array, (t._vc[0], data_writes[0]), copy, False
+        self._journal.fresh.append((leaf, copy))
+        return leaf
+
+    def _keep(self, array):
+        """A copy of `array` to summarise later; for a large one, its summary now (no copy)."""
+        if array.size > SUMMARIZE_AT_ONCE:
+            return Summarized(summarize_many([array], self.policy.full_values_limit)[0])
+        return array.copy() if type(array) is _ndarray else backend.copy(array)
+
+    def _constant(self, value, site, module) -> int:
+        """A node for a non-tensor input: a Python value, or a raw array (an index, a mask)."""
+        nid = self._next_id
+        self._next_id = nid + 1
+        if type(value) not in NUMBER and hasattr(value, "dtype") and hasattr(value, "shape"):
+            value = backend.copy(value)
+        self._journal.events.append(ConstantEvent(nid, value, site, module))
+        return nid
+
+    # --- engine events: backward -----------------------------------------------------------
+
+    def backward_begun(self, root, order):
+        j = self._journal
+        p = BackwardPass(len(self.record.passes), node_count=len(j.events))
+        self.record.passes.append(p)
+        self._pass = p
+        self._norms = []
+        self._root_array = root.array
+        p.loss = _scalar(root.array)  # known before the first step: a paused pass shows it
+        p.root = self._tensor_node(root)
+        made = j.made
+        ids = [made.get(getattr(fn, "seq", None)) for fn in order]  # nodes made in this pass: nearly all
+        if None in ids:
+            ids = [self._function_node(fn) if nid is None else nid for fn, nid in zip(order, ids)]
+        p.order = tuple(ids)
+        j.plans.append((order, p.order))
+
+    def backward_tape(self):
+        # Unless another observer steps through backward (the debugger), the engine writes the
+        # steps on the journal's tape: no call per node, and nothing resolved for a pass trimmed
+        # unread (see Journal.untape).
+        if self._pass is None:
+            return None
+        j = self._journal
+        j.taping = True
+        return j.tape
+
+    def _lookup_order(self):
+        """Journals whose nodes a new node may refer to: the recent ones, newest first, then
+        those of passes kept for good."""
+        yield from reversed(self._recent)
+        yield from self._kept
+
+    def _function_node(self, fn) -> int:
+        seq = getattr(fn, "seq", None)
+        nid = self._journal.made.get(seq)
+        if nid is not None:  # made in this pass: the usual case
+            return nid
+        found = self._find(fn, seq)
+        if found is not None:
+            older, nid = found
+            if older is not self._journal:
+                older.referenced.add(nid)
+            return nid
+        nid = self._next_id
+        self._next_id = nid + 1
+        j = self._journal
+        j.events.append(ExternalEvent(nid, name(f"{fn.name()} (not recorded)"), None, None,
+                                      self._module(), True, name(getattr(fn, "op", "function"))))
+        if seq is None:
+            j.functions[id(fn)] = Seen(weakref.ref(fn), nid)
+        else:
+            j.made[seq] = nid
+        return nid
+
+    def _find(self, fn, seq):
+        """(journal, node id) of a Function seen in a recent or kept pass, else None."""
+        for j in self._lookup_order():
+            nid = j.made.get(seq)
+            if nid is not None:
+                return j, nid
+            entry = j.functions.get(id(fn))
+            if entry is not None and entry.ref() is fn:
+                return j, entry.node
+        return None
+
+    def before_node(self, node, grad_output):
+        if self._pass is None:
+            return
+        nid = self._function_node(node)
+        j = self._journal
+        k = nid - j.first
+        if 0 <= k < len(j.events):  # its own pass's op, not yet in the record: keep its state
+            e = j.events[k]
+            if type(e) is OpEvent and e.id == nid:
+                j.saved[nid] = tuple(node.__dict__.items())
+        # Grads are kept, not copied: the engine makes each one new and never writes into it,
+        # except a leaf's, which becomes `.grad` (copied in leaf_grad_accumulated).
+        j.steps.append((nid, grad_output, None))
+        self._stepping = nid
+
+    def after_node(self, node, grad_inputs):
+        j = self._journal
+        if self._pass is None or not j.steps:
+            return
+        # Aligned with the node's recorded inputs: no slots for its non-tensor arguments.
+        grads = tuple([g for x, g in zip(node.inputs, grad_inputs) if isinstance(x, Tensor) or is_array(x)])
+        self._stepping = None
+        made = j.made_step
+        if made is None or made[0] != len(j.steps) - 1:
+            nid, grad_output, _ = j.steps[-1]
+            j.steps[-1] = (nid, grad_output, grads)
+        else:  # already in the record (the session flushed while paused here)
+            slots = self._grad_slots(made[1], grads)
+            # At once: a grad here may become a leaf's `.grad`, which user code may change.
+            self._summarize_into(j.index, [(slots, i, g) for i, g in enumerate(grads) if g is not None], at_once=True)
+
+    def leaf_grad_accumulating(self, tensor):
+        if self._pass is None:
+            return
+        leaf = self._leaf_copies.get(id(tensor))
+        if leaf is None or leaf.ref() is not tensor:
+            leaf = self._leaf_copies[id(tensor)] = LeafEntry(weakref.ref(tensor))
+        leaf.before = self._grad_copy(leaf, tensor._grad)
+
+    def _grad_copy(self, leaf: LeafEntry, grad: Tensor):
+        """A copy of the leaf's `.grad` as it is: the last one made, while it has not changed since."""
+        array = grad.array
+        version = (grad._vc[0], data_writes[0])
+        if leaf.grad_array is array and leaf.grad_version == version:
+            return leaf.grad_copy
+        leaf.grad_array, leaf.grad_version, leaf.grad_copy = array, version, self._keep(array)
+        return leaf.grad_copy
+
+    def leaf_grad_accumulated(self, tensor, grad):
+        if self._pass is None:
+            return
+        j = self._journal
+        key = id(tensor)
+        entry = j.tensors.get(key)
+        nid = entry.node if entry is not None and entry.ref() is tensor else self._tensor_node(tensor)
+        # It is the leaf's `.grad` now: user code may change it in place.
+        copy = self._keep(grad)
+        leaf = self._leaf_copies.get(key)
+        if leaf is None or leaf.ref() is not tensor:
+            leaf = self._leaf_copies[key] = LeafEntry(weakref.ref(tensor))
+        before = leaf.before
+        now = tensor._grad
+        array = now.array
+        if before is None:  # `.grad` after: the added grad itself when nothing was there
+            now_copy = copy
+        else:  # else a copy of the sum
+            leaf.before = None
+            now_copy = self._keep(array)
+        leaf.grad_array, leaf.grad_version, leaf.grad_copy = array, (now._vc[0], data_writes[0]), now_copy
+        self._grad_owners.note(leaf, array)
+        tape = j.tape
+        if tape:  # its step is the tape's last: it goes there, filed with the step when resolved
+            step = tape[-1]
+            step[2] = _shared_copy(step[2], grad, copy)  # (now: the live `.grad` is not held)
+            step.append((nid, copy, before, now_copy))
+        elif j._steps:
+            self._step_leaf(j, nid, copy, before, now_copy, grad)
+        squares = squared_norm(grad)
+        if type(squares) is float and squares - squares == 0.0:  # its sum of squares is finite: so is it
+            j.finite.add(id(copy))
+        if tensor.requires_grad:
+            self._norms.append((leaf.label or self._label(tensor), squares))
+
+    def _step_leaf(self, j: Journal, nid: int, copy, before, now_copy, grad) -> None:
+        """A leaf's grad accumulated at the journal's last step (while the steps come by calls)."""
+        steps = j._steps
+        k = len(steps) - 1
+        made = j.made_step
+        if made is None or made[0] != k:
+            node, grad_output, grads = steps[k]
+            steps[k] = (node, grad_output, _shared_copy(grads, grad, copy))
+            leaves = j.step_leaves.get(k)
+            if leaves is None:
+                j.step_leaves[k] = [(nid, copy, before, now_copy)]
+            else:
+                leaves.append((nid, copy, before, now_copy))
+        else:  # already in the record: summarise at once
+            lg = LeafGrad(nid)
+            made[1].leaf_grads.append(lg)
+            self._summarize_into(j.index, leaf_grad_work(lg, copy, before, now_copy))
+
+    def backward_ended(self, root):
+        p = self._pass
+        if p is None:
+            return
+        index = p.index
+        for label, squares in to_host_floats(self._norms):
+            p.grad_norms[label] = math.sqrt(squares)
+        p.finished = True
+        self._pass = self._root_array = None
+        self._norms = []
+        j = self._journal
+        if j.taping:
+            self._stepping = j.running()
+            j.taping = False
+        self._raised_in, self._stepping = self._stepping, None
+        if index % 64 == 63:  # now and then, forget leaves that have died
+            self._leaf_copies = {k: e for k, e in self._leaf_copies.items() if e.ref() is not None}
+            self._grad_owners.forget_dead()
+        policy = self.policy
+        keep = index < policy.keep_first or policy.keep_last is None
+        if keep:
+            self._materialize_through(index)
+        if policy.scan_every_pass or not is_finite(p.loss) or not all(map(is_finite, p.grad_norms.values())):
+            for held in list(self._recent):  # oldest first: the first NaN may be a pass or two back
+                if held.index <= index and (held is j or not policy.scan_every_pass):
+                    self._check_nonfinite(held)
+        # The next forward belongs to the next pass.
+        self._journal = Journal(index + 1, self._next_id)
+        self._recent.append(self._journal)
+        window = (policy.keep_last or 0) + 1
+        if policy.keep_last is not None:
+            self._trim(index - policy.keep_last)
+        while len(self._recent) > max(window, 4):
+            old = self._recent.popleft()
+            if not old.materialized and old.index not in self._pinned and old.events:
+                self._trim_journal(old)
+
+    # --- what the session tells it ---------------------------------------------------------
+
+    @property
+    def functions(self) -> dict:
+        """op -> the Function class of every op recorded (a user's custom ones included), for
+        gradcheck to rebuild a node; read from the names kept once per class, never in the record."""
+        return {spec[0][0]: cls for cls, spec in self._names.op_specs().items()}
+
+    def node_id(self, obj) -> int | None:
+        """The record id of a live Function or Tensor seen in a recent or kept pass, else None
+        (the session maps engine objects to record nodes with it, once per event)."""
+        if isinstance(obj, Tensor):
+            fn = obj.grad_fn
+            for j in self._lookup_order():
+                nid = None if fn is None else j.made.get(fn.seq)
+                if nid is not None:
+                    return nid
+                entry = j.tensors.get(id(obj))
+                if entry is not None and entry.ref() is obj:
+                    return entry.node
+            return None
+        seq = getattr(obj, "seq", None)
+        nid = self._journal.made.get(seq)  # the current pass: nearly always
+        if nid is not None:
+            return nid
+        found = self._find(obj, seq)
+        return None if found is None else found[1]
+
+    def other_thread(self, thread) -> None:
+        """A thread other than the recorded one used the engine: say so once, in the console."""
+        note = (f"graphscope: thread {name(thread.name)!r} used the engine; only the script's main "
+                "thread is recorded, so that thread's ops are not in the graph")
+        self.notes.append(note)
+        self.console("stderr", note)
+
+    def console(self, stream: str, text: str) -> None:
+        """The script wrote `text` to "stdout" or "stderr"."""
+        if self._sealed:
+            return
+        lines = self.record.console
+        step = self._journal.steps_begun() if self._pass is not None else None
+        lines.append(ConsoleLine(stream, cut(text, FIELDS["console.text"]), len(self.record.passes), step,
+                                 len(self.record.optimizer)))
+        if len(lines) > self.policy.console_limit:
+            drop = len(lines) - self.policy.console_limit
+            del lines[:drop]
+            self.record.dropped_console += drop
+
+    def script_failed(self, error: BaseException, traceback_text: str | None = None) -> ScriptError:
+        """The script raised `error`: record it, with the node being stepped if backward was running."""
+        text = traceback_text if traceback_text is not None else "".join(
+            traceback.format_exception(type(error), error, error.__traceback__))
+        node = self._stepping if self._stepping is not None else self._raised_in
+        error = ScriptError(name(type(error).__name__, FIELDS["error.type"]), cut(str(error), FIELDS["error.message"]),
+                            cut(text, FIELDS["error.traceback"], keep_end=True), node, error_site(error))
+        if not self._sealed:
+            self.record.error = error
+        return error
+
+    def flush(self) -> Record:
+        """Bring every pass kept in detail into the record and update the findings."""
+        return self.record if self._sealed else self._flush()
+
+    def _flush(self) -> Record:
+        # Every journal still held whose pass has not been trimmed: a consistent cut, whatever
+        # the moment (a node of a pass in the window may use a node of an older held pass).
+        passes = self.record.passes
+        for j in list(self._recent):
+            if j.index >= len(passes) or passes[j.index].detailed:
+                self._materialize(j)
+        self._settle_optimizer()
+        self._store_all()
+        error = self.record.error
+        if error is not None and error.node is not None and error.node not in self.record.nodes:
+            error.node = None
+        self.record.findings = findings.find(self.record, self.policy.vanishing, self.policy.exploding)
+        return self.record
+
+    def finish(self, exit_code: int | None = None) -> Record:
+        """End the recording: every pass still held checked and summarised, the findings."""
+        return self.record if self._sealed else self._finish(exit_code)
+
+    def seal(self, exit_code: int | None = None) -> Record:
+        """Finish for good, from any thread, once the recorded thread is out of the recorder and
+        uninstalled (a run cut short): later calls from it (flush, finish, console) change nothing,
+        so the record is a consistent cut that a snapshot can be written from."""
+        self._sealed = True
+        return self._finish(exit_code)
+
+    def _finish(self, exit_code: int | None) -> Record:
+        for held in list(self._recent):
+            self._check_nonfinite(held)
+        meta = self.record.metadata
+        meta.finished = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+        if exit_code is not None:
+            meta.exit_code = clamp(exit_code, FIELDS["metadata.exit_code"])
+        return self._flush()
+
+    def keep(self, index: int) -> None:
+        """Keep pass `index` in full detail whatever the policy (the debugger paused in it: the
+        user can step back into it, and its snapshot shows it)."""
+        self._pinned.add(index)
+
+    def _label(self, t: Tensor) -> str:
+        """The leaf's label (see `Names.label`), kept in its entry for the next passes."""
+        label = self._names.label(t)
+        leaf = self._leaf_copies.get(id(t))
+        if leaf is not None and leaf.ref() is t:
+            leaf.label = label
+        return label
+
+
+def _shared_copy(grads, grad, copy):
+    """A step's grads with the leaf's `copy` in place of `grad` itself where it is one of them (the
+    step's grad for a leaf may be the array that became `.grad`, which user code may change)."""
+    if grads is not None:
+        for g in grads:
+            if g is grad:
+                return tuple([copy if g is grad else g for g in grads])
+    return grads
+
+
+def _scalar(array) -> float | None:
+    if array is None or array.size != 1:
+        return None
+    return float(backend.scalar(array))

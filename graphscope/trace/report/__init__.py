@@ -1,0 +1,1 @@
+"""The record drawn as text: the headless summary, tensor summaries with Rich, block drawings, Graphviz DOT."""

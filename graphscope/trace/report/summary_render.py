@@ -1,0 +1,62 @@
+"""A summary drawn in the terminal: its numbers, its histogram as a sparkline, a preview; one look for the headless summary and the TUI."""
+
+from __future__ import annotations
+
+import math
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from .drawing import count_sparkline
+from ..record.literal import literal
+from ..record.tensor_summary import (
+    TensorSummary,
+)
+
+
+def format_number(value) -> str:
+    """A statistic as a short string ("—" when there is none)."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) < 10**15 else f"{value:.4e}"
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return f"{value:.4g}"
+
+
+def preview_text(s: TensorSummary, count: int = 8) -> str:
+    """The first `count` preview values, comma-separated, with "…" when there are more."""
+    if s.dropped:
+        return "(values dropped: memory budget)"
+    head = s.preview[:count].tolist()
+    body = ", ".join(format_number(v) if not isinstance(v, bool) else str(v) for v in head)
+    return f"[{body}{', …' if s.numel > len(head) else ''}]"
+
+
+def render(s: TensorSummary):
+    """A Rich renderable for a summary; every string from the record is literal text."""
+    shape = "×".join(str(d) for d in s.shape) if s.shape else "scalar"
+    head = Text.assemble(literal(s.dtype, "bold"), " ", shape, "  ", literal(s.device, "dim"),
+                         f"  {s.numel:,} element{'s' if s.numel != 1 else ''}")
+    grid = Table.grid(padding=(0, 2))
+    for _ in range(4):
+        grid.add_column()
+    grid.add_row(Text("min", "dim"), Text(format_number(s.min)), Text("max", "dim"), Text(format_number(s.max)))
+    grid.add_row(Text("mean", "dim"), Text(format_number(s.mean)), Text("std", "dim"), Text(format_number(s.std)))
+    grid.add_row(Text("norm", "dim"), Text(format_number(s.norm)), Text("zeros", "dim"),
+                 Text(f"{s.zero_fraction:.1%}"))
+    bad = "bold red" if s.has_nonfinite else ""
+    grid.add_row(Text("nan", "dim"), Text(format_number(s.nan_count), bad),
+                 Text("inf", "dim"), Text(format_number(s.inf_count), bad))
+    parts = [head, grid]
+    if s.histogram.size:
+        parts.append(Text.assemble((format_number(s.min), "dim"), " ", (count_sparkline(s.histogram), "cyan"),
+                                   " ", (format_number(s.max), "dim")))
+    parts.append(Text(preview_text(s)))
+    return Group(*parts)

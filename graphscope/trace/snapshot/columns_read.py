@@ -1,0 +1,209 @@
+"""Reading a snapshot's columns (strings, tensors, nodes; version 4 on) into the record's own columns.
+
+Every column is checked whole with NumPy; a problem is then named by its first bad place."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..record.limits import FIELDS
+from ..record.literal import visible
+from ..record.node_table import NodeColumns
+from .blobs import padding
+from .columns_write import INT_DTYPES
+from .fields import FieldReader, kind_of
+from ..record.limits import ID_LIMIT
+from ..record.summary_table import STAT_FIELDS
+from .format import MAX_ELEMENTS, MAX_NDIM
+from ..record.summary_table import DROPPED, SummaryTable
+from ..record.tensor_summary import ARRAY_DTYPES, HISTOGRAM_BINS, host_dtype
+
+_COUNT_LIMIT = 2**31  # entries of one ragged row (inputs, saved roles, arguments)
+
+
+class ColumnReader(FieldReader):
+    """The column sections of a snapshot, for `snapshot_read.RecordReader`."""
+
+    def strings(self, v, where: str) -> list[str]:
+        return self.names(self.seq(v, where), where, None, limit=FIELDS["strings"])
+
+    def count(self, d: dict, where: str) -> int:
+        return self.integer(d["count"], where + ".count", 0, ID_LIMIT)
+
+    def column(self, d, where: str, count: int, low: int, high: int) -> np.ndarray:
+        """An integer column {"dtype", "data"} of `count` values from low to high, as int64."""
+        self.obj(d, where, ("dtype", "data"))
+        name = d["dtype"]
+        if type(name) is not str or name not in INT_DTYPES:
+            found = repr(visible(name)[:40]) if type(name) is str else kind_of(name)
+            self.fail(where + ".dtype", f"expected one of {', '.join(INT_DTYPES)}, found {found}")
+        a = self.array(d["data"], where + ".data", np.dtype(name), count).astype(np.int64)
+        if a.size:
+            bad = (a < low) | (a > high)
+            if bad.any():
+                i = int(np.argmax(bad))
+                self.fail(f"{where}[{i}]", f"{int(a[i])} is out of range ({low} to {high})")
+        return a
+
+    def ragged(self, d, where: str, n: int, parts: tuple[str, ...], high: int) -> tuple[np.ndarray, list]:
+        """(row starts, [each part's flat values]) of a column whose rows are lists."""
+        self.obj(d, where, ("count",) + parts)
+        starts = self.starts(self.column(d["count"], where + ".count", n, 0, _COUNT_LIMIT), where + ".count")
+        total = int(starts[-1])
+        return starts, [self.column(d[p], f"{where}.{p}", total, 0, high) for p in parts]
+
+    def starts(self, counts: np.ndarray, where: str) -> np.ndarray:
+        """Where each row begins in a flat column, from the rows' lengths (n + 1 entries); refused
+        when their total passes what int64 holds exactly (a wrapped sum could match a short column)."""
+        if counts.sum(dtype=np.float64) > MAX_ELEMENTS:
+            self.fail(where, f"the rows' lengths add up to more than {MAX_ELEMENTS:,}")
+        starts = np.zeros(len(counts) + 1, dtype=np.int64)
+        np.cumsum(counts, out=starts[1:])
+        return starts
+
+    # --- tensors ---------------------------------------------------------------------------------
+
+    _TENSOR_COLUMNS = ("count", "dtypes", "dtype", "devices", "device", "ndim", "dims", "nan", "inf", "stats",
+                    "exact", "histogram", "held", "values")
+
+    def tensor_columns(self, d, where: str) -> SummaryTable:
+        self.obj(d, where, self._TENSOR_COLUMNS)
+        n = self.count(d, where)
+        dtypes = self.names(self.seq(d["dtypes"], where + ".dtypes"), where + ".dtypes", None, limit=64)
+        devices = self.names(self.seq(d["devices"], where + ".devices"), where + ".devices", None, limit=64)
+        dtype = self.column(d["dtype"], where + ".dtype", n, 0, len(dtypes) - 1).astype(np.int32)
+        device = self.column(d["device"], where + ".device", n, 0, len(devices) - 1).astype(np.int32)
+        ndim = self.column(d["ndim"], where + ".ndim", n, 0, MAX_NDIM)
+        dims_start = self.starts(ndim, where + ".ndim")
+        dims = self.column(d["dims"], where + ".dims", int(dims_start[-1]), 0, MAX_ELEMENTS)
+        numel = self._numel(dims, dims_start, ndim, where)
+        nan = self.column(d["nan"], where + ".nan", n, 0, MAX_ELEMENTS)
+        inf = self.column(d["inf"], where + ".inf", n, 0, MAX_ELEMENTS)
+        over = nan > numel - inf  # not nan + inf: two counts of 2**62 would wrap
+        if over.any():
+            i = int(np.argmax(over))
+            self.fail(f"{where}.nan[{i}]", f"{nan[i]:,} NaNs and {inf[i]:,} Infs in {numel[i]:,} elements")
+        stats = self.array(d["stats"], where + ".stats", np.dtype(np.float64), n * len(STAT_FIELDS))
+        stats = stats.reshape(n, len(STAT_FIELDS))
+        zf = stats[:, -1]
+        bad = ~((zf >= 0.0) & (zf <= 1.0))
+        if bad.any():
+            i = int(np.argmax(bad))
+            self.fail(f"{where}.stats", f"row {i}: zero_fraction {float(zf[i])!r} is not a fraction from 0 to 1")
+        exact, counts = self.exact_and_histograms(d, where, n)
+        counts = counts.reshape(n, HISTOGRAM_BINS)
+        over = (counts > numel[:, None]).any(axis=1)
+        if over.any():
+            i = int(np.argmax(over))
+            self.fail(f"{where}.histogram.data", f"row {i}: a count of {int(counts[i].max()):,} in {numel[i]:,} elements")
+        held = self.column(d["held"], where + ".held", n, 0, DROPPED).astype(np.uint8)
+        hosts = [host_dtype(x).name for x in dtypes]
+        start, sizes = SummaryTable.starts(held, numel, dtype, hosts)
+        pools = self.pools(d["values"], where + ".values")
+        for host, size in sizes.items():
+            have = pools[host].size if host in pools else 0
+            if have != size:
+                if host not in pools:
+                    self.fail(f"{where}.values", f"the tensors need {size:,} {host} values, and there are none")
+                self.fail(f"{where}.values.{host}", f"holds {have:,} values; the tensors use {size:,}")
+        for host, pool in pools.items():
+            if host not in sizes and pool.size:
+                self.fail(f"{where}.values.{host}", f"holds {pool.size:,} values; the tensors use 0")
+        return SummaryTable(dims_start, dims, numel, dtype, dtypes, device, devices, stats, exact, nan, inf,
+                            counts, held, start, pools)
+
+    def exact_and_histograms(self, d: dict, where: str, n: int) -> tuple[dict, np.ndarray]:
+        """A tensor table's exact integer extremes ({row: (min, max)}) and its histogram counts."""
+        exact = {}
+        for k, row in enumerate(self.seq(d["exact"], where + ".exact")):
+            if type(row) is not list or len(row) != 3:
+                self.fail(f"{where}.exact[{k}]", "expected [row, min, max]")
+            i = self.integer(row[0], f"{where}.exact[{k}][0]", 0, max(n - 1, 0))
+            exact[i] = (self.integer(row[1], f"{where}.exact[{k}][1]", -2**64, 2**64),
+                        self.integer(row[2], f"{where}.exact[{k}][2]", -2**64, 2**64))
+        hist = self.obj(d["histogram"], where + ".histogram", ("dtype", "data"))
+        if hist["dtype"] not in ("uint32", "int64"):
+            self.fail(where + ".histogram.dtype", 'expected "uint32" or "int64"')
+        counts = self.array(hist["data"], where + ".histogram.data", np.dtype(hist["dtype"]), n * HISTOGRAM_BINS)
+        if counts.dtype.kind == "i" and counts.size and counts.min() < 0:
+            self.fail(where + ".histogram.data", "a histogram count is negative")
+        return exact, counts
+
+    def _numel(self, dims, dims_start, ndim, where: str) -> np.ndarray:
+        """Elements per row: the product of its dims (1 for a scalar), at most MAX_ELEMENTS."""
+        n = len(ndim)
+        numel = np.ones(n, dtype=np.int64)
+        shaped = np.flatnonzero(ndim)
+        if shaped.size:
+            approx = np.multiply.reduceat(dims.astype(np.float64), dims_start[shaped])
+            big = approx > MAX_ELEMENTS
+            if big.any():
+                i = int(shaped[np.argmax(big)])
+                self.fail(f"{where}.dims", f"tensor {i} has more than the {MAX_ELEMENTS:,} elements allowed")
+            numel[shaped] = np.multiply.reduceat(dims, dims_start[shaped])
+        return numel
+
+    def pools(self, given, where: str) -> dict[str, np.ndarray]:
+        if type(given) is not dict:
+            self.fail(where, f"expected an object, found {kind_of(given)}")
+        pools = {}
+        for key, text in given.items():
+            if key not in ARRAY_DTYPES:
+                self.fail(where, f"unknown array dtype {visible(key)[:40]!r}")
+            dtype = np.dtype(key)
+            if type(text) is not str or len(self.blobs.get(text, text)) % 4:
+                self.fail(f"{where}.{key}", "expected base64 text")
+            raw_len = len(self.blobs.get(text, text)) // 4 * 3 - padding(self.blobs.get(text, text))
+            if raw_len % dtype.itemsize:
+                self.fail(f"{where}.{key}", f"not a whole number of {key} values")
+            pool = self.array(text, f"{where}.{key}", dtype, raw_len // dtype.itemsize)
+            pool.flags.writeable = False
+            pools[key] = pool
+        return pools
+
+    # --- nodes -------------------------------------------------------------------------------
+
+    _NODE_COLUMNS = ("count", "id", "op", "name", "pass", "output", "flags", "parameter", "module", "site", "leaf",
+                  "inputs", "saved", "args", "dead_units")
+
+    def node_columns(self, d, where: str, strings: list[str], tensors: SummaryTable) -> NodeColumns:
+        self.obj(d, where, self._NODE_COLUMNS)
+        n = self.count(d, where)
+        top = len(strings) - 1
+        ids = self.column(d["id"], where + ".id", n, 0, ID_LIMIT)
+        if n > 1 and not (np.diff(ids) > 0).all():
+            order = np.argsort(ids, kind="stable")
+            twice = np.flatnonzero(np.diff(ids[order]) == 0)
+            if twice.size:
+                i = int(order[twice[0] + 1])
+                self.fail(f"{where}.id[{i}]", f"node id {int(ids[i])} appears twice")
+        starts, (inputs,) = self.ragged(d["inputs"], where + ".inputs", n, ("ids",), ID_LIMIT)
+        missing = ~np.isin(inputs, ids)
+        if missing.any():
+            j = int(np.argmax(missing))
+            self.fail(f"{where}.inputs.ids[{j}]", f"node id {int(inputs[j])} does not exist in the snapshot")
+        saved_start, (saved,) = self.ragged(d["saved"], where + ".saved", n, ("roles",), top)
+        args_start, (arg_name, arg_text) = self.ragged(d["args"], where + ".args", n, ("names", "texts"), top)
+        dead = self.obj(d["dead_units"], where + ".dead_units", ("count", "rows", "dead", "units"))
+        k = self.count(dead, where + ".dead_units")
+        rows = self.column(dead["rows"], where + ".dead_units.rows", k, 0, max(n - 1, 0))
+        if len(np.unique(rows)) != k:
+            self.fail(where + ".dead_units.rows", "a node appears twice")
+        counts = [self.column(dead[p], f"{where}.dead_units.{p}", k, 0, ID_LIMIT) for p in ("dead", "units")]
+        return NodeColumns(
+            id=ids,
+            op=self.column(d["op"], where + ".op", n, 0, top).astype(np.int32),
+            name=self.column(d["name"], where + ".name", n, 0, top).astype(np.int32),
+            pass_index=self.column(d["pass"], where + ".pass", n, 0, ID_LIMIT),
+            output=self.column(d["output"], where + ".output", n, -1, len(tensors) - 1),
+            flags=self.column(d["flags"], where + ".flags", n, 0, 3).astype(np.uint8),
+            parameter=self.column(d["parameter"], where + ".parameter", n, -1, top).astype(np.int32),
+            module=self.column(d["module"], where + ".module", n, -1, top).astype(np.int32),
+            site=self.column(d["site"], where + ".site", n, -1, len(self.sites) - 1).astype(np.int32),
+            leaf=self.column(d["leaf"], where + ".leaf", n, -1, ID_LIMIT),
+            inputs_start=starts, inputs=inputs,
+            saved_start=saved_start, saved=saved.astype(np.int32),
+            args_start=args_start, arg_name=arg_name.astype(np.int32), arg_text=arg_text.astype(np.int32),
+            dead=dict(zip(rows.tolist(), zip(*(c.tolist() for c in counts)))),
+            strings=strings, sites=self.sites, summaries=tensors,
+        )

@@ -1,0 +1,82 @@
+"""Writing the record's columns (nodes, tensors, strings) into a snapshot: one base64 array per column."""
+
+from __future__ import annotations
+
+import binascii
+import sys
+
+import numpy as np
+
+from ..record.node_table import NodeColumns
+from ..record.summary_table import SummaryTable
+
+# The integer dtypes a column may be written in, narrowest first: the writer takes the first
+# that holds every value (a reader widens it again).
+INT_DTYPES = ("uint8", "int8", "uint16", "int16", "int32", "int64")
+_RANGES = [(np.iinfo(d).min, np.iinfo(d).max, d) for d in INT_DTYPES]
+
+
+def raw(array: np.ndarray) -> bytes:
+    """An array's little-endian bytes, base64-encoded."""
+    if array.dtype.byteorder == ">" or (array.dtype.byteorder == "=" and sys.byteorder != "little"):
+        array = array.astype(array.dtype.newbyteorder("<"))
+    return binascii.b2a_base64(np.ascontiguousarray(array).tobytes(), newline=False)
+
+
+def column(values: np.ndarray, blob) -> dict:
+    """An integer column as {"dtype": the narrowest that holds it, "data": base64}."""
+    name = "uint8"
+    if values.size:
+        low, high = int(values.min()), int(values.max())
+        name = next(d for lo, hi, d in _RANGES if lo <= low and high <= hi)
+    return {"dtype": name, "data": blob(raw(values.astype(name, copy=False)))}
+
+
+def ragged(starts: np.ndarray, flat: dict[str, np.ndarray], blob) -> dict:
+    """A column whose rows are lists: each row's length, then the flat values of one or more parts."""
+    return {"count": column(np.diff(starts), blob), **{k: column(v, blob) for k, v in flat.items()}}
+
+
+def node_columns(c: NodeColumns, blob) -> dict:
+    dead_rows = np.array(sorted(c.dead), dtype=np.int64)
+    dead = np.array([c.dead[r] for r in dead_rows.tolist()], dtype=np.int64).reshape(-1, 2)
+    return {
+        "count": len(c),
+        "id": column(c.id, blob),
+        "op": column(c.op, blob),
+        "name": column(c.name, blob),
+        "pass": column(c.pass_index, blob),
+        "output": column(c.output, blob),
+        "flags": column(c.flags, blob),
+        "parameter": column(c.parameter, blob),
+        "module": column(c.module, blob),
+        "site": column(c.site, blob),
+        "leaf": column(c.leaf, blob),
+        "inputs": ragged(c.inputs_start, {"ids": c.inputs}, blob),
+        "saved": ragged(c.saved_start, {"roles": c.saved}, blob),
+        "args": ragged(c.args_start, {"names": c.arg_name, "texts": c.arg_text}, blob),
+        "dead_units": {"count": len(dead_rows), "rows": column(dead_rows, blob), "dead": column(dead[:, 0], blob),
+                       "units": column(dead[:, 1], blob)},
+    }
+
+
+def tensor_columns(t: SummaryTable, blob) -> dict:
+    histogram = t.histogram
+    wide = histogram.dtype == np.int64 and bool(histogram.size) and int(histogram.max()) >= 2**32
+    counts = histogram if wide else histogram.astype(np.uint32, copy=False)
+    return {
+        "count": len(t),
+        "dtypes": list(t.dtypes),
+        "dtype": column(t.dtype, blob),
+        "devices": list(t.devices),
+        "device": column(t.device, blob),
+        "ndim": column(np.diff(t.dims_start), blob),
+        "dims": column(t.dims, blob),
+        "nan": column(t.nan, blob),
+        "inf": column(t.inf, blob),
+        "stats": blob(raw(t.stats)),
+        "exact": [[i, lo, hi] for i, (lo, hi) in sorted(t.exact.items())],
+        "histogram": {"dtype": counts.dtype.name, "data": blob(raw(counts))},
+        "held": column(t.held, blob),
+        "values": {name: blob(raw(pool)) for name, pool in sorted(t.pools.items()) if pool.size},
+    }

@@ -1,0 +1,42 @@
+"""The snapshot format's shared terms: its name and version, bounds, the error a reader raises."""
+
+from __future__ import annotations
+
+import gc
+import sys
+from contextlib import contextmanager
+
+FORMAT = "graphscope-snapshot"
+# 2: nodes.args (non-tensor arguments). 3: nodes.leaf, leaf grads before/now, optimizer events.
+# 4: strings; nodes and tensors as base64 columns (the record's own, `record.py`). 5: console lines'
+# step and events (when each was written). Files of every earlier version still load.
+VERSION = 5
+COLUMNS_VERSION = 4  # the first version whose nodes and tensors are binary columns
+CONSOLE_STAMPS_VERSION = 5  # the first whose console lines say when they were written (step, events)
+
+MAX_NDIM = 64
+MAX_ELEMENTS = 2**62  # of one tensor (so also each of its dims, its NaN and Inf counts)
+FLOAT_MAX = int(sys.float_info.max)
+
+
+class SnapshotError(Exception):
+    """A snapshot that cannot be read: which file, where in it, and what is wrong."""
+
+    def __init__(self, file: str, where: str, problem: str):
+        self.file, self.where, self.problem = str(file), where, problem
+        place = f"{self.file}: {where}: " if where else f"{self.file}: "
+        super().__init__(place + problem)
+
+
+
+@contextmanager
+def gc_paused():
+    """Hold the cyclic garbage collector while building or parsing many small containers
+    (none of them cyclic), which otherwise rescans the whole heap again and again."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

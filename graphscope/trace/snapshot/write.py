@@ -1,0 +1,167 @@
+"""Writing a snapshot: the record as strict JSON, its nodes and tensors as base64 columns, written atomically."""
+
+from __future__ import annotations
+
+import json
+import uuid
+
+from .atomic_file import write_atomically
+from ..record.node_table import NodeTable
+from ..record.model import (
+    LeafGrad,
+    OptimizerEvent,
+    Record,
+    SourceSite,
+)
+from .columns_write import node_columns, tensor_columns
+from .format import (
+    FORMAT,
+    VERSION,
+    gc_paused,
+)
+from ..record.summary_table import SummaryTable
+from ..record.tensor_summary import TensorSummary
+
+
+def dumps(record: Record) -> str:
+    """The record as strict JSON text."""
+    return "".join(p if isinstance(p, str) else p.decode("ascii") for p in _pieces(record))
+
+
+def dump(record: Record, path) -> None:
+    """Write the record to `path` atomically: a complete new file replaces the old, or nothing
+    changes (WriteError, from atomic_file, when it cannot be written)."""
+    write_atomically(path, [p.encode("ascii") if isinstance(p, str) else p for p in _pieces(record)], "snapshot")
+
+
+def _pieces(record: Record) -> list:
+    """The JSON text in pieces: the document with each base64 array spliced in where its
+    placeholder was, so the encoder never scans megabytes of base64 for characters to escape."""
+    token = f"@blob-{uuid.uuid4().hex}-"
+    blobs: list[bytes] = []
+
+    def blob(raw: bytes) -> str:
+        blobs.append(raw)
+        return f"{token}{len(blobs) - 1}"
+
+    with gc_paused():
+        text = json.dumps(to_json(record, blob), ensure_ascii=True, allow_nan=False,
+                          check_circular=False, separators=(",", ":"))
+    pieces: list = []
+    for i, raw in enumerate(blobs):
+        before, text = text.split(f'"{token}{i}"', 1)
+        pieces += [before, b'"', raw, b'"']
+    pieces.append(text)
+    return pieces
+
+
+def _num(x):
+    """A number as strict JSON: non-finite floats become "nan", "inf", "-inf"."""
+    if type(x) is float and x - x != 0.0:
+        return "nan" if x != x else ("inf" if x > 0 else "-inf")
+    return x
+
+
+def _leaf_grad(lg: LeafGrad, add) -> list:
+    """[leaf, added, before, now]: `now` is the added grad's row when it is that same summary."""
+    added = add(lg.grad)
+    now = added if lg.now is lg.grad and added is not None else add(lg.now)
+    return [lg.node, added, add(lg.before), now]
+
+
+def _optimizer_event(e: OptimizerEvent, add, site) -> dict:
+    params = e.params
+    return {
+        "kind": e.kind, "passes": e.passes, "optimizer": e.optimizer,
+        "settings": [list(kv) for kv in e.settings], "site": site(e.site),
+        "params": {
+            "leaf": [c.leaf for c in params],
+            "label": [c.label for c in params],
+            "before": [add(c.before) for c in params],
+            "update": [add(c.update) for c in params],
+            "after": [add(c.after) for c in params],
+            "grad": [add(c.grad) for c in params],
+            "state": [[[k, v if type(v) is str else add(v)] for k, v in c.state] for c in params],
+        },
+    }
+
+
+def to_json(record: Record, blob) -> dict:
+    """The record as JSON-ready data: small sections as objects; nodes, steps and summaries as
+    columns. `blob` turns base64 bytes into what the document holds (a placeholder `_pieces` splices)."""
+    nodes = record.nodes if isinstance(record.nodes, NodeTable) else NodeTable(record.nodes)
+    columns = nodes.columns()
+    site_list = list(columns.sites)  # the nodes' site indices stand; other sites are added
+    sites: dict[SourceSite, int] = {}
+    for i, x in enumerate(site_list):
+        sites.setdefault(x, i)
+
+    def site(x: SourceSite | None):
+        if x is None:
+            return None
+        i = sites.get(x)
+        if i is None:
+            i = sites[x] = len(site_list)
+            site_list.append(x)
+        return i
+
+    table = columns.summaries  # the nodes' outputs: rows 0..; the steps' grads follow
+    items: list[TensorSummary] = []
+
+    def add(s: TensorSummary | None):
+        if s is None:
+            return None
+        items.append(s)
+        return len(table) + len(items) - 1
+
+    passes = []
+    for p in record.passes:
+        steps = p.steps
+        passes.append({
+            "index": p.index, "loss": _num(p.loss),
+            "grad_norms": {k: _num(v) for k, v in p.grad_norms.items()},
+            "node_count": p.node_count, "detailed": p.detailed, "finished": p.finished,
+            "root": p.root, "order": list(p.order),
+            "steps": {
+                "node": [st.node for st in steps],
+                "grad_output": [add(st.grad_output) for st in steps],
+                "grad_inputs": [[add(g) for g in st.grad_inputs] for st in steps],
+                "leaf_grads": [[_leaf_grad(lg, add) for lg in st.leaf_grads] for st in steps],
+            },
+        })
+    error = record.error
+    error_json = None if error is None else {
+        "type": error.type, "message": error.message, "traceback": error.traceback,
+        "node": error.node, "site": site(error.site),
+    }
+    findings = [{"kind": f.kind, "message": f.message, "node": f.node, "pass": f.pass_index,
+                 "parameter": f.parameter, "site": site(f.site)} for f in record.findings]
+    optimizer = [_optimizer_event(e, add, site) for e in record.optimizer]
+    m = record.metadata
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "metadata": {
+            "script": m.script, "argv": list(m.argv), "started": m.started, "finished": m.finished,
+            "exit_code": m.exit_code, "graphscope_version": m.graphscope_version,
+            "python_version": m.python_version, "numpy_version": m.numpy_version,
+            "device": m.device, "keep_first": m.keep_first, "keep_last": m.keep_last,
+            "full_values_limit": m.full_values_limit, "memory_budget": m.memory_budget,
+        },
+        "sites": [{"file": s.file, "line": s.line, "function": s.function, "text": s.text} for s in site_list],
+        "strings": list(columns.strings),
+        "tensors": tensor_columns(table.concat(SummaryTable.from_summaries(items)) if items else table, blob),
+        "nodes": node_columns(columns, blob),
+        "passes": passes,
+        "console": [{"stream": c.stream, "text": c.text, "pass": c.pass_index, "step": c.step, "events": c.events}
+                    for c in record.console],
+        "error": error_json,
+        "findings": findings,
+        "optimizer": optimizer,
+        "dropped_values": record.dropped_values,
+        "trimmed_nodes": record.trimmed_nodes,
+        "dropped_console": record.dropped_console,
+        "rules": dict(record.rules),
+    }
+
+
