@@ -1,6 +1,10 @@
-"""Every sample, recorded: nodes whose source lines are the sample's own, a valid snapshot, named parameters."""
+"""Every sample, recorded: nodes whose source lines are the sample's own, a valid snapshot, named parameters,
+and an export whose bytes are those committed in sample_export_digests.json (a refactor changes no byte)."""
 
+import dataclasses
+import hashlib
 import json
+import os
 import runpy
 import sys
 from importlib import resources
@@ -18,6 +22,7 @@ from graphscope.trace.record.model import PARAMETER
 from graphscope.trace.recording.recorder import Recorder
 
 SAMPLES = sorted((Path(gs.__file__).resolve().parent.parent / "samples").glob("*.py"))
+DIGESTS = Path(__file__).with_name("sample_export_digests.json")
 SCHEMA = json.loads(resources.files("graphscope.trace.snapshot").joinpath("schema/snapshot.schema.json").read_text())
 
 
@@ -67,3 +72,28 @@ def test_every_pass_has_a_loss_and_grad_norms(recorded):
     _, rec = recorded
     for p in rec.passes:
         assert p.finished and p.grad_norms
+
+
+def export_digest(path: Path, rec) -> str:
+    """SHA-256 of the sample's export, with what differs between runs and checkouts made plain: the
+    clock, the versions of Python and NumPy, and where the repository lies."""
+    kept = rec.metadata
+    rec.metadata = dataclasses.replace(kept, started="", finished="", python_version="", numpy_version="")
+    try:
+        text = snapshot.dumps(rec)
+    finally:
+        rec.metadata = kept
+    text = text.replace(json.dumps(str(path.parent))[1:-1], "samples")
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_the_export_is_byte_identical_to_the_committed_one(recorded):
+    path, rec = recorded
+    digest = export_digest(path, rec)
+    digests = json.loads(DIGESTS.read_text())
+    if os.environ.get("GRAPHSCOPE_UPDATE_DIGESTS") == "1":  # after a change to the format that is meant
+        DIGESTS.write_text(json.dumps({**digests, path.name: digest}, indent=1, sort_keys=True) + "\n")
+        return
+    assert digest == digests.get(path.name), (
+        f"{path.name}'s export changed. If the snapshot format was meant to change, re-take the digests with "
+        "GRAPHSCOPE_UPDATE_DIGESTS=1 python -m pytest tests/trace/test_samples_recorded.py -k byte_identical")
