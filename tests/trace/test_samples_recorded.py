@@ -87,6 +87,7 @@ def export_digest(path: Path, rec) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+@pytest.mark.cpu_only  # the digests are of CPU recordings (a device's name is in the export)
 def test_the_export_is_byte_identical_to_the_committed_one(recorded):
     path, rec = recorded
     digest = export_digest(path, rec)
