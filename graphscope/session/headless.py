@@ -41,7 +41,6 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # and the session's own calls into the recorder.
 _RECORDING_CODE = (os.path.join(_PACKAGE, "trace", ""), os.path.join(_PACKAGE, "engine", "hooks.py"),
                    os.path.join(_PACKAGE, "session", "step_gate.py"))
-_SESSION = os.path.join(_PACKAGE, "session", "session.py")  # its _finish calls the recorder
 _EXIT = os._exit  # the process's own exit, whatever a run puts in its place
 
 
@@ -158,7 +157,7 @@ class _Ending:
         hooks.uninstall(recorder)
         thread = self.session.thread
         deadline = time.monotonic() + CUT_SECONDS
-        while thread is not None and _in_recording_code(thread.ident):
+        while thread is not None and (self.session.finishing or _in_recording_code(thread.ident)):
             if self.over.is_set():
                 return self.session.record
             if time.monotonic() > deadline:
@@ -216,7 +215,7 @@ def _in_recording_code(ident) -> bool:
     while frame is not None:
         code = frame.f_code
         file = code.co_filename
-        if file.startswith(_RECORDING_CODE) or (code.co_name == "_finish" and file == _SESSION):
+        if file.startswith(_RECORDING_CODE):
             return True
         frame = frame.f_back
     return False

@@ -63,6 +63,7 @@ class Session(Debuggee):
         self.record.metadata.device = str(self.options.device or backend.get_default_device())
         self.gate = StepGate(self.recorder, lambda: self._breakpoints, self._paused, pause=self.options.pause)
         self._thread: threading.Thread | None = None  # the thread the script runs on, once it does
+        self._finishing = False
 
     @property
     def thread(self) -> threading.Thread | None:
@@ -180,7 +181,19 @@ class Session(Debuggee):
             finally:
                 self._finish(outcome)
 
+    @property
+    def finishing(self) -> bool:
+        """Whether the script's thread is writing the run's end into the record (not to be cut off)."""
+        return self._finishing
+
     def _finish(self, outcome) -> None:
+        self._finishing = True
+        try:
+            self._write_end(outcome)
+        finally:
+            self._finishing = False
+
+    def _write_end(self, outcome) -> None:
         error = None
         if outcome is None or outcome.quit:
             exit_code, reason = 130, "stopped by the debugger"

@@ -1,10 +1,8 @@
-"""Strings from a user's script (or a snapshot) as inert Rich text: no markup, control characters made visible."""
+"""Strings from a user's script (or a snapshot) made inert: control characters made visible, never interpreted."""
 
 from __future__ import annotations
 
 import re
-
-from rich.text import Text
 
 # C0 controls except tab and newline, DEL, C1 controls: an escape sequence in a printed
 # op name or console line would otherwise drive the terminal. Lone surrogates (a JSON
@@ -33,7 +31,3 @@ def has_control(text: str, lines: bool = False) -> bool:
     """Whether `text` holds a control character (tab and newline allowed when `lines`)."""
     return (_CONTROL if lines else _ANY_CONTROL).search(text) is not None
 
-
-def literal(text: str, style: str = "") -> Text:
-    """A Text that shows `text` exactly: never parsed as markup, controls escaped."""
-    return Text(visible(text), style=style)

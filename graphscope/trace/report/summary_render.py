@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .drawing import count_sparkline
-from ..record.literal import literal
+from .literal import literal
 from ..record.tensor_summary import (
     TensorSummary,
 )

@@ -12,7 +12,7 @@ from rich.text import Text
 from .drawing import loss_sparkline
 from ..record.keep_option import KEEP_ALL
 from ..record.limits import cut
-from ..record.literal import literal
+from .literal import literal
 from ..record.model import FINDING_KINDS, FINDING_TITLES, Finding, Record, SourceSite
 from .summary_render import format_number
 
