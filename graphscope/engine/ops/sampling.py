@@ -10,6 +10,7 @@ from ..function import Function
 from ..random import drawing
 from ..tensor import Tensor, wrap
 from .operands import broadcast_error, device_error, tensor_input
+from .tensor_methods import method
 
 _FLOAT64 = dtypes.float64
 
@@ -83,6 +84,7 @@ def _any(condition) -> bool:
 # --- multinomial -----------------------------------------------------------------------------------
 
 
+@method("multinomial")
 def multinomial(input, num_samples, replacement=False, *, generator=None) -> Tensor:
     """Category indices drawn from each row of `input` (unnormalised probabilities), as int64."""
     tensor_input(input, "multinomial")
@@ -193,6 +195,7 @@ def _elementwise_normal(mean, std, size, dtype, device, tensors):
     return np.broadcast_shapes(*(t.shape for t in tensors)), first.dtype, first.device
 
 
+@method("bernoulli")
 def bernoulli(input, p=None, *, generator=None) -> Tensor:
     """1 with probability input (or the float p), else 0, in the input's dtype and shape."""
     tensor_input(input, "bernoulli")
