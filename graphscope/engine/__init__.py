@@ -16,7 +16,8 @@ from .dtypes import dtype, float16, float32, float64, get_default_dtype, int8, i
 from .dtypes import set_default_dtype, uint8
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .grad_mode import inference_mode
-from . import accelerator, backends, linalg
+from . import accelerator, linalg
+from . import torch_backends as backends  # torch.backends
 from .ops import *  # noqa: F403  (the op functions: add, matmul, softmax, ...)
 from .random import initial_seed, manual_seed, seed
 from .serialization import load, save

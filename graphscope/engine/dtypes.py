@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import naming
+from . import library_name
 
 
 class dtype:
@@ -20,7 +20,7 @@ class dtype:
         self._kind = kind
 
     def __repr__(self):
-        return f"{naming.library()}.{self.name}"
+        return f"{library_name.library()}.{self.name}"
 
     def __reduce__(self):
         return (from_numpy, (self.numpy,))
