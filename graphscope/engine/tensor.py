@@ -23,7 +23,7 @@ _new = object.__new__
 def wrap(array, requires_grad=False, grad_fn=None):
     """A new Tensor around `array` (the engine's fast constructor; no copies, no checks)."""
     if type(array) is not _ndarray:
-        array = _as_array(array)
+        array = as_array(array)
     t = _new(Tensor)
     t.array = array
     t.requires_grad = requires_grad
@@ -45,7 +45,7 @@ class _DataVersion(list):
         super().__setitem__(index, value)
 
 
-def _as_array(value):
+def as_array(value):
     """NumPy returns scalars from 0-d operations; tensors always hold arrays."""
     if isinstance(value, np.generic):
         return np.asarray(value)

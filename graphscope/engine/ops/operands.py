@@ -9,7 +9,7 @@ from ..tensor import Tensor, wrap
 
 _SCALARS = (int, float, bool)
 _ndarray = np.ndarray
-_FLOATS = backend._NUMPY_FLOATS  # NumPy's float dtypes: the fast paths' one dict lookup
+_FLOATS = backend.NUMPY_FLOATS  # NumPy's float dtypes: the fast paths' one dict lookup
 
 
 def tensor_input(value, op: str, arg: str = "input") -> Tensor:

@@ -163,11 +163,11 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     if tensors:
         shape, dtype, device = _elementwise_normal(mean, std, size, dtype, device, tensors)
     else:
-        from ..creation import _float_or, _size
+        from ..creation import float_or_default, sizes_of
 
         if size is None:
             raise TypeError("normal(): with a number for both mean and std, pass size=, e.g. normal(0.0, 1.0, size=(3,))")
-        shape, dtype, device = _size((size,)), _float_or(dtype), backend.as_device(device)
+        shape, dtype, device = sizes_of((size,)), float_or_default(dtype), backend.as_device(device)
         if not dtype.is_floating_point:
             raise NotImplementedError(f"normal() is not implemented for {dtype.name}; ask for a floating point dtype")
     if isinstance(std, Tensor):
