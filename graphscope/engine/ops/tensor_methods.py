@@ -1,4 +1,4 @@
-"""Tensor's methods and operators are the ops themselves: each op says, where it is defined, which it is.
+"""Tensor's methods and operators are the ops themselves, each registered beside its op's definition.
 
 A method set here is a plain function attribute of Tensor, as fast to call as a `def` in the class.
 """
