@@ -15,7 +15,7 @@ THIRD_PARTY = {"numpy", "rich", "textual", "cupy", "cupyx"}
 SESSION_USES_OF_THE_ENGINE = {
     "graphscope.engine.hooks": "observing: the recorder and the step gate are observers",
     "graphscope.engine.backend": "devices: --device and the default device",
-    "graphscope.engine.naming": "--as-torch: shapes and dtypes print under torch's names",
+    "graphscope.engine.library_name": "--as-torch: shapes and dtypes print under torch's names",
     "graphscope.engine.unsupported": "--as-torch: the one error for a torch name graphscope lacks",
     "graphscope.engine.keyword_arguments": "--as-torch: errors raised through its wrappers are the script's",
     "graphscope.engine.tensor": "--as-torch: the README's API list reads Tensor's methods",

@@ -1,9 +1,9 @@
 """graphscope's eager autograd engine: PyTorch's names and semantics on NumPy (cpu) and CuPy (cuda)."""
 
-import importlib as _importlib
 import warnings as _warnings
 
-from .tensor import Tensor  # first: tensor.py loads the ops, which build on Tensor  # isort: skip
+from .tensor import Tensor  # first: the ops build on Tensor  # isort: skip
+from . import ops  # the ops set Tensor's methods and operators  # isort: skip
 from . import autograd, hooks, nn, optim
 from . import utils
 from .backend import Device as device
@@ -16,9 +16,9 @@ from .dtypes import dtype, float16, float32, float64, get_default_dtype, int8, i
 from .dtypes import set_default_dtype, uint8
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .grad_mode import inference_mode
-from . import accelerator, backends
+from . import accelerator, linalg
+from . import torch_backends as backends  # torch.backends
 from .ops import *  # noqa: F403  (the op functions: add, matmul, softmax, ...)
-linalg = _importlib.import_module(f"{__name__}.linalg")  # torch.linalg (not ops.linalg, which `*` brings)
 from .random import initial_seed, manual_seed, seed
 from .serialization import load, save
 from .size import Size
@@ -66,7 +66,7 @@ class cuda:
 
 
 # keepdims= and out= as torch takes them (issue 14): the public functions are wrapped; the engine's
-# own calls (Tensor methods, nn) go to the ops directly and pay nothing for them.
+# own calls (nn, the ops) go to the ops directly and pay nothing for them.
 def _wrap_public_functions():
     from .keyword_arguments import accepts_keepdims, accepts_out
 

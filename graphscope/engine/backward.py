@@ -78,7 +78,7 @@ def _seed(root: Tensor, gradient):
     return backend.astype(array, root.array.dtype)
 
 
-def _sum_to(grad, shape):
+def sum_to_shape(grad, shape):
     """Sum a broadcast grad back down to an input's shape."""
     if grad.ndim == len(shape) + 1 and grad.shape[1:] == shape:
         return backend.sum(grad, axis=0)  # the common case: a bias broadcast over the batch
@@ -210,7 +210,7 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                 if g is not None:
                     array = tensor.array
                     if g.shape != array.shape:
-                        g = _sum_to(g, array.shape)
+                        g = sum_to_shape(g, array.shape)
                     if g.dtype is not array.dtype and g.dtype != array.dtype:
                         g = backend.astype(g, array.dtype)
                 child = tensor.grad_fn

@@ -99,7 +99,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor:
         host = data.copy() if dtype is None else data.astype(dtypes.to_numpy(dtype))
     else:
         host = _infer(data, dtype)
-    if host.dtype not in dtypes._BY_NUMPY:
+    if host.dtype not in dtypes.BY_NUMPY:
         dtypes.from_numpy(host.dtype)  # raises a clear error for unsupported dtypes
     return _finish(backend.from_host(host, backend.as_device(device)), requires_grad)
 
@@ -110,7 +110,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
     if (isinstance(data, np.ndarray) and (dtype is None or dtypes.to_numpy(dtype) == data.dtype)
-            and backend.as_device(device).type == "cpu" and data.dtype in dtypes._BY_NUMPY):
+            and backend.as_device(device).type == "cpu" and data.dtype in dtypes.BY_NUMPY):
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 
@@ -123,7 +123,8 @@ def from_numpy(array: np.ndarray) -> Tensor:
     return wrap(array)
 
 
-def _size(size) -> tuple:
+def sizes_of(size) -> tuple:
+    """The shape a creation function was given, as f(2, 3) or f((2, 3)), checked non-negative."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     for n in size:
@@ -132,7 +133,8 @@ def _size(size) -> tuple:
     return tuple(int(n) for n in size)
 
 
-def _float_or(dtype) -> dtypes.dtype:
+def float_or_default(dtype) -> dtypes.dtype:
+    """`dtype` as a graphscope dtype, the default float dtype when None."""
     return dtypes.get_default_dtype() if dtype is None else dtypes.from_any(dtype)
 
 
@@ -143,15 +145,15 @@ def _make(device, function, *args, dtype):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(_make(device, "zeros", _size(size), dtype=_float_or(dtype)), requires_grad)
+    return _finish(_make(device, "zeros", sizes_of(size), dtype=float_or_default(dtype)), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(_make(device, "ones", _size(size), dtype=_float_or(dtype)), requires_grad)
+    return _finish(_make(device, "ones", sizes_of(size), dtype=float_or_default(dtype)), requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(_make(device, "empty", _size(size), dtype=_float_or(dtype)), requires_grad)
+    return _finish(_make(device, "empty", sizes_of(size), dtype=float_or_default(dtype)), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -162,7 +164,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
                  else dtypes.int64 if isinstance(fill_value, int) else dtypes.get_default_dtype())
     dtype = dtypes.from_any(dtype)
     fill_value = _fill_value(fill_value, dtype)
-    return _finish(_make(device, "full", _size((size,)), fill_value, dtype=dtype), requires_grad)
+    return _finish(_make(device, "full", sizes_of((size,)), fill_value, dtype=dtype), requires_grad)
 
 
 def _fill_value(value, dtype: dtypes.dtype):
@@ -220,7 +222,7 @@ def empty_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> T
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False) -> Tensor:
-    return _finish(_make(device, "eye", n, n if m is None else m, dtype=_float_or(dtype)), requires_grad)
+    return _finish(_make(device, "eye", n, n if m is None else m, dtype=float_or_default(dtype)), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -238,15 +240,15 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
     values = _make(device, "linspace", start, end, int(steps), dtype=dtypes.float64)
-    return _finish(backend.astype(values, backend.native_dtype(_float_or(dtype), values)), requires_grad)
+    return _finish(backend.astype(values, backend.native_dtype(float_or_default(dtype), values)), requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
-    return _finish(drawing(generator, device, "randn").normal(_size(size), _float_or(dtype)), requires_grad)
+    return _finish(drawing(generator, device, "randn").normal(sizes_of(size), float_or_default(dtype)), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
-    return _finish(drawing(generator, device, "rand").uniform(0.0, 1.0, _size(size), _float_or(dtype)),
+    return _finish(drawing(generator, device, "rand").uniform(0.0, 1.0, sizes_of(size), float_or_default(dtype)),
                    requires_grad)
 
 
@@ -260,7 +262,7 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
     dtype = dtypes.int64 if dtype is None else dtypes.from_any(dtype)
-    return _finish(drawing(generator, device, "randint").integers(low, high, _size((size,)), dtype), requires_grad)
+    return _finish(drawing(generator, device, "randint").integers(low, high, sizes_of((size,)), dtype), requires_grad)
 
 
 def _random_like(name, input, dtype, device):
@@ -283,5 +285,5 @@ def rand_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Te
 
 def randperm(n, dtype=None, device=None, *, generator=None) -> Tensor:
     dtype = dtypes.int64 if dtype is None else dtypes.from_any(dtype)
-    values = drawing(generator, device, "randperm").permutation(_size((n,))[0])
+    values = drawing(generator, device, "randperm").permutation(sizes_of((n,))[0])
     return wrap(backend.astype(values, backend.native_dtype(dtype, values), copy=False))

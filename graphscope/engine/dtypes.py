@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import naming
+from . import library_name
 
 
 class dtype:
@@ -20,7 +20,7 @@ class dtype:
         self._kind = kind
 
     def __repr__(self):
-        return f"{naming.library()}.{self.name}"
+        return f"{library_name.library()}.{self.name}"
 
     def __reduce__(self):
         return (from_numpy, (self.numpy,))
@@ -38,22 +38,23 @@ int32 = dtype("int32", np.int32, _INT)
 int64 = dtype("int64", np.int64, _INT)
 bool_ = dtype("bool", np.bool_, _BOOL)
 
-_BY_NUMPY = {d.numpy: d for d in (float16, float32, float64, int8, uint8, int16, int32, int64, bool_)}
+# NumPy dtype -> graphscope dtype, for every dtype the engine has.
+BY_NUMPY = {d.numpy: d for d in (float16, float32, float64, int8, uint8, int16, int32, int64, bool_)}
 _default_float = float32
 
 
 def from_numpy(numpy_dtype) -> dtype:
     """The graphscope dtype of a NumPy dtype, or a clear error for unsupported ones."""
     try:
-        return _BY_NUMPY[numpy_dtype]
+        return BY_NUMPY[numpy_dtype]
     except KeyError:
         pass
     try:
-        return _BY_NUMPY[np.dtype(numpy_dtype)]
+        return BY_NUMPY[np.dtype(numpy_dtype)]
     except (KeyError, TypeError):
         raise TypeError(
             f"unsupported dtype {numpy_dtype!r}: graphscope supports "
-            + ", ".join(d.name for d in _BY_NUMPY.values())
+            + ", ".join(d.name for d in BY_NUMPY.values())
         ) from None
 
 
@@ -109,14 +110,14 @@ def promote(da: dtype, a_ndim: int, db: dtype, b_ndim: int) -> dtype:
         return db
     if b_ndim == 0 and a_ndim != 0:
         return da
-    return _BY_NUMPY[np.promote_types(da.numpy, db.numpy)]
+    return BY_NUMPY[np.promote_types(da.numpy, db.numpy)]
 
 
 def promote_types(da: dtype, db: dtype) -> dtype:
     """PyTorch's promotion of two dtypes: the higher category wins, else the wider type."""
     if da._kind != db._kind:
         return da if da._kind > db._kind else db
-    return _BY_NUMPY[np.promote_types(da.numpy, db.numpy)]
+    return BY_NUMPY[np.promote_types(da.numpy, db.numpy)]
 
 
 def scalar_result(d: dtype, scalar) -> dtype:

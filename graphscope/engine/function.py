@@ -7,7 +7,7 @@ import itertools
 from . import grad_mode
 from .backend import CPU_ARRAY, is_array, namespace
 from .hooks import announce_node_created, observers
-from .tensor import Tensor, _as_array
+from .tensor import Tensor, as_array
 
 _ndarray = CPU_ARRAY
 
@@ -92,7 +92,7 @@ class Function:
                     needs.append(False)
             out = fn.forward(*arrays, **params)
         result = _new(Tensor)
-        result.array = out if type(out) is _ndarray else _as_array(out)
+        result.array = out if type(out) is _ndarray else as_array(out)
         result._vc = [0]
         if not (True in needs and _grad_state.enabled):
             result.requires_grad = False

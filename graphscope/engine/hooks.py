@@ -20,12 +20,12 @@ EVENTS = ("leaf_created", "node_created", "module_entered", "module_left", "back
 
 # Per event, the handlers of the installed observers that override it (rebuilt, never mutated,
 # so an observer may uninstall itself mid-event). Events nobody handles cost one lookup.
-_handlers: dict = {event: () for event in EVENTS}
+handlers_by_event: dict = {event: () for event in EVENTS}
 # The one observer that steps through backward by a tape (see `Observer.backward_tape`): its
-# `backward_tape`, behind its thread check; None when there is none. Rebuilt with `_handlers`.
+# `backward_tape`, behind its thread check; None when there is none. Rebuilt with `handlers_by_event`.
 _taping: list = [None]
 # Whether an installed observer handles leaf_updating or leaf_updated: in-place ops on a leaf that
-# requires grad check it (after `observers`) before announcing. Rebuilt with `_handlers`.
+# requires grad check it (after `observers`) before announcing. Rebuilt with `handlers_by_event`.
 leaf_updates: list = [False]
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -171,10 +171,10 @@ def _rebuild() -> None:
     steppers = [o for o in observers if _overrides(o, "before_node") or _overrides(o, "after_node")]
     taper = steppers[0] if len(steppers) == 1 and _overrides(steppers[0], "backward_tape") else None
     for event in EVENTS:
-        _handlers[event] = tuple(_handler(o, event) for o in observers if _overrides(o, event)
+        handlers_by_event[event] = tuple(_handler(o, event) for o in observers if _overrides(o, event)
                                  and not (o is taper and event in _TAPED))
     _taping[0] = None if taper is None else _handler(taper, "backward_tape")
-    leaf_updates[0] = bool(_handlers["leaf_updating"] or _handlers["leaf_updated"])
+    leaf_updates[0] = bool(handlers_by_event["leaf_updating"] or handlers_by_event["leaf_updated"])
 
 
 _TAPED = ("before_node", "after_node")  # the events a tape replaces
@@ -251,13 +251,13 @@ def current_module() -> str | None:
 
 def announce(event: str, *args) -> None:
     """Call `event` on every installed observer that handles it (callers check `observers` first)."""
-    for handler in _handlers[event]:
+    for handler in handlers_by_event[event]:
         handler(*args)
 
 
 def announce_leaf_created(tensor) -> None:
     """leaf_created, with the user's source site found only when someone listens."""
-    handlers = _handlers["leaf_created"]
+    handlers = handlers_by_event["leaf_created"]
     if handlers:
         site = user_site()
         for handler in handlers:
@@ -266,7 +266,7 @@ def announce_leaf_created(tensor) -> None:
 
 def announce_node_created(node, inputs, output) -> None:
     """node_created, with the user's source site found only when someone listens."""
-    handlers = _handlers["node_created"]
+    handlers = handlers_by_event["node_created"]
     if handlers:
         site = user_site()
         for handler in handlers:
@@ -282,4 +282,4 @@ def backward_tape():
 
 def handled(*events: str) -> bool:
     """Whether an installed observer handles any of `events` (announcing to none does nothing)."""
-    return any(_handlers[event] for event in events)
+    return any(handlers_by_event[event] for event in events)

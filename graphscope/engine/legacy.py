@@ -6,7 +6,7 @@ import operator
 
 import numpy as np
 
-from . import backend, dtypes, naming
+from . import backend, dtypes, library_name
 from .size import Size
 
 
@@ -22,7 +22,7 @@ def new_array(args, dtype, device, name: str):
         other = args[0]
         if dtype is not None and other.dtype is not dtype:
             raise TypeError(f"{name}(): expected a {dtype.name} tensor, got {other.dtype.name}; "
-                            f"convert it with .to({naming.library()}.{dtype.name}) first")
+                            f"convert it with .to({library_name.library()}.{dtype.name}) first")
         return other.array, other._vc
     if len(args) == 1 and backend.is_array(args[0]) and not isinstance(args[0], np.ndarray):
         return args[0], [0]  # a device array (CuPy): wrapped as it is
@@ -70,7 +70,7 @@ class _TensorType(type):
         return isinstance(instance, Tensor) and instance.dtype is cls.dtype and instance.device.type != "cuda"
 
     def __repr__(cls):
-        return f"<class '{naming.library()}.{cls.__name__}'>"
+        return f"<class '{library_name.library()}.{cls.__name__}'>"
 
 
 def _tensor_type(name: str, dtype: dtypes.dtype) -> type:
@@ -96,7 +96,7 @@ _BY_NAME = {t.__name__: t for t in TENSOR_TYPES}
 def type_name(dtype: dtypes.dtype, device) -> str:
     """'torch.FloatTensor' (or 'graphscope.cuda.FloatTensor'): what Tensor.type() returns."""
     where = ".cuda" if device.type == "cuda" else ""
-    return f"{naming.library()}{where}.{_BY_DTYPE[dtype].__name__}"
+    return f"{library_name.library()}{where}.{_BY_DTYPE[dtype].__name__}"
 
 
 def dtype_of_type(spec) -> dtypes.dtype:

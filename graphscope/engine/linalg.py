@@ -2,7 +2,7 @@
 
 from .keyword_arguments import accepts_keepdims
 from .ops import norms
-from .ops.linalg import matmul
+from .ops.matmul import matmul
 
 norm = accepts_keepdims(norms.linalg_norm)
 vector_norm = accepts_keepdims(norms.vector_norm)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import operator
 
-from . import naming
+from . import library_name
 
 
 class Size(tuple):
@@ -40,7 +40,7 @@ class Size(tuple):
         return count
 
     def __repr__(self):
-        return f"{naming.library()}.Size([{', '.join(map(str, self))}])"
+        return f"{library_name.library()}.Size([{', '.join(map(str, self))}])"
 
     __str__ = __repr__
 

@@ -1,7 +1,8 @@
 """Tensor: a device array plus its place in the autograd graph, with PyTorch's API.
 
-Over 400 lines on purpose: one class, PyTorch's Tensor, whose many thin methods are its API; split
-across files they would no longer read as one type.
+The class holds a tensor's own state (its array, dtype, device, grad, version) and what reads it;
+its ops, as methods and operators, are the op functions themselves, set on it by engine/ops
+(`ops/tensor_methods.py`), so this module never imports the ops.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import operator
 import numpy as np
 
 from . import backend, dtypes, hooks
+from .dims import normalize_dim
 from .size import Size
 from .size import of as _size_of
 
@@ -21,7 +23,7 @@ _new = object.__new__
 def wrap(array, requires_grad=False, grad_fn=None):
     """A new Tensor around `array` (the engine's fast constructor; no copies, no checks)."""
     if type(array) is not _ndarray:
-        array = _as_array(array)
+        array = as_array(array)
     t = _new(Tensor)
     t.array = array
     t.requires_grad = requires_grad
@@ -43,7 +45,7 @@ class _DataVersion(list):
         super().__setitem__(index, value)
 
 
-def _as_array(value):
+def as_array(value):
     """NumPy returns scalars from 0-d operations; tensors always hold arrays."""
     if isinstance(value, np.generic):
         return np.asarray(value)
@@ -182,14 +184,6 @@ class Tensor:
     # `.grad` is read for every parameter at every step: its getter is a C attrgetter, not a frame.
     grad = property(operator.attrgetter("_grad"), _set_grad, doc="The accumulated grad (a Tensor), or None.")
 
-    @property
-    def T(self) -> "Tensor":
-        return _ops.permute(self, tuple(range(self.ndim - 1, -1, -1)))
-
-    @property
-    def mT(self) -> "Tensor":
-        return _ops.transpose(self, -2, -1)
-
     # --- conversions -----------------------------------------------------------------------
 
     def item(self):
@@ -222,7 +216,7 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return _size_of(self.array.shape)
-        return self.array.shape[_ops.operands.normalize_dim(dim, self.array.ndim)]
+        return self.array.shape[normalize_dim(dim, self.array.ndim)]
 
     def numel(self) -> int:
         return int(self.array.size)
@@ -266,18 +260,10 @@ class Tensor:
             return format(self.item(), spec)
         return format(repr(self), spec)
 
-    def to(self, *args, **kwargs):
-        """to(dtype), to(device), to(device, dtype), to(other): a converted tensor (self if unchanged)."""
-        copy = kwargs.pop("copy", False)
-        device, dtype = to_arguments(args, kwargs)
-        out = self
-        if device is not None:
-            out = _ops.to_device(out, backend.as_device(device))
-        if dtype is not None:
-            out = _ops.cast(out, dtype)
-        if copy and out is self:
-            out = self.clone()
-        return out
+    def __pos__(self):
+        return self
+
+    # `to` itself is ops/unary.py's, beside the cast and the move it is made of.
 
     def float(self):
         return self.to(dtypes.float32)
@@ -347,9 +333,6 @@ class Tensor:
         self.requires_grad = False
         return self
 
-    def clone(self) -> "Tensor":
-        return _ops.clone(self)
-
     def retain_grad(self) -> None:
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
@@ -418,354 +401,7 @@ class Tensor:
             extras.append("requires_grad=True")
         return "tensor(" + ", ".join([body] + extras) + ")"
 
-    # --- ops as methods and operators (defined in engine/ops) ------------------------------
-    # + - * / ** @ and their in-place forms are the ops themselves, set at the end of this file.
 
-    def __rtruediv__(self, other):
-        return _ops.div(other, self)
-
-    def __rpow__(self, other):
-        return _ops.pow(other, self)
-
-    def __rmatmul__(self, other):
-        return _ops.matmul(other, self)
-
-    def __neg__(self):
-        return _ops.neg(self)
-
-    def __pos__(self):
-        return self
-
-    def __abs__(self):
-        return _ops.abs(self)
-
-    def __eq__(self, other):
-        if other is None:
-            return False
-        return _ops.eq(self, other)
-
-    def __ne__(self, other):
-        if other is None:
-            return True
-        return _ops.ne(self, other)
-
-    def __lt__(self, other):
-        return _ops.lt(self, other)
-
-    def __le__(self, other):
-        return _ops.le(self, other)
-
-    def __gt__(self, other):
-        return _ops.gt(self, other)
-
-    def __ge__(self, other):
-        return _ops.ge(self, other)
-
-    def __invert__(self):
-        return _ops.logical_not(self)
-
-    def __and__(self, other):
-        return _ops.logical_and(self, other)
-
-    def __or__(self, other):
-        return _ops.logical_or(self, other)
-
-    def __getitem__(self, index):
-        return _ops.getitem(self, index)
-
-    def __setitem__(self, index, value):
-        _ops.setitem(self, index, value)
-
-    def add(self, other, alpha=1):
-        return _ops.add(self, other if alpha == 1 else _ops.mul(other, alpha))
-
-    def sub(self, other, alpha=1):
-        return _ops.sub(self, other if alpha == 1 else _ops.mul(other, alpha))
-
-    def mul(self, other):
-        return _ops.mul(self, other)
-
-    def div(self, other):
-        return _ops.div(self, other)
-
-    def pow(self, exponent):
-        return _ops.pow(self, exponent)
-
-    def matmul(self, other):
-        return _ops.matmul(self, other)
-
-    def mm(self, other):
-        return _ops.mm(self, other)
-
-    # The elementwise methods (exp, tanh, relu, ...) are the ops themselves, set by ops/unary.elementwise.
-
-    def clamp(self, min=None, max=None):
-        return _ops.clamp(self, min, max)
-
-    clip = clamp
-
-    def maximum(self, other):
-        return _ops.maximum(self, other)
-
-    def minimum(self, other):
-        return _ops.minimum(self, other)
-
-    def where(self, condition, other):
-        return _ops.where(condition, self, other)
-
-    def sum(self, dim=None, keepdim=False, dtype=None):
-        return _ops.sum(self, dim, keepdim, dtype=dtype)
-
-    def mean(self, dim=None, keepdim=False):
-        return _ops.mean(self, dim, keepdim)
-
-    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        return _ops.var(self, dim, unbiased, keepdim, correction=correction)
-
-    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
-        return _ops.std(self, dim, unbiased, keepdim, correction=correction)
-
-    def prod(self, dim=None, keepdim=False):
-        return _ops.prod(self, dim, keepdim)
-
-    def max(self, dim=None, keepdim=False):
-        return _ops.max(self, dim, keepdim)
-
-    def min(self, dim=None, keepdim=False):
-        return _ops.min(self, dim, keepdim)
-
-    def amax(self, dim=(), keepdim=False):
-        return _ops.amax(self, dim, keepdim)
-
-    def amin(self, dim=(), keepdim=False):
-        return _ops.amin(self, dim, keepdim)
-
-    def argmax(self, dim=None, keepdim=False):
-        return _ops.argmax(self, dim, keepdim)
-
-    def argmin(self, dim=None, keepdim=False):
-        return _ops.argmin(self, dim, keepdim)
-
-    def all(self, dim=None, keepdim=False):
-        return _ops.all(self, dim, keepdim)
-
-    def any(self, dim=None, keepdim=False):
-        return _ops.any(self, dim, keepdim)
-
-    def softmax(self, dim):
-        return _ops.softmax(self, dim)
-
-    def log_softmax(self, dim):
-        return _ops.log_softmax(self, dim)
-
-    def logsumexp(self, dim, keepdim=False):
-        return _ops.logsumexp(self, dim, keepdim)
-
-    def reshape(self, *shape):
-        return _ops.reshape(self, *shape)
-
-    def view(self, *shape):
-        return _ops.view(self, *shape)
-
-    def view_as(self, other):
-        return _ops.reshape(self, other.shape)
-
-    def reshape_as(self, other):
-        return _ops.reshape(self, other.shape)
-
-    def flatten(self, start_dim=0, end_dim=-1):
-        return _ops.flatten(self, start_dim, end_dim)
-
-    def squeeze(self, dim=None):
-        return _ops.squeeze(self, dim)
-
-    def unsqueeze(self, dim):
-        return _ops.unsqueeze(self, dim)
-
-    def transpose(self, dim0, dim1):
-        return _ops.transpose(self, dim0, dim1)
-
-    def t(self):
-        return _ops.t(self)
-
-    def permute(self, *dims):
-        return _ops.permute(self, *dims)
-
-    def expand(self, *sizes):
-        return _ops.expand(self, *sizes)
-
-    def expand_as(self, other):
-        return _ops.expand(self, other.shape)
-
-    def repeat(self, *sizes):
-        return _ops.repeat(self, *sizes)
-
-    def split(self, split_size_or_sections, dim=0):
-        return _ops.split(self, split_size_or_sections, dim)
-
-    def chunk(self, chunks, dim=0):
-        return _ops.chunk(self, chunks, dim)
-
-    def gather(self, dim, index):
-        return _ops.gather(self, dim, index)
-
-    def masked_fill(self, mask, value):
-        return _ops.masked_fill(self, mask, value)
-
-    def eq(self, other):
-        return _ops.eq(self, other)
-
-    def ne(self, other):
-        return _ops.ne(self, other)
-
-    def lt(self, other):
-        return _ops.lt(self, other)
-
-    def le(self, other):
-        return _ops.le(self, other)
-
-    def gt(self, other):
-        return _ops.gt(self, other)
-
-    def ge(self, other):
-        return _ops.ge(self, other)
-
-    def add_(self, other, alpha=1):
-        return _ops.add_(self, other if alpha == 1 else _ops.mul(other, alpha))
-
-    def sub_(self, other, alpha=1):
-        return _ops.sub_(self, other if alpha == 1 else _ops.mul(other, alpha))
-
-    def mul_(self, other):
-        return _ops.mul_(self, other)
-
-    def div_(self, other):
-        return _ops.div_(self, other)
-
-    def clamp_(self, min=None, max=None):
-        return _ops.clamp_(self, min, max)
-
-    def zero_(self):
-        if hooks.observers:
-            hooks.announce("tensor_zeroing", self)  # a leaf's `.grad.zero_()` is a grad reset
-        return _ops.fill_(self, 0)
-
-    def fill_(self, value):
-        return _ops.fill_(self, value)
-
-    def copy_(self, src):
-        return _ops.copy_(self, src)
-
-    def masked_fill_(self, mask, value):
-        return _ops.masked_fill_(self, mask, value)
-
-    def relu_(self):
-        return _ops.relu_(self)
-
-    def uniform_(self, a=0.0, b=1.0, *, generator=None):
-        return _ops.uniform_(self, a, b, generator=generator)
-
-    def normal_(self, mean=0.0, std=1.0, *, generator=None):
-        return _ops.normal_(self, mean, std, generator=generator)
-
-    def bernoulli_(self, p=0.5, *, generator=None):
-        return _ops.bernoulli_(self, p, generator=generator)
-
-    def bernoulli(self, p=None, *, generator=None):
-        return _ops.bernoulli(self, p, generator=generator)
-
-    def multinomial(self, num_samples, replacement=False, *, generator=None):
-        return _ops.multinomial(self, num_samples, replacement, generator=generator)
-
-    # --- legacy and convenience names (issue 14) -------------------------------------------
-
-    def __floordiv__(self, other):
-        return _ops.floor_divide(self, other)
-
-    def __rfloordiv__(self, other):
-        return _ops.floor_divide(other, self)
-
-    def __mod__(self, other):
-        return _ops.remainder(self, other)
-
-    def __rmod__(self, other):
-        return _ops.remainder(other, self)
-
-    def floor_divide(self, other):
-        return _ops.floor_divide(self, other)
-
-    def remainder(self, other):
-        return _ops.remainder(self, other)
-
-    def floor(self):
-        return _ops.floor(self)
-
-    def ceil(self):
-        return _ops.ceil(self)
-
-    def round(self, *, decimals=0):
-        return _ops.round(self, decimals=decimals)
-
-    def isnan(self):
-        return _ops.isnan(self)
-
-    def isfinite(self):
-        return _ops.isfinite(self)
-
-    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return _ops.allclose(self, other, rtol, atol, equal_nan)
-
-    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
-        return _ops.norm(self, p, dim, keepdim, dtype)
-
-    def dot(self, other):
-        return _ops.dot(self, other)
-
-    def mv(self, vec):
-        return _ops.mv(self, vec)
-
-    def bmm(self, mat2):
-        return _ops.bmm(self, mat2)
-
-    def sort(self, dim=-1, descending=False, stable=False):
-        return _ops.sort(self, dim, descending, stable)
-
-    def argsort(self, dim=-1, descending=False, stable=False):
-        return _ops.argsort(self, dim, descending, stable)
-
-    def topk(self, k, dim=-1, largest=True, sorted=True):
-        return _ops.topk(self, k, dim, largest, sorted)
-
-    def tril(self, diagonal=0):
-        return _ops.tril(self, diagonal)
-
-    def triu(self, diagonal=0):
-        return _ops.triu(self, diagonal)
-
-    def roll(self, shifts, dims=None):
-        return _ops.roll(self, shifts, dims)
-
-    def flip(self, *dims):
-        return _ops.flip(self, dims[0] if len(dims) == 1 else dims)
-
-    def cumsum(self, dim, *, dtype=None):
-        return _ops.cumsum(self, dim, dtype=dtype)
-
-
-# Ops and the backward pass build on Tensor; its methods resolve them at call time.
+# The backward pass and the legacy constructors build on Tensor; its methods resolve them at call time.
 from . import backward as _backward  # noqa: E402
 from . import legacy as _legacy  # noqa: E402
-from .keyword_arguments import accepts_keepdims as _accepts_keepdims  # noqa: E402
-from . import ops as _ops  # noqa: E402
-
-for _name in ("sum", "mean", "var", "std", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any",
-              "logsumexp", "norm"):
-    setattr(Tensor, _name, _accepts_keepdims(getattr(Tensor, _name)))  # x.sum(1, keepdims=True), as torch
-del _name
-
-# The operators a training step is made of are the ops themselves rather than methods that call
-# them: one Python call less per op on the engine's hottest path.
-Tensor.__add__, Tensor.__sub__, Tensor.__mul__ = _ops.add, _ops.sub, _ops.mul
-Tensor.__truediv__, Tensor.__pow__, Tensor.__matmul__ = _ops.div, _ops.pow, _ops.matmul
-Tensor.__iadd__, Tensor.__isub__, Tensor.__imul__, Tensor.__itruediv__ = _ops.add_, _ops.sub_, _ops.mul_, _ops.div_
-Tensor.__radd__, Tensor.__rsub__, Tensor.__rmul__ = _ops.arithmetic.radd, _ops.arithmetic.rsub, _ops.arithmetic.rmul

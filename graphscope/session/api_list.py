@@ -39,7 +39,7 @@ TORCH_GROUP_BY_MODULE = {
     "ops.unary": "Math operations: pointwise",
     "ops.reduction": "Math operations: reduction",
     "ops.comparison": "Math operations: comparison",
-    "ops.linalg": "Math operations: BLAS and LAPACK",
+    "ops.matmul": "Math operations: BLAS and LAPACK",
     "ops.softmax": "Math operations: other",
     "grad_mode": "Locally disabling gradient computation",
     "size": "Tensors",

@@ -7,7 +7,7 @@ import importlib.util
 import sys
 import types
 
-from graphscope.engine import naming
+from graphscope.engine import library_name
 from graphscope.engine.unsupported import UnsupportedTorchModule, unsupported
 
 ALIASES = {
@@ -19,8 +19,8 @@ ALIASES = {
     "torch.optim.lr_scheduler": "graphscope.engine.optim.lr_scheduler",
     "torch.autograd": "graphscope.engine.autograd",
     "torch.linalg": "graphscope.engine.linalg",
-    "torch.backends": "graphscope.engine.backends",
-    "torch.backends.cudnn": "graphscope.engine.backends.cudnn",
+    "torch.backends": "graphscope.engine.torch_backends",
+    "torch.backends.cudnn": "graphscope.engine.torch_backends.cudnn",
     "torch.nn.utils": "graphscope.engine.nn.utils",
     "torch.utils": "graphscope.engine.utils",
     "torch.utils.data": "graphscope.engine.utils.data",
@@ -92,11 +92,11 @@ class TorchAliases:
                 setattr(sys.modules[parent], child, sys.modules[name])
         self.finder = _UnsupportedModules()
         sys.meta_path.insert(0, self.finder)
-        self.library = naming.set_library("torch")  # shapes and dtypes print as torch.Size, torch.float32
+        self.library = library_name.set_library("torch")  # shapes and dtypes print as torch.Size, torch.float32
         return self
 
     def __exit__(self, *exc):
-        naming.set_library(self.library)
+        library_name.set_library(self.library)
         sys.meta_path.remove(self.finder)
         for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
             del sys.modules[name]

@@ -63,7 +63,7 @@ def _missing_name(error: BaseException) -> str | None:
             return None  # raised inside graphscope: a bug of ours, not a missing name
         callee = _callee(error.__traceback__)
         if callee is None:  # named by an expression (`torch.ones(3).sum`): go by Python's message
-            owner = _by_qualname(qualname, keyword)
+            owner = _by_qualname(qualname, keyword, _called_as_method(error.__traceback__))
         else:
             owner = None if _accepts(callee, keyword) else _torch_name(callee)
         return f"{owner}({keyword}=...)" if owner else None
@@ -121,14 +121,17 @@ def _torch_name(obj, exact: bool = False) -> str | None:
     return None
 
 
-def _by_qualname(qualname: str, keyword: str) -> str | None:
-    """The torch name of the one supported callable with this qualified name (`Tensor.sum`,
-    `Linear.__init__`) that lacks `keyword`; None when there is none or more than one."""
+def _by_qualname(qualname: str, keyword: str, method: bool) -> str | None:
+    """The torch name of the one supported callable with this qualified name (`sum`,
+    `Linear.__init__`) that lacks `keyword`; None when there is none or more than one. A `method`
+    call (`x.sum(...)`) means the Tensor method, which is the op of the function of its name."""
     found = {}
     for torch_name, obj in _supported().items():
         function = vars(obj).get("__init__") if inspect.isclass(obj) else obj
         if getattr(function, "__qualname__", None) == qualname and not _accepts(obj, keyword):
             found.setdefault(id(obj), torch_name)
+    if method and len(found) > 1:
+        found = {key: name for key, name in found.items() if name.startswith("torch.Tensor.")}
     return next(iter(found.values())) if len(found) == 1 else None
 
 
@@ -149,6 +152,12 @@ def _callee(tb) -> object | None:
     """
     node, frame = _failed_source(tb, "eval")
     return _lookup(node.func, frame) if isinstance(node, ast.Call) else None
+
+
+def _called_as_method(tb) -> bool:
+    """Whether the failed call in the script is an attribute's (`torch.ones(3).sum(foo=1)`)."""
+    node, _ = _failed_source(tb, "eval")
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
 
 
 def _imported_module(tb, parent: str) -> str:

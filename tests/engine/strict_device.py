@@ -24,7 +24,7 @@ NAME = "strict"
 _NATIVE = xps.Device("device1")  # not array-api-strict's CPU device: no implicit host access
 _HOST = xps.Device("CPU_DEVICE")
 _ARRAY = type(xps.asarray(0))
-_NATIVE_DTYPES = {d: getattr(xps, d.name) for d in dtypes._BY_NUMPY.values() if hasattr(xps, d.name)}
+_NATIVE_DTYPES = {d: getattr(xps, d.name) for d in dtypes.BY_NUMPY.values() if hasattr(xps, d.name)}
 _BY_NATIVE = {native: d for d, native in _NATIVE_DTYPES.items()}
 
 
@@ -115,5 +115,5 @@ class _HostGenerator:
 
 def register() -> None:
     """Make `device="strict"` usable (idempotent)."""
-    if NAME not in backend._DEVICE_TYPES:
+    if NAME not in backend.DEVICE_TYPES:
         backend.register_device_type(StrictDevice())

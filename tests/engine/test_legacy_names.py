@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import graphscope as gs
-from graphscope.engine import naming
+from graphscope.engine import library_name
 
 
 def same(got, expected):
@@ -25,13 +25,13 @@ def test_shape_and_size_are_sizes_that_behave_as_torch_size():
 
 def test_size_prints_under_the_library_name():
     assert repr(gs.zeros(3, 4).shape) == "graphscope.Size([3, 4])" and str(gs.Size([2])) == "graphscope.Size([2])"
-    previous = naming.set_library("torch")
+    previous = library_name.set_library("torch")
     try:
         assert repr(gs.zeros(3, 4).shape) == repr(torch.zeros(3, 4).shape) == "torch.Size([3, 4])"
         assert repr(gs.Size()) == repr(torch.Size())
         assert repr(gs.float32) == "torch.float32" and str(gs.int64) == "torch.int64"
     finally:
-        naming.set_library(previous)
+        library_name.set_library(previous)
     assert repr(gs.float32) == "graphscope.float32"
 
 
@@ -115,11 +115,11 @@ def test_type_names_and_converts():
     assert gs.zeros(2, dtype=gs.int64).type() == "graphscope.LongTensor"
     for spec in (gs.LongTensor, "torch.LongTensor", gs.int64):
         assert gs.zeros(2).type(spec).dtype is gs.int64
-    previous = naming.set_library("torch")
+    previous = library_name.set_library("torch")
     try:
         assert gs.zeros(2).type() == torch.zeros(2).type() and repr(gs.FloatTensor) == repr(torch.FloatTensor)
     finally:
-        naming.set_library(previous)
+        library_name.set_library(previous)
     with pytest.raises(ValueError, match="invalid type: 'torch.NoSuchTensor'"):
         gs.zeros(2).type("torch.NoSuchTensor")
 

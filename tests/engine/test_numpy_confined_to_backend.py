@@ -27,12 +27,12 @@ HOST_DATA = {
     ("creation.py", "_infer"): "parses the user's Python lists into a host array before from_host",
     ("creation.py", "_holds_float_arrays"): "inspects the user's data, not device arrays",
     ("creation.py", "tensor"): "copies a NumPy array the user passed (host data)",
-    ("tensor.py", "_as_array"): "turns NumPy scalars, which only NumPy ops return, into 0-d arrays",
+    ("tensor.py", "as_array"): "turns NumPy scalars, which only NumPy ops return, into 0-d arrays",
     ("tensor.py", "__repr__"): "formats a host copy made by backend.to_host",
     ("tensor.py", "numpy"): "the CPU tensor's own NumPy array",
-    ("autograd/gradcheck.py", "gradcheck"): "compares Jacobians on host copies (backend.to_host)",
-    ("autograd/gradcheck.py", "_numerical_jacobian"): "perturbs a host copy, runs the function on the device",
-    ("autograd/gradcheck.py", "output_with"): "perturbs a host copy, runs the function on the device",
+    ("autograd/jacobian_check.py", "gradcheck"): "compares Jacobians on host copies (backend.to_host)",
+    ("autograd/jacobian_check.py", "_numerical_jacobian"): "perturbs a host copy, runs the function on the device",
+    ("autograd/jacobian_check.py", "output_with"): "perturbs a host copy, runs the function on the device",
 }
 
 

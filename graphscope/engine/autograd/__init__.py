@@ -4,7 +4,7 @@ from ..grad_mode import enable_grad, no_grad, set_grad_enabled
 from .anomaly import detect_anomaly
 from .custom import Function, FunctionCtx
 from .grad import grad
-from .gradcheck import GradcheckError, gradcheck
+from .jacobian_check import GradcheckError, gradcheck
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None):

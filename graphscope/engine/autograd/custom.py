@@ -95,7 +95,7 @@ class CustomNode(Node):
 
 
 @functools.lru_cache(maxsize=None)
-def _node_class(function_cls) -> type:
+def node_class(function_cls) -> type:
     """The node class for a user Function: its op is the Function's name."""
     return type(f"{function_cls.__name__}Backward", (CustomNode,),
                 {"function_cls": function_cls, "op": function_cls.__name__, "rule": _custom_rule(function_cls)})
@@ -140,7 +140,7 @@ class Function:
             )
         if not (grad_mode.state.enabled and True in needs):
             return output
-        node = _node_class(cls)(ctx)
+        node = node_class(cls)(ctx)
         node.inputs = args
         node.needs_input_grad = needs
         node.seq = next_seq()

@@ -9,8 +9,8 @@ Callers use the package's names (`backend.reshape`, `backend.Device`), not its m
 """
 
 from .arrays import (
-    _NUMPY_FLOATS,
     CPU_ARRAY,
+    NUMPY_FLOATS,
     arange,
     asarray,
     astype,
@@ -67,7 +67,7 @@ from .device import (
 )
 from .numpy_cpu import numpy_dtype_name
 from .registry import (
-    _DEVICE_TYPES,
+    DEVICE_TYPES,
     DeviceType,
     device_type,
     register_device_type,

@@ -12,7 +12,7 @@ import numpy as np
 from .. import dtypes
 from .device import CPU, Device, as_device
 from .numpy_cpu import keep_where, numpy_dtype_name
-from .registry import _ARRAY_TYPES, device_type
+from .registry import ARRAY_TYPES, device_type
 from .registry import type_of as _type_of
 
 _ndarray = np.ndarray
@@ -34,7 +34,7 @@ def namespace(array):
 def is_array(value) -> bool:
     """Whether `value` is an array of a graphscope device (not a Python or NumPy scalar)."""
     kind = type(value)
-    if kind is _ndarray or kind in _ARRAY_TYPES:
+    if kind is _ndarray or kind in ARRAY_TYPES:
         return True
     if not hasattr(value, "shape") or isinstance(value, np.generic):
         return False
@@ -108,8 +108,9 @@ def from_host(host: np.ndarray, device):
 
 # --- dtypes --------------------------------------------------------------------------------------
 
-_BY_NUMPY = dtypes._BY_NUMPY
-_NUMPY_FLOATS = frozenset(d.numpy for d in _BY_NUMPY.values() if d.is_floating_point)
+_BY_NUMPY = dtypes.BY_NUMPY
+# NumPy's float dtypes: a fast path's test for a float array is one set lookup.
+NUMPY_FLOATS = frozenset(d.numpy for d in _BY_NUMPY.values() if d.is_floating_point)
 
 
 def dtype_of(array) -> dtypes.dtype:
@@ -137,7 +138,7 @@ def dtype_kind(array) -> str:
 def is_floating(array) -> bool:
     """Whether a device array holds floating point numbers."""
     if type(array) is _ndarray:
-        return array.dtype in _NUMPY_FLOATS
+        return array.dtype in NUMPY_FLOATS
     return _type_of(array).dtype_of(array.dtype).is_floating_point
 
 

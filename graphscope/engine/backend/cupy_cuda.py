@@ -8,7 +8,7 @@ import numpy as np
 
 from .device import Device
 from .numpy_cpu import NumpyDtypes
-from .registry import _ARRAY_TYPES, DeviceType, register_device_type
+from .registry import ARRAY_TYPES, DeviceType, register_device_type
 
 _INSTALL_GPU = "pip install 'graphscope[gpu]'"
 
@@ -42,7 +42,7 @@ class CupyCUDA(NumpyDtypes, DeviceType):
         self.cupy = cupy
         self.count = count
         self.xp = _with_standard_names(cupy)
-        _ARRAY_TYPES[cupy.ndarray] = self
+        ARRAY_TYPES[cupy.ndarray] = self
         return self.xp
 
     def array_types(self):

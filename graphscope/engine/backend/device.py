@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .registry import _DEVICE_TYPES, device_type
+from .registry import DEVICE_TYPES, device_type
 
 
 class Device:
@@ -17,8 +17,8 @@ class Device:
         if not isinstance(spec, str):
             raise TypeError(f"device must be a string like 'cpu' or 'cuda:0', not {type(spec).__name__}")
         kind, _, number = spec.partition(":")
-        if kind not in _DEVICE_TYPES:
-            names = " and ".join(repr(name) for name in _DEVICE_TYPES)
+        if kind not in DEVICE_TYPES:
+            names = " and ".join(repr(name) for name in DEVICE_TYPES)
             raise RuntimeError(f"unknown device {spec!r}: graphscope supports {names} (or 'cuda:N')")
         if number:
             if not number.isdigit():
@@ -87,8 +87,8 @@ def get_default_device() -> Device:
 
 
 def cuda_available() -> bool:
-    return _DEVICE_TYPES["cuda"].device_count() > 0
+    return DEVICE_TYPES["cuda"].device_count() > 0
 
 
 def cuda_device_count() -> int:
-    return _DEVICE_TYPES["cuda"].device_count()
+    return DEVICE_TYPES["cuda"].device_count()

@@ -194,8 +194,8 @@ def _host_index(device_type, index):
     return tuple(device_type.to_host(part) if device_type.owns(part) else part for part in index)
 
 
-_DEVICE_TYPES: dict = {}  # name -> DeviceType
-_ARRAY_TYPES: dict = {}  # array class -> DeviceType (a library's, once loaded)
+DEVICE_TYPES: dict = {}  # name -> DeviceType
+ARRAY_TYPES: dict = {}  # array class -> DeviceType (a library's, once loaded)
 
 
 def register_device_type(device_type: DeviceType) -> None:
@@ -204,31 +204,31 @@ def register_device_type(device_type: DeviceType) -> None:
     For tests and new back ends; `cpu` and `cuda` register themselves (numpy_cpu, cupy_cuda). A library is imported
     only when its device is first used, so `import graphscope` never imports CuPy.
     """
-    _DEVICE_TYPES[device_type.name] = device_type
+    DEVICE_TYPES[device_type.name] = device_type
     if device_type.xp is not None:
         for array_type in device_type.array_types():
-            _ARRAY_TYPES[array_type] = device_type
+            ARRAY_TYPES[array_type] = device_type
 
 
 
 def device_type(device: Device) -> DeviceType:
     """The DeviceType serving `device`, loaded and checked (a clear error if it can't be used)."""
-    kind = _DEVICE_TYPES[device.type]
+    kind = DEVICE_TYPES[device.type]
     kind.check(device)
     return kind
 
 
 def type_of(array) -> DeviceType:
     """The DeviceType whose array `array` is (a TypeError if none)."""
-    kind = _ARRAY_TYPES.get(type(array))
+    kind = ARRAY_TYPES.get(type(array))
     if kind is not None:
         return kind
     if isinstance(array, (np.ndarray, np.generic)):
-        return _DEVICE_TYPES["cpu"]
-    for kind in _DEVICE_TYPES.values():  # a subclass, or CuPy's arrays before CuPy was loaded
+        return DEVICE_TYPES["cpu"]
+    for kind in DEVICE_TYPES.values():  # a subclass, or CuPy's arrays before CuPy was loaded
         try:
             if kind.owns(array):
-                _ARRAY_TYPES[type(array)] = kind
+                ARRAY_TYPES[type(array)] = kind
                 return kind
         except RuntimeError:
             continue

@@ -6,7 +6,7 @@ import operator
 from collections import OrderedDict
 
 from . import scope
-from .module import Module, _addindent
+from .module import Module, indented
 
 
 def _index(index, length, kind):
@@ -162,7 +162,7 @@ class ModuleList(Module):
         lines = []
         for start, end, text in blocks:
             line = f"({start}): {text}" if start == end else f"({start}-{end}): {end - start + 1} x {text}"
-            lines.append(_addindent(line, 2))
+            lines.append(indented(line, 2))
         return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
 

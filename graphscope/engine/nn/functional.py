@@ -12,7 +12,7 @@ from ..random import generator_for
 from ..tensor import wrap
 from . import functional_ops as P
 from . import loss_ops as L
-from .loss_reduction import check_reduction
+from .loss_reduction import check_reduction, legacy_reduction
 
 __all__ = [
     "linear", "relu", "leaky_relu", "gelu", "softmax", "log_softmax",
@@ -146,15 +146,8 @@ def one_hot(tensor, num_classes=-1):
 # --- losses -----------------------------------------------------------------------------------
 
 
-def _legacy_reduction(size_average, reduce, reduction):
-    if size_average is None and reduce is None:
-        return reduction
-    size_average = True if size_average is None else size_average
-    reduce = True if reduce is None else reduce
-    return "none" if not reduce else ("mean" if size_average else "sum")
-
-
-def _same_shape(input, target, name):
+def check_same_shape(input, target, name):
+    """torch's error when a loss's input and target differ in device or shape."""
     check_devices(name, input, target)
     if input.array.shape != target.array.shape:  # the arrays' shapes: no Size objects per loss call
         raise ValueError(
@@ -164,23 +157,23 @@ def _same_shape(input, target, name):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "mse_loss")
-    _same_shape(tensor_input(input, "mse_loss"), tensor_input(target, "mse_loss", "target"), "mse_loss")
+    check_same_shape(tensor_input(input, "mse_loss"), tensor_input(target, "mse_loss", "target"), "mse_loss")
     return L.MSELoss.apply(input, target, reduction)  # positional: recorded as args (the Rule tab's N)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "l1_loss")
-    _same_shape(tensor_input(input, "l1_loss"), tensor_input(target, "l1_loss", "target"), "l1_loss")
+    check_same_shape(tensor_input(input, "l1_loss"), tensor_input(target, "l1_loss", "target"), "l1_loss")
     return L.L1Loss.apply(input, target, reduction=reduction)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """log_softmax over dim 1 then NLL, fused; integer class targets or class probabilities."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "cross_entropy")
     tensor_input(input, "cross_entropy")
     tensor_input(target, "cross_entropy", "target")
@@ -194,7 +187,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     """-input[i, target_i] (input holds log-probabilities), averaged over the target weights."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "nll_loss")
     tensor_input(input, "nll_loss")
     tensor_input(target, "nll_loss", "target")
@@ -205,18 +198,18 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "binary_cross_entropy")
-    _same_shape(tensor_input(input, "binary_cross_entropy"), tensor_input(target, "binary_cross_entropy", "target"),
+    check_same_shape(tensor_input(input, "binary_cross_entropy"), tensor_input(target, "binary_cross_entropy", "target"),
                 "binary_cross_entropy")
     return L.BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+    reduction = legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "binary_cross_entropy_with_logits")
-    _same_shape(tensor_input(input, "binary_cross_entropy_with_logits"),
+    check_same_shape(tensor_input(input, "binary_cross_entropy_with_logits"),
                 tensor_input(target, "binary_cross_entropy_with_logits", "target"),
                 "binary_cross_entropy_with_logits")
     return L.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)

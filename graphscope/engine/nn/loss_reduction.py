@@ -14,6 +14,15 @@ def check_reduction(reduction: str, name: str) -> None:
         raise ValueError(f"{name}: reduction must be 'none', 'mean' or 'sum', got {reduction!r}")
 
 
+def legacy_reduction(size_average, reduce, reduction):
+    """The `reduction` a loss's deprecated `size_average=`/`reduce=` arguments mean, as torch reads them."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return "none" if not reduce else ("mean" if size_average else "sum")
+
+
 def quiet(xp):
     """Silence NumPy's divide/overflow warnings where infinities are expected and handled."""
     errstate = getattr(xp, "errstate", None)

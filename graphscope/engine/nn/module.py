@@ -10,7 +10,7 @@ import itertools
 from collections import OrderedDict, namedtuple
 
 from .. import backend, dtypes
-from ..hooks import _handlers, announce, observers
+from ..hooks import announce, handlers_by_event, observers
 from ..tensor import Tensor, to_arguments
 from . import scope
 from .parameter import Parameter
@@ -47,7 +47,8 @@ class _HookHandle:
         self.remove()
 
 
-def _addindent(text, spaces):
+def indented(text, spaces):
+    """`text` with every line after the first indented by `spaces` (a child module's repr)."""
     lines = text.split("\n")
     if len(lines) == 1:
         return text
@@ -89,14 +90,14 @@ class Module:
     def _call_with_hooks(self, args, kwargs):
         if not self._has_hooks:  # an observer and no hooks: the common case while recording
             name = scope.enter(self)
-            for handler in _handlers["module_entered"]:
+            for handler in handlers_by_event["module_entered"]:
                 handler(self, name)
             try:
                 return self.forward(*args, **kwargs)
             finally:
                 scope.leave()
                 if observers:
-                    for handler in _handlers["module_left"]:
+                    for handler in handlers_by_event["module_left"]:
                         handler(self, name)
         entered = None
         if observers:
@@ -505,7 +506,7 @@ class Module:
         extra = self.extra_repr()
         extra_lines = extra.split("\n") if extra else []
         child_lines = [
-            f"({key}): " + _addindent(repr(module), 2) for key, module in self._modules.items()
+            f"({key}): " + indented(repr(module), 2) for key, module in self._modules.items()
         ]
         lines = extra_lines + child_lines
         text = self._get_name() + "("

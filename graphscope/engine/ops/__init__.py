@@ -6,7 +6,7 @@ from .comparison import (allclose, eq, equal, ge, gt, isfinite, isnan, le, logic
 from .indexing import gather, getitem, masked_fill, narrow
 from .inplace import (add_, bernoulli_, clamp_, copy_, div_, fill_, masked_fill_, mul_, normal_, relu_,
                       setitem, sub_, uniform_, zero_)
-from .linalg import matmul
+from .matmul import matmul
 from .reduction import (all, amax, amin, any, argmax, argmin, max, mean, min, prod, std, sum,
                         var)
 from .sampling import bernoulli, multinomial, normal, poisson

@@ -9,6 +9,7 @@ from ..dtypes import bool_
 from ..function import Function
 from ..tensor import Tensor
 from .operands import binary_operands, broadcast_error, check_devices
+from .tensor_methods import method, method_only
 
 
 class Add(Function):
@@ -184,7 +185,9 @@ class Where(Function):
                 xp.where(self.condition, 0, grad) if need_b else None)
 
 
-def _binary(cls, op, a, b, float_result=False):
+def binary(cls, op, a, b, float_result=False):
+    """`cls` applied to two operands promoted as PyTorch does, with a clear error when their shapes
+    do not broadcast."""
     a, b = binary_operands(op, a, b, float_result)
     try:
         return cls.apply(a, b)
@@ -195,47 +198,53 @@ def _binary(cls, op, a, b, float_result=False):
         raise error from None
 
 
-def _reflected(cls, op):
+def _reflected(cls, op, dunder, float_result=False):
     """Tensor.__r<op>__ (`number <op> tensor`): the op with the operands put back in order, called
     directly rather than through the op's function (a call less in hand-written updates)."""
 
     def reflected(input, other):
-        return _binary(cls, op, other, input)
+        return binary(cls, op, other, input, float_result)
 
-    reflected.__name__ = f"__r{op}__"
-    return reflected
+    return method_only(dunder)(reflected)
 
 
+@method("add", "__add__")
 def add(input, other, *, alpha=1):
     if alpha != 1:
         other = mul(other, alpha)
-    return _binary(Add, "add", input, other)
+    return binary(Add, "add", input, other)
 
 
+@method("sub", "__sub__")
 def sub(input, other, *, alpha=1):
     if alpha != 1:
         other = mul(other, alpha)
-    return _binary(Sub, "sub", input, other)
+    return binary(Sub, "sub", input, other)
 
 
+@method("mul", "__mul__")
 def mul(input, other):
-    return _binary(Mul, "mul", input, other)
+    return binary(Mul, "mul", input, other)
 
 
+@method("div", "__truediv__")
 def div(input, other):
-    return _binary(Div, "div", input, other, float_result=True)
+    return binary(Div, "div", input, other, float_result=True)
 
 
+@method("pow", "__pow__")
 def pow(input, exponent):
-    return _binary(Pow, "pow", input, exponent)
+    return binary(Pow, "pow", input, exponent)
 
 
+@method("maximum")
 def maximum(input, other):
-    return _binary(Maximum, "maximum", input, other)
+    return binary(Maximum, "maximum", input, other)
 
 
+@method("minimum")
 def minimum(input, other):
-    return _binary(Minimum, "minimum", input, other)
+    return binary(Minimum, "minimum", input, other)
 
 
 def where(condition, input, other):
@@ -257,4 +266,14 @@ def where(condition, input, other):
         ) from None
 
 
-radd, rsub, rmul = _reflected(Add, "add"), _reflected(Sub, "sub"), _reflected(Mul, "mul")
+radd = _reflected(Add, "add", "__radd__")
+rsub = _reflected(Sub, "sub", "__rsub__")
+rmul = _reflected(Mul, "mul", "__rmul__")
+rdiv = _reflected(Div, "div", "__rtruediv__", float_result=True)
+rpow = _reflected(Pow, "pow", "__rpow__")
+
+
+@method_only("where")
+def tensor_where(self, condition, other):
+    """x.where(condition, y) is where(condition, x, y)."""
+    return where(condition, self, other)

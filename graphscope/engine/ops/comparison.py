@@ -6,6 +6,7 @@ from .. import backend, dtypes
 from ..backend import namespace
 from ..tensor import Tensor, wrap
 from .operands import binary_operands, broadcast_error
+from .tensor_methods import method, method_only
 
 
 def _compare(op, a, b, compute):
@@ -18,46 +19,69 @@ def _compare(op, a, b, compute):
         raise broadcast_error(op, a, b) or ValueError(f"{op}: cannot compare these operands") from None
 
 
+@method("eq")
 def eq(input, other):
     return _compare("eq", input, other, lambda x, y: x == y)
 
 
+@method("ne")
 def ne(input, other):
     return _compare("ne", input, other, lambda x, y: x != y)
 
 
+@method_only("__eq__")
+def eq_operator(self, other):
+    """x == y is eq(x, y), and False for y None (as torch)."""
+    return False if other is None else eq(self, other)
+
+
+@method_only("__ne__")
+def ne_operator(self, other):
+    """x != y is ne(x, y), and True for y None (as torch)."""
+    return True if other is None else ne(self, other)
+
+
+@method("lt", "__lt__")
 def lt(input, other):
     return _compare("lt", input, other, lambda x, y: x < y)
 
 
+@method("le", "__le__")
 def le(input, other):
     return _compare("le", input, other, lambda x, y: x <= y)
 
 
+@method("gt", "__gt__")
 def gt(input, other):
     return _compare("gt", input, other, lambda x, y: x > y)
 
 
+@method("ge", "__ge__")
 def ge(input, other):
     return _compare("ge", input, other, lambda x, y: x >= y)
 
 
+@method("__and__")
 def logical_and(input, other):
     return _compare("logical_and", input, other, lambda x, y: (x != 0) & (y != 0))
 
 
+@method("__or__")
 def logical_or(input, other):
     return _compare("logical_or", input, other, lambda x, y: (x != 0) | (y != 0))
 
 
+@method("__invert__")
 def logical_not(input):
     return wrap(input.array == 0)
 
 
+@method("isnan")
 def isnan(input):
     return wrap(input.array != input.array)
 
 
+@method("isfinite")
 def isfinite(input):
     return wrap(namespace(input.array).isfinite(input.array))
 
@@ -70,6 +94,7 @@ def equal(input, other) -> bool:
     return bool(namespace(a.array).all(a.array == b.array))
 
 
+@method("allclose")
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     """|input - other| <= atol + rtol * |other| everywhere (infinities must match exactly)."""
     if input.dtype is not other.dtype:

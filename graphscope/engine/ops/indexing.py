@@ -6,9 +6,11 @@ import numpy as np
 
 from .. import backend, dtypes
 from ..backend import namespace
+from ..dims import normalize_dim
 from ..function import Function
 from ..tensor import Tensor
-from .operands import device_error, normalize_dim
+from .operands import device_error
+from .tensor_methods import method
 
 _BASIC = (int, slice, type(None), type(Ellipsis))
 
@@ -272,25 +274,27 @@ class MaskedFill(Function):
         return namespace(grad).where(self.mask, 0, grad), None, None
 
 
+@method("__getitem__")
 def getitem(input: Tensor, index):
-    from .shape import _view_of, reshape
+    from .shape import reshape, view_of
 
     index, shape = normalize_index(index, input.array)
     try:
         out = GetItem.apply(input if shape is None else reshape(input, shape), index)
     except IndexError as error:
         raise IndexError(f"{error} (indexing a tensor of shape {tuple(input.shape)})") from None
-    return _view_of(out, input) if is_basic(index) else out
+    return view_of(out, input) if is_basic(index) else out
 
 
 def narrow(input: Tensor, dim, start, length):
-    from .shape import _view_of
+    from .shape import view_of
 
     axis = normalize_dim(dim, input.ndim)
     index = (slice(None),) * axis + (slice(start, start + length), Ellipsis)
-    return _view_of(Narrow.apply(input, index), input)
+    return view_of(Narrow.apply(input, index), input)
 
 
+@method("gather")
 def gather(input: Tensor, dim, index: Tensor):
     axis = normalize_dim(dim, input.ndim)
     if not isinstance(index, Tensor) or index.is_floating_point() or index.dtype is dtypes.bool_:
@@ -332,6 +336,7 @@ def fill_value(value, like: Tensor):
     return bool(value) if dtype is dtypes.bool_ else int(value)
 
 
+@method("masked_fill")
 def masked_fill(input: Tensor, mask, value):
     value = fill_value(value, input)
     try:

@@ -9,6 +9,7 @@ from ..backend import namespace
 from ..tensor import Tensor, wrap
 from . import arithmetic, indexing, unary
 from .operands import device_error
+from .tensor_methods import method, method_only
 
 _grad_state = grad_mode.state
 
@@ -149,12 +150,27 @@ def _arith(op: str, functional, name: str):
     return inplace
 
 
-add_ = _arith("add_", arithmetic.add, "add")
-sub_ = _arith("sub_", arithmetic.sub, "subtract")
-mul_ = _arith("mul_", arithmetic.mul, "multiply")
-div_ = _arith("div_", arithmetic.div, "divide")
+# x += y and the other in-place operators are these functions themselves: the hottest path of a
+# hand-written update. add_ and sub_ take torch's alpha= around them.
+_iadd = method_only("__iadd__")(_arith("add_", arithmetic.add, "add"))
+_isub = method_only("__isub__")(_arith("sub_", arithmetic.sub, "subtract"))
+mul_ = method("mul_", "__imul__")(_arith("mul_", arithmetic.mul, "multiply"))
+div_ = method("div_", "__itruediv__")(_arith("div_", arithmetic.div, "divide"))
 
 
+@method("add_")
+def add_(input: Tensor, other, *, alpha=1):
+    """In place: input = add(input, other, alpha=alpha)."""
+    return _iadd(input, other if alpha == 1 else arithmetic.mul(other, alpha))
+
+
+@method("sub_")
+def sub_(input: Tensor, other, *, alpha=1):
+    """In place: input = sub(input, other, alpha=alpha)."""
+    return _isub(input, other if alpha == 1 else arithmetic.mul(other, alpha))
+
+
+@method("clamp_")
 def clamp_(input: Tensor, min=None, max=None):
     if _tracked(input, (min, max)):
         return rebase(input, "clamp_", unary.clamp, min, max)
@@ -162,6 +178,7 @@ def clamp_(input: Tensor, min=None, max=None):
         return _write(input, "clamp_", unary.clamp(input, min, max).array)
 
 
+@method("relu_")
 def relu_(input: Tensor):
     if _tracked(input, ()):
         return rebase(input, "relu_", unary.relu)
@@ -174,6 +191,7 @@ def _filled(input: Tensor, value):
     return indexing.masked_fill(input, wrap(everywhere), value)
 
 
+@method("fill_")
 def fill_(input: Tensor, value):
     if isinstance(value, Tensor):
         value = value.item()
@@ -184,10 +202,14 @@ def fill_(input: Tensor, value):
     return _write(input, "fill_", value)
 
 
+@method("zero_")
 def zero_(input: Tensor):
+    if hooks.observers:
+        hooks.announce("tensor_zeroing", input)  # a leaf's `.grad.zero_()` is a grad reset
     return fill_(input, 0)
 
 
+@method("masked_fill_")
 def masked_fill_(input: Tensor, mask, value):
     if _tracked(input, ()):
         return rebase(input, "masked_fill_", indexing.masked_fill, mask, value)
@@ -199,6 +221,7 @@ def _copied(input: Tensor, src: Tensor):
     return arithmetic.add(arithmetic.mul(input, 0), src)
 
 
+@method("copy_")
 def copy_(input: Tensor, src):
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): src must be a Tensor, not {type(src).__name__}")
@@ -208,6 +231,7 @@ def copy_(input: Tensor, src):
     return _write(input, "copy_", backend.astype(to_device(src, input.device).array, input.array.dtype))
 
 
+@method("__setitem__")
 def setitem(input: Tensor, index, value) -> None:
     if index is False:
         return  # as torch: a lone False writes nothing and checks nothing ((False,) goes the usual way)
@@ -257,6 +281,7 @@ def _written(x: Tensor, value: Tensor, index, shape) -> Tensor:
     return reshape(indexing.SetItem.apply(reshape(x, shape), value, index), x.shape)
 
 
+@method("uniform_")
 def uniform_(input: Tensor, a=0.0, b=1.0, *, generator=None):
     from ..random import drawing
 
@@ -265,6 +290,7 @@ def uniform_(input: Tensor, a=0.0, b=1.0, *, generator=None):
     return _write(input, "uniform_", values)
 
 
+@method("normal_")
 def normal_(input: Tensor, mean=0.0, std=1.0, *, generator=None):
     from ..random import drawing
 
@@ -273,6 +299,7 @@ def normal_(input: Tensor, mean=0.0, std=1.0, *, generator=None):
     return _write(input, "normal_", values)
 
 
+@method("bernoulli_")
 def bernoulli_(input: Tensor, p=0.5, *, generator=None):
     """Fill with 1 where a draw falls under p (a float, or a tensor broadcast to the input), else 0."""
     from ..random import drawing

@@ -6,13 +6,15 @@ import math
 
 from .. import backend, dtypes
 from ..backend import namespace
+from ..dims import dims as _dims
+from ..dims import normalize_dim
 from ..function import Function
 from ..tensor import Tensor
-from .operands import dims as _dims
-from .operands import normalize_dim, tensor_input
-from .reduction import _expand_back, amax, amin
+from .operands import tensor_input
+from .reduction import amax, amin, expand_back
 from .reduction import sum as _sum
 from .unary import abs as _abs
+from .tensor_methods import method
 from .unary import cast
 
 
@@ -35,8 +37,8 @@ class VectorNorm(Function):
 
     def backward(self, grad):
         x, p, xp = self.x, self.p, namespace(grad)
-        g = _expand_back(grad, x.shape, self.axes, self.keepdim)
-        norm = _expand_back(self.out, x.shape, self.axes, self.keepdim)
+        g = expand_back(grad, x.shape, self.axes, self.keepdim)
+        norm = expand_back(self.out, x.shape, self.axes, self.keepdim)
         if p == 1:
             return xp.sign(x) * g, None, None, None
         if p == 2:
@@ -155,6 +157,7 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
 
 
+@method("norm", keepdims=True)
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """torch.norm: p 'fro' (the 2-norm of the elements), 'nuc', or a number (a vector norm over `dim`)."""
     if isinstance(dim, int):

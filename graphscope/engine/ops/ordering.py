@@ -6,9 +6,11 @@ from collections import namedtuple
 
 from .. import backend, dtypes
 from ..backend import namespace
+from ..dims import normalize_dim
 from ..function import Function
 from ..tensor import wrap
-from .operands import normalize_dim, tensor_input
+from .operands import tensor_input
+from .tensor_methods import method
 
 SortResult = namedtuple("sort", ["values", "indices"])
 TopkResult = namedtuple("topk", ["values", "indices"])
@@ -68,6 +70,7 @@ def _int64(indices, like):
     return backend.astype(indices, backend.native_dtype(dtypes.int64, like), copy=False)
 
 
+@method("sort")
 def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) sorted along `dim`; equal values keep their order (stable, always)."""
     axis = _prepare(input, dim, "sort")
@@ -78,11 +81,13 @@ def sort(input, dim=-1, descending=False, stable=False):
     return SortResult(Sort.apply(input, axis, input.shape[axis], indices), wrap(indices))
 
 
+@method("argsort")
 def argsort(input, dim=-1, descending=False, stable=False):
     """The indices that sort `input` along `dim` (as sort(...).indices)."""
     return sort(input, dim, descending, stable).indices
 
 
+@method("topk")
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """(values, indices) of the `k` largest (or smallest) elements along `dim`, in sorted order."""
     axis = _prepare(input, dim, "topk")

@@ -6,9 +6,10 @@ import math
 
 from .. import backend
 from ..tensor import Tensor, wrap
-from .linalg import matmul, same_dtype
+from .matmul import matmul, same_dtype
 from .reduction import sum as _sum
 from .shape import expand, permute, reshape
+from .tensor_methods import method
 
 
 def _tensors(op, *tensors):
@@ -17,6 +18,7 @@ def _tensors(op, *tensors):
             raise TypeError(f"{op}(): argument {i} must be a Tensor, not {type(t).__name__}")
 
 
+@method("dot")
 def dot(input, other):
     """The inner product of two 1-D tensors of one size and dtype."""
     _tensors("dot", input, other)
@@ -30,6 +32,7 @@ def dot(input, other):
     return matmul(input, other)
 
 
+@method("mv")
 def mv(input, vec):
     """Matrix (n, m) times vector (m,): a vector (n,)."""
     _tensors("mv", input, vec)
@@ -42,6 +45,7 @@ def mv(input, vec):
     return matmul(input, vec)
 
 
+@method("mm")
 def mm(input, mat2):
     """Matrix (n, m) times matrix (m, p), without broadcasting."""
     _tensors("mm", input, mat2)
@@ -56,6 +60,7 @@ def mm(input, mat2):
     return matmul(input, mat2)
 
 
+@method("bmm")
 def bmm(input, mat2):
     """Batched matrix product (b, n, m) @ (b, m, p) -> (b, n, p), without broadcasting."""
     _tensors("bmm", input, mat2)

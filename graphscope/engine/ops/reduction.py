@@ -9,15 +9,17 @@ from collections import namedtuple
 
 from .. import backend, dtypes
 from ..backend import namespace
+from ..dims import dims, normalize_dim
 from ..function import Function
 from ..tensor import Tensor, wrap
-from .operands import dims, normalize_dim, tensor_input
+from .operands import tensor_input
+from .tensor_methods import method
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
 
 
-def _expand_back(grad, shape, axes, keepdim):
+def expand_back(grad, shape, axes, keepdim):
     """Reshape a reduced grad so it broadcasts against the input's `shape`."""
     if axes is None:
         return backend.reshape(grad, (1,) * len(shape))
@@ -45,7 +47,7 @@ class Sum(Function):
     def backward(self, grad):
         if self.axes is None:
             return backend.fill(self.shape, grad), None, None, None
-        g = _expand_back(grad, self.shape, self.axes, self.keepdim)
+        g = expand_back(grad, self.shape, self.axes, self.keepdim)
         return namespace(grad).broadcast_to(g, self.shape), None, None, None
 
 
@@ -62,7 +64,7 @@ class Mean(Function):
     def backward(self, grad):
         if self.axes is None:
             return backend.fill(self.shape, grad / self.count), None, None
-        g = _expand_back(grad, self.shape, self.axes, self.keepdim) / self.count
+        g = expand_back(grad, self.shape, self.axes, self.keepdim) / self.count
         return namespace(grad).broadcast_to(g, self.shape), None, None
 
 
@@ -85,7 +87,7 @@ class Var(Function):
         x, xp = self.x, namespace(grad)
         centered = x - xp.mean(x, axis=self.axes, keepdims=True)
         n = _count(x.shape, self.axes) - self.correction
-        g = _expand_back(grad, x.shape, self.axes, self.keepdim)
+        g = expand_back(grad, x.shape, self.axes, self.keepdim)
         return g * centered * (2 / n if n else math.inf), None, None, None  # n == 0: inf/nan, as torch
 
 
@@ -105,7 +107,7 @@ class Std(Function):
         n = _count(x.shape, self.axes) - self.correction
         # Where the std is 0 the gradient is taken as 0 (as PyTorch), not 0/0.
         scaled = xp.where(self.out == 0, 0, grad / xp.where(self.out == 0, 1, self.out))
-        g = _expand_back(scaled, x.shape, self.axes, self.keepdim)
+        g = expand_back(scaled, x.shape, self.axes, self.keepdim)
         return g * centered * (1 / n if n else math.inf), None, None, None
 
 
@@ -133,7 +135,7 @@ class Prod(Function):
             for i, a in enumerate(kept + list(axes)):
                 inverse[a] = i
             others = xp.permute_dims(others, tuple(inverse))
-        g = _expand_back(grad, x.shape, self.axes, self.keepdim)
+        g = expand_back(grad, x.shape, self.axes, self.keepdim)
         return g * others, None, None
 
 
@@ -152,9 +154,9 @@ class Amax(Function):
 
     def backward(self, grad):
         x = self.x
-        hit = backend.astype(self.hits(x, _expand_back(self.out, x.shape, self.axes, self.keepdim)), x.dtype)
+        hit = backend.astype(self.hits(x, expand_back(self.out, x.shape, self.axes, self.keepdim)), x.dtype)
         count = backend.sum(hit, axis=self.axes, keepdims=True)
-        g = _expand_back(grad, x.shape, self.axes, self.keepdim)
+        g = expand_back(grad, x.shape, self.axes, self.keepdim)
         return g * hit / count, None, None, None
 
     @staticmethod
@@ -207,6 +209,7 @@ class MinDim(MaxDim):
     rule = "d min(x, dim)/dx = 1 at the returned index of each row, 0 elsewhere"
 
 
+@method("sum", keepdims=True)
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     tensor_input(input, "sum")
     axes = dims(dim, input.ndim)
@@ -226,6 +229,7 @@ def _float_only(input, op):
         )
 
 
+@method("mean", keepdims=True)
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     tensor_input(input, "mean")
     if dtype is not None:
@@ -240,18 +244,21 @@ def _correction(unbiased, correction):
     return 1 if unbiased is None or unbiased else 0
 
 
+@method("var", keepdims=True)
 def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     tensor_input(input, "var")
     _float_only(input, "var")
     return Var.apply(input, dims(dim, input.ndim), keepdim, _correction(unbiased, correction))
 
 
+@method("std", keepdims=True)
 def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):
     tensor_input(input, "std")
     _float_only(input, "std")
     return Std.apply(input, dims(dim, input.ndim), keepdim, _correction(unbiased, correction))
 
 
+@method("prod", keepdims=True)
 def prod(input, dim=None, keepdim=False):
     tensor_input(input, "prod")
     return Prod.apply(input, dims(dim, input.ndim), keepdim)
@@ -262,6 +269,7 @@ def _nonempty(input, op):
         raise RuntimeError(f"{op}(): expected a non-empty tensor, got shape {tuple(input.shape)}")
 
 
+@method("amax", keepdims=True)
 def amax(input, dim=(), keepdim=False):
     tensor_input(input, "amax")
     axes = dims(dim, input.ndim)
@@ -269,6 +277,7 @@ def amax(input, dim=(), keepdim=False):
     return Amax.apply(input, axes, keepdim, True)
 
 
+@method("amin", keepdims=True)
 def amin(input, dim=(), keepdim=False):
     tensor_input(input, "amin")
     axes = dims(dim, input.ndim)
@@ -297,10 +306,12 @@ def _max_min(input, dim, keepdim, largest):
     return (MaxResult if largest else MinResult)(values, wrap(indices))
 
 
+@method("max", keepdims=True)
 def max(input, dim=None, keepdim=False):
     return _max_min(input, dim, keepdim, True)
 
 
+@method("min", keepdims=True)
 def min(input, dim=None, keepdim=False):
     return _max_min(input, dim, keepdim, False)
 
@@ -321,19 +332,23 @@ def _arg(input, dim, keepdim, largest):
     return wrap(backend.astype(fn(input.array, axis=axis, keepdims=keepdim), int64, copy=False))
 
 
+@method("argmax", keepdims=True)
 def argmax(input, dim=None, keepdim=False):
     return _arg(input, dim, keepdim, True)
 
 
+@method("argmin", keepdims=True)
 def argmin(input, dim=None, keepdim=False):
     return _arg(input, dim, keepdim, False)
 
 
+@method("all", keepdims=True)
 def all(input, dim=None, keepdim=False):
     tensor_input(input, "all")
     return wrap(namespace(input.array).all(input.array, axis=dims(dim, input.ndim), keepdims=keepdim))
 
 
+@method("any", keepdims=True)
 def any(input, dim=None, keepdim=False):
     tensor_input(input, "any")
     return wrap(namespace(input.array).any(input.array, axis=dims(dim, input.ndim), keepdims=keepdim))

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from .. import backend, dtypes
 from ..backend import namespace
+from ..dims import dims as _dims
+from ..dims import normalize_dim
 from ..function import Function
-from .operands import dims as _dims
-from .operands import normalize_dim, tensor_input
+from .operands import tensor_input
+from .tensor_methods import method, method_only
 from .unary import cast
 
 
@@ -84,6 +86,7 @@ def flip(input, dims):
     return Flip.apply(input, axes)
 
 
+@method("roll")
 def roll(input, shifts, dims=None):
     """Elements shifted along `dims`, those past the end coming back at the start (flattened if None)."""
     tensor_input(input, "roll")
@@ -112,16 +115,19 @@ def _triangle(cls, input, diagonal, op, lower):
     return cls.apply(input, mask)
 
 
+@method("tril")
 def tril(input, diagonal=0):
     """The lower triangle of the last two dims (at and below diagonal `diagonal`); the rest 0."""
     return _triangle(Tril, input, diagonal, "tril", True)
 
 
+@method("triu")
 def triu(input, diagonal=0):
     """The upper triangle of the last two dims (at and above diagonal `diagonal`); the rest 0."""
     return _triangle(Triu, input, diagonal, "triu", False)
 
 
+@method("cumsum")
 def cumsum(input, dim, *, dtype=None):
     """Running sums along `dim`; integer and bool inputs sum in int64, as torch."""
     tensor_input(input, "cumsum")
@@ -133,3 +139,9 @@ def cumsum(input, dim, *, dtype=None):
         normalize_dim(dim, 0)
         return input.clone()
     return Cumsum.apply(input, normalize_dim(dim, input.ndim))
+
+
+@method_only("flip")
+def flipped(self, *dims):
+    """x.flip(0, 1) and x.flip((0, 1)) are flip(x, (0, 1))."""
+    return flip(self, dims[0] if len(dims) == 1 else dims)

@@ -6,8 +6,9 @@ from .. import backend, dtypes
 from ..backend import namespace
 from ..function import Function
 from ..tensor import Tensor
-from .arithmetic import _binary
+from .arithmetic import binary
 from .operands import binary_operands, tensor_input
+from .tensor_methods import method, method_only
 from .unary import clone
 
 
@@ -99,13 +100,14 @@ def _rounding(cls, name):
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise {name} (as torch.{name}); integer tensors come back unchanged."
-    return op
+    return method(name)(op)
 
 
 floor = _rounding(Floor, "floor")
 ceil = _rounding(Ceil, "ceil")
 
 
+@method("round")
 def round(input, *, decimals=0):
     """Round half to even, to `decimals` places (negative: to tens, hundreds...), as torch.round."""
     tensor_input(input, "round")
@@ -129,13 +131,27 @@ def _checked(op, input, other):
     return a, b
 
 
+@method("floor_divide", "__floordiv__")
 def floor_divide(input, other):
     """floor(input / other) elementwise (Python's //); integer inputs give integers."""
     a, b = _checked("floor_divide", input, other)
-    return _binary(FloorDivide, "floor_divide", a, b)
+    return binary(FloorDivide, "floor_divide", a, b)
 
 
+@method("remainder", "__mod__")
 def remainder(input, other):
     """input - other * floor(input / other): the result takes the divisor's sign (Python's %)."""
     a, b = _checked("remainder", input, other)
-    return _binary(Remainder, "remainder", a, b)
+    return binary(Remainder, "remainder", a, b)
+
+
+@method_only("__rfloordiv__")
+def rfloordiv(input, other):
+    """number // tensor."""
+    return floor_divide(other, input)
+
+
+@method_only("__rmod__")
+def rmod(input, other):
+    """number % tensor."""
+    return remainder(other, input)

@@ -10,6 +10,7 @@ from ..function import Function
 from ..random import drawing
 from ..tensor import Tensor, wrap
 from .operands import broadcast_error, device_error, tensor_input
+from .tensor_methods import method
 
 _FLOAT64 = dtypes.float64
 
@@ -83,6 +84,7 @@ def _any(condition) -> bool:
 # --- multinomial -----------------------------------------------------------------------------------
 
 
+@method("multinomial")
 def multinomial(input, num_samples, replacement=False, *, generator=None) -> Tensor:
     """Category indices drawn from each row of `input` (unnormalised probabilities), as int64."""
     tensor_input(input, "multinomial")
@@ -161,11 +163,11 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
     if tensors:
         shape, dtype, device = _elementwise_normal(mean, std, size, dtype, device, tensors)
     else:
-        from ..creation import _float_or, _size
+        from ..creation import float_or_default, sizes_of
 
         if size is None:
             raise TypeError("normal(): with a number for both mean and std, pass size=, e.g. normal(0.0, 1.0, size=(3,))")
-        shape, dtype, device = _size((size,)), _float_or(dtype), backend.as_device(device)
+        shape, dtype, device = sizes_of((size,)), float_or_default(dtype), backend.as_device(device)
         if not dtype.is_floating_point:
             raise NotImplementedError(f"normal() is not implemented for {dtype.name}; ask for a floating point dtype")
     if isinstance(std, Tensor):
@@ -193,6 +195,7 @@ def _elementwise_normal(mean, std, size, dtype, device, tensors):
     return np.broadcast_shapes(*(t.shape for t in tensors)), first.dtype, first.device
 
 
+@method("bernoulli")
 def bernoulli(input, p=None, *, generator=None) -> Tensor:
     """1 with probability input (or the float p), else 0, in the input's dtype and shape."""
     tensor_input(input, "bernoulli")

@@ -6,9 +6,11 @@ import functools
 
 from .. import backend, dtypes
 from ..backend import namespace
+from ..dims import normalize_dim
 from ..function import Function
 from ..tensor import Tensor
-from .operands import check_devices, normalize_dim
+from .operands import check_devices
+from .tensor_methods import attribute, method, method_only
 from .unary import cast
 
 
@@ -128,8 +130,8 @@ class Stack(Function):
         return tuple(grad[before + (i, ...)] for i in range(grad.shape[self.axis]))
 
 
-def _view_of(out: Tensor, x: Tensor) -> Tensor:
-    """Views share the version counter of their base, so in-place changes through them are seen."""
+def view_of(out: Tensor, x: Tensor) -> Tensor:
+    """`out` made a view of `x`: views share the version counter of their base, so in-place changes through them are seen."""
     out._vc = x._vc
     out._base = x if x._base is None else x._base
     return out
@@ -146,6 +148,7 @@ def _shape_of(shape) -> tuple:
     return tuple(int(n) for n in shape)
 
 
+@method("reshape", "view")
 def reshape(input, *shape):
     shape = _shape_of(_sizes(shape))
     try:
@@ -154,15 +157,28 @@ def reshape(input, *shape):
         raise ValueError(
             f"reshape: shape {tuple(input.shape)} ({input.numel()} elements) cannot become {shape}"
         ) from None
-    return _view_of(out, input)
+    return view_of(out, input)
 
 
 view = reshape
 
 
+@method_only("view_as")
+def view_as(self, other):
+    """x.view_as(y) is x.view(y.shape)."""
+    return reshape(self, other.shape)
+
+
+@method_only("reshape_as")
+def reshape_as(self, other):
+    """x.reshape_as(y) is x.reshape(y.shape)."""
+    return reshape(self, other.shape)
+
+
+@method("flatten")
 def flatten(input, start_dim=0, end_dim=-1):
     if input.ndim == 0:
-        return _view_of(Flatten.apply(input, (1,)), input)
+        return view_of(Flatten.apply(input, (1,)), input)
     start = normalize_dim(start_dim, input.ndim)
     end = normalize_dim(end_dim, input.ndim)
     if start > end:
@@ -173,47 +189,65 @@ def flatten(input, start_dim=0, end_dim=-1):
         for s in input.shape[start:end + 1]:
             n *= s
         shape = input.shape[:start] + (n,) + input.shape[end + 1:]
-    return _view_of(Flatten.apply(input, shape), input)
+    return view_of(Flatten.apply(input, shape), input)
 
 
+@method("squeeze")
 def squeeze(input, dim=None):
     if dim is None:
         shape = tuple(n for n in input.shape if n != 1)
     else:
         axes = {normalize_dim(d, input.ndim) for d in (dim if isinstance(dim, (tuple, list)) else (dim,))}
         shape = tuple(n for i, n in enumerate(input.shape) if not (i in axes and n == 1))
-    return _view_of(Squeeze.apply(input, shape), input)
+    return view_of(Squeeze.apply(input, shape), input)
 
 
+@method("unsqueeze")
 def unsqueeze(input, dim):
     axis = normalize_dim(dim, input.ndim, extra=1)
     shape = input.shape[:axis] + (1,) + input.shape[axis:]
-    return _view_of(Unsqueeze.apply(input, shape), input)
+    return view_of(Unsqueeze.apply(input, shape), input)
 
 
+@method("permute")
 def permute(input, *dims):
     axes = tuple(normalize_dim(d, input.ndim) for d in _sizes(dims))
     if sorted(axes) != list(range(input.ndim)):
         raise ValueError(f"permute: dims {tuple(_sizes(dims))} are not a permutation of {input.ndim} dims")
-    return _view_of(Permute.apply(input, axes), input)
+    return view_of(Permute.apply(input, axes), input)
 
 
+@method("transpose")
 def transpose(input, dim0, dim1):
     axes = list(range(input.ndim))
     a, b = normalize_dim(dim0, input.ndim), normalize_dim(dim1, input.ndim)
     axes[a], axes[b] = axes[b], axes[a]
-    return _view_of(Transpose.apply(input, tuple(axes)), input)
+    return view_of(Transpose.apply(input, tuple(axes)), input)
 
 
 swapaxes = transpose
 
 
+@attribute("T")
+def reversed_dims(input):
+    """x.T: x with its dims in reverse order."""
+    return permute(input, tuple(range(input.ndim - 1, -1, -1)))
+
+
+@attribute("mT")
+def matrix_transposed(input):
+    """x.mT: x with its last two dims swapped (a batch of matrices, each transposed)."""
+    return transpose(input, -2, -1)
+
+
+@method("t")
 def t(input):
     if input.ndim > 2:
         raise ValueError(f"t() expects a tensor with <= 2 dimensions, but it has {input.ndim}; use transpose()")
     return transpose(input, 0, 1) if input.ndim == 2 else input
 
 
+@method("expand")
 def expand(input, *sizes):
     sizes = _sizes(sizes)
     if len(sizes) < input.ndim:
@@ -228,9 +262,16 @@ def expand(input, *sizes):
         out = Expand.apply(input, shape)
     except ValueError:
         raise ValueError(f"expand: shape {tuple(input.shape)} cannot be expanded to {tuple(sizes)}") from None
-    return _view_of(out, input)
+    return view_of(out, input)
 
 
+
+@method_only("expand_as")
+def expand_as(self, other):
+    """x.expand_as(y) is x.expand(y.shape)."""
+    return expand(self, other.shape)
+
+@method("repeat")
 def repeat(input, *sizes):
     repeats = _shape_of(_sizes(sizes))
     if len(repeats) < input.ndim:
@@ -280,6 +321,7 @@ def stack(tensors, dim=0):
     return Stack.apply(*tensors, axis=axis)
 
 
+@method("split")
 def split(input, split_size_or_sections, dim=0):
     from .indexing import narrow
 
@@ -302,6 +344,7 @@ def split(input, split_size_or_sections, dim=0):
     return tuple(parts)
 
 
+@method("chunk")
 def chunk(input, chunks, dim=0):
     if chunks <= 0:
         raise ValueError(f"chunk: chunks must be positive, got {chunks}")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from .. import backend
 from ..backend import namespace
+from ..dims import normalize_dim
 from ..function import Function
-from .operands import normalize_dim, tensor_input
-from .unary import _floating
+from .operands import tensor_input
+from .tensor_methods import method
+from .unary import as_floating
 
 
 def _shift(x, axis):
@@ -83,23 +85,26 @@ def _axis(input, dim, op):
     return None if input.ndim == 0 else axis
 
 
+@method("softmax")
 def softmax(input, dim=None, dtype=None):
     axis = _axis(input, dim, "softmax")
-    input = _floating(input if dtype is None else input.to(dtype))
+    input = as_floating(input if dtype is None else input.to(dtype))
     return Softmax.apply(input, axis)
 
 
+@method("log_softmax")
 def log_softmax(input, dim=None, dtype=None):
     axis = _axis(input, dim, "log_softmax")
-    input = _floating(input if dtype is None else input.to(dtype))
+    input = as_floating(input if dtype is None else input.to(dtype))
     return LogSoftmax.apply(input, axis)
 
 
+@method("logsumexp", keepdims=True)
 def logsumexp(input, dim, keepdim=False):
     tensor_input(input, "logsumexp")
-    from .operands import dims
+    from ..dims import dims
 
     axes = dims(dim, input.ndim)
     if axes is None:
         axes = tuple(range(input.ndim))
-    return LogSumExp.apply(_floating(input), axes, keepdim)
+    return LogSumExp.apply(as_floating(input), axes, keepdim)

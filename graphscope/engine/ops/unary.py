@@ -5,8 +5,9 @@ from __future__ import annotations
 from .. import backend, dtypes
 from ..backend import namespace
 from ..function import Function
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor, to_arguments, wrap
 from .operands import tensor_input
+from .tensor_methods import method, method_only
 
 
 class Neg(Function):
@@ -283,8 +284,8 @@ class ToDevice(Function):
         return backend.to_device(grad, self.source), None
 
 
-def _floating(x: Tensor) -> Tensor:
-    """Float ops on integer tensors compute in the default float dtype, as PyTorch."""
+def as_floating(x: Tensor) -> Tensor:
+    """`x` as a float tensor: float ops on integer tensors compute in the default float dtype, as PyTorch."""
     return x if backend.is_floating(x.array) else cast(x, dtypes.get_default_dtype())
 
 
@@ -304,15 +305,14 @@ def elementwise(cls, name: str, floating: bool, functional: bool = False):
 
     def op(input):
         tensor_input(input, name)
-        return cls.apply(_floating(input) if floating else input)
+        return cls.apply(as_floating(input) if floating else input)
 
     op.__name__ = op.__qualname__ = name
     op.__doc__ = f"Elementwise {name} (as torch.{name})."
     ELEMENTWISE[name] = op
     if functional:
         FUNCTIONAL[name] = op
-    setattr(Tensor, name, op)
-    return op
+    return method(name)(op)
 
 
 neg = elementwise(Neg, "neg", floating=False)
@@ -328,8 +328,11 @@ sin = elementwise(Sin, "sin", floating=True)
 cos = elementwise(Cos, "cos", floating=True)
 tanh = elementwise(Tanh, "tanh", floating=True, functional=True)
 sigmoid = elementwise(Sigmoid, "sigmoid", floating=True, functional=True)
+method("__neg__")(neg)  # -x
+method("__abs__")(abs)  # abs(x)
 
 
+@method("clamp", "clip")
 def clamp(input, min=None, max=None):
     tensor_input(input, "clamp")
     if min is None and max is None:
@@ -337,7 +340,7 @@ def clamp(input, min=None, max=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         input, min, max = _promoted_bounds(input, min, max)
     elif not backend.is_floating(input.array) and (isinstance(min, float) or isinstance(max, float)):
-        input = _floating(input)
+        input = as_floating(input)
     return Clamp.apply(input, min, max)
 
 
@@ -363,6 +366,7 @@ def cast(input: Tensor, dtype) -> Tensor:
     return Cast.apply(input, native)
 
 
+@method("clone")
 def clone(input: Tensor) -> Tensor:
     return Clone.apply(input)
 
@@ -371,3 +375,18 @@ def to_device(input: Tensor, device) -> Tensor:
     if backend.device_of(input.array) == device:
         return input
     return ToDevice.apply(input, device)
+
+
+@method_only("to")
+def to(self, *args, **kwargs):
+    """to(dtype), to(device), to(device, dtype), to(other): a converted tensor (self if unchanged)."""
+    copy = kwargs.pop("copy", False)
+    device, dtype = to_arguments(args, kwargs)
+    out = self
+    if device is not None:
+        out = to_device(out, backend.as_device(device))
+    if dtype is not None:
+        out = cast(out, dtype)
+    if copy and out is self:
+        out = clone(self)
+    return out

@@ -18,9 +18,9 @@ from graphscope.engine import hooks
 
 # The engine's own node class for a custom Function, and its reduction of a broadcast grad to
 # an input's shape: a check must treat a node's backward exactly as backward() does.
-from graphscope.engine.autograd.custom import CustomNode, FunctionCtx, _node_class
+from graphscope.engine.autograd.custom import CustomNode, FunctionCtx, node_class as _node_class
 from graphscope.engine.autograd.custom import Function as CustomFunction
-from graphscope.engine.backward import _sum_to
+from graphscope.engine.backward import sum_to_shape as _sum_to
 from graphscope.engine.tensor import Tensor, wrap
 
 from ..record.keep_option import full_values_hint

@@ -7,7 +7,7 @@ import sys
 import types
 import warnings
 
-from .. import naming
+from .. import library_name
 
 _said: set = set()
 
@@ -17,7 +17,7 @@ class NoOpFlags(types.ModuleType):
 
     def __setattr__(self, name, value):
         if not name.startswith("_") and not callable(value) and not isinstance(value, types.ModuleType):
-            where = f"{naming.library()}.{self.__name__.split('.', 2)[2]}.{name}"
+            where = f"{library_name.library()}.backends.{self.__name__.partition('.torch_backends.')[2]}.{name}"
             if where not in _said:
                 _said.add(where)
                 warnings.warn(f"{where} has no effect in graphscope: its engine runs on NumPy (cpu) and "

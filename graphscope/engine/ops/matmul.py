@@ -9,6 +9,7 @@ from ..backend import CPU_ARRAY, namespace
 from ..function import Function
 from ..tensor import Tensor
 from .operands import check_devices
+from .tensor_methods import method, method_only
 
 
 class Matmul(Function):
@@ -81,6 +82,7 @@ def _check_shapes(a, b) -> None:
                          "together") from None
 
 
+@method("matmul", "__matmul__")
 def matmul(input, other):
     if not isinstance(input, Tensor) or not isinstance(other, Tensor):
         raise TypeError(
@@ -97,3 +99,9 @@ def matmul(input, other):
     except ValueError:
         _check_shapes(input, other)
         raise
+
+
+@method_only("__rmatmul__")
+def rmatmul(input, other):
+    """array @ tensor."""
+    return matmul(other, input)
