@@ -19,14 +19,13 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from engine import Case, Side, limit_threads, module_step, print_table  # noqa: E402  (bench/engine.py)
+import numpy as np
+import torch
+from engine import Case, Side, limit_threads, module_step, print_table
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-import graphscope as gs  # noqa: E402
-from graphscope.engine import nn as gs_nn  # noqa: E402
-from graphscope.engine import optim as gs_optim  # noqa: E402
+import graphscope as gs
+from graphscope.engine import nn as gs_nn
+from graphscope.engine import optim as gs_optim
 
 CLASSES = 10
 
@@ -68,8 +67,12 @@ SIZES = {  # name: (lstm_step's sizes, target ratio)
 }
 
 CASES = [
-    Case(name, Side("graphscope", lambda s=sizes: lstm_step(gs, **s)),
-         Side("PyTorch CPU", lambda s=sizes: lstm_step(torch, **s)), target=target)
+    Case(
+        name,
+        Side("graphscope", lambda s=sizes: lstm_step(gs, **s)),
+        Side("PyTorch CPU", lambda s=sizes: lstm_step(torch, **s)),
+        target=target,
+    )
     for name, (sizes, target) in SIZES.items()
 ]
 

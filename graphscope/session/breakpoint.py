@@ -53,9 +53,7 @@ class Breakpoint:
 
     def __post_init__(self):
         if self.kind not in BREAKPOINT_KINDS:
-            raise ValueError(
-                f"unknown breakpoint kind {self.kind!r}: use one of {', '.join(BREAKPOINT_KINDS)}"
-            )
+            raise ValueError(f"unknown breakpoint kind {self.kind!r}: use one of {', '.join(BREAKPOINT_KINDS)}")
         if self.kind == "line":
             file, _, line = str(self.value).rpartition(":")
             if not file or not line.isdigit():

@@ -28,9 +28,7 @@ class ThreadStream(io.TextIOBase):
         return self.original.write(text)
 
     def flush(self) -> None:
-        if threading.current_thread() is not self.thread:
-            self.original.flush()
-        elif self.echo:
+        if threading.current_thread() is not self.thread or self.echo:
             self.original.flush()
 
     def take_partial(self) -> str:
@@ -94,8 +92,10 @@ class ConsoleCapture:
 
     def __enter__(self):
         self.saved = sys.stdout, sys.stderr, sys.stdin
-        self.streams = (ThreadStream("stdout", sys.stdout, self.sink, self.thread, self.echo),
-                        ThreadStream("stderr", sys.stderr, self.sink, self.thread, self.echo))
+        self.streams = (
+            ThreadStream("stdout", sys.stdout, self.sink, self.thread, self.echo),
+            ThreadStream("stderr", sys.stderr, self.sink, self.thread, self.echo),
+        )
         sys.stdout, sys.stderr = self.streams
         self.input = None
         if self.ask is not None:

@@ -115,7 +115,6 @@ class Debuggee:
         from a worker thread, while the script is paused or over)."""
         return gradcheck_node(self.record, node_id, self.functions)
 
-
     def step(self) -> None:
         """One step forward: the next node, the pass's end, then the next kept pass's first node."""
         with self._lock:
@@ -197,8 +196,9 @@ class Debuggee:
 
     def toggle_breakpoint(self, breakpoint_id: int) -> None:
         with self._lock:
-            self._breakpoints = [dataclasses.replace(b, enabled=not b.enabled) if b.id == breakpoint_id else b
-                                 for b in self._breakpoints]
+            self._breakpoints = [
+                dataclasses.replace(b, enabled=not b.enabled) if b.id == breakpoint_id else b for b in self._breakpoints
+            ]
 
     def remove_breakpoint(self, breakpoint_id: int) -> None:
         with self._lock:
@@ -213,8 +213,7 @@ class Debuggee:
             return False
         for node in list(self.record.nodes.values()):
             site = node.site
-            if breakpoint.matches_site(node.op, node.module, site.file if site else None,
-                                       site.line if site else None):
+            if breakpoint.matches_site(node.op, node.module, site.file if site else None, site.line if site else None):
                 return False
         return True
 
@@ -267,7 +266,7 @@ class Debuggee:
         events = self.record.optimizer
         seen = len(events)
         if seen != self._steps_seen:
-            self._step_passes.update(e.passes - 1 for e in events[self._steps_seen:seen] if e.kind == OPTIMIZER_STEP)
+            self._step_passes.update(e.passes - 1 for e in events[self._steps_seen : seen] if e.kind == OPTIMIZER_STEP)
             self._steps_seen = seen
         return self._step_passes
 
@@ -281,8 +280,11 @@ class Debuggee:
             return "the snapshot ends here: it was exported before the first backward pass"
         last = passes[-1]
         frontier = self._frontier()
-        where = (f"pass {last.index}, step {frontier[1] + 1} of {len(last.order)}" if frontier is not None
-                 else f"the end of pass {last.index}")
+        where = (
+            f"pass {last.index}, step {frontier[1] + 1} of {len(last.order)}"
+            if frontier is not None
+            else f"the end of pass {last.index}"
+        )
         return f"the snapshot ends here: it was exported while the script was paused at {where}"
 
     def _to_end(self, reason: str) -> None:
@@ -309,10 +311,16 @@ class Debuggee:
             edge = self._frontier()
             frontier = edge[1] if edge is not None and edge[0] == position else len(order)
         kind = self._kind()
-        return SessionState(kind=kind, pass_index=position, step=step if position is not None else None,
-                            frontier=frontier, node=node, reason=reason,
-                            exit_code=None if kind == State.PAUSED else self.record.metadata.exit_code,
-                            error=self.record.error if kind == State.FAILED else None)
+        return SessionState(
+            kind=kind,
+            pass_index=position,
+            step=step if position is not None else None,
+            frontier=frontier,
+            node=node,
+            reason=reason,
+            exit_code=None if kind == State.PAUSED else self.record.metadata.exit_code,
+            error=self.record.error if kind == State.FAILED else None,
+        )
 
     def _changed(self, reason: str) -> None:
         with self._lock:

@@ -17,8 +17,15 @@ from .headless import run_recorded
 USAGE_ERROR = 2  # the exit code of a file or pass that cannot be explained
 
 
-def explain(source: str, argv=(), *, pass_index: int = 0, markdown: bool = False, as_torch: bool = False,
-            policy: Policy | None = None) -> int:
+def explain(
+    source: str,
+    argv=(),
+    *,
+    pass_index: int = 0,
+    markdown: bool = False,
+    as_torch: bool = False,
+    policy: Policy | None = None,
+) -> int:
     """Explain pass `pass_index` of the script `source` run with `argv` (recorded under `policy`, its
     passes up to the one explained kept in detail), or of the snapshot `source` (told by its content,
     never its name); the exit code: the script's own, or 2 when there is nothing to explain."""
@@ -51,8 +58,9 @@ def explain(source: str, argv=(), *, pass_index: int = 0, markdown: bool = False
     # The script's own output goes to stderr (stdout is the explanation, fit for a file), and it
     # reads the real stdin; passes up to the one explained are kept in detail.
     with contextlib.redirect_stdout(sys.stderr):
-        return run_recorded(source, argv, report, as_torch=as_torch,
-                            policy=replace(policy or Policy(), keep_first=pass_index + 1))
+        return run_recorded(
+            source, argv, report, as_torch=as_torch, policy=replace(policy or Policy(), keep_first=pass_index + 1)
+        )
 
 
 def _print(record, pass_index: int, markdown: bool, code: int, stdout=None) -> int:

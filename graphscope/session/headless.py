@@ -38,15 +38,27 @@ CUT_SECONDS = 0.5
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Code that changes the record while it runs: the trace layer, the engine's event dispatch,
 # and the session's own calls into the recorder.
-_RECORDING_CODE = (os.path.join(_PACKAGE, "trace", ""), os.path.join(_PACKAGE, "engine", "hooks.py"),
-                   os.path.join(_PACKAGE, "session", "step_gate.py"))
+_RECORDING_CODE = (
+    os.path.join(_PACKAGE, "trace", ""),
+    os.path.join(_PACKAGE, "engine", "hooks.py"),
+    os.path.join(_PACKAGE, "session", "step_gate.py"),
+)
 _SESSION = os.path.join(_PACKAGE, "session", "session.py")  # its _finish calls the recorder
 _EXIT = os._exit  # the process's own exit, whatever a run puts in its place
 
 
-def run_headless(script: str, argv=(), *, export: str | None = None, dot_path: str | None = None,
-                 fail_on_nan: bool = False, as_torch: bool = False, device: str | None = None, held=None,
-                 policy=None) -> int:
+def run_headless(
+    script: str,
+    argv=(),
+    *,
+    export: str | None = None,
+    dot_path: str | None = None,
+    fail_on_nan: bool = False,
+    as_torch: bool = False,
+    device: str | None = None,
+    held=None,
+    policy=None,
+) -> int:
     """Run `script`; write the snapshot and DOT files (also when it raised, was interrupted or
     called os._exit); print the summary to the stdout and stderr of the start, whatever the
     script did with sys.stdout. Ctrl-C stops the script at its next engine event and exits 130.
@@ -64,12 +76,30 @@ def run_headless(script: str, argv=(), *, export: str | None = None, dot_path: s
             return NAN_EXIT_CODE
         return code
 
-    return run_recorded(script, argv, report, as_torch=as_torch, device=device, policy=policy,
-                        exports=(("snapshot", export), ("graph", dot_path)), held=held)
+    return run_recorded(
+        script,
+        argv,
+        report,
+        as_torch=as_torch,
+        device=device,
+        policy=policy,
+        exports=(("snapshot", export), ("graph", dot_path)),
+        held=held,
+    )
 
 
-def run_recorded(script: str, argv, report, *, as_torch: bool = False, device: str | None = None,
-                 echo: bool = True, policy=None, exports=(), held=None) -> int:
+def run_recorded(
+    script: str,
+    argv,
+    report,
+    *,
+    as_torch: bool = False,
+    device: str | None = None,
+    echo: bool = True,
+    policy=None,
+    exports=(),
+    held=None,
+) -> int:
     """Run `script` under the recorder with no UI on this thread (the main thread: as under plain
     python, its signal handlers work), with a status line on a terminal's stderr; print its
     traceback if it raised, and hand the record to `report(record, exit_code, notes)`, whose
@@ -77,8 +107,11 @@ def run_recorded(script: str, argv, report, *, as_torch: bool = False, device: s
     stops the script at its next engine event: exit 130) or os._exit. `exports`, (what, path)
     pairs, are named on stderr when they could not be written; `held` (its `pressed`) is a Ctrl-C
     that came before the run could act on it."""
-    session = Session(script, list(argv), SessionOptions(
-        as_torch=as_torch, device=device, pause=False, break_on_nan=False, echo=echo, policy=policy))
+    session = Session(
+        script,
+        list(argv),
+        SessionOptions(as_torch=as_torch, device=device, pause=False, break_on_nan=False, echo=echo, policy=policy),
+    )
     terminal = StatusLine() if sys.stderr.isatty() else None
     ending = _Ending(session, report, exports, terminal)
     watch = _Watch(session, ending, terminal)
@@ -102,8 +135,12 @@ class _Ending:
         self.session, self.report, self.terminal = session, report, terminal
         self.exports = [(what, path) for what, path in exports if path]
         self.stderr = sys.stderr  # the run's own lines go here, whatever the script does with sys.stderr
-        self.notice = DeathNotice([f"graphscope: cannot write {what} {escaped(path)}: the process died before "
-                                   "it was written" for what, path in self.exports])
+        self.notice = DeathNotice(
+            [
+                f"graphscope: cannot write {what} {escaped(path)}: the process died before it was written"
+                for what, path in self.exports
+            ]
+        )
         self.over = threading.Event()  # the script has ended (set inside its _finish: in recording code)
         session.add_listener(lambda state: state.kind.over and self.over.set())
         self.code = 1  # the exit code reported (1 if the report itself failed)
@@ -123,7 +160,7 @@ class _Ending:
         gate's quit: no exception is thrown into it from outside, so none lands in the recorder);
         if it does not stop in time, report a cut of the record and end the process without it."""
         hooks.uninstall(self.session.recorder)  # nothing after Ctrl-C is recorded (a script that
-        self.session.gate.quit()                # catches the gate's SessionQuit and goes on)
+        self.session.gate.quit()  # catches the gate's SessionQuit and goes on)
         if self.over.wait(STOP_SECONDS) or not self._claim.acquire(blocking=False):
             return  # it stopped (its end reports), or os._exit is reporting
         self._report_cut(INTERRUPTED, f"the script did not stop within {STOP_SECONDS + CUT_SECONDS:g} s of Ctrl-C")
@@ -177,8 +214,10 @@ class _Ending:
         self._report(final)
 
     def _uncut(self, code: int, reason: str) -> int:
-        failed = [f"graphscope: cannot write {what} {path}: {reason} (the script's exit code was {code})"
-                  for what, path in self.exports]
+        failed = [
+            f"graphscope: cannot write {what} {path}: {reason} (the script's exit code was {code})"
+            for what, path in self.exports
+        ]
         for line in failed or [f"graphscope: {reason}"]:
             print(escaped(line), file=self.stderr)
         return WRITE_FAILED if failed else code
@@ -196,8 +235,10 @@ class _Ending:
 def _write(record, export, dot_path, code) -> tuple[list[str], list[str]]:
     """Write the exports before anything else can fail; each outcome as a line for stderr."""
     written, failed = [], []
-    for path, write, done in ((export, snapshot.dump, "snapshot written to"),
-                              (dot_path, dot.write_dot, "graph written to")):
+    for path, write, done in (
+        (export, snapshot.dump, "snapshot written to"),
+        (dot_path, dot.write_dot, "graph written to"),
+    ):
         if not path:
             continue
         try:
@@ -224,10 +265,8 @@ def _in_recording_code(ident) -> bool:
 def _leave(code: int):
     """Exit now, without waiting for threads the script left running (what was printed is flushed)."""
     for stream in {id(s): s for s in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)}.values():
-        try:
+        with contextlib.suppress(Exception):  # a script's stand-in stream, or a closed one: nothing more to show
             stream.flush()
-        except Exception:  # noqa: BLE001 (a script's stand-in stream, or a closed one: nothing more to show)
-            pass
     _EXIT(code)
 
 
@@ -256,8 +295,10 @@ class _Watch(threading.Thread):
             except queue.Empty:
                 if self.terminal is not None:
                     record = self.session.record
-                    self.terminal.status(f"graphscope: running {self.session.source}: {len(record.passes)} passes, "
-                                         f"{len(record.nodes)} nodes, {time.monotonic() - started:.1f} s")
+                    self.terminal.status(
+                        f"graphscope: running {self.session.source}: {len(record.passes)} passes, "
+                        f"{len(record.nodes)} nodes, {time.monotonic() - started:.1f} s"
+                    )
                 continue
             if message == _CTRL_C:
                 self.ending.interrupted()
@@ -307,7 +348,7 @@ class _OsExit:
         pid, ending = os.getpid(), self.ending
 
         def _exit(code):
-            if os.getpid() == pid and isinstance(code, int) and -(2 ** 31) <= code < 2 ** 31:
+            if os.getpid() == pid and isinstance(code, int) and -(2**31) <= code < 2**31:
                 ending.os_exit(code)  # does not return
             _EXIT(code)
 

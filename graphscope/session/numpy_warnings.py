@@ -32,8 +32,11 @@ class QuietNumpyWarnings:
         return False
 
     def _show(self, message, category, filename, lineno, file=None, line=None):
-        if not (issubclass(category, RuntimeWarning) and _FLOATING_POINT.search(str(message))
-                and _numpy_called_from_graphscope()):
+        if not (
+            issubclass(category, RuntimeWarning)
+            and _FLOATING_POINT.search(str(message))
+            and _numpy_called_from_graphscope()
+        ):
             self.saved(message, category, filename, lineno, file, line)
 
 

@@ -64,7 +64,7 @@ def run_script(script: str, argv: list[str], restate=None) -> Outcome:
         return Outcome(exit_code=code)
     except KeyboardInterrupt as error:
         return Outcome(exit_code=130, error=error, traceback=_user_traceback(error, script))
-    except BaseException as error:  # the script's own failure, reported, never lost
+    except BaseException as error:  # noqa: BLE001 (the script's own failure, reported, never lost)
         if restate is not None:
             error = restate(error)
         return Outcome(exit_code=1, error=error, traceback=_user_traceback(error, script))

@@ -57,7 +57,7 @@ class Session(Debuggee):
         self._life = State.STARTING  # never STOPPED: that is a snapshot's
         self._edge: tuple[int, int] | None = None  # (pass position, step) where the script is held
         self._running: Mode | None = None  # the mode of the run in progress
-        self._queued = 0          # steps asked for while a step was running
+        self._queued = 0  # steps asked for while a step was running
         self._answers: queue.Queue[str | None] = queue.Queue()  # what the user typed for input()
         super().__init__(self.recorder.record, script, break_on_nan=self.options.break_on_nan)
         self.record.metadata.device = str(self.options.device or backend.get_default_device())
@@ -240,7 +240,6 @@ class Session(Debuggee):
         ident = self._thread.ident
         if self._thread.is_alive() and ident is not None and not self._life.over:
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(SessionQuit))
-
 
 
 @contextlib.contextmanager

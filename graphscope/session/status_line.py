@@ -25,8 +25,13 @@ class StatusLine:
         self.saved = sys.stdout, sys.stderr, sys.stdin
         # Rich draws the line on the real stderr; the script's own writes go through _Watched,
         # not Rich's redirection, which would hold back a partial line (an input() prompt).
-        self.live = Live(console=Console(file=sys.stderr), auto_refresh=False, transient=True,
-                         redirect_stdout=False, redirect_stderr=False)
+        self.live = Live(
+            console=Console(file=sys.stderr),
+            auto_refresh=False,
+            transient=True,
+            redirect_stdout=False,
+            redirect_stderr=False,
+        )
         sys.stdout, sys.stderr = _Watched(sys.stdout, self), _Watched(sys.stderr, self)
         if sys.stdin is not None:
             sys.stdin = _WatchedInput(sys.stdin, self)

@@ -17,7 +17,6 @@ from .state import Mode
 POLL_SECONDS = 0.05
 
 
-
 class Watched(NamedTuple):
     """What breakpoints look at of one node made in this pass's forward."""
 
@@ -120,8 +119,13 @@ class StepGate(Observer):
         """A continue stops before `optimizer.step()` at a step breakpoint: the cursor at the end
         of the last backward pass, where it was not paused already (as a snapshot replays it)."""
         self._check_quit()
-        if (self.mode != Mode.CONTINUE or self.at_pass_end or self.pass_position < 0 or not self.order_ids
-                or self.frontier != len(self.order_ids)):
+        if (
+            self.mode != Mode.CONTINUE
+            or self.at_pass_end
+            or self.pass_position < 0
+            or not self.order_ids
+            or self.frontier != len(self.order_ids)
+        ):
             return
         reason = hit_reason([bp for bp in self.breakpoints() if bp.enabled and bp.pauses_at_step()])
         if reason:

@@ -49,8 +49,12 @@ class TorchAlias(types.ModuleType):
         anything else stays on the alias, so a script's assignments end with its run."""
         target = self.__dict__["_target"]
         current = vars(target).get(name, self)
-        if current is self or callable(current) or isinstance(current, types.ModuleType) or isinstance(
-                value, TorchAlias):
+        if (
+            current is self
+            or callable(current)
+            or isinstance(current, types.ModuleType)
+            or isinstance(value, TorchAlias)
+        ):
             super().__setattr__(name, value)
         else:
             setattr(target, name, value)
@@ -80,8 +84,9 @@ class TorchAliases:
     def __enter__(self):
         import importlib
 
-        self.saved = {name: sys.modules.get(name) for name in list(sys.modules)
-                      if name == "torch" or name.startswith("torch.")}
+        self.saved = {
+            name: sys.modules.get(name) for name in list(sys.modules) if name == "torch" or name.startswith("torch.")
+        }
         for name in self.saved:
             del sys.modules[name]
         for name, target in ALIASES.items():

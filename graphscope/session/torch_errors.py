@@ -33,7 +33,7 @@ def in_torch_terms(error: BaseException) -> BaseException:
         return error
     try:
         name = _missing_name(error)
-    except Exception:  # restating is a courtesy: the script's own error must never be lost to it
+    except Exception:  # noqa: BLE001 (restating is a courtesy: the script's own error must never be lost to it)
         return error
     if name is None:
         return error
@@ -99,7 +99,7 @@ def _lookup_path(torch_name: str):
     for alias in sorted(ALIASES, key=len, reverse=True):
         if torch_name == alias or torch_name.startswith(alias + "."):
             obj = importlib.import_module(ALIASES[alias])
-            for part in filter(None, torch_name[len(alias):].split(".")):
+            for part in filter(None, torch_name[len(alias) :].split(".")):
                 obj = getattr(obj, part, None)
             return obj
     return None
@@ -108,7 +108,7 @@ def _lookup_path(torch_name: str):
 def _torch_name(obj, exact: bool = False) -> str | None:
     """The torch name of a graphscope object: a supported function or class, a method of a supported
     class (`torch.Tensor.sum`); with `exact`, an instance of a supported class (not of a subclass)."""
-    if obj is None or isinstance(obj, types.ModuleType) and obj.__name__ in ALIASES:
+    if obj is None or (isinstance(obj, types.ModuleType) and obj.__name__ in ALIASES):
         return None  # an alias names its missing attributes itself
     names = _torch_names()
     if id(obj) in names:
@@ -138,8 +138,7 @@ def _accepts(callee, keyword: str) -> bool:
         parameters = inspect.signature(callee).parameters.values()
     except (TypeError, ValueError):
         return True
-    return any(p.name == keyword and p.kind is not p.POSITIONAL_ONLY or p.kind is p.VAR_KEYWORD
-               for p in parameters)
+    return any((p.name == keyword and p.kind is not p.POSITIONAL_ONLY) or p.kind is p.VAR_KEYWORD for p in parameters)
 
 
 def _callee(tb) -> object | None:
@@ -177,8 +176,8 @@ def _failed_source(tb, mode: str, through_imports: bool = False):
     if tb.tb_lasti // 2 >= len(positions) or None in positions[tb.tb_lasti // 2]:
         return None, None
     start, end, start_col, end_col = positions[tb.tb_lasti // 2]
-    lines = [line.encode() for line in linecache.getlines(code.co_filename, frame.f_globals)[start - 1:end]]
-    source = b"".join(lines)[start_col:len(b"".join(lines[:-1])) + end_col].decode(errors="replace")
+    lines = [line.encode() for line in linecache.getlines(code.co_filename, frame.f_globals)[start - 1 : end]]
+    source = b"".join(lines)[start_col : len(b"".join(lines[:-1])) + end_col].decode(errors="replace")
     try:
         tree = ast.parse(source.strip(), mode=mode)
     except SyntaxError:

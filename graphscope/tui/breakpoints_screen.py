@@ -103,9 +103,13 @@ class BreakpointsScreen(ModalScreen[None]):
             table = DataTable(id="bp-table", cursor_type="row")
             table.add_columns("id", "on", "breakpoint")
             yield table
-            yield Static(Text("Add: op matmul · module model.layers.1 · line model.py:42 · node 12 "
-                              "(in every pass) · nan · grad_norm 10 · step (before each optimizer.step())"),
-                         id="bp-help")
+            yield Static(
+                Text(
+                    "Add: op matmul · module model.layers.1 · line model.py:42 · node 12 "
+                    "(in every pass) · nan · grad_norm 10 · step (before each optimizer.step())"
+                ),
+                id="bp-help",
+            )
             yield Input(placeholder="op matmul", id="bp-input")
             yield Static(id="bp-error")
 
@@ -118,8 +122,12 @@ class BreakpointsScreen(ModalScreen[None]):
         row = table.cursor_row
         table.clear()
         for bp in self.debuggee.breakpoints:
-            table.add_row(Text(str(bp.id)), Text("●" if bp.enabled else "○", "bold red" if bp.enabled else "dim"),
-                          Text(one_line(bp.describe())), key=str(bp.id))
+            table.add_row(
+                Text(str(bp.id)),
+                Text("●" if bp.enabled else "○", "bold red" if bp.enabled else "dim"),
+                Text(one_line(bp.describe())),
+                key=str(bp.id),
+            )
         if table.row_count:
             table.move_cursor(row=min(max(row, 0), table.row_count - 1))
 
@@ -158,8 +166,9 @@ class BreakpointsScreen(ModalScreen[None]):
         bp = self.debuggee.add_breakpoint(bp)
         if self.debuggee.unmatched(bp):
             what = "optimizer step is recorded" if bp.pauses_at_step() else f"node matches {bp.describe()}"
-            error.update(Text(f"no {what} yet: breakpoint {bp.id} is kept, and pauses before the first "
-                              "one that does", "yellow"))
+            error.update(
+                Text(f"no {what} yet: breakpoint {bp.id} is kept, and pauses before the first one that does", "yellow")
+            )
         else:
             error.update("")
         event.input.value = ""

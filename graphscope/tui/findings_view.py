@@ -13,8 +13,10 @@ from graphscope.trace.record import FINDING_TITLES, Finding
 from .moment import Moment
 from .node_label import one_line
 
-NONE_YET = ("No findings so far: no NaN or Inf, no grads piling up without zeroing, no dead ReLU, no vanishing "
-            "or exploding grad.")
+NONE_YET = (
+    "No findings so far: no NaN or Inf, no grads piling up without zeroing, no dead ReLU, no vanishing "
+    "or exploding grad."
+)
 
 
 class FindingsView(OptionList):

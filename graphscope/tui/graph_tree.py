@@ -1,4 +1,4 @@
-"""GraphTree: the graph from each pass's loss down to the leaves; a node already shown elsewhere appears as a link to it."""
+"""GraphTree: the graph from each pass's loss down to the leaves; a node already shown elsewhere is a link to it."""
 
 from __future__ import annotations
 
@@ -65,8 +65,9 @@ class GraphTree(Outline):
             else:
                 position = moment.index.pass_list_index(root.pass_index)
                 why = "forward, no backward yet" if position is None else "its backward was not kept"
-                label = Text.assemble((f"pass {root.pass_index}", "bold"),
-                                      (f" · {why} · {counted(len(root.sinks), 'output')}", "dim"))
+                label = Text.assemble(
+                    (f"pass {root.pass_index}", "bold"), (f" · {why} · {counted(len(root.sinks), 'output')}", "dim")
+                )
                 item = OutlineItem("group", label=label, expandable=bool(root.sinks))
                 item.children = [self._node_item(s, item) for s in root.sinks]
                 items.append(item)
@@ -187,6 +188,7 @@ class GraphTree(Outline):
             return link
         if item.parent is None and node is not None:
             title = f"pass {node.pass_index} "
-            return Text.assemble((title, "bold blue"),
-                                 node_text(node, moment.marks(item.node), nodes, width - len(title)))
+            return Text.assemble(
+                (title, "bold blue"), node_text(node, moment.marks(item.node), nodes, width - len(title))
+            )
         return node_text(node, moment.marks(item.node), nodes, width)

@@ -1,4 +1,4 @@
-"""fit_number: a number written for a column of a given width, with fewer digits when it is narrow and never a cut exponent."""
+"""fit_number: a number written for a column of a given width: fewer digits when narrow, never a cut exponent."""
 
 from __future__ import annotations
 

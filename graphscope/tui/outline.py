@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import ClassVar
 
 from rich.text import Text
@@ -26,18 +27,26 @@ class OutlineItem:
 
     __slots__ = ("children", "depth", "event", "expandable", "expanded", "kind", "label", "node", "parent", "step")
 
-    def __init__(self, kind: str, node: int | None = None, label: Text | None = None, parent=None,
-                 expandable: bool = False, step: int | None = None, event=None):
-        self.kind = kind                    # "node" | "link" | "group" | "step" | "note" | "event"
+    def __init__(
+        self,
+        kind: str,
+        node: int | None = None,
+        label: Text | None = None,
+        parent=None,
+        expandable: bool = False,
+        step: int | None = None,
+        event=None,
+    ):
+        self.kind = kind  # "node" | "link" | "group" | "step" | "note" | "event"
         self.node = node
-        self.label = label                  # groups and notes: their text
+        self.label = label  # groups and notes: their text
         self.parent: OutlineItem | None = parent
-        self.children: list[OutlineItem] | None = None   # None until loaded
+        self.children: list[OutlineItem] | None = None  # None until loaded
         self.expanded = False
         self.depth = 0 if parent is None else parent.depth + 1
         self.expandable = expandable
-        self.step = step                    # timeline rows: the step index in the pass
-        self.event = event                  # an "event" row: the record's OptimizerEvent
+        self.step = step  # timeline rows: the step index in the pass
+        self.event = event  # an "event" row: the record's OptimizerEvent
 
 
 class Outline(ScrollView, can_focus=True):
@@ -143,7 +152,7 @@ class Outline(ScrollView, can_focus=True):
             at = self._row_index(item)
         except ValueError:
             return
-        self.rows[at + 1:at + 1] = list(self._visible_below(item))
+        self.rows[at + 1 : at + 1] = list(self._visible_below(item))
         self._resized()
 
     def collapse_item(self, item: OutlineItem) -> None:
@@ -157,7 +166,7 @@ class Outline(ScrollView, can_focus=True):
         end = at + 1
         while end < len(self.rows) and self.rows[end].depth > item.depth:
             end += 1
-        del self.rows[at + 1:end]
+        del self.rows[at + 1 : end]
         if self.cursor > at:
             self.cursor = at if self.cursor < end else self.cursor - (end - at - 1)
         self._resized()
@@ -175,10 +184,8 @@ class Outline(ScrollView, can_focus=True):
             parent = parent.parent
         if hidden:
             self._rebuild()
-        try:
+        with contextlib.suppress(ValueError):
             self.cursor = self._row_index(item)
-        except ValueError:
-            pass
 
     def _load(self, item: OutlineItem) -> None:
         if item.children is None:
@@ -229,8 +236,7 @@ class Outline(ScrollView, can_focus=True):
         return max(0, min(value, len(self.rows) - 1)) if self.rows else 0
 
     def watch_cursor(self, previous: int, value: int) -> None:
-        self.scroll_to_region(Region(0, value, max(self.size.width, 1), 1), animate=False, force=True,
-                              x_axis=False)
+        self.scroll_to_region(Region(0, value, max(self.size.width, 1), 1), animate=False, force=True, x_axis=False)
         self.refresh()
         item = self.cursor_item
         if item is not None:
@@ -320,10 +326,7 @@ class Outline(ScrollView, can_focus=True):
             indent = Text("  " * depth)
         else:
             indent = Text(f"{depth:>{2 * MAX_INDENT - 1}}›", self._style("outline--guide"))
-        if item.expandable:
-            icon = "▾ " if item.expanded else "▸ "
-        else:
-            icon = "  "
+        icon = ("▾ " if item.expanded else "▸ ") if item.expandable else "  "
         gutter = self.item_gutter(item)
         room = width - gutter.cell_len - indent.cell_len - len(icon)
         text = Text.assemble(gutter, indent, (icon, "dim"), self.item_text(item, room), no_wrap=True, end="")

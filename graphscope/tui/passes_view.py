@@ -52,8 +52,10 @@ def pass_loss(p: BackwardPass, nodes) -> float | None:
 def not_kept_note(indices) -> str:
     """Why these passes have no graph, and how to have it: `passes 1–156 not kept in detail (recording
     policy): loss and grad norms only; run with --keep all to keep them`."""
-    return (f"{named_runs(indices, 'pass', 'passes')} not kept in detail (recording policy): "
-            f"loss and grad norms only; {KEEP_ALL} to keep them")
+    return (
+        f"{named_runs(indices, 'pass', 'passes')} not kept in detail (recording policy): "
+        f"loss and grad norms only; {KEEP_ALL} to keep them"
+    )
 
 
 def total_norm(p: BackwardPass) -> float | None:
@@ -114,8 +116,9 @@ class PassesView(Vertical):
         nodes = moment.record.nodes
         losses = [pass_loss(p, nodes) for p in passes]
         events = moment.optimizer_events()
-        key = tuple((p.index, loss, p.finished, p.detailed, len(p.grad_norms)) for p, loss in zip(passes, losses)) \
-            + (len(events),)
+        key = tuple((p.index, loss, p.finished, p.detailed, len(p.grad_norms)) for p, loss in zip(passes, losses)) + (
+            len(events),
+        )
         self._draw_curve(losses)
         if key == self._key:
             return
@@ -131,20 +134,26 @@ class PassesView(Vertical):
         for event in events:
             after.setdefault(event.passes, []).append(event)
         self._rows = [("event", e) for e in after.get(0, [])]
-        for position, (p, value) in enumerate(zip(passes, losses)):
+        for position, (p, _loss) in enumerate(zip(passes, losses)):
             self._rows.append(("pass", position))
             self._rows += [("event", e) for e in after.get(p.index + 1, [])]
         for i, (kind, what) in enumerate(self._rows):
             if kind == "event":
-                table.add_row(Text(""), Text("↳", "dim"), Text(event_short(what), STYLE), Text(""), Text(""),
-                              key=f"e{i}")
+                table.add_row(
+                    Text(""), Text("↳", "dim"), Text(event_short(what), STYLE), Text(""), Text(""), key=f"e{i}"
+                )
                 continue
             p, value = passes[what], losses[what]
             loss = Text(fit_number(value, NUMBER), "bold red" if value is not None and not math.isfinite(value) else "")
             norm = total_norm(p)
-            table.add_row(Text(str(p.index)), Text("✓", "green") if p.detailed else Text("·", "dim"), loss,
-                          Text(fit_number(norm, NUMBER), "bold red" if norm is not None and not math.isfinite(norm) else ""),
-                          Text(f"{p.node_count:,}"), key=str(what))
+            table.add_row(
+                Text(str(p.index)),
+                Text("✓", "green") if p.detailed else Text("·", "dim"),
+                loss,
+                Text(fit_number(norm, NUMBER), "bold red" if norm is not None and not math.isfinite(norm) else ""),
+                Text(f"{p.node_count:,}"),
+                key=str(what),
+            )
         if passes:
             state = moment.state
             if state is not None and state.pass_index is not None and row <= 0:
@@ -174,16 +183,20 @@ class PassesView(Vertical):
             for change in what.params:
                 shown = change.update if steps_values(what) else change.before
                 value = shown.norm if shown is not None else None
-                norms.add_row(Text(keep_tail(one_line(change.label), NAME)),
-                              Text(fit_number(value, NUMBER) if value is not None else "None", "" if shown else "dim"))
+                norms.add_row(
+                    Text(keep_tail(one_line(change.label), NAME)),
+                    Text(fit_number(value, NUMBER) if value is not None else "None", "" if shown else "dim"),
+                )
             return
         self._relabel(norms, "grad norm")
         if not 0 <= what < len(self._passes):
             return
         p = self._passes[what]
         for name, value in sorted(p.grad_norms.items(), key=lambda kv: -kv[1] if math.isfinite(kv[1]) else -math.inf):
-            norms.add_row(Text(keep_tail(one_line(name), NAME)),
-                          Text(fit_number(value, NUMBER), "" if math.isfinite(value) else "bold red"))
+            norms.add_row(
+                Text(keep_tail(one_line(name), NAME)),
+                Text(fit_number(value, NUMBER), "" if math.isfinite(value) else "bold red"),
+            )
 
     @staticmethod
     def _relabel(norms: DataTable, label: str) -> None:

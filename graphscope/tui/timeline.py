@@ -17,8 +17,13 @@ class StepRows(Sequence):
     """The rows of a pass's order, each made when first shown: a 100,000-step pass costs nothing up
     front; notes before its first step (the events since the pass before) and after its end."""
 
-    def __init__(self, order: tuple[int, ...], end: OutlineItem, before: list[OutlineItem] | None = None,
-                 after: list[OutlineItem] | None = None):
+    def __init__(
+        self,
+        order: tuple[int, ...],
+        end: OutlineItem,
+        before: list[OutlineItem] | None = None,
+        after: list[OutlineItem] | None = None,
+    ):
         self.order = order
         self.end = end
         self.before = before or []
@@ -124,8 +129,10 @@ class Timeline(Outline):
             return item.label or Text("")
         digits = len(str(len(self.rows)))
         nodes = self.moment.record.nodes
-        return Text.assemble((f"{item.step + 1:>{digits}} ", "dim"),
-                             node_text(nodes.get(item.node), self.moment.marks(item.node), nodes, width - digits - 1))
+        return Text.assemble(
+            (f"{item.step + 1:>{digits}} ", "dim"),
+            node_text(nodes.get(item.node), self.moment.marks(item.node), nodes, width - digits - 1),
+        )
 
     def action_activate(self) -> None:
         item = self.cursor_item
