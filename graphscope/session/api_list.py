@@ -169,7 +169,7 @@ OPERATORS = {
 }
 
 
-def public_names(module) -> list[str]:
+def public_names(module: types.ModuleType) -> list[str]:
     """A module's public API: its `__all__`, else its public names that are not modules."""
     names = getattr(module, "__all__", None)
     if names is None:
@@ -177,7 +177,7 @@ def public_names(module) -> list[str]:
     return [n for n in names if not isinstance(getattr(module, n), types.ModuleType)]
 
 
-def _namespace_members(obj) -> list[str] | None:
+def _namespace_members(obj: object) -> list[str] | None:
     """`torch.cuda.is_available`...: the members of a class used as a namespace (static members only)."""
     if not inspect.isclass(obj):
         return None
@@ -189,7 +189,7 @@ def _namespace_members(obj) -> list[str] | None:
 
 def supported() -> dict[str, object]:
     """Every supported torch name (`torch.sum`, `torch.nn.Linear`, `torch.Tensor.sum`) and its object."""
-    names = {}
+    names: dict[str, object] = {}
     for alias, target in ALIASES.items():
         module = importlib.import_module(target)
         for name in public_names(module):
@@ -207,7 +207,7 @@ def supported() -> dict[str, object]:
     return names
 
 
-def _engine_module(obj) -> str:
+def _engine_module(obj: object) -> str:
     """The engine module defining `obj`, relative to graphscope.engine (`ops.unary`, `nn.linear`)."""
     module = getattr(obj, "__module__", None)
     if not isinstance(module, str):
@@ -215,12 +215,12 @@ def _engine_module(obj) -> str:
     return module.removeprefix("graphscope.engine").lstrip(".")
 
 
-def _nn_kind(obj) -> str:
+def _nn_kind(obj: object) -> str:
     stem = _engine_module(obj).rpartition(".")[2]
     return next((kind for word, kind in NN_KIND_BY_FILE_WORD if word in stem), "Other layers")
 
 
-def group_of(torch_name: str, obj) -> tuple[str, str]:
+def group_of(torch_name: str, obj: object) -> tuple[str, str]:
     """(group title, the prefix its names are written under) for one supported name."""
     parent, _, name = torch_name.rpartition(".")
     if parent == "torch.Tensor":
@@ -278,7 +278,7 @@ def replaced(readme_text: str) -> str:
     return readme_text[:start] + render() + readme_text[end + len(END) :]
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"rewrite the list in {README}")
     args = parser.parse_args(argv)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from graphscope.trace.gradcheck import GradcheckResult, gradcheck_node
 from graphscope.trace.record import OPTIMIZER_STEP
@@ -12,16 +14,23 @@ from graphscope.trace.record import OPTIMIZER_STEP
 from .breakpoint import Breakpoint, hit_reason
 from .state import Mode, SessionState, State
 
+if TYPE_CHECKING:
+    from graphscope.trace import Node, Record, Step
+
+Listener = Callable[[SessionState], object]  # what it returns is not looked at
+Position = tuple[int, int]  # (position in record.passes, step)
+
 
 class RecordFacts:
     """A breakpoint's questions about the node at one recorded step, answered from the summaries."""
 
     __slots__ = ("op", "module", "file", "line", "_value", "_grad")
 
-    def __init__(self, node, step):
+    def __init__(self, node: Node, step: Step | None) -> None:
         self.op, self.module = node.op, node.module
         site = node.site
-        self.file, self.line = (site.file, site.line) if site is not None else (None, None)
+        self.file: str | None = site.file if site is not None else None
+        self.line: int | None = site.line if site is not None else None
         self._value = node.output
         self._grad = step.grad_output if step is not None else None
 
@@ -46,13 +55,12 @@ class Debuggee:
 
     live = False
     prompt: str | None = None  # the script's input() prompt while it waits for a line
-    functions: dict | None = None  # op -> Function class, in a live run (gradcheck rebuilds custom ones)
 
-    def __init__(self, record, source: str = "", break_on_nan: bool = False):
+    def __init__(self, record: Record, source: str = "", break_on_nan: bool = False) -> None:
         self.record = record
         self.source = source  # the snapshot's path, or the script a session runs, as the user named it
         self._lock = threading.RLock()
-        self._listeners: list = []
+        self._listeners: list[Listener] = []
         self._breakpoints: list[Breakpoint] = []
         self._next_breakpoint = 1
         self._step_passes: set[int] = set()  # see _steps_after_passes
@@ -89,10 +97,15 @@ class Debuggee:
     # --- the commands ----------------------------------------------------------------------------
 
     @property
+    def functions(self) -> dict[str, type] | None:
+        """op -> Function class, in a live run (gradcheck rebuilds custom ones)."""
+        return None
+
+    @property
     def script(self) -> str:
         return self.record.metadata.script
 
-    def add_listener(self, callback) -> None:
+    def add_listener(self, callback: Listener) -> None:
         self._listeners.append(callback)
 
     def start(self) -> None:
@@ -223,7 +236,7 @@ class Debuggee:
         """Positions of the passes whose backward can be walked: kept in full, with a planned order."""
         return [i for i, p in enumerate(list(self.record.passes)) if p.detailed and p.order]
 
-    def _next(self, position, step):
+    def _next(self, position: int | None, step: int) -> Position | None:
         if position is None:
             walkable = self._walkable()
             return (walkable[0], 0) if walkable else None
@@ -232,7 +245,7 @@ class Debuggee:
         later = [i for i in self._walkable() if i > position]
         return (later[0], 0) if later else None
 
-    def _previous(self, position, step):
+    def _previous(self, position: int | None, step: int) -> Position | None:
         if position is None:
             return None
         if step > 0:
@@ -240,7 +253,7 @@ class Debuggee:
         earlier = [i for i in self._walkable() if i < position]
         return (earlier[-1], len(self.record.passes[earlier[-1]].order)) if earlier else None
 
-    def _recorded(self, position, step) -> bool:
+    def _recorded(self, position: int, step: int) -> bool:
         """Whether the record already holds this moment (a live script may not have reached it)."""
         frontier = self._frontier()
         return frontier is None or (position, step) <= frontier

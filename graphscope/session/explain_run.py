@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING, TextIO
 
 from graphscope.trace.explain_report import ExplainError, markdown_report, text_report
 from graphscope.trace.retention import Policy
@@ -14,12 +16,15 @@ from graphscope.trace.source_kind import SNAPSHOT, SourceError, not_runnable, so
 
 from .headless import run_recorded
 
+if TYPE_CHECKING:
+    from graphscope.trace import Record
+
 USAGE_ERROR = 2  # the exit code of a file or pass that cannot be explained
 
 
 def explain(
     source: str,
-    argv=(),
+    argv: Sequence[str] = (),
     *,
     pass_index: int = 0,
     markdown: bool = False,
@@ -50,7 +55,7 @@ def explain(
 
     stdout = sys.stdout
 
-    def report(record, code: int, notes: list[str]) -> int:
+    def report(record: Record, code: int, notes: list[str]) -> int:
         for line in notes:
             print(line, file=sys.stderr)
         return _print(record, pass_index, markdown, code, stdout)
@@ -63,7 +68,7 @@ def explain(
         )
 
 
-def _print(record, pass_index: int, markdown: bool, code: int, stdout=None) -> int:
+def _print(record: Record, pass_index: int, markdown: bool, code: int, stdout: TextIO | None = None) -> int:
     try:
         text = (markdown_report if markdown else text_report)(record, pass_index)
     except ExplainError as error:

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import threading
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
-from graphscope.engine.hooks import Observer, current_module
+from graphscope.engine.hooks import Observer, Site, current_module
 from graphscope.trace.finite import any_nonfinite, grad_norm
 
-from .breakpoint import hit_reason
+from .breakpoint import Breakpoint, hit_reason
 from .script_runner import SessionQuit
 from .state import Mode
+
+if TYPE_CHECKING:
+    from graphscope.engine import Tensor
+    from graphscope.engine.function import Function
+    from graphscope.trace import Recorder
 
 # How long a paused script thread sleeps between checks of the quit flag: it never blocks
 # without a timeout, so quitting (and Textual joining worker threads at exit) cannot hang.
@@ -22,9 +28,9 @@ class Watched(NamedTuple):
 
     op: str
     module: str | None
-    site: object | None
+    site: Site | None
     array: object  # the output's live array
-    version_counter: list  # the output's in-place version counter (shared with its views)
+    version_counter: list[int]  # the output's in-place version counter (shared with its views)
     version: int  # the counter when the node was made: a value changed since is not looked at
 
     def current(self) -> bool:
@@ -37,10 +43,11 @@ class LiveFacts:
 
     __slots__ = ("op", "module", "file", "line", "_value", "_grad", "_pass_nonfinite")
 
-    def __init__(self, watched: Watched, grad, pass_nonfinite):
+    def __init__(self, watched: Watched, grad: object, pass_nonfinite: Callable[[], bool]) -> None:
         self.op, self.module = watched.op, watched.module
         site = watched.site
-        self.file, self.line = (site.file, site.line) if site is not None else (None, None)
+        self.file: str | None = site.file if site is not None else None
+        self.line: int | None = site.line if site is not None else None
         self._value = watched.array if watched.current() else None
         self._grad = grad
         self._pass_nonfinite = pass_nonfinite
@@ -65,7 +72,13 @@ class StepGate(Observer):
 
     one_thread = True  # it holds the script's thread only: other threads run on, unrecorded
 
-    def __init__(self, recorder, breakpoints, on_pause, pause: bool = True):
+    def __init__(
+        self,
+        recorder: Recorder,
+        breakpoints: Callable[[], Sequence[Breakpoint]],
+        on_pause: Callable[[int, int, str], None],
+        pause: bool = True,
+    ) -> None:
         self.recorder = recorder
         self.breakpoints = breakpoints  # () -> the session's current breakpoints
         self.on_pause = on_pause
@@ -79,18 +92,18 @@ class StepGate(Observer):
         self.order_ids: list[int] = []
         self.frontier = 0  # steps run in this pass
         self.at_pass_end = False  # paused at this pass's end already (a step breakpoint stops there once)
-        self.watched: dict[int, Watched] = {}  # node id -> what breakpoints look at (this pass's forward)
+        self.watched: dict[int | None, Watched] = {}  # node id -> what breakpoints look at (this pass's forward)
         self._pass_nonfinite: bool | None = None
 
     # --- engine events (script thread) ---------------------------------------------------
 
-    def node_created(self, node, inputs, output, site):
+    def node_created(self, node: Function, inputs: Sequence[Tensor], output: Tensor, site: Site | None) -> None:
         self._check_quit()
         node_id = self.recorder.node_id(node)
         counter = output._vc
         self.watched[node_id] = Watched(node.op, current_module(), site, output.array, counter, counter[0])
 
-    def backward_begun(self, root, order):
+    def backward_begun(self, root: Tensor, order: Sequence[Function]) -> None:
         self._check_quit()
         backward = self.recorder.record.passes[-1]  # the recorder, installed first, made it
         self.pass_position = len(self.recorder.record.passes) - 1
@@ -99,23 +112,23 @@ class StepGate(Observer):
         self.at_pass_end = False
         self._pass_nonfinite = None
 
-    def before_node(self, node, grad_output):
+    def before_node(self, node: Function, grad_output: object) -> None:
         self._check_quit()
         node_id = self.order_ids[self.frontier] if self.frontier < len(self.order_ids) else None
         reason = self._reason(node_id, grad_output)
         if reason:
             self._pause(reason)
 
-    def after_node(self, node, grad_inputs):
+    def after_node(self, node: Function, grad_inputs: object) -> None:
         self.frontier += 1
 
-    def backward_ended(self, root):
+    def backward_ended(self, root: Tensor) -> None:
         if not self.quitting and self.mode == Mode.STEP and self.frontier == len(self.order_ids):
             self.at_pass_end = True
             self._pause(self._stepped("end of pass"))
         self.watched.clear()
 
-    def optimizer_step_begun(self, optimizer):
+    def optimizer_step_begun(self, optimizer: object) -> None:
         """A continue stops before `optimizer.step()` at a step breakpoint: the cursor at the end
         of the last backward pass, where it was not paused already (as a snapshot replays it)."""
         self._check_quit()
@@ -134,7 +147,7 @@ class StepGate(Observer):
 
     # --- deciding and pausing ----------------------------------------------------------
 
-    def _reason(self, node_id, grad) -> str:
+    def _reason(self, node_id: int | None, grad: object) -> str:
         mode = self.mode
         if mode == Mode.STEP:
             return self._stepped("first backward pass" if self.first else "step")
