@@ -4,13 +4,14 @@ grad norm or the optimizer's step."""
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
@@ -100,7 +101,7 @@ class BreakpointsScreen(ModalScreen[None]):
         with Vertical() as box:
             box.border_title = "breakpoints"
             box.border_subtitle = "tab to the list: space toggle · d remove · escape close"
-            table = DataTable(id="bp-table", cursor_type="row")
+            table: DataTable[Text] = DataTable(id="bp-table", cursor_type="row")
             table.add_columns("id", "on", "breakpoint")
             yield table
             yield Static(
@@ -135,10 +136,10 @@ class BreakpointsScreen(ModalScreen[None]):
         table = self.query_one(DataTable)
         if not table.row_count:
             return None
-        key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key
-        return int(key.value)
+        key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key
+        return int(cast(str, key.value))  # every row is added with its breakpoint's id as key
 
-    def action_toggle(self) -> None:
+    def action_toggle(self) -> None:  # type: ignore[override]  # the screen's space key, not DOMNode's toggle(attr)
         self._change(self.debuggee.toggle_breakpoint)
 
     def action_remove(self) -> None:

@@ -85,6 +85,7 @@ class FindingsView(OptionList):
         if finding.pass_index is not None:
             text.append(f"  pass {finding.pass_index}", "bold")
         where = []
+        assert self.moment is not None  # show_findings set it
         node = self.moment.record.nodes.get(finding.node) if finding.node is not None else None
         if node is not None:
             where.append(f"{one_line(node.parameter or node.op)} #{node.id}")

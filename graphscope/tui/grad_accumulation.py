@@ -72,5 +72,5 @@ class GradAccumulation(Static):
     def show(self, moment: Moment, node_id: int | None, element: int = 0) -> None:
         rows = accumulation_rows(moment, node_id) if node_id is not None else []
         self.display = bool(rows)
-        if rows:
+        if rows and node_id is not None:  # (rows only for a node)
             self.update(accumulation_text(moment, node_id, element))

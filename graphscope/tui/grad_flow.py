@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
@@ -181,12 +181,12 @@ class GradFlow(Static):
     def show(self, moment: Moment, node_id: int | None) -> None:
         record = moment.record
         node = record.nodes.get(node_id) if node_id is not None else None
-        if node is None:
+        if node is None or node_id is None:
             self.update("")
             return
         index = moment.index
         rows = flow_rows(moment, node_id)
-        parts = []
+        parts: list[RenderableType] = []
         if rows:
             parts.append(FlowTable(rows, record.nodes))
         step = moment.step_of(node_id)

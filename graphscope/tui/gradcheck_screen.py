@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -58,7 +58,7 @@ def input_table(check) -> Table:
 
 def result_renderable(result, nodes) -> Group:
     """The verdict, then each input: its name, the elements checked and the numbers."""
-    parts = [verdict(result)]
+    parts: list[RenderableType] = [verdict(result)]
     for check in result.inputs:
         source = nodes.get(check.node)
         name = one_line(check.label or (source.op if source is not None else "input"))

@@ -103,7 +103,7 @@ class GraphTree(Outline):
         frontier = [item]
         opened = 0
         for _ in range(levels):
-            below = []
+            below: list[OutlineItem] = []
             for it in frontier:
                 if opened >= OPEN_ROWS:
                     return
@@ -145,9 +145,9 @@ class GraphTree(Outline):
             if path is None:
                 return False
             for step in path[:-1]:
-                item = self.home[step]
-                self._load(item)
-                item.expanded = expanded = True
+                ancestor = self.home[step]
+                self._load(ancestor)
+                ancestor.expanded = expanded = True
         item = self.home.get(node_id)
         if item is None:
             return False
@@ -156,6 +156,7 @@ class GraphTree(Outline):
 
     def _path_from_shown(self, node_id: int) -> list[int] | None:
         """Node ids from the nearest node already in the tree down to `node_id` (following consumers up)."""
+        assert self.moment is not None  # the tree shows a moment's record
         consumers = self.moment.index.consumers()
         came_from: dict[int, int] = {node_id: node_id}
         queue = deque([node_id])
@@ -177,7 +178,7 @@ class GraphTree(Outline):
 
     def item_text(self, item: OutlineItem, width: int) -> Text:
         moment = self.moment
-        if item.kind in ("group", "note") or moment is None:
+        if item.kind in ("group", "note") or moment is None or item.node is None:  # (other rows have a node)
             return item.label or Text("")
         nodes = moment.record.nodes
         node = nodes.get(item.node)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -33,7 +33,7 @@ MARKERS = (
 
 
 def help_renderable() -> Group:
-    parts = [Text("graphscope: step through a neural network's backward pass", "bold")]
+    parts: list[RenderableType] = [Text("graphscope: step through a neural network's backward pass", "bold")]
     for title, rows in help_groups():
         table = Table(
             box=None, show_header=False, padding=(0, 2), title=title, title_justify="left", title_style="bold blue"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 
 from graphscope.session import State
 
@@ -252,7 +252,7 @@ KEYS = (
 BY_ACTION = {key.name: key for key in KEYS if key.action}
 
 
-def bindings() -> list[Binding]:
+def bindings() -> list[BindingType]:
     """The app's BINDINGS."""
     return [Binding(key.bind, key.action, key.label, show=key.footer) for key in KEYS if key.bind]
 

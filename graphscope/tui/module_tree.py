@@ -95,7 +95,7 @@ class ModuleTree(Outline):
         return True
 
     def item_text(self, item: OutlineItem, width: int) -> Text:
-        if item.kind == "group" or self.moment is None:
+        if item.kind == "group" or self.moment is None or item.node is None:  # (other rows have a node)
             return item.label or Text("")
         nodes = self.moment.record.nodes
         return node_text(nodes.get(item.node), self.moment.marks(item.node), nodes, width)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from graphscope.session import Breakpoint, State
+from graphscope.session import Breakpoint, SessionState, State
 from graphscope.trace.findings import find
 from graphscope.trace.record import OPTIMIZER_STEP, Step
 
@@ -46,8 +46,8 @@ class Moment:
     """The record (through its index), the debuggee's latest state and the breakpoints."""
 
     index: RecordIndex
-    state: object | None = None  # a SessionState, None before the first
-    breakpoints: tuple = ()
+    state: SessionState | None = None  # None before the first
+    breakpoints: tuple[Breakpoint, ...] = ()
     live: bool = False  # a running session (True) or a loaded snapshot (False)
 
     @property
@@ -202,7 +202,14 @@ class Moment:
         events = list(self.record.optimizer)
         if self._all_known():
             return events
-        return [e for e in events if e.passes <= self.record.passes[self.state.pass_index].index]
+        last = self.record.passes[self._cursor_at()[0]].index
+        return [e for e in events if e.passes <= last]
+
+    def _cursor_at(self) -> tuple[int, int]:
+        """The cursor's (pass position, step): there is one whenever `_all_known()` is False."""
+        state = self.state
+        assert state is not None and state.pass_index is not None and state.step is not None
+        return state.pass_index, state.step
 
     def _all_known(self) -> bool:
         """Whether all of the record has happened at the cursor: no cursor in a pass (a live run
@@ -242,9 +249,9 @@ class Moment:
         lines = list(self.record.console)
         if self._all_known():
             return lines
-        state = self.state
-        p = self.record.passes[state.pass_index]
-        bound = (p.index + 1, 0, state.step)
+        position, step = self._cursor_at()
+        p = self.record.passes[position]
+        bound = (p.index + 1, 0, step)
         if self.before_optimizer_step:
             rows = [
                 i for i, e in enumerate(self.record.optimizer) if e.kind == OPTIMIZER_STEP and e.passes == p.index + 1
@@ -262,7 +269,7 @@ class Moment:
         passes = list(self.record.passes)
         if self._all_known():
             return passes
-        position, step = self.state.pass_index, self.state.step
+        position, step = self._cursor_at()
         known = passes[: position + 1]
         p = known[-1]
         if step < len(p.order):
@@ -273,7 +280,7 @@ class Moment:
         """The graph's roots (`RecordIndex.roots`) of the passes begun by the cursor's moment."""
         if self._all_known():
             return roots
-        last = self.record.passes[self.state.pass_index].index
+        last = self.record.passes[self._cursor_at()[0]].index
         return [r for r in roots if r.pass_index <= last]
 
     def nan_origin(self) -> int | None:
@@ -282,7 +289,7 @@ class Moment:
         if node_id is None or self._all_known():
             return node_id
         node = self.record.nodes.get(node_id)
-        last = self.record.passes[self.state.pass_index].index
+        last = self.record.passes[self._cursor_at()[0]].index
         if node is None or node.pass_index > last:
             return None
         if node.pass_index < last or self.nonfinite(node_id) or self.stepped(node_id):

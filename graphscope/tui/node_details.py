@@ -103,7 +103,7 @@ class NodeDetails(Vertical):
         self._draw(wanted)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        if event.tabbed_content.id == "detail-tabs" and event.pane is not None:
+        if event.tabbed_content.id == "detail-tabs" and event.pane is not None and event.pane.id is not None:
             if event.pane.id == self._switching:
                 self._switching = None
             else:  # the user's choice: kept for the next node while stepping (or not)

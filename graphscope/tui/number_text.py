@@ -37,6 +37,7 @@ def fit_number(value, width: int | None = None, digits: int = DIGITS) -> str:
         for text in (_short_exponent(f"{value:.{precision}g}"), _short_exponent(f"{value:.{precision - 1}e}")):
             if width is None or len(text) <= width:
                 return text
+    assert width is not None  # with no width, the first text was returned
     return NO_ROOM * width
 
 

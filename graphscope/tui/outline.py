@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -104,7 +105,7 @@ class Outline(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None, classes: str | None = None):
         super().__init__(id=id, classes=classes)
         self.roots: list[OutlineItem] = []
-        self.rows: list[OutlineItem] = []
+        self.rows: Sequence[OutlineItem] = []  # a list; a Timeline's are made as they are shown
         self.moment: Moment | None = None
         self._styles_seen: dict = {}
         self._strips: dict = {}  # rendered lines by their text, width, cursor and focus
@@ -122,7 +123,7 @@ class Outline(ScrollView, can_focus=True):
     def item_gutter(self, item: OutlineItem) -> Text:
         """The moment's markers before the indentation, on the rows of `MARKED_KIND` (the same
         column on every row: the others get as many blanks)."""
-        if item.kind != self.MARKED_KIND or self.moment is None:
+        if item.kind != self.MARKED_KIND or self.moment is None or item.node is None:  # (marked rows have a node)
             return Text("    ")
         return Text.assemble(marks_text(self.moment.marks(item.node)), " ")
 
@@ -152,7 +153,9 @@ class Outline(ScrollView, can_focus=True):
             at = self._row_index(item)
         except ValueError:
             return
-        self.rows[at + 1 : at + 1] = list(self._visible_below(item))
+        rows = self.rows
+        assert isinstance(rows, list)  # only a tree's items expand, and a tree's rows are a list
+        rows[at + 1 : at + 1] = list(self._visible_below(item))
         self._resized()
 
     def collapse_item(self, item: OutlineItem) -> None:
@@ -164,9 +167,11 @@ class Outline(ScrollView, can_focus=True):
         except ValueError:
             return
         end = at + 1
-        while end < len(self.rows) and self.rows[end].depth > item.depth:
+        rows = self.rows
+        assert isinstance(rows, list)  # only a tree's items expand, and a tree's rows are a list
+        while end < len(rows) and rows[end].depth > item.depth:
             end += 1
-        del self.rows[at + 1 : end]
+        del rows[at + 1 : end]
         if self.cursor > at:
             self.cursor = at if self.cursor < end else self.cursor - (end - at - 1)
         self._resized()

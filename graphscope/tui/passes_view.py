@@ -4,12 +4,14 @@ the optimizer's events (zero_grad, step, a `.grad` reset) in rows between the pa
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
+from textual.widgets.data_table import ColumnKey
 
 from graphscope.trace import drawing
 from graphscope.trace.keep_option import KEEP_ALL
@@ -92,17 +94,18 @@ class PassesView(Vertical):
         self.moment: Moment | None = None
         self._key: tuple = ()
         self._highlighted: int | None = None
-        self._rows: list[tuple[str, object]] = []  # each row of the table: ("pass", position) or ("event", event)
+        # Each row of the table: ("pass", position) or ("event", the OptimizerEvent): Any, as the kind says which.
+        self._rows: list[tuple[str, Any]] = []
         self._passes: list[BackwardPass] = []  # the passes known at the moment's cursor
 
     def compose(self) -> ComposeResult:
         yield Static(id="loss-curve")
         yield Static(id="pass-note")
-        table = DataTable(id="pass-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Text] = DataTable(id="pass-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("pass", "detail", "loss", "grad norm", "nodes")  # every pass, kept in detail or not
         yield table
         yield Static(id="event-note")
-        norms = DataTable(id="norm-table", cursor_type="row")
+        norms: DataTable[Text] = DataTable(id="norm-table", cursor_type="row")
         norms.add_column("parameter", width=NAME, key="name")
         norms.add_column("grad norm", width=10, key="value")
         yield norms
@@ -172,7 +175,8 @@ class PassesView(Vertical):
 
     def _show_row(self, row: int) -> None:
         """Below the table: the highlighted pass's grad norms, or what the highlighted event changed."""
-        kind, what = self._rows[row] if 0 <= row < len(self._rows) else ("pass", -1)
+        at: tuple[str, Any] = self._rows[row] if 0 <= row < len(self._rows) else ("pass", -1)
+        kind, what = at
         note = self.query_one("#event-note", Static)
         note.display = kind == "event"
         norms = self.query_one("#norm-table", DataTable)
@@ -200,7 +204,7 @@ class PassesView(Vertical):
 
     @staticmethod
     def _relabel(norms: DataTable, label: str) -> None:
-        column = norms.columns.get("value")
+        column = norms.columns.get(ColumnKey("value"))
         if column is not None and column.label.plain != label:
             column.label = Text(label)
             norms.refresh()
@@ -215,6 +219,8 @@ class PassesView(Vertical):
         if event.data_table.id != "pass-table":
             return
         event.stop()
-        kind, what = self._rows[event.cursor_row] if 0 <= event.cursor_row < len(self._rows) else ("", None)
+        row = event.cursor_row
+        chosen: tuple[str, Any] = self._rows[row] if 0 <= row < len(self._rows) else ("", None)
+        kind, what = chosen
         if kind == "pass":
             self.post_message(self.Chosen(what))

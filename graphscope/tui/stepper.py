@@ -166,6 +166,9 @@ class Stepper(Static):
     Stepper { height: 1; padding: 0 1; background: $panel; }
     """
 
+    _shown: tuple[Moment, str] | None  # what show() last gave (set in on_mount)
+    _last: Text | None  # what was last painted
+
     def show(self, moment: Moment, source: str = "") -> None:
         self._shown = (moment, source)
         self._paint()
@@ -183,4 +186,4 @@ class Stepper(Static):
 
     def on_mount(self) -> None:
         self._last = None
-        self._shown: tuple | None = None
+        self._shown = None

@@ -300,6 +300,7 @@ class TensorPreview(Widget, can_focus=True):
 
     def _caption(self, w: Window) -> str:
         s = self.summary
+        assert s is not None  # a window is drawn only over a summary
         cols = self._grid_shape()[1]
         where = "".join(f"[{i}]" for i in w.lead)
         if len(s.shape) >= 2:

@@ -140,7 +140,7 @@ class Views(Vertical):
         (widget.query_one("#pass-table") if view == "passes" else widget).focus()
 
     def on_outline_activated(self, message: Outline.Activated) -> None:
-        if message.item.kind == "link":  # a node shown elsewhere in the tree: go there
+        if message.item.kind == "link" and message.item.node is not None:  # a node shown elsewhere: go there
             message.stop()
             self.query_one(GraphTree).reveal_node(message.item.node)
 
