@@ -59,7 +59,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "checkpoint.pt")
         write_checkpoint(path, args.megabytes, args.tensors)
-        runs = {"torch": [], "graphscope": []}
+        runs: dict[str, list[list[float]]] = {"torch": [], "graphscope": []}
         for _ in range(args.repeats):  # interleaved, so drifting machine load hits each alike
             for library, results in runs.items():
                 results.append(

@@ -14,7 +14,7 @@ import torch
 from engine import Case, Side, Step, gs, limit_threads, print_table  # bench/engine.py, beside this file
 from torch.utils import data as torch_data
 
-from graphscope.utils import data as gs_data
+from graphscope.engine.utils import data as gs_data  # graphscope.utils.data, by its own name
 
 
 def loader_epoch(lib, data) -> Step:

@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -37,7 +38,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import graphscope as gs
 from graphscope.engine import hooks
 
-Step = Callable[[], object]  # one training step; returns its loss (a tensor or array)
+# One training step; returns its loss: a graphscope or torch tensor, or a NumPy array (hence Any).
+Step = Callable[[], Any]
 
 
 @dataclass

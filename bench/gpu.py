@@ -156,7 +156,7 @@ def main() -> int:
         sides["PyTorch"] = (sync_torch, loop(wide_mlp(torch, "cuda")))
     for time_block, run_block in sides.values():  # warm up: kernels, caches, memory pools
         time_block(run_block, 2)
-    times = {label: [] for label in sides}
+    times: dict[str, list[float]] = {label: [] for label in sides}
     for _ in range(args.repeats):  # interleaved, so drifting clocks hit each side alike
         for label, (time_block, run_block) in sides.items():
             times[label].append(time_block(run_block, args.steps))

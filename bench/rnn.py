@@ -16,12 +16,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from functools import partial
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+# bench/engine.py first: it pins NumPy's BLAS to one thread, which only works before NumPy is imported.
+from engine import Case, Side, limit_threads, module_step, print_table
+
+# isort: split
 import numpy as np
 import torch
-from engine import Case, Side, limit_threads, module_step, print_table
 
 import graphscope as gs
 from graphscope.engine import nn as gs_nn
@@ -60,7 +64,7 @@ def lstm_step(lib, steps=32, batch=16, input_size=32, hidden_size=64, num_layers
     return module_step(model, nn.CrossEntropyLoss(), optimizer, x, y)
 
 
-SIZES = {  # name: (lstm_step's sizes, target ratio)
+SIZES: dict[str, tuple[dict[str, int], float]] = {  # name: (lstm_step's sizes, target ratio)
     "LSTM step T32 b16 32->64, 1 layer": (dict(), 5.0),
     "LSTM step T16 b8 8->32, 2 layers": (dict(steps=16, batch=8, input_size=8, hidden_size=32, num_layers=2), 5.0),
     "LSTM step T32 b32 64->256, 1 layer": (dict(steps=32, batch=32, input_size=64, hidden_size=256), 3.0),
@@ -69,8 +73,8 @@ SIZES = {  # name: (lstm_step's sizes, target ratio)
 CASES = [
     Case(
         name,
-        Side("graphscope", lambda s=sizes: lstm_step(gs, **s)),
-        Side("PyTorch CPU", lambda s=sizes: lstm_step(torch, **s)),
+        Side("graphscope", partial(lstm_step, gs, **sizes)),
+        Side("PyTorch CPU", partial(lstm_step, torch, **sizes)),
         target=target,
     )
     for name, (sizes, target) in SIZES.items()

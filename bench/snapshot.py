@@ -97,7 +97,8 @@ def build(n: int, steps: bool) -> Record:
                 sites[i % 20],
                 ("self", "other"),
             )
-    record = Record(metadata=Metadata(script="/home/user/project/train.py"), nodes=nodes)
+    # Record takes a dict of nodes and makes its NodeTable (__post_init__); its field is typed as the table.
+    record = Record(metadata=Metadata(script="/home/user/project/train.py"), nodes=nodes)  # type: ignore[arg-type]
     if steps:
         ops = [i for i in nodes if i % 10]
         record.passes = [

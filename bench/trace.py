@@ -19,6 +19,7 @@ import os
 import statistics
 import sys
 import time
+from typing import Any
 
 if __name__ == "__main__":  # before NumPy loads its BLAS
     _threads = sys.argv[sys.argv.index("--blas-threads") + 1] if "--blas-threads" in sys.argv else "1"
@@ -32,7 +33,7 @@ from graphscope import nn, optim
 from graphscope.engine import hooks
 from graphscope.trace.recorder import Policy, Recorder
 
-MODELS = {
+MODELS: dict[str, dict[str, Any]] = {
     "tiny": dict(sizes=(2, 16, 16, 1), batch=64, classes=None),
     "mid": dict(sizes=(784, 256, 256, 10), batch=64, classes=10),
 }
@@ -43,7 +44,7 @@ def make(name: str):
     spec = MODELS[name]
     gs.manual_seed(0)
     sizes = spec["sizes"]
-    layers = []
+    layers: list[nn.Module] = []
     for i in range(len(sizes) - 1):
         layers.append(nn.Linear(sizes[i], sizes[i + 1]))
         if i < len(sizes) - 2:
@@ -53,7 +54,7 @@ def make(name: str):
     x = gs.randn(spec["batch"], sizes[0])
     if spec["classes"]:
         y = gs.randint(0, spec["classes"], (spec["batch"],))
-        loss_fn = nn.CrossEntropyLoss()
+        loss_fn: nn.Module = nn.CrossEntropyLoss()
     else:
         y = gs.randn(spec["batch"], 1)
         loss_fn = nn.MSELoss()
@@ -133,7 +134,7 @@ def main() -> None:
     }
     for name in MODELS:
         timed(name, 5, Policy())  # warm up
-        times = {label: [] for label, _ in configs}
+        times: dict[str, list[float]] = {label: [] for label, _ in configs}
         for _ in range(args.repeats):  # interleaved, so drifting machine load hits each alike
             for label, policy in configs:
                 times[label].append(timed(name, args.steps, policy))

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from textual.widgets import Input
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -109,7 +110,8 @@ def build(n: int) -> Record:
                 sites[i % 20],
                 ("self", "other"),
             )
-    return Record(metadata=Metadata(script="/home/user/project/train.py"), nodes=nodes)
+    # Record takes a dict of nodes and makes its NodeTable (__post_init__); its field is typed as the table.
+    return Record(metadata=Metadata(script="/home/user/project/train.py"), nodes=nodes)  # type: ignore[arg-type]
 
 
 async def until(predicate, timeout: float = 30.0) -> None:
@@ -141,6 +143,7 @@ async def open_snapshot(path: str) -> tuple[float, float, float]:
         await until(lambda: any(r.kind == "node" for r in tree.rows) and app.paints)
         shown = app.paints[-1][0]
     gc.unfreeze()
+    assert app.first_paint is not None  # waited for above
     return loaded - start, app.first_paint - loaded, shown - loaded
 
 
@@ -191,9 +194,10 @@ async def search_latencies(record: Record) -> tuple[list[float], list[float]]:
         await pilot.press("slash")
         await until(lambda: isinstance(app.screen, FindDialog))
         dialog = app.screen
-        field = dialog.query_one("#find-input")
+        assert isinstance(dialog, FindDialog)  # waited for above
+        field = dialog.query_one("#find-input", Input)
         for query in QUERIES:
-            painted = []
+            painted: list[float] = []
             start = time.perf_counter()
             field.value = query
             await until(lambda query=query: dialog.result is not None and dialog.result.query == query)
