@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from graphscope.engine.hooks import Observer, Site, current_module
 from graphscope.trace.finite import any_nonfinite, grad_norm
@@ -14,9 +14,25 @@ from .script_runner import SessionQuit
 from .state import Mode
 
 if TYPE_CHECKING:
-    from graphscope.engine import Tensor
-    from graphscope.engine.function import Function
     from graphscope.trace import Recorder
+
+
+# What the gate reads of the engine's objects (the session observes them; it does not import them).
+class _Node(Protocol):
+    """A graph node (a Function)."""
+
+    @property
+    def op(self) -> str: ...
+
+
+class _Output(Protocol):
+    """A node's output Tensor."""
+
+    @property
+    def array(self) -> object: ...
+    @property
+    def _vc(self) -> list[int]: ...  # its in-place version counter
+
 
 # How long a paused script thread sleeps between checks of the quit flag: it never blocks
 # without a timeout, so quitting (and Textual joining worker threads at exit) cannot hang.
@@ -97,13 +113,13 @@ class StepGate(Observer):
 
     # --- engine events (script thread) ---------------------------------------------------
 
-    def node_created(self, node: Function, inputs: Sequence[Tensor], output: Tensor, site: Site | None) -> None:
+    def node_created(self, node: _Node, inputs: Sequence[object], output: _Output, site: Site | None) -> None:
         self._check_quit()
         node_id = self.recorder.node_id(node)
         counter = output._vc
         self.watched[node_id] = Watched(node.op, current_module(), site, output.array, counter, counter[0])
 
-    def backward_begun(self, root: Tensor, order: Sequence[Function]) -> None:
+    def backward_begun(self, root: object, order: Sequence[object]) -> None:
         self._check_quit()
         backward = self.recorder.record.passes[-1]  # the recorder, installed first, made it
         self.pass_position = len(self.recorder.record.passes) - 1
@@ -112,17 +128,17 @@ class StepGate(Observer):
         self.at_pass_end = False
         self._pass_nonfinite = None
 
-    def before_node(self, node: Function, grad_output: object) -> None:
+    def before_node(self, node: object, grad_output: object) -> None:
         self._check_quit()
         node_id = self.order_ids[self.frontier] if self.frontier < len(self.order_ids) else None
         reason = self._reason(node_id, grad_output)
         if reason:
             self._pause(reason)
 
-    def after_node(self, node: Function, grad_inputs: object) -> None:
+    def after_node(self, node: object, grad_inputs: object) -> None:
         self.frontier += 1
 
-    def backward_ended(self, root: Tensor) -> None:
+    def backward_ended(self, root: object) -> None:
         if not self.quitting and self.mode == Mode.STEP and self.frontier == len(self.order_ids):
             self.at_pass_end = True
             self._pause(self._stepped("end of pass"))
