@@ -60,7 +60,7 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=100_000, help="ops in the chain")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each case (medians are compared)")
     args = parser.parse_args()
-    runs = {"plain": [], "recorded": []}
+    runs: dict[str, list[tuple[float, int]]] = {"plain": [], "recorded": []}
     for _ in range(args.repeats):  # interleaved, so drifting machine load hits each alike
         for case, results in runs.items():
             results.append(_run(args.nodes, case))

@@ -59,20 +59,26 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "checkpoint.pt")
         write_checkpoint(path, args.megabytes, args.tensors)
-        runs = {"torch": [], "graphscope": []}
+        runs: dict[str, list[list[float]]] = {"torch": [], "graphscope": []}
         for _ in range(args.repeats):  # interleaved, so drifting machine load hits each alike
             for library, results in runs.items():
-                results.append([float(word) for word in run_fresh(LOAD, path, library, args.tensors,
-                                                                   one_blas_thread=True)[-3:]])
+                results.append(
+                    [float(word) for word in run_fresh(LOAD, path, library, args.tensors, one_blas_thread=True)[-3:]]
+                )
         size = os.path.getsize(path)
     medians = {library: [statistics.median(v) for v in zip(*results)] for library, results in runs.items()}
-    print(f"checkpoint of {size / 2**20:,.0f} MB ({args.tensors} tensors) written by torch.save, "
-          f"median of {args.repeats}:")
+    print(
+        f"checkpoint of {size / 2**20:,.0f} MB ({args.tensors} tensors) written by torch.save, "
+        f"median of {args.repeats}:"
+    )
     for library, (seconds, peak, over) in medians.items():
         print(f"  {library:10s} {seconds:6.2f} s   peak RSS {peak / 2**20:6.0f} MB   over start {over / 2**20:6.0f} MB")
     (gs_s, gs_peak, gs_over), (t_s, t_peak, t_over) = medians["graphscope"], medians["torch"]
-    for label, ratio, target in (("time", gs_s / t_s, TIME_TARGET), ("peak RSS", gs_peak / t_peak, None),
-                                 ("over start", gs_over / t_over, MEMORY_TARGET)):
+    for label, ratio, target in (
+        ("time", gs_s / t_s, TIME_TARGET),
+        ("peak RSS", gs_peak / t_peak, None),
+        ("over start", gs_over / t_over, MEMORY_TARGET),
+    ):
         verdict = "" if target is None else f"   (target <= {target}x: {'ok' if ratio <= target else 'OVER'})"
         print(f"  {label:10s} {ratio:5.2f}x{verdict}")
 

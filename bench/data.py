@@ -14,7 +14,7 @@ import torch
 from engine import Case, Side, Step, gs, limit_threads, print_table  # bench/engine.py, beside this file
 from torch.utils import data as torch_data
 
-from graphscope.utils import data as gs_data
+from graphscope.engine.utils import data as gs_data  # graphscope.utils.data, by its own name
 
 
 def loader_epoch(lib, data) -> Step:
@@ -24,7 +24,7 @@ def loader_epoch(lib, data) -> Step:
     loader = data.DataLoader(data.TensorDataset(lib.tensor(x), lib.tensor(y)), batch_size=64, shuffle=True)
 
     def step():
-        for batch in loader:
+        for batch in loader:  # noqa: B007 (the loop is the work timed; its last batch is the step's result)
             pass
         return batch[0]
 
@@ -38,18 +38,30 @@ def sampling(lib, shape, num_samples, replacement) -> Step:
 
 
 CASES = [
-    Case("DataLoader epoch 6000x784, b64, shuffle",
-         Side("graphscope", lambda: loader_epoch(gs, gs_data)),
-         Side("PyTorch CPU", lambda: loader_epoch(torch, torch_data)), target=1.0),
-    Case("multinomial 27 categories, 1 sample",
-         Side("graphscope", lambda: sampling(gs, (27,), 1, False)),
-         Side("PyTorch CPU", lambda: sampling(torch, (27,), 1, False)), target=2.0),
-    Case("multinomial 64x1000, 10 w/o replacement",
-         Side("graphscope", lambda: sampling(gs, (64, 1000), 10, False)),
-         Side("PyTorch CPU", lambda: sampling(torch, (64, 1000), 10, False)), target=1.5),
-    Case("multinomial 64x1000, 100 with replacement",
-         Side("graphscope", lambda: sampling(gs, (64, 1000), 100, True)),
-         Side("PyTorch CPU", lambda: sampling(torch, (64, 1000), 100, True)), target=2.0),
+    Case(
+        "DataLoader epoch 6000x784, b64, shuffle",
+        Side("graphscope", lambda: loader_epoch(gs, gs_data)),
+        Side("PyTorch CPU", lambda: loader_epoch(torch, torch_data)),
+        target=1.0,
+    ),
+    Case(
+        "multinomial 27 categories, 1 sample",
+        Side("graphscope", lambda: sampling(gs, (27,), 1, False)),
+        Side("PyTorch CPU", lambda: sampling(torch, (27,), 1, False)),
+        target=2.0,
+    ),
+    Case(
+        "multinomial 64x1000, 10 w/o replacement",
+        Side("graphscope", lambda: sampling(gs, (64, 1000), 10, False)),
+        Side("PyTorch CPU", lambda: sampling(torch, (64, 1000), 10, False)),
+        target=1.5,
+    ),
+    Case(
+        "multinomial 64x1000, 100 with replacement",
+        Side("graphscope", lambda: sampling(gs, (64, 1000), 100, True)),
+        Side("PyTorch CPU", lambda: sampling(torch, (64, 1000), 100, True)),
+        target=2.0,
+    ),
 ]
 
 

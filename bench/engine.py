@@ -17,27 +17,29 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse  # noqa: E402
-import io  # noqa: E402
-import gc  # noqa: E402
-import platform  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from contextlib import nullcontext  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
-from typing import Callable  # noqa: E402
+import argparse
+import gc
+import io
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from contextlib import nullcontext
+from dataclasses import dataclass
+from typing import Any
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+import numpy as np
+import torch
 
 # Benchmark the checkout this file is in, installed or not.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import graphscope as gs  # noqa: E402
-from graphscope.engine import hooks  # noqa: E402
+import graphscope as gs
+from graphscope.engine import hooks
 
-Step = Callable[[], object]  # one training step; returns its loss (a tensor or array)
+# One training step; returns its loss: a graphscope or torch tensor, or a NumPy array (hence Any).
+Step = Callable[[], Any]
 
 
 @dataclass
@@ -211,8 +213,8 @@ CASES = [
 # come from mid_data() (transposed into nn.Linear's (out, in) layout), so every side computes
 # the same numbers. The NumPy floors do the same forward, backward and update by hand.
 
-from graphscope.engine import nn as gs_nn  # noqa: E402  (gs.nn once graphscope exposes it)
-from graphscope.engine import optim as gs_optim  # noqa: E402
+from graphscope.engine import nn as gs_nn
+from graphscope.engine import optim as gs_optim
 
 MID_ADAM_LR = 1e-3
 ADAM_BETAS, ADAM_EPS = (0.9, 0.999), 1e-8
@@ -320,8 +322,10 @@ def tiny_mlp_modules(lib) -> Step:
     sizes = [(2, 16), (16, 16), (16, 1)]
     weights = []
     for fan_in, fan_out in sizes:
-        weights += [rng.standard_normal((fan_in, fan_out), dtype=np.float32) / np.float32(fan_in**0.5),
-                    np.zeros(fan_out, dtype=np.float32)]
+        weights += [
+            rng.standard_normal((fan_in, fan_out), dtype=np.float32) / np.float32(fan_in**0.5),
+            np.zeros(fan_out, dtype=np.float32),
+        ]
     nn, optim = _libs(lib)
     model = _sequential(lib, sizes, weights)
     return module_step(model, nn.MSELoss(), optim.SGD(model.parameters(), lr=0.01), x, y)
@@ -401,10 +405,18 @@ def state_dict_loading(lib) -> Step:
 
 
 CASES += [
-    Case("save a 1 MB state dict", Side("graphscope", lambda: state_dict_saving(gs)),
-         Side("PyTorch CPU", lambda: state_dict_saving(torch)), target=1.5),
-    Case("load a 1 MB state dict", Side("graphscope", lambda: state_dict_loading(gs)),
-         Side("PyTorch CPU", lambda: state_dict_loading(torch)), target=1.5),
+    Case(
+        "save a 1 MB state dict",
+        Side("graphscope", lambda: state_dict_saving(gs)),
+        Side("PyTorch CPU", lambda: state_dict_saving(torch)),
+        target=1.5,
+    ),
+    Case(
+        "load a 1 MB state dict",
+        Side("graphscope", lambda: state_dict_loading(gs)),
+        Side("PyTorch CPU", lambda: state_dict_loading(torch)),
+        target=1.5,
+    ),
 ]
 
 # Small CNN, the image tutorials' shape: 1x28x28 -> conv 3x3 (8) -> ReLU -> max-pool 2 -> conv 3x3
@@ -419,9 +431,14 @@ def small_cnn_modules(lib) -> Step:
 
     def build(nn):
         return nn.Sequential(
-            nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Flatten(), nn.Linear(16 * 7 * 7, 10),
+            nn.Conv2d(1, 8, 3, padding=1),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(8, 16, 3, padding=1),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Flatten(),
+            nn.Linear(16 * 7 * 7, 10),
         )
 
     torch.manual_seed(0)
@@ -513,18 +530,25 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     repeats, block_s = (7, 0.01) if args.quick else (31, 0.05)
 
-    print(f"graphscope {gs.__version__}, NumPy {np.__version__}, PyTorch {torch.__version__}, "
-          f"Python {platform.python_version()}")
+    print(
+        f"graphscope {gs.__version__}, NumPy {np.__version__}, PyTorch {torch.__version__}, "
+        f"Python {platform.python_version()}"
+    )
     print(f"PyTorch: 1 thread. {limit_threads()}")
-    print(f"times: median of {repeats} blocks of ~{block_s * 1e3:.0f} ms per side, sides "
-          f"alternating; ratio: median over neighbouring pairs of blocks")
+    print(
+        f"times: median of {repeats} blocks of ~{block_s * 1e3:.0f} ms per side, sides "
+        f"alternating; ratio: median over neighbouring pairs of blocks"
+    )
     uses_nn = graphscope_cross_entropy().__name__ == "cross_entropy"
-    print("mid MLP: graphscope's cross-entropy is "
-          + ("gs.nn.functional.cross_entropy" if uses_nn else "log_softmax + gather"))
-    print(f"mid MLP: graphscope and NumPy-by-hand losses differ by at most "
-          f"{mid_losses_agree():.2e} over 3 steps")
-    print(f"mid MLP with nn + optim (SGD, Adam): graphscope and PyTorch losses differ from NumPy by hand "
-          f"by at most {nn_losses_agree():.2e} over 3 steps")
+    print(
+        "mid MLP: graphscope's cross-entropy is "
+        + ("gs.nn.functional.cross_entropy" if uses_nn else "log_softmax + gather")
+    )
+    print(f"mid MLP: graphscope and NumPy-by-hand losses differ by at most {mid_losses_agree():.2e} over 3 steps")
+    print(
+        f"mid MLP with nn + optim (SGD, Adam): graphscope and PyTorch losses differ from NumPy by hand "
+        f"by at most {nn_losses_agree():.2e} over 3 steps"
+    )
     print(f"small CNN: graphscope and PyTorch losses differ by at most {cnn_losses_agree():.2e} over 3 steps")
     print()
     print_table(CASES, repeats, block_s)
@@ -540,9 +564,12 @@ def print_table(cases: list[Case], repeats: int, block_s: float) -> None:
     for case in cases:
         subject, reference, ratio = measure(case, repeats, block_s)
         verdict = "ok" if ratio <= case.target else "MISSED"
-        print(f"{case.name:40} {format_time(subject):>12}  "
-              f"{case.reference.label + ' ' + format_time(reference).strip():>26}  "
-              f"{ratio:5.2f}x  <= {case.target:.2f}x  {verdict}", flush=True)
+        print(
+            f"{case.name:40} {format_time(subject):>12}  "
+            f"{case.reference.label + ' ' + format_time(reference).strip():>26}  "
+            f"{ratio:5.2f}x  <= {case.target:.2f}x  {verdict}",
+            flush=True,
+        )
     print(f"\n({time.perf_counter() - started:.1f} s of timing)")
 
 

@@ -16,8 +16,9 @@ def run_fresh(code: str, *args, one_blas_thread: bool = False) -> list[str]:
     if one_blas_thread:
         env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     # cwd=ROOT: `python -c` puts the working directory first on sys.path, ahead of PYTHONPATH.
-    out = subprocess.run([sys.executable, "-c", code, *map(str, args)], check=False, capture_output=True, text=True,
-                         env=env, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)], check=False, capture_output=True, text=True, env=env, cwd=ROOT
+    )
     if out.returncode != 0:
         raise SystemExit(f"the benchmark's fresh process failed (exit {out.returncode}):\n{out.stderr}")
     return out.stdout.split()

@@ -25,8 +25,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import graphscope as gs  # noqa: E402
-from graphscope.engine import hooks  # noqa: E402
+import graphscope as gs
+from graphscope.engine import hooks
 
 WIDTH, CLASSES, BATCH, LR = 4096, 10, 4096, 0.01
 
@@ -35,8 +35,9 @@ def wide_mlp(lib, device):
     """A step function for `lib` (graphscope or torch): forward, loss, backward, SGD update."""
     nn = lib.nn
     lib.manual_seed(0)
-    model = nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU(), nn.Linear(WIDTH, WIDTH), nn.ReLU(),
-                          nn.Linear(WIDTH, CLASSES)).to(device)
+    model = nn.Sequential(
+        nn.Linear(WIDTH, WIDTH), nn.ReLU(), nn.Linear(WIDTH, WIDTH), nn.ReLU(), nn.Linear(WIDTH, CLASSES)
+    ).to(device)
     optimizer = lib.optim.SGD(model.parameters(), lr=LR)
     loss_fn = nn.CrossEntropyLoss()
     x = lib.randn(BATCH, WIDTH, device=device)
@@ -140,19 +141,22 @@ def main() -> int:
 
     sync_gs = timer(lambda: cupy.cuda.Device().synchronize())
     sync_torch = timer(torch.cuda.synchronize)
-    print(f"graphscope {gs.__version__}, CuPy {cupy.__version__}, PyTorch {torch.__version__}, "
-          f"GPU: {torch.cuda.get_device_name(0) if torch.cuda.is_available() else '?'}")
-    print(f"wide MLP {WIDTH}->{WIDTH}->{WIDTH}->{CLASSES}, batch {BATCH}, float32, CE + SGD; "
-          f"median of {args.repeats} blocks of {args.steps} steps\n")
+    print(
+        f"graphscope {gs.__version__}, CuPy {cupy.__version__}, PyTorch {torch.__version__}, "
+        f"GPU: {torch.cuda.get_device_name(0) if torch.cuda.is_available() else '?'}"
+    )
+    print(
+        f"wide MLP {WIDTH}->{WIDTH}->{WIDTH}->{CLASSES}, batch {BATCH}, float32, CE + SGD; "
+        f"median of {args.repeats} blocks of {args.steps} steps\n"
+    )
 
     gs_step = wide_mlp(gs, "cuda")
-    sides = {"graphscope": (sync_gs, loop(gs_step)),
-             "summarised": (sync_gs, loop(summarised(gs_step)))}
+    sides = {"graphscope": (sync_gs, loop(gs_step)), "summarised": (sync_gs, loop(summarised(gs_step)))}
     if torch.cuda.is_available():
         sides["PyTorch"] = (sync_torch, loop(wide_mlp(torch, "cuda")))
-    for label, (time_block, run_block) in sides.items():  # warm up: kernels, caches, memory pools
+    for time_block, run_block in sides.values():  # warm up: kernels, caches, memory pools
         time_block(run_block, 2)
-    times = {label: [] for label in sides}
+    times: dict[str, list[float]] = {label: [] for label in sides}
     for _ in range(args.repeats):  # interleaved, so drifting clocks hit each side alike
         for label, (time_block, run_block) in sides.items():
             times[label].append(time_block(run_block, args.steps))
@@ -161,12 +165,14 @@ def main() -> int:
         record_block = recorded(gs_step)
         sync_gs(record_block, 1)
         median["recorded"] = statistics.median(sync_gs(record_block, args.steps) for _ in range(3))
-    except Exception as error:  # the debugger's recorder is measured when it can run here
+    except Exception as error:  # noqa: BLE001 (the debugger's recorder is measured when it can run here)
         print(f"(recorder not measured: {type(error).__name__}: {error})")
 
-    rows = [("graphscope step vs PyTorch", "graphscope", "PyTorch", 1.3),
-            ("step + summary of every tensor", "summarised", "graphscope", 1.2),
-            ("step recorded (every pass)", "recorded", "graphscope", None)]
+    rows = [
+        ("graphscope step vs PyTorch", "graphscope", "PyTorch", 1.3),
+        ("step + summary of every tensor", "summarised", "graphscope", 1.2),
+        ("step recorded (every pass)", "recorded", "graphscope", None),
+    ]
     print(f"{'case':34s} {'subject':>12s} {'reference':>12s}  {'ratio':>6s}  target")
     print("-" * 78)
     for name, subject, reference, target in rows:
@@ -175,8 +181,7 @@ def main() -> int:
             continue
         ratio = median[subject] / median[reference]
         verdict = "" if target is None else f"<= {target:.2f}x  {'ok' if ratio <= target else 'MISSED'}"
-        print(f"{name:34s} {median[subject] * 1e3:9.2f} ms {median[reference] * 1e3:9.2f} ms  "
-              f"{ratio:5.2f}x  {verdict}")
+        print(f"{name:34s} {median[subject] * 1e3:9.2f} ms {median[reference] * 1e3:9.2f} ms  {ratio:5.2f}x  {verdict}")
     return 0
 
 

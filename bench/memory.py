@@ -73,11 +73,15 @@ def main() -> None:
     args = parser.parse_args()
     plain = _run(LARGE, args.elements, "plain")
     recorded = _run(LARGE, args.elements, "recorded")
-    print(f"one tensor of {float(args.elements):.0e} elements: peak RSS {plain / 2**20:,.0f} MB unrecorded, "
-          f"{recorded / 2**20:,.0f} MB recorded: ratio {recorded / plain:.2f}x (target <= 1.2x)")
+    print(
+        f"one tensor of {float(args.elements):.0e} elements: peak RSS {plain / 2**20:,.0f} MB unrecorded, "
+        f"{recorded / 2**20:,.0f} MB recorded: ratio {recorded / plain:.2f}x (target <= 1.2x)"
+    )
     per_pass = _run(LONG, args.passes)
-    print(f"long run of {float(args.passes):.0e} passes: the record grows {per_pass:,.0f} bytes per pass, "
-          f"{per_pass * 1e6 / 2**20:,.0f} MB per million passes (target < 100 MB)")
+    print(
+        f"long run of {float(args.passes):.0e} passes: the record grows {per_pass:,.0f} bytes per pass, "
+        f"{per_pass * 1e6 / 2**20:,.0f} MB per million passes (target < 100 MB)"
+    )
 
 
 if __name__ == "__main__":

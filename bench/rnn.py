@@ -16,17 +16,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from functools import partial
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from engine import Case, Side, limit_threads, module_step, print_table  # noqa: E402  (bench/engine.py)
+# bench/engine.py first: it pins NumPy's BLAS to one thread, which only works before NumPy is imported.
+from engine import Case, Side, limit_threads, module_step, print_table
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
+# isort: split
+import numpy as np
+import torch
 
-import graphscope as gs  # noqa: E402
-from graphscope.engine import nn as gs_nn  # noqa: E402
-from graphscope.engine import optim as gs_optim  # noqa: E402
+import graphscope as gs
+from graphscope.engine import nn as gs_nn
+from graphscope.engine import optim as gs_optim
 
 CLASSES = 10
 
@@ -61,15 +64,19 @@ def lstm_step(lib, steps=32, batch=16, input_size=32, hidden_size=64, num_layers
     return module_step(model, nn.CrossEntropyLoss(), optimizer, x, y)
 
 
-SIZES = {  # name: (lstm_step's sizes, target ratio)
+SIZES: dict[str, tuple[dict[str, int], float]] = {  # name: (lstm_step's sizes, target ratio)
     "LSTM step T32 b16 32->64, 1 layer": (dict(), 5.0),
     "LSTM step T16 b8 8->32, 2 layers": (dict(steps=16, batch=8, input_size=8, hidden_size=32, num_layers=2), 5.0),
     "LSTM step T32 b32 64->256, 1 layer": (dict(steps=32, batch=32, input_size=64, hidden_size=256), 3.0),
 }
 
 CASES = [
-    Case(name, Side("graphscope", lambda s=sizes: lstm_step(gs, **s)),
-         Side("PyTorch CPU", lambda s=sizes: lstm_step(torch, **s)), target=target)
+    Case(
+        name,
+        Side("graphscope", partial(lstm_step, gs, **sizes)),
+        Side("PyTorch CPU", partial(lstm_step, torch, **sizes)),
+        target=target,
+    )
     for name, (sizes, target) in SIZES.items()
 ]
 

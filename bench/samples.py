@@ -49,12 +49,23 @@ def main() -> None:
     parser.add_argument("samples", nargs="*", help="sample file names (default: every sample)")
     args = parser.parse_args()
     threads = args.blas_threads
-    env = dict(os.environ, PYTHONPATH=os.path.abspath(args.root), OPENBLAS_NUM_THREADS=threads,
-               OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.path.abspath(args.root),
+        OPENBLAS_NUM_THREADS=threads,
+        OMP_NUM_THREADS=threads,
+        MKL_NUM_THREADS=threads,
+    )
     names = args.samples or sorted(n for n in os.listdir(SAMPLES) if n.endswith(".py"))
     with tempfile.TemporaryDirectory() as folder:
-        headless = [sys.executable, "-m", "graphscope", "run", "--headless",
-                    *(["--export", os.path.join(folder, "snap.json")] if args.export else [])]
+        headless = [
+            sys.executable,
+            "-m",
+            "graphscope",
+            "run",
+            "--headless",
+            *(["--export", os.path.join(folder, "snap.json")] if args.export else []),
+        ]
         configs = {"plain": [sys.executable], "default policy": headless, "keep all": [*headless, "--keep", "all"]}
         worst = dict.fromkeys(list(configs)[1:], 0.0)
         print(f"whole process, median of {args.repeats}; wall s, then wall and CPU ratios to `python sample.py`")
@@ -64,7 +75,9 @@ def main() -> None:
             for _ in range(args.repeats):
                 for label, command in configs.items():
                     times[label].append(timed([*command, path], env))
-            wall, cpu = ({label: statistics.median(t[i] for t in runs) for label, runs in times.items()} for i in (0, 1))
+            wall, cpu = (
+                {label: statistics.median(t[i] for t in runs) for label, runs in times.items()} for i in (0, 1)
+            )
             cells = [f"plain {wall['plain']:6.2f} s"]
             for label in worst:
                 ratio = wall[label] / wall["plain"]

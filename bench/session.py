@@ -20,9 +20,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from graphscope.engine.hooks import observe  # noqa: E402
-from graphscope.session import Session, SessionOptions  # noqa: E402
-from graphscope.trace.recording.recorder import Recorder  # noqa: E402
+from graphscope.engine.hooks import observe
+from graphscope.session import Session, SessionOptions
+from graphscope.trace.recording.recorder import Recorder
 
 CHAIN = """
 import graphscope as gs
@@ -109,17 +109,23 @@ def main() -> None:
         loop = write(folder, "loop.py", LOOP)
         latencies = step_latency(chain, 200)
         median = statistics.median(latencies) * 1e3
-        print(f"step() to next pause, small graph: median {median:.3f} ms "
-              f"(p90 {sorted(latencies)[int(len(latencies) * 0.9)] * 1e3:.3f} ms)  target < 2 ms  "
-              f"{'ok' if median < 2 else 'MISSED'}")
+        print(
+            f"step() to next pause, small graph: median {median:.3f} ms "
+            f"(p90 {sorted(latencies)[int(len(latencies) * 0.9)] * 1e3:.3f} ms)  target < 2 ms  "
+            f"{'ok' if median < 2 else 'MISSED'}"
+        )
         # The sides take turns, and each turn's ratio counts: neighbours share the machine's mood.
-        pairs = [(loop_under_session(loop, args.iterations), loop_recorded(loop, args.iterations))
-                 for _ in range(args.repeats)]
+        pairs = [
+            (loop_under_session(loop, args.iterations), loop_recorded(loop, args.iterations))
+            for _ in range(args.repeats)
+        ]
         with_session = statistics.median(a for a, _ in pairs)
         recorded = statistics.median(b for _, b in pairs)
         ratio = statistics.median(a / b for a, b in pairs)
-        print(f"{args.iterations}-iteration loop: session {with_session:.3f} s vs recorded without a session "
-              f"{recorded:.3f} s = {ratio:.2f}x  target <= 1.10x  {'ok' if ratio <= 1.1 else 'MISSED'}")
+        print(
+            f"{args.iterations}-iteration loop: session {with_session:.3f} s vs recorded without a session "
+            f"{recorded:.3f} s = {ratio:.2f}x  target <= 1.10x  {'ok' if ratio <= 1.1 else 'MISSED'}"
+        )
 
 
 if __name__ == "__main__":

@@ -62,21 +62,58 @@ def build(n: int, steps: bool) -> Record:
     """A record shaped like a deep model's: op nodes fed by earlier nodes and parameters, 64-element previews."""
     pool, sites = _pool(), _sites()
     nodes = {}
-    summary = lambda i: replace(pool[i % 64])
+
+    def summary(i):
+        return replace(pool[i % 64])
+
     for i in range(n):
         if i % 10 == 0:
-            nodes[i] = Node(i, "parameter", "", (), 0, summary(i), True, True,
-                            f"layers.{i // 10}.weight", f"model.layers.{i // 10}", sites[i % 20])
+            nodes[i] = Node(
+                i,
+                "parameter",
+                "",
+                (),
+                0,
+                summary(i),
+                True,
+                True,
+                f"layers.{i // 10}.weight",
+                f"model.layers.{i // 10}",
+                sites[i % 20],
+            )
         else:
             op = OPS[i % len(OPS)]
-            nodes[i] = Node(i, op, f"{op.title()}Backward0", (i - 1, i - i % 10), 0, summary(i), True,
-                            False, None, f"model.layers.{i // 10}", sites[i % 20], ("self", "other"))
-    record = Record(metadata=Metadata(script="/home/user/project/train.py"), nodes=nodes)
+            nodes[i] = Node(
+                i,
+                op,
+                f"{op.title()}Backward0",
+                (i - 1, i - i % 10),
+                0,
+                summary(i),
+                True,
+                False,
+                None,
+                f"model.layers.{i // 10}",
+                sites[i % 20],
+                ("self", "other"),
+            )
+    # Record takes a dict of nodes and makes its NodeTable (__post_init__); its field is typed as the table.
+    record = Record(metadata=Metadata(script="/home/user/project/train.py"), nodes=nodes)  # type: ignore[arg-type]
     if steps:
         ops = [i for i in nodes if i % 10]
-        record.passes = [BackwardPass(0, 0.5, {}, n, True, True, ops[-1], tuple(reversed(ops)),
-                                      [Step(i, summary(i), [summary(i + 1), summary(i + 2)])
-                                       for i in reversed(ops)])]
+        record.passes = [
+            BackwardPass(
+                0,
+                0.5,
+                {},
+                n,
+                True,
+                True,
+                ops[-1],
+                tuple(reversed(ops)),
+                [Step(i, summary(i), [summary(i + 1), summary(i + 2)]) for i in reversed(ops)],
+            )
+        ]
     return record
 
 
@@ -89,9 +126,22 @@ def build_columns(n: int) -> Record:
     previews.flags.writeable = False
     width = previews.size // max(n, 1)
     summaries = SummaryTable(
-        np.arange(n + 1, dtype=np.int64) * 2, np.tile(pool.dims[:2], n), pool.numel[rows], pool.dtype[rows],
-        pool.dtypes, pool.device[rows], pool.devices, pool.stats[rows], {}, pool.nan[rows], pool.inf[rows],
-        pool.histogram[rows], pool.held[rows], np.arange(n, dtype=np.int64) * width, {host: previews})
+        np.arange(n + 1, dtype=np.int64) * 2,
+        np.tile(pool.dims[:2], n),
+        pool.numel[rows],
+        pool.dtype[rows],
+        pool.dtypes,
+        pool.device[rows],
+        pool.devices,
+        pool.stats[rows],
+        {},
+        pool.nan[rows],
+        pool.inf[rows],
+        pool.histogram[rows],
+        pool.held[rows],
+        np.arange(n, dtype=np.int64) * width,
+        {host: previews},
+    )
     ids = np.arange(n, dtype=np.int64)
     leaf = ids % 10 == 0
     layers = n // 10 + 1
@@ -105,24 +155,37 @@ def build_columns(n: int) -> Record:
     op_rows = ids[~leaf]
     inputs = np.stack([op_rows - 1, op_rows - op_rows % 10], axis=1).reshape(-1)
     columns = NodeColumns(
-        id=ids, op=np.where(leaf, 0, op_code).astype(np.int32),
+        id=ids,
+        op=np.where(leaf, 0, op_code).astype(np.int32),
         name=np.where(leaf, 1, op_code + len(OPS)).astype(np.int32),
-        pass_index=np.zeros(n, dtype=np.int64), output=ids.copy(),
+        pass_index=np.zeros(n, dtype=np.int64),
+        output=ids.copy(),
         flags=np.where(leaf, REQUIRES_GRAD | IS_LEAF, REQUIRES_GRAD).astype(np.uint8),
         parameter=np.where(leaf, len(fixed) + ids // 10, NONE).astype(np.int32),
         module=(len(fixed) + layers + ids // 10).astype(np.int32),
         site=(ids % 20).astype(np.int32),
-        inputs_start=starts, inputs=inputs,
-        saved_start=starts.copy(), saved=np.tile(np.array([2, 3], dtype=np.int32), len(op_rows)),
-        args_start=np.zeros(n + 1, dtype=np.int64), arg_name=np.zeros(0, np.int32), arg_text=np.zeros(0, np.int32),
-        dead={}, leaf=np.full(n, NONE, dtype=np.int64), strings=strings, sites=_sites(), summaries=summaries)
+        inputs_start=starts,
+        inputs=inputs,
+        saved_start=starts.copy(),
+        saved=np.tile(np.array([2, 3], dtype=np.int32), len(op_rows)),
+        args_start=np.zeros(n + 1, dtype=np.int64),
+        arg_name=np.zeros(0, np.int32),
+        arg_text=np.zeros(0, np.int32),
+        dead={},
+        leaf=np.full(n, NONE, dtype=np.int64),
+        strings=strings,
+        sites=_sites(),
+        summaries=summaries,
+    )
     return Record(metadata=Metadata(script="/home/user/project/train.py"), nodes=NodeTable(columns=columns))
 
 
 def report(name: str, figure: float, target: float, unit: str) -> None:
     ratio = figure / target
-    print(f"  {name:<40} {figure:9.2f} {unit:<3} target <= {target:g} {unit:<3} ratio {ratio:5.2f}  "
-          f"{'ok' if ratio <= 1 else 'OVER'}")
+    print(
+        f"  {name:<40} {figure:9.2f} {unit:<3} target <= {target:g} {unit:<3} ratio {ratio:5.2f}  "
+        f"{'ok' if ratio <= 1 else 'OVER'}"
+    )
 
 
 def best(f, repeat: int = 3) -> float:

@@ -36,8 +36,16 @@ POOL_BYTES = 16 << 20
 # (shape, half of it exact zeros) of each array a mid MLP's pass records: the activations and
 # grads of its hidden layers (ReLU's outputs, and the grads through it, hold zeros), its
 # parameters, grads and their updated values, the logits and the loss.
-MID_STEP = [((64, 256), i % 2 == 1) for i in range(8)] + [((256, 784), False)] * 3 + [((256, 256), False)] * 3 \
-    + [((256,), False)] * 6 + [((10, 256), False)] * 3 + [((10,), False)] * 3 + [((64, 10), False)] * 2 + [((), False)] * 2
+MID_STEP = (
+    [((64, 256), i % 2 == 1) for i in range(8)]
+    + [((256, 784), False)] * 3
+    + [((256, 256), False)] * 3
+    + [((256,), False)] * 6
+    + [((10, 256), False)] * 3
+    + [((10,), False)] * 3
+    + [((64, 10), False)] * 2
+    + [((), False)] * 2
+)
 
 
 def pool(arrays: list, rng) -> list:

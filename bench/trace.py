@@ -19,6 +19,7 @@ import os
 import statistics
 import sys
 import time
+from typing import Any
 
 if __name__ == "__main__":  # before NumPy loads its BLAS
     _threads = sys.argv[sys.argv.index("--blas-threads") + 1] if "--blas-threads" in sys.argv else "1"
@@ -27,12 +28,12 @@ if __name__ == "__main__":  # before NumPy loads its BLAS
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import graphscope as gs  # noqa: E402
-from graphscope import nn, optim  # noqa: E402
-from graphscope.engine import hooks  # noqa: E402
-from graphscope.trace.recording.recorder import Policy, Recorder  # noqa: E402
+import graphscope as gs
+from graphscope import nn, optim
+from graphscope.engine import hooks
+from graphscope.trace.recording.recorder import Policy, Recorder
 
-MODELS = {
+MODELS: dict[str, dict[str, Any]] = {
     "tiny": dict(sizes=(2, 16, 16, 1), batch=64, classes=None),
     "mid": dict(sizes=(784, 256, 256, 10), batch=64, classes=10),
 }
@@ -43,7 +44,7 @@ def make(name: str):
     spec = MODELS[name]
     gs.manual_seed(0)
     sizes = spec["sizes"]
-    layers = []
+    layers: list[nn.Module] = []
     for i in range(len(sizes) - 1):
         layers.append(nn.Linear(sizes[i], sizes[i + 1]))
         if i < len(sizes) - 2:
@@ -53,7 +54,7 @@ def make(name: str):
     x = gs.randn(spec["batch"], sizes[0])
     if spec["classes"]:
         y = gs.randint(0, spec["classes"], (spec["batch"],))
-        loss_fn = nn.CrossEntropyLoss()
+        loss_fn: nn.Module = nn.CrossEntropyLoss()
     else:
         y = gs.randn(spec["batch"], 1)
         loss_fn = nn.MSELoss()
@@ -72,14 +73,29 @@ def train(model, optimizer, loss_fn, x, y, steps: int) -> float:
 class Silent(hooks.Observer):
     """Handles every event and does nothing: what the engine's announcing costs by itself."""
 
-    def node_created(self, node, inputs, output, site): pass
-    def module_entered(self, module, name): pass
-    def module_left(self, module, name): pass
-    def backward_begun(self, root, order): pass
-    def before_node(self, node, grad_output): pass
-    def after_node(self, node, grad_inputs): pass
-    def leaf_grad_accumulated(self, tensor, grad): pass
-    def backward_ended(self, root): pass
+    def node_created(self, node, inputs, output, site):
+        pass
+
+    def module_entered(self, module, name):
+        pass
+
+    def module_left(self, module, name):
+        pass
+
+    def backward_begun(self, root, order):
+        pass
+
+    def before_node(self, node, grad_output):
+        pass
+
+    def after_node(self, node, grad_inputs):
+        pass
+
+    def leaf_grad_accumulated(self, tensor, grad):
+        pass
+
+    def backward_ended(self, root):
+        pass
 
 
 def timed(name: str, steps: int, policy) -> float:
@@ -104,19 +120,26 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--blas-threads", default="1", help="BLAS threads (set before NumPy loads)")
     args = parser.parse_args()
-    configs = [("unrecorded", None), ("silent observer", "silent"), ("default policy", Policy()),
-               ("every pass", Policy.every_pass())]
-    targets = {("tiny", "default policy"): 1.5, ("mid", "default policy"): 1.5,
-               ("tiny", "every pass"): 2.5, ("mid", "every pass"): 1.5}
+    configs = [
+        ("unrecorded", None),
+        ("silent observer", "silent"),
+        ("default policy", Policy()),
+        ("every pass", Policy.every_pass()),
+    ]
+    targets = {
+        ("tiny", "default policy"): 1.5,
+        ("mid", "default policy"): 1.5,
+        ("tiny", "every pass"): 2.5,
+        ("mid", "every pass"): 1.5,
+    }
     for name in MODELS:
         timed(name, 5, Policy())  # warm up
-        times = {label: [] for label, _ in configs}
+        times: dict[str, list[float]] = {label: [] for label, _ in configs}
         for _ in range(args.repeats):  # interleaved, so drifting machine load hits each alike
             for label, policy in configs:
                 times[label].append(timed(name, args.steps, policy))
         base = statistics.median(times["unrecorded"])
-        print(f"{name} MLP {'->'.join(map(str, MODELS[name]['sizes']))}, {args.steps} steps, "
-              f"median of {args.repeats}:")
+        print(f"{name} MLP {'->'.join(map(str, MODELS[name]['sizes']))}, {args.steps} steps, median of {args.repeats}:")
         for label, _ in configs:
             t = statistics.median(times[label])
             line = f"  {label:15s} {t * 1000:8.1f} ms   {t / base:5.2f}x"

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from textual.widgets import Input
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -80,13 +81,37 @@ def build(n: int) -> Record:
     nodes = {}
     for i in range(n):
         if i % 10 == 0:
-            nodes[i] = Node(i, "parameter", "", (), 0, pool[i % 64], True, True, f"layers.{i // 10}.weight",
-                            f"model.layers.{i // 10}", sites[i % 20])
+            nodes[i] = Node(
+                i,
+                "parameter",
+                "",
+                (),
+                0,
+                pool[i % 64],
+                True,
+                True,
+                f"layers.{i // 10}.weight",
+                f"model.layers.{i // 10}",
+                sites[i % 20],
+            )
         else:
             op = OPS[i % len(OPS)]
-            nodes[i] = Node(i, op, f"{op.title()}Backward0", (i - 1, i - i % 10), 0, pool[i % 64], True, False,
-                            None, f"model.layers.{i // 10}", sites[i % 20], ("self", "other"))
-    return Record(metadata=Metadata(script="/home/user/project/train.py"), nodes=nodes)
+            nodes[i] = Node(
+                i,
+                op,
+                f"{op.title()}Backward0",
+                (i - 1, i - i % 10),
+                0,
+                pool[i % 64],
+                True,
+                False,
+                None,
+                f"model.layers.{i // 10}",
+                sites[i % 20],
+                ("self", "other"),
+            )
+    # Record takes a dict of nodes and makes its NodeTable (__post_init__); its field is typed as the table.
+    return Record(metadata=Metadata(script="/home/user/project/train.py"), nodes=nodes)  # type: ignore[arg-type]
 
 
 async def until(predicate, timeout: float = 30.0) -> None:
@@ -100,8 +125,10 @@ async def until(predicate, timeout: float = 30.0) -> None:
 def report(name: str, figure: float, target: float, unit: str = "ms") -> None:
     scale = 1000 if unit == "ms" else 1
     ratio = figure / target
-    print(f"  {name:<44} {figure * scale:8.1f} {unit}   target < {target * scale:g} {unit}   "
-          f"ratio {ratio:5.2f}  {'ok' if ratio < 1 else 'OVER'}")
+    print(
+        f"  {name:<44} {figure * scale:8.1f} {unit}   target < {target * scale:g} {unit}   "
+        f"ratio {ratio:5.2f}  {'ok' if ratio < 1 else 'OVER'}"
+    )
 
 
 async def open_snapshot(path: str) -> tuple[float, float, float]:
@@ -116,6 +143,7 @@ async def open_snapshot(path: str) -> tuple[float, float, float]:
         await until(lambda: any(r.kind == "node" for r in tree.rows) and app.paints)
         shown = app.paints[-1][0]
     gc.unfreeze()
+    assert app.first_paint is not None  # waited for above
     return loaded - start, app.first_paint - loaded, shown - loaded
 
 
@@ -131,17 +159,23 @@ async def step_latencies(steps: int) -> list[float]:
         latencies = []
         try:
             async with app.run_test(size=(120, 40)) as pilot:
-                await until(lambda: session.state.kind == "paused" and app.paints
-                            and app.paints[-1][1] is session.state)
+                await until(
+                    lambda: session.state.kind == "paused" and app.paints and app.paints[-1][1] is session.state
+                )
                 cpu = time.thread_time()
                 for _ in range(steps):
                     before = session.state
                     seen = len(app.paints)
                     start = time.perf_counter()
                     await pilot.press("n")
-                    await until(lambda before=before, seen=seen: session.state is not before
-                                and session.state.kind == "paused" and len(app.paints) > seen
-                                and app.paints[-1][1] is session.state)
+                    await until(
+                        lambda before=before, seen=seen: (
+                            session.state is not before
+                            and session.state.kind == "paused"
+                            and len(app.paints) > seen
+                            and app.paints[-1][1] is session.state
+                        )
+                    )
                     latencies.append(app.paints[-1][0] - start)
                 ui_cpu.append((time.thread_time() - cpu) / steps)
                 await pilot.press("q")
@@ -160,9 +194,10 @@ async def search_latencies(record: Record) -> tuple[list[float], list[float]]:
         await pilot.press("slash")
         await until(lambda: isinstance(app.screen, FindDialog))
         dialog = app.screen
-        field = dialog.query_one("#find-input")
+        assert isinstance(dialog, FindDialog)  # waited for above
+        field = dialog.query_one("#find-input", Input)
         for query in QUERIES:
-            painted = []
+            painted: list[float] = []
             start = time.perf_counter()
             field.value = query
             await until(lambda query=query: dialog.result is not None and dialog.result.query == query)
@@ -234,8 +269,9 @@ def main() -> None:
     print(f"open a {args.nodes:,}-node snapshot ({size / 2**20:.1f} MiB), median of {args.repeat}:")
     report("record loaded -> first paint", paint, 1.0, "s")
     report("record loaded -> graph tree shown", shown, 1.0, "s")
-    print(f"  {'(snapshot load itself: bench/snapshot.py)':<44} {load:8.2f} s    "
-          f"load + first paint {load + paint:.2f} s")
+    print(
+        f"  {'(snapshot load itself: bench/snapshot.py)':<44} {load:8.2f} s    load + first paint {load + paint:.2f} s"
+    )
 
     print(f"the app in a fresh process with that snapshot (load {fresh[0]:.2f} s):")
     report("load + first paint", fresh[1], 1.0, "s")
@@ -249,7 +285,9 @@ def main() -> None:
             snapshot.dump(build_columns(1_000_000), path)
             size = os.path.getsize(path)
             big = app_process(path)
-        print(f"the app in a fresh process with a 1,000,000-node snapshot ({size / 2**20:.0f} MiB, load {big[0]:.2f} s):")
+        print(
+            f"the app in a fresh process with a 1,000,000-node snapshot ({size / 2**20:.0f} MiB, load {big[0]:.2f} s):"
+        )
         report("load + first paint", big[1], 5.0, "s")
         report("peak memory (MB)", big[4] / 1e6, 1500, "")
         print(f"  {'resident, graph shown and indexed (MB)':<44} {big[3] / 1e6:8.1f}")
@@ -258,17 +296,23 @@ def main() -> None:
     latencies = asyncio.run(step_latencies(args.steps))
     print(f"one step on a tiny MLP (key press -> screen updated), {len(latencies)} steps:")
     report("median", statistics.median(latencies), 0.030)
-    print(f"  {'90th percentile / max':<44} {np.percentile(latencies, 90) * 1000:8.1f} ms / "
-          f"{max(latencies) * 1000:.1f} ms")
-    print(f"  {'UI thread CPU per step (incl. pilot)':<44} {ui_cpu[0] * 1000:8.1f} ms   "
-          f"(load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+    print(
+        f"  {'90th percentile / max':<44} {np.percentile(latencies, 90) * 1000:8.1f} ms / "
+        f"{max(latencies) * 1000:.1f} ms"
+    )
+    print(
+        f"  {'UI thread CPU per step (incl. pilot)':<44} {ui_cpu[0] * 1000:8.1f} ms   "
+        f"(load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+    )
 
     ui, bare = asyncio.run(search_latencies(record))
     print(f"search over {args.nodes:,} nodes, {len(QUERIES)} queries ({', '.join(map(repr, QUERIES))}):")
     report("keystroke -> results painted, median", statistics.median(ui), 0.100)
     report("keystroke -> results painted, worst", max(ui), 0.100)
-    print(f"  {'the index alone, median / worst':<44} {statistics.median(bare) * 1000:8.1f} ms / "
-          f"{max(bare) * 1000:.1f} ms")
+    print(
+        f"  {'the index alone, median / worst':<44} {statistics.median(bare) * 1000:8.1f} ms / "
+        f"{max(bare) * 1000:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Regenerates the README's two screenshots of the Rule tab: docs/rule-view-equation.svg and docs/rule-view-fit-a-line.svg.
+"""Regenerates the README's two screenshots of the Rule tab: docs/rule-view-equation.svg and -fit-a-line.svg.
 
 Run from the repository root:  python docs/rule_view_screenshots.py
 Each runs a sample under the debugger (as `graphscope run` does), steps a few nodes into its first

@@ -6,18 +6,30 @@ record, session and TUI load only when the `graphscope` command asks for them.
 
 __version__ = "0.1.0"
 
-import sys as _sys  # noqa: E402
+import sys as _sys
 
-from .engine import *  # noqa: F401,F403,E402
-from .engine import autograd, cuda, hooks, nn, optim  # noqa: E402
-from .engine import linalg  # noqa: E402
-from .engine import utils  # noqa: E402
+from .engine import *  # noqa: F403 (the engine's public names are the package's: gs.tensor, gs.exp, ...)
+from .engine import (
+    autograd,
+    cuda,
+    hooks,
+    linalg,
+    nn,
+    optim,
+    utils,
+)
 
 # `import graphscope.nn as nn` and friends, as with torch: the engine's packages under short names.
-for _name, _module in (("autograd", autograd), ("nn", nn), ("nn.functional", nn.functional),
-                       ("nn.init", nn.init), ("optim", optim),
-                       ("optim.lr_scheduler", optim.lr_scheduler), ("nn.utils", nn.utils),
-                       ("linalg", linalg)):
+for _name, _module in (
+    ("autograd", autograd),
+    ("nn", nn),
+    ("nn.functional", nn.functional),
+    ("nn.init", nn.init),
+    ("optim", optim),
+    ("optim.lr_scheduler", optim.lr_scheduler),
+    ("nn.utils", nn.utils),
+    ("linalg", linalg),
+):
     _sys.modules.setdefault(f"{__name__}.{_name}", _module)
 del _name, _module
 _sys.modules.setdefault(f"{__name__}.utils", utils)  # `import graphscope.utils.data`, as torch's

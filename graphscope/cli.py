@@ -13,15 +13,18 @@ import graphscope
 
 def _add_run(subcommands) -> None:
     p = subcommands.add_parser(
-        "run", help="run a script under the debugger",
+        "run",
+        help="run a script under the debugger",
         description="Run a PyTorch-style script on graphscope's engine and debug its backward pass "
-        "(pauses before the first backward node), or with --headless record it and print a summary.")
+        "(pauses before the first backward node), or with --headless record it and print a summary.",
+    )
     p.add_argument("--headless", action="store_true", help="no UI: record the run and print a summary")
     p.add_argument("--export", metavar="FILE", help="(headless) write the run's snapshot JSON to FILE")
     p.add_argument("--dot", metavar="FILE", help="(headless) write the graph in Graphviz DOT to FILE")
     p.add_argument("--fail-on-nan", action="store_true", help="(headless) exit with 3 if any NaN/Inf appeared")
-    p.add_argument("--as-torch", action="store_true",
-                   help="make `import torch` resolve to graphscope's engine for this run")
+    p.add_argument(
+        "--as-torch", action="store_true", help="make `import torch` resolve to graphscope's engine for this run"
+    )
     p.add_argument("--device", metavar="D", help="default device for tensors the script creates (cpu, cuda)")
     p.add_argument("--no-pause", action="store_true", help="do not pause at the first backward node")
     _add_recording_options(p, keep=True)
@@ -40,13 +43,22 @@ def _run(args) -> int:
         if args.headless:
             from graphscope.session.headless import run_headless
 
-            return run_headless(args.script, args.args, export=args.export, dot_path=args.dot,
-                                fail_on_nan=args.fail_on_nan, as_torch=args.as_torch, device=args.device, held=held,
-                                policy=args.policy)
+            return run_headless(
+                args.script,
+                args.args,
+                export=args.export,
+                dot_path=args.dot,
+                fail_on_nan=args.fail_on_nan,
+                as_torch=args.as_torch,
+                device=args.device,
+                held=held,
+                policy=args.policy,
+            )
     from graphscope.tui.launch import run
 
-    return run(args.script, args.args, as_torch=args.as_torch, device=args.device, pause=not args.no_pause,
-               policy=args.policy)
+    return run(
+        args.script, args.args, as_torch=args.as_torch, device=args.device, pause=not args.no_pause, policy=args.policy
+    )
 
 
 def _run_problem(args) -> str | None:
@@ -97,15 +109,21 @@ class _HeldCtrlC:
 
 
 def _add_view(subcommands) -> None:
-    p = subcommands.add_parser("view", help="open a snapshot in the debugger",
-                               description="Browse a saved run (a snapshot JSON) in the debugger.")
+    p = subcommands.add_parser(
+        "view",
+        help="open a snapshot in the debugger",
+        description="Browse a saved run (a snapshot JSON) in the debugger.",
+    )
     p.add_argument("snapshot", help="the snapshot JSON written by `run --headless --export` or the app")
     p.set_defaults(handler=lambda args: __import__("graphscope.tui.launch", fromlist=["view"]).view(args.snapshot))
 
 
 def _add_summary(subcommands) -> None:
-    p = subcommands.add_parser("summary", help="print the summary of a snapshot",
-                               description="Print a saved run's summary: passes, loss, grad norms, findings.")
+    p = subcommands.add_parser(
+        "summary",
+        help="print the summary of a snapshot",
+        description="Print a saved run's summary: passes, loss, grad norms, findings.",
+    )
     p.add_argument("snapshot", help="the snapshot JSON")
     p.set_defaults(handler=_summary)
 
@@ -125,16 +143,28 @@ def _summary(args) -> int:
 
 def _add_explain(subcommands) -> None:
     p = subcommands.add_parser(
-        "explain", help="print a backward pass step by step: each rule with its numbers",
+        "explain",
+        help="print a backward pass step by step: each rule with its numbers",
         description="Run a script like `run --headless` (or read a snapshot) and print one backward pass step "
         "by step: each node, its source line, its derivative rule and the chain rule with the run's numbers, "
-        "where each leaf's .grad ended up, then the optimizer steps after the pass.")
-    p.add_argument("--as-torch", action="store_true",
-                   help="make `import torch` resolve to graphscope's engine for this run")
-    p.add_argument("--pass", dest="pass_index", type=int, default=0, metavar="N",
-                   help="the backward pass to explain, from 0 (default: 0, the first)")
-    p.add_argument("--markdown", action="store_true",
-                   help="write Markdown (a heading per step, code blocks for the numbers) for notes and slides")
+        "where each leaf's .grad ended up, then the optimizer steps after the pass.",
+    )
+    p.add_argument(
+        "--as-torch", action="store_true", help="make `import torch` resolve to graphscope's engine for this run"
+    )
+    p.add_argument(
+        "--pass",
+        dest="pass_index",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the backward pass to explain, from 0 (default: 0, the first)",
+    )
+    p.add_argument(
+        "--markdown",
+        action="store_true",
+        help="write Markdown (a heading per step, code blocks for the numbers) for notes and slides",
+    )
     _add_recording_options(p, keep=False)
     p.add_argument("source", help="the Python script to run, or a snapshot JSON")
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
@@ -144,8 +174,14 @@ def _add_explain(subcommands) -> None:
 def _explain(args) -> int:
     from graphscope.session.explain_run import explain
 
-    return explain(args.source, args.args, pass_index=args.pass_index, markdown=args.markdown,
-                   as_torch=args.as_torch, policy=args.policy)
+    return explain(
+        args.source,
+        args.args,
+        pass_index=args.pass_index,
+        markdown=args.markdown,
+        as_torch=args.as_torch,
+        policy=args.policy,
+    )
 
 
 def _script_problem(path: str) -> str | None:
@@ -183,12 +219,24 @@ def _add_recording_options(p, *, keep: bool) -> None:
     """--keep (which passes keep their detail) and --full-values (which tensors keep every element)."""
     p.set_defaults(policy=None)
     if keep:
-        p.add_argument("--keep", action=_PolicyOption, parse="keep_passes", dest="policy", metavar="PASSES",
-                       help="the passes kept in detail: all, last=N, first=N or first=N,last=M "
-                       "(default first=1,last=3; the passes where a NaN/Inf first appeared are always kept)")
-    p.add_argument("--full-values", action=_PolicyOption, parse="full_values", dest="policy", metavar="N",
-                   help="keep every element of tensors of at most N elements (default 4096), or of all: "
-                   "the Rule tab and gradcheck need them")
+        p.add_argument(
+            "--keep",
+            action=_PolicyOption,
+            parse="keep_passes",
+            dest="policy",
+            metavar="PASSES",
+            help="the passes kept in detail: all, last=N, first=N or first=N,last=M "
+            "(default first=1,last=3; the passes where a NaN/Inf first appeared are always kept)",
+        )
+    p.add_argument(
+        "--full-values",
+        action=_PolicyOption,
+        parse="full_values",
+        dest="policy",
+        metavar="N",
+        help="keep every element of tensors of at most N elements (default 4096), or of all: "
+        "the Rule tab and gradcheck need them",
+    )
 
 
 # Each entry adds one subcommand. Handlers import their layer (session, trace, tui) inside the
@@ -200,12 +248,9 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser, with every subcommand in SUBCOMMANDS registered."""
     parser = argparse.ArgumentParser(
         prog="graphscope",
-        description="A terminal debugger for computation graphs: "
-        "step through a neural network's backward pass.",
+        description="A terminal debugger for computation graphs: step through a neural network's backward pass.",
     )
-    parser.add_argument(
-        "--version", action="version", version=f"graphscope {graphscope.__version__}"
-    )
+    parser.add_argument("--version", action="version", version=f"graphscope {graphscope.__version__}")
     subcommands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for add_subcommand in SUBCOMMANDS:
         add_subcommand(subcommands)

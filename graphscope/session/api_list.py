@@ -53,53 +53,123 @@ TORCH_GROUP_BY_MODULE = {
 }
 # ...and the names that PyTorch's docs group apart from their engine module's siblings.
 TORCH_GROUP_BY_NAME = {
-    "is_tensor": "Tensors", "numel": "Tensors", "is_floating_point": "Tensors",
+    "is_tensor": "Tensors",
+    "numel": "Tensors",
+    "is_floating_point": "Tensors",
     "cuda": "dtypes and devices",
     "logsumexp": "Math operations: reduction",
-    "normal": "Random sampling", "bernoulli": "Random sampling", "multinomial": "Random sampling",
-    "poisson": "Random sampling", "Generator": "Random sampling",
-    "save": "Serialization", "load": "Serialization",
+    "normal": "Random sampling",
+    "bernoulli": "Random sampling",
+    "multinomial": "Random sampling",
+    "poisson": "Random sampling",
+    "Generator": "Random sampling",
+    "save": "Serialization",
+    "load": "Serialization",
 }
 # PyTorch's kinds of nn layers, found from (a word in) the name of the file that defines the class.
 NN_KIND_BY_FILE_WORD = [
-    ("module", "Containers"), ("container", "Containers"), ("parameter", "Parameters"),
-    ("conv", "Convolution layers"), ("pool", "Pooling layers"), ("pad", "Padding layers"),
-    ("activation", "Non-linear activations"), ("norm", "Normalization layers"),
-    ("rnn", "Recurrent layers"), ("recurrent", "Recurrent layers"), ("linear", "Linear layers"),
-    ("dropout", "Dropout layers"), ("sparse", "Sparse layers"), ("embedding", "Sparse layers"),
-    ("loss", "Loss functions"), ("util", "Utilities"),
+    ("module", "Containers"),
+    ("container", "Containers"),
+    ("parameter", "Parameters"),
+    ("conv", "Convolution layers"),
+    ("pool", "Pooling layers"),
+    ("pad", "Padding layers"),
+    ("activation", "Non-linear activations"),
+    ("norm", "Normalization layers"),
+    ("rnn", "Recurrent layers"),
+    ("recurrent", "Recurrent layers"),
+    ("linear", "Linear layers"),
+    ("dropout", "Dropout layers"),
+    ("sparse", "Sparse layers"),
+    ("embedding", "Sparse layers"),
+    ("loss", "Loss functions"),
+    ("util", "Utilities"),
 ]
 SECTION_TITLES = {
-    "torch.nn.functional": "nn.functional", "torch.nn.init": "nn.init", "torch.optim": "Optimizers",
-    "torch.optim.lr_scheduler": "Learning-rate schedulers", "torch.autograd": "Autograd",
+    "torch.nn.functional": "nn.functional",
+    "torch.nn.init": "nn.init",
+    "torch.optim": "Optimizers",
+    "torch.optim.lr_scheduler": "Learning-rate schedulers",
+    "torch.autograd": "Autograd",
 }
 # The order of PyTorch's docs; groups not named here follow "Learning-rate schedulers".
 ORDER = [
-    "Tensors", "Tensor attributes", "Tensor methods", "Tensor operators", "dtypes and devices",
-    "Creation ops", "Indexing, slicing, joining, mutating ops", "Random sampling",
-    "Math operations: pointwise", "Math operations: reduction", "Math operations: comparison",
-    "Math operations: BLAS and LAPACK", "Math operations: other",
-    "Locally disabling gradient computation", "Autograd",
-    "Containers", "Parameters", "Convolution layers", "Pooling layers", "Padding layers",
-    "Non-linear activations", "Normalization layers", "Recurrent layers", "Linear layers",
-    "Dropout layers", "Sparse layers", "Utilities", "Other layers", "nn.functional",
-    "Loss functions", "nn.init", "Optimizers", "Learning-rate schedulers",
+    "Tensors",
+    "Tensor attributes",
+    "Tensor methods",
+    "Tensor operators",
+    "dtypes and devices",
+    "Creation ops",
+    "Indexing, slicing, joining, mutating ops",
+    "Random sampling",
+    "Math operations: pointwise",
+    "Math operations: reduction",
+    "Math operations: comparison",
+    "Math operations: BLAS and LAPACK",
+    "Math operations: other",
+    "Locally disabling gradient computation",
+    "Autograd",
+    "Containers",
+    "Parameters",
+    "Convolution layers",
+    "Pooling layers",
+    "Padding layers",
+    "Non-linear activations",
+    "Normalization layers",
+    "Recurrent layers",
+    "Linear layers",
+    "Dropout layers",
+    "Sparse layers",
+    "Utilities",
+    "Other layers",
+    "nn.functional",
+    "Loss functions",
+    "nn.init",
+    "Optimizers",
+    "Learning-rate schedulers",
 ]
 LAST = ["Serialization", "Other"]
 
 OPERATORS = {
-    "__add__": "+", "__sub__": "-", "__mul__": "*", "__truediv__": "/", "__floordiv__": "//",
-    "__mod__": "%", "__pow__": "**", "__matmul__": "@", "__neg__": "-x", "__pos__": "+x",
-    "__abs__": "abs(x)", "__eq__": "==", "__ne__": "!=", "__lt__": "<", "__le__": "<=", "__gt__": ">",
-    "__ge__": ">=", "__invert__": "~", "__and__": "&", "__or__": "|", "__xor__": "^",
-    "__iadd__": "+=", "__isub__": "-=", "__imul__": "*=", "__itruediv__": "/=", "__ifloordiv__": "//=",
-    "__imod__": "%=", "__getitem__": "x[i]", "__setitem__": "x[i] = v", "__len__": "len(x)",
-    "__iter__": "iter(x)", "__bool__": "bool(x)", "__float__": "float(x)", "__int__": "int(x)",
+    "__add__": "+",
+    "__sub__": "-",
+    "__mul__": "*",
+    "__truediv__": "/",
+    "__floordiv__": "//",
+    "__mod__": "%",
+    "__pow__": "**",
+    "__matmul__": "@",
+    "__neg__": "-x",
+    "__pos__": "+x",
+    "__abs__": "abs(x)",
+    "__eq__": "==",
+    "__ne__": "!=",
+    "__lt__": "<",
+    "__le__": "<=",
+    "__gt__": ">",
+    "__ge__": ">=",
+    "__invert__": "~",
+    "__and__": "&",
+    "__or__": "|",
+    "__xor__": "^",
+    "__iadd__": "+=",
+    "__isub__": "-=",
+    "__imul__": "*=",
+    "__itruediv__": "/=",
+    "__ifloordiv__": "//=",
+    "__imod__": "%=",
+    "__getitem__": "x[i]",
+    "__setitem__": "x[i] = v",
+    "__len__": "len(x)",
+    "__iter__": "iter(x)",
+    "__bool__": "bool(x)",
+    "__float__": "float(x)",
+    "__int__": "int(x)",
     "__index__": "x as an index",
 }
 
 
-def public_names(module) -> list[str]:
+def public_names(module: types.ModuleType) -> list[str]:
     """A module's public API: its `__all__`, else its public names that are not modules."""
     names = getattr(module, "__all__", None)
     if names is None:
@@ -107,7 +177,7 @@ def public_names(module) -> list[str]:
     return [n for n in names if not isinstance(getattr(module, n), types.ModuleType)]
 
 
-def _namespace_members(obj) -> list[str] | None:
+def _namespace_members(obj: object) -> list[str] | None:
     """`torch.cuda.is_available`...: the members of a class used as a namespace (static members only)."""
     if not inspect.isclass(obj):
         return None
@@ -119,7 +189,7 @@ def _namespace_members(obj) -> list[str] | None:
 
 def supported() -> dict[str, object]:
     """Every supported torch name (`torch.sum`, `torch.nn.Linear`, `torch.Tensor.sum`) and its object."""
-    names = {}
+    names: dict[str, object] = {}
     for alias, target in ALIASES.items():
         module = importlib.import_module(target)
         for name in public_names(module):
@@ -137,7 +207,7 @@ def supported() -> dict[str, object]:
     return names
 
 
-def _engine_module(obj) -> str:
+def _engine_module(obj: object) -> str:
     """The engine module defining `obj`, relative to graphscope.engine (`ops.unary`, `nn.linear`)."""
     module = getattr(obj, "__module__", None)
     if not isinstance(module, str):
@@ -145,12 +215,12 @@ def _engine_module(obj) -> str:
     return module.removeprefix("graphscope.engine").lstrip(".")
 
 
-def _nn_kind(obj) -> str:
+def _nn_kind(obj: object) -> str:
     stem = _engine_module(obj).rpartition(".")[2]
     return next((kind for word, kind in NN_KIND_BY_FILE_WORD if word in stem), "Other layers")
 
 
-def group_of(torch_name: str, obj) -> tuple[str, str]:
+def group_of(torch_name: str, obj: object) -> tuple[str, str]:
     """(group title, the prefix its names are written under) for one supported name."""
     parent, _, name = torch_name.rpartition(".")
     if parent == "torch.Tensor":
@@ -175,14 +245,19 @@ def groups() -> dict[str, tuple[str, list[str]]]:
     for torch_name, obj in supported().items():
         title, prefix = group_of(torch_name, obj)
         found.setdefault(title, (prefix, []))[1].append(torch_name.removeprefix(prefix + "."))
-    operators = [symbol for dunder, symbol in OPERATORS.items() if hasattr(Tensor, dunder)
-                 and getattr(Tensor, dunder) is not getattr(object, dunder, None)]
+    operators = [
+        symbol
+        for dunder, symbol in OPERATORS.items()
+        if hasattr(Tensor, dunder) and getattr(Tensor, dunder) is not getattr(object, dunder, None)
+    ]
     found["Tensor operators"] = ("torch.Tensor", operators)
     ordered = [t for t in ORDER if t in found]
     ordered += sorted(t for t in found if t not in ORDER and t not in LAST)
     ordered += [t for t in LAST if t in found]
-    return {t: (found[t][0], found[t][1] if t == "Tensor operators" else sorted(found[t][1], key=str.lower))
-            for t in ordered}
+    return {
+        t: (found[t][0], found[t][1] if t == "Tensor operators" else sorted(found[t][1], key=str.lower))
+        for t in ordered
+    }
 
 
 def render() -> str:
@@ -190,8 +265,7 @@ def render() -> str:
     lines = [START]
     for title, (prefix, names) in groups().items():
         text = f"- **{title}** (`{prefix}`): " + ", ".join(f"`{n}`" for n in names)
-        lines += textwrap.wrap(text, 100, subsequent_indent="  ", break_long_words=False,
-                               break_on_hyphens=False)
+        lines += textwrap.wrap(text, 100, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
     lines.append(END)
     return "\n".join(lines)
 
@@ -201,10 +275,10 @@ def replaced(readme_text: str) -> str:
     start, end = readme_text.find(START), readme_text.find(END)
     if start < 0 or end < start:
         raise ValueError(f"README has no api-list markers: add the two lines\n{START}\n{END}")
-    return readme_text[:start] + render() + readme_text[end + len(END):]
+    return readme_text[:start] + render() + readme_text[end + len(END) :]
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"rewrite the list in {README}")
     args = parser.parse_args(argv)

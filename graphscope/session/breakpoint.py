@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, cast
 
 BREAKPOINT_KINDS = ("node", "op", "module", "line", "nan", "grad_norm", "step")
 # Kinds that look at values or events, never at where a node was made.
@@ -20,7 +20,7 @@ class NodeKey(NamedTuple):
     line: int
     module: str | None
 
-    def __str__(self):
+    def __str__(self) -> str:
         where = f"{os.path.basename(self.file)}:{self.line}" if self.line else "?"
         return f"{self.op} at {where}" + (f" in {self.module}" if self.module else "")
 
@@ -29,10 +29,14 @@ class Facts(Protocol):
     """What a breakpoint looks at for the node at one backward step: the same questions answered
     from live arrays (a running script) or from the record's summaries (a snapshot)."""
 
-    op: str
-    module: str | None
-    file: str | None
-    line: int | None
+    @property
+    def op(self) -> str: ...
+    @property
+    def module(self) -> str | None: ...
+    @property
+    def file(self) -> str | None: ...
+    @property
+    def line(self) -> int | None: ...
 
     def value_nonfinite(self) -> bool: ...
     def grad_nonfinite(self) -> bool: ...
@@ -51,11 +55,9 @@ class Breakpoint:
     enabled: bool = True
     id: int = 0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.kind not in BREAKPOINT_KINDS:
-            raise ValueError(
-                f"unknown breakpoint kind {self.kind!r}: use one of {', '.join(BREAKPOINT_KINDS)}"
-            )
+            raise ValueError(f"unknown breakpoint kind {self.kind!r}: use one of {', '.join(BREAKPOINT_KINDS)}")
         if self.kind == "line":
             file, _, line = str(self.value).rpartition(":")
             if not file or not line.isdigit():
@@ -83,10 +85,10 @@ class Breakpoint:
         if kind == "op":
             return facts.op == value
         if kind == "module":
-            module = facts.module or ""
-            return module == value or module.startswith(value + ".")
+            module, name = facts.module or "", cast(str, value)  # __post_init__ holds it to a name
+            return module == name or module.startswith(name + ".")
         if kind == "line":
-            return line_matches(value, facts.file, facts.line)
+            return line_matches(str(value), facts.file, facts.line)
         if kind == "node":
             return (facts.op, facts.file or "", facts.line or 0, facts.module) == value
         if kind == "nan":
@@ -95,7 +97,7 @@ class Breakpoint:
             if facts.grad_nonfinite():
                 return True
             norm = facts.grad_norm()
-            return norm is not None and norm > value
+            return norm is not None and norm > cast(float, value)  # __post_init__ holds it to a number
         return False
 
     def pauses_at_step(self) -> bool:
@@ -120,10 +122,21 @@ def hit_reason(hits: list[Breakpoint]) -> str:
 
 
 class _Where(NamedTuple):
+    """Facts of a node's site alone: the value questions are never asked of it (see `matches_site`)."""
+
     op: str
     module: str | None
     file: str | None
     line: int | None
+
+    def value_nonfinite(self) -> bool:
+        return False
+
+    def grad_nonfinite(self) -> bool:
+        return False
+
+    def grad_norm(self) -> float | None:
+        return None
 
 
 def line_matches(value: str, file: str | None, line: int | None) -> bool:

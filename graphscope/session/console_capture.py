@@ -5,12 +5,17 @@ from __future__ import annotations
 import io
 import sys
 import threading
+from collections.abc import Callable
+from typing import Self, TextIO
+
+Sink = Callable[[str, str], None]  # (stream name, line): where a captured line goes
+Ask = Callable[[str], str | None]  # prompt -> the user's answer, or None at end of input
 
 
 class ThreadStream(io.TextIOBase):
     """A stand-in for sys.stdout / sys.stderr: the script thread's writes go to `sink`, a line at a time."""
 
-    def __init__(self, stream_name: str, original, sink, thread: threading.Thread, echo: bool):
+    def __init__(self, stream_name: str, original: TextIO, sink: Sink, thread: threading.Thread, echo: bool) -> None:
         self.stream_name = stream_name
         self.original = original
         self.sink = sink
@@ -28,9 +33,7 @@ class ThreadStream(io.TextIOBase):
         return self.original.write(text)
 
     def flush(self) -> None:
-        if threading.current_thread() is not self.thread:
-            self.original.flush()
-        elif self.echo:
+        if threading.current_thread() is not self.thread or self.echo:
             self.original.flush()
 
     def take_partial(self) -> str:
@@ -48,20 +51,21 @@ class ThreadStream(io.TextIOBase):
         return False
 
     @property
-    def encoding(self):
-        return getattr(self.original, "encoding", "utf-8")
+    def encoding(self) -> str:  # type: ignore[override]  # TextIOBase declares a plain attribute
+        encoding: str = getattr(self.original, "encoding", "utf-8")
+        return encoding
 
 
 class ThreadInput(io.TextIOBase):
     """A stand-in for sys.stdin: the script thread's reads are answered by `ask(prompt)` (the
     debugger's console), never by the app's terminal; other threads read the real stdin."""
 
-    def __init__(self, original, stdout: ThreadStream, sink, thread: threading.Thread, ask):
+    def __init__(self, original: TextIO, stdout: ThreadStream, sink: Sink, thread: threading.Thread, ask: Ask) -> None:
         self.original, self.stdout, self.sink, self.thread, self.ask = original, stdout, sink, thread, ask
 
-    def readline(self, size: int = -1) -> str:
+    def readline(self, size: int | None = -1) -> str:  # type: ignore[override]  # typeshed's _IOBase says bytes
         if threading.current_thread() is not self.thread:
-            return self.original.readline(size)
+            return self.original.readline(-1 if size is None else size)
         prompt = self.stdout.take_partial()
         answer = self.ask(prompt)
         if answer is None:  # no more input (end of file)
@@ -71,7 +75,7 @@ class ThreadInput(io.TextIOBase):
         self.sink("stdout", prompt + answer)  # the console shows the exchange as a terminal would
         return answer + "\n"
 
-    def read(self, size: int = -1) -> str:
+    def read(self, size: int | None = -1) -> str:
         return self.readline(size)
 
     def readable(self) -> bool:
@@ -81,28 +85,31 @@ class ThreadInput(io.TextIOBase):
         return False
 
     @property
-    def encoding(self):
-        return getattr(self.original, "encoding", "utf-8")
+    def encoding(self) -> str:  # type: ignore[override]  # TextIOBase declares a plain attribute
+        encoding: str = getattr(self.original, "encoding", "utf-8")
+        return encoding
 
 
 class ConsoleCapture:
     """Install ThreadStreams for one thread's lifetime; `echo` also passes the text through; with
     `ask`, the thread's stdin is answered by it (see ThreadInput)."""
 
-    def __init__(self, sink, thread: threading.Thread, echo: bool = False, ask=None):
+    def __init__(self, sink: Sink, thread: threading.Thread, echo: bool = False, ask: Ask | None = None) -> None:
         self.sink, self.thread, self.echo, self.ask = sink, thread, echo, ask
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         self.saved = sys.stdout, sys.stderr, sys.stdin
-        self.streams = (ThreadStream("stdout", sys.stdout, self.sink, self.thread, self.echo),
-                        ThreadStream("stderr", sys.stderr, self.sink, self.thread, self.echo))
+        self.streams = (
+            ThreadStream("stdout", sys.stdout, self.sink, self.thread, self.echo),
+            ThreadStream("stderr", sys.stderr, self.sink, self.thread, self.echo),
+        )
         sys.stdout, sys.stderr = self.streams
-        self.input = None
+        self.input: ThreadInput | None = None
         if self.ask is not None:
             self.input = sys.stdin = ThreadInput(sys.stdin, self.streams[0], self.sink, self.thread, self.ask)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         for stream in self.streams:
             stream.close_line()
         # Restore only what we installed (someone else may have replaced it meanwhile).
@@ -112,4 +119,3 @@ class ConsoleCapture:
             sys.stderr = self.saved[1]
         if self.input is not None and sys.stdin is self.input:
             sys.stdin = self.saved[2]
-        return False

@@ -22,8 +22,12 @@ class DeathNotice:
         read, write = os.pipe()
         try:
             # A session of its own: the terminal's Ctrl-C and hang-up go to graphscope, not to it.
-            self._watcher = subprocess.Popen([sys.executable, "-I", "-S", "-c", _WATCHER, "\n".join(lines)],
-                                             stdin=read, stdout=subprocess.DEVNULL, start_new_session=True)
+            self._watcher = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _WATCHER, "\n".join(lines)],
+                stdin=read,
+                stdout=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         except OSError:
             os.close(write)  # no watcher: a crash says nothing more than it would without graphscope
         else:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from graphscope.trace.analysis.node_gradcheck import GradcheckResult, gradcheck_node
 from graphscope.trace.record.model import OPTIMIZER_STEP
@@ -12,16 +14,23 @@ from graphscope.trace.record.model import OPTIMIZER_STEP
 from .breakpoint import Breakpoint, hit_reason
 from .state import Mode, SessionState, State
 
+if TYPE_CHECKING:
+    from graphscope.trace import Node, Record, Step
+
+Listener = Callable[[SessionState], object]  # what it returns is not looked at
+Position = tuple[int, int]  # (position in record.passes, step)
+
 
 class RecordFacts:
     """A breakpoint's questions about the node at one recorded step, answered from the summaries."""
 
     __slots__ = ("op", "module", "file", "line", "_value", "_grad")
 
-    def __init__(self, node, step):
+    def __init__(self, node: Node, step: Step | None) -> None:
         self.op, self.module = node.op, node.module
         site = node.site
-        self.file, self.line = (site.file, site.line) if site is not None else (None, None)
+        self.file: str | None = site.file if site is not None else None
+        self.line: int | None = site.line if site is not None else None
         self._value = node.output
         self._grad = step.grad_output if step is not None else None
 
@@ -46,13 +55,12 @@ class Debuggee:
 
     live = False
     prompt: str | None = None  # the script's input() prompt while it waits for a line
-    functions: dict | None = None  # op -> Function class, in a live run (gradcheck rebuilds custom ones)
 
-    def __init__(self, record, source: str = "", break_on_nan: bool = False):
+    def __init__(self, record: Record, source: str = "", break_on_nan: bool = False) -> None:
         self.record = record
         self.source = source  # the snapshot's path, or the script a session runs, as the user named it
         self._lock = threading.RLock()
-        self._listeners: list = []
+        self._listeners: list[Listener] = []
         self._breakpoints: list[Breakpoint] = []
         self._next_breakpoint = 1
         self._step_passes: set[int] = set()  # see _steps_after_passes
@@ -89,10 +97,15 @@ class Debuggee:
     # --- the commands ----------------------------------------------------------------------------
 
     @property
+    def functions(self) -> dict[str, type] | None:
+        """op -> Function class, in a live run (gradcheck rebuilds custom ones)."""
+        return None
+
+    @property
     def script(self) -> str:
         return self.record.metadata.script
 
-    def add_listener(self, callback) -> None:
+    def add_listener(self, callback: Listener) -> None:
         self._listeners.append(callback)
 
     def start(self) -> None:
@@ -114,7 +127,6 @@ class Debuggee:
         """Check a node's backward numerically at its recorded inputs (it takes a while: call it
         from a worker thread, while the script is paused or over)."""
         return gradcheck_node(self.record, node_id, self.functions)
-
 
     def step(self) -> None:
         """One step forward: the next node, the pass's end, then the next kept pass's first node."""
@@ -197,8 +209,9 @@ class Debuggee:
 
     def toggle_breakpoint(self, breakpoint_id: int) -> None:
         with self._lock:
-            self._breakpoints = [dataclasses.replace(b, enabled=not b.enabled) if b.id == breakpoint_id else b
-                                 for b in self._breakpoints]
+            self._breakpoints = [
+                dataclasses.replace(b, enabled=not b.enabled) if b.id == breakpoint_id else b for b in self._breakpoints
+            ]
 
     def remove_breakpoint(self, breakpoint_id: int) -> None:
         with self._lock:
@@ -213,8 +226,7 @@ class Debuggee:
             return False
         for node in list(self.record.nodes.values()):
             site = node.site
-            if breakpoint.matches_site(node.op, node.module, site.file if site else None,
-                                       site.line if site else None):
+            if breakpoint.matches_site(node.op, node.module, site.file if site else None, site.line if site else None):
                 return False
         return True
 
@@ -224,7 +236,7 @@ class Debuggee:
         """Positions of the passes whose backward can be walked: kept in full, with a planned order."""
         return [i for i, p in enumerate(list(self.record.passes)) if p.detailed and p.order]
 
-    def _next(self, position, step):
+    def _next(self, position: int | None, step: int) -> Position | None:
         if position is None:
             walkable = self._walkable()
             return (walkable[0], 0) if walkable else None
@@ -233,7 +245,7 @@ class Debuggee:
         later = [i for i in self._walkable() if i > position]
         return (later[0], 0) if later else None
 
-    def _previous(self, position, step):
+    def _previous(self, position: int | None, step: int) -> Position | None:
         if position is None:
             return None
         if step > 0:
@@ -241,7 +253,7 @@ class Debuggee:
         earlier = [i for i in self._walkable() if i < position]
         return (earlier[-1], len(self.record.passes[earlier[-1]].order)) if earlier else None
 
-    def _recorded(self, position, step) -> bool:
+    def _recorded(self, position: int, step: int) -> bool:
         """Whether the record already holds this moment (a live script may not have reached it)."""
         frontier = self._frontier()
         return frontier is None or (position, step) <= frontier
@@ -267,7 +279,7 @@ class Debuggee:
         events = self.record.optimizer
         seen = len(events)
         if seen != self._steps_seen:
-            self._step_passes.update(e.passes - 1 for e in events[self._steps_seen:seen] if e.kind == OPTIMIZER_STEP)
+            self._step_passes.update(e.passes - 1 for e in events[self._steps_seen : seen] if e.kind == OPTIMIZER_STEP)
             self._steps_seen = seen
         return self._step_passes
 
@@ -281,8 +293,11 @@ class Debuggee:
             return "the snapshot ends here: it was exported before the first backward pass"
         last = passes[-1]
         frontier = self._frontier()
-        where = (f"pass {last.index}, step {frontier[1] + 1} of {len(last.order)}" if frontier is not None
-                 else f"the end of pass {last.index}")
+        where = (
+            f"pass {last.index}, step {frontier[1] + 1} of {len(last.order)}"
+            if frontier is not None
+            else f"the end of pass {last.index}"
+        )
         return f"the snapshot ends here: it was exported while the script was paused at {where}"
 
     def _to_end(self, reason: str) -> None:
@@ -309,10 +324,16 @@ class Debuggee:
             edge = self._frontier()
             frontier = edge[1] if edge is not None and edge[0] == position else len(order)
         kind = self._kind()
-        return SessionState(kind=kind, pass_index=position, step=step if position is not None else None,
-                            frontier=frontier, node=node, reason=reason,
-                            exit_code=None if kind == State.PAUSED else self.record.metadata.exit_code,
-                            error=self.record.error if kind == State.FAILED else None)
+        return SessionState(
+            kind=kind,
+            pass_index=position,
+            step=step if position is not None else None,
+            frontier=frontier,
+            node=node,
+            reason=reason,
+            exit_code=None if kind == State.PAUSED else self.record.metadata.exit_code,
+            error=self.record.error if kind == State.FAILED else None,
+        )
 
     def _changed(self, reason: str) -> None:
         with self._lock:

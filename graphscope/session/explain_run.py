@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING, TextIO
 
 from graphscope.trace.explain.report import ExplainError, markdown_report, text_report
 from graphscope.trace.recording.retention import Policy
@@ -14,11 +16,21 @@ from graphscope.trace.snapshot.source_kind import SNAPSHOT, SourceError, not_run
 
 from .headless import run_recorded
 
+if TYPE_CHECKING:
+    from graphscope.trace import Record
+
 USAGE_ERROR = 2  # the exit code of a file or pass that cannot be explained
 
 
-def explain(source: str, argv=(), *, pass_index: int = 0, markdown: bool = False, as_torch: bool = False,
-            policy: Policy | None = None) -> int:
+def explain(
+    source: str,
+    argv: Sequence[str] = (),
+    *,
+    pass_index: int = 0,
+    markdown: bool = False,
+    as_torch: bool = False,
+    policy: Policy | None = None,
+) -> int:
     """Explain pass `pass_index` of the script `source` run with `argv` (recorded under `policy`, its
     passes up to the one explained kept in detail), or of the snapshot `source` (told by its content,
     never its name); the exit code: the script's own, or 2 when there is nothing to explain."""
@@ -43,7 +55,7 @@ def explain(source: str, argv=(), *, pass_index: int = 0, markdown: bool = False
 
     stdout = sys.stdout
 
-    def report(record, code: int, notes: list[str]) -> int:
+    def report(record: Record, code: int, notes: list[str]) -> int:
         for line in notes:
             print(line, file=sys.stderr)
         return _print(record, pass_index, markdown, code, stdout)
@@ -51,11 +63,12 @@ def explain(source: str, argv=(), *, pass_index: int = 0, markdown: bool = False
     # The script's own output goes to stderr (stdout is the explanation, fit for a file), and it
     # reads the real stdin; passes up to the one explained are kept in detail.
     with contextlib.redirect_stdout(sys.stderr):
-        return run_recorded(source, argv, report, as_torch=as_torch,
-                            policy=replace(policy or Policy(), keep_first=pass_index + 1))
+        return run_recorded(
+            source, argv, report, as_torch=as_torch, policy=replace(policy or Policy(), keep_first=pass_index + 1)
+        )
 
 
-def _print(record, pass_index: int, markdown: bool, code: int, stdout=None) -> int:
+def _print(record: Record, pass_index: int, markdown: bool, code: int, stdout: TextIO | None = None) -> int:
     try:
         text = (markdown_report if markdown else text_report)(record, pass_index)
     except ExplainError as error:

@@ -23,5 +23,6 @@ def export_path(flag: str, path: str) -> str:
     try:
         return os.path.abspath(path)
     except OSError:  # the current folder was removed
-        raise ExportPathError(f"{flag} {escaped(path)} is relative to a folder that no longer exists: "
-                              "give an absolute path") from None
+        raise ExportPathError(
+            f"{flag} {escaped(path)} is relative to a folder that no longer exists: give an absolute path"
+        ) from None

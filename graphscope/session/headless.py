@@ -10,6 +10,9 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable, Sequence
+from types import FrameType
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, Self
 
 from rich.console import Console
 
@@ -22,7 +25,23 @@ from graphscope.trace.report.summary_report import print_summary
 
 from .death_notice import DeathNotice
 from .session import Session, SessionOptions
+from .state import SessionState
 from .status_line import StatusLine
+
+if TYPE_CHECKING:
+    from graphscope.trace import Policy, Record
+
+# report(record, exit code, notes): prints and writes what the run leaves; the process's exit code.
+Report = Callable[["Record", int, list[str]], int]
+Exports = Iterable[tuple[str, str | None]]  # (what, path): the files a report writes
+
+
+class Held(Protocol):
+    """What held Ctrl-C before the run began (the command's `_HeldCtrlC`)."""
+
+    @property
+    def pressed(self) -> bool: ...
+
 
 # How often the live status line on a terminal's stderr is redrawn.
 STATUS_SECONDS = 0.25
@@ -39,21 +58,33 @@ CUT_SECONDS = 0.5
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Code that changes the record while it runs: the trace layer, the engine's event dispatch,
 # and the session's own calls into the recorder.
-_RECORDING_CODE = (os.path.join(_PACKAGE, "trace", ""), os.path.join(_PACKAGE, "engine", "hooks.py"),
-                   os.path.join(_PACKAGE, "session", "step_gate.py"))
+_RECORDING_CODE = (
+    os.path.join(_PACKAGE, "trace", ""),
+    os.path.join(_PACKAGE, "engine", "hooks.py"),
+    os.path.join(_PACKAGE, "session", "step_gate.py"),
+)
 _EXIT = os._exit  # the process's own exit, whatever a run puts in its place
 
 
-def run_headless(script: str, argv=(), *, export: str | None = None, dot_path: str | None = None,
-                 fail_on_nan: bool = False, as_torch: bool = False, device: str | None = None, held=None,
-                 policy=None) -> int:
+def run_headless(
+    script: str,
+    argv: Sequence[str] = (),
+    *,
+    export: str | None = None,
+    dot_path: str | None = None,
+    fail_on_nan: bool = False,
+    as_torch: bool = False,
+    device: str | None = None,
+    held: Held | None = None,
+    policy: Policy | None = None,
+) -> int:
     """Run `script`; write the snapshot and DOT files (also when it raised, was interrupted or
     called os._exit); print the summary to the stdout and stderr of the start, whatever the
     script did with sys.stdout. Ctrl-C stops the script at its next engine event and exits 130.
     Paths are used as given: the command makes them absolute (see export_path)."""
     stdout, stderr = sys.stdout, sys.stderr
 
-    def report(record, code: int, notes: list[str]) -> int:
+    def report(record: Record, code: int, notes: list[str]) -> int:
         written, failed = _write(record, export, dot_path, code)
         print_summary(record, Console(file=stdout))
         for line in written + failed + notes:
@@ -64,12 +95,30 @@ def run_headless(script: str, argv=(), *, export: str | None = None, dot_path: s
             return NAN_EXIT_CODE
         return code
 
-    return run_recorded(script, argv, report, as_torch=as_torch, device=device, policy=policy,
-                        exports=(("snapshot", export), ("graph", dot_path)), held=held)
+    return run_recorded(
+        script,
+        argv,
+        report,
+        as_torch=as_torch,
+        device=device,
+        policy=policy,
+        exports=(("snapshot", export), ("graph", dot_path)),
+        held=held,
+    )
 
 
-def run_recorded(script: str, argv, report, *, as_torch: bool = False, device: str | None = None,
-                 echo: bool = True, policy=None, exports=(), held=None) -> int:
+def run_recorded(
+    script: str,
+    argv: Sequence[str],
+    report: Report,
+    *,
+    as_torch: bool = False,
+    device: str | None = None,
+    echo: bool = True,
+    policy: Policy | None = None,
+    exports: Exports = (),
+    held: Held | None = None,
+) -> int:
     """Run `script` under the recorder with no UI on this thread (the main thread: as under plain
     python, its signal handlers work), with a status line on a terminal's stderr; print its
     traceback if it raised, and hand the record to `report(record, exit_code, notes)`, whose
@@ -77,8 +126,11 @@ def run_recorded(script: str, argv, report, *, as_torch: bool = False, device: s
     stops the script at its next engine event: exit 130) or os._exit. `exports`, (what, path)
     pairs, are named on stderr when they could not be written; `held` (its `pressed`) is a Ctrl-C
     that came before the run could act on it."""
-    session = Session(script, list(argv), SessionOptions(
-        as_torch=as_torch, device=device, pause=False, break_on_nan=False, echo=echo, policy=policy))
+    session = Session(
+        script,
+        list(argv),
+        SessionOptions(as_torch=as_torch, device=device, pause=False, break_on_nan=False, echo=echo, policy=policy),
+    )
     terminal = StatusLine() if sys.stderr.isatty() else None
     ending = _Ending(session, report, exports, terminal)
     watch = _Watch(session, ending, terminal)
@@ -98,14 +150,23 @@ class _Ending:
     """The one end of a run, by what comes first: the script's own end, Ctrl-C or os._exit. The
     first reports the record as it stands then (or says why it cannot); a later one waits for it."""
 
-    def __init__(self, session: Session, report, exports, terminal: StatusLine | None):
+    def __init__(self, session: Session, report: Report, exports: Exports, terminal: StatusLine | None) -> None:
         self.session, self.report, self.terminal = session, report, terminal
         self.exports = [(what, path) for what, path in exports if path]
         self.stderr = sys.stderr  # the run's own lines go here, whatever the script does with sys.stderr
-        self.notice = DeathNotice([f"graphscope: cannot write {what} {escaped(path)}: the process died before "
-                                   "it was written" for what, path in self.exports])
+        self.notice = DeathNotice(
+            [
+                f"graphscope: cannot write {what} {escaped(path)}: the process died before it was written"
+                for what, path in self.exports
+            ]
+        )
         self.over = threading.Event()  # the script has ended (set inside its _finish: in recording code)
-        session.add_listener(lambda state: state.kind.over and self.over.set())
+
+        def note_over(state: SessionState) -> None:
+            if state.kind.over:
+                self.over.set()
+
+        session.add_listener(note_over)
         self.code = 1  # the exit code reported (1 if the report itself failed)
         self._claim = threading.Lock()
         self._reported = threading.Event()
@@ -123,7 +184,7 @@ class _Ending:
         gate's quit: no exception is thrown into it from outside, so none lands in the recorder);
         if it does not stop in time, report a cut of the record and end the process without it."""
         hooks.uninstall(self.session.recorder)  # nothing after Ctrl-C is recorded (a script that
-        self.session.gate.quit()                # catches the gate's SessionQuit and goes on)
+        self.session.gate.quit()  # catches the gate's SessionQuit and goes on)
         if self.over.wait(STOP_SECONDS) or not self._claim.acquire(blocking=False):
             return  # it stopped (its end reports), or os._exit is reporting
         self._report_cut(INTERRUPTED, f"the script did not stop within {STOP_SECONDS + CUT_SECONDS:g} s of Ctrl-C")
@@ -150,7 +211,7 @@ class _Ending:
         else:
             self._report(lambda: self.report(record, code, self.session.recorder.notes))
 
-    def _cut(self, code: int):
+    def _cut(self, code: int) -> Record | None:
         """The record sealed with `code` once the script's thread is out of code that changes it
         (None if it stays in), or as it ended if it ended meanwhile."""
         recorder = self.session.recorder
@@ -163,7 +224,10 @@ class _Ending:
             if time.monotonic() > deadline:
                 return None
             time.sleep(0.01)
-        return self.session.record if self.over.is_set() else recorder.seal(code)
+        if self.over.is_set():
+            return self.session.record
+        sealed: Record = recorder.seal(code)
+        return sealed
 
     def _report_final(self) -> None:
         record, code = self.session.record, self.session.state.exit_code
@@ -177,13 +241,15 @@ class _Ending:
         self._report(final)
 
     def _uncut(self, code: int, reason: str) -> int:
-        failed = [f"graphscope: cannot write {what} {path}: {reason} (the script's exit code was {code})"
-                  for what, path in self.exports]
+        failed = [
+            f"graphscope: cannot write {what} {path}: {reason} (the script's exit code was {code})"
+            for what, path in self.exports
+        ]
         for line in failed or [f"graphscope: {reason}"]:
             print(escaped(line), file=self.stderr)
         return WRITE_FAILED if failed else code
 
-    def _report(self, make_report) -> None:
+    def _report(self, make_report: Callable[[], int]) -> None:
         try:
             if self.terminal is not None:
                 self.terminal.close()  # the lines below go to the streams of the start, past its wrapping
@@ -193,11 +259,14 @@ class _Ending:
             self._reported.set()
 
 
-def _write(record, export, dot_path, code) -> tuple[list[str], list[str]]:
+def _write(record: Record, export: str | None, dot_path: str | None, code: int) -> tuple[list[str], list[str]]:
     """Write the exports before anything else can fail; each outcome as a line for stderr."""
-    written, failed = [], []
-    for path, write, done in ((export, snapshot.dump, "snapshot written to"),
-                              (dot_path, dot.write_dot, "graph written to")):
+    written: list[str] = []
+    failed: list[str] = []
+    for path, write, done in (
+        (export, snapshot.dump, "snapshot written to"),
+        (dot_path, dot.write_dot, "graph written to"),
+    ):
         if not path:
             continue
         try:
@@ -209,9 +278,9 @@ def _write(record, export, dot_path, code) -> tuple[list[str], list[str]]:
     return written, failed
 
 
-def _in_recording_code(ident) -> bool:
+def _in_recording_code(ident: int | None) -> bool:
     """Whether the thread `ident` is inside code that changes the record."""
-    frame = sys._current_frames().get(ident)
+    frame: FrameType | None = sys._current_frames().get(ident) if ident is not None else None
     while frame is not None:
         code = frame.f_code
         file = code.co_filename
@@ -221,13 +290,12 @@ def _in_recording_code(ident) -> bool:
     return False
 
 
-def _leave(code: int):
+def _leave(code: int) -> NoReturn:
     """Exit now, without waiting for threads the script left running (what was printed is flushed)."""
     for stream in {id(s): s for s in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)}.values():
-        try:
-            stream.flush()
-        except Exception:  # noqa: BLE001 (a script's stand-in stream, or a closed one: nothing more to show)
-            pass
+        with contextlib.suppress(Exception):  # a script's stand-in stream, or a closed one: nothing more to show
+            if stream is not None:
+                stream.flush()
     _EXIT(code)
 
 
@@ -237,10 +305,10 @@ _CTRL_C, _ENDED = "ctrl-c", "ended"
 class _Watch(threading.Thread):
     """Beside the script's thread: draws the status line and acts on Ctrl-C."""
 
-    def __init__(self, session: Session, ending: _Ending, terminal: StatusLine | None):
+    def __init__(self, session: Session, ending: _Ending, terminal: StatusLine | None) -> None:
         super().__init__(name="graphscope-watch", daemon=True)
         self.session, self.ending, self.terminal = session, ending, terminal
-        self.inbox: queue.SimpleQueue = queue.SimpleQueue()  # put() is safe in a signal handler
+        self.inbox: queue.SimpleQueue[str] = queue.SimpleQueue()  # put() is safe in a signal handler
 
     def ctrl_c(self) -> None:
         self.inbox.put(_CTRL_C)
@@ -256,8 +324,10 @@ class _Watch(threading.Thread):
             except queue.Empty:
                 if self.terminal is not None:
                     record = self.session.record
-                    self.terminal.status(f"graphscope: running {self.session.source}: {len(record.passes)} passes, "
-                                         f"{len(record.nodes)} nodes, {time.monotonic() - started:.1f} s")
+                    self.terminal.status(
+                        f"graphscope: running {self.session.source}: {len(record.passes)} passes, "
+                        f"{len(record.nodes)} nodes, {time.monotonic() - started:.1f} s"
+                    )
                 continue
             if message == _CTRL_C:
                 self.ending.interrupted()
@@ -269,10 +339,10 @@ class _CtrlC:
     KeyboardInterrupt, which could land inside the recorder and leave the record half changed.
     `held`, if given, is what held Ctrl-C before: a press it saw counts."""
 
-    def __init__(self, held, on_press):
+    def __init__(self, held: Held | None, on_press: Callable[[], None]) -> None:
         self.held, self.on_press = held, on_press
         self.pressed = False
-        self.previous = None
+        self.previous: Callable[[int, FrameType | None], Any] | int | signal.Handlers | None = None
 
     def __enter__(self) -> _CtrlC:
         if threading.current_thread() is threading.main_thread():
@@ -286,34 +356,33 @@ class _CtrlC:
         if self.previous is not None:
             signal.signal(signal.SIGINT, self._press)
 
-    def _press(self, *signal_args) -> None:
+    def _press(self, *signal_args: object) -> None:
         self.pressed = True
         self.on_press()
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         if self.previous is not None:
             signal.signal(signal.SIGINT, self.previous)
-        return False
 
 
 class _OsExit:
     """While active, os._exit in this process (not in a child it forked) first ends the run:
     what is recorded is reported (exports written, summary printed), then the process exits."""
 
-    def __init__(self, ending: _Ending):
+    def __init__(self, ending: _Ending) -> None:
         self.ending = ending
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         pid, ending = os.getpid(), self.ending
 
-        def _exit(code):
-            if os.getpid() == pid and isinstance(code, int) and -(2 ** 31) <= code < 2 ** 31:
-                ending.os_exit(code)  # does not return
-            _EXIT(code)
+        # Named as os._exit's own parameter; Any: whatever the script passes goes on to os._exit.
+        def _exit(status: Any) -> NoReturn:
+            if os.getpid() == pid and isinstance(status, int) and -(2**31) <= status < 2**31:
+                ending.os_exit(status)  # does not return
+            _EXIT(status)
 
         os._exit = _exit
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         os._exit = _EXIT
-        return False

@@ -6,6 +6,8 @@ import os
 import re
 import sys
 import warnings
+from types import FrameType
+from typing import Self, TextIO
 
 import numpy as np
 
@@ -21,25 +23,35 @@ class QuietNumpyWarnings:
     when a warning is shown, so nothing is paid otherwise.
     """
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         self.saved = warnings.showwarning
         warnings.showwarning = self._show
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         if warnings.showwarning == self._show:
             warnings.showwarning = self.saved
-        return False
 
-    def _show(self, message, category, filename, lineno, file=None, line=None):
-        if not (issubclass(category, RuntimeWarning) and _FLOATING_POINT.search(str(message))
-                and _numpy_called_from_graphscope()):
+    def _show(
+        self,
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        if not (
+            issubclass(category, RuntimeWarning)
+            and _FLOATING_POINT.search(str(message))
+            and _numpy_called_from_graphscope()
+        ):
             self.saved(message, category, filename, lineno, file, line)
 
 
 def _numpy_called_from_graphscope() -> bool:
     """Whether the innermost frame outside NumPy and the warnings machinery is graphscope's."""
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
         if not path.startswith(_NUMPY) and frame.f_globals.get("__name__") != "warnings":

@@ -6,6 +6,7 @@ import os
 import runpy
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -24,7 +25,7 @@ class Outcome:
     quit: bool = False
 
 
-def _exit_code(code) -> tuple[int, str]:
+def _exit_code(code: object) -> tuple[int, str]:
     """sys.exit's argument as an exit code and a message (sys.exit("msg") prints it, exits 1)."""
     if code is None:
         return 0, ""
@@ -44,7 +45,9 @@ def _user_traceback(error: BaseException, script: str) -> str:
     return "".join(lines)
 
 
-def run_script(script: str, argv: list[str], restate=None) -> Outcome:
+def run_script(
+    script: str, argv: list[str], restate: Callable[[BaseException], BaseException] | None = None
+) -> Outcome:
     """Run `script` as __main__ with sys.argv = [script, *argv] and its folder first on sys.path.
 
     Both are restored afterwards. Never raises for anything the script does. `restate(error)`, if
@@ -64,7 +67,7 @@ def run_script(script: str, argv: list[str], restate=None) -> Outcome:
         return Outcome(exit_code=code)
     except KeyboardInterrupt as error:
         return Outcome(exit_code=130, error=error, traceback=_user_traceback(error, script))
-    except BaseException as error:  # the script's own failure, reported, never lost
+    except BaseException as error:  # noqa: BLE001 (the script's own failure, reported, never lost)
         if restate is not None:
             error = restate(error)
         return Outcome(exit_code=1, error=error, traceback=_user_traceback(error, script))

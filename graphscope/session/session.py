@@ -8,16 +8,17 @@ import ctypes
 import os
 import queue
 import threading
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from graphscope.engine import backend
 from graphscope.engine.hooks import observe
-from graphscope.trace.recording.recorder import Recorder
+from graphscope.trace.recording.recorder import Policy, Recorder
 
 from .console_capture import ConsoleCapture
 from .debuggee import Debuggee
 from .numpy_warnings import QuietNumpyWarnings
-from .script_runner import SessionQuit, run_script
+from .script_runner import Outcome, SessionQuit, run_script
 from .state import Mode, State
 from .step_gate import POLL_SECONDS, StepGate
 from .torch_alias import TorchAliases
@@ -37,7 +38,7 @@ class SessionOptions:
     pause: bool = True  # pause before the first backward node (False is --no-pause)
     break_on_nan: bool = True  # a NaN/Inf breakpoint, listed and toggleable like any other
     echo: bool = False  # also pass the script's prints through (headless runs)
-    policy: object | None = None  # the recorder's policy (None: its defaults)
+    policy: Policy | None = None  # the recorder's policy (None: its defaults)
 
 
 class Session(Debuggee):
@@ -46,7 +47,7 @@ class Session(Debuggee):
 
     live = True
 
-    def __init__(self, script: str, argv=(), options: SessionOptions | None = None):
+    def __init__(self, script: str, argv: Iterable[str] = (), options: SessionOptions | None = None) -> None:
         if not os.path.isfile(script):
             raise FileNotFoundError(f"no script at {script!r}: give the path of a Python file to run")
         self.argv = list(argv)
@@ -57,7 +58,7 @@ class Session(Debuggee):
         self._life = State.STARTING  # never STOPPED: that is a snapshot's
         self._edge: tuple[int, int] | None = None  # (pass position, step) where the script is held
         self._running: Mode | None = None  # the mode of the run in progress
-        self._queued = 0          # steps asked for while a step was running
+        self._queued = 0  # steps asked for while a step was running
         self._answers: queue.Queue[str | None] = queue.Queue()  # what the user typed for input()
         super().__init__(self.recorder.record, script, break_on_nan=self.options.break_on_nan)
         self.record.metadata.device = str(self.options.device or backend.get_default_device())
@@ -71,8 +72,9 @@ class Session(Debuggee):
         return self._thread
 
     @property
-    def functions(self) -> dict:
-        return self.recorder.functions
+    def functions(self) -> dict[str, type]:
+        functions: dict[str, type] = self.recorder.functions
+        return functions
 
     # --- the navigation model's hooks ----------------------------------------------------------
 
@@ -82,7 +84,7 @@ class Session(Debuggee):
     def _kind(self) -> State:
         return self._life
 
-    def _frontier(self):
+    def _frontier(self) -> tuple[int, int] | None:
         if self._life.over:
             return None
         return self._edge if self._edge is not None else (-1, 0)
@@ -92,6 +94,7 @@ class Session(Debuggee):
             if self._life.over:
                 return False
             if self._life == State.PAUSED:
+                assert self._edge is not None  # _paused set it
                 self._position, self._step = self._edge  # the cursor catches up with the script
                 self._running = mode
                 self._life = State.RUNNING
@@ -152,11 +155,13 @@ class Session(Debuggee):
 
     def join(self, timeout: float | None = None) -> bool:
         """Wait for the worker thread (see `start`) to end; True when it has."""
+        assert self._thread is not None, "join() before start()"
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
     def _main(self) -> None:
-        outcome = None
+        outcome: Outcome | None = None
+        assert self._thread is not None  # start() and run() set it before they call this
         # Under --as-torch graphscope's NumPy warnings stay quiet to the end, the recording's included.
         with QuietNumpyWarnings() if self.options.as_torch else contextlib.nullcontext():
             try:
@@ -186,14 +191,14 @@ class Session(Debuggee):
         """Whether the script's thread is writing the run's end into the record (not to be cut off)."""
         return self._finishing
 
-    def _finish(self, outcome) -> None:
+    def _finish(self, outcome: Outcome | None) -> None:
         self._finishing = True
         try:
             self._write_end(outcome)
         finally:
             self._finishing = False
 
-    def _write_end(self, outcome) -> None:
+    def _write_end(self, outcome: Outcome | None) -> None:
         error = None
         if outcome is None or outcome.quit:
             exit_code, reason = 130, "stopped by the debugger"
@@ -250,14 +255,14 @@ class Session(Debuggee):
 
     def _interrupt(self) -> None:
         """Raise SessionQuit in a script thread that reached no engine event since quit()."""
+        assert self._thread is not None  # quit() sets the timer only for a started thread
         ident = self._thread.ident
         if self._thread.is_alive() and ident is not None and not self._life.over:
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(SessionQuit))
 
 
-
 @contextlib.contextmanager
-def _default_device(device):
+def _default_device(device: str) -> Iterator[None]:
     previous = backend.get_default_device()
     backend.set_default_device(device)
     try:

@@ -48,5 +48,5 @@ class SessionState:
     exit_code: int | None = None
     error: object | None = None  # the record's ScriptError when the script raised
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "kind", State(self.kind))  # a plain "paused" becomes State.PAUSED

@@ -3,19 +3,40 @@
 from __future__ import annotations
 
 import threading
-from typing import NamedTuple
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from graphscope.engine.hooks import Observer, current_module
+from graphscope.engine.hooks import Observer, Site, current_module
 from graphscope.trace.stats.finite import any_nonfinite, grad_norm
 
-from .breakpoint import hit_reason
+from .breakpoint import Breakpoint, hit_reason
 from .script_runner import SessionQuit
 from .state import Mode
+
+if TYPE_CHECKING:
+    from graphscope.trace import Recorder
+
+
+# What the gate reads of the engine's objects (the session observes them; it does not import them).
+class _Node(Protocol):
+    """A graph node (a Function)."""
+
+    @property
+    def op(self) -> str: ...
+
+
+class _Output(Protocol):
+    """A node's output Tensor."""
+
+    @property
+    def array(self) -> object: ...
+    @property
+    def _vc(self) -> list[int]: ...  # its in-place version counter
+
 
 # How long a paused script thread sleeps between checks of the quit flag: it never blocks
 # without a timeout, so quitting (and Textual joining worker threads at exit) cannot hang.
 POLL_SECONDS = 0.05
-
 
 
 class Watched(NamedTuple):
@@ -23,9 +44,9 @@ class Watched(NamedTuple):
 
     op: str
     module: str | None
-    site: object | None
+    site: Site | None
     array: object  # the output's live array
-    version_counter: list  # the output's in-place version counter (shared with its views)
+    version_counter: list[int]  # the output's in-place version counter (shared with its views)
     version: int  # the counter when the node was made: a value changed since is not looked at
 
     def current(self) -> bool:
@@ -38,10 +59,11 @@ class LiveFacts:
 
     __slots__ = ("op", "module", "file", "line", "_value", "_grad", "_pass_nonfinite")
 
-    def __init__(self, watched: Watched, grad, pass_nonfinite):
+    def __init__(self, watched: Watched, grad: object, pass_nonfinite: Callable[[], bool]) -> None:
         self.op, self.module = watched.op, watched.module
         site = watched.site
-        self.file, self.line = (site.file, site.line) if site is not None else (None, None)
+        self.file: str | None = site.file if site is not None else None
+        self.line: int | None = site.line if site is not None else None
         self._value = watched.array if watched.current() else None
         self._grad = grad
         self._pass_nonfinite = pass_nonfinite
@@ -66,7 +88,13 @@ class StepGate(Observer):
 
     one_thread = True  # it holds the script's thread only: other threads run on, unrecorded
 
-    def __init__(self, recorder, breakpoints, on_pause, pause: bool = True):
+    def __init__(
+        self,
+        recorder: Recorder,
+        breakpoints: Callable[[], Sequence[Breakpoint]],
+        on_pause: Callable[[int, int, str], None],
+        pause: bool = True,
+    ) -> None:
         self.recorder = recorder
         self.breakpoints = breakpoints  # () -> the session's current breakpoints
         self.on_pause = on_pause
@@ -80,18 +108,18 @@ class StepGate(Observer):
         self.order_ids: list[int] = []
         self.frontier = 0  # steps run in this pass
         self.at_pass_end = False  # paused at this pass's end already (a step breakpoint stops there once)
-        self.watched: dict[int, Watched] = {}  # node id -> what breakpoints look at (this pass's forward)
+        self.watched: dict[int | None, Watched] = {}  # node id -> what breakpoints look at (this pass's forward)
         self._pass_nonfinite: bool | None = None
 
     # --- engine events (script thread) ---------------------------------------------------
 
-    def node_created(self, node, inputs, output, site):
+    def node_created(self, node: _Node, inputs: Sequence[object], output: _Output, site: Site | None) -> None:
         self._check_quit()
         node_id = self.recorder.node_id(node)
         counter = output._vc
         self.watched[node_id] = Watched(node.op, current_module(), site, output.array, counter, counter[0])
 
-    def backward_begun(self, root, order):
+    def backward_begun(self, root: object, order: Sequence[object]) -> None:
         self._check_quit()
         backward = self.recorder.record.passes[-1]  # the recorder, installed first, made it
         self.pass_position = len(self.recorder.record.passes) - 1
@@ -100,28 +128,33 @@ class StepGate(Observer):
         self.at_pass_end = False
         self._pass_nonfinite = None
 
-    def before_node(self, node, grad_output):
+    def before_node(self, node: object, grad_output: object) -> None:
         self._check_quit()
         node_id = self.order_ids[self.frontier] if self.frontier < len(self.order_ids) else None
         reason = self._reason(node_id, grad_output)
         if reason:
             self._pause(reason)
 
-    def after_node(self, node, grad_inputs):
+    def after_node(self, node: object, grad_inputs: object) -> None:
         self.frontier += 1
 
-    def backward_ended(self, root):
+    def backward_ended(self, root: object) -> None:
         if not self.quitting and self.mode == Mode.STEP and self.frontier == len(self.order_ids):
             self.at_pass_end = True
             self._pause(self._stepped("end of pass"))
         self.watched.clear()
 
-    def optimizer_step_begun(self, optimizer):
+    def optimizer_step_begun(self, optimizer: object) -> None:
         """A continue stops before `optimizer.step()` at a step breakpoint: the cursor at the end
         of the last backward pass, where it was not paused already (as a snapshot replays it)."""
         self._check_quit()
-        if (self.mode != Mode.CONTINUE or self.at_pass_end or self.pass_position < 0 or not self.order_ids
-                or self.frontier != len(self.order_ids)):
+        if (
+            self.mode != Mode.CONTINUE
+            or self.at_pass_end
+            or self.pass_position < 0
+            or not self.order_ids
+            or self.frontier != len(self.order_ids)
+        ):
             return
         reason = hit_reason([bp for bp in self.breakpoints() if bp.enabled and bp.pauses_at_step()])
         if reason:
@@ -130,7 +163,7 @@ class StepGate(Observer):
 
     # --- deciding and pausing ----------------------------------------------------------
 
-    def _reason(self, node_id, grad) -> str:
+    def _reason(self, node_id: int | None, grad: object) -> str:
         mode = self.mode
         if mode == Mode.STEP:
             return self._stepped("first backward pass" if self.first else "step")

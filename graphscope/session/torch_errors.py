@@ -16,6 +16,8 @@ import linecache
 import os
 import re
 import types
+from types import FrameType, TracebackType
+from typing import cast
 
 from graphscope.engine import keyword_arguments
 from graphscope.engine.unsupported import UnsupportedTorchModule, UnsupportedTorchName, unsupported
@@ -33,7 +35,7 @@ def in_torch_terms(error: BaseException) -> BaseException:
         return error
     try:
         name = _missing_name(error)
-    except Exception:  # restating is a courtesy: the script's own error must never be lost to it
+    except Exception:  # noqa: BLE001 (restating is a courtesy: the script's own error must never be lost to it)
         return error
     if name is None:
         return error
@@ -43,7 +45,8 @@ def in_torch_terms(error: BaseException) -> BaseException:
 def _missing_name(error: BaseException) -> str | None:
     """The torch name `error` says graphscope lacks (`torch.sum(foo=...)`), or None."""
     if isinstance(error, UnsupportedTorchModule):
-        return _imported_module(error.__traceback__, error.name)
+        # Only torch_alias's finder raises it, always with the module's name.
+        return _imported_module(error.__traceback__, cast(str, error.name))
     if isinstance(error, ImportError):
         found = _IMPORT_FROM.match(str(error))
         if found and found.group(2) in ALIASES:
@@ -80,7 +83,7 @@ def _supported() -> dict[str, object]:
 
 def _torch_names() -> dict[int, str]:
     """{id(object): its torch name} for the supported names and the classes holding them."""
-    names = {}
+    names: dict[int, str] = {}
     for torch_name, value in _supported().items():
         names.setdefault(id(value), torch_name)
         owner, _, _ = torch_name.rpartition(".")
@@ -94,21 +97,21 @@ def _torch_names() -> dict[int, str]:
     return names
 
 
-def _lookup_path(torch_name: str):
+def _lookup_path(torch_name: str) -> object | None:
     """The object a dotted torch name stands for under --as-torch, or None."""
     for alias in sorted(ALIASES, key=len, reverse=True):
         if torch_name == alias or torch_name.startswith(alias + "."):
-            obj = importlib.import_module(ALIASES[alias])
-            for part in filter(None, torch_name[len(alias):].split(".")):
+            obj: object = importlib.import_module(ALIASES[alias])
+            for part in filter(None, torch_name[len(alias) :].split(".")):
                 obj = getattr(obj, part, None)
             return obj
     return None
 
 
-def _torch_name(obj, exact: bool = False) -> str | None:
+def _torch_name(obj: object, exact: bool = False) -> str | None:
     """The torch name of a graphscope object: a supported function or class, a method of a supported
     class (`torch.Tensor.sum`); with `exact`, an instance of a supported class (not of a subclass)."""
-    if obj is None or isinstance(obj, types.ModuleType) and obj.__name__ in ALIASES:
+    if obj is None or (isinstance(obj, types.ModuleType) and obj.__name__ in ALIASES):
         return None  # an alias names its missing attributes itself
     names = _torch_names()
     if id(obj) in names:
@@ -125,7 +128,7 @@ def _by_qualname(qualname: str, keyword: str, method: bool) -> str | None:
     """The torch name of the one supported callable with this qualified name (`sum`,
     `Linear.__init__`) that lacks `keyword`; None when there is none or more than one. A `method`
     call (`x.sum(...)`) means the Tensor method, which is the op of the function of its name."""
-    found = {}
+    found: dict[int, str] = {}
     for torch_name, obj in _supported().items():
         function = vars(obj).get("__init__") if inspect.isclass(obj) else obj
         if getattr(function, "__qualname__", None) == qualname and not _accepts(obj, keyword):
@@ -135,32 +138,33 @@ def _by_qualname(qualname: str, keyword: str, method: bool) -> str | None:
     return next(iter(found.values())) if len(found) == 1 else None
 
 
-def _accepts(callee, keyword: str) -> bool:
+def _accepts(callee: object, keyword: str) -> bool:
     """Whether `callee` takes `keyword` (then the TypeError was not about it)."""
+    if not callable(callee):
+        return True  # as inspect.signature's TypeError below
     try:
         parameters = inspect.signature(callee).parameters.values()
     except (TypeError, ValueError):
         return True
-    return any(p.name == keyword and p.kind is not p.POSITIONAL_ONLY or p.kind is p.VAR_KEYWORD
-               for p in parameters)
+    return any((p.name == keyword and p.kind is not p.POSITIONAL_ONLY) or p.kind is p.VAR_KEYWORD for p in parameters)
 
 
-def _callee(tb) -> object | None:
+def _callee(tb: TracebackType | None) -> object | None:
     """What the failed call in the script named, from its source: `torch.sum` in `torch.sum(x, foo=1)`.
 
     Only a callee named by names and attributes, which are looked up again in the failed frame.
     """
     node, frame = _failed_source(tb, "eval")
-    return _lookup(node.func, frame) if isinstance(node, ast.Call) else None
+    return _lookup(node.func, frame) if isinstance(node, ast.Call) and frame is not None else None
 
 
-def _called_as_method(tb) -> bool:
+def _called_as_method(tb: TracebackType | None) -> bool:
     """Whether the failed call in the script is an attribute's (`torch.ones(3).sum(foo=1)`)."""
     node, _ = _failed_source(tb, "eval")
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
 
 
-def _imported_module(tb, parent: str) -> str:
+def _imported_module(tb: TracebackType | None, parent: str) -> str:
     """The module the failed import statement asked for (`torch.utils.tensorboard`) when it is
     `parent` or inside it (Python imports `torch.utils` first, and fails there); else `parent`."""
     node, _ = _failed_source(tb, "exec", through_imports=True)
@@ -174,7 +178,9 @@ def _imported_module(tb, parent: str) -> str:
     return next((m for m in asked if m == parent or m.startswith(parent + ".")), parent)
 
 
-def _failed_source(tb, mode: str, through_imports: bool = False):
+def _failed_source(
+    tb: TracebackType | None, mode: str, through_imports: bool = False
+) -> tuple[ast.AST, FrameType] | tuple[None, None]:
     """(The parsed source of the instruction that failed in the script's innermost frame, the frame),
     or (None, None) when that frame is graphscope's or its source cannot be read. With
     `through_imports`, the import machinery's frames (and graphscope's finder) are looked through."""
@@ -183,19 +189,21 @@ def _failed_source(tb, mode: str, through_imports: bool = False):
         return None, None
     frame, code = tb.tb_frame, tb.tb_frame.f_code
     positions = list(code.co_positions())
-    if tb.tb_lasti // 2 >= len(positions) or None in positions[tb.tb_lasti // 2]:
+    if tb.tb_lasti // 2 >= len(positions):
         return None, None
     start, end, start_col, end_col = positions[tb.tb_lasti // 2]
-    lines = [line.encode() for line in linecache.getlines(code.co_filename, frame.f_globals)[start - 1:end]]
-    source = b"".join(lines)[start_col:len(b"".join(lines[:-1])) + end_col].decode(errors="replace")
+    if start is None or end is None or start_col is None or end_col is None:
+        return None, None
+    lines = [line.encode() for line in linecache.getlines(code.co_filename, frame.f_globals)[start - 1 : end]]
+    source = b"".join(lines)[start_col : len(b"".join(lines[:-1])) + end_col].decode(errors="replace")
     try:
         tree = ast.parse(source.strip(), mode=mode)
     except SyntaxError:
         return None, None
-    return (tree.body if mode == "eval" else tree), frame
+    return (tree.body if isinstance(tree, ast.Expression) else tree), frame  # mode "eval" parses an Expression
 
 
-def _script_frame(tb, through_imports: bool = False):
+def _script_frame(tb: TracebackType | None, through_imports: bool = False) -> TracebackType | None:
     """The traceback entry of the innermost frame, None when it is graphscope's (with
     `through_imports`, the import machinery and graphscope's finder are looked through)."""
     innermost = None
@@ -217,7 +225,7 @@ def _is_graphscope(path: str) -> bool:
     return os.path.abspath(path).startswith(_PACKAGE)
 
 
-def _lookup(node, frame):
+def _lookup(node: ast.AST, frame: FrameType) -> object:
     """The value of a `name.attr.attr` expression in `frame`, or None for anything else."""
     if isinstance(node, ast.Attribute):
         owner = _lookup(node.value, frame)

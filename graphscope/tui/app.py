@@ -82,9 +82,9 @@ class GraphscopeApp(App[None]):
         self._details_key: tuple | None = None
         self._quitting = False
         self._preparing = False
-        self._bindings_for: State | None | str = ""  # "": the footer has not been built for a state yet
+        self._bindings_for: State | str | None = ""  # "": the footer has not been built for a state yet
         self.ending: tuple[str, int] | None = None  # a live run's line for stderr and exit status, at quit
-        self.updates = 0          # state changes applied (tests and the benchmark wait on it)
+        self.updates = 0  # state changes applied (tests and the benchmark wait on it)
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
@@ -146,8 +146,9 @@ class GraphscopeApp(App[None]):
 
     def _show_console(self) -> None:
         moment = self.moment
-        self.query_one(ConsolePane).show(moment.known_console(), moment.record.dropped_console,
-                                         moment.record.error if moment.shows_error else None)
+        self.query_one(ConsolePane).show(
+            moment.known_console(), moment.record.dropped_console, moment.record.error if moment.shows_error else None
+        )
 
     def _moment(self, state) -> Moment:
         self.moment = Moment(self.index, state, tuple(self.debuggee.breakpoints), self.live)
@@ -157,8 +158,13 @@ class GraphscopeApp(App[None]):
     def _apply(self, state, now: bool = False) -> None:
         """Repaint everything that depends on the state; follow the cursor of the backward."""
         shown = self.moment.state
-        if not now and state is not None and state.kind == State.RUNNING and shown is not None \
-                and shown.kind == State.PAUSED:
+        if (
+            not now
+            and state is not None
+            and state.kind == State.RUNNING
+            and shown is not None
+            and shown.kind == State.PAUSED
+        ):
             # A step or a continue has begun: most end in a pause within milliseconds, so the
             # screen changes once, at that pause (the tick shows a run that goes on).
             return
@@ -191,8 +197,12 @@ class GraphscopeApp(App[None]):
             key = (state.pass_index, state.step, state.kind)
             if state.node is not None and key != self._followed:
                 target = state.node
-            elif state.kind == State.FAILED and record.error is not None and record.error.node is not None \
-                    and key != self._followed:
+            elif (
+                state.kind == State.FAILED
+                and record.error is not None
+                and record.error.node is not None
+                and key != self._followed
+            ):
                 target = record.error.node
             elif self.moment.before_optimizer_step and key != self._followed:
                 target = next(iter(self.moment.stepped_leaves()), None)  # a parameter the step reads
@@ -304,8 +314,12 @@ class GraphscopeApp(App[None]):
             return
         node = self.index.record.nodes.get(node_id)
         if node is None or self.index.step_position(node.id) is None:
-            self.notify("This node has no backward step to pause before (a leaf or a value outside the "
-                        "backward): set the breakpoint on the op that uses it.", severity="warning", markup=False)
+            self.notify(
+                "This node has no backward step to pause before (a leaf or a value outside the "
+                "backward): set the breakpoint on the op that uses it.",
+                severity="warning",
+                markup=False,
+            )
             return
         site = node.site
         key = NodeKey(node.op, site.file if site else "", site.line if site else 0, node.module)
@@ -336,7 +350,7 @@ class GraphscopeApp(App[None]):
         """Off the UI thread: central differences run the op's forward many times."""
         try:
             result = self.debuggee.gradcheck(node_id)
-        except Exception as e:  # noqa: BLE001 - any failure is the user's to read, not a crash
+        except Exception as e:  # noqa: BLE001 (any failure is the user's to read, not a crash)
             self.call_from_thread(self.notify, f"Gradcheck failed to run: {e}", severity="error", markup=False)
             return
         self.call_from_thread(self.push_screen, GradcheckScreen(result, self.index.record))
@@ -356,8 +370,7 @@ class GraphscopeApp(App[None]):
         def chosen(node_id: int | None) -> None:
             if node_id is not None:
                 if not self.views.reveal(node_id):
-                    self.notify(f"Node #{node_id} is not reachable from a root in the graph view.",
-                                severity="warning")
+                    self.notify(f"Node #{node_id} is not reachable from a root in the graph view.", severity="warning")
                 self._show_details(node_id, force=True)
 
         self.push_screen(FindDialog(self.moment), chosen)
@@ -400,7 +413,7 @@ class GraphscopeApp(App[None]):
     def _export(self, path: str) -> None:
         try:
             snapshot.dump(self.debuggee.record, path)
-        except Exception as e:  # noqa: BLE001 - any failure is the user's to read, not a crash
+        except Exception as e:  # noqa: BLE001 (any failure is the user's to read, not a crash)
             self.call_from_thread(self.notify, f"Export failed: {e}", severity="error", markup=False)
             return
         self.call_from_thread(self.notify, f"Snapshot written to {path}", markup=False)
@@ -422,4 +435,3 @@ class GraphscopeApp(App[None]):
         yield from super().get_system_commands(screen)
         for title, help_text, action in keys.palette():
             yield SystemCommand(title, help_text, partial(self.run_action, action))
-

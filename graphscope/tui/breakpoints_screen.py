@@ -4,13 +4,14 @@ grad norm or the optimizer's step."""
 from __future__ import annotations
 
 import re
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.coordinate import Coordinate
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
@@ -100,12 +101,16 @@ class BreakpointsScreen(ModalScreen[None]):
         with Vertical() as box:
             box.border_title = "breakpoints"
             box.border_subtitle = "tab to the list: space toggle · d remove · escape close"
-            table = DataTable(id="bp-table", cursor_type="row")
+            table: DataTable[Text] = DataTable(id="bp-table", cursor_type="row")
             table.add_columns("id", "on", "breakpoint")
             yield table
-            yield Static(Text("Add: op matmul · module model.layers.1 · line model.py:42 · node 12 "
-                              "(in every pass) · nan · grad_norm 10 · step (before each optimizer.step())"),
-                         id="bp-help")
+            yield Static(
+                Text(
+                    "Add: op matmul · module model.layers.1 · line model.py:42 · node 12 "
+                    "(in every pass) · nan · grad_norm 10 · step (before each optimizer.step())"
+                ),
+                id="bp-help",
+            )
             yield Input(placeholder="op matmul", id="bp-input")
             yield Static(id="bp-error")
 
@@ -118,8 +123,12 @@ class BreakpointsScreen(ModalScreen[None]):
         row = table.cursor_row
         table.clear()
         for bp in self.debuggee.breakpoints:
-            table.add_row(Text(str(bp.id)), Text("●" if bp.enabled else "○", "bold red" if bp.enabled else "dim"),
-                          Text(one_line(bp.describe())), key=str(bp.id))
+            table.add_row(
+                Text(str(bp.id)),
+                Text("●" if bp.enabled else "○", "bold red" if bp.enabled else "dim"),
+                Text(one_line(bp.describe())),
+                key=str(bp.id),
+            )
         if table.row_count:
             table.move_cursor(row=min(max(row, 0), table.row_count - 1))
 
@@ -127,10 +136,10 @@ class BreakpointsScreen(ModalScreen[None]):
         table = self.query_one(DataTable)
         if not table.row_count:
             return None
-        key = table.coordinate_to_cell_key((table.cursor_row, 0)).row_key
-        return int(key.value)
+        key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key
+        return int(cast(str, key.value))  # every row is added with its breakpoint's id as key
 
-    def action_toggle(self) -> None:
+    def action_toggle(self) -> None:  # type: ignore[override]  # the screen's space key, not DOMNode's toggle(attr)
         self._change(self.debuggee.toggle_breakpoint)
 
     def action_remove(self) -> None:
@@ -158,8 +167,9 @@ class BreakpointsScreen(ModalScreen[None]):
         bp = self.debuggee.add_breakpoint(bp)
         if self.debuggee.unmatched(bp):
             what = "optimizer step is recorded" if bp.pauses_at_step() else f"node matches {bp.describe()}"
-            error.update(Text(f"no {what} yet: breakpoint {bp.id} is kept, and pauses before the first "
-                              "one that does", "yellow"))
+            error.update(
+                Text(f"no {what} yet: breakpoint {bp.id} is kept, and pauses before the first one that does", "yellow")
+            )
         else:
             error.update("")
         event.input.value = ""

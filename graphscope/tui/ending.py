@@ -41,8 +41,11 @@ def _where(state, record) -> str:
     passes = record.passes
     if state is None or state.kind != State.PAUSED or state.pass_index is None or state.pass_index >= len(passes):
         done = sum(1 for p in list(passes) if p.finished)
-        return (f"while it ran, after {done} backward pass{'es' if done != 1 else ''}" if done
-                else "before its first backward pass")
+        return (
+            f"while it ran, after {done} backward pass{'es' if done != 1 else ''}"
+            if done
+            else "before its first backward pass"
+        )
     paused_in = passes[state.pass_index]
     total = len(paused_in.order)
     if state.step is not None and state.step < total:

@@ -14,8 +14,9 @@ def event_text(moment: Moment, event) -> Text:
     """The event's line, when it ran, then each parameter's before, update and after (a reset's `.grad`)."""
     text = event_line(event)
     begun = event.passes
-    text.append("\n" + (f"after the backward of pass {begun - 1}" if begun else "before the first backward pass"),
-                "dim")
+    text.append(
+        "\n" + (f"after the backward of pass {begun - 1}" if begun else "before the first backward pass"), "dim"
+    )
     if not event.params:
         text.append("\n\nIts values were not kept (the pass is outside the recording window).", "dim")
     for change in event.params:

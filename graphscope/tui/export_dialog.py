@@ -56,8 +56,10 @@ class ExportDialog(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical() as box:
             box.border_title = "export a snapshot"
-            yield Static(Text("The record as JSON; open it later with: graphscope view PATH\n"
-                              "Enter writes it, Escape cancels."), id="export-note")
+            yield Static(
+                Text("The record as JSON; open it later with: graphscope view PATH\nEnter writes it, Escape cancels."),
+                id="export-note",
+            )
             yield Input(self.default, id="export-path")
             yield Static(id="export-warning")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from rich.text import Text
 from textual import on, work
@@ -107,11 +107,11 @@ class FindDialog(ModalScreen[int | None]):
     def submitted(self) -> None:
         results = self.query_one(OptionList)
         if results.highlighted is not None and results.option_count:
-            self.dismiss(int(results.get_option_at_index(results.highlighted).id))
+            self.dismiss(int(cast(str, results.get_option_at_index(results.highlighted).id)))  # options have ids
 
     @on(OptionList.OptionSelected)
     def chosen(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(int(event.option.id))
+        self.dismiss(int(cast(str, event.option.id)))  # every option is made with its node's id
 
     def action_focus_results(self) -> None:
         self.query_one(OptionList).focus()

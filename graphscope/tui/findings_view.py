@@ -13,8 +13,10 @@ from graphscope.trace.record.model import FINDING_TITLES, Finding
 from .moment import Moment
 from .node_label import one_line
 
-NONE_YET = ("No findings so far: no NaN or Inf, no grads piling up without zeroing, no dead ReLU, no vanishing "
-            "or exploding grad.")
+NONE_YET = (
+    "No findings so far: no NaN or Inf, no grads piling up without zeroing, no dead ReLU, no vanishing "
+    "or exploding grad."
+)
 
 
 class FindingsView(OptionList):
@@ -83,6 +85,7 @@ class FindingsView(OptionList):
         if finding.pass_index is not None:
             text.append(f"  pass {finding.pass_index}", "bold")
         where = []
+        assert self.moment is not None  # show_findings set it
         node = self.moment.record.nodes.get(finding.node) if finding.node is not None else None
         if node is not None:
             where.append(f"{one_line(node.parameter or node.op)} #{node.id}")

@@ -26,8 +26,10 @@ def values_text(summary: TensorSummary | None, element: int = 0) -> Text:
     if summary.numel <= WHOLE:
         return Text("[" + ", ".join(fit_number(v) for v in flat.tolist()) + "]")
     element = min(element, summary.numel - 1)
-    return Text.assemble(f"{element_text(element, summary.shape)} = {fit_number(flat[element].item())}",
-                         (f"   norm {fit_number(summary.norm)}", "dim"))
+    return Text.assemble(
+        f"{element_text(element, summary.shape)} = {fit_number(flat[element].item())}",
+        (f"   norm {fit_number(summary.norm)}", "dim"),
+    )
 
 
 def accumulation_rows(moment: Moment, node_id: int) -> list[tuple[str, TensorSummary | None]]:
@@ -52,8 +54,10 @@ def accumulation_text(moment: Moment, node_id: int, element: int = 0) -> Text:
         text.append("\n")
     before = rows[0][1] if rows else None
     if before is not None and before.norm:  # a .grad left from an earlier pass: the sum is on purpose, or a bug
-        text.append("backward() adds into .grad: zero it between passes (optimizer.zero_grad()) unless you mean "
-                    "to sum them.", "yellow")
+        text.append(
+            "backward() adds into .grad: zero it between passes (optimizer.zero_grad()) unless you mean to sum them.",
+            "yellow",
+        )
     text.rstrip()
     return text
 
@@ -68,5 +72,5 @@ class GradAccumulation(Static):
     def show(self, moment: Moment, node_id: int | None, element: int = 0) -> None:
         rows = accumulation_rows(moment, node_id) if node_id is not None else []
         self.display = bool(rows)
-        if rows:
+        if rows and node_id is not None:  # (rows only for a node)
             self.update(accumulation_text(moment, node_id, element))

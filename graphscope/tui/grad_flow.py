@@ -1,10 +1,13 @@
-"""GradFlow: the grads flowing in and out at a node's backward step: each consumer's contribution and their sum, what it passed to its inputs, what reached a leaf's `.grad`."""
+"""GradFlow: the grads flowing in and out at a node's backward step.
+
+Each consumer's contribution and their sum, what the node passed to its inputs, what reached a leaf's `.grad`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
@@ -26,11 +29,11 @@ RANGE = 2 * END + 4  # ` min … max`: a space apart from the norm
 class FlowRow:
     """One grad: which way it flows, whom it names (`from sub #8`), and its summary."""
 
-    direction: str                      # "in ←", "=", "out →", "leaf +"
+    direction: str  # "in ←", "=", "out →", "leaf +"
     style: str
-    words: str                          # before the node: "from", "to"; or the whole label
+    words: str  # before the node: "from", "to"; or the whole label
     node: int | None = None
-    note: str = ""                      # after the node: "as input 1"
+    note: str = ""  # after the node: "as input 1"
     grad: TensorSummary | None = None
 
 
@@ -51,8 +54,7 @@ def contributions(moment: Moment, node_id: int) -> list[FlowRow]:
         slots = [k for k, i in enumerate(inputs) if i == node_id]
         for k in slots:
             grad = step.grad_inputs[k] if k < len(step.grad_inputs) else None
-            rows.append(FlowRow("in ←", "green", "from", consumer_id, f"as input {k}" if len(slots) > 1 else "",
-                                grad))
+            rows.append(FlowRow("in ←", "green", "from", consumer_id, f"as input {k}" if len(slots) > 1 else "", grad))
     return rows
 
 
@@ -109,8 +111,15 @@ class FlowTable:
         room = width - fixed - 1 - (RANGE + 1 if show_range else 0) - (counts + 1 if show_counts else 0)
         natural = max(self._who(r, None).cell_len for r in self.rows)
         who = max(min(NODE_MIN, natural), min(room, natural))
-        table = Table(box=None, padding=(0, 1), collapse_padding=True, pad_edge=False, show_edge=False,
-                      expand=False, header_style="dim")
+        table = Table(
+            box=None,
+            padding=(0, 1),
+            collapse_padding=True,
+            pad_edge=False,
+            show_edge=False,
+            expand=False,
+            header_style="dim",
+        )
         table.add_column("", width=DIRECTION, no_wrap=True)
         table.add_column("node", width=who, no_wrap=True, overflow="ellipsis")
         table.add_column("shape", width=shape, no_wrap=True, overflow="ellipsis")
@@ -140,8 +149,12 @@ class FlowTable:
         words = row.words + " " if row.words else ""
         note = " " + row.note if row.note else ""
         room = None if width is None else width - len(words) - len(number) - len(note)
-        return Text.assemble(words, node_text(self.nodes.get(row.node), None, self.nodes, room, with_shape=False),
-                             (number, "dim"), (note, "dim"))
+        return Text.assemble(
+            words,
+            node_text(self.nodes.get(row.node), None, self.nodes, room, with_shape=False),
+            (number, "dim"),
+            (note, "dim"),
+        )
 
 
 def _norm(s: TensorSummary) -> str:
@@ -168,20 +181,19 @@ class GradFlow(Static):
     def show(self, moment: Moment, node_id: int | None) -> None:
         record = moment.record
         node = record.nodes.get(node_id) if node_id is not None else None
-        if node is None:
+        if node is None or node_id is None:
             self.update("")
             return
         index = moment.index
         rows = flow_rows(moment, node_id)
-        parts = []
+        parts: list[RenderableType] = []
         if rows:
             parts.append(FlowTable(rows, record.nodes))
         step = moment.step_of(node_id)
         if step is None and index.step_position(node_id) is not None:
             parts.append(Text("Its backward has not run yet: step to it (n) to see the grads it passes on.", "dim"))
         elif step is not None and not step.grad_inputs and node.inputs:
-            parts.append(Text("Its backward runs at the next step (n): then the grads it passes on show here.",
-                              "dim"))
+            parts.append(Text("Its backward runs at the next step (n): then the grads it passes on show here.", "dim"))
         elif not rows:
             parts.append(Text("No backward step ran through this node in the record.", "dim"))
         if node.op == CONSTANT:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -29,8 +29,9 @@ def verdict(result) -> Text:
         return Text.assemble(("? not checked: ", "bold yellow"), one_line(result.reason))
     worst = fit_number(result.max_error) if result.max_error is not None else "-"
     if result.ok:
-        return Text.assemble(("✓ its backward agrees with central differences", "bold green"),
-                             (f"  max error {worst}", "dim"))
+        return Text.assemble(
+            ("✓ its backward agrees with central differences", "bold green"), (f"  max error {worst}", "dim")
+        )
     return Text.assemble(("✗ its backward disagrees with central differences", "bold red"), f"  max error {worst}")
 
 
@@ -46,24 +47,35 @@ def input_table(check) -> Table:
         where = "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat, shape)) + "]" if shape else "[]"
         error = abs(a - n)
         bad = error > ATOL + RTOL * abs(n)  # the check's own tolerance (a kink's one-sided match aside)
-        table.add_row(Text(where, "dim"), Text(fit_number(a, NUMBER)), Text(fit_number(n, NUMBER)),
-                      Text(fit_number(error, NUMBER), "bold red" if bad else ""))
+        table.add_row(
+            Text(where, "dim"),
+            Text(fit_number(a, NUMBER)),
+            Text(fit_number(n, NUMBER)),
+            Text(fit_number(error, NUMBER), "bold red" if bad else ""),
+        )
     return table
 
 
 def result_renderable(result, nodes) -> Group:
     """The verdict, then each input: its name, the elements checked and the numbers."""
-    parts = [verdict(result)]
+    parts: list[RenderableType] = [verdict(result)]
     for check in result.inputs:
         source = nodes.get(check.node)
         name = one_line(check.label or (source.op if source is not None else "input"))
         shape = f"shape {'×'.join(map(str, check.shape))}" if check.shape else "a scalar"
         counted = f"{len(check.elements)} of {int(np.prod(check.shape)) if check.shape else 1} elements"
         mark = ("✓", "green") if check.ok else ("✗", "bold red")
-        parts.append(Text.assemble("\n", mark, " ", (f"input {check.position}: ", "dim"), (name, "bold"),
-                                   (f" #{check.node}  {shape}  {counted}  max error {fit_number(check.max_error)}",
-                                    "dim"),
-                                   (f"  ({check.kinks} at a kink)" if check.kinks else "", "dim")))
+        parts.append(
+            Text.assemble(
+                "\n",
+                mark,
+                " ",
+                (f"input {check.position}: ", "dim"),
+                (name, "bold"),
+                (f" #{check.node}  {shape}  {counted}  max error {fit_number(check.max_error)}", "dim"),
+                (f"  ({check.kinks} at a kink)" if check.kinks else "", "dim"),
+            )
+        )
         parts.append(input_table(check))
     return Group(*parts)
 
@@ -101,7 +113,11 @@ class GradcheckScreen(ModalScreen[None]):
             with VerticalScroll():
                 yield Static(result_renderable(self.result, self.record.nodes), id="gc-result")
             site = node.site if node is not None else None
-            yield Static(Text("Numeric: (f(x+ε) - f(x-ε)) / 2ε in float64, for a fixed random cotangent; "
-                              "analytic: what its backward returns for it."
-                              + (f"  {one_line(site.file.rsplit('/', 1)[-1])}:{site.line}" if site else "")),
-                         id="gc-note")
+            yield Static(
+                Text(
+                    "Numeric: (f(x+ε) - f(x-ε)) / 2ε in float64, for a fixed random cotangent; "
+                    "analytic: what its backward returns for it."
+                    + (f"  {one_line(site.file.rsplit('/', 1)[-1])}:{site.line}" if site else "")
+                ),
+                id="gc-note",
+            )

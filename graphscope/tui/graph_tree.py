@@ -1,4 +1,4 @@
-"""GraphTree: the graph from each pass's loss down to the leaves; a node already shown elsewhere appears as a link to it."""
+"""GraphTree: the graph from each pass's loss down to the leaves; a node already shown elsewhere is a link to it."""
 
 from __future__ import annotations
 
@@ -65,8 +65,9 @@ class GraphTree(Outline):
             else:
                 position = moment.index.pass_list_index(root.pass_index)
                 why = "forward, no backward yet" if position is None else "its backward was not kept"
-                label = Text.assemble((f"pass {root.pass_index}", "bold"),
-                                      (f" · {why} · {counted(len(root.sinks), 'output')}", "dim"))
+                label = Text.assemble(
+                    (f"pass {root.pass_index}", "bold"), (f" · {why} · {counted(len(root.sinks), 'output')}", "dim")
+                )
                 item = OutlineItem("group", label=label, expandable=bool(root.sinks))
                 item.children = [self._node_item(s, item) for s in root.sinks]
                 items.append(item)
@@ -102,7 +103,7 @@ class GraphTree(Outline):
         frontier = [item]
         opened = 0
         for _ in range(levels):
-            below = []
+            below: list[OutlineItem] = []
             for it in frontier:
                 if opened >= OPEN_ROWS:
                     return
@@ -144,9 +145,9 @@ class GraphTree(Outline):
             if path is None:
                 return False
             for step in path[:-1]:
-                item = self.home[step]
-                self._load(item)
-                item.expanded = expanded = True
+                ancestor = self.home[step]
+                self._load(ancestor)
+                ancestor.expanded = expanded = True
         item = self.home.get(node_id)
         if item is None:
             return False
@@ -155,6 +156,7 @@ class GraphTree(Outline):
 
     def _path_from_shown(self, node_id: int) -> list[int] | None:
         """Node ids from the nearest node already in the tree down to `node_id` (following consumers up)."""
+        assert self.moment is not None  # the tree shows a moment's record
         consumers = self.moment.index.consumers()
         came_from: dict[int, int] = {node_id: node_id}
         queue = deque([node_id])
@@ -176,7 +178,7 @@ class GraphTree(Outline):
 
     def item_text(self, item: OutlineItem, width: int) -> Text:
         moment = self.moment
-        if item.kind in ("group", "note") or moment is None:
+        if item.kind in ("group", "note") or moment is None or item.node is None:  # (other rows have a node)
             return item.label or Text("")
         nodes = moment.record.nodes
         node = nodes.get(item.node)
@@ -187,6 +189,7 @@ class GraphTree(Outline):
             return link
         if item.parent is None and node is not None:
             title = f"pass {node.pass_index} "
-            return Text.assemble((title, "bold blue"),
-                                 node_text(node, moment.marks(item.node), nodes, width - len(title)))
+            return Text.assemble(
+                (title, "bold blue"), node_text(node, moment.marks(item.node), nodes, width - len(title))
+            )
         return node_text(node, moment.marks(item.node), nodes, width)

@@ -1,10 +1,10 @@
-"""HelpScreen: every key of the debugger (from the key table), grouped, with what the markers in the graph views mean."""
+"""HelpScreen: every key of the debugger (from the key table), grouped, and what the graph views' markers mean."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,24 +22,35 @@ MARKERS = (
     (BREAKPOINT, "bold red", "a breakpoint"),
     (NONFINITE, "bold red", "holds a NaN or an Inf (value or grad)"),
     (FAILED, "bold red", "the node being stepped when the script failed"),
-    (PARAMETER, "cyan", "a leaf that requires grad (a parameter, or a tensor made with requires_grad=True): "
-                        "backward adds into its .grad"),
+    (
+        PARAMETER,
+        "cyan",
+        "a leaf that requires grad (a parameter, or a tensor made with requires_grad=True): "
+        "backward adds into its .grad",
+    ),
     ("↪", "dim", "a link to a node shown elsewhere in the tree (the graph is a DAG)"),
 )
 
 
 def help_renderable() -> Group:
-    parts = [Text("graphscope: step through a neural network's backward pass", "bold")]
+    parts: list[RenderableType] = [Text("graphscope: step through a neural network's backward pass", "bold")]
     for title, rows in help_groups():
-        table = Table(box=None, show_header=False, padding=(0, 2), title=title, title_justify="left",
-                      title_style="bold blue")
+        table = Table(
+            box=None, show_header=False, padding=(0, 2), title=title, title_justify="left", title_style="bold blue"
+        )
         table.add_column(style="bold yellow", no_wrap=True, width=9)
         table.add_column()
         for key, what in rows:
             table.add_row(Text(key), Text(what))  # Text: "[ ]" in a line must not read as markup
         parts += [Text(""), table]
-    markers = Table(box=None, show_header=False, padding=(0, 2), title="Markers in the graph views",
-                    title_justify="left", title_style="bold blue")
+    markers = Table(
+        box=None,
+        show_header=False,
+        padding=(0, 2),
+        title="Markers in the graph views",
+        title_justify="left",
+        title_style="bold blue",
+    )
     markers.add_column(no_wrap=True, width=9)
     markers.add_column()
     for mark, style, what in MARKERS:

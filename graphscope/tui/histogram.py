@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -12,7 +15,7 @@ from graphscope.trace.stats.summarize import TensorSummary
 from .number_text import fit_number
 
 
-def histogram_text(counts: tuple[int, ...], height: int, bar_width: int = 2) -> Text:
+def histogram_text(counts: Sequence[int] | np.ndarray, height: int, bar_width: int = 2) -> Text:
     """The bars of trace's drawing (the same as the headless summary's), in cyan."""
     text = Text(no_wrap=True)
     for row in histogram_rows(counts, height, bar_width):

@@ -39,8 +39,15 @@ def view(path: str) -> int:
     return 0
 
 
-def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, device: str | None = None,
-        pause: bool = True, policy=None) -> int:
+def run(
+    script: str,
+    argv: list[str] | None = None,
+    *,
+    as_torch: bool = False,
+    device: str | None = None,
+    pause: bool = True,
+    policy=None,
+) -> int:
     """Run `script` under the debugger; say on stderr how it ended and return its exit status (the
     script's own when it ended by itself, 0 when the user stopped it: see `ending`)."""
     if not os.path.isfile(script):
@@ -54,8 +61,11 @@ def run(script: str, argv: list[str] | None = None, *, as_torch: bool = False, d
     from .app import GraphscopeApp
     from .ending import ending
 
-    session = Session(script, argv=list(argv or []),
-                      options=SessionOptions(as_torch=as_torch, device=device, pause=pause, policy=policy))
+    session = Session(
+        script,
+        argv=list(argv or []),
+        options=SessionOptions(as_torch=as_torch, device=device, pause=pause, policy=policy),
+    )
     app = GraphscopeApp(session)
     try:
         app.run()

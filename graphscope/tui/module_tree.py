@@ -62,8 +62,11 @@ class ModuleTree(Outline):
             return []
         groups = [self._group(sub, item) for sub in self._submodules.get(path, []) if path != NO_MODULE]
         record = self.moment.record.nodes if self.moment is not None else {}
-        nodes = [OutlineItem("node", n, parent=item) for n in self._by_module.get(path, ())
-                 if n not in record or record[n].op != CONSTANT]
+        nodes = [
+            OutlineItem("node", n, parent=item)
+            for n in self._by_module.get(path, ())
+            if n not in record or record[n].op != CONSTANT
+        ]
         return groups + nodes
 
     def reveal_node(self, node_id: int) -> bool:
@@ -73,8 +76,11 @@ class ModuleTree(Outline):
         if node is None:
             return False
         path = node.module or NO_MODULE
-        parts = [NO_MODULE] if path == NO_MODULE else [".".join(path.split(".")[:i + 1])
-                                                       for i in range(path.count(".") + 1)]
+        parts = (
+            [NO_MODULE]
+            if path == NO_MODULE
+            else [".".join(path.split(".")[: i + 1]) for i in range(path.count(".") + 1)]
+        )
         level = self.roots
         for prefix in parts:
             group = next((g for g in level if self._paths.get(g) == prefix), None)
@@ -89,7 +95,7 @@ class ModuleTree(Outline):
         return True
 
     def item_text(self, item: OutlineItem, width: int) -> Text:
-        if item.kind == "group" or self.moment is None:
+        if item.kind == "group" or self.moment is None or item.node is None:  # (other rows have a node)
             return item.label or Text("")
         nodes = self.moment.record.nodes
         return node_text(nodes.get(item.node), self.moment.marks(item.node), nodes, width)

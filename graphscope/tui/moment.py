@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from graphscope.session import Breakpoint, State
+from graphscope.session import Breakpoint, SessionState, State
 from graphscope.trace.analysis.findings import find
 from graphscope.trace.record.model import OPTIMIZER_STEP, Step
 
@@ -18,6 +18,7 @@ from .record_index import RecordIndex
 
 # How the debuggee says step breakpoints paused it (after "breakpoint N: ", or "breakpoints N, M: ").
 OPTIMIZER_STEP_REASON = Breakpoint(kind="step", value=None).describe()
+
 
 def _written_at(line) -> tuple[int, int, int]:
     """A console line's moment, ordered as the cursor's: (passes begun, 0 during the last one's
@@ -45,9 +46,9 @@ class Moment:
     """The record (through its index), the debuggee's latest state and the breakpoints."""
 
     index: RecordIndex
-    state: object | None = None         # a SessionState, None before the first
-    breakpoints: tuple = ()
-    live: bool = False                  # a running session (True) or a loaded snapshot (False)
+    state: SessionState | None = None  # None before the first
+    breakpoints: tuple[Breakpoint, ...] = ()
+    live: bool = False  # a running session (True) or a loaded snapshot (False)
 
     @property
     def record(self):
@@ -120,16 +121,25 @@ class Moment:
         """Whether the cursor is at the end of a pass (every step of it run), not on a step."""
         state = self.state
         passes = self.record.passes
-        return state is not None and state.node is None and state.step is not None \
-            and state.pass_index is not None and 0 <= state.pass_index < len(passes) \
+        return (
+            state is not None
+            and state.node is None
+            and state.step is not None
+            and state.pass_index is not None
+            and 0 <= state.pass_index < len(passes)
             and state.step >= len(passes[state.pass_index].order)
+        )
 
     @property
     def before_optimizer_step(self) -> bool:
         """Whether a step breakpoint paused the run: at a pass's end, before `optimizer.step()`."""
         state = self.state
-        return state is not None and state.node is None and state.reason.startswith("breakpoint") \
+        return (
+            state is not None
+            and state.node is None
+            and state.reason.startswith("breakpoint")
             and state.reason.endswith(OPTIMIZER_STEP_REASON)
+        )
 
     def stepped_leaves(self) -> list[int]:
         """The leaves that require grad whose `.grad` the cursor's pass has added to, in order."""
@@ -138,8 +148,14 @@ class Moment:
         if state is None or state.pass_index is None or not 0 <= state.pass_index < len(passes):
             return []
         nodes = self.record.nodes
-        return list(dict.fromkeys(lg.node for step in passes[state.pass_index].steps for lg in step.leaf_grads
-                                  if lg.node in nodes and nodes[lg.node].requires_grad))
+        return list(
+            dict.fromkeys(
+                lg.node
+                for step in passes[state.pass_index].steps
+                for lg in step.leaf_grads
+                if lg.node in nodes and nodes[lg.node].requires_grad
+            )
+        )
 
     def known_record(self):
         """The record as far as it has happened at the cursor, for code that reads a whole record
@@ -147,8 +163,12 @@ class Moment:
         the grad it receives but not what its backward passes on."""
         record = self.record
         state = self.state
-        if state is None or state.pass_index is None or state.step is None \
-                or not 0 <= state.pass_index < len(record.passes):
+        if (
+            state is None
+            or state.pass_index is None
+            or state.step is None
+            or not 0 <= state.pass_index < len(record.passes)
+        ):
             return record
         position, cursor = state.pass_index, state.step
         p = record.passes[position]
@@ -168,7 +188,7 @@ class Moment:
         if state is None or state.pass_index is None or not 0 <= state.pass_index < len(record.passes):
             return find(record)
         position = state.pass_index
-        passes = list(record.passes[:position + 1])
+        passes = list(record.passes[: position + 1])
         if state.step is not None and state.step < len(passes[position].order):
             passes[position] = replace(passes[position], grad_norms={})  # worked out as the pass ends
         found = find(replace(record, passes=passes, optimizer=self.optimizer_events()))
@@ -182,7 +202,14 @@ class Moment:
         events = list(self.record.optimizer)
         if self._all_known():
             return events
-        return [e for e in events if e.passes <= self.record.passes[self.state.pass_index].index]
+        last = self.record.passes[self._cursor_at()[0]].index
+        return [e for e in events if e.passes <= last]
+
+    def _cursor_at(self) -> tuple[int, int]:
+        """The cursor's (pass position, step): there is one whenever `_all_known()` is False."""
+        state = self.state
+        assert state is not None and state.pass_index is not None and state.step is not None
+        return state.pass_index, state.step
 
     def _all_known(self) -> bool:
         """Whether all of the record has happened at the cursor: no cursor in a pass (a live run
@@ -190,18 +217,30 @@ class Moment:
         a run that is over."""
         state = self.state
         passes = self.record.passes
-        if state is None or state.kind.busy or state.pass_index is None or state.step is None \
-                or not 0 <= state.pass_index < len(passes):
+        if (
+            state is None
+            or state.kind.busy
+            or state.pass_index is None
+            or state.step is None
+            or not 0 <= state.pass_index < len(passes)
+        ):
             return True
         position = state.pass_index
-        return state.kind.over and state.step >= len(passes[position].order) \
-            and not any(p.detailed and p.order for p in passes[position + 1:])
+        return (
+            state.kind.over
+            and state.step >= len(passes[position].order)
+            and not any(p.detailed and p.order for p in passes[position + 1 :])
+        )
 
     @property
     def shows_error(self) -> bool:
         """Whether the script's failure has happened at the cursor (it ended the run)."""
-        return self.record.error is not None and self.state is not None and self.state.kind == State.FAILED \
+        return (
+            self.record.error is not None
+            and self.state is not None
+            and self.state.kind == State.FAILED
             and self._all_known()
+        )
 
     def known_console(self) -> list:
         """The console lines written by the cursor's moment (the record's, which are in time order):
@@ -210,11 +249,13 @@ class Moment:
         lines = list(self.record.console)
         if self._all_known():
             return lines
-        state = self.state
-        p = self.record.passes[state.pass_index]
-        bound = (p.index + 1, 0, state.step)
+        position, step = self._cursor_at()
+        p = self.record.passes[position]
+        bound = (p.index + 1, 0, step)
         if self.before_optimizer_step:
-            rows = [i for i, e in enumerate(self.record.optimizer) if e.kind == OPTIMIZER_STEP and e.passes == p.index + 1]
+            rows = [
+                i for i, e in enumerate(self.record.optimizer) if e.kind == OPTIMIZER_STEP and e.passes == p.index + 1
+            ]
             if rows:
                 bound = (p.index + 1, 1, rows[0])
         k = len(lines)
@@ -228,8 +269,8 @@ class Moment:
         passes = list(self.record.passes)
         if self._all_known():
             return passes
-        position, step = self.state.pass_index, self.state.step
-        known = passes[:position + 1]
+        position, step = self._cursor_at()
+        known = passes[: position + 1]
         p = known[-1]
         if step < len(p.order):
             known[-1] = replace(p, grad_norms={}, finished=False)
@@ -239,7 +280,7 @@ class Moment:
         """The graph's roots (`RecordIndex.roots`) of the passes begun by the cursor's moment."""
         if self._all_known():
             return roots
-        last = self.record.passes[self.state.pass_index].index
+        last = self.record.passes[self._cursor_at()[0]].index
         return [r for r in roots if r.pass_index <= last]
 
     def nan_origin(self) -> int | None:
@@ -248,7 +289,7 @@ class Moment:
         if node_id is None or self._all_known():
             return node_id
         node = self.record.nodes.get(node_id)
-        last = self.record.passes[self.state.pass_index].index
+        last = self.record.passes[self._cursor_at()[0]].index
         if node is None or node.pass_index > last:
             return None
         if node.pass_index < last or self.nonfinite(node_id) or self.stepped(node_id):
@@ -274,10 +315,12 @@ class Moment:
         site = node.site if node is not None else None
         return Marks(
             current=state is not None and state.node == node_id,
-            breakpoint=node is not None and any(
-                b.enabled and b.matches_site(node.op, node.module, site.file if site else None,
-                                             site.line if site else None)
-                for b in self.breakpoints),
+            breakpoint=node is not None
+            and any(
+                b.enabled
+                and b.matches_site(node.op, node.module, site.file if site else None, site.line if site else None)
+                for b in self.breakpoints
+            ),
             stepped=self.stepped(node_id),
             nonfinite=self.nonfinite(node_id),
             failed=error is not None and error.node == node_id,

@@ -1,4 +1,4 @@
-"""A node's non-tensor arguments (an exponent, a reduction's dims, a number it was multiplied by) as its tree row and header show them."""
+"""A node's non-tensor arguments (an exponent, a reduction's dims, a scalar) as its tree row and header show them."""
 
 from __future__ import annotations
 
@@ -41,14 +41,14 @@ def _operand_name(op: str, k: int, count: int) -> str:
 
 def args_words(node: Node, nodes=None) -> list[str]:
     """The arguments as the header says them: `exponent 3`, `dim=1`, `keepdim`, `input × 3`."""
-    return [_word(node.op, name, value, row=False) for name, value in node_args(node, nodes)
-            if value not in _DEFAULTS]
+    return [_word(node.op, name, value, row=False) for name, value in node_args(node, nodes) if value not in _DEFAULTS]
 
 
 def args_row(node: Node, nodes=None) -> str:
     """The arguments as a tree row shows them, shortest: `³`, `×3`, `dim=1 keepdim`."""
-    return " ".join(_word(node.op, name, value, row=True) for name, value in node_args(node, nodes)
-                    if value not in _DEFAULTS)
+    return " ".join(
+        _word(node.op, name, value, row=True) for name, value in node_args(node, nodes) if value not in _DEFAULTS
+    )
 
 
 def _word(op: str, name: str, value: str, row: bool) -> str:

@@ -103,7 +103,7 @@ class NodeDetails(Vertical):
         self._draw(wanted)
 
     def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        if event.tabbed_content.id == "detail-tabs" and event.pane is not None:
+        if event.tabbed_content.id == "detail-tabs" and event.pane is not None and event.pane.id is not None:
             if event.pane.id == self._switching:
                 self._switching = None
             else:  # the user's choice: kept for the next node while stepping (or not)
@@ -145,9 +145,14 @@ class NodeDetails(Vertical):
             if node is None:
                 view.show(None, None, absent="")
             else:
-                view.show(node.output, node.id,
-                          absent="This input is a Python value, not a tensor." if node.op == CONSTANT
-                          else "The record holds no value for this node.", element=self.element)
+                view.show(
+                    node.output,
+                    node.id,
+                    absent="This input is a Python value, not a tensor."
+                    if node.op == CONSTANT
+                    else "The record holds no value for this node.",
+                    element=self.element,
+                )
         elif tab == "tab-grad":
             view = self.query_one("#grad-view", TensorView)
             self.query_one(GradAccumulation).show(moment, node.id if node is not None else None, self.element)
@@ -214,9 +219,11 @@ def saved_text(node, nodes) -> Text:
         text.append("Nothing saved for backward.", "dim")
     if node.dead_units is not None:
         dead, units = node.dead_units
-        text.append(f"\n{dead} of {counted(units, 'unit')} {'is' if dead == 1 else 'are'} zero for the whole batch"
-                    " (dead ReLU units)",
-                    "yellow" if dead else "dim")
+        text.append(
+            f"\n{dead} of {counted(units, 'unit')} {'is' if dead == 1 else 'are'} zero for the whole batch"
+            " (dead ReLU units)",
+            "yellow" if dead else "dim",
+        )
     return text
 
 

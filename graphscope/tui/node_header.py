@@ -55,8 +55,14 @@ class NodeHeader(Static):
         lines = [title, facts]
         site = node.site
         if site is not None:
-            lines.append(Text.assemble((one_line(f"{os.path.basename(site.file)}:{site.line}"), "bold"),
-                                       "  ", one_line(site.text.strip()), overflow="fold"))
+            lines.append(
+                Text.assemble(
+                    (one_line(f"{os.path.basename(site.file)}:{site.line}"), "bold"),
+                    "  ",
+                    one_line(site.text.strip()),
+                    overflow="fold",
+                )
+            )
         if lines != self._last:  # each line keeps its own wrapping: a Group, not one joined Text
             self._last = lines
             self.update(Group(*lines))

@@ -13,8 +13,16 @@ from .moment import PARAMETER as PARAMETER_MARK
 from .node_args import args_row
 
 _SHORT_DTYPES = {
-    "float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16", "int64": "i64",
-    "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "bool",
+    "float32": "f32",
+    "float64": "f64",
+    "float16": "f16",
+    "bfloat16": "bf16",
+    "int64": "i64",
+    "int32": "i32",
+    "int16": "i16",
+    "int8": "i8",
+    "uint8": "u8",
+    "bool": "bool",
 }
 
 
@@ -26,7 +34,7 @@ def one_line(text: str) -> str:
 def keep_tail(text: str, width: int) -> str:
     """`text` in `width` columns, cut on the left (`…stack.0.weight`): the end of a dotted name is
     what tells it from its neighbours."""
-    return text if len(text) <= width or width < 2 else "…" + text[len(text) - width + 1:]
+    return text if len(text) <= width or width < 2 else "…" + text[len(text) - width + 1 :]
 
 
 def shape_text(summary: TensorSummary | None) -> str:
@@ -49,8 +57,9 @@ def marks_text(marks: Marks) -> Text:
     return Text.assemble(first, second, third)
 
 
-def node_text(node: Node | None, marks: Marks | None = None, nodes=None, width: int | None = None,
-              with_shape: bool = True) -> Text:
+def node_text(
+    node: Node | None, marks: Marks | None = None, nodes=None, width: int | None = None, with_shape: bool = True
+) -> Text:
     """`op args shape dtype` (the last two `with_shape`), with a parameter's name in place of its
     op; red when it holds NaN/Inf. In `width` columns the dtype goes first, then the shape, and a
     name too long keeps its tail (`…stack.0.weight`): the end of a dotted name is what tells two

@@ -1,4 +1,4 @@
-"""fit_number: a number written for a column of a given width, with fewer digits when it is narrow and never a cut exponent."""
+"""fit_number: a number written for a column of a given width: fewer digits when narrow, never a cut exponent."""
 
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ def fit_number(value, width: int | None = None, digits: int = DIGITS) -> str:
         for text in (_short_exponent(f"{value:.{precision}g}"), _short_exponent(f"{value:.{precision - 1}e}")):
             if width is None or len(text) <= width:
                 return text
+    assert width is not None  # with no width, the first text was returned
     return NO_ROOM * width
 
 

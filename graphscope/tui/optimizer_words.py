@@ -26,8 +26,9 @@ def event_title(event) -> str:
         return f"{labels}{'.grad.zero_()' if zeroed else '.grad = None'}"
     settings = ", ".join(f"{one_line(k)}={one_line(v)}" for k, v in event.settings if k == "lr" or v not in UNSET)
     name = one_line(event.optimizer) or "optimizer"
-    return f"optimizer.{event.kind}()  {name}({settings})" if event.kind == "step" else \
-        f"optimizer.{event.kind}()  {name}"
+    return (
+        f"optimizer.{event.kind}()  {name}({settings})" if event.kind == "step" else f"optimizer.{event.kind}()  {name}"
+    )
 
 
 def event_short(event) -> str:
@@ -67,10 +68,17 @@ def leaf_events_text(moment: Moment, node, element: int = 0) -> Text:
     position = moment.index.pass_list_index(node.pass_index)
     k = passes[position].index if position is not None else node.pass_index
     text = Text()
-    for when, begun in (("Before this pass's backward (after the one before it):", k),
-                        ("After this pass's backward:", k + 1)):
-        found = [(event, change) for event in moment.optimizer_events() if event.passes == begun
-                 for change in event.params if change.leaf == leaf]
+    for when, begun in (
+        ("Before this pass's backward (after the one before it):", k),
+        ("After this pass's backward:", k + 1),
+    ):
+        found = [
+            (event, change)
+            for event in moment.optimizer_events()
+            if event.passes == begun
+            for change in event.params
+            if change.leaf == leaf
+        ]
         if not found:
             continue
         if text.plain:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -26,18 +28,26 @@ class OutlineItem:
 
     __slots__ = ("children", "depth", "event", "expandable", "expanded", "kind", "label", "node", "parent", "step")
 
-    def __init__(self, kind: str, node: int | None = None, label: Text | None = None, parent=None,
-                 expandable: bool = False, step: int | None = None, event=None):
-        self.kind = kind                    # "node" | "link" | "group" | "step" | "note" | "event"
+    def __init__(
+        self,
+        kind: str,
+        node: int | None = None,
+        label: Text | None = None,
+        parent=None,
+        expandable: bool = False,
+        step: int | None = None,
+        event=None,
+    ):
+        self.kind = kind  # "node" | "link" | "group" | "step" | "note" | "event"
         self.node = node
-        self.label = label                  # groups and notes: their text
+        self.label = label  # groups and notes: their text
         self.parent: OutlineItem | None = parent
-        self.children: list[OutlineItem] | None = None   # None until loaded
+        self.children: list[OutlineItem] | None = None  # None until loaded
         self.expanded = False
         self.depth = 0 if parent is None else parent.depth + 1
         self.expandable = expandable
-        self.step = step                    # timeline rows: the step index in the pass
-        self.event = event                  # an "event" row: the record's OptimizerEvent
+        self.step = step  # timeline rows: the step index in the pass
+        self.event = event  # an "event" row: the record's OptimizerEvent
 
 
 class Outline(ScrollView, can_focus=True):
@@ -95,7 +105,7 @@ class Outline(ScrollView, can_focus=True):
     def __init__(self, *, id: str | None = None, classes: str | None = None):
         super().__init__(id=id, classes=classes)
         self.roots: list[OutlineItem] = []
-        self.rows: list[OutlineItem] = []
+        self.rows: Sequence[OutlineItem] = []  # a list; a Timeline's are made as they are shown
         self.moment: Moment | None = None
         self._styles_seen: dict = {}
         self._strips: dict = {}  # rendered lines by their text, width, cursor and focus
@@ -113,7 +123,7 @@ class Outline(ScrollView, can_focus=True):
     def item_gutter(self, item: OutlineItem) -> Text:
         """The moment's markers before the indentation, on the rows of `MARKED_KIND` (the same
         column on every row: the others get as many blanks)."""
-        if item.kind != self.MARKED_KIND or self.moment is None:
+        if item.kind != self.MARKED_KIND or self.moment is None or item.node is None:  # (marked rows have a node)
             return Text("    ")
         return Text.assemble(marks_text(self.moment.marks(item.node)), " ")
 
@@ -143,7 +153,9 @@ class Outline(ScrollView, can_focus=True):
             at = self._row_index(item)
         except ValueError:
             return
-        self.rows[at + 1:at + 1] = list(self._visible_below(item))
+        rows = self.rows
+        assert isinstance(rows, list)  # only a tree's items expand, and a tree's rows are a list
+        rows[at + 1 : at + 1] = list(self._visible_below(item))
         self._resized()
 
     def collapse_item(self, item: OutlineItem) -> None:
@@ -155,9 +167,11 @@ class Outline(ScrollView, can_focus=True):
         except ValueError:
             return
         end = at + 1
-        while end < len(self.rows) and self.rows[end].depth > item.depth:
+        rows = self.rows
+        assert isinstance(rows, list)  # only a tree's items expand, and a tree's rows are a list
+        while end < len(rows) and rows[end].depth > item.depth:
             end += 1
-        del self.rows[at + 1:end]
+        del rows[at + 1 : end]
         if self.cursor > at:
             self.cursor = at if self.cursor < end else self.cursor - (end - at - 1)
         self._resized()
@@ -175,10 +189,8 @@ class Outline(ScrollView, can_focus=True):
             parent = parent.parent
         if hidden:
             self._rebuild()
-        try:
+        with contextlib.suppress(ValueError):
             self.cursor = self._row_index(item)
-        except ValueError:
-            pass
 
     def _load(self, item: OutlineItem) -> None:
         if item.children is None:
@@ -229,8 +241,7 @@ class Outline(ScrollView, can_focus=True):
         return max(0, min(value, len(self.rows) - 1)) if self.rows else 0
 
     def watch_cursor(self, previous: int, value: int) -> None:
-        self.scroll_to_region(Region(0, value, max(self.size.width, 1), 1), animate=False, force=True,
-                              x_axis=False)
+        self.scroll_to_region(Region(0, value, max(self.size.width, 1), 1), animate=False, force=True, x_axis=False)
         self.refresh()
         item = self.cursor_item
         if item is not None:
@@ -320,10 +331,7 @@ class Outline(ScrollView, can_focus=True):
             indent = Text("  " * depth)
         else:
             indent = Text(f"{depth:>{2 * MAX_INDENT - 1}}›", self._style("outline--guide"))
-        if item.expandable:
-            icon = "▾ " if item.expanded else "▸ "
-        else:
-            icon = "  "
+        icon = ("▾ " if item.expanded else "▸ ") if item.expandable else "  "
         gutter = self.item_gutter(item)
         room = width - gutter.cell_len - indent.cell_len - len(icon)
         text = Text.assemble(gutter, indent, (icon, "dim"), self.item_text(item, room), no_wrap=True, end="")

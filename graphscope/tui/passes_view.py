@@ -4,12 +4,14 @@ the optimizer's events (zero_grad, step, a `.grad` reset) in rows between the pa
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
+from textual.widgets.data_table import ColumnKey
 
 from graphscope.trace.report import drawing
 from graphscope.trace.record.keep_option import KEEP_ALL
@@ -52,8 +54,10 @@ def pass_loss(p: BackwardPass, nodes) -> float | None:
 def not_kept_note(indices) -> str:
     """Why these passes have no graph, and how to have it: `passes 1–156 not kept in detail (recording
     policy): loss and grad norms only; run with --keep all to keep them`."""
-    return (f"{named_runs(indices, 'pass', 'passes')} not kept in detail (recording policy): "
-            f"loss and grad norms only; {KEEP_ALL} to keep them")
+    return (
+        f"{named_runs(indices, 'pass', 'passes')} not kept in detail (recording policy): "
+        f"loss and grad norms only; {KEEP_ALL} to keep them"
+    )
 
 
 def total_norm(p: BackwardPass) -> float | None:
@@ -90,17 +94,18 @@ class PassesView(Vertical):
         self.moment: Moment | None = None
         self._key: tuple = ()
         self._highlighted: int | None = None
-        self._rows: list[tuple[str, object]] = []  # each row of the table: ("pass", position) or ("event", event)
+        # Each row of the table: ("pass", position) or ("event", the OptimizerEvent): Any, as the kind says which.
+        self._rows: list[tuple[str, Any]] = []
         self._passes: list[BackwardPass] = []  # the passes known at the moment's cursor
 
     def compose(self) -> ComposeResult:
         yield Static(id="loss-curve")
         yield Static(id="pass-note")
-        table = DataTable(id="pass-table", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Text] = DataTable(id="pass-table", cursor_type="row", zebra_stripes=True)
         table.add_columns("pass", "detail", "loss", "grad norm", "nodes")  # every pass, kept in detail or not
         yield table
         yield Static(id="event-note")
-        norms = DataTable(id="norm-table", cursor_type="row")
+        norms: DataTable[Text] = DataTable(id="norm-table", cursor_type="row")
         norms.add_column("parameter", width=NAME, key="name")
         norms.add_column("grad norm", width=10, key="value")
         yield norms
@@ -114,8 +119,9 @@ class PassesView(Vertical):
         nodes = moment.record.nodes
         losses = [pass_loss(p, nodes) for p in passes]
         events = moment.optimizer_events()
-        key = tuple((p.index, loss, p.finished, p.detailed, len(p.grad_norms)) for p, loss in zip(passes, losses)) \
-            + (len(events),)
+        key = tuple((p.index, loss, p.finished, p.detailed, len(p.grad_norms)) for p, loss in zip(passes, losses)) + (
+            len(events),
+        )
         self._draw_curve(losses)
         if key == self._key:
             return
@@ -131,20 +137,26 @@ class PassesView(Vertical):
         for event in events:
             after.setdefault(event.passes, []).append(event)
         self._rows = [("event", e) for e in after.get(0, [])]
-        for position, (p, value) in enumerate(zip(passes, losses)):
+        for position, (p, _loss) in enumerate(zip(passes, losses)):
             self._rows.append(("pass", position))
             self._rows += [("event", e) for e in after.get(p.index + 1, [])]
         for i, (kind, what) in enumerate(self._rows):
             if kind == "event":
-                table.add_row(Text(""), Text("↳", "dim"), Text(event_short(what), STYLE), Text(""), Text(""),
-                              key=f"e{i}")
+                table.add_row(
+                    Text(""), Text("↳", "dim"), Text(event_short(what), STYLE), Text(""), Text(""), key=f"e{i}"
+                )
                 continue
             p, value = passes[what], losses[what]
             loss = Text(fit_number(value, NUMBER), "bold red" if value is not None and not math.isfinite(value) else "")
             norm = total_norm(p)
-            table.add_row(Text(str(p.index)), Text("✓", "green") if p.detailed else Text("·", "dim"), loss,
-                          Text(fit_number(norm, NUMBER), "bold red" if norm is not None and not math.isfinite(norm) else ""),
-                          Text(f"{p.node_count:,}"), key=str(what))
+            table.add_row(
+                Text(str(p.index)),
+                Text("✓", "green") if p.detailed else Text("·", "dim"),
+                loss,
+                Text(fit_number(norm, NUMBER), "bold red" if norm is not None and not math.isfinite(norm) else ""),
+                Text(f"{p.node_count:,}"),
+                key=str(what),
+            )
         if passes:
             state = moment.state
             if state is not None and state.pass_index is not None and row <= 0:
@@ -163,7 +175,8 @@ class PassesView(Vertical):
 
     def _show_row(self, row: int) -> None:
         """Below the table: the highlighted pass's grad norms, or what the highlighted event changed."""
-        kind, what = self._rows[row] if 0 <= row < len(self._rows) else ("pass", -1)
+        at: tuple[str, Any] = self._rows[row] if 0 <= row < len(self._rows) else ("pass", -1)
+        kind, what = at
         note = self.query_one("#event-note", Static)
         note.display = kind == "event"
         norms = self.query_one("#norm-table", DataTable)
@@ -174,20 +187,24 @@ class PassesView(Vertical):
             for change in what.params:
                 shown = change.update if steps_values(what) else change.before
                 value = shown.norm if shown is not None else None
-                norms.add_row(Text(keep_tail(one_line(change.label), NAME)),
-                              Text(fit_number(value, NUMBER) if value is not None else "None", "" if shown else "dim"))
+                norms.add_row(
+                    Text(keep_tail(one_line(change.label), NAME)),
+                    Text(fit_number(value, NUMBER) if value is not None else "None", "" if shown else "dim"),
+                )
             return
         self._relabel(norms, "grad norm")
         if not 0 <= what < len(self._passes):
             return
         p = self._passes[what]
         for name, value in sorted(p.grad_norms.items(), key=lambda kv: -kv[1] if math.isfinite(kv[1]) else -math.inf):
-            norms.add_row(Text(keep_tail(one_line(name), NAME)),
-                          Text(fit_number(value, NUMBER), "" if math.isfinite(value) else "bold red"))
+            norms.add_row(
+                Text(keep_tail(one_line(name), NAME)),
+                Text(fit_number(value, NUMBER), "" if math.isfinite(value) else "bold red"),
+            )
 
     @staticmethod
     def _relabel(norms: DataTable, label: str) -> None:
-        column = norms.columns.get("value")
+        column = norms.columns.get(ColumnKey("value"))
         if column is not None and column.label.plain != label:
             column.label = Text(label)
             norms.refresh()
@@ -202,6 +219,8 @@ class PassesView(Vertical):
         if event.data_table.id != "pass-table":
             return
         event.stop()
-        kind, what = self._rows[event.cursor_row] if 0 <= event.cursor_row < len(self._rows) else ("", None)
+        row = event.cursor_row
+        chosen: tuple[str, Any] = self._rows[row] if 0 <= row < len(self._rows) else ("", None)
+        kind, what = chosen
         if kind == "pass":
             self.post_message(self.Chosen(what))

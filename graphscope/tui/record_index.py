@@ -1,5 +1,6 @@
-"""RecordIndex: the lookups the screens need over a Record (steps by node, grads, roots, search, NaN origin), kept current as a live record grows.
+"""RecordIndex: the lookups the screens need over a Record, kept current as a live record grows.
 
+Steps by node, grads, roots, search, NaN origin.
 The node lookups are computed from the record's columns (`record.nodes.columns()`) with NumPy, and
 held as arrays: a million nodes cost tens of bytes each here, not a Python object per node."""
 
@@ -21,10 +22,10 @@ NO_MODULE = "(outside any module)"
 
 @dataclass(frozen=True, slots=True)
 class Root:
-    """A top-level row of the graph tree: a pass's root (the loss), or the unconsumed nodes of a pass without a backward yet."""
+    """A top-level row of the graph tree: a pass's root (the loss), or a pass's unconsumed nodes before its backward."""
 
     pass_index: int
-    node: int | None           # the root node, when the pass has begun its backward
+    node: int | None  # the root node, when the pass has begun its backward
     sinks: tuple[int, ...] = ()  # nodes no other node consumed (forward only)
 
 
@@ -108,8 +109,7 @@ class RecordIndex:
 
     def roots_key(self) -> tuple:
         """What the roots depend on: the node count and each pass's root (cheap to compute)."""
-        return (self._nodes_key(),
-                tuple((p.index, p.root if p.detailed else None) for p in list(self.record.passes)))
+        return (self._nodes_key(), tuple((p.index, p.root if p.detailed else None) for p in list(self.record.passes)))
 
     def _nodes_key(self) -> tuple:
         """What the node lookups were built from: the node count and the table's version."""
@@ -211,8 +211,12 @@ class RecordIndex:
     def fresh(self) -> bool:
         """Whether the lookups `prepare` builds match the record as it is now."""
         key = self._nodes_key()
-        return (self._haystack is not None and self._haystack[0] == key
-                and self._consumers is not None and self._consumers[0] == key)
+        return (
+            self._haystack is not None
+            and self._haystack[0] == key
+            and self._consumers is not None
+            and self._consumers[0] == key
+        )
 
     def modules(self) -> tuple[dict[str, list[int]], dict[str, list[str]]]:
         """(module path -> its node ids, module path -> its direct submodules; "" holds the top
@@ -241,7 +245,7 @@ class RecordIndex:
                 if prefix in known:
                     continue
                 known.add(prefix)
-                submodules.setdefault(".".join(parts[:depth - 1]), []).append(prefix)
+                submodules.setdefault(".".join(parts[: depth - 1]), []).append(prefix)
         self._modules = (key, (by_module, submodules))
         return by_module, submodules
 
@@ -295,7 +299,7 @@ class SearchTables:
             sites.append(f"{base}:{site.line} {site.text}".lower())
         self.sites = sites + [""]
         ids = c.id
-        self.digits = 1 + sum((ids >= 10 ** k).astype(np.int64) for k in range(1, 17))
+        self.digits = 1 + sum((ids >= 10**k).astype(np.int64) for k in range(1, 17))
 
     def search(self, q: str) -> np.ndarray:
         """The ids of the nodes matching the lowercased query, in creation order."""
@@ -329,14 +333,19 @@ class SearchTables:
         value, width = int(q), len(q)
         hit = np.zeros(len(ids), dtype=bool)
         for j in range(17 - width + 1):
-            hit |= (digits >= j + width) & ((ids // 10 ** j) % 10 ** width == value)
+            hit |= (digits >= j + width) & ((ids // 10**j) % 10**width == value)
         return hit
 
     def rows(self, rows: np.ndarray):
         """These nodes' whole rows, lowercased."""
         c = self.columns
         strings, sites = self.strings, self.sites
-        for i, op, name, module, parameter, site in zip(c.id[rows].tolist(), c.op[rows].tolist(),
-                                                         c.name[rows].tolist(), c.module[rows].tolist(),
-                                                         c.parameter[rows].tolist(), c.site[rows].tolist()):
+        for i, op, name, module, parameter, site in zip(
+            c.id[rows].tolist(),
+            c.op[rows].tolist(),
+            c.name[rows].tolist(),
+            c.module[rows].tolist(),
+            c.parameter[rows].tolist(),
+            c.site[rows].tolist(),
+        ):
             yield f"#{i} {strings[op]} {strings[name]} {strings[module]} {strings[parameter]} {sites[site]}"

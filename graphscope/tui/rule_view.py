@@ -34,8 +34,9 @@ def rule_text(moment: Moment, node_id: int | None, element: int = 0) -> Text:
     step = moment.step_of(node.id)
     if step is None:
         parts = [Text(line, "bold") for line in rule.splitlines()] if rule else []
-        parts.append(Text("Its backward has not run yet: step to it (n) to see the chain rule with its numbers.",
-                          "dim"))
+        parts.append(
+            Text("Its backward has not run yet: step to it (n) to see the chain rule with its numbers.", "dim")
+        )
         return Text("\n").join(parts)
     chosen = element if node.output is not None and node.output.numel > WHOLE else None
     known = moment.known_record()
@@ -60,13 +61,13 @@ def _leaf(moment: Moment, node, element: int):
     if node.requires_grad:
         parts.append(Text("A leaf: the grads that reach it add into its .grad.", "dim"))
         accumulated = accumulation_text(moment, node.id, element)
-        parts.append(accumulated if accumulated.plain else
-                     Text("No grad has reached it yet at this step.", "dim"))
+        parts.append(accumulated if accumulated.plain else Text("No grad has reached it yet at this step.", "dim"))
     else:
         parts.append(Text("A tensor that does not require grad: backward does not reach it.", "dim"))
     if moment.before_optimizer_step and node.id in moment.stepped_leaves():
-        parts.append(Text("\noptimizer.step() runs next (n): it reads this .grad and updates the parameter.",
-                          "bold yellow"))
+        parts.append(
+            Text("\noptimizer.step() runs next (n): it reads this .grad and updates the parameter.", "bold yellow")
+        )
     events = leaf_events_text(moment, node, element)
     if events.plain:
         parts += [Text(""), events]

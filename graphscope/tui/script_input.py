@@ -36,8 +36,9 @@ class ScriptInput(Input):
         self.prompt = prompt
         self.set_class(prompt is not None, "-asking")
         if prompt is not None:
-            self.border_title = Text(f"the script asks: {visible(prompt)}" if prompt.strip()
-                                     else "the script waits for input")
+            self.border_title = Text(
+                f"the script asks: {visible(prompt)}" if prompt.strip() else "the script waits for input"
+            )
             self.value = ""
             self.focus()
 

@@ -28,15 +28,24 @@ class SourceView(Static):
         if site is None:
             self.update(Text("No source line: the record holds none for this node.", "dim"))
             return
-        where = Text.assemble((visible(os.path.basename(site.file)), "bold"), f":{site.line}",
-                              (" in ", "dim"), visible(site.function))
+        where = Text.assemble(
+            (visible(os.path.basename(site.file)), "bold"), f":{site.line}", (" in ", "dim"), visible(site.function)
+        )
         lines = linecache.getlines(site.file) if os.path.isfile(site.file) else []
         if not lines or site.line > len(lines):
             self.update(Group(where, Text(visible(site.text) or "(source not available)")))
             return
         first = max(1, site.line - CONTEXT)
         last = min(len(lines), site.line + CONTEXT)
-        code = visible("".join(lines[first - 1:last]))
-        syntax = Syntax(code, "python", line_numbers=True, start_line=first, highlight_lines={site.line},
-                        word_wrap=True, theme="ansi_dark", background_color="default")
+        code = visible("".join(lines[first - 1 : last]))
+        syntax = Syntax(
+            code,
+            "python",
+            line_numbers=True,
+            start_line=first,
+            highlight_lines={site.line},
+            word_wrap=True,
+            theme="ansi_dark",
+            background_color="default",
+        )
         self.update(Group(where, syntax))

@@ -15,8 +15,14 @@ from .moment import Moment
 from .node_label import one_line
 from .wording import named_runs
 
-_STYLES = {State.STARTING: "dim", State.RUNNING: "bold green", State.PAUSED: "bold yellow",
-           State.FINISHED: "bold blue", State.FAILED: "bold red", State.STOPPED: "bold magenta"}
+_STYLES = {
+    State.STARTING: "dim",
+    State.RUNNING: "bold green",
+    State.PAUSED: "bold yellow",
+    State.FINISHED: "bold blue",
+    State.FAILED: "bold red",
+    State.STOPPED: "bold magenta",
+}
 
 
 class Part:
@@ -44,8 +50,11 @@ def parts(moment: Moment, source: str = "") -> list[Part]:
     record = moment.record
     out: list[Part] = []
     if not moment.live:
-        out += [Part("snapshot ", "dim", ""), Part(one_line(os.path.basename(source) or "(record)"), "bold", cut=NAME_CUT),
-                SEP]
+        out += [
+            Part("snapshot ", "dim", ""),
+            Part(one_line(os.path.basename(source) or "(record)"), "bold", cut=NAME_CUT),
+            SEP,
+        ]
     if state is None:
         return [*out, Part("starting…", "dim")]
     kind = state.kind
@@ -66,8 +75,12 @@ def parts(moment: Moment, source: str = "") -> list[Part]:
         out += [SEP, Part(f"pass {p.index}")]
         if state.step is not None:
             total = len(p.order)
-            out += [SEP, Part(f"step {state.step + 1} of {total}", "bold", f"step {state.step + 1}/{total}")
-                    if state.step < total else Part(f"end of pass ({total} steps)", "bold", f"end ({total} steps)")]
+            out += [
+                SEP,
+                Part(f"step {state.step + 1} of {total}", "bold", f"step {state.step + 1}/{total}")
+                if state.step < total
+                else Part(f"end of pass ({total} steps)", "bold", f"end ({total} steps)"),
+            ]
         node = record.nodes.get(state.node) if state.node is not None else None
         if node is not None:
             out += [SEP, Part(one_line(node.op), "bold", cut=OP_CUT)]
@@ -115,7 +128,7 @@ def describe(moment: Moment, source: str = "", width: int | None = None) -> Text
 
     def cut(i: int) -> None:
         keep = len(texts[i]) - over
-        shorten(i, texts[i][:keep - 1].rstrip() + "…" if keep > MIN_CUT else "")
+        shorten(i, texts[i][: keep - 1].rstrip() + "…" if keep > MIN_CUT else "")
 
     by_rank = sorted((i for i, p in enumerate(pieces) if p.cut), key=lambda i: pieces[i].cut)
     named = [i for i in by_rank if pieces[i].cut == NAME_CUT]
@@ -153,6 +166,9 @@ class Stepper(Static):
     Stepper { height: 1; padding: 0 1; background: $panel; }
     """
 
+    _shown: tuple[Moment, str] | None  # what show() last gave (set in on_mount)
+    _last: Text | None  # what was last painted
+
     def show(self, moment: Moment, source: str = "") -> None:
         self._shown = (moment, source)
         self._paint()
@@ -170,4 +186,4 @@ class Stepper(Static):
 
     def on_mount(self) -> None:
         self._last = None
-        self._shown: tuple | None = None
+        self._shown = None

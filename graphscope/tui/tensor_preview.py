@@ -25,6 +25,7 @@ LABEL_WIDTH = 7
 # Tensors with more elements than this are explained one element at a time: the cursor shows which.
 WHOLE = 8
 
+
 @dataclass(frozen=True, slots=True)
 class Window:
     """Which part of the tensor is on screen: the leading indices, then a block of rows and columns."""
@@ -87,13 +88,16 @@ class TensorPreview(Widget, can_focus=True):
         self.node_id: int | None = None
         self.what = "value"
         self.element = 0  # the cursor: a flat index into the whole tensor
-        self.row = 0      # the window's first row and column in the grid
+        self.row = 0  # the window's first row and column in the grid
         self.col = 0
 
-    def show(self, summary: TensorSummary | None, node_id: int | None, what: str = "value",
-             element: int = 0) -> None:
-        same = (node_id, what) == (self.node_id, self.what) and summary is not None and self.summary is not None \
+    def show(self, summary: TensorSummary | None, node_id: int | None, what: str = "value", element: int = 0) -> None:
+        same = (
+            (node_id, what) == (self.node_id, self.what)
+            and summary is not None
+            and self.summary is not None
             and summary.shape == self.summary.shape
+        )
         self.summary, self.node_id, self.what = summary, node_id, what
         if not same:
             self.row = self.col = 0
@@ -229,14 +233,14 @@ class TensorPreview(Widget, can_focus=True):
 
     def _slice(self, values: np.ndarray, w: Window) -> np.ndarray:
         if values.ndim >= 2:
-            return values[w.lead][w.row:w.row + w.rows, w.col:w.col + w.cols]
+            return values[w.lead][w.row : w.row + w.rows, w.col : w.col + w.cols]
         flat = values.reshape(-1)
         cols = self._grid_shape()[1]
         out = np.full((w.rows, w.cols), np.nan)
         for r in range(w.rows):
             start = (w.row + r) * cols + w.col
-            chunk = flat[start:start + w.cols]
-            out[r, :len(chunk)] = chunk
+            chunk = flat[start : start + w.cols]
+            out[r, : len(chunk)] = chunk
         return out
 
     # --- rendering -----------------------------------------------------------------------------
@@ -258,8 +262,12 @@ class TensorPreview(Widget, can_focus=True):
         cols = self._grid_shape()[1]
         marked = self._marked()
         at = self.cursor()
-        lines = [Text.assemble(" " * LABEL_WIDTH, *[
-            (f"{'' if vector else w.col + c:>{CELL_WIDTH - 1}} ", "dim") for c in range(w.cols)])]
+        lines = [
+            Text.assemble(
+                " " * LABEL_WIDTH,
+                *[(f"{'' if vector else w.col + c:>{CELL_WIDTH - 1}} ", "dim") for c in range(w.cols)],
+            )
+        ]
         for r in range(block.shape[0]):
             label = str((w.row + r) * cols + w.col) if vector else str(w.row + r)
             line = Text(f"{label:>{LABEL_WIDTH - 1}} ", "dim")
@@ -292,6 +300,7 @@ class TensorPreview(Widget, can_focus=True):
 
     def _caption(self, w: Window) -> str:
         s = self.summary
+        assert s is not None  # a window is drawn only over a summary
         cols = self._grid_shape()[1]
         where = "".join(f"[{i}]" for i in w.lead)
         if len(s.shape) >= 2:
@@ -312,12 +321,13 @@ class TensorPreview(Widget, can_focus=True):
         lines = []
         for start in range(first, min(flat.size, first + per_row * self._visible_rows()), per_row):
             line = Text(f"{start:>{LABEL_WIDTH - 1}} ", "dim")
-            for i, v in enumerate(flat[start:start + per_row], start):
+            for i, v in enumerate(flat[start : start + per_row], start):
                 line.append_text(self._cell(v, scale, marked and i == self.element))
                 line.append(" ")
             lines.append(line)
-        lines.append(Text(f"first {flat.size} of {counted(s.numel, 'element')}, row-major (only these were kept)",
-                          "dim"))
+        lines.append(
+            Text(f"first {flat.size} of {counted(s.numel, 'element')}, row-major (only these were kept)", "dim")
+        )
         return Text("\n").join(lines)
 
 

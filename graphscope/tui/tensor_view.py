@@ -7,14 +7,15 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from graphscope.trace.stats.summarize import TensorSummary
+from graphscope.trace.record.tensor_summary import TensorSummary
+from graphscope.trace.report.summary_render import render
 
 from .histogram import Histogram
 from .tensor_preview import TensorPreview
 
 
 class TensorView(VerticalScroll):
-    """The summary renders itself (the same look as `graphscope summary`); the preview shows only
+    """The summary drawn as `graphscope summary` draws it (`summary_render`); the preview shows only
     the window on screen, so a 10^8-element tensor costs what a small one does."""
 
     DEFAULT_CSS = """
@@ -56,6 +57,6 @@ class TensorView(VerticalScroll):
             histogram.display = preview.display = has
         if not has:
             empty.update(Text(absent), layout=False)
-        stats.update(summary if has else "", layout=False)  # a summary is always 8 lines at most
+        stats.update(render(summary) if summary is not None else "", layout=False)  # a summary is always 8 lines at most
         histogram.summary = summary
         preview.show(summary, node_id, self.what, element)

@@ -70,5 +70,8 @@ class TextPane(ScrollView, can_focus=True):
         if row >= len(self._lines):
             return Strip.blank(width, style)
         strip = self._lines[row]
-        return Strip(Segment.apply_style(strip, post_style=None, style=style), strip.cell_length) \
-            .extend_cell_length(width, style).crop(0, width)
+        return (
+            Strip(Segment.apply_style(strip, post_style=None, style=style), strip.cell_length)
+            .extend_cell_length(width, style)
+            .crop(0, width)
+        )

@@ -13,12 +13,17 @@ from .optimizer_words import event_line
 from .outline import Outline, OutlineItem
 
 
-class StepRows(Sequence):
+class StepRows(Sequence[OutlineItem]):
     """The rows of a pass's order, each made when first shown: a 100,000-step pass costs nothing up
     front; notes before its first step (the events since the pass before) and after its end."""
 
-    def __init__(self, order: tuple[int, ...], end: OutlineItem, before: list[OutlineItem] | None = None,
-                 after: list[OutlineItem] | None = None):
+    def __init__(
+        self,
+        order: tuple[int, ...],
+        end: OutlineItem,
+        before: list[OutlineItem] | None = None,
+        after: list[OutlineItem] | None = None,
+    ):
         self.order = order
         self.end = end
         self.before = before or []
@@ -50,10 +55,10 @@ class StepRows(Sequence):
     def row_of_step(self, step: int) -> int:
         return len(self.before) + step
 
-    def index(self, item, *args) -> int:
+    def index(self, item: object, *args: int) -> int:
         if item is self.end:
             return self.row_of_step(len(self.order))
-        if item.step is not None and self._made.get(item.step) is item:
+        if isinstance(item, OutlineItem) and item.step is not None and self._made.get(item.step) is item:
             return self.row_of_step(item.step)
         for rows, offset in ((self.before, 0), (self.after, len(self.before) + len(self.order) + 1)):
             for i, row in enumerate(rows):
@@ -108,7 +113,12 @@ class Timeline(Outline):
         else:
             self.refresh()
         if state is not None and state.step is not None:
-            self.cursor = self.rows.row_of_step(state.step)
+            self.cursor = self._step_rows().row_of_step(state.step)
+
+    def _step_rows(self) -> StepRows:
+        rows = self.rows
+        assert isinstance(rows, StepRows)  # show_pass made them
+        return rows
 
     def reveal_node(self, node_id: int) -> bool:
         if self.moment is None or self._key[0] is None:
@@ -116,16 +126,18 @@ class Timeline(Outline):
         row = self.moment.index.positions(self._key[0]).get(node_id)
         if row is None:
             return False
-        self.cursor = self.rows.row_of_step(row)
+        self.cursor = self._step_rows().row_of_step(row)
         return True
 
     def item_text(self, item: OutlineItem, width: int) -> Text:
-        if item.kind != "step" or self.moment is None:
+        if item.kind != "step" or self.moment is None or item.step is None or item.node is None:  # (steps have both)
             return item.label or Text("")
         digits = len(str(len(self.rows)))
         nodes = self.moment.record.nodes
-        return Text.assemble((f"{item.step + 1:>{digits}} ", "dim"),
-                             node_text(nodes.get(item.node), self.moment.marks(item.node), nodes, width - digits - 1))
+        return Text.assemble(
+            (f"{item.step + 1:>{digits}} ", "dim"),
+            node_text(nodes.get(item.node), self.moment.marks(item.node), nodes, width - digits - 1),
+        )
 
     def action_activate(self) -> None:
         item = self.cursor_item

@@ -28,8 +28,9 @@ class ViewBar(Static):
         self._spans: list[tuple[int, int, str]] = []  # (first column, past the last, view)
         self._shown: tuple = ((), {}, "", None)
 
-    def show(self, views: tuple[str, ...], titles: dict[str, str], current: str,
-             short: dict[str, str] | None = None) -> None:
+    def show(
+        self, views: tuple[str, ...], titles: dict[str, str], current: str, short: dict[str, str] | None = None
+    ) -> None:
         """Name the views, `current` lit: by `titles`, or by `short` where those do not fit."""
         self._shown = (views, titles, current, short)
         width = self.content_region.width

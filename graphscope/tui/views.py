@@ -22,8 +22,13 @@ from .timeline import Timeline
 from .view_bar import ViewBar
 
 VIEWS = ("graph", "modules", "timeline", "passes", "findings")
-VIEW_TITLES = {"graph": "graph", "modules": "modules", "timeline": "timeline", "passes": "passes",
-               "findings": "findings"}
+VIEW_TITLES = {
+    "graph": "graph",
+    "modules": "modules",
+    "timeline": "timeline",
+    "passes": "passes",
+    "findings": "findings",
+}
 # Where the titles do not fit the pane (80 columns): the new view's name whole, the others shortened.
 SHORT_TITLES = {"graph": "graph", "modules": "mod", "timeline": "time", "passes": "pass", "findings": "findings"}
 
@@ -135,7 +140,7 @@ class Views(Vertical):
         (widget.query_one("#pass-table") if view == "passes" else widget).focus()
 
     def on_outline_activated(self, message: Outline.Activated) -> None:
-        if message.item.kind == "link":  # a node shown elsewhere in the tree: go there
+        if message.item.kind == "link" and message.item.node is not None:  # a node shown elsewhere: go there
             message.stop()
             self.query_one(GraphTree).reveal_node(message.item.node)
 
@@ -146,8 +151,11 @@ class Views(Vertical):
     def on_passes_view_chosen(self, message: PassesView.Chosen) -> None:
         chosen = self.index.record.passes[message.position]
         if not chosen.detailed or chosen.root is None or chosen.root not in self.index.record.nodes:
-            self.notify(f"Pass {chosen.index} was not kept in full: only its loss and grad norms are in the record "
-                        f"({KEEP_ALL} to keep every pass).", severity="warning")
+            self.notify(
+                f"Pass {chosen.index} was not kept in full: only its loss and grad norms are in the record "
+                f"({KEEP_ALL} to keep every pass).",
+                severity="warning",
+            )
             return
         self._switch_to("graph")
         self.query_one(GraphTree).reveal_node(chosen.root)
