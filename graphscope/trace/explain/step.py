@@ -451,7 +451,8 @@ def _sums(record: Record, p: BackwardPass, step: int) -> list[str]:
         for a in arrays[1:]:
             total = total + a
         element = 0 if total.size > SMALL else None
-        lines.append(f"grad({_name(node)}) = " + " + ".join(f"from {op} {values_text(a, element)}" for (op, _), a in zip(ordered, arrays))
+        lines.append(f"grad({_name(node)}) = "
+                     + " + ".join(f"from {op} {values_text(a, element)}" for (op, _), a in zip(ordered, arrays))
                      + f" = {values_text(total, element)}" + ("  (element 0)" if element is not None else ""))
     return lines
 
