@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from typing import Any, TypeGuard
 
 import numpy as np
 
-from ..record.node_table import IS_LEAF
+from ..record.node_table import IS_LEAF, NodeColumns
 from ..record.model import (
     ACCUMULATED_GRAD,
     DEAD_RELU,
@@ -20,6 +22,7 @@ from ..record.model import (
     Finding,
     Node,
     Record,
+    SourceSite,
 )
 from ..record.tensor_summary import TensorSummary
 from ..report.summary_render import format_number
@@ -27,7 +30,7 @@ from ..report.summary_render import format_number
 
 def find(record: Record, vanishing: float = 1e-7, exploding: float = 1e3) -> list[Finding]:
     """Every finding in the record, NaN/Inf first."""
-    out = []
+    out: list[Finding] = []
     origin = nan_origin(record)
     if origin is not None:
         out.append(origin)
@@ -40,7 +43,7 @@ def find(record: Record, vanishing: float = 1e-7, exploding: float = 1e3) -> lis
     return out
 
 
-def _bad(s: TensorSummary | None) -> bool:
+def _bad(s: TensorSummary | None) -> TypeGuard[TensorSummary]:
     return s is not None and (s.nan_count > 0 or s.inf_count > 0)
 
 
@@ -59,7 +62,7 @@ def _what(node: Node) -> str:
     return node.op if not node.module else f"{node.op} in {node.module}"
 
 
-def _nodes_at(record: Record, scan, rows) -> list[Node]:
+def _nodes_at(record: Record, scan: NodeColumns, rows: Iterable[int]) -> list[Node]:
     """The nodes at these rows of a scan of the record's nodes (only they are made into Nodes)."""
     return [record.nodes[int(scan.id[r])] for r in rows]
 
@@ -87,7 +90,8 @@ def _named_leaves(record: Record, op: str | None = None) -> tuple[dict[str, int]
     named = (c.flags & IS_LEAF).astype(bool) & (c.parameter >= 0)
     if op is not None:
         named &= (c.op == c.strings.index(op)) if op in c.strings else False
-    latest, made = {}, {}
+    latest: dict[str, int] = {}
+    made: dict[str, int] = {}
     strings = c.strings
     for code, nid, leaf in zip(c.parameter[named].tolist(), c.id[named].tolist(), c.leaf[named].tolist()):
         name = strings[code]
@@ -127,13 +131,14 @@ def nan_grad(record: Record) -> Finding | None:
 
 def dead_relus(record: Record) -> list[Finding]:
     """ReLUs with units that are zero for every example in the batch, latest pass per ReLU."""
-    latest: dict[tuple, Node] = {}
+    latest: dict[tuple[SourceSite | None, str | None], Node] = {}
     scan = record.nodes.scan()
     for node in _nodes_at(record, scan, sorted(scan.dead)):
         if node.dead_units is not None:
             latest[(node.site, node.module)] = node
-    out = []
+    out: list[Finding] = []
     for node in latest.values():
+        assert node.dead_units is not None  # as kept above
         dead, units = node.dead_units
         if dead:
             where = f" in {node.module}" if node.module else ""
@@ -145,7 +150,8 @@ def dead_relus(record: Record) -> list[Finding]:
 
 def grad_extremes(record: Record, vanishing: float = 1e-7, exploding: float = 1e3) -> list[Finding]:
     """Parameters whose grad norm fell under `vanishing` or rose over `exploding` in some pass."""
-    seen: dict[str, list] = {}
+    # (name, kind) -> [first pass, passes, latest norm, latest pass], updated in place: ints and a float
+    seen: dict[tuple[str, str], list[Any]] = {}
     for p in record.passes:
         for name, norm in p.grad_norms.items():
             if not math.isfinite(norm):
@@ -157,7 +163,7 @@ def grad_extremes(record: Record, vanishing: float = 1e-7, exploding: float = 1e
                 entry[2], entry[3] = norm, p.index
     total = len(record.passes)
     leaf_of = _named_leaves(record, PARAMETER)[0] if seen else {}
-    out = []
+    out: list[Finding] = []
     for (name, kind), (first, count, last_norm, last) in seen.items():
         limit = vanishing if kind == VANISHING_GRAD else exploding
         side = "under" if kind == VANISHING_GRAD else "over"
@@ -181,7 +187,8 @@ def accumulated_grads(record: Record) -> list[Finding]:
     script has no optimizer). Accumulating on purpose (several passes, then one step, then
     zero_grad) is not pointed out. Leaves with the same run share one finding, at the line of
     the step that read the sum (else where the first leaf was made)."""
-    resets, steps = [], []
+    resets: list[tuple[int, set[str] | None]] = []
+    steps: list[tuple[int, SourceSite | None]] = []
     for e in record.optimizer:
         if e.kind in (OPTIMIZER_STEP, HAND_UPDATE):  # an update by hand reads the grads as a step does
             steps.append((e.passes, e.site))
@@ -214,7 +221,7 @@ def accumulated_grads(record: Record) -> list[Finding]:
             by_run.setdefault((run[0], run[-1]), []).append(label)
     # label -> the id of its latest leaf node; -> the id its identity was first seen as
     latest, made = _named_leaves(record) if by_run else ({}, {})
-    out = []
+    out: list[Finding] = []
     for (first, last), labels in by_run.items():
         labels.sort(key=lambda label: made.get(label, math.inf))  # in the order the script made them
         midway = [site for passes, site in steps if first < passes <= last]

@@ -10,7 +10,9 @@ while the script is paused or over (as for reading the record); it runs on the C
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 
@@ -21,12 +23,13 @@ from graphscope.engine import hooks
 from graphscope.engine.autograd.custom import CustomNode, FunctionCtx, node_class as _node_class
 from graphscope.engine.autograd.custom import Function as CustomFunction
 from graphscope.engine.backward import sum_to_shape as _sum_to
+from graphscope.engine.function import Function
 from graphscope.engine.tensor import Tensor, wrap
 
 from ..record.keep_option import full_values_hint
 from ..record.naming import argument_names
 from .rebuild import NotRebuilt, engine_functions, forward_layout
-from ..record.model import LEAF_OPS, Record
+from ..record.model import LEAF_OPS, Node, Record
 
 EPS = 1e-6             # the central difference's step
 ATOL, RTOL = 1e-5, 1e-3  # an element passes when |analytic - numeric| <= ATOL + RTOL·|numeric|
@@ -80,7 +83,11 @@ class _CannotCheck(Exception):
     """Why a node cannot be checked, in words for the user."""
 
 
-def gradcheck_node(record: Record, node_id: int, functions: dict | None = None) -> GradcheckResult:
+# op -> the class that rebuilds it: an engine Function (a graph node's class), or a user's autograd.Function
+Functions = Mapping[str, type[Function] | type[CustomFunction]]
+
+
+def gradcheck_node(record: Record, node_id: int, functions: Functions | None = None) -> GradcheckResult:
     """Check node `node_id`'s backward at its recorded inputs. `functions` maps op -> Function
     class (a live run's `Recorder.functions`): what rebuilds a user's custom Function."""
     node = record.nodes.get(node_id)
@@ -94,7 +101,7 @@ def gradcheck_node(record: Record, node_id: int, functions: dict | None = None) 
         return GradcheckResult(node_id, node.op, reason=str(why))
 
 
-def _function_class(node, functions: dict):
+def _function_class(node: Node, functions: Functions) -> tuple[type[Function], type[CustomFunction] | None]:
     """(the engine Function class, the user's custom Function class or None) for the node's op."""
     op = node.op
     if op in LEAF_OPS:
@@ -105,7 +112,8 @@ def _function_class(node, functions: dict):
             raise _CannotCheck(f"custom Function {op}: its code is in the script; gradcheck it in a live run")
         raise _CannotCheck(f"op {op} is not one of graphscope's Functions: there is no backward to rebuild")
     if isinstance(cls, type) and issubclass(cls, CustomFunction):
-        return _node_class(cls), cls
+        # A class is hashable: mypy checks its instances' __hash__ against the cache's Hashable.
+        return _node_class(cls), cls  # type: ignore[arg-type]
     if isinstance(cls, type) and issubclass(cls, CustomNode):
         return cls, cls.function_cls
     return cls, None
@@ -114,7 +122,7 @@ def _function_class(node, functions: dict):
 class _Rebuilt:
     """A node's Function ready to run at its recorded inputs, in float64."""
 
-    def __init__(self, record: Record, node, functions: dict):
+    def __init__(self, record: Record, node: Node, functions: Functions) -> None:
         self.cls, self.custom = _function_class(node, functions)
         if "generator" in argument_names(self.cls):
             raise _CannotCheck(f"{node.op} draws random numbers in its forward: rerunning it draws others, "
@@ -123,7 +131,7 @@ class _Rebuilt:
             arguments, free = forward_layout(self.cls, node)
         except NotRebuilt as why:
             raise _CannotCheck(f"{why}, so {node.op} cannot be rerun") from None
-        self.values: list = [None] * (len(node.inputs) + len(arguments))
+        self.values: list[Any] = [None] * (len(node.inputs) + len(arguments))
         for p, v in arguments.items():
             self.values[p] = v
         self.tensor_at: dict[int, int] = {}   # position -> index in node.inputs, for Tensor inputs
@@ -150,19 +158,20 @@ class _Rebuilt:
         self.base = _dot(out, self.cotangent)
         self.analytic = self._backward()
 
-    def _forward(self, values):
+    def _forward(self, values: Sequence[object]) -> tuple[Function, np.ndarray]:
         """(the Function instance, its output) for a fresh run of forward at `values`."""
         args = [v.copy() if isinstance(v, np.ndarray) else v for v in values]
         try:
             if self.custom is None:
-                fn = object.__new__(self.cls)
+                # Any: the engine's Function declares its slots (inputs, needs_input_grad) without types
+                fn: Any = object.__new__(self.cls)
                 fn.needs_input_grad = self.needs
                 out = fn.forward(*args)
             else:
                 ctx = FunctionCtx()
                 ctx.needs_input_grad = tuple(self.needs)
                 args = [wrap(a) if p in self.tensor_at else a for p, a in enumerate(args)]
-                fn = self.cls(ctx)
+                fn = cast("type[CustomNode]", self.cls)(ctx)  # a custom Function's node class, as found above
                 fn.inputs, fn.needs_input_grad = tuple(args), self.needs
                 out = self.custom.forward(ctx, *args)
                 out = out.array if isinstance(out, Tensor) else out
@@ -174,7 +183,7 @@ class _Rebuilt:
     def _what(self) -> str:
         return f"custom Function {self.custom.__name__}" if self.custom is not None else self.node.op
 
-    def _check_forward(self, out) -> None:
+    def _check_forward(self, out: np.ndarray) -> None:
         """The rebuilt forward must give the recorded output: else something it took is not in the
         record (a keyword argument), and checking it would check another function."""
         summary = self.node.output
@@ -192,7 +201,7 @@ class _Rebuilt:
             raise _CannotCheck(f"the rebuilt {self._what()} does not give the recorded output (off by up to "
                                f"{worst:.3g}){_DIFFERS}")
 
-    def _backward(self) -> list:
+    def _backward(self) -> list[np.ndarray | None]:
         """The backward's grad for each input position at the cotangent (summed to the input's shape)."""
         fn, _ = self._forward(self.values)
         try:
@@ -200,7 +209,7 @@ class _Rebuilt:
         except Exception as error:  # noqa: BLE001 (the user's backward: whatever it raises is the answer)
             raise _CannotCheck(f"{self._what()}'s backward failed: {type(error).__name__}: {error}")
         grads = grads if isinstance(grads, tuple | list) else (grads,)
-        out = []
+        out: list[np.ndarray | None] = []
         for p, value in enumerate(self.values):
             g = grads[p] if p < len(grads) else None
             if not self.needs[p]:
@@ -225,8 +234,11 @@ class _Rebuilt:
         x = self.values[position]
         flat = x.reshape(-1)
         elements = _spread(flat.size)
-        analytic = self.analytic[position].reshape(-1)[list(elements)]
-        numeric, kinks = [], 0
+        grads = self.analytic[position]
+        assert grads is not None  # a checked input needs its grad
+        analytic = grads.reshape(-1)[list(elements)]
+        found: list[float] = []
+        kinks = 0
         for j, a in zip(elements, analytic):
             plus = self._loss_at(position, j, flat[j] + EPS)
             minus = self._loss_at(position, j, flat[j] - EPS)
@@ -237,8 +249,8 @@ class _Rebuilt:
                     if _close(a, side):
                         n, kinks = side, kinks + 1
                         break
-            numeric.append(n)
-        numeric = np.array(numeric)
+            found.append(n)
+        numeric = np.array(found)
         errors = np.abs(analytic - numeric)
         source = self.record.nodes[self.node.inputs[k]]
         return InputCheck(k, source.id, source.parameter or source.op, tuple(x.shape), elements,
@@ -250,7 +262,7 @@ _KEYWORDS = " (the record holds its positional arguments only; one it took by ke
 _DIFFERS = ": it was called with an argument the record does not hold (a keyword argument), so it cannot be rerun"
 
 
-def _values_of(source, k: int, limit: int) -> np.ndarray:
+def _values_of(source: Node, k: int, limit: int) -> np.ndarray:
     """The input's recorded values as a host array (floats in float64), or why they are not there."""
     summary = source.output
     label = source.parameter or source.op
@@ -273,11 +285,11 @@ def _spread(size: int) -> tuple[int, ...]:
     return tuple(int(i) for i in np.unique(np.linspace(0, size - 1, MAX_ELEMENTS).round().astype(np.int64)))
 
 
-def _close(analytic, numeric):
+def _close(analytic: np.ndarray | float, numeric: np.ndarray | float) -> Any:
     return np.abs(analytic - numeric) <= ATOL + RTOL * np.abs(numeric)
 
 
-def _dot(out, cotangent) -> float:
+def _dot(out: np.ndarray, cotangent: np.ndarray) -> float:
     return float(np.sum(out * cotangent))
 
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 import ast
 import functools
 import math
+from typing import Any
 
 import numpy as np
 
 from graphscope.engine.autograd.custom import CustomNode
 from graphscope.engine.function import Function
 
+from ..record.model import Node
 from ..record.naming import argument_names
 from ..record.tensor_summary import ARRAY_DTYPES
 
@@ -21,10 +23,11 @@ class NotRebuilt(ValueError):
 
 
 @functools.cache  # the engine's classes are all defined once it is imported
-def engine_functions() -> dict[str, type]:
+def engine_functions() -> dict[str, type[Function]]:
     """op -> the engine's Function subclass. A user's custom Function is not among them: its op is
     its class's name, and only a live run knows that class."""
-    found, todo = {}, list(Function.__subclasses__())
+    found: dict[str, type[Function]] = {}
+    todo = list(Function.__subclasses__())
     while todo:
         cls = todo.pop()
         todo += cls.__subclasses__()
@@ -33,11 +36,11 @@ def engine_functions() -> dict[str, type]:
     return found
 
 
-def forward_layout(cls, node) -> tuple[dict[int, object], list[int]]:
+def forward_layout(cls: type, node: Node) -> tuple[dict[int, object], list[int]]:
     """(the non-tensor arguments' values by forward position, each tensor input's forward position)
     for `node` called as an instance of `cls`; NotRebuilt for an argument that cannot be given back."""
     names = argument_names(cls)
-    values = {}
+    values: dict[int, object] = {}
     for name, text in node.args:
         if name in names:
             position = names.index(name)
@@ -50,7 +53,7 @@ def forward_layout(cls, node) -> tuple[dict[int, object], list[int]]:
     return values, [p for p in range(total) if p not in values]
 
 
-def argument_value(name: str, text: str):
+def argument_value(name: str, text: str) -> Any:  # Any: a value the script passed, as it wrote it
     """An argument's value from its recorded repr: a Python literal, or a slice, Ellipsis, Size or
     dtype (a device's own dtype, `array_api_strict.float64`, as NumPy's)."""
     try:
@@ -59,7 +62,7 @@ def argument_value(name: str, text: str):
         raise NotRebuilt(f"argument {name}={text} is not a literal the record can give back") from None
 
 
-def _value(node):
+def _value(node: ast.expr) -> Any:
     if isinstance(node, ast.Constant):
         return node.value
     if isinstance(node, ast.Tuple | ast.List):

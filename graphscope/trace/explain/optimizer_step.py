@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import Any, cast
 
 from .step import SMALL, number_text
 from ..record.model import (
@@ -32,7 +34,7 @@ class ChangeNumbers:
     before: float | None = None
     grad: float | None = None           # the .grad the step read
     g: float | None = None              # what the rule uses: the grad, negated under maximize, plus weight decay
-    settings: dict = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)  # Any: the script's settings, read back as literals
     buf: float | None = None            # SGD momentum: the buffer after the step...
     buf_before: float | None = None     # ...and before it (None on the first step)
     m: float | None = None              # Adam: the moving averages after the step, and before
@@ -55,9 +57,9 @@ def explain_change(record: Record, event: OptimizerEvent, change: ParamChange, e
     i = _element_index(element, numel)
     lines = [_title(event, change)]
     for word, s in (("before", change.before), ("update", change.update), ("after", change.after)):
-        if s is not None and 1 < s.numel <= SMALL and _whole(s) is not None:
-            lines.append(f"{word:<7}{_list(_whole(s))}")
-    if numel > 1:
+        if s is not None and 1 < s.numel <= SMALL and (whole := _whole(s)) is not None:
+            lines.append(f"{word:<7}{_list(whole)}")
+    if summary is not None and numel > 1:  # (a summary has elements)
         lines.append(f"element {i} of {numel:,} (shape {_shape(summary)})")
     n = _as_applied(change_numbers(record, event, change, i), _at(change.update, i))
     lines.append(f"value before    {_num(n.before)}")
@@ -101,7 +103,7 @@ def change_numbers(record: Record, event: OptimizerEvent, change: ParamChange, e
     if decay and rule != "adamw":
         g = g + decay * n.before
     n.g = g
-    lr = settings.get("lr")
+    lr = cast(float, settings.get("lr"))  # a number: _rule found one
     if rule in ("sgd", "momentum", "nesterov"):
         direction = g
         if rule != "sgd":
@@ -144,7 +146,8 @@ def _rule_lines(n: ChangeNumbers) -> list[str]:
         return ["its update rule is not explained here: update = after - before"]
     if n.g is None:
         return ["(the grad this step read was not recorded)"]
-    lines = []
+    assert n.grad is not None  # g is worked out from it
+    lines: list[str] = []
     if s.get("maximize"):
         lines.append(f"maximize: g = -grad = {_num(-n.grad)}")
     decay = s.get("weight_decay") or 0.0
@@ -212,8 +215,8 @@ def _explain_reset(event: OptimizerEvent, change: ParamChange, element: int | No
 
 # --- reading the record -----------------------------------------------------------------------
 
-def _settings(event: OptimizerEvent) -> dict:
-    out = {}
+def _settings(event: OptimizerEvent) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for key, text in event.settings:
         try:
             out[key] = ast.literal_eval(text)
@@ -222,7 +225,7 @@ def _settings(event: OptimizerEvent) -> dict:
     return out
 
 
-def _rule(optimizer: str, settings: dict) -> str:
+def _rule(optimizer: str, settings: dict[str, Any]) -> str:
     if optimizer == "SGD" and isinstance(settings.get("lr"), (int, float)):
         if not settings.get("momentum"):
             return "sgd"
@@ -232,7 +235,7 @@ def _rule(optimizer: str, settings: dict) -> str:
     return ""
 
 
-def _previous_state(record: Record, event: OptimizerEvent, change: ParamChange, key: str):
+def _previous_state(record: Record, event: OptimizerEvent, change: ParamChange, key: str) -> TensorSummary | None:
     """The state `key` of the same parameter after the same optimizer's previous step, if kept."""
     earlier = _earlier_steps(record, event)
     for e in earlier:
@@ -244,7 +247,8 @@ def _previous_state(record: Record, event: OptimizerEvent, change: ParamChange, 
     return None
 
 
-def _state_before(record, event, change, key: str, element: int, t: int, worked_back: float) -> float:
+def _state_before(record: Record, event: OptimizerEvent, change: ParamChange, key: str, element: int, t: int,
+                  worked_back: float) -> float:
     """A moving average before this step: the previous step's state where kept, zero before the
     first step, else worked back from the state after it."""
     if t == 1:
@@ -261,7 +265,7 @@ def _first_step(record: Record, event: OptimizerEvent, change: ParamChange) -> b
     return True
 
 
-def _earlier_steps(record: Record, event: OptimizerEvent):
+def _earlier_steps(record: Record, event: OptimizerEvent) -> Iterator[OptimizerEvent]:
     """The same optimizer's step events before `event`, latest first."""
     events = record.optimizer
     found = False
@@ -273,7 +277,7 @@ def _earlier_steps(record: Record, event: OptimizerEvent):
             yield e
 
 
-def _tensor(value) -> TensorSummary | None:
+def _tensor(value: object) -> TensorSummary | None:
     return value if isinstance(value, TensorSummary) else None
 
 
@@ -286,10 +290,14 @@ def _at(s: TensorSummary | None, i: int) -> float | None:
     return float(s.preview[i]) if i < len(s.preview) else None
 
 
-def _whole(s: TensorSummary):
+def _whole(s: TensorSummary) -> list[float] | None:
     if s.values is not None:
-        return s.values.reshape(-1).tolist()
-    return s.preview.tolist() if len(s.preview) == s.numel else None
+        values: list[float] = s.values.reshape(-1).tolist()
+        return values
+    if len(s.preview) != s.numel:
+        return None
+    preview: list[float] = s.preview.tolist()
+    return preview
 
 
 def _element_index(element: int | None, numel: int) -> int:
@@ -317,15 +325,15 @@ def _shape(s: TensorSummary) -> str:
     return "(" + ", ".join(map(str, s.shape)) + ("," if len(s.shape) == 1 else "") + ")"
 
 
-def _num(x) -> str:
+def _num(x: float | None) -> str:
     return "?" if x is None else number_text(x)
 
 
-def _term(x) -> str:
+def _term(x: float | None) -> str:
     """A number as an operand: a negative one in parentheses."""
     text = _num(x)
     return f"({text})" if text.startswith("-") else text
 
 
-def _list(values) -> str:
+def _list(values: Iterable[float]) -> str:
     return "[" + ", ".join(_num(float(v)) for v in values) + "]"

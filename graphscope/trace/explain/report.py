@@ -20,7 +20,17 @@ from .step import (
 )
 from .optimizer_step import explain_change
 from ..record.literal import escaped, visible
-from ..record.model import GRAD_RESET, HAND_UPDATE, OPTIMIZER_STEP, BackwardPass, Record, SourceSite
+from ..record.tensor_summary import TensorSummary
+from ..record.model import (
+    GRAD_RESET,
+    HAND_UPDATE,
+    OPTIMIZER_STEP,
+    BackwardPass,
+    Node,
+    OptimizerEvent,
+    Record,
+    SourceSite,
+)
 
 __all__ = ["ExplainError", "choose_pass", "markdown_report", "text_report"]
 
@@ -34,7 +44,7 @@ class Name(str):
     in Markdown it is inline code, shown as it is."""
 
 
-Words = tuple  # a heading or sentence: strs of the report's own words, and Names
+Words = tuple[str, ...]  # a heading or sentence: strs of the report's own words, and Names
 
 
 @dataclass(slots=True)
@@ -74,7 +84,7 @@ def sections(record: Record, pass_index: int) -> tuple[Words, list[Words], list[
     title = (f"Backward pass {pass_index} of ", Name(record.metadata.script)) if record.metadata.script else \
         (f"Backward pass {pass_index}",)
     loss = "" if p.loss is None else f", loss {number_text(p.loss)}"
-    intro = [(f"Pass {pass_index} of {len(record.passes)}{loss}: {len(p.order)} steps, from ",
+    intro: list[Words] = [(f"Pass {pass_index} of {len(record.passes)}{loss}: {len(p.order)} steps, from ",
               _node_name(root, p.root), " back to the leaves."),
              ("Each step is one node's backward: its rule, and ", Name("grad_in = grad_out × local"),
               " with the run's numbers.")]
@@ -113,9 +123,10 @@ def _leaves(record: Record, p: BackwardPass) -> Section:
     return section
 
 
-def _event(record: Record, event) -> Section:
+def _event(record: Record, event: OptimizerEvent) -> Section:
     """An optimizer's step or zero_grad, or the script resetting a .grad or updating by hand, after the pass: each
     parameter's numbers (a step's before, update and after; the .grad cleared)."""
+    heading: Words
     if event.kind == GRAD_RESET:
         heading = ("After the pass: the script resets the .grad of ", *_joined([Name(c.label) for c in event.params]))
     elif event.kind == HAND_UPDATE:
@@ -131,15 +142,15 @@ def _event(record: Record, event) -> Section:
     return section
 
 
-def _joined(names: list[Name]) -> list:
-    out: list = []
+def _joined(names: list[Name]) -> list[str]:
+    out: list[str] = []
     for k, n in enumerate(names):
         out += [", "] if k else []
         out.append(n)
     return out
 
 
-def _summary_text(summary) -> str:
+def _summary_text(summary: TensorSummary | None) -> str:
     """A small tensor's values, a big one's statistics; "None" for no tensor."""
     if summary is None:
         return "None"
@@ -148,7 +159,7 @@ def _summary_text(summary) -> str:
     return f"({summary_stats(summary)})"
 
 
-def _node_name(node, node_id) -> Name:
+def _node_name(node: Node | None, node_id: int | None) -> Name:
     if node is None:
         return Name(f"node {node_id}")
     return Name(node.parameter or node.op)

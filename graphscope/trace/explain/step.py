@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, SupportsFloat, cast
 
 import numpy as np
+
+from graphscope.engine.function import Function
 
 from ..record.keep_option import full_values_hint
 from ..record.naming import argument_names
 from ..analysis.rebuild import NotRebuilt, argument_value, engine_functions, forward_layout
-from ..record.model import LEAF_OPS, Node, Record, SourceSite
+from ..record.model import LEAF_OPS, BackwardPass, Node, Record, SourceSite, Step
 from ..stats.summarize import TensorSummary
 
 SMALL = 8  # tensors up to this many elements are shown whole; larger ones one element at a time
@@ -99,8 +103,9 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
         if source is None:
             continue
         if not source.requires_grad if pending else k >= len(s.grad_inputs) or s.grad_inputs[k] is None:
-            if values[k] is not None:  # an operand the rule reads (a target, a mask)
-                out.operands.append(f"{_name(source)} (node {source.id}) = {_shown(values[k], out.element)}")
+            value = values[k]
+            if value is not None:  # an operand the rule reads (a target, a mask)
+                out.operands.append(f"{_name(source)} (node {source.id}) = {_shown(value, out.element)}")
             continue
         term = _term(node, source, k, s, grad_out, values, local, cls, args, out.element, out.notes)
         out.terms.append(term)
@@ -144,6 +149,7 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
     for t in e.terms:
         lines.append(f"{t.name} (node {t.input}):")
         if t.local_text:
+            assert t.local is not None  # set with its text
             lines.append(f"  local  d out/d {t.name} = {t.local_text}" + _evaluated(t.local_text, t.local, e.element))
         if t.formula:
             lines.append(f"  grad_in = {t.formula}")
@@ -160,7 +166,7 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
 # --- the pieces ----------------------------------------------------------------------------------
 
 
-def _evaluated(text: str, local: np.ndarray, element) -> str:
+def _evaluated(text: str, local: np.ndarray, element: int | None) -> str:
     """What a local factor's formula comes to (" = [12, 8]"), or nothing when the formula is its numbers already."""
     numbers = values_text(local, element)
     first = local.reshape(-1)[0] if local.size else None
@@ -170,9 +176,9 @@ def _evaluated(text: str, local: np.ndarray, element) -> str:
     return f" = {numbers}"
 
 
-def _arguments(node: Node) -> dict:
+def _arguments(node: Node) -> dict[str, Any]:
     """The node's non-tensor arguments as Python values (those the record can give back), by name."""
-    values = {}
+    values: dict[str, Any] = {}  # Any: the values the script passed
     for key, literal in node.args:
         try:
             values[key] = argument_value(key, literal)
@@ -181,7 +187,7 @@ def _arguments(node: Node) -> dict:
     return values
 
 
-def _values(summary: TensorSummary | None):
+def _values(summary: TensorSummary | None) -> np.ndarray | None:
     """A summary's captured values (a NumPy array), or None when they were not recorded."""
     return None if summary is None or summary.values is None else np.asarray(summary.values)
 
@@ -201,7 +207,8 @@ def summary_stats(s: TensorSummary) -> str:
                        [(key, getattr(s, key)) for key in ("min", "max", "mean", "std", "norm")])
 
 
-def _stats_text(shape, numel: int, nans: int, infs: int, stats) -> str:
+def _stats_text(shape: Sequence[int], numel: int, nans: int, infs: int,
+                stats: Iterable[tuple[str, float | None]]) -> str:
     """Statistics that say which values they skipped: "shape (64,), 2 nan; of the 62 finite: min -1, max 9, mean 4"."""
     head = ", ".join([f"shape {tuple(shape)}"]
                      + [f"{count:,} {what}" for count, what in ((nans, "nan"), (infs, "inf")) if count])
@@ -211,7 +218,7 @@ def _stats_text(shape, numel: int, nans: int, infs: int, stats) -> str:
     return f"{head}; of the {numel - nans - infs:,} finite: {shown}" if shown else f"{head}, no finite values"
 
 
-def _local(cls, node: Node, values):
+def _local(cls: type[Function], node: Node, values: list[np.ndarray | None]) -> list[np.ndarray | None] | None:
     """Each forward argument's local factor (elementwise and reducing ops), or None when the inputs' values are
     not all recorded (or cannot be rebuilt)."""
     arrays = _forward_arguments(cls, node, values)
@@ -219,13 +226,14 @@ def _local(cls, node: Node, values):
         return None  # a loss's factor depends on its reduction: none from a record without it (an old snapshot)
     try:
         with np.errstate(all="ignore"):
-            return cls.local_factors(arrays)
+            factors: list[np.ndarray | None] = cls.local_factors(arrays)
+            return factors
     except (TypeError, ValueError, ArithmeticError, AttributeError, IndexError):
         # an argument the record holds only as text: no numbers, the rule stands
         return None
 
 
-def _forward_arguments(cls, node: Node, values):
+def _forward_arguments(cls: type[Function], node: Node, values: list[np.ndarray | None]) -> list[object] | None:
     """Forward's positional arguments rebuilt (the inputs' recorded values, the arguments' literals),
     or None when one of them is not in the record."""
     try:
@@ -234,7 +242,7 @@ def _forward_arguments(cls, node: Node, values):
         return None
     if any(v is None for v in values):
         return None
-    slots: list = [None] * (len(fixed) + len(positions))
+    slots: list[object] = [None] * (len(fixed) + len(positions))
     for position, value in fixed.items():
         slots[position] = value
     for position, v in zip(positions, values):
@@ -242,7 +250,7 @@ def _forward_arguments(cls, node: Node, values):
     return slots
 
 
-def _input_positions(cls, node: Node) -> list[int]:
+def _input_positions(cls: type[Function], node: Node) -> list[int]:
     """Where each tensor input goes in forward's call (in order when an argument's place is unknown)."""
     try:
         return forward_layout(cls, node)[1]
@@ -250,7 +258,9 @@ def _input_positions(cls, node: Node) -> list[int]:
         return list(range(len(node.inputs)))
 
 
-def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes) -> Term:
+def _term(node: Node, source: Node, k: int, s: Step, grad_out: np.ndarray | None, values: list[np.ndarray | None],
+          local: list[np.ndarray | None] | None, cls: type[Function] | None, args: dict[str, Any], element: int | None,
+          notes: list[str]) -> Term:
     term = Term(source.id, _name(source), grad_out)
     given = s.grad_inputs[k] if k < len(s.grad_inputs) else None  # none yet: the step has not run
     raw = _values(given)
@@ -266,6 +276,7 @@ def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes
     elementwise = cls is not None and cls.elementwise
     position = _input_positions(cls, node)[k] if cls is not None else k
     if local is not None:
+        assert cls is not None  # the factors are its
         factor = local[position] if position < len(local) else None
         # a loss's grad_out multiplies its factor elementwise when it is one number or in the factor's shape
         # (cross_entropy's reduction='none' gives one per row: no product to show)
@@ -283,16 +294,19 @@ def _term(node, source, k, s, grad_out, values, local, cls, args, element, notes
     # Not elementwise: the operand's values, what it receives, and one element's sum where the op has one.
     value = values[k]
     term.values.append(f"value  {_shown(value, element)}" if value is not None else _missing(term.name, source.output))
+    assert term.grad_in is not None  # made from raw above
     term.formula = _shown(term.grad_in, element)
     arrays = _forward_arguments(cls, node, values) if cls is not None else None
     if arrays is not None and term.grad_in.size:
+        assert cls is not None  # the arguments are its
         worked = _worked_element(cls, position, arrays, grad_out, term.grad_in, element)
         if worked:
             term.values.append(worked)
     return term
 
 
-def _worked_element(cls, position, arrays, grad_out, grad_in, element) -> str:
+def _worked_element(cls: type[Function], position: int, arrays: list[object], grad_out: np.ndarray | None,
+                    grad_in: np.ndarray, element: int | None) -> str:
     """One element of a sum-of-products grad with its numbers: "dA[0,1] = Σₖ ... = 1·2 + 3·4 = 14"."""
     index = tuple(int(i) for i in np.unravel_index(_clip(element or 0, grad_in.size), grad_in.shape))
     worked = cls.contraction(position, index, arrays, grad_out)
@@ -306,7 +320,7 @@ def _worked_element(cls, position, arrays, grad_out, grad_in, element) -> str:
     return f"{text} = {sum_text} = {number_text(grad_in[index])}"
 
 
-def _product(term: Term, raw, element) -> str:
+def _product(term: Term, raw: np.ndarray | None, element: int | None) -> str:
     """grad_out × local = grad_in, with the numbers (one element's for big tensors); `raw`, the
     grad the step gave (before any broadcast sum), is None while the step has not run."""
     grad_out = values_text(term.grad_out, element)
@@ -319,7 +333,7 @@ def _product(term: Term, raw, element) -> str:
             + (f"  (this element's share; {term.name}'s grad sums them, see the note)" if term.note else ""))
 
 
-def _shown(values: np.ndarray, element) -> str:
+def _shown(values: np.ndarray, element: int | None) -> str:
     """A small tensor whole; a big one's element (`element`, default 0) with its statistics."""
     if values.size <= SMALL:
         return values_text(values, None)
@@ -328,7 +342,7 @@ def _shown(values: np.ndarray, element) -> str:
     return f"[{index}] = {number_text(values.reshape(-1)[e])}    ({_array_stats(values)})"
 
 
-def _factor(v) -> str:
+def _factor(v: SupportsFloat) -> str:
     return _signed(number_text(v))
 
 
@@ -337,7 +351,8 @@ def _signed(text: str) -> str:
     return f"({text})" if text.startswith("-") else text
 
 
-def _fill(templates, position, cls, node, values, factor, element, args) -> str:
+def _fill(templates: Sequence[str], position: int, cls: type[Function], node: Node, values: list[np.ndarray | None],
+          factor: np.ndarray, element: int | None, args: dict[str, Any]) -> str:
     """The local factor's template with the numbers: "2·[6, 4]", "1 − (-0.2)²"; the numbers alone
     without one (or when the op cannot give a name's numbers, as a weighted loss)."""
     template = templates[position] if position < len(templates) else ""
@@ -345,7 +360,7 @@ def _fill(templates, position, cls, node, values, factor, element, args) -> str:
         return values_text(factor, element)
     wanted = set(_PLACEHOLDER.findall(template))
     arrays = _forward_arguments(cls, node, values) or []
-    known = dict(zip(argument_names(cls), arrays))
+    known: dict[str, object] = dict(zip(argument_names(cls), arrays))
     if "out" in wanted:
         known["out"] = _values(node.output)
     try:
@@ -385,7 +400,7 @@ def _grouped(text: str) -> str:
     return text
 
 
-def _operand_text(value, shape, element) -> str:
+def _operand_text(value: object, shape: tuple[int, ...], element: int | None) -> str:
     if value is None:
         return "?"
     if not isinstance(value, np.ndarray):
@@ -395,7 +410,7 @@ def _operand_text(value, shape, element) -> str:
     return values_text(value, None)
 
 
-def _summed_to(grad: np.ndarray, shape) -> tuple[np.ndarray, tuple[int, ...]]:
+def _summed_to(grad: np.ndarray, shape: tuple[int, ...] | None) -> tuple[np.ndarray, tuple[int, ...]]:
     """`grad` summed down to `shape` as the engine does for a broadcast input, and the dims summed."""
     if shape is None or tuple(grad.shape) == tuple(shape):
         return grad, ()
@@ -407,15 +422,15 @@ def _summed_to(grad: np.ndarray, shape) -> tuple[np.ndarray, tuple[int, ...]]:
     return summed.reshape(shape), axes
 
 
-def _sums(record: Record, p, step: int) -> list[str]:
+def _sums(record: Record, p: BackwardPass, step: int) -> list[str]:
     """The grads completed at this step that several consumers added to: the step's own input
     grad (its node's output) and the leaves whose .grad this step finished."""
     s = p.steps[step]
     targets = [s.node] + [lg.node for lg in s.leaf_grads]
     consumers = _consumers(record, p)
-    lines = []
+    lines: list[str] = []
     for target in targets:
-        parts = []
+        parts: list[tuple[int, str, TensorSummary | None]] = []
         upto = step if target == s.node else step + 1
         for i, k in consumers.get(target, ()):
             other = p.steps[i]
@@ -423,28 +438,30 @@ def _sums(record: Record, p, step: int) -> list[str]:
                 parts.append((other.node, record.nodes[other.node].op, other.grad_inputs[k]))
         if len(parts) < 2:
             continue
-        parts = [(op, g) for _, op, g in sorted(parts, key=lambda part: part[0])]  # in the forward's order
+        ordered = [(op, g) for _, op, g in sorted(parts, key=lambda part: part[0])]  # in the forward's order
         node = record.nodes[target]
         shape = tuple(node.output.shape) if node.output is not None else None
-        arrays = [_values(g) for _, g in parts]
-        if any(a is None for a in arrays):
-            lines.append(f"grad({_name(node)}) = the sum of {len(parts)} consumers' grads ("
-                         + ", ".join(op for op, _ in parts) + "); their values were not all recorded")
+        found = [_values(g) for _, g in ordered]
+        if any(a is None for a in found):
+            lines.append(f"grad({_name(node)}) = the sum of {len(ordered)} consumers' grads ("
+                         + ", ".join(op for op, _ in ordered) + "); their values were not all recorded")
             continue
-        arrays = [_summed_to(a, shape)[0] for a in arrays]
+        arrays = [_summed_to(a, shape)[0] for a in cast(list[np.ndarray], found)]  # none is None: checked above
         total = arrays[0]
         for a in arrays[1:]:
             total = total + a
         element = 0 if total.size > SMALL else None
-        lines.append(f"grad({_name(node)}) = " + " + ".join(f"from {op} {values_text(a, element)}" for (op, _), a in zip(parts, arrays))
+        lines.append(f"grad({_name(node)}) = "
+                     + " + ".join(f"from {op} {values_text(a, element)}" for (op, _), a in zip(ordered, arrays))
                      + f" = {values_text(total, element)}" + ("  (element 0)" if element is not None else ""))
     return lines
 
 
-_CONSUMED: list = [None]  # (pass, its step count, record id, node -> [(step, input position)]): the last one made
+# (pass, its step count, record id, node -> [(step, input position)]): the last one made
+_CONSUMED: list[tuple[BackwardPass, int, int, dict[int, list[tuple[int, int]]]] | None] = [None]
 
 
-def _consumers(record: Record, p) -> dict[int, list[tuple[int, int]]]:
+def _consumers(record: Record, p: BackwardPass) -> dict[int, list[tuple[int, int]]]:
     """Which steps of pass `p` passed a grad to each node, made once per pass (stepping through a
     big pass explains one step after another)."""
     held = _CONSUMED[0]
@@ -473,7 +490,7 @@ def _clip(element: int, size: int) -> int:
     return min(max(int(element), 0), max(size - 1, 0))
 
 
-def values_text(values, element) -> str:
+def values_text(values: np.ndarray | None, element: int | None) -> str:
     """[6, 4] for a small array, one element's number for a big one (element given)."""
     if values is None:
         return "?"
@@ -487,7 +504,7 @@ def values_text(values, element) -> str:
     return _nested(a.tolist())
 
 
-def _nested(v) -> str:
+def _nested(v: Any) -> str:  # Any: what tolist gives, nested lists of Python numbers
     if isinstance(v, list):
         return "[" + ", ".join(_nested(x) for x in v) + "]"
     return number_text(v)
@@ -501,7 +518,7 @@ def _array_stats(a: np.ndarray) -> str:
     return _stats_text(a.shape, a.size, nans, a.size - finite.size - nans, stats)
 
 
-def number_text(v) -> str:
+def number_text(v: SupportsFloat) -> str:
     """-12 for -12.0, 0.333333 for 1/3, True/False for booleans."""
     if isinstance(v, (bool, np.bool_)):
         return str(bool(v))

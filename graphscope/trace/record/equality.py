@@ -10,7 +10,7 @@ import numpy as np
 _SEQUENCES = (list, tuple, Sequence)
 
 
-def same(a, b) -> bool:
+def same(a: object, b: object) -> bool:
     """Whether two pieces of record data are equal, NaN matching NaN."""
     if a is b:
         return True
@@ -40,9 +40,9 @@ class Same:
 
     __slots__ = ()
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
         return same(self, other)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # unhashable: the dataclasses' fields are mutable

@@ -10,7 +10,7 @@ FULL_VALUES_FORMS = "a whole number of elements, such as 100000, or all"
 KEEP_ALL = "run with --keep all"  # said where passes were not kept in detail
 
 
-def keep_passes(text: str) -> dict:
+def keep_passes(text: str) -> dict[str, int | None]:
     """`all`, `last=N`, `first=N` or `first=N,last=M` as the Policy's keep_first and keep_last;
     ValueError saying what is wrong and the accepted forms."""
     if text.strip() == "all":
@@ -26,7 +26,7 @@ def keep_passes(text: str) -> dict:
     return {"keep_first": counts.get("first", 0), "keep_last": counts.get("last", 0)}
 
 
-def full_values(text: str) -> dict:
+def full_values(text: str) -> dict[str, int]:
     """A count of elements (or `all`) as the Policy's full_values_limit: every element of a tensor
     of at most that many is kept; ValueError saying what is wrong and the accepted forms."""
     if text.strip() == "all":

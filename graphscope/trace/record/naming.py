@@ -9,6 +9,9 @@ import sys
 import sysconfig
 import traceback
 import weakref
+from collections.abc import Callable
+from types import FrameType
+from typing import TYPE_CHECKING, Any
 
 from graphscope.engine import hooks
 from graphscope.engine.size import Size
@@ -17,11 +20,18 @@ from .limits import FIELDS, NAME_LIMIT, cut
 from .literal import escaped, has_control, visible
 from .model import SourceSite
 
+if TYPE_CHECKING:
+    from graphscope.engine.function import Function
+    from graphscope.engine.nn.module import Module
+    from graphscope.engine.tensor import Tensor
+
+OpSpec = tuple[tuple[str, str], tuple[str, ...]]  # ((op, name), its arguments' names)
+
 INPUT_ROLES = tuple(f"input:{k}" for k in range(8))  # "input:K" for the first inputs, made once
 _scopes = hooks.scopes  # the engine's module scopes, per thread
 
 
-def _nobody():
+def _nobody() -> None:
     """A dead weak reference's answer."""
     return None
 
@@ -35,7 +45,7 @@ def name(text: str, limit: int = NAME_LIMIT) -> str:
     return cut(text, limit)
 
 
-def short_repr(value, limit: int = 100) -> str:
+def short_repr(value: object, limit: int = 100) -> str:
     """A one-line repr of a user value, bounded, even when its repr raises; a shape as `(32, -1)`."""
     if isinstance(value, Size):  # the record says what a shape is, not its type's library
         value = tuple(value)
@@ -46,13 +56,13 @@ def short_repr(value, limit: int = 100) -> str:
     return name(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
-def argument_names(cls) -> tuple[str, ...]:
+def argument_names(cls: type) -> tuple[str, ...]:
     """The names of a Function's forward arguments (after ctx/self), by position: a class's
     `arg_names` when its forward's own names are not the user's."""
     names = getattr(cls, "arg_names", None)
     if names is not None:
         return tuple(names)
-    forward = getattr(cls, "forward", None)
+    forward: Any = getattr(cls, "forward", None)  # whatever the class holds: signature refuses a non-function
     try:
         parameters = list(inspect.signature(forward).parameters.values())
     except (TypeError, ValueError):
@@ -61,16 +71,17 @@ def argument_names(cls) -> tuple[str, ...]:
     return tuple(positional[1:])  # past self (or a custom Function's ctx)
 
 
-def variable_name(t) -> str | None:
+def variable_name(t: object) -> str | None:
     """The name of a variable in the user's frames that holds `t` (for an unnamed leaf)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if not frame.f_code.co_filename.startswith(hooks.PACKAGE_DIR):
             for key, value in frame.f_locals.items():
                 if value is t and not key.startswith("_"):
                     return key
             owner = frame.f_locals.get("self")
-            for key, value in getattr(owner, "__dict__", {}).items():
+            attributes: dict[str, object] = getattr(owner, "__dict__", {})
+            for key, value in attributes.items():
                 if value is t:
                     return key
         frame = frame.f_back
@@ -99,18 +110,21 @@ class Names:
     """The names one recording gives: module and parameter names, leaf labels (unique within
     the run), the sites where leaves were made, and source sites (each made once)."""
 
-    def __init__(self, rules: dict[str, str] | None = None):
+    def __init__(self, rules: dict[str, str] | None = None) -> None:
         self.rules = {} if rules is None else rules  # op -> its Function's rule (the record's)
-        self._labels: dict[int, tuple] = {}       # id(leaf requiring grad) -> (weakref, name)
+        # id(leaf requiring grad) -> (weakref, name)
+        self._labels: dict[int, tuple[weakref.ref[Tensor], str]] = {}
         self._label_owner: dict[str, int] = {}
-        self._roots: dict[int, tuple] = {}        # id(root module) -> (weakref, name)
-        self._param_names: dict[int, tuple] = {}  # id(parameter) -> (weakref, "layers.0.weight")
+        self._roots: dict[int, tuple[weakref.ref[Module], str]] = {}  # id(root module) -> (weakref, name)
+        # id(parameter) -> (weakref, "layers.0.weight")
+        self._param_names: dict[int, tuple[weakref.ref[Tensor], str]] = {}
         self._named_a_model = False
         self._module_names: dict[str, str] = {}  # module name -> the same, fit for the record
-        self._root_seen = _nobody                  # the model last seen at the top (weakly)
-        self._op_specs: dict[type, tuple] = {}     # Function class -> ((op, name), its arguments' names)
-        self._leaf_sites: dict[int, tuple] = {}   # id(leaf) -> (weakref, the Site that made it)
-        self._sites: dict = {}
+        self._root_seen: Callable[[], Module | None] = _nobody  # the model last seen at the top (weakly)
+        self._op_specs: dict[type[Function], OpSpec] = {}  # Function class -> its OpSpec
+        # id(leaf) -> (weakref, the Site that made it)
+        self._leaf_sites: dict[int, tuple[weakref.ref[Tensor], hooks.Site | None]] = {}
+        self._sites: dict[hooks.Site, SourceSite] = {}
 
     # Module scopes are read from the engine's scope stack when a node is made, not followed
     # through module_entered / module_left: two events fewer per module call.
@@ -133,7 +147,7 @@ class Names:
             clean = self._module_names[key] = name(key)
         return clean
 
-    def op_spec(self, node) -> tuple:
+    def op_spec(self, node: Function) -> OpSpec:
         """((op, name), its arguments' names) of a Function, made once per class (which also
         notes the class's rule)."""
         cls = type(node)
@@ -145,22 +159,22 @@ class Names:
                 self.rules.setdefault(spec[0][0], cut(visible(rule), FIELDS["rules"]))
         return spec
 
-    def op_specs(self) -> dict:
+    def op_specs(self) -> dict[type[Function], OpSpec]:
         """Function class -> ((op, name), its arguments' names), for every class seen."""
         return dict(self._op_specs)
 
-    def leaf_created(self, tensor, site) -> None:
+    def leaf_created(self, tensor: Tensor, site: hooks.Site | None) -> None:
         self._leaf_sites[id(tensor)] = (weakref.ref(tensor), site)
         if len(self._leaf_sites) % 4096 == 0:  # now and then, forget tensors that have died
             self._leaf_sites = {k: e for k, e in self._leaf_sites.items() if e[0]() is not None}
 
-    def leaf_site(self, t):
+    def leaf_site(self, t: Tensor) -> hooks.Site | None:
         """The engine's Site of the line that made leaf `t`; None when made where no event told
         (by an op outside the graph): never the first line that used it."""
         made = self._leaf_sites.get(id(t))
         return made[1] if made is not None and made[0]() is t else None
 
-    def site(self, site) -> SourceSite | None:
+    def site(self, site: hooks.Site | None) -> SourceSite | None:
         if site is None:
             return None
         source = self._sites.get(site)
@@ -169,11 +183,11 @@ class Names:
             source = self._sites[site] = SourceSite(name(site.file), site.line, name(site.function), text[:1000])
         return source
 
-    def _note_root(self, module, root_name: str) -> None:
+    def _note_root(self, module: Module, root_name: str) -> None:
         """Name the parameters of a model called from the top: relative to it ("layers.0.weight"),
         prefixed by the model's name for any further model with parameters."""
-        entry = self._roots.get(id(module))
-        if entry is not None and entry[0]() is module:
+        root = self._roots.get(id(module))
+        if root is not None and root[0]() is module:
             return
         self._roots[id(module)] = (weakref.ref(module), root_name)
         named = getattr(module, "named_parameters", None)
@@ -187,7 +201,7 @@ class Names:
             if entry is None or entry[0]() is not param:
                 self._param_names[id(param)] = (weakref.ref(param), name(prefix + pname))
 
-    def label(self, t) -> str:
+    def label(self, t: Tensor) -> str:
         """A stable name for a leaf that requires grad: its parameter name, the variable that
         holds it, or "tensor<n>"; unique within the run."""
         entry = self._labels.get(id(t))
@@ -195,7 +209,7 @@ class Names:
             return entry[1]
         return self._new_label(t)
 
-    def _new_label(self, t) -> str:
+    def _new_label(self, t: Tensor) -> str:
         """Name a leaf seen for the first time (see `label`)."""
         entry = self._param_names.get(id(t))
         found = entry[1] if entry is not None and entry[0]() is t else variable_name(t)

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterator
 
 from .held_rows import HeldRows
-from .model import OptimizerEvent
+from .model import OptimizerEvent, SourceSite
 
 _WIDE = 255  # in a byte column: the value did not fit, look in the column's dict
 _MARK_EVERY = 16
+_Settings = tuple[tuple[str, str], ...]  # OptimizerEvent.settings
 
 
-class OptimizerHistory(HeldRows):
+class OptimizerHistory(HeldRows[OptimizerEvent]):
     """`record.optimizer` of a live recording, read like the list it replaces.
 
     Every event is a row of two bytes: its backward passes as the difference from the previous
@@ -23,7 +25,7 @@ class OptimizerHistory(HeldRows):
 
     _what = "optimizer event"
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()  # _held: index -> OptimizerEvent
         self._delta = bytearray()        # passes minus the previous event's
         self._wide_passes: dict[int, int] = {}
@@ -31,10 +33,10 @@ class OptimizerHistory(HeldRows):
         self._last = 0
         self._kinds = bytearray()        # index into _kind_list
         self._wide_kinds: dict[int, int] = {}
-        self._kind_list: list[tuple] = []
-        self._kind_ids: dict[tuple, int] = {}
+        self._kind_list: list[tuple[str, str, _Settings, SourceSite | None]] = []
+        self._kind_ids: dict[tuple[str, str, int, int], int] = {}
 
-    def add(self, kind: str, passes: int, optimizer: str, settings: tuple, site) -> int:
+    def add(self, kind: str, passes: int, optimizer: str, settings: _Settings, site: SourceSite | None) -> int:
         """Add the next event as a row (no object); its index."""
         i = len(self._delta)
         delta = passes - self._last
@@ -85,7 +87,7 @@ class OptimizerHistory(HeldRows):
     def __len__(self) -> int:
         return len(self._delta)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[OptimizerEvent]:
         # In order, the passes read from the deltas as it goes (not from the last mark each time).
         held, delta, wide = self._held, self._delta, self._wide_passes
         passes = 0
@@ -108,6 +110,6 @@ class OptimizerHistory(HeldRows):
         return self._made(i, self._passes(i))
 
     def _made(self, i: int, passes: int) -> OptimizerEvent:
-        kind = self._kinds[i]
-        kind, optimizer, settings, site = self._kind_list[self._wide_kinds[i] if kind == _WIDE else kind]
+        k = self._kinds[i]
+        kind, optimizer, settings, site = self._kind_list[self._wide_kinds[i] if k == _WIDE else k]
         return OptimizerEvent(kind, passes, optimizer, settings, site)

@@ -10,7 +10,7 @@ from .model import BackwardPass
 _NO_LOSS = float("-inf")  # stands for None in the loss column; a real -inf loss is flagged apart
 
 
-class PassHistory(HeldRows):
+class PassHistory(HeldRows[BackwardPass]):
     """`record.passes` of a live recording, read like the list it replaces.
 
     A pass held in detail (or not yet trimmed) is a BackwardPass object; `compact(i)` turns a
@@ -21,7 +21,7 @@ class PassHistory(HeldRows):
 
     _what = "pass"
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()  # _held: index -> BackwardPass
         self._loss = array("d")
         self._flags = bytearray()      # bit 0: finished, bit 1: the loss is a real -inf

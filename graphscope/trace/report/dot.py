@@ -67,6 +67,6 @@ def to_dot(record: Record, pass_index: int | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_dot(record: Record, path, pass_index: int | None = None) -> None:
+def write_dot(record: Record, path: str | os.PathLike[str], pass_index: int | None = None) -> None:
     """Write the DOT text to `path` (atomically, like a snapshot; WriteError when it cannot be)."""
     write_atomically(os.fspath(path), to_dot(record, pass_index).encode("utf-8"), "graph")

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 BLOCKS = "▁▂▃▄▅▆▇█"   # one character tall, by eighths
 EIGHTHS = " " + BLOCKS  # the same from empty: a bar's partial top
 NONFINITE = "×"          # a loss that was NaN or Inf
 
 
-def count_sparkline(counts) -> str:
+def count_sparkline(counts: Iterable[float]) -> str:
     """Counts (a histogram) as a row of blocks scaled from zero: the largest count is the tallest
     block, an empty bin a space; when every count is zero, a row of the lowest block."""
     heights = [float(c) for c in counts]
@@ -22,14 +23,14 @@ def count_sparkline(counts) -> str:
                    for c in heights)
 
 
-def histogram_rows(counts, height: int, bar_width: int = 2) -> list[str]:
+def histogram_rows(counts: Iterable[float], height: int, bar_width: int = 2) -> list[str]:
     """Counts as bars `height` rows tall (top row first), in eighths of a row, the largest count
     the full height; a non-empty bin always shows. No rows when every count is zero."""
-    counts = [int(c) for c in counts]
-    top = max(counts) if counts else 0
+    whole = [int(c) for c in counts]
+    top = max(whole) if whole else 0
     if top <= 0:
         return []
-    levels = [max(round(c / top * height * 8), 1) if c else 0 for c in counts]
+    levels = [max(round(c / top * height * 8), 1) if c else 0 for c in whole]
     return ["".join(EIGHTHS[max(0, min(8, level - (row - 1) * 8))] * bar_width for level in levels)
             for row in range(height, 0, -1)]
 
@@ -40,7 +41,7 @@ def loss_sparkline(losses: list[float | None], width: int = 60) -> str:
     A flat line (every loss equal) sits at mid height."""
     if not losses or width <= 0:
         return ""
-    buckets = []
+    buckets: list[float | None] = []
     size = max(1, math.ceil(len(losses) / width))
     for start in range(0, len(losses), size):
         chunk = losses[start:start + size]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from rich.console import Group
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -15,7 +15,7 @@ from ..record.tensor_summary import (
 )
 
 
-def format_number(value) -> str:
+def format_number(value: float | None) -> str:
     """A statistic as a short string ("—" when there is none)."""
     if value is None:
         return "—"
@@ -39,7 +39,7 @@ def preview_text(s: TensorSummary, count: int = 8) -> str:
     return f"[{body}{', …' if s.numel > len(head) else ''}]"
 
 
-def render(s: TensorSummary):
+def render(s: TensorSummary) -> Group:
     """A Rich renderable for a summary; every string from the record is literal text."""
     shape = "×".join(str(d) for d in s.shape) if s.shape else "scalar"
     head = Text.assemble(literal(s.dtype, "bold"), " ", shape, "  ", literal(s.device, "dim"),
@@ -54,7 +54,7 @@ def render(s: TensorSummary):
     bad = "bold red" if s.has_nonfinite else ""
     grid.add_row(Text("nan", "dim"), Text(format_number(s.nan_count), bad),
                  Text("inf", "dim"), Text(format_number(s.inf_count), bad))
-    parts = [head, grid]
+    parts: list[RenderableType] = [head, grid]
     if s.histogram.size:
         parts.append(Text.assemble((format_number(s.min), "dim"), " ", (count_sparkline(s.histogram), "cyan"),
                                    " ", (format_number(s.max), "dim")))

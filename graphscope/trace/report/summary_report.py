@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Sequence
 
-from rich.console import Console, Group
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -96,6 +97,7 @@ def _grad_norms(record: Record, count: int = 5) -> Table | None:
     table.add_column("parameter")
     table.add_column("grad norm", justify="right")
     table.add_column("")
+    rows: Sequence[tuple[str, float | None, str]]
     if len(ranked) <= 2 * count:
         rows = [(name, norm, "") for name, norm in ranked]
     else:
@@ -124,7 +126,7 @@ def _error(record: Record) -> Group | None:
     e = record.error
     if e is None:
         return None
-    parts = [Text.assemble(("the script raised ", "bold red"), literal(e.type, "bold red"),
+    parts: list[RenderableType] = [Text.assemble(("the script raised ", "bold red"), literal(e.type, "bold red"),
                            (": ", "bold red"), literal(cut(e.message, SHOWN_MESSAGE)))]
     if e.site is not None:
         parts.append(_site_text(e.site))
@@ -135,9 +137,9 @@ def _error(record: Record) -> Group | None:
     return Group(*parts)
 
 
-def render(record: Record):
+def render(record: Record) -> Group:
     """The summary as one Rich renderable; every string from the record shown literally."""
-    parts = []
+    parts: list[RenderableType] = []
     title = Text("graphscope summary", "bold")
     if record.metadata.exit_code not in (None, 0):
         title.append(f"  (exit code {record.metadata.exit_code})", "red")

@@ -8,6 +8,7 @@ import secrets
 import stat
 import time
 import zlib
+from collections.abc import Iterable
 
 # A temporary file is named `.NAME.graphscope-partial-PID@HOST-XXXXXXXX`: beside its target (so
 # the rename is atomic), hidden, and recognisable should a killed writer leave one behind; the
@@ -17,6 +18,7 @@ TEMP_MARK = ".graphscope-partial-"
 HOST = f"{zlib.crc32(os.uname().nodename.encode()):08x}"
 STALE_SECONDS = 3600  # a live writer changes its file every few milliseconds
 _CHUNK = 1 << 22
+_Bytes = bytes | bytearray | memoryview
 
 _NOT_REGULAR = ((stat.S_ISDIR, "is a folder"), (stat.S_ISCHR, "is a device"), (stat.S_ISBLK, "is a device"),
                 (stat.S_ISFIFO, "is a FIFO (named pipe)"), (stat.S_ISSOCK, "is a socket"))
@@ -56,7 +58,7 @@ def remove_stale_partials(path: str) -> None:
             pass  # gone already, or not ours to remove: the write goes on
 
 
-def _writer_gone(name: re.Match) -> bool:
+def _writer_gone(name: re.Match[str]) -> bool:
     """Whether the process named in a temporary file's name is known to have ended."""
     pid, host = name.groups()
     if pid is None or host != HOST:
@@ -91,7 +93,7 @@ def target_of(path: str, what: str = "file") -> tuple[str, os.stat_result | None
     return target, st
 
 
-def write_atomically(path, data, what: str = "file") -> None:
+def write_atomically(path: str | os.PathLike[str], data: _Bytes | Iterable[_Bytes], what: str = "file") -> None:
     """Write `data` (bytes, or an iterable of bytes pieces) to `path`: to a temporary file
     beside it, flushed to disk, then renamed over it, so `path` holds the old content or the
     whole new one. A new file gets the umask's mode; a replaced one keeps its mode."""

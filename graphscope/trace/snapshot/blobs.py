@@ -28,7 +28,7 @@ def lift(data: bytes) -> tuple[bytes, dict[str, memoryview]]:
     after it, never reading the array): a value holding a backslash (an escape) is left in place."""
     token = f"@blob-{uuid.uuid4().hex}-"
     view = memoryview(data)
-    pieces: list = []
+    pieces: list[bytes | memoryview] = []
     blobs: dict[str, memoryview] = {}
     at = search = 0
     while True:
@@ -52,7 +52,7 @@ def lift(data: bytes) -> tuple[bytes, dict[str, memoryview]]:
     return b"".join(pieces), blobs
 
 
-def padding(text) -> int:
-    """How many "=" end this base64 text (a str or bytes)."""
+def padding(text: str | memoryview) -> int:
+    """How many "=" end this base64 text (a str, or a view of bytes)."""
     tail = text[-2:]
     return (bytes(tail) if isinstance(tail, memoryview) else tail.encode("ascii", "replace")).count(b"=")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from typing import NoReturn
 
 from ..record.literal import visible
 from .memory_room import memory_room
@@ -99,7 +100,7 @@ _JSON_STARTS = {b"[": "a list", b'"': "a string", b"t": "a boolean", b"f": "a bo
                 **{bytes([c]): "a number" for c in b"-0123456789"}}
 
 
-def _refuse_start(path: str, first: bytes, line: int, column: int):
+def _refuse_start(path: str, first: bytes, line: int, column: int) -> NoReturn:
     """A file whose first character (after whitespace) cannot begin a snapshot: said at once."""
     if first >= b"\x80" or first < b" ":
         raise SnapshotError(path, "", f"not a snapshot: not UTF-8 text (byte {first[0]:#04x} where JSON "

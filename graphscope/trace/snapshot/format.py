@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 FORMAT = "graphscope-snapshot"
@@ -30,7 +31,7 @@ class SnapshotError(Exception):
 
 
 @contextmanager
-def gc_paused():
+def gc_paused() -> Iterator[None]:
     """Hold the cyclic garbage collector while building or parsing many small containers
     (none of them cyclic), which otherwise rescans the whole heap again and again."""
     was_enabled = gc.isenabled()

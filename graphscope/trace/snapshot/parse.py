@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import re
-from json.decoder import scanstring
+from collections.abc import Callable
+from json.decoder import scanstring  # type: ignore[attr-defined]  # there (the C scanner's); typeshed omits it
+from typing import NoReturn, cast
 
 from ..record.literal import visible
 from .memory_room import memory_room
@@ -27,10 +29,10 @@ _COSTS = ((b"{", 80), (b"[", 80), (b":", 160), (b",", 48))
 _SPACE = re.compile(r"[ \t\n\r]*")
 
 
-def parse(data: bytes | str, source: str) -> tuple[dict, dict]:
+def parse(data: bytes | str, source: str) -> tuple[object, dict[str, memoryview]]:
     """(the parsed document, placeholder -> the base64 bytes of each array lifted out of it
     (`snapshot_blobs`)); from bytes, refused when parsing would not fit in memory."""
-    blobs: dict = {}
+    blobs: dict[str, memoryview] = {}
     if isinstance(data, (bytes, bytearray)):
         if not data or data.isspace():
             raise SnapshotError(source, "", "the file is empty")
@@ -49,7 +51,7 @@ def parse(data: bytes | str, source: str) -> tuple[dict, dict]:
         return _document(text, source), blobs
     except SnapshotError:
         if blobs:  # place the error in the whole text
-            _document(decode(data, source), source)
+            _document(decode(cast(bytes, data), source), source)  # blobs are lifted from bytes only
         raise
 
 
@@ -61,7 +63,7 @@ def decode(data: bytes, source: str) -> str:
                                         "cannot be decoded); is this a binary file?") from None
 
 
-def _refuse_past_memory(reduced: bytes, blobs: dict, size: int, source: str) -> None:
+def _refuse_past_memory(reduced: bytes, blobs: dict[str, memoryview], size: int, source: str) -> None:
     """Refuse a document whose parse (and arrays, decoded) would take more memory than is left,
     counted with a few byte searches before anything is built."""
     room = memory_room()
@@ -77,7 +79,7 @@ def _refuse_past_memory(reduced: bytes, blobs: dict, size: int, source: str) -> 
                                         f"{containers:,} objects and lists)")
 
 
-def _document(text: str, source: str):
+def _document(text: str, source: str) -> object:
     try:
         with gc_paused():
             return _sections(text, source)
@@ -96,14 +98,14 @@ def _document(text: str, source: str):
         raise SnapshotError(source, "", f"not valid JSON: {e}") from None
 
 
-def _sections(text: str, source: str):
+def _sections(text: str, source: str) -> object:
     """The document: an object's values each parsed once its key is known to be a section (and
     not one seen before), so no other JSON is built; anything but an object is parsed whole."""
-    space = _SPACE.match
+    space = cast(Callable[..., re.Match[str]], _SPACE.match)  # never None: the pattern matches nothing too
     at = space(text).end()
     if not text.startswith("{", at):
         return _DECODER.decode(text)
-    doc: dict = {}
+    doc: dict[str, object] = {}
     at = space(text, at + 1).end()
     closed = text.startswith("}", at)
     while not closed:
@@ -134,7 +136,7 @@ class _BareConstant(ValueError):
     pass
 
 
-def _bare_constant(name):
+def _bare_constant(name: str) -> NoReturn:
     raise _BareConstant(name)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from graphscope.engine import backend
 from graphscope.engine.backend import device_of, namespace, to_host
@@ -23,23 +24,32 @@ _COUNT, _NANS, _ZEROS, _LO, _HI, _TOTAL, _SPREAD, _SCALE, _SQUARES, _LO_Q, _LO_R
 _STATS = 13
 _WIDE_FLOATS = frozenset({"float32", "float64", "complex64", "complex128"})
 
+# An array of any graphscope device: NumPy's, CuPy's, array-api-strict's (the tests'). They share
+# no static type; the array API standard they follow is not one a type checker reads.
+DeviceArray = Any
 
-def summarize_on_device(a, xp=None, limit: int = FULL_VALUES_LIMIT, device: str | None = None) -> TensorSummary:  # noqa: ARG001
+
+def summarize_on_device(a: DeviceArray, xp: object = None, limit: int = FULL_VALUES_LIMIT,  # noqa: ARG001
+                        device: str | None = None) -> TensorSummary:
     """Summarise one array with every reduction on its own device (see `summarize_on_device_batch`);
     any array module works, NumPy included. `xp`, the array's namespace, is found from the array
     itself (the argument is accepted for callers that pass it)."""
     return summarize_on_device_batch([a], limit, device)[0]
 
 
-def summarize_on_device_batch(arrays: list, limit: int, device: str | None = None) -> list:
+def summarize_on_device_batch(arrays: list[DeviceArray], limit: int,
+                              device: str | None = None) -> list[TensorSummary]:
     """Summaries of arrays that live on one device, computed there: each array's statistics and
     histogram become one float64 vector, all the vectors are stacked and copied to the host at
     once, and so are the previews (or full values), concatenated per dtype. Only those cross:
     two or three device-to-host copies for the whole batch, however many arrays it holds."""
     if device is None:
         device = str(device_of(arrays[0]))
-    out, vectors, owners = [], [], []
-    captures: dict[str, list] = {}  # host dtype name -> [(summary, flat piece, keeps full values)]
+    out: list[TensorSummary] = []
+    vectors: list[DeviceArray] = []
+    owners: list[tuple[TensorSummary, str]] = []
+    # host dtype name -> [(summary, flat piece, keeps full values)]
+    captures: dict[str, list[tuple[TensorSummary, DeviceArray, bool]]] = {}
     for a in arrays:
         shape = tuple(int(d) for d in a.shape)
         n = math.prod(shape)
@@ -76,7 +86,7 @@ def summarize_on_device_batch(arrays: list, limit: int, device: str | None = Non
     return out
 
 
-def _device_stats(flat, kind: str, name: str):
+def _device_stats(flat: DeviceArray, kind: str, name: str) -> DeviceArray:
     """A 1-D array's statistics and histogram as one float64 vector on its device (no copy
     to the host, no synchronisation): the reductions of `fill_float_host`, the finite values
     masked in place of being selected, since a selection's size would have to be read first."""
@@ -132,7 +142,7 @@ def _device_stats(flat, kind: str, name: str):
     return xp.concat([stats, backend.astype(hist, f64)])
 
 
-def _fill_from_vector(s: TensorSummary, kind: str, row: list) -> None:
+def _fill_from_vector(s: TensorSummary, kind: str, row: list[float]) -> None:
     """Fill a summary from its vector of statistics, back on the host."""
     n = s.numel
     if kind == "b":

@@ -3,23 +3,25 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Iterable
 
 import numpy as np
 
 from graphscope.engine import backend
 from graphscope.engine.backend import namespace
 
+from .device import DeviceArray
 from .summarize import Summarized
 
 NUMBER = (int, float, bool)
 
 
-def is_finite(x) -> bool:
+def is_finite(x: float | None) -> bool:
     """Whether a float (or None: nothing known) is neither NaN nor Inf."""
     return x is None or x - x == 0.0
 
 
-def squared_norm(grad):
+def squared_norm(grad: DeviceArray) -> float | DeviceArray:
     """The sum of squares of `grad`: a float on the CPU, a device scalar elsewhere (read later)."""
     if type(grad) is np.ndarray:
         squares = float(np.vdot(grad, grad))
@@ -32,13 +34,13 @@ def squared_norm(grad):
     return xp.sum(wide * wide)
 
 
-def grad_norm(grad) -> float:
+def grad_norm(grad: DeviceArray) -> float:
     """The L2 norm of `grad` in float64, on the host (one scalar crosses from a device)."""
     squares = squared_norm(grad)
     return math.sqrt(squares if isinstance(squares, float) else float(backend.scalar(squares)))
 
 
-def to_host_floats(pairs):
+def to_host_floats(pairs: list[tuple[str, float | DeviceArray]]) -> list[tuple[str, float]]:
     """[(label, float or device scalar)] -> [(label, float)], one transfer per device."""
     device = [i for i, (_, v) in enumerate(pairs) if not isinstance(v, float)]
     if not device:
@@ -49,11 +51,12 @@ def to_host_floats(pairs):
     return out
 
 
-def any_nonfinite(arrays, known_finite=()) -> bool:
+def any_nonfinite(arrays: Iterable[DeviceArray], known_finite: Collection[int] = ()) -> bool:
     """Whether any value in the arrays (or Python numbers) is NaN or Inf, in few reductions:
     the small NumPy arrays are checked together, each large one with a sum of squares, those
     of other devices with a reduction each there and one transfer per device for the answers."""
-    small, flags = [], []
+    small: list[np.ndarray] = []
+    flags: list[DeviceArray] = []
     for a in arrays:
         kind = type(a)
         if kind is np.ndarray:

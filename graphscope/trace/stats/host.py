@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Iterator, Sequence
 
 import numpy as np
+from numpy.typing import DTypeLike, NDArray
 
 from graphscope.engine.backend import numpy_dtype_name as dtype_name
 
@@ -17,8 +19,11 @@ from ..record.tensor_summary import (
     host_dtype,
 )
 
+# A histogram's work: (an evenly strided sample of the finite values, their min, their max, how many)
+_Job = tuple[np.ndarray, float, float, int]
 
-def summarize_batch(arrays: list, limit: int) -> list:
+
+def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]:
     """Statistics of many small float arrays of one dtype from segmented reductions over their
     concatenation; their values become read-only views of that one host buffer (the arrays
     themselves are not kept). Arrays holding a NaN or Inf are summarised one by one.
@@ -40,13 +45,13 @@ def summarize_batch(arrays: list, limit: int) -> list:
     if not np.isfinite(squares).all():  # a NaN or Inf (or a float64 square's overflow) somewhere
         finite = np.isfinite(squares)
         bad, good = np.flatnonzero(~finite).tolist(), np.flatnonzero(finite).tolist()
-        result = [None] * count
+        result: list[TensorSummary | None] = [None] * count
         for i, s in zip(bad, summarize_hosts([arrays[i] for i in bad], limit)):
             result[i] = s
         if good:
             for i, s in zip(good, summarize_batch([arrays[i] for i in good], limit)):
                 result[i] = s
-        return result
+        return result  # type: ignore[return-value]  # every index is bad or good: none is left None
     cat.flags.writeable = False
     lows = np.minimum.reduceat(flat, starts)
     highs = np.maximum.reduceat(flat, starts)
@@ -74,7 +79,7 @@ def summarize_batch(arrays: list, limit: int) -> list:
     norms = np.sqrt(squares).tolist()
     fractions = (zeros / sizes).tolist()
     name = dtype_name(cat.dtype)
-    out = []
+    out: list[TensorSummary] = []
     append = out.append
     start = 0
     for a, row, n, lo, hi, mean, sd, norm, zf in zip(
@@ -87,23 +92,24 @@ def summarize_batch(arrays: list, limit: int) -> list:
     return out
 
 
-_layouts: dict = {}  # tuple of sizes -> (sizes, starts, each element's first bin)
+_layouts: dict[tuple[int, ...], _Layout] = {}  # tuple of sizes -> (sizes, starts, each element's first bin)
+_Layout = tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]
 _layout_elements = [0]  # elements of the kept layouts' index arrays (a bound on their memory)
 _buffers = threading.local()
 _SCRATCH_LIMIT = 1 << 18  # elements a per-thread buffer may keep between calls
 
 
-def _layout(sizes: list):
+def _layout(sizes: list[int]) -> _Layout:
     """(sizes, starts, each element's first bin) of a batch of arrays of these sizes."""
     key = tuple(sizes)
     layout = _layouts.get(key)
     if layout is None:
         count = len(sizes)
-        sizes = np.array(sizes, dtype=np.intp)
+        sized = np.array(sizes, dtype=np.intp)
         starts = np.zeros(count, dtype=np.intp)
-        np.cumsum(sizes[:-1], out=starts[1:])
-        offsets = np.repeat(np.arange(0, count * HISTOGRAM_BINS, HISTOGRAM_BINS, dtype=np.intp), sizes)
-        layout = (sizes, starts, offsets)
+        np.cumsum(sized[:-1], out=starts[1:])
+        offsets = np.repeat(np.arange(0, count * HISTOGRAM_BINS, HISTOGRAM_BINS, dtype=np.intp), sized)
+        layout = (sized, starts, offsets)
         if offsets.size <= _SCRATCH_LIMIT:  # kept: the next pass likely has the same layout
             if len(_layouts) >= 64 or _layout_elements[0] > 4 * _SCRATCH_LIMIT:
                 _layouts.clear()
@@ -113,10 +119,10 @@ def _layout(sizes: list):
     return layout
 
 
-def _scratch(name: str, dtype, size: int, keep: int = _SCRATCH_LIMIT) -> np.ndarray:
+def _scratch(name: str, dtype: DTypeLike, size: int, keep: int = _SCRATCH_LIMIT) -> np.ndarray:
     """A work buffer of `size` elements, this thread's own, reused from call to call (kept up
     to `keep` elements)."""
-    buffer = getattr(_buffers, name, None)
+    buffer: np.ndarray | None = getattr(_buffers, name, None)
     if buffer is None or buffer.size < size:
         buffer = np.empty(size, dtype=dtype)
         if size > keep:
@@ -131,10 +137,12 @@ def summarize_host(a: np.ndarray, limit: int, device: str) -> TensorSummary:
     return summarize_hosts([a], limit, device)[0]
 
 
-def summarize_hosts(arrays: list, limit: int, device: str = "cpu") -> list:
+def summarize_hosts(arrays: list[np.ndarray], limit: int, device: str = "cpu") -> list[TensorSummary]:
     """Summaries of NumPy arrays, each reduced on its own; their histograms are binned together
     (a histogram's fixed cost is most of a large array's, the binning of its sample the rest)."""
-    out, owners, jobs = [], [], []
+    out: list[TensorSummary] = []
+    owners: list[TensorSummary] = []
+    jobs: list[_Job] = []
     for a in arrays:
         n = int(a.size)
         preview, values = _captured(a, n, limit)
@@ -162,7 +170,7 @@ def summarize_hosts(arrays: list, limit: int, device: str = "cpu") -> list:
 PIECE = 1 << 20
 
 
-def _pieces(a: np.ndarray):
+def _pieces(a: np.ndarray) -> Iterator[np.ndarray]:
     """The array's elements in row-major order as 1-D pieces of at most about PIECE elements:
     views of a contiguous array, small copies of the rows of any other."""
     if a.flags.c_contiguous:
@@ -178,7 +186,7 @@ def _pieces(a: np.ndarray):
         yield a[start:start + rows].reshape(-1)
 
 
-def _finite_pieces(a: np.ndarray):
+def _finite_pieces(a: np.ndarray) -> Iterator[tuple[np.ndarray, int, float | None, float | None]]:
     """(finite values as float32/float64, NaN count, their min, their max) of each piece: integers
     as float64, complex as their real part, float16 widened to float32 (its squares lose digits).
     A piece with no finite value has min and max None."""
@@ -199,7 +207,7 @@ def _finite_pieces(a: np.ndarray):
         yield (fin, nans, float(fin.min()), float(fin.max())) if fin.size else (fin, nans, None, None)
 
 
-def fill_float_host(s: TensorSummary, a: np.ndarray, n: int):
+def fill_float_host(s: TensorSummary, a: np.ndarray, n: int) -> _Job | None:
     """Statistics of the finite values of a float (or integer, or complex) array, in one pass
     over its pieces (a second only for a spread lost to cancellation or an overflowing norm).
     Each piece is read by five reductions: min, max, the sum, the sum of squares and, only when
@@ -208,16 +216,17 @@ def fill_float_host(s: TensorSummary, a: np.ndarray, n: int):
     step = 1 if n <= HISTOGRAM_EXACT else -(-n // HISTOGRAM_EXACT)
     complex_ = a.dtype.kind == "c"
     m = nans = zeros = 0
-    mn = mx = None
+    mn: float | None = None
+    mx: float | None = None
     total = squares = 0.0
-    sample = []
+    sample: list[np.ndarray] = []
     for fin, nan, lo, hi in _finite_pieces(a):
         nans += nan
-        if lo is None:
+        if lo is None or hi is None:  # no finite value (the two are None together)
             continue
         if lo <= 0.0 <= hi and not complex_:  # NaN and Inf are not zero
             zeros += _zeros(fin)
-        mn, mx = (lo, hi) if mn is None else (min(mn, lo), max(mx, hi))
+        mn, mx = (lo, hi) if mn is None or mx is None else (min(mn, lo), max(mx, hi))
         sample.append(fin[(-m) % step::step])
         m += fin.size
         total += _total(fin)
@@ -233,6 +242,7 @@ def fill_float_host(s: TensorSummary, a: np.ndarray, n: int):
     s.zero_fraction = zeros / n
     if m == 0:
         return None
+    assert mn is not None and mx is not None  # some piece had finite values
     mean = total / m
     if math.isfinite(squares):
         s.norm = math.sqrt(squares)
@@ -267,7 +277,7 @@ def _zeros(x: np.ndarray) -> int:
     return int(np.count_nonzero(mask)) if mask.any() else 0
 
 
-_ones: dict = {}
+_ones: dict[np.dtype, np.ndarray] = {}
 
 
 def _total(x: np.ndarray) -> float:
@@ -282,7 +292,7 @@ def _total(x: np.ndarray) -> float:
     return total if math.isfinite(total) else float(np.add.reduce(x, dtype=np.float64))
 
 
-def counts(values) -> np.ndarray:
+def counts(values: Sequence[int]) -> np.ndarray:
     """Histogram counts as a read-only int64 array."""
     out = np.array(values, dtype=np.int64)
     out.flags.writeable = False
@@ -296,12 +306,12 @@ def single_bin(m: int) -> np.ndarray:
     return out
 
 
-def _histograms(jobs: list) -> list:
+def _histograms(jobs: list[_Job]) -> list[np.ndarray]:
     """The 16 bins from min to max of each job's `m` finite values (a job: sample, min, max, m),
     counted on its sample (all of them, or an evenly strided sample) and scaled to `m`. The
     samples of a dtype are binned together: one subtraction, one product, one count for all."""
-    out = [None] * len(jobs)
-    groups: dict = {}  # dtype -> [(job index, sample, min, scale)]
+    out: list[np.ndarray | None] = [None] * len(jobs)
+    groups: dict[np.dtype, list[tuple[int, np.ndarray, float, float]]] = {}  # dtype -> [(job, sample, min, scale)]
     for i, (sample, mn, mx, m) in enumerate(jobs):
         if mx == mn:
             out[i] = single_bin(m)
@@ -344,13 +354,13 @@ def _histograms(jobs: list) -> list:
         counted.flags.writeable = False
         for g, row in zip(group, counted):
             out[g[0]] = row
-    return out
+    return out  # type: ignore[return-value]  # each job is in one group or a single bin: none is left None
 
 
-_half_maxes: dict = {}
+_half_maxes: dict[np.dtype, float] = {}
 
 
-def _half_max(dtype) -> float:
+def _half_max(dtype: np.dtype) -> float:
     """Half the largest finite value of a float dtype (np.finfo is slow to ask)."""
     half = _half_maxes.get(dtype)
     if half is None:
@@ -364,7 +374,7 @@ def _scaled(sample_counts: np.ndarray, totals: np.ndarray) -> np.ndarray:
     total stays far inside int64: a sample holds about 4,096 values.)"""
     sizes = sample_counts.sum(axis=1, keepdims=True)
     exact = sample_counts * totals[:, None]
-    out = exact // sizes
+    out: np.ndarray = exact // sizes
     short = totals - out.sum(axis=1)
     order = np.argsort(out * sizes - exact, axis=1, kind="stable")  # remainders, largest first
     out[np.arange(out.shape[0])[:, None], order] += np.arange(HISTOGRAM_BINS) < short[:, None]
@@ -384,7 +394,7 @@ def fill_bool(s: TensorSummary, trues: int, n: int) -> None:
         s.histogram = counts((n - trues,) + (0,) * (HISTOGRAM_BINS - 2) + (trues,))
 
 
-def _captured(a: np.ndarray, n: int, limit: int):
+def _captured(a: np.ndarray, n: int, limit: int) -> tuple[np.ndarray, np.ndarray | None]:
     """(preview, values) of a NumPy array as read-only host copies."""
     dtype = host_dtype(dtype_name(a.dtype))
     if n <= limit:

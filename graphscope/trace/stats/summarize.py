@@ -6,16 +6,18 @@ public face of summarising: it re-exports them (drawing a summary is `report.sum
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any, cast
 
 import numpy as np
 
 from graphscope.engine.backend import device_of
+from graphscope.engine.backend import numpy_dtype_name as dtype_name
 
-from .device import summarize_on_device, summarize_on_device_batch
+from .device import DeviceArray, summarize_on_device, summarize_on_device_batch
 from .host import (
     PIECE,
     counts,
-    dtype_name,
     single_bin,
     summarize_batch,
     summarize_host,
@@ -35,16 +37,18 @@ __all__ = ["ARRAY_DTYPES", "BATCH_LIMIT", "FULL_VALUES_LIMIT", "HISTOGRAM_BINS",
            "summarize_many", "summarize_on_device", "summarize_value"]
 
 
-def summarize(array, full_values_limit: int = FULL_VALUES_LIMIT, device: str | None = None) -> TensorSummary:
+def summarize(array: DeviceArray, full_values_limit: int = FULL_VALUES_LIMIT,
+              device: str | None = None) -> TensorSummary:
     """Summarise an array of any graphscope device on that device."""
     if type(array) is np.ndarray or isinstance(array, np.generic):
         return summarize_host(np.asarray(array), full_values_limit, device or "cpu")
     return summarize_on_device_batch([array], full_values_limit, device)[0]
 
 
-def summarize_value(value) -> TensorSummary | None:
+def summarize_value(value: Any) -> TensorSummary | None:  # Any: what the script passed
     """Summarise a Python number passed to an op as a constant (None for anything else)."""
     kind = type(value)
+    dtype: type[np.generic]
     if kind is bool:
         dtype = np.bool_
     elif kind is int:
@@ -71,15 +75,16 @@ def summarize_value(value) -> TensorSummary | None:
 BATCH_LIMIT = 4096  # arrays up to this size share the vectorised statistics of summarize_many
 
 
-def summarize_many(arrays, full_values_limit: int = FULL_VALUES_LIMIT) -> list:
+def summarize_many(arrays: Sequence[DeviceArray | Summarized],
+                   full_values_limit: int = FULL_VALUES_LIMIT) -> list[TensorSummary]:
     """Summaries of many device arrays at once. Small float NumPy arrays are reduced together,
     a batch per dtype (one segmented pass per statistic instead of a dozen small calls each);
     other NumPy arrays one by one, their histograms binned together; the arrays of each other
     device are summarised there as one batch, with a couple of copies to the host."""
-    out = [None] * len(arrays)
-    batches: dict = {}  # NumPy dtype -> indices of its small float arrays
-    devices: dict = {}  # device -> indices of its arrays (not NumPy's)
-    singles = []  # indices of the other NumPy arrays, reduced one by one
+    out: list[TensorSummary | None] = [None] * len(arrays)
+    batches: dict[np.dtype, list[int]] = {}  # NumPy dtype -> indices of its small float arrays
+    devices: dict[object, list[int]] = {}  # device -> indices of its arrays (not NumPy's)
+    singles: list[int] = []  # indices of the other NumPy arrays, reduced one by one
     for i, a in enumerate(arrays):
         if type(a) is Summarized:
             out[i] = a.summary
@@ -102,12 +107,13 @@ def summarize_many(arrays, full_values_limit: int = FULL_VALUES_LIMIT) -> list:
                                                       str(device))):
             out[i] = s
     for indices in batches.values():
-        for i, s in zip(indices, summarize_batch([arrays[i] for i in indices], full_values_limit)):
+        alike = cast(list[np.ndarray], [arrays[i] for i in indices])  # NumPy arrays, as sorted above
+        for i, s in zip(indices, summarize_batch(alike, full_values_limit)):
             out[i] = s
     if singles:
         for i, s in zip(singles, summarize_hosts([np.asarray(arrays[i]) for i in singles], full_values_limit)):
             out[i] = s
-    return out
+    return out  # type: ignore[return-value]  # every array was summarized by one of the branches
 
 
 _BATCHED = frozenset(np.dtype(d) for d in ("float16", "float32", "float64"))
