@@ -1,7 +1,9 @@
-"""One pass as raw events (the recorder's journal), with a named slot for every field an event holds."""
+"""One pass as raw events (the recorder's journal), with a named slot for every field an event holds, and the
+journals the recorder still holds (`Journals`)."""
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, NamedTuple
 
 from graphscope.engine.backend import is_array
@@ -121,7 +123,7 @@ class Journal:
     ids that link them. Cheap to write and to throw away; turned into record nodes and steps
     only for a pass kept in detail."""
 
-    __slots__ = ("index", "first", "events", "made", "saved", "tensors", "functions", "_steps", "step_leaves",
+    __slots__ = ("index", "first", "events", "made", "saved", "tensors", "functions", "resolved", "step_leaves",
                  "made_step", "done", "steps_done", "materialized", "referenced", "ids", "finite", "fresh",
                  "tape", "taping", "plans")
 
@@ -135,10 +137,10 @@ class Journal:
         self.saved: dict[int, tuple] = {}   # op node id -> its Function's state just before its backward
         self.tensors: dict[int, Seen] = {}    # leaves and unrecorded tensors, by id(tensor)
         self.functions: dict[int, Seen] = {}  # unrecorded Functions without a seq, by id(Function)
-        # One backward step as it ran, until put into the record: (node id, grad output, grads to its
-        # inputs or None until known). Plain tuples of ints and arrays, which the cyclic collector
-        # stops tracking: a long pass's steps add nothing to its scans.
-        self._steps: list[tuple] = []
+        # One backward step as it ran (by calls, or resolved from the tape), until put into the record:
+        # (node id, grad output, grads to its inputs or None until known). Plain tuples of ints and arrays,
+        # which the cyclic collector stops tracking: a long pass's steps add nothing to its scans.
+        self.resolved: list[tuple] = []
         # Steps the engine wrote while no other observer stepped through backward (hooks'
         # `backward_tape`): [node, grad output, grad inputs, its saved state], resolved into
         # `steps` only when read, which a pass that is trimmed unread never is.
@@ -157,18 +159,18 @@ class Journal:
 
     def steps_begun(self) -> int:
         """How many backward steps have begun (the last may be running), without resolving the tape."""
-        return len(self._steps) + len(self.tape)
+        return len(self.resolved) + len(self.tape)
 
     @property
     def steps(self) -> list[tuple]:
         """The backward steps as (node id, grad output, grad inputs), the tape's resolved first."""
         if self.tape:
             self.untape()
-        return self._steps
+        return self.resolved
 
     @steps.setter
     def steps(self, steps: list) -> None:
-        self._steps, self.tape = steps, []
+        self.resolved, self.tape = steps, []
 
     def untape(self) -> None:
         """Resolve the tape's steps into `steps` (and their ops' saved state into `saved`): each
@@ -181,7 +183,7 @@ class Journal:
         plan = {}
         for order, ids in self.plans:
             plan.update(zip(order, ids))
-        steps, saved, events, first = self._steps, self.saved, self.events, self.first
+        steps, saved, events, first = self.resolved, self.saved, self.events, self.first
         known = len(events)
         for step in tape[:done]:
             node, grad_output, grad_inputs, state = step[:4]
@@ -212,3 +214,55 @@ class Journal:
                 return ids[order.index(node)]
         return None
 
+
+
+class Journals:
+    """The journals the recorder holds: the recent passes' (oldest first; the last is the current
+    pass's), whose nodes a new node may still refer to, and those of passes kept for good (the
+    first, the pinned), found the same way however long ago they ran."""
+
+    def __init__(self):
+        self.current = Journal(0, 0)
+        self._recent: deque[Journal] = deque([self.current])
+        self._kept: list[Journal] = []
+
+    def begin(self, index: int, first: int) -> Journal:
+        """The next pass's journal, now the current one; its first event takes id `first`."""
+        self.current = Journal(index, first)
+        self._recent.append(self.current)
+        return self.current
+
+    def recent(self) -> list[Journal]:
+        """The recent journals, oldest first (a list: the caller may let some go meanwhile)."""
+        return list(self._recent)
+
+    def holding(self, index: int) -> Journal | None:
+        """The recent journal of pass `index`, if still held."""
+        return next((j for j in self._recent if j.index == index), None)
+
+    def keep_for_good(self, j: Journal) -> None:
+        """Keep `j` findable however many passes follow (its pass is kept in detail for good)."""
+        if j not in self._kept:
+            self._kept.append(j)
+
+    def let_go(self, window: int) -> list[Journal]:
+        """The oldest recent journals past the newest `window`, no longer held."""
+        recent = self._recent
+        return [recent.popleft() for _ in range(len(recent) - window)]
+
+    def lookup_order(self):
+        """Journals whose nodes a new node may refer to: the recent ones, newest first, then
+        those of passes kept for good."""
+        yield from reversed(self._recent)
+        yield from self._kept
+
+    def find(self, fn, seq):
+        """(journal, node id) of a Function seen in a recent or kept pass, else None."""
+        for j in self.lookup_order():
+            nid = j.made.get(seq)
+            if nid is not None:
+                return j, nid
+            entry = j.functions.get(id(fn))
+            if entry is not None and entry.ref() is fn:
+                return j, entry.node
+        return None
