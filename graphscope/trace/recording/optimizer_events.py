@@ -19,8 +19,8 @@ from graphscope.engine import hooks
 from graphscope.engine.backend import namespace
 from graphscope.engine.tensor import Tensor, data_writes
 
-from .journal import Journals, LeafEntry
-from .leaves import Leaves
+from .journal import Journals
+from .leaves import LeafEntry, Leaves
 from .retention import Policy
 from ..record.naming import Names, name, short_repr
 from ..record.model import GRAD_RESET, HAND_UPDATE, OPTIMIZER_STEP, ZERO_GRAD, ParamChange, Record

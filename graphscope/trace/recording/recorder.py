@@ -184,7 +184,8 @@ class Recorder(hooks.Observer):
         return nid
 
     def _keep(self, array):
-        """A copy of `array` to summarise later; for a large one, its summary now (no copy)."""
+        """A copy of `array` to summarise later; for a large one, its summary now (no copy). The
+        collaborators that copy (leaves, optimizer events) are handed it."""
         if array.size > SUMMARIZE_AT_ONCE:
             return Summarized(summarize_many([array], self.policy.full_values_limit)[0])
         return array.copy() if type(array) is _ndarray else backend.copy(array)
