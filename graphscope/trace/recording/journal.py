@@ -233,6 +233,36 @@ class Journals:
         yield from reversed(self._recent)
         yield from self._kept
 
+    def refer(self, fn, seq) -> int | None:
+        """The node a Function became in a held journal, else None; where that is an older pass's,
+        noted as referenced there (trimming that pass keeps it)."""
+        found = self.find(fn, seq)
+        if found is None:
+            return None
+        older, nid = found
+        if older is not self.current:
+            older.referenced.add(nid)
+        return nid
+
+    def node_of(self, obj) -> int | None:
+        """The node a live Function or Tensor became in a held journal, else None."""
+        if isinstance(obj, Tensor):
+            fn = obj.grad_fn
+            for j in self.lookup_order():
+                nid = None if fn is None else j.made.get(fn.seq)
+                if nid is not None:
+                    return nid
+                entry = j.tensors.get(id(obj))
+                if entry is not None and entry.ref() is obj:
+                    return entry.node
+            return None
+        seq = getattr(obj, "seq", None)
+        nid = self.current.made.get(seq)  # the current pass: nearly always
+        if nid is not None:
+            return nid
+        found = self.find(obj, seq)
+        return None if found is None else found[1]
+
     def find(self, fn, seq):
         """(journal, node id) of a Function seen in a recent or kept pass, else None."""
         for j in self.lookup_order():

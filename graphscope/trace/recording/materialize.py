@@ -65,9 +65,9 @@ class Materializer:
             self._materialize_new(j)
 
     def flush(self) -> None:
-        """Every journal still held whose pass has not been trimmed into the record, and every
-        summary stored: a consistent cut, whatever the moment (a node of a pass in the window may
-        use a node of an older held pass)."""
+        """Put every journal still held (but a trimmed pass's) into the record, and store every
+        summary: a consistent cut, whatever the moment (a node of a pass in the window may use a
+        node of an older held pass)."""
         passes = self._record.passes
         for j in self._journals.recent():
             if j.index >= len(passes) or passes[j.index].detailed:

@@ -183,6 +183,56 @@ class OptimizerRecording:
                 events.compact(position, drop_params=True)
         self._pending.pop(index, None)
 
+    def work(self, before: int) -> tuple[list, list, list]:
+        """The pending events of passes before `before` as ParamChanges in the record, and the
+        work of summarising them, to do in one batch with a pass's own: [(target, key, array)],
+        the part of it that reuses copies of the pass before (values and grads), and the states
+        to finish after it."""
+        work, states, shared = [], [], []
+        history, keep_first, held = self._record.optimizer, self._keep_first, self._held_events
+        pending = self._pending
+        for index in [i for i in pending if i < before]:
+            for entry in pending.pop(index):
+                if type(entry) is Saw:
+                    event = history.detail(entry.row)
+                    if index >= keep_first:  # those of the first passes stay in detail
+                        held.append((index, entry.row))
+                    for leaf, label, was, read in entry.params:
+                        change = ParamChange(leaf, label)
+                        event.params.append(change)
+                        work.append((change, "before", was))
+                        shared.append(was)
+                        if read is not None:
+                            work.append((change, "grad", read))
+                            shared.append(read)
+                        if entry.zeros and type(was) is not Summarized:
+                            work.append((change, "after", namespace(was).zeros_like(was)))
+                    continue
+                event = history.held(entry.row)
+                if event is None:
+                    continue  # its pass left the detail window while it stepped (closures' passes)
+                for change, (after, was, state) in zip(event.params[-len(entry.params):], entry.params):
+                    work.append((change, "after", after))
+                    if type(after) is not Summarized and type(was) is not Summarized:  # else too large
+                        work.append((change, "update", namespace(after).subtract(after, was)))
+                    if state:
+                        slots = [None] * len(state)
+                        work += [(slots, i, value) for i, (_, value) in enumerate(state) if type(value) is not str]
+                        states.append((change, state, slots))
+        return work, shared, states
+
+    def pending_copies(self):
+        """The copies of values and grads that pending changes share with a pass's own."""
+        for pending in self._pending.values():
+            for entry in pending:
+                if type(entry) is Saw:
+                    for _, _, was, read in entry.params:
+                        yield was
+                        if read is not None:
+                            yield read
+
+    # --- helpers --------------------------------------------------------------------------
+
     def _add_event(self, kind: str, passes: int, optimizer: str, settings: tuple) -> int:
         """A new event's row in record.optimizer, at the user's line that called it."""
         return self._record.optimizer.add(kind, passes, optimizer, settings, self._names.site(hooks.user_site()))
@@ -247,54 +297,6 @@ class OptimizerRecording:
             elif isinstance(value, (int, float)):
                 out.append((name(str(key)), short_repr(value)))
         return out
-
-    def work(self, before: int) -> tuple[list, list, list]:
-        """The pending events of passes before `before` as ParamChanges in the record, and the
-        work of summarising them, to do in one batch with a pass's own: [(target, key, array)],
-        the part of it that reuses copies of the pass before (values and grads), and the states
-        to finish after it."""
-        work, states, shared = [], [], []
-        history, keep_first, held = self._record.optimizer, self._keep_first, self._held_events
-        pending = self._pending
-        for index in [i for i in pending if i < before]:
-            for entry in pending.pop(index):
-                if type(entry) is Saw:
-                    event = history.detail(entry.row)
-                    if index >= keep_first:  # those of the first passes stay in detail
-                        held.append((index, entry.row))
-                    for leaf, label, was, read in entry.params:
-                        change = ParamChange(leaf, label)
-                        event.params.append(change)
-                        work.append((change, "before", was))
-                        shared.append(was)
-                        if read is not None:
-                            work.append((change, "grad", read))
-                            shared.append(read)
-                        if entry.zeros and type(was) is not Summarized:
-                            work.append((change, "after", namespace(was).zeros_like(was)))
-                    continue
-                event = history.held(entry.row)
-                if event is None:
-                    continue  # its pass left the detail window while it stepped (closures' passes)
-                for change, (after, was, state) in zip(event.params[-len(entry.params):], entry.params):
-                    work.append((change, "after", after))
-                    if type(after) is not Summarized and type(was) is not Summarized:  # else too large
-                        work.append((change, "update", namespace(after).subtract(after, was)))
-                    if state:
-                        slots = [None] * len(state)
-                        work += [(slots, i, value) for i, (_, value) in enumerate(state) if type(value) is not str]
-                        states.append((change, state, slots))
-        return work, shared, states
-
-    def pending_copies(self):
-        """The copies of values and grads that pending changes share with a pass's own."""
-        for pending in self._pending.values():
-            for entry in pending:
-                if type(entry) is Saw:
-                    for _, _, was, read in entry.params:
-                        yield was
-                        if read is not None:
-                            yield read
 
 
 def finish_states(states: list) -> None:

@@ -3,6 +3,8 @@
 It journals the engine's events and answers the session's calls; its collaborators own the rest: the
 journals held (`journal.py`), the leaves' copies (`leaves.py`), optimizer events (`optimizer_events.py`),
 putting journals into the record (`materialize.py`), and what detail survives (`retention.py`).
+A little over 450 lines: the engine's events and the session's calls are one protocol, and the hot
+handlers keep their journal work inline (a call more per event would show in bench/trace.py).
 """
 
 from __future__ import annotations
@@ -76,8 +78,7 @@ class Recorder(hooks.Observer):
         self._module = names.module               # the module whose forward is running (named)
         self._journals = journals = Journals()
         self._journal = journals.current          # the current pass's (cached here: read at every event)
-        self._lookup_order = journals.lookup_order
-        self._find = journals.find
+        self._refer = journals.refer
         self._leaves = leaves = Leaves(self._keep, names)
         self._leaf_of = leaves.entry_of
         self._note_grad = leaves.note_grad
@@ -147,13 +148,9 @@ class Recorder(hooks.Observer):
         j = self._journal
         fn = t.grad_fn
         if fn is not None:
-            seq = fn.seq
-            for older in self._lookup_order():
-                nid = older.made.get(seq)
-                if nid is not None:
-                    if older is not j:
-                        older.referenced.add(nid)
-                    return nid
+            nid = self._refer(fn, fn.seq)
+            if nid is not None:
+                return nid
         key = id(t)
         entry = j.tensors.get(key)
         if entry is not None and entry.ref() is t:  # a leaf (or unrecorded tensor) met before in this pass
@@ -232,11 +229,8 @@ class Recorder(hooks.Observer):
         nid = self._journal.made.get(seq)
         if nid is not None:  # made in this pass: the usual case
             return nid
-        found = self._find(fn, seq)
-        if found is not None:
-            older, nid = found
-            if older is not self._journal:
-                older.referenced.add(nid)
+        nid = self._refer(fn, seq)
+        if nid is not None:
             return nid
         nid = self._next_id
         self._next_id = nid + 1
@@ -403,22 +397,7 @@ class Recorder(hooks.Observer):
     def node_id(self, obj) -> int | None:
         """The record id of a live Function or Tensor seen in a recent or kept pass, else None
         (the session maps engine objects to record nodes with it, once per event)."""
-        if isinstance(obj, Tensor):
-            fn = obj.grad_fn
-            for j in self._lookup_order():
-                nid = None if fn is None else j.made.get(fn.seq)
-                if nid is not None:
-                    return nid
-                entry = j.tensors.get(id(obj))
-                if entry is not None and entry.ref() is obj:
-                    return entry.node
-            return None
-        seq = getattr(obj, "seq", None)
-        nid = self._journal.made.get(seq)  # the current pass: nearly always
-        if nid is not None:
-            return nid
-        found = self._find(obj, seq)
-        return None if found is None else found[1]
+        return self._journals.node_of(obj)
 
     def other_thread(self, thread) -> None:
         """A thread other than the recorded one used the engine: say so once, in the console."""

@@ -4,12 +4,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..stats.finite import any_nonfinite, is_finite
 from .journal import ConstantEvent, Journal, Journals, OpEvent
 from ..record.model import BackwardPass, Record
 from ..record.node_table import NONE
 from ..stats.summarize import FULL_VALUES_LIMIT
+
+if TYPE_CHECKING:  # (they import this module's Policy, Pins and CapturedValues)
+    from .materialize import Materializer
+    from .optimizer_events import OptimizerRecording
 
 
 @dataclass(frozen=True)
@@ -64,12 +69,14 @@ class Pins:
         self._nan_grad_pass: int | None = None
 
     def add(self, index: int) -> None:
+        """Keep pass `index` in detail (the debugger paused in it)."""
         self._pinned.add(index)
 
     def __contains__(self, index: int) -> bool:
         return index in self._pinned
 
     def pinned(self) -> set[int]:
+        """The passes pinned so far (a copy)."""
         return set(self._pinned)
 
     def for_good(self, index: int) -> bool:
@@ -170,7 +177,7 @@ class Retention:
     detail window (keeping nodes later passes refer to) and lets go of old journals."""
 
     def __init__(self, record: Record, policy: Policy, journals: Journals, pins: Pins, captured: CapturedValues,
-                 materializer, optimizer):
+                 materializer: Materializer, optimizer: OptimizerRecording):
         self._record = record
         self._policy = policy
         self._journals = journals
