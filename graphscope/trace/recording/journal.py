@@ -180,6 +180,45 @@ class Journal:
             steps.append((nid, grad_output, grad_inputs))
         del tape[:done]
 
+    def step_ended(self, grads: tuple):
+        """The last step's grads to its inputs (its backward returned): filed with it, or, where the
+        step is in the record already (the session flushed while paused in it), that Step returned
+        for them to be summarised into."""
+        steps = self.steps
+        made = self.made_step
+        if made is not None and made[0] == len(steps) - 1:
+            return made[1]
+        nid, grad_output, _ = steps[-1]
+        steps[-1] = (nid, grad_output, grads)
+        return None
+
+    def leaf_grad(self, nid: int, copy, before, now, grad):
+        """A leaf's grad accumulated at the last step: node `nid`, copies of the grad added, of `.grad`
+        before (or None) and after; `grad` is the added grad itself, which the step's grads may hold
+        (and which user code may change: the copy takes its place). Filed with the step, or, where
+        the step is in the record already, that Step returned for it to be summarised into."""
+        tape = self.tape
+        if tape:  # its step is the tape's last: it goes there, filed with the step when resolved
+            step = tape[-1]
+            step[2] = _shared_copy(step[2], grad, copy)  # (now: the live `.grad` is not held)
+            step.append((nid, copy, before, now))
+            return None
+        steps = self.resolved
+        if not steps:
+            return None
+        k = len(steps) - 1
+        made = self.made_step
+        if made is not None and made[0] == k:
+            return made[1]
+        node, grad_output, grads = steps[k]
+        steps[k] = (node, grad_output, _shared_copy(grads, grad, copy))
+        leaves = self.step_leaves.get(k)
+        if leaves is None:
+            self.step_leaves[k] = [(nid, copy, before, now)]
+        else:
+            leaves.append((nid, copy, before, now))
+        return None
+
     def running(self) -> int | None:
         """The node id of the tape's step whose backward has not returned (it raised), if any."""
         tape = self.tape
@@ -191,6 +230,16 @@ class Journal:
                 return ids[order.index(node)]
         return None
 
+
+
+def _shared_copy(grads, grad, copy):
+    """A step's grads with the leaf's `copy` in place of `grad` itself where it is one of them (the
+    step's grad for a leaf may be the array that became `.grad`, which user code may change)."""
+    if grads is not None:
+        for g in grads:
+            if g is grad:
+                return tuple([copy if g is grad else g for g in grads])
+    return grads
 
 
 class Journals:

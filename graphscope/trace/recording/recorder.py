@@ -3,8 +3,6 @@
 It journals the engine's events and answers the session's calls; its collaborators own the rest: the
 journals held (`journal.py`), the leaves' copies (`leaves.py`), optimizer events (`optimizer_events.py`),
 putting journals into the record (`materialize.py`), and what detail survives (`retention.py`).
-A little over 450 lines: the engine's events and the session's calls are one protocol, and the hot
-handlers keep their journal work inline (a call more per event would show in bench/trace.py).
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ from graphscope.engine.tensor import Tensor, data_writes
 
 from ..analysis import findings
 from ..stats.finite import NUMBER, squared_norm, to_host_floats
-from .journal import ConstantEvent, ExternalEvent, Journal, Journals, LeafEvent, OpEvent, Seen
+from .journal import ConstantEvent, ExternalEvent, Journals, LeafEvent, OpEvent, Seen
 from .leaves import Leaves
 from ..record.limits import FIELDS, clamp, cut
 from .materialize import Materializer, grad_slots, leaf_grad_work
@@ -265,12 +263,9 @@ class Recorder(hooks.Observer):
         # Aligned with the node's recorded inputs: no slots for its non-tensor arguments.
         grads = tuple([g for x, g in zip(node.inputs, grad_inputs) if isinstance(x, Tensor) or is_array(x)])
         self._stepping = None
-        made = j.made_step
-        if made is None or made[0] != len(j.steps) - 1:
-            nid, grad_output, _ = j.steps[-1]
-            j.steps[-1] = (nid, grad_output, grads)
-        else:  # already in the record (the session flushed while paused here)
-            slots = grad_slots(made[1], grads)
+        made = j.step_ended(grads)
+        if made is not None:  # already in the record (the session flushed while paused here)
+            slots = grad_slots(made, grads)
             # At once: a grad here may become a leaf's `.grad`, which user code may change.
             self._summarize_into(j.index, [(slots, i, g) for i, g in enumerate(grads) if g is not None], at_once=True)
 
@@ -303,36 +298,16 @@ class Recorder(hooks.Observer):
             now_copy = self._keep(array)
         leaf.grad_array, leaf.grad_version, leaf.grad_copy = array, (now._vc[0], data_writes[0]), now_copy
         self._note_grad(leaf, array)
-        tape = j.tape
-        if tape:  # its step is the tape's last: it goes there, filed with the step when resolved
-            step = tape[-1]
-            step[2] = _shared_copy(step[2], grad, copy)  # (now: the live `.grad` is not held)
-            step.append((nid, copy, before, now_copy))
-        elif j.resolved:
-            self._step_leaf(j, nid, copy, before, now_copy, grad)
+        made = j.leaf_grad(nid, copy, before, now_copy, grad)
+        if made is not None:  # its step is in the record already: summarised at once
+            lg = LeafGrad(nid)
+            made.leaf_grads.append(lg)
+            self._summarize_into(j.index, leaf_grad_work(lg, copy, before, now_copy))
         squares = squared_norm(grad)
         if type(squares) is float and squares - squares == 0.0:  # its sum of squares is finite: so is it
             j.finite.add(id(copy))
         if tensor.requires_grad:
             self._norms.append((leaf.label or self._leaves.label(tensor), squares))
-
-    def _step_leaf(self, j: Journal, nid: int, copy, before, now_copy, grad) -> None:
-        """A leaf's grad accumulated at the journal's last step (while the steps come by calls)."""
-        steps = j.resolved
-        k = len(steps) - 1
-        made = j.made_step
-        if made is None or made[0] != k:
-            node, grad_output, grads = steps[k]
-            steps[k] = (node, grad_output, _shared_copy(grads, grad, copy))
-            leaves = j.step_leaves.get(k)
-            if leaves is None:
-                j.step_leaves[k] = [(nid, copy, before, now_copy)]
-            else:
-                leaves.append((nid, copy, before, now_copy))
-        else:  # already in the record: summarise at once
-            lg = LeafGrad(nid)
-            made[1].leaf_grads.append(lg)
-            self._summarize_into(j.index, leaf_grad_work(lg, copy, before, now_copy))
 
     def backward_ended(self, root):
         p = self._pass
@@ -465,16 +440,6 @@ class Recorder(hooks.Observer):
         """Keep pass `index` in full detail whatever the policy (the debugger paused in it: the
         user can step back into it, and its snapshot shows it)."""
         self._pins.add(index)
-
-
-def _shared_copy(grads, grad, copy):
-    """A step's grads with the leaf's `copy` in place of `grad` itself where it is one of them (the
-    step's grad for a leaf may be the array that became `.grad`, which user code may change)."""
-    if grads is not None:
-        for g in grads:
-            if g is grad:
-                return tuple([copy if g is grad else g for g in grads])
-    return grads
 
 
 def _scalar(array) -> float | None:
