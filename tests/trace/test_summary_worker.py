@@ -44,7 +44,7 @@ def test_every_pass_of_large_tensors_is_summarised_in_the_background_and_stored_
                 w -= 0.5 * w.grad
             w.grad = None
     record = recorder.finish(0)
-    assert not recorder._pending
+    assert recorder._materializer.waiting() == (0, 0)
     values = [n.output for n in record.nodes.values() if n.op == "parameter"]
     np.testing.assert_allclose([s.mean for s in values], means, rtol=1e-5)
     grads = [p.steps[-1].leaf_grads[0].grad for p in record.passes]
@@ -73,9 +73,9 @@ def test_small_passes_summarised_together_each_keep_their_own_values():
             with gs.no_grad():
                 w += 1.0
             w.grad = None
-        assert recorder._deferred  # the last passes' summaries are still to be made...
+        assert recorder._materializer.waiting()[1]  # the last passes' summaries are still to be made...
     record = recorder.finish(0)
-    assert not recorder._deferred and not recorder._pending  # ...and finish made and stored them
+    assert recorder._materializer.waiting() == (0, 0)  # ...and finish made and stored them
     values = [n.output.values.tolist() for n in record.nodes.values() if n.op == "parameter"]
     assert values == [[1.0 + k, 2.0 + k] for k in range(21)]
     products = [n.output.values.tolist() for n in record.nodes.values() if n.op == "mul"]

@@ -1,7 +1,9 @@
-"""One pass as raw events (the recorder's journal), with a named slot for every field an event holds."""
+"""One pass as raw events (the recorder's journal), with a named slot for every field an event holds, and the
+journals the recorder still holds (`Journals`)."""
 
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, NamedTuple
 
 from graphscope.engine.backend import is_array
@@ -93,35 +95,12 @@ class Seen(NamedTuple):
     node: int
 
 
-class LeafEntry:
-    """What the recorder knows of a leaf tensor across passes: its identity, its last array and
-    version, and the copy of it (shared by the passes while the leaf does not change); likewise
-    for its `.grad` (shared by the next accumulation's "before" and an optimizer's events)."""
-
-    __slots__ = ("ref", "array", "version", "copy", "finite", "label", "first",
-                 "grad_array", "grad_version", "grad_copy", "grad_key", "before")
-
-    def __init__(self, ref):
-        self.ref = ref              # a weak reference to the tensor
-        self.array = None           # the array the copy was made of
-        self.version = None         # (its version counter, the engine's `.data` writes) then
-        self.copy = None
-        self.finite = False         # the copy is known to hold no NaN/Inf
-        self.label: str | None = None
-        self.first: int | None = None  # the first record node it became: its identity (Node.leaf)
-        self.grad_array = None      # the `.grad` array `grad_copy` was made of, and its version then
-        self.grad_version = None
-        self.grad_copy = None
-        self.grad_key: int | None = None  # the id of the `.grad` array it is known to own (GradOwners)
-        self.before = None          # a copy of `.grad` before the accumulation under way
-
-
 class Journal:
     """One pass (its forward, then its backward) as raw events: copies of the arrays and the
     ids that link them. Cheap to write and to throw away; turned into record nodes and steps
     only for a pass kept in detail."""
 
-    __slots__ = ("index", "first", "events", "made", "saved", "tensors", "functions", "_steps", "step_leaves",
+    __slots__ = ("index", "first", "events", "made", "saved", "tensors", "functions", "resolved", "step_leaves",
                  "made_step", "done", "steps_done", "materialized", "referenced", "ids", "finite", "fresh",
                  "tape", "taping", "plans")
 
@@ -135,10 +114,10 @@ class Journal:
         self.saved: dict[int, tuple] = {}   # op node id -> its Function's state just before its backward
         self.tensors: dict[int, Seen] = {}    # leaves and unrecorded tensors, by id(tensor)
         self.functions: dict[int, Seen] = {}  # unrecorded Functions without a seq, by id(Function)
-        # One backward step as it ran, until put into the record: (node id, grad output, grads to its
-        # inputs or None until known). Plain tuples of ints and arrays, which the cyclic collector
-        # stops tracking: a long pass's steps add nothing to its scans.
-        self._steps: list[tuple] = []
+        # One backward step as it ran (by calls, or resolved from the tape), until put into the record:
+        # (node id, grad output, grads to its inputs or None until known). Plain tuples of ints and arrays,
+        # which the cyclic collector stops tracking: a long pass's steps add nothing to its scans.
+        self.resolved: list[tuple] = []
         # Steps the engine wrote while no other observer stepped through backward (hooks'
         # `backward_tape`): [node, grad output, grad inputs, its saved state], resolved into
         # `steps` only when read, which a pass that is trimmed unread never is.
@@ -157,18 +136,18 @@ class Journal:
 
     def steps_begun(self) -> int:
         """How many backward steps have begun (the last may be running), without resolving the tape."""
-        return len(self._steps) + len(self.tape)
+        return len(self.resolved) + len(self.tape)
 
     @property
     def steps(self) -> list[tuple]:
         """The backward steps as (node id, grad output, grad inputs), the tape's resolved first."""
         if self.tape:
             self.untape()
-        return self._steps
+        return self.resolved
 
     @steps.setter
     def steps(self, steps: list) -> None:
-        self._steps, self.tape = steps, []
+        self.resolved, self.tape = steps, []
 
     def untape(self) -> None:
         """Resolve the tape's steps into `steps` (and their ops' saved state into `saved`): each
@@ -181,7 +160,7 @@ class Journal:
         plan = {}
         for order, ids in self.plans:
             plan.update(zip(order, ids))
-        steps, saved, events, first = self._steps, self.saved, self.events, self.first
+        steps, saved, events, first = self.resolved, self.saved, self.events, self.first
         known = len(events)
         for step in tape[:done]:
             node, grad_output, grad_inputs, state = step[:4]
@@ -201,6 +180,45 @@ class Journal:
             steps.append((nid, grad_output, grad_inputs))
         del tape[:done]
 
+    def step_ended(self, grads: tuple):
+        """The last step's grads to its inputs (its backward returned): filed with it, or, where the
+        step is in the record already (the session flushed while paused in it), that Step returned
+        for them to be summarised into."""
+        steps = self.steps
+        made = self.made_step
+        if made is not None and made[0] == len(steps) - 1:
+            return made[1]
+        nid, grad_output, _ = steps[-1]
+        steps[-1] = (nid, grad_output, grads)
+        return None
+
+    def leaf_grad(self, nid: int, copy, before, now, grad):
+        """A leaf's grad accumulated at the last step: node `nid`, copies of the grad added, of `.grad`
+        before (or None) and after; `grad` is the added grad itself, which the step's grads may hold
+        (and which user code may change: the copy takes its place). Filed with the step, or, where
+        the step is in the record already, that Step returned for it to be summarised into."""
+        tape = self.tape
+        if tape:  # its step is the tape's last: it goes there, filed with the step when resolved
+            step = tape[-1]
+            step[2] = _shared_copy(step[2], grad, copy)  # (now: the live `.grad` is not held)
+            step.append((nid, copy, before, now))
+            return None
+        steps = self.resolved
+        if not steps:
+            return None
+        k = len(steps) - 1
+        made = self.made_step
+        if made is not None and made[0] == k:
+            return made[1]
+        node, grad_output, grads = steps[k]
+        steps[k] = (node, grad_output, _shared_copy(grads, grad, copy))
+        leaves = self.step_leaves.get(k)
+        if leaves is None:
+            self.step_leaves[k] = [(nid, copy, before, now)]
+        else:
+            leaves.append((nid, copy, before, now))
+        return None
+
     def running(self) -> int | None:
         """The node id of the tape's step whose backward has not returned (it raised), if any."""
         tape = self.tape
@@ -212,3 +230,95 @@ class Journal:
                 return ids[order.index(node)]
         return None
 
+
+
+def _shared_copy(grads, grad, copy):
+    """A step's grads with the leaf's `copy` in place of `grad` itself where it is one of them (the
+    step's grad for a leaf may be the array that became `.grad`, which user code may change)."""
+    if grads is not None:
+        for g in grads:
+            if g is grad:
+                return tuple([copy if g is grad else g for g in grads])
+    return grads
+
+
+class Journals:
+    """The journals the recorder holds: the recent passes' (oldest first; the last is the current
+    pass's), whose nodes a new node may still refer to, and those of passes kept for good (the
+    first, the pinned), found the same way however long ago they ran."""
+
+    def __init__(self):
+        self.current = Journal(0, 0)
+        self._recent: deque[Journal] = deque([self.current])
+        self._kept: list[Journal] = []
+
+    def begin(self, index: int, first: int) -> Journal:
+        """The next pass's journal, now the current one; its first event takes id `first`."""
+        self.current = Journal(index, first)
+        self._recent.append(self.current)
+        return self.current
+
+    def recent(self) -> list[Journal]:
+        """The recent journals, oldest first (a list: the caller may let some go meanwhile)."""
+        return list(self._recent)
+
+    def holding(self, index: int) -> Journal | None:
+        """The recent journal of pass `index`, if still held."""
+        return next((j for j in self._recent if j.index == index), None)
+
+    def keep_for_good(self, j: Journal) -> None:
+        """Keep `j` findable however many passes follow (its pass is kept in detail for good)."""
+        if j not in self._kept:
+            self._kept.append(j)
+
+    def let_go(self, window: int) -> list[Journal]:
+        """The oldest recent journals past the newest `window`, no longer held."""
+        recent = self._recent
+        return [recent.popleft() for _ in range(len(recent) - window)]
+
+    def lookup_order(self):
+        """Journals whose nodes a new node may refer to: the recent ones, newest first, then
+        those of passes kept for good."""
+        yield from reversed(self._recent)
+        yield from self._kept
+
+    def refer(self, fn, seq) -> int | None:
+        """The node a Function became in a held journal, else None; where that is an older pass's,
+        noted as referenced there (trimming that pass keeps it)."""
+        found = self.find(fn, seq)
+        if found is None:
+            return None
+        older, nid = found
+        if older is not self.current:
+            older.referenced.add(nid)
+        return nid
+
+    def node_of(self, obj) -> int | None:
+        """The node a live Function or Tensor became in a held journal, else None."""
+        if isinstance(obj, Tensor):
+            fn = obj.grad_fn
+            for j in self.lookup_order():
+                nid = None if fn is None else j.made.get(fn.seq)
+                if nid is not None:
+                    return nid
+                entry = j.tensors.get(id(obj))
+                if entry is not None and entry.ref() is obj:
+                    return entry.node
+            return None
+        seq = getattr(obj, "seq", None)
+        nid = self.current.made.get(seq)  # the current pass: nearly always
+        if nid is not None:
+            return nid
+        found = self.find(obj, seq)
+        return None if found is None else found[1]
+
+    def find(self, fn, seq):
+        """(journal, node id) of a Function seen in a recent or kept pass, else None."""
+        for j in self.lookup_order():
+            nid = j.made.get(seq)
+            if nid is not None:
+                return j, nid
+            entry = j.functions.get(id(fn))
+            if entry is not None and entry.ref() is fn:
+                return j, entry.node
+        return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import math
+from collections import deque
 from contextlib import contextmanager
 
 import numpy as np
@@ -13,36 +14,76 @@ from graphscope.engine.backend import namespace
 
 from . import summary_worker
 from ..stats.finite import NUMBER
-from .journal import ConstantEvent, Journal, LeafEvent, OpEvent, saved_roles
-from ..record.naming import short_repr
+from .journal import ConstantEvent, Journal, Journals, LeafEvent, OpEvent, saved_roles
+from .leaves import Leaves
+from .optimizer_events import OptimizerRecording, finish_states
+from .retention import CapturedValues, Pins, Policy
+from ..record.naming import Names, short_repr
 from ..record.node_table import IS_LEAF, NONE, REQUIRES_GRAD
-from ..record.model import CONSTANT, PARAMETER, TENSOR, LeafGrad, Step
+from ..record.model import CONSTANT, PARAMETER, TENSOR, LeafGrad, Record, Step
 from ..stats.summarize import summarize_many, summarize_value
 
 
 class Materializer:
-    """The Recorder's half that puts journals into the record (for passes kept in detail). It
-    reads and writes the Recorder's state: `record`, `policy`, the journals, the captured values."""
+    """Puts journals into the record (for passes kept in detail) and summarises the arrays they
+    hold, in batches. It owns the batches waiting to be stored and the summaries a later batch
+    may share (an unchanged leaf's, a copy an optimizer event shares with its pass)."""
 
-    def _materialize_through(self, index: int) -> None:
+    def __init__(self, record: Record, policy: Policy, journals: Journals, leaves: Leaves, names: Names,
+                 optimizer: OptimizerRecording, pins: Pins, captured: CapturedValues):
+        self._record = record
+        self._policy = policy
+        self._journals = journals
+        self._leaves = leaves
+        self._names = names
+        self._optimizer = optimizer
+        self._pins = pins
+        self._captured = captured
+        self._leaf_summaries: dict[int, tuple] = {}  # id(leaf copy) -> (copy, its summary)
+        self._summary_rows: dict[int, tuple] = {}  # id(leaf copy's summary) -> (summary, row in the nodes' summaries)
+        self._pending: deque = deque()            # batches of summaries not yet stored, oldest first
+        self._deferred: list = []                 # of those, the small ones not yet summarised
+        self._deferred_elements = 0
+        self._awaited: set[int] = set()           # ids of copies a later batch takes a summary of
+
+    def materialize_through(self, index: int) -> None:
         """Materialise journal `index` and any earlier recent one still pending, in order, so
         the record's nodes stay in creation order."""
-        for j in list(self._recent):
+        for j in self._journals.recent():
             if j.index <= index:
-                self._materialize(j)
+                self.materialize(j)
 
-    def _materialize(self, j: Journal) -> None:
+    def materialize(self, j: Journal) -> None:
         """Turn the journal's new events and steps into record nodes and steps, with summaries."""
-        if (j.index < self.policy.keep_first or j.index in self._pinned) and j not in self._kept:
-            self._kept.append(j)
+        j.untape()  # first: its steps say which of its ops' saved state to put into the record
+        if self._pins.for_good(j.index):
+            self._journals.keep_for_good(j)
         if j.done == len(j.events) and j.steps_done == len(j.steps):
             return
         j.materialized = True
         with collector_paused():
             self._materialize_new(j)
 
+    def flush(self) -> None:
+        """Put every journal still held (but a trimmed pass's) into the record, and store every
+        summary: a consistent cut, whatever the moment (a node of a pass in the window may use a
+        node of an older held pass)."""
+        passes = self._record.passes
+        for j in self._journals.recent():
+            if j.index >= len(passes) or passes[j.index].detailed:
+                self.materialize(j)
+        optimizer = self._optimizer
+        if optimizer.pending():  # the pending changes of passes still in the detail window
+            work, shared, states = optimizer.work(len(passes) + 1)
+            self.summarize_into(max(len(passes) - 1, 0), work, at_once=True, shared=shared, states=states)
+        self._store_all()
+
+    def waiting(self) -> tuple[int, int]:
+        """(batches of summaries not yet stored, of those the ones not yet summarised)."""
+        return len(self._pending), len(self._deferred)
+
     def _materialize_new(self, j: Journal) -> None:
-        live = self.record.nodes.live()
+        live = self._record.nodes.live()
         site_of = self._names.site
         rows, work, guards = [], [], []
         add = rows.append
@@ -77,7 +118,7 @@ class Materializer:
                     rows = []
                     add = rows.append
                     row = live.set_output(len(live) - 1, summarize_value(value))
-                    self._captured.setdefault(index, []).append(row)
+                    self._captured.hold(index, [row], 0)
                 elif hasattr(value, "dtype") and hasattr(value, "shape"):
                     work.append((NODE, nid, value))
             else:
@@ -90,11 +131,11 @@ class Materializer:
                 live.extend(rows)
                 rows = []
                 add = rows.append
-                self._summarize_into(index, work, guards)
+                self.summarize_into(index, work, guards)
                 work, guards = [], []
         live.extend(rows)
         j.done = len(events)
-        p = self.record.passes[j.index] if j.index < len(self.record.passes) else None
+        p = self._record.passes[j.index] if j.index < len(self._record.passes) else None
         steps, leaves = j.steps, j.step_leaves
         for k in range(j.steps_done, len(steps)):
             nid, grad_output, grad_inputs = steps[k]
@@ -102,7 +143,7 @@ class Materializer:
             st = Step(nid)
             work.append((st, "grad_output", grad_output))
             if grad_inputs is not None:
-                st.grad_inputs = self._grad_slots(st, grad_inputs)
+                st.grad_inputs = grad_slots(st, grad_inputs)
                 work += [(st.grad_inputs, i, g) for i, g in enumerate(grad_inputs) if g is not None]
             for leaf, grad, before, now in leaves.pop(k, ()):
                 lg = LeafGrad(leaf)
@@ -111,7 +152,7 @@ class Materializer:
             if p is not None:
                 p.steps.append(st)
             if len(work) >= CHUNK:
-                self._summarize_into(j.index, work, guards)
+                self.summarize_into(j.index, work, guards)
                 work, guards = [], []
         if j.steps_done < len(steps):  # the last may still get its grads (the session paused in it)
             j.made_step = (len(steps) - 1, st)
@@ -119,48 +160,10 @@ class Materializer:
         if p is not None and p.finished:  # no step of it can run again: its pending steps can go
             j.steps, j.steps_done, j.made_step = [], 0, None
         # The optimizer events between the passes before it: summarised in the same batch.
-        changes, shared, states = self._optimizer_work(j.index) if self._optimizer_pending else ((), (), ())
-        self._summarize_into(j.index, work + changes if changes else work, guards, shared=shared, states=states)
+        changes, shared, states = self._optimizer.work(j.index) if self._optimizer.pending() else ((), (), ())
+        self.summarize_into(j.index, work + changes if changes else work, guards, shared=shared, states=states)
 
-    def _captured_size(self, entry) -> int:
-        """Bytes of values a `_captured` entry holds: a row of the nodes' summaries, or a summary."""
-        return self.record.nodes.live().summaries.value_bytes(entry) if type(entry) is int else entry.captured_bytes
-
-    def _drop_captured(self, entry) -> int:
-        """Let go of a `_captured` entry's values; the bytes freed."""
-        return self.record.nodes.live().drop_values(entry) if type(entry) is int else entry.drop_values()
-
-    def _renumber_summaries(self, remap) -> None:
-        """The nodes' summary rows were renumbered (`remap`: old row -> new, NONE: gone)."""
-        renumber = remap.tolist()
-        for entries in self._captured.values():
-            entries[:] = [e if type(e) is not int else renumber[e] for e in entries
-                          if type(e) is not int or renumber[e] >= 0]
-        self._summary_rows = {k: (s, renumber[row]) for k, (s, row) in self._summary_rows.items()
-                              if renumber[row] >= 0}
-
-    def _delete_node(self, nid: int) -> int:
-        """Delete a node from the record; the bytes of values this let go of."""
-        live = self.record.nodes.live()
-        r = live.row(nid)
-        s = NONE if r is None else live.output[r]
-        freed = live.summaries.value_bytes(s) if s >= 0 and live.refs[s] == 1 else 0
-        self.record.nodes.pop(nid, None)
-        return freed
-
-    def _output_rows(self, ids) -> list[int]:
-        """The rows of these nodes' output summaries (where they have one)."""
-        live = self.record.nodes.live()
-        rows = (live.row(nid) for nid in ids)
-        return [o for o in (live.output[r] for r in rows if r is not None) if o >= 0]
-
-    @staticmethod
-    def _grad_slots(step: Step, grad_inputs: list) -> list:
-        if not step.grad_inputs:
-            step.grad_inputs = [None] * len(grad_inputs)
-        return step.grad_inputs
-
-    def _summarize_into(self, index: int, work: list, guards: list = (), at_once: bool = False,
+    def summarize_into(self, index: int, work: list, guards: list = (), at_once: bool = False,
                         shared: list | tuple = (), states: list | tuple = ()) -> None:
         """Summarise [(target, key, array)] and store each summary at target[key] / target.key.
 
@@ -178,7 +181,7 @@ class Materializer:
         finished once their summaries are stored."""
         if not work:
             if states:
-                self._finish_states(states)
+                finish_states(states)
             return
         known = self._leaf_summaries
         slot_of: dict[int, int] = {}
@@ -202,8 +205,8 @@ class Materializer:
                     self._awaited.add(k)
         todo = [i for i in range(len(arrays)) if i not in ready]
         batch = [arrays[i] for i in todo]
-        limit = self.policy.full_values_limit
-        elements = _host_elements(batch) if self.policy.keep_last is None and not at_once else 0
+        limit = self._policy.full_values_limit
+        elements = _host_elements(batch) if self._policy.keep_last is None and not at_once else 0
         entry = [index, work, guards, arrays, slots, ready, todo, batch, shared, states, None]
         if elements >= BACKGROUND_ELEMENTS:
             entry[-1] = summary_worker.submit(batch, limit)
@@ -223,7 +226,7 @@ class Materializer:
         entries, self._deferred, self._deferred_elements = self._deferred, [], 0
         if not entries:
             return
-        summaries = summarize_many([a for e in entries for a in e[7]], self.policy.full_values_limit)
+        summaries = summarize_many([a for e in entries for a in e[7]], self._policy.full_values_limit)
         start = 0
         for e in entries:
             e[-1] = summaries[start:start + len(e[7])]
@@ -255,17 +258,16 @@ class Materializer:
                 s = known[k][1]
                 self._awaited.discard(k)
             summaries[i] = s
-        current = {id(e.copy) for e in self._leaf_copies.values() if e.copy is not None}
+        current = self._leaves.copies()
         current.update(self._awaited)
-        current.update(id(e.grad_copy) for e in self._leaf_copies.values() if e.grad_copy is not None)
         current.update(map(id, shared))
-        if self._optimizer_pending:  # copies later batches will share: keep their summaries
-            current.update(map(id, self._pending_copies()))
+        if self._optimizer.pending():  # copies later batches will share: keep their summaries
+            current.update(map(id, self._optimizer.pending_copies()))
         if len(known) > 2 * len(current) + 16:  # forget the summaries of copies gone
             known = self._leaf_summaries = {k: v for k, v in known.items() if k in current}
-        captured = self._captured.setdefault(index, [])
+        captured = []  # entries holding values this batch's summaries captured
         fresh = [False] * len(arrays)  # per slot: a summary made for this batch, not yet counted
-        meta = self.record.metadata
+        meta = self._record.metadata
         for i, s in zip(todo, fresh_summaries):
             cached = known.get(id(arrays[i]))
             if cached is not None and cached[0] is arrays[i]:  # stored by a batch before this one
@@ -278,7 +280,7 @@ class Materializer:
             if s.device != "cpu" and meta.device == "cpu":
                 meta.device = s.device
         stale = {nid for nid, vc, version in guards if vc[0] != version}
-        live = self.record.nodes.live()
+        live = self._record.nodes.live()
         row_of = live.row
         rows = self._summary_rows
         given, outputs = [], []  # node rows given a new output summary, and those summaries
@@ -318,19 +320,29 @@ class Materializer:
                 captured.append(entry)
                 added += s.captured_bytes
             if s.nan_count or s.inf_count:
-                self._note_nonfinite(index, target is node or target is relu)
+                self._pins.nonfinite(index, target is node or target is relu)
+        self._captured.hold(index, captured, added)
         live.set_outputs(given, outputs)
         if len(rows) > 2 * len(known) + 16:  # forget the rows of summaries no longer shared
             self._summary_rows = {id(v[1]): rows[id(v[1])] for v in known.values() if id(v[1]) in rows}
         remap = live.compact_summaries()
         if remap is not None:  # summary rows were renumbered: so are those held here
-            self._renumber_summaries(remap)
+            renumber = remap.tolist()
+            self._captured.renumber(renumber)
+            self._summary_rows = {k: (s, renumber[row]) for k, (s, row) in self._summary_rows.items()
+                                  if renumber[row] >= 0}
         if relus:
             _note_dead_units(live, relus)
         if states:
-            self._finish_states(states)
-        self._captured_bytes += added
-        self._enforce_budget()
+            finish_states(states)
+        self._captured.enforce_budget()
+
+
+def grad_slots(step: Step, grad_inputs) -> list:
+    """The step's grads to its inputs, a slot each (made empty on first use)."""
+    if not step.grad_inputs:
+        step.grad_inputs = [None] * len(grad_inputs)
+    return step.grad_inputs
 
 
 def leaf_grad_work(lg: LeafGrad, grad, before, now) -> list:

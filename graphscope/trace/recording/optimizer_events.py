@@ -19,9 +19,11 @@ from graphscope.engine import hooks
 from graphscope.engine.backend import namespace
 from graphscope.engine.tensor import Tensor, data_writes
 
-from .journal import LeafEntry
-from ..record.naming import name, short_repr
-from ..record.model import GRAD_RESET, HAND_UPDATE, OPTIMIZER_STEP, ZERO_GRAD, ParamChange
+from .journal import Journals
+from .leaves import LeafEntry, Leaves
+from .retention import Policy
+from ..record.naming import Names, name, short_repr
+from ..record.model import GRAD_RESET, HAND_UPDATE, OPTIMIZER_STEP, ZERO_GRAD, ParamChange, Record
 from ..stats.summarize import Summarized
 
 
@@ -47,80 +49,64 @@ _new = tuple.__new__  # the pending tuples are built with it: half the cost of c
 _SET_TO_NONE = {True: (("set_to_none", "True"),), False: (("set_to_none", "False"),)}
 
 
-class GradOwners:
-    """Which leaf a `.grad` array belongs to, so `w.grad.zero_()` is known as a reset of w's grad."""
-
-    def __init__(self):
-        self._by_array: dict[int, LeafEntry] = {}
-
-    def note(self, leaf: LeafEntry, array) -> None:
-        key = id(array)
-        old = leaf.grad_key
-        if old == key:
-            return
-        if old is not None and self._by_array.get(old) is leaf:
-            del self._by_array[old]
-        self._by_array[key] = leaf
-        leaf.grad_key = key
-
-    def forget_dead(self) -> None:
-        """Drop the entries of leaves that have died."""
-        self._by_array = {k: e for k, e in self._by_array.items() if e.ref() is not None}
-
-    def owner(self, tensor: Tensor):
-        """(the leaf Tensor, its entry) whose `.grad` is `tensor` (or shares its array), else None."""
-        leaf = self._by_array.get(id(tensor.array))
-        t = leaf.ref() if leaf is not None else None
-        if t is None or t._grad is None or t._grad.array is not tensor.array:
-            return None
-        return t, leaf
-
-
 class OptimizerRecording:
-    """The Recorder's half that records optimizer events. It reads and writes the Recorder's
-    state (`record`, `policy`, the leaf entries, the names) and summarises through it."""
+    """Records optimizer events into `record.optimizer`, and holds their parameters' copies until
+    their pass is put into the record (`work`) or leaves the detail window (`drop_detail`). The
+    recorder hands it the engine's optimizer events while it is not sealed."""
+
+    def __init__(self, record: Record, policy: Policy, leaves: Leaves, names: Names, journals: Journals, keep):
+        self._record = record
+        self._keep_first = policy.keep_first
+        self._leaves = leaves
+        self._names = names
+        self._journals = journals
+        self._keep = keep  # array -> a copy to summarise later (see Recorder)
+        self._pending: dict[int, list] = {}  # pass index -> its events' Saw and Stepped copies, until kept or dropped
+        self._open_steps: dict = {}  # id(optimizer) -> (pass index, [(row, [(param, leaf, copy before)])]) while it steps
+        self._last_reset = None  # (row, site, passes, leaves) of the last grad reset event
+        self._last_update = None  # (row, passes, leaves) of the last update by hand
+        self._updating = None  # (tensor, leaf, copy of its value, of its grad) while updated by hand
+        self._type_names: dict = {}  # class -> (its __name__, as a name)
+        self._group_settings: dict = {}  # id(param group) -> (its options, their literals)
+        self._held_events: deque = deque()  # (pass index, position in record.optimizer) of events held with parameters
 
     # --- engine events ------------------------------------------------------------------
     # Once or twice a step with every parameter: written for speed (no calls per parameter but
     # what it must do).
 
     def grads_zeroing(self, owner, params, set_to_none):
-        if self._sealed:
-            return
         set_to_none = bool(set_to_none)
-        passes = len(self.record.passes)
+        passes = len(self._record.passes)
         row = self._add_event(ZERO_GRAD, passes, self._type_name(owner), _SET_TO_NONE[set_to_none])
-        leaves, writes, seen = self._leaf_copies, data_writes[0], []
+        entry_of, writes, seen = self._leaves.entry_of, data_writes[0], []
         for p in params:
             grad = p._grad
             if grad is None:
                 continue
-            leaf = leaves.get(id(p))
+            leaf = entry_of(id(p))
             if leaf is None or leaf.first is None or leaf.ref() is not p:
                 continue
             # Its `.grad`: the copy the last accumulation made, while it has not changed since.
             if leaf.grad_array is grad.array and leaf.grad_version == (grad._vc[0], writes):
                 before = leaf.grad_copy
             else:
-                before = self._grad_copy(leaf, grad)
-            seen.append((leaf.first, leaf.label or self._label(p), before, None))
+                before = self._leaves.grad_copy(leaf, grad)
+            seen.append((leaf.first, leaf.label or self._leaves.label(p), before, None))
         if seen:
             self._pend(passes - 1, _new(Saw, (row, seen, not set_to_none)))
 
     def grad_clearing(self, tensor):
-        self._reset_by_user(tensor, self._known_leaf(tensor), zeros=False)
+        self._reset_by_user(tensor, self._leaves.known(tensor), zeros=False)
 
     def tensor_zeroing(self, tensor):
-        found = self._grad_owners.owner(tensor)
+        found = self._leaves.grad_owner(tensor)
         if found is not None:
             self._reset_by_user(*found, zeros=True)
 
     def optimizer_step_begun(self, optimizer):
-        if self._sealed:
-            return
-        passes = len(self.record.passes)
+        passes = len(self._record.passes)
         kind = self._type_name(optimizer)
-        leaves, writes = self._leaf_copies, data_writes[0]
+        entry_of, value_and_grad, writes = self._leaves.entry_of, self._leaves.value_and_grad, data_writes[0]
         steps = []
         for group in optimizer.param_groups:
             row = self._add_event(OPTIMIZER_STEP, passes, kind, self._settings_of(group))
@@ -129,11 +115,11 @@ class OptimizerRecording:
                 grad = p._grad
                 if grad is None:
                     continue  # the step skips a parameter without a grad
-                leaf = leaves.get(id(p))
+                leaf = entry_of(id(p))
                 if leaf is None or leaf.first is None or leaf.ref() is not p:
                     continue
-                before, read = self._value_and_grad(p, leaf, grad, writes)
-                seen.append((leaf.first, leaf.label or self._label(p), before, read))
+                before, read = value_and_grad(p, leaf, grad, writes)
+                seen.append((leaf.first, leaf.label or self._leaves.label(p), before, read))
                 changed.append((p, leaf, before))
             if seen:
                 self._pend(passes - 1, _new(Saw, (row, seen, False)))
@@ -142,7 +128,7 @@ class OptimizerRecording:
 
     def optimizer_step_ended(self, optimizer):
         opened = self._open_steps.pop(id(optimizer), None)
-        if opened is None or self._sealed:
+        if opened is None:
             return
         index, steps = opened
         state = optimizer.state
@@ -151,161 +137,60 @@ class OptimizerRecording:
             afters = []
             for p, leaf, before in changed:
                 slot = state.get(p)
-                afters.append((self._value_after(p, leaf), before, self._state_copies(slot) if slot else None))
+                afters.append((self._leaves.value_after(p, leaf, self._journals.current), before, self._state_copies(slot) if slot else None))
             self._pend(index, _new(Stepped, (row, afters)))
 
     def leaf_updating(self, tensor):
         self._updating = None
-        leaf = self._known_leaf(tensor)
-        passes = len(self.record.passes)
-        if leaf is None or not passes or self._open_steps or self._sealed:
+        leaf = self._leaves.known(tensor)
+        passes = len(self._record.passes)
+        if leaf is None or not passes or self._open_steps:
             return  # an initialisation, or an optimizer's step changing its parameter its own way
         grad = tensor._grad
-        before, read = self._value_and_grad(tensor, leaf, grad, data_writes[0])
+        before, read = self._leaves.value_and_grad(tensor, leaf, grad, data_writes[0])
         self._updating = (tensor, leaf, before, read)
 
     def leaf_updated(self, tensor):
         opened, self._updating = self._updating, None
-        if opened is None or opened[0] is not tensor or self._sealed:
+        if opened is None or opened[0] is not tensor:
             return
         _, leaf, before, read = opened
-        passes = len(self.record.passes)
+        passes = len(self._record.passes)
         last = self._last_update  # (its row, passes, the leaves it updated)
-        if last is None or last[0] != len(self.record.optimizer) - 1 or last[1] != passes or leaf.first in last[2]:
-            row = self.record.optimizer.add(HAND_UPDATE, passes, "", (), self._names.site(hooks.user_site()))
+        if last is None or last[0] != len(self._record.optimizer) - 1 or last[1] != passes or leaf.first in last[2]:
+            row = self._record.optimizer.add(HAND_UPDATE, passes, "", (), self._names.site(hooks.user_site()))
             last = self._last_update = (row, passes, set())
         last[2].add(leaf.first)
-        self._pend(passes - 1, _new(Saw, (last[0], [(leaf.first, leaf.label or self._label(tensor), before, read)],
+        self._pend(passes - 1, _new(Saw, (last[0], [(leaf.first, leaf.label or self._leaves.label(tensor), before, read)],
                                          False)))
-        self._pend(passes - 1, _new(Stepped, (last[0], [(self._value_after(tensor, leaf), before, None)])))
+        self._pend(passes - 1, _new(Stepped, (last[0], [(self._leaves.value_after(tensor, leaf, self._journals.current), before, None)])))
 
     # --- what the rest of the recorder calls --------------------------------------------
 
-    def _settle_optimizer(self) -> None:
-        """Summarise the pending changes (of passes still in the detail window: a pass trimmed
-        since has none)."""
-        if self._optimizer_pending:
-            work, shared, states = self._optimizer_work(len(self.record.passes) + 1)
-            self._summarize_into(max(len(self.record.passes) - 1, 0), work, at_once=True, shared=shared, states=states)
+    def pending(self) -> bool:
+        """Whether events' copies wait to be put into the record."""
+        return bool(self._pending)
 
-    def _drop_optimizer_detail(self, index: int) -> None:
+    def drop_detail(self, index: int) -> None:
         """Pass `index` left the detail window: its events keep their rows, not their parameters.
         (Passes leave it in order: the events of an earlier pass still here belong to one kept
         for good, a pinned one, and are let go of.)"""
         held = self._held_events
-        events = self.record.optimizer
+        events = self._record.optimizer
         while held and held[0][0] <= index:
             passed, position = held.popleft()
             if passed == index:
                 events.compact(position, drop_params=True)
-        self._optimizer_pending.pop(index, None)
+        self._pending.pop(index, None)
 
-    # --- helpers --------------------------------------------------------------------------
-
-    def _add_event(self, kind: str, passes: int, optimizer: str, settings: tuple) -> int:
-        """A new event's row in record.optimizer, at the user's line that called it."""
-        return self.record.optimizer.add(kind, passes, optimizer, settings, self._names.site(hooks.user_site()))
-
-    def _type_name(self, obj) -> str:
-        """The name of an optimizer's (or a module's) class, made once per class."""
-        kind = type(obj)
-        cached = self._type_names.get(kind)
-        if cached is None or cached[0] is not kind.__name__:
-            cached = self._type_names[kind] = (kind.__name__, name(kind.__name__))
-        return cached[1]
-
-    def _pend(self, index: int, entry: tuple) -> None:
-        """Keep an event's copies (a Saw or Stepped) to turn into ParamChanges with the next pass
-        put into the record, or at a flush."""
-        pending = self._optimizer_pending.get(index)
-        if pending is None:
-            self._optimizer_pending[index] = [entry]
-        else:
-            pending.append(entry)
-
-    def _settings_of(self, group: dict) -> tuple:
-        """The group's options as literals, made again only when one of them changed."""
-        cached = self._group_settings.get(id(group))
-        if cached is not None and len(cached[0]) == len(group) - 1:
-            for k, v in cached[0]:  # unchanged: every option is the same plain value
-                now = group.get(k, _MISSING)
-                if now is not v and (type(now) is not type(v) or now != v):
-                    break
-            else:
-                return cached[1]
-        options = [(k, v) for k, v in group.items() if k != "params"]
-        settings = tuple((name(str(k)), short_repr(v)) for k, v in options)
-        if all(_plain(v) for _, v in options):  # (a literal of equal plain values is the same)
-            if len(self._group_settings) > 1024:
-                self._group_settings.clear()
-            self._group_settings[id(group)] = (options, settings)
-        return settings
-
-    def _value_and_grad(self, p: Tensor, leaf: LeafEntry, grad, writes: int) -> tuple:
-        """Copies of a parameter's value and `.grad` (None without one) before a step: its value,
-        the copy its pass holds while it has not changed since; its `.grad`, the copy the last
-        accumulation made, likewise."""
-        array = p.array
-        if leaf.array is array and leaf.copy is not None and leaf.version == (p._vc[0], writes):
-            before = leaf.copy
-        else:
-            before = self._keep(array)
-        if grad is None:
-            return before, None
-        if leaf.grad_array is grad.array and leaf.grad_version == (grad._vc[0], writes):
-            return before, leaf.grad_copy
-        return before, self._grad_copy(leaf, grad)
-
-    def _value_after(self, p: Tensor, leaf: LeafEntry):
-        """A copy of a parameter's value after a step, which the next forward shares while the
-        parameter stays as the step left it."""
-        array = p.array
-        after = self._keep(array)
-        leaf.array, leaf.version, leaf.copy, leaf.finite = array, (p._vc[0], data_writes[0]), after, False
-        self._journal.fresh.append((leaf, after))
-        return after
-
-    def _known_leaf(self, t: Tensor) -> LeafEntry | None:
-        """The leaf's entry when it has an identity (it was in a recorded pass)."""
-        leaf = self._leaf_copies.get(id(t))
-        if leaf is None or leaf.ref() is not t or leaf.first is None:
-            return None
-        return leaf
-
-    def _reset_by_user(self, tensor: Tensor, leaf: LeafEntry | None, zeros: bool) -> None:
-        """`tensor.grad = None` or `tensor.grad.zero_()`: one event, or a row added to the last
-        when it is the same line's (a loop over the parameters)."""
-        if leaf is None or tensor._grad is None or self._sealed:
-            return
-        site = self._names.site(hooks.user_site())
-        passes = len(self.record.passes)
-        last = self._last_reset  # (its row, site, passes, the leaves it reset)
-        if (last is None or last[0] != len(self.record.optimizer) - 1 or last[1] != site or last[2] != passes
-                or leaf.first in last[3]):
-            last = self._last_reset = (self.record.optimizer.add(GRAD_RESET, passes, "", (), site), site, passes, set())
-        last[3].add(leaf.first)
-        before = self._grad_copy(leaf, tensor._grad)
-        self._pend(passes - 1, _new(Saw, (last[0], [(leaf.first, leaf.label or self._label(tensor), before, None)],
-                                         zeros)))
-
-    def _state_copies(self, slot: dict) -> list:
-        """The optimizer's state for a parameter: tensors copied, numbers as literals."""
-        out = []
-        for key, value in slot.items():
-            if isinstance(value, Tensor):
-                out.append((name(str(key)), self._keep(value.array)))
-            elif isinstance(value, (int, float)):
-                out.append((name(str(key)), short_repr(value)))
-        return out
-
-    def _optimizer_work(self, before: int) -> tuple[list, list, list]:
+    def work(self, before: int) -> tuple[list, list, list]:
         """The pending events of passes before `before` as ParamChanges in the record, and the
         work of summarising them, to do in one batch with a pass's own: [(target, key, array)],
         the part of it that reuses copies of the pass before (values and grads), and the states
         to finish after it."""
         work, states, shared = [], [], []
-        history, keep_first, held = self.record.optimizer, self.policy.keep_first, self._held_events
-        pending = self._optimizer_pending
+        history, keep_first, held = self._record.optimizer, self._keep_first, self._held_events
+        pending = self._pending
         for index in [i for i in pending if i < before]:
             for entry in pending.pop(index):
                 if type(entry) is Saw:
@@ -336,9 +221,9 @@ class OptimizerRecording:
                         states.append((change, state, slots))
         return work, shared, states
 
-    def _pending_copies(self):
+    def pending_copies(self):
         """The copies of values and grads that pending changes share with a pass's own."""
-        for pending in self._optimizer_pending.values():
+        for pending in self._pending.values():
             for entry in pending:
                 if type(entry) is Saw:
                     for _, _, was, read in entry.params:
@@ -346,24 +231,78 @@ class OptimizerRecording:
                         if read is not None:
                             yield read
 
-    @staticmethod
-    def _finish_states(states: list) -> None:
-        """Put each summarised state into its change: tensors as summaries, the rest as literals."""
-        for change, entries, slots in states:
-            change.state = tuple((key, value if type(value) is str else s) for (key, value), s in zip(entries, slots))
+    # --- helpers --------------------------------------------------------------------------
+
+    def _add_event(self, kind: str, passes: int, optimizer: str, settings: tuple) -> int:
+        """A new event's row in record.optimizer, at the user's line that called it."""
+        return self._record.optimizer.add(kind, passes, optimizer, settings, self._names.site(hooks.user_site()))
+
+    def _type_name(self, obj) -> str:
+        """The name of an optimizer's (or a module's) class, made once per class."""
+        kind = type(obj)
+        cached = self._type_names.get(kind)
+        if cached is None or cached[0] is not kind.__name__:
+            cached = self._type_names[kind] = (kind.__name__, name(kind.__name__))
+        return cached[1]
+
+    def _pend(self, index: int, entry: tuple) -> None:
+        """Keep an event's copies (a Saw or Stepped) to turn into ParamChanges with the next pass
+        put into the record, or at a flush."""
+        pending = self._pending.get(index)
+        if pending is None:
+            self._pending[index] = [entry]
+        else:
+            pending.append(entry)
+
+    def _settings_of(self, group: dict) -> tuple:
+        """The group's options as literals, made again only when one of them changed."""
+        cached = self._group_settings.get(id(group))
+        if cached is not None and len(cached[0]) == len(group) - 1:
+            for k, v in cached[0]:  # unchanged: every option is the same plain value
+                now = group.get(k, _MISSING)
+                if now is not v and (type(now) is not type(v) or now != v):
+                    break
+            else:
+                return cached[1]
+        options = [(k, v) for k, v in group.items() if k != "params"]
+        settings = tuple((name(str(k)), short_repr(v)) for k, v in options)
+        if all(_plain(v) for _, v in options):  # (a literal of equal plain values is the same)
+            if len(self._group_settings) > 1024:
+                self._group_settings.clear()
+            self._group_settings[id(group)] = (options, settings)
+        return settings
+
+    def _reset_by_user(self, tensor: Tensor, leaf: LeafEntry | None, zeros: bool) -> None:
+        """`tensor.grad = None` or `tensor.grad.zero_()`: one event, or a row added to the last
+        when it is the same line's (a loop over the parameters)."""
+        if leaf is None or tensor._grad is None:
+            return
+        site = self._names.site(hooks.user_site())
+        passes = len(self._record.passes)
+        last = self._last_reset  # (its row, site, passes, the leaves it reset)
+        if (last is None or last[0] != len(self._record.optimizer) - 1 or last[1] != site or last[2] != passes
+                or leaf.first in last[3]):
+            last = self._last_reset = (self._record.optimizer.add(GRAD_RESET, passes, "", (), site), site, passes, set())
+        last[3].add(leaf.first)
+        before = self._leaves.grad_copy(leaf, tensor._grad)
+        self._pend(passes - 1, _new(Saw, (last[0], [(leaf.first, leaf.label or self._leaves.label(tensor), before, None)],
+                                         zeros)))
+
+    def _state_copies(self, slot: dict) -> list:
+        """The optimizer's state for a parameter: tensors copied, numbers as literals."""
+        out = []
+        for key, value in slot.items():
+            if isinstance(value, Tensor):
+                out.append((name(str(key)), self._keep(value.array)))
+            elif isinstance(value, (int, float)):
+                out.append((name(str(key)), short_repr(value)))
+        return out
 
 
-def new_optimizer_state(recorder) -> None:
-    """The recorder's optimizer bookkeeping, empty."""
-    recorder._optimizer_pending = {}  # pass index -> its events' Saw and Stepped copies, until kept or dropped
-    recorder._open_steps = {}  # id(optimizer) -> (pass index, [(row, [(param, leaf, copy before)])]) while it steps
-    recorder._last_reset = None  # (row, site, passes, leaves) of the last grad reset event
-    recorder._last_update = None  # (row, passes, leaves) of the last update by hand
-    recorder._updating = None  # (tensor, leaf, copy of its value, of its grad) while updated by hand
-    recorder._type_names = {}  # class -> (its __name__, as a name)
-    recorder._grad_owners = GradOwners()
-    recorder._group_settings = {}  # id(param group) -> (its options, their literals)
-    recorder._held_events = deque()  # (pass index, position in record.optimizer) of events held with parameters
+def finish_states(states: list) -> None:
+    """Put each summarised state into its change: tensors as summaries, the rest as literals."""
+    for change, entries, slots in states:
+        change.state = tuple((key, value if type(value) is str else s) for (key, value), s in zip(entries, slots))
 
 
 _MISSING = object()

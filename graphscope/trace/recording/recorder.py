@@ -1,8 +1,8 @@
 """The recorder: an engine observer that fills the record, keeping each event cheap and the memory bounded.
 
-Its event handlers are here; what it keeps is `retention.py`, how journals become record nodes
-`materialize.py`, the names it gives `naming.py`. A little over 400 lines: the engine's events
-and the session's calls (flush, finish, seal, keep, console) are one protocol, kept together.
+It journals the engine's events and answers the session's calls; its collaborators own the rest: the
+journals held (`journal.py`), the leaves' copies (`leaves.py`), optimizer events (`optimizer_events.py`),
+putting journals into the record (`materialize.py`), and what detail survives (`retention.py`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import math
 import platform
 import traceback
 import weakref
-from collections import deque
 
 import numpy as np
 
@@ -21,24 +20,17 @@ from graphscope.engine.backend import is_array
 from graphscope.engine.tensor import Tensor, data_writes
 
 from ..analysis import findings
-from ..stats.finite import NUMBER, is_finite, squared_norm, to_host_floats
-from .journal import (
-    ConstantEvent,
-    ExternalEvent,
-    Journal,
-    LeafEntry,
-    LeafEvent,
-    OpEvent,
-    Seen,
-)
+from ..stats.finite import NUMBER, squared_norm, to_host_floats
+from .journal import ConstantEvent, ExternalEvent, Journals, LeafEvent, OpEvent, Seen
+from .leaves import Leaves
 from ..record.limits import FIELDS, clamp, cut
-from .materialize import Materializer, leaf_grad_work
+from .materialize import Materializer, grad_slots, leaf_grad_work
 from ..record.naming import Names, error_site, graphscope_version, name
-from .optimizer_events import OptimizerRecording, new_optimizer_state
+from .optimizer_events import OptimizerRecording
 from ..record.optimizer_history import OptimizerHistory
 from ..record.pass_history import PassHistory
 from ..record.model import BackwardPass, ConsoleLine, LeafGrad, Metadata, Record, ScriptError
-from .retention import Policy, Retention
+from .retention import CapturedValues, Pins, Policy, Retention
 from ..stats.summarize import Summarized, summarize_many
 
 __all__ = ["SUMMARIZE_AT_ONCE", "Policy", "Recorder"]
@@ -51,7 +43,7 @@ _new = tuple.__new__
 SUMMARIZE_AT_ONCE = 1 << 20
 
 
-class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
+class Recorder(hooks.Observer):
     """Fills a Record from engine events; install it with `graphscope.engine.hooks.observe`.
 
     Arrays are copied at each event (the engine may change them in place later) and summarised
@@ -59,6 +51,9 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
     little more than its copies. `flush()` brings the record up to date (the session calls it
     when the script pauses); `finish()` ends the recording and works out the findings. Read
     the record from another thread only while the script is paused or after it ended.
+
+    It owns the forward's bookkeeping (node ids, the current journal, the pass under way); the rest
+    is its collaborators', each built here and handed the others it calls.
     """
 
     # Only the thread that installs it is recorded (the script's main thread): another thread's
@@ -77,32 +72,28 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         self.record.passes = PassHistory()  # a pass out of the detail window shrinks to a row
         self.record.optimizer = OptimizerHistory()  # so does an optimizer event
         self._next_id = 0
-        self._journal = Journal(0, 0)
-        self._recent: deque[Journal] = deque([self._journal])  # newest last; still resolvable
-        self._names = Names(self.record.rules)
-        self._module = self._names.module         # the module whose forward is running (named)
-        self._leaf_copies: dict[int, LeafEntry] = {}  # id(leaf) -> what is known of it
-        self._leaf_summaries: dict[int, tuple] = {}  # id(leaf copy) -> (copy, its summary)
-        self._summary_rows: dict[int, tuple] = {}  # id(leaf copy's summary) -> (summary, row in the nodes' summaries)
-        self._captured: dict[int, list] = {}      # pass -> summaries holding captured values
-        self._pending: deque = deque()            # batches of summaries not yet stored, oldest first
-        self._deferred: list = []                 # of those, the small ones not yet summarised
-        self._deferred_elements = 0
-        self._awaited: set[int] = set()           # ids of copies a later batch takes a summary of
-        self._captured_bytes = 0
-        self._pinned: set[int] = set()
-        self._orphans: set[int] = set()           # nodes of trimmed passes that others refer to
-        self._nan_value_pass: int | None = None
-        self._nan_grad_pass: int | None = None
+        self._names = names = Names(self.record.rules)
+        self._module = names.module               # the module whose forward is running (named)
+        self._journals = journals = Journals()
+        self._journal = journals.current          # the current pass's (cached here: read at every event)
+        self._refer = journals.refer
+        self._leaves = leaves = Leaves(self._keep, names)
+        self._leaf_of = leaves.entry_of
+        self._note_grad = leaves.note_grad
+        self._pins = pins = Pins(policy.keep_first)
+        captured = CapturedValues(self.record, policy.memory_budget)
+        self._optimizer = optimizer = OptimizerRecording(self.record, policy, leaves, names, journals, self._keep)
+        self._materializer = materializer = Materializer(self.record, policy, journals, leaves, names, optimizer,
+                                                         pins, captured)
+        self._summarize_into = materializer.summarize_into
+        self._retention = Retention(self.record, policy, journals, pins, captured, materializer, optimizer)
         self._pass: BackwardPass | None = None
         self._norms: list = []
         self._root_array = None
         self._stepping: int | None = None         # the node whose backward is running
         self._raised_in: int | None = None        # the node stepped when the last backward raised
-        self._kept: list[Journal] = []           # journals of passes kept for good (first, pinned)
         self._sealed = False                      # finished for good by `seal`: takes nothing more
         self.notes: list[str] = []                # what the user should hear about the recording
-        new_optimizer_state(self)
 
     # --- engine events: forward ------------------------------------------------------------
 
@@ -140,10 +131,6 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
                                        vc, vc[0], args, node)))
         made[node.seq] = nid
 
-    def _materialize(self, j: Journal) -> None:
-        j.untape()  # first: its steps say which of its ops' saved state to put into the record
-        super()._materialize(j)
-
     def _tensor_node(self, t: Tensor) -> int:
         """The node of a tensor met outside a forward op (a root, a leaf given a grad)."""
         fn = t.grad_fn
@@ -159,13 +146,9 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         j = self._journal
         fn = t.grad_fn
         if fn is not None:
-            seq = fn.seq
-            for older in self._lookup_order():
-                nid = older.made.get(seq)
-                if nid is not None:
-                    if older is not j:
-                        older.referenced.add(nid)
-                    return nid
+            nid = self._refer(fn, fn.seq)
+            if nid is not None:
+                return nid
         key = id(t)
         entry = j.tensors.get(key)
         if entry is not None and entry.ref() is t:  # a leaf (or unrecorded tensor) met before in this pass
@@ -175,16 +158,16 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         if fn is None:
             # The leaf's copy is shared with the last pass's while the tensor has not changed
             # since (same array, same version): a data batch or a frozen weight is copied once.
-            leaf = self._leaf_copies.get(key)
+            leaf = self._leaf_of(key)
             if leaf is None or leaf.ref() is not t or leaf.array is not t.array \
                     or leaf.version != (t._vc[0], data_writes[0]):  # (a write through `.data` leaves _vc as it was)
-                leaf = self._copy_leaf(t, leaf)
+                leaf = self._leaves.copy_value(t, leaf, j)
             elif leaf.finite:
                 j.finite.add(id(leaf.copy))
             if leaf.first is None:
                 leaf.first = nid
             requires = t.requires_grad
-            label = (leaf.label or self._label(t)) if requires else None
+            label = (leaf.label or self._leaves.label(t)) if requires else None
             j.events.append(_new(LeafEvent, (nid, leaf.copy, self._names.leaf_site(t), module, requires, label,
                                              leaf.first)))
             j.tensors[key] = _new(Seen, (leaf.ref, nid))
@@ -195,19 +178,9 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
             j.tensors[key] = Seen(weakref.ref(t), nid)
         return nid
 
-    def _copy_leaf(self, t: Tensor, leaf: LeafEntry | None) -> LeafEntry:
-        """The entry of a leaf new to the recorder (`leaf` None or another tensor's) or changed
-        since its last copy, holding a new copy of its value."""
-        if leaf is None or leaf.ref() is not t:
-            leaf = self._leaf_copies[id(t)] = LeafEntry(weakref.ref(t))
-        array = t.array
-        copy = self._keep(array)
-        leaf.array, leaf.version, leaf.copy, leaf.finite = array, (t._vc[0], data_writes[0]), copy, False
-        self._journal.fresh.append((leaf, copy))
-        return leaf
-
     def _keep(self, array):
-        """A copy of `array` to summarise later; for a large one, its summary now (no copy)."""
+        """A copy of `array` to summarise later; for a large one, its summary now (no copy). The
+        collaborators that copy (leaves, optimizer events) are handed it."""
         if array.size > SUMMARIZE_AT_ONCE:
             return Summarized(summarize_many([array], self.policy.full_values_limit)[0])
         return array.copy() if type(array) is _ndarray else backend.copy(array)
@@ -249,22 +222,13 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         j.taping = True
         return j.tape
 
-    def _lookup_order(self):
-        """Journals whose nodes a new node may refer to: the recent ones, newest first, then
-        those of passes kept for good."""
-        yield from reversed(self._recent)
-        yield from self._kept
-
     def _function_node(self, fn) -> int:
         seq = getattr(fn, "seq", None)
         nid = self._journal.made.get(seq)
         if nid is not None:  # made in this pass: the usual case
             return nid
-        found = self._find(fn, seq)
-        if found is not None:
-            older, nid = found
-            if older is not self._journal:
-                older.referenced.add(nid)
+        nid = self._refer(fn, seq)
+        if nid is not None:
             return nid
         nid = self._next_id
         self._next_id = nid + 1
@@ -276,17 +240,6 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         else:
             j.made[seq] = nid
         return nid
-
-    def _find(self, fn, seq):
-        """(journal, node id) of a Function seen in a recent or kept pass, else None."""
-        for j in self._lookup_order():
-            nid = j.made.get(seq)
-            if nid is not None:
-                return j, nid
-            entry = j.functions.get(id(fn))
-            if entry is not None and entry.ref() is fn:
-                return j, entry.node
-        return None
 
     def before_node(self, node, grad_output):
         if self._pass is None:
@@ -310,31 +263,18 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         # Aligned with the node's recorded inputs: no slots for its non-tensor arguments.
         grads = tuple([g for x, g in zip(node.inputs, grad_inputs) if isinstance(x, Tensor) or is_array(x)])
         self._stepping = None
-        made = j.made_step
-        if made is None or made[0] != len(j.steps) - 1:
-            nid, grad_output, _ = j.steps[-1]
-            j.steps[-1] = (nid, grad_output, grads)
-        else:  # already in the record (the session flushed while paused here)
-            slots = self._grad_slots(made[1], grads)
+        made = j.step_ended(grads)
+        if made is not None:  # already in the record (the session flushed while paused here)
+            slots = grad_slots(made, grads)
             # At once: a grad here may become a leaf's `.grad`, which user code may change.
             self._summarize_into(j.index, [(slots, i, g) for i, g in enumerate(grads) if g is not None], at_once=True)
 
     def leaf_grad_accumulating(self, tensor):
         if self._pass is None:
             return
-        leaf = self._leaf_copies.get(id(tensor))
-        if leaf is None or leaf.ref() is not tensor:
-            leaf = self._leaf_copies[id(tensor)] = LeafEntry(weakref.ref(tensor))
-        leaf.before = self._grad_copy(leaf, tensor._grad)
-
-    def _grad_copy(self, leaf: LeafEntry, grad: Tensor):
-        """A copy of the leaf's `.grad` as it is: the last one made, while it has not changed since."""
-        array = grad.array
-        version = (grad._vc[0], data_writes[0])
-        if leaf.grad_array is array and leaf.grad_version == version:
-            return leaf.grad_copy
-        leaf.grad_array, leaf.grad_version, leaf.grad_copy = array, version, self._keep(array)
-        return leaf.grad_copy
+        leaves = self._leaves
+        leaf = leaves.entry(tensor)
+        leaf.before = leaves.grad_copy(leaf, tensor._grad)
 
     def leaf_grad_accumulated(self, tensor, grad):
         if self._pass is None:
@@ -345,9 +285,9 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         nid = entry.node if entry is not None and entry.ref() is tensor else self._tensor_node(tensor)
         # It is the leaf's `.grad` now: user code may change it in place.
         copy = self._keep(grad)
-        leaf = self._leaf_copies.get(key)
+        leaf = self._leaf_of(key)
         if leaf is None or leaf.ref() is not tensor:
-            leaf = self._leaf_copies[key] = LeafEntry(weakref.ref(tensor))
+            leaf = self._leaves.add(tensor)
         before = leaf.before
         now = tensor._grad
         array = now.array
@@ -357,37 +297,17 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
             leaf.before = None
             now_copy = self._keep(array)
         leaf.grad_array, leaf.grad_version, leaf.grad_copy = array, (now._vc[0], data_writes[0]), now_copy
-        self._grad_owners.note(leaf, array)
-        tape = j.tape
-        if tape:  # its step is the tape's last: it goes there, filed with the step when resolved
-            step = tape[-1]
-            step[2] = _shared_copy(step[2], grad, copy)  # (now: the live `.grad` is not held)
-            step.append((nid, copy, before, now_copy))
-        elif j._steps:
-            self._step_leaf(j, nid, copy, before, now_copy, grad)
+        self._note_grad(leaf, array)
+        made = j.leaf_grad(nid, copy, before, now_copy, grad)
+        if made is not None:  # its step is in the record already: summarised at once
+            lg = LeafGrad(nid)
+            made.leaf_grads.append(lg)
+            self._summarize_into(j.index, leaf_grad_work(lg, copy, before, now_copy))
         squares = squared_norm(grad)
         if type(squares) is float and squares - squares == 0.0:  # its sum of squares is finite: so is it
             j.finite.add(id(copy))
         if tensor.requires_grad:
-            self._norms.append((leaf.label or self._label(tensor), squares))
-
-    def _step_leaf(self, j: Journal, nid: int, copy, before, now_copy, grad) -> None:
-        """A leaf's grad accumulated at the journal's last step (while the steps come by calls)."""
-        steps = j._steps
-        k = len(steps) - 1
-        made = j.made_step
-        if made is None or made[0] != k:
-            node, grad_output, grads = steps[k]
-            steps[k] = (node, grad_output, _shared_copy(grads, grad, copy))
-            leaves = j.step_leaves.get(k)
-            if leaves is None:
-                j.step_leaves[k] = [(nid, copy, before, now_copy)]
-            else:
-                leaves.append((nid, copy, before, now_copy))
-        else:  # already in the record: summarise at once
-            lg = LeafGrad(nid)
-            made[1].leaf_grads.append(lg)
-            self._summarize_into(j.index, leaf_grad_work(lg, copy, before, now_copy))
+            self._norms.append((leaf.label or self._leaves.label(tensor), squares))
 
     def backward_ended(self, root):
         p = self._pass
@@ -405,26 +325,41 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
             j.taping = False
         self._raised_in, self._stepping = self._stepping, None
         if index % 64 == 63:  # now and then, forget leaves that have died
-            self._leaf_copies = {k: e for k, e in self._leaf_copies.items() if e.ref() is not None}
-            self._grad_owners.forget_dead()
-        policy = self.policy
-        keep = index < policy.keep_first or policy.keep_last is None
-        if keep:
-            self._materialize_through(index)
-        if policy.scan_every_pass or not is_finite(p.loss) or not all(map(is_finite, p.grad_norms.values())):
-            for held in list(self._recent):  # oldest first: the first NaN may be a pass or two back
-                if held.index <= index and (held is j or not policy.scan_every_pass):
-                    self._check_nonfinite(held)
+            self._leaves.forget_dead()
+        self._retention.pass_ended(p, j)
         # The next forward belongs to the next pass.
-        self._journal = Journal(index + 1, self._next_id)
-        self._recent.append(self._journal)
-        window = (policy.keep_last or 0) + 1
-        if policy.keep_last is not None:
-            self._trim(index - policy.keep_last)
-        while len(self._recent) > max(window, 4):
-            old = self._recent.popleft()
-            if not old.materialized and old.index not in self._pinned and old.events:
-                self._trim_journal(old)
+        self._journal = self._journals.begin(index + 1, self._next_id)
+        self._retention.slide(index)
+
+    # --- engine events: optimizer (recorded by `self._optimizer` while not sealed) -------------
+
+    def grads_zeroing(self, owner, params, set_to_none):
+        if not self._sealed:
+            self._optimizer.grads_zeroing(owner, params, set_to_none)
+
+    def grad_clearing(self, tensor):
+        if not self._sealed:
+            self._optimizer.grad_clearing(tensor)
+
+    def tensor_zeroing(self, tensor):
+        if not self._sealed:
+            self._optimizer.tensor_zeroing(tensor)
+
+    def optimizer_step_begun(self, optimizer):
+        if not self._sealed:
+            self._optimizer.optimizer_step_begun(optimizer)
+
+    def optimizer_step_ended(self, optimizer):
+        if not self._sealed:
+            self._optimizer.optimizer_step_ended(optimizer)
+
+    def leaf_updating(self, tensor):
+        if not self._sealed:
+            self._optimizer.leaf_updating(tensor)
+
+    def leaf_updated(self, tensor):
+        if not self._sealed:
+            self._optimizer.leaf_updated(tensor)
 
     # --- what the session tells it ---------------------------------------------------------
 
@@ -437,22 +372,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
     def node_id(self, obj) -> int | None:
         """The record id of a live Function or Tensor seen in a recent or kept pass, else None
         (the session maps engine objects to record nodes with it, once per event)."""
-        if isinstance(obj, Tensor):
-            fn = obj.grad_fn
-            for j in self._lookup_order():
-                nid = None if fn is None else j.made.get(fn.seq)
-                if nid is not None:
-                    return nid
-                entry = j.tensors.get(id(obj))
-                if entry is not None and entry.ref() is obj:
-                    return entry.node
-            return None
-        seq = getattr(obj, "seq", None)
-        nid = self._journal.made.get(seq)  # the current pass: nearly always
-        if nid is not None:
-            return nid
-        found = self._find(obj, seq)
-        return None if found is None else found[1]
+        return self._journals.node_of(obj)
 
     def other_thread(self, thread) -> None:
         """A thread other than the recorded one used the engine: say so once, in the console."""
@@ -490,14 +410,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         return self.record if self._sealed else self._flush()
 
     def _flush(self) -> Record:
-        # Every journal still held whose pass has not been trimmed: a consistent cut, whatever
-        # the moment (a node of a pass in the window may use a node of an older held pass).
-        passes = self.record.passes
-        for j in list(self._recent):
-            if j.index >= len(passes) or passes[j.index].detailed:
-                self._materialize(j)
-        self._settle_optimizer()
-        self._store_all()
+        self._materializer.flush()
         error = self.record.error
         if error is not None and error.node is not None and error.node not in self.record.nodes:
             error.node = None
@@ -516,8 +429,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
         return self._finish(exit_code)
 
     def _finish(self, exit_code: int | None) -> Record:
-        for held in list(self._recent):
-            self._check_nonfinite(held)
+        self._retention.check_held()
         meta = self.record.metadata
         meta.finished = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
         if exit_code is not None:
@@ -527,25 +439,7 @@ class Recorder(Retention, Materializer, OptimizerRecording, hooks.Observer):
     def keep(self, index: int) -> None:
         """Keep pass `index` in full detail whatever the policy (the debugger paused in it: the
         user can step back into it, and its snapshot shows it)."""
-        self._pinned.add(index)
-
-    def _label(self, t: Tensor) -> str:
-        """The leaf's label (see `Names.label`), kept in its entry for the next passes."""
-        label = self._names.label(t)
-        leaf = self._leaf_copies.get(id(t))
-        if leaf is not None and leaf.ref() is t:
-            leaf.label = label
-        return label
-
-
-def _shared_copy(grads, grad, copy):
-    """A step's grads with the leaf's `copy` in place of `grad` itself where it is one of them (the
-    step's grad for a leaf may be the array that became `.grad`, which user code may change)."""
-    if grads is not None:
-        for g in grads:
-            if g is grad:
-                return tuple([copy if g is grad else g for g in grads])
-    return grads
+        self._pins.add(index)
 
 
 def _scalar(array) -> float | None:

@@ -1,12 +1,20 @@
-"""What the recorder keeps: the policy, the detail window and trimming, NaN pins, the memory budget."""
+"""What the recorder keeps: the policy, the detail window and trimming (`Retention`), the passes pinned
+(`Pins`), and the captured values held within the memory budget (`CapturedValues`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..stats.finite import any_nonfinite
-from .journal import ConstantEvent, Journal, OpEvent
+from ..stats.finite import any_nonfinite, is_finite
+from .journal import ConstantEvent, Journal, Journals, OpEvent
+from ..record.model import BackwardPass, Record
+from ..record.node_table import NONE
 from ..stats.summarize import FULL_VALUES_LIMIT
+
+if TYPE_CHECKING:  # (they import this module's Policy, Pins and CapturedValues)
+    from .materialize import Materializer
+    from .optimizer_events import OptimizerRecording
 
 
 @dataclass(frozen=True)
@@ -50,13 +58,33 @@ def _event_value(e):
     return e.copy
 
 
-class Retention:
-    """The Recorder's half that decides what detail survives: it pins the first passes with
-    NaN/Inf, trims passes that leave the detail window (keeping nodes later passes refer to),
-    and drops captured values past the memory budget. It reads and writes the Recorder's state
-    (`record`, `policy`, the journals) and materialises through it."""
+class Pins:
+    """The passes kept in full detail whatever the window: the first ones (`keep_first`), the first
+    whose values and the first whose grads hold a NaN/Inf, and those the debugger paused in."""
 
-    def _note_nonfinite(self, index: int, is_value: bool) -> None:
+    def __init__(self, keep_first: int):
+        self._keep_first = keep_first
+        self._pinned: set[int] = set()
+        self._nan_value_pass: int | None = None
+        self._nan_grad_pass: int | None = None
+
+    def add(self, index: int) -> None:
+        """Keep pass `index` in detail (the debugger paused in it)."""
+        self._pinned.add(index)
+
+    def __contains__(self, index: int) -> bool:
+        return index in self._pinned
+
+    def pinned(self) -> set[int]:
+        """The passes pinned so far (a copy)."""
+        return set(self._pinned)
+
+    def for_good(self, index: int) -> bool:
+        """Whether pass `index` keeps its detail for good (first or pinned)."""
+        return index < self._keep_first or index in self._pinned
+
+    def nonfinite(self, index: int, is_value: bool) -> None:
+        """Pass `index` holds a NaN/Inf (in a value, else in a grad): pinned if it is the first."""
         if is_value and self._nan_value_pass is None:
             self._nan_value_pass = index
             self._pinned.add(index)
@@ -64,18 +92,139 @@ class Retention:
             self._nan_grad_pass = index
             self._pinned.add(index)
 
-    def _check_nonfinite(self, j: Journal) -> None:
+    def wanted(self) -> tuple[bool, bool]:
+        """Whether the first NaN/Inf value, and the first NaN/Inf grad, are still to be found."""
+        return self._nan_value_pass is None, self._nan_grad_pass is None
+
+
+class CapturedValues:
+    """The values the record's summaries capture (previews, full values), by pass, and their bytes:
+    past the memory budget the oldest are dropped and the record counts them. An entry is a row of
+    the nodes' summaries (an int) or a summary held elsewhere (a step's, a change's)."""
+
+    def __init__(self, record: Record, budget: int):
+        self._record = record
+        self._budget = budget
+        self._by_pass: dict[int, list] = {}  # pass -> entries holding captured values
+        self._bytes = 0
+
+    def hold(self, index: int, entries: list, nbytes: int) -> None:
+        """Pass `index`'s summaries in `entries` capture `nbytes` bytes more."""
+        self._by_pass.setdefault(index, []).extend(entries)
+        self._bytes += nbytes
+
+    def release(self, index: int) -> None:
+        """Pass `index`'s values are let go of with its detail."""
+        self._bytes -= sum(map(self._size, self._by_pass.pop(index, [])))
+
+    def hold_outputs(self, index: int, ids) -> None:
+        """The output summaries of these nodes (of pass `index`, kept when it was trimmed) stay held."""
+        live = self._record.nodes.live()
+        rows = (live.row(nid) for nid in ids)
+        survivors = [o for o in (live.output[r] for r in rows if r is not None) if o >= 0]
+        if survivors:
+            self._by_pass[index] = survivors
+            self._bytes += sum(map(self._size, survivors))
+
+    def delete_node(self, nid: int) -> None:
+        """Delete a node from the record, and count the bytes of values this let go of."""
+        live = self._record.nodes.live()
+        r = live.row(nid)
+        s = NONE if r is None else live.output[r]
+        if s >= 0 and live.refs[s] == 1:
+            self._bytes -= live.summaries.value_bytes(s)
+        self._record.nodes.pop(nid, None)
+
+    def renumber(self, renumber: list) -> None:
+        """The nodes' summary rows were renumbered (old row -> new, NONE: gone)."""
+        for entries in self._by_pass.values():
+            entries[:] = [e if type(e) is not int else renumber[e] for e in entries
+                          if type(e) is not int or renumber[e] >= 0]
+
+    def enforce_budget(self) -> None:
+        """Past the memory budget, drop captured values, oldest pass first, and count them."""
+        budget = self._budget
+        if self._bytes <= budget:
+            return
+        by_pass = self._by_pass
+        for index in sorted(by_pass):
+            summaries = by_pass[index]
+            i = 0
+            while i < len(summaries) and self._bytes > budget:
+                freed = self._drop(summaries[i])
+                i += 1
+                if freed:
+                    self._bytes -= freed
+                    self._record.dropped_values += 1
+            del summaries[:i]
+            if not summaries:
+                del by_pass[index]
+            if self._bytes <= budget:
+                return
+
+    def _size(self, entry) -> int:
+        """Bytes of values an entry holds."""
+        return self._record.nodes.live().summaries.value_bytes(entry) if type(entry) is int else entry.captured_bytes
+
+    def _drop(self, entry) -> int:
+        """Let go of an entry's values; the bytes freed."""
+        return self._record.nodes.live().drop_values(entry) if type(entry) is int else entry.drop_values()
+
+
+class Retention:
+    """Decides what detail survives: it pins the first passes with NaN/Inf (found on the journals'
+    copies; a pass put into the record is checked by its summaries), trims passes that leave the
+    detail window (keeping nodes later passes refer to) and lets go of old journals."""
+
+    def __init__(self, record: Record, policy: Policy, journals: Journals, pins: Pins, captured: CapturedValues,
+                 materializer: Materializer, optimizer: OptimizerRecording):
+        self._record = record
+        self._policy = policy
+        self._journals = journals
+        self._pins = pins
+        self._captured = captured
+        self._materializer = materializer
+        self._optimizer = optimizer
+        self._orphans: set[int] = set()  # nodes of trimmed passes that others refer to
+
+    def pass_ended(self, p: BackwardPass, j: Journal) -> None:
+        """Pass `p`'s backward ended (`j` the current journal): put it into the record if it is kept,
+        and look for NaN/Inf where its loss or a grad norm says so (or always)."""
+        index, policy = p.index, self._policy
+        if index < policy.keep_first or policy.keep_last is None:
+            self._materializer.materialize_through(index)
+        if policy.scan_every_pass or not is_finite(p.loss) or not all(map(is_finite, p.grad_norms.values())):
+            for held in self._journals.recent():  # oldest first: the first NaN may be a pass or two back
+                if held.index <= index and (held is j or not policy.scan_every_pass):
+                    self.check_nonfinite(held)
+
+    def slide(self, index: int) -> None:
+        """Pass `index` ended and the next one's journal began: the passes that left the detail
+        window lose their detail, and the journals past the last few are let go of."""
+        policy = self._policy
+        window = (policy.keep_last or 0) + 1
+        if policy.keep_last is not None:
+            self._trim(index - policy.keep_last)
+        for old in self._journals.let_go(max(window, 4)):
+            if not old.materialized and old.index not in self._pins and old.events:
+                self._trim_journal(old)
+
+    def check_held(self) -> None:
+        """Look for NaN/Inf in every journal still held (the recording ends)."""
+        for held in self._journals.recent():
+            self.check_nonfinite(held)
+
+    def check_nonfinite(self, j: Journal) -> None:
         """Pin the first pass whose values (and the first whose grads) hold a NaN or Inf, so its
         detail survives for the findings however long the run goes on. A materialised pass was
         checked by its summaries; the others are checked on their copies."""
-        want_values = self._nan_value_pass is None
-        want_grads = self._nan_grad_pass is None
+        want_values, want_grads = self._pins.wanted()
         if not (want_values or want_grads) or j.materialized and j.done == len(j.events):
             return
         finite = j.finite
         if want_values:
             if any_nonfinite([_event_value(e) for e in j.events[j.done:]], finite):
-                self._note_nonfinite(j.index, True)
+                self._pins.nonfinite(j.index, True)
             else:  # a leaf copy shared with the next pass need not be checked again
                 for leaf, copy in j.fresh:
                     if leaf.copy is copy:
@@ -88,16 +237,16 @@ class Retention:
                 grads += grad_inputs or ()
                 grads += [lg[1] for lg in j.step_leaves.get(k, ())]
             if any_nonfinite(grads, finite):
-                self._note_nonfinite(j.index, False)
-        if j.index in self._pinned:
-            self._materialize_through(j.index)
+                self._pins.nonfinite(j.index, False)
+        if j.index in self._pins:
+            self._materializer.materialize_through(j.index)
 
     def _trim(self, index: int) -> None:
         """Pass `index` left the detail window: drop its detail unless it is pinned or first."""
-        passes = self.record.passes
-        if index < self.policy.keep_first or index in self._pinned or not 0 <= index < len(passes):
+        passes = self._record.passes
+        if self._pins.for_good(index) or not 0 <= index < len(passes):
             return
-        j = next((x for x in self._recent if x.index == index), None)
+        j = self._journals.holding(index)
         if j is not None and not j.materialized:
             self._trim_journal(j)
             return
@@ -107,45 +256,41 @@ class Retention:
         p.detailed = False
         p.root, p.order, p.steps = None, (), []
         passes.compact(index)
-        self._drop_optimizer_detail(index)
+        self._optimizer.drop_detail(index)
         if j is not None:
             j.steps, j.step_leaves, j.saved = [], {}, {}
             keep = self._closure(j, j.referenced)
-            nodes = self.record.nodes
-            freed = self._captured.pop(index, [])
-            self._captured_bytes -= sum(map(self._captured_size, freed))
+            nodes = self._record.nodes
+            self._captured.release(index)
             gone = [nid for nid in j.ids if nid not in keep]
             for nid in gone:
                 del nodes[nid]
-            self.record.trimmed_nodes += len(gone) + len(j.events) - j.done
+            self._record.trimmed_nodes += len(gone) + len(j.events) - j.done
             j.events, j.done = [], 0
-            self._forget(j, keep)
+            _forget(j, keep)
             j.ids = [nid for nid in j.ids if nid in keep]
-            survivors = self._output_rows(j.ids)
-            if survivors:
-                self._captured[index] = survivors
-                self._captured_bytes += sum(map(self._captured_size, survivors))
+            self._captured.hold_outputs(index, j.ids)
             self._orphans |= keep
         self._sweep_orphans()
 
     def _trim_journal(self, j: Journal) -> None:
         """Throw away a journal never put into the record, except nodes later passes refer to."""
-        p = self.record.passes[j.index] if j.index < len(self.record.passes) else None
+        p = self._record.passes[j.index] if j.index < len(self._record.passes) else None
         if p is not None:
             p.detailed = False
             p.root, p.order, p.steps = None, (), []
-            self.record.passes.compact(j.index)
-            self._drop_optimizer_detail(j.index)
+            self._record.passes.compact(j.index)
+            self._optimizer.drop_detail(j.index)
         keep = self._closure(j, j.referenced)
         j.steps, j.step_leaves = [], {}
         if keep:  # a graph used across passes: put only what later passes refer to in the record
             j.events = [e for e in j.events if e is not None and e.id in keep]
-            self._materialize(j)
-            self._forget(j, keep)
+            self._materializer.materialize(j)
+            _forget(j, keep)
             self._orphans |= keep
         else:
             j.made, j.tensors, j.functions = {}, {}, {}
-        self.record.trimmed_nodes += (p.node_count if p is not None else 0) - len(keep)
+        self._record.trimmed_nodes += (p.node_count if p is not None else 0) - len(keep)
         j.events, j.done, j.referenced, j.saved = [], 0, set(), {}
         self._sweep_orphans()
 
@@ -154,17 +299,19 @@ class Retention:
         orphans = self._orphans
         if not orphans:
             return
-        nodes, passes = self.record.nodes, self.record.passes
+        record = self._record
+        nodes, passes = record.nodes, record.passes
         refs = set()
         for k in nodes:
             if k not in orphans:
                 refs.update(nodes.inputs_of(k))
-        for j in self._recent:
+        recent = self._journals.recent()
+        for j in recent:
             for e in j.events:
                 if type(e) is OpEvent:
                     refs.update(e.inputs)
-        keep_last = self.policy.keep_last or 0
-        detailed = set(range(min(self.policy.keep_first, len(passes)))) | self._pinned
+        keep_last = self._policy.keep_last or 0
+        detailed = set(range(min(self._policy.keep_first, len(passes)))) | self._pins.pinned()
         detailed.update(range(max(0, len(passes) - keep_last - 1), len(passes)))
         for index in detailed:
             p = passes[index]
@@ -174,8 +321,8 @@ class Retention:
                 for st in p.steps:
                     refs.add(st.node)
                     refs.update(lg.node for lg in st.leaf_grads)
-        if self.record.error is not None:
-            refs.add(self.record.error.node)
+        if record.error is not None:
+            refs.add(record.error.node)
         keep, stack = set(), [nid for nid in refs if nid in orphans]
         while stack:
             nid = stack.pop()
@@ -183,20 +330,20 @@ class Retention:
                 keep.add(nid)
                 stack.extend(k for k in nodes.inputs_of(nid) if k in orphans)
         for nid in orphans - keep:
-            self._captured_bytes -= self._delete_node(nid)
-        self.record.trimmed_nodes += len(orphans - keep)
+            self._captured.delete_node(nid)
+        record.trimmed_nodes += len(orphans - keep)
         if len(keep) < len(orphans):
-            for j in self._recent:
-                self._forget(j, {nid for nid in j.made.values() if nid in nodes}
-                             | {e.node for e in j.tensors.values() if e.node in nodes}
-                             | {e.node for e in j.functions.values() if e.node in nodes})
+            for j in recent:
+                _forget(j, {nid for nid in j.made.values() if nid in nodes}
+                        | {e.node for e in j.tensors.values() if e.node in nodes}
+                        | {e.node for e in j.functions.values() if e.node in nodes})
         self._orphans = keep
 
     def _closure(self, j: Journal, wanted: set[int]) -> set[int]:
         """`wanted` and, within this journal, everything they were computed from."""
         if not wanted:
             return set()
-        nodes = self.record.nodes
+        nodes = self._record.nodes
         inputs = {nid: nodes.inputs_of(nid) for nid in j.ids if nid in nodes}
         inputs.update((e.id, e.inputs) for e in j.events if type(e) is OpEvent)
         own = set(inputs) | {e.id for e in j.events if e is not None}
@@ -208,29 +355,9 @@ class Retention:
                 stack.extend(k for k in inputs.get(nid, ()) if k in own)
         return keep
 
-    @staticmethod
-    def _forget(j: Journal, keep: set[int]) -> None:
-        """Later passes must not link to nodes that are gone."""
-        j.made = {seq: nid for seq, nid in j.made.items() if nid in keep}
-        j.tensors = {k: e for k, e in j.tensors.items() if e.node in keep}
-        j.functions = {k: e for k, e in j.functions.items() if e.node in keep}
 
-    def _enforce_budget(self) -> None:
-        """Past the memory budget, drop captured values, oldest pass first, and count them."""
-        budget = self.policy.memory_budget
-        if self._captured_bytes <= budget:
-            return
-        for index in sorted(self._captured):
-            summaries = self._captured[index]
-            i = 0
-            while i < len(summaries) and self._captured_bytes > budget:
-                freed = self._drop_captured(summaries[i])
-                i += 1
-                if freed:
-                    self._captured_bytes -= freed
-                    self.record.dropped_values += 1
-            del summaries[:i]
-            if not summaries:
-                del self._captured[index]
-            if self._captured_bytes <= budget:
-                return
+def _forget(j: Journal, keep: set[int]) -> None:
+    """Later passes must not link to nodes that are gone."""
+    j.made = {seq: nid for seq, nid in j.made.items() if nid in keep}
+    j.tensors = {k: e for k, e in j.tensors.items() if e.node in keep}
+    j.functions = {k: e for k, e in j.functions.items() if e.node in keep}
