@@ -206,7 +206,7 @@ class _PolicyOption(argparse.Action):
         from dataclasses import replace
 
         from graphscope.trace.record import keep_option
-        from graphscope.trace.recording.retention import Policy
+        from graphscope.trace.recording.keeping import Policy
 
         try:
             fields = getattr(keep_option, self.parse)(value)

@@ -12,7 +12,7 @@ import pytest
 from graphscope.cli import build_parser, main
 from graphscope.trace import snapshot
 from graphscope.trace.record.keep_option import FULL_VALUES_FORMS, KEEP_FORMS, full_values
-from graphscope.trace.recording.retention import Policy
+from graphscope.trace.recording.keeping import Policy
 from graphscope.trace.record.limits import ID_LIMIT
 
 ROOT = Path(__file__).resolve().parent.parent

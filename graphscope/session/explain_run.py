@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, TextIO
 
 from graphscope.trace.explain.report import ExplainError, markdown_report, text_report
-from graphscope.trace.recording.retention import Policy
+from graphscope.trace.recording.keeping import Policy
 from graphscope.trace.snapshot import SnapshotError, load
 from graphscope.trace.snapshot.source_kind import SNAPSHOT, SourceError, not_runnable, source_kind, surprise
 

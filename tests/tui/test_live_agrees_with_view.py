@@ -12,7 +12,7 @@ from tui_screen import screen_text
 
 from graphscope.session import Debuggee
 from graphscope.trace import snapshot
-from graphscope.trace.recording.retention import Policy
+from graphscope.trace.recording.keeping import Policy
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.console_pane import ConsolePane
 from graphscope.tui.graph_tree import GraphTree

@@ -5,7 +5,7 @@ from tui_live import SAMPLES, live_app, until_paused, until_settled
 from tui_pilot import wait_for, wait_for_notice, wait_for_text
 from tui_screen import screen_text
 
-from graphscope.trace.recording.retention import Policy
+from graphscope.trace.recording.keeping import Policy
 from graphscope.tui.passes_view import PassesView
 from graphscope.tui.stepper import Stepper
 

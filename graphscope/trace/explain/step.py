@@ -3,6 +3,9 @@
 Computed when asked, from what the record holds (the rule texts, the captured values of small
 tensors); the local derivatives come from each op's own backward (`Function.local_factors`), so
 no derivative formula is written twice.
+
+Over 450 lines on purpose: one step's arithmetic, from the rule's template to the numbers written
+into it, reads as one piece; its helpers serve nothing else.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from ..stats.finite import NUMBER
 from .journal import ConstantEvent, Journal, Journals, LeafEvent, OpEvent, saved_roles
 from .leaves import Leaves
 from .optimizer_events import OptimizerRecording, finish_states
-from .retention import CapturedValues, Pins, Policy
+from .keeping import CapturedValues, Pins, Policy
 from ..record.naming import Names, short_repr
 from ..record.node_table import IS_LEAF, NONE, REQUIRES_GRAD
 from ..record.model import CONSTANT, PARAMETER, TENSOR, LeafGrad, Record, Step

@@ -21,7 +21,7 @@ from graphscope.engine.tensor import Tensor, data_writes
 
 from .journal import Journals
 from .leaves import LeafEntry, Leaves
-from .retention import Policy
+from .keeping import Policy
 from ..record.naming import Names, name, short_repr
 from ..record.model import GRAD_RESET, HAND_UPDATE, OPTIMIZER_STEP, ZERO_GRAD, ParamChange, Record
 from ..stats.summarize import Summarized

@@ -30,7 +30,8 @@ from .optimizer_events import OptimizerRecording
 from ..record.optimizer_history import OptimizerHistory
 from ..record.pass_history import PassHistory
 from ..record.model import BackwardPass, ConsoleLine, LeafGrad, Metadata, Record, ScriptError
-from .retention import CapturedValues, Pins, Policy, Retention
+from .keeping import CapturedValues, Pins, Policy
+from .retention import Retention
 from ..stats.summarize import Summarized, summarize_many
 
 __all__ = ["SUMMARIZE_AT_ONCE", "Policy", "Recorder"]
