@@ -8,9 +8,28 @@ from . import autograd, hooks, nn, optim
 from . import utils
 from .backend import Device as device
 from .backend import get_default_device, set_default_device
-from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
-                       linspace, ones, ones_like, rand, rand_like, randint, randn, randn_like,
-                       randperm, tensor, zeros, zeros_like)
+from .creation import (
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    tensor,
+    zeros,
+    zeros_like,
+)
 from .dtypes import bool_ as bool
 from .dtypes import dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64
 from .dtypes import set_default_dtype, uint8
@@ -22,8 +41,17 @@ from .ops import *  # noqa: F403  (the op functions: add, matmul, softmax, ...)
 from .random import initial_seed, manual_seed, seed
 from .serialization import load, save
 from .size import Size
-from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
-                     IntTensor, LongTensor, ShortTensor)
+from .legacy import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 from .random import Generator, default_generator, get_rng_state, set_rng_state
 
 float = float32
@@ -71,17 +99,81 @@ def _wrap_public_functions():
     from .keyword_arguments import accepts_keepdims, accepts_out
 
     names = globals()
-    for name in ("sum", "mean", "var", "std", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all",
-                 "any", "logsumexp", "norm"):
+    for name in (
+        "sum",
+        "mean",
+        "var",
+        "std",
+        "prod",
+        "max",
+        "min",
+        "amax",
+        "amin",
+        "argmax",
+        "argmin",
+        "all",
+        "any",
+        "logsumexp",
+        "norm",
+    ):
         names[name] = accepts_keepdims(names[name])
-    for name in ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "rand", "randn", "randint",
-                 "randperm"):
+    for name in ("zeros", "ones", "empty", "full", "eye", "arange", "linspace", "rand", "randn", "randint", "randperm"):
         names[name] = accepts_out(names[name], creation=True)
-    for name in ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "pow", "maximum",
-                 "minimum", "where", "neg", "negative", "abs", "exp", "log", "log1p", "sqrt", "rsqrt", "sin", "cos",
-                 "tanh", "sigmoid", "sign", "clamp", "clip", "floor", "ceil", "round", "floor_divide", "remainder",
-                 "matmul", "mm", "bmm", "dot", "mv", "cumsum", "cat", "concat", "concatenate", "stack", "eq", "ne",
-                 "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not", "isnan", "isfinite"):
+    for name in (
+        "add",
+        "sub",
+        "subtract",
+        "mul",
+        "multiply",
+        "div",
+        "divide",
+        "true_divide",
+        "pow",
+        "maximum",
+        "minimum",
+        "where",
+        "neg",
+        "negative",
+        "abs",
+        "exp",
+        "log",
+        "log1p",
+        "sqrt",
+        "rsqrt",
+        "sin",
+        "cos",
+        "tanh",
+        "sigmoid",
+        "sign",
+        "clamp",
+        "clip",
+        "floor",
+        "ceil",
+        "round",
+        "floor_divide",
+        "remainder",
+        "matmul",
+        "mm",
+        "bmm",
+        "dot",
+        "mv",
+        "cumsum",
+        "cat",
+        "concat",
+        "concatenate",
+        "stack",
+        "eq",
+        "ne",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+        "logical_and",
+        "logical_or",
+        "logical_not",
+        "isnan",
+        "isfinite",
+    ):
         names[name] = accepts_out(names[name])
 
 

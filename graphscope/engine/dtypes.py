@@ -53,8 +53,7 @@ def from_numpy(numpy_dtype) -> dtype:
         return BY_NUMPY[np.dtype(numpy_dtype)]
     except (KeyError, TypeError):
         raise TypeError(
-            f"unsupported dtype {numpy_dtype!r}: graphscope supports "
-            + ", ".join(d.name for d in BY_NUMPY.values())
+            f"unsupported dtype {numpy_dtype!r}: graphscope supports " + ", ".join(d.name for d in BY_NUMPY.values())
         ) from None
 
 

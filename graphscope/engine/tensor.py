@@ -169,13 +169,11 @@ class Tensor:
     def _set_grad(self, value):
         if value is not None and not isinstance(value, Tensor):
             raise TypeError(
-                "assigned grad expected to be a Tensor or None but got grad of type "
-                f"{type(value).__name__}"
+                f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}"
             )
         if value is not None and value.shape != self.shape:
             raise RuntimeError(
-                f"assigned grad has data of a different size: grad {tuple(value.shape)}, "
-                f"tensor {tuple(self.shape)}"
+                f"assigned grad has data of a different size: grad {tuple(value.shape)}, tensor {tuple(self.shape)}"
             )
         if value is None and self._grad is not None and hooks.observers:
             hooks.announce("grad_clearing", self)
@@ -199,9 +197,7 @@ class Tensor:
 
     def numpy(self) -> np.ndarray:
         if self.requires_grad:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
-            )
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if type(self.array) is not _ndarray:
             raise TypeError(
                 f"can't convert {self.device} device type tensor to numpy. "
@@ -239,8 +235,7 @@ class Tensor:
     def __bool__(self):
         if self.array.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with {self.array.size} values is ambiguous; "
-                "use .any() or .all()"
+                f"Boolean value of Tensor with {self.array.size} values is ambiguous; use .any() or .all()"
             )
         return bool(self.item())
 
@@ -373,7 +368,9 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the grads of this tensor w.r.t. the graph's leaves and add them to their `.grad`."""
-        _backward.run_backward(self, gradient, retain_graph=bool(retain_graph), create_graph=create_graph, inputs=inputs)
+        _backward.run_backward(
+            self, gradient, retain_graph=bool(retain_graph), create_graph=create_graph, inputs=inputs
+        )
 
     # --- printing --------------------------------------------------------------------------
 
@@ -389,8 +386,12 @@ class Tensor:
             options = {}
         body = np.array2string(host, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, **options)
         extras = []
-        if dtype is not dtypes.get_default_dtype() and dtype.is_floating_point or dtype not in (
-                dtypes.int64, dtypes.bool_) and not dtype.is_floating_point:
+        if (
+            dtype is not dtypes.get_default_dtype()
+            and dtype.is_floating_point
+            or dtype not in (dtypes.int64, dtypes.bool_)
+            and not dtype.is_floating_point
+        ):
             extras.append(f"dtype={dtype}")
         device = self.device
         if device.type != "cpu":

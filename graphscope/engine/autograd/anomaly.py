@@ -30,8 +30,7 @@ class _AnomalyObserver(Observer):
                     line = linecache.getline(site.file, site.line).strip()
                     where = f"{site.file}:{site.line} in {site.function}" + (f": {line}" if line else "")
                 raise RuntimeError(
-                    f"Function '{node.name()}' returned nan values in its {i}th output. "
-                    f"The node was created at {where}"
+                    f"Function '{node.name()}' returned nan values in its {i}th output. The node was created at {where}"
                 )
 
 

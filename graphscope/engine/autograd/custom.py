@@ -97,8 +97,11 @@ class CustomNode(Node):
 @functools.lru_cache(maxsize=None)
 def node_class(function_cls) -> type:
     """The node class for a user Function: its op is the Function's name."""
-    return type(f"{function_cls.__name__}Backward", (CustomNode,),
-                {"function_cls": function_cls, "op": function_cls.__name__, "rule": _custom_rule(function_cls)})
+    return type(
+        f"{function_cls.__name__}Backward",
+        (CustomNode,),
+        {"function_cls": function_cls, "op": function_cls.__name__, "rule": _custom_rule(function_cls)},
+    )
 
 
 def _custom_rule(function_cls) -> str:

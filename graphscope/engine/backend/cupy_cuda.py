@@ -90,8 +90,10 @@ class CupyCUDA(NumpyDtypes, DeviceType):
     def set_generator_state(self, rng, state):
         target = rng.bit_generator._state
         if state.nbytes != target.nbytes:
-            raise RuntimeError(f"invalid RNG state for a cuda Generator: expected {target.nbytes} bytes, "
-                               f"got {state.nbytes}; pass a state that Generator.get_state() returned")
+            raise RuntimeError(
+                f"invalid RNG state for a cuda Generator: expected {target.nbytes} bytes, "
+                f"got {state.nbytes}; pass a state that Generator.get_state() returned"
+            )
         target[...] = self.cupy.asarray(np.ascontiguousarray(state).view(target.dtype))
 
     def copy(self, array):
@@ -145,7 +147,6 @@ def _with_standard_names(xp):
     for name in missing:
         setattr(completed, name, _STANDARD_NAMES[name](xp))
     return completed
-
 
 
 register_device_type(CupyCUDA())

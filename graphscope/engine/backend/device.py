@@ -85,7 +85,6 @@ def get_default_device() -> Device:
     return _default_device
 
 
-
 def cuda_available() -> bool:
     return DEVICE_TYPES["cuda"].device_count() > 0
 

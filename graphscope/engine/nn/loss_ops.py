@@ -50,8 +50,7 @@ def _check_class_target(x, target, name):
     expected = (x.shape[0],) + tuple(x.shape[2:]) if x.ndim >= 2 else ()
     if tuple(target.shape) != expected:
         raise ValueError(
-            f"{name}: input of shape {tuple(x.shape)} needs a target of shape {expected}, "
-            f"got {tuple(target.shape)}"
+            f"{name}: input of shape {tuple(x.shape)} needs a target of shape {expected}, got {tuple(target.shape)}"
         )
 
 
@@ -153,8 +152,12 @@ class CrossEntropy(Function):
     def local_values(cls, arrays, args):
         logits, target, weight = arrays[:3]
         xp = namespace(logits)
-        if (logits.ndim != 2 or weight is not None or backend.is_floating(target)
-                or bool(xp.any(target == args.get("ignore_index", -100)))):
+        if (
+            logits.ndim != 2
+            or weight is not None
+            or backend.is_floating(target)
+            or bool(xp.any(target == args.get("ignore_index", -100)))
+        ):
             raise ValueError("written out for (N, C) logits and class targets, unweighted, none ignored")
         e = xp.exp(logits - xp.max(logits, axis=1, keepdims=True))
         onehot = xp.zeros_like(logits)

@@ -73,8 +73,8 @@ def _is_own(module) -> bool:
     own = _own_classes.get(kind)
     if own is None:
         own = _own_classes[kind] = all(
-            c is object or (getattr(c, "__module__", "") or "").partition(".")[0] == "graphscope"
-            for c in kind.__mro__)
+            c is object or (getattr(c, "__module__", "") or "").partition(".")[0] == "graphscope" for c in kind.__mro__
+        )
     return own and "forward" not in module.__dict__
 
 
@@ -92,10 +92,12 @@ def submodule_names(root) -> dict:
 
 def _forget(cache: dict, key: int):
     """A weakref callback that drops `cache[key]` once its module is gone (if still its entry)."""
+
     def callback(ref):
         entry = cache.get(key)
         if entry is not None and entry[0] is ref:
             del cache[key]
+
     return callback
 
 

@@ -1,17 +1,46 @@
 """The engine's ops as PyTorch-named functions (each primitive lives beside its derivative rule)."""
 
 from .arithmetic import add, div, maximum, minimum, mul, pow, sub, where
-from .comparison import (allclose, eq, equal, ge, gt, isfinite, isnan, le, logical_and,
-                         logical_not, logical_or, lt, ne)
+from .comparison import allclose, eq, equal, ge, gt, isfinite, isnan, le, logical_and, logical_not, logical_or, lt, ne
 from .indexing import gather, getitem, masked_fill, narrow
-from .inplace import (add_, bernoulli_, clamp_, copy_, div_, fill_, masked_fill_, mul_, normal_, relu_,
-                      setitem, sub_, uniform_, zero_)
+from .inplace import (
+    add_,
+    bernoulli_,
+    clamp_,
+    copy_,
+    div_,
+    fill_,
+    masked_fill_,
+    mul_,
+    normal_,
+    relu_,
+    setitem,
+    sub_,
+    uniform_,
+    zero_,
+)
 from .matmul import matmul
-from .reduction import (all, amax, amin, any, argmax, argmin, max, mean, min, prod, std, sum,
-                        var)
+from .reduction import all, amax, amin, any, argmax, argmin, max, mean, min, prod, std, sum, var
 from .sampling import bernoulli, multinomial, normal, poisson
-from .shape import (cat, chunk, concat, concatenate, expand, flatten, permute, repeat, reshape,
-                    split, squeeze, stack, swapaxes, t, transpose, unsqueeze, view)
+from .shape import (
+    cat,
+    chunk,
+    concat,
+    concatenate,
+    expand,
+    flatten,
+    permute,
+    repeat,
+    reshape,
+    split,
+    squeeze,
+    stack,
+    swapaxes,
+    t,
+    transpose,
+    unsqueeze,
+    view,
+)
 from .softmax import log_softmax, logsumexp, softmax
 from .unary import ELEMENTWISE as _ELEMENTWISE
 from .unary import cast, clamp, clone, to_device

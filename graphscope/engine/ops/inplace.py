@@ -98,8 +98,7 @@ def _fitted(values, array, op: str):
         return namespace(array).broadcast_to(values, array.shape)
     except ValueError:
         raise RuntimeError(
-            f"{op}: output with shape {list(array.shape)} doesn't match the broadcast shape "
-            f"{list(values.shape)}"
+            f"{op}: output with shape {list(array.shape)} doesn't match the broadcast shape {list(values.shape)}"
         ) from None
 
 
@@ -228,6 +227,7 @@ def copy_(input: Tensor, src):
     if _tracked(input, (src,)):
         return rebase(input, "copy_", _copied, src)
     from .unary import to_device
+
     return _write(input, "copy_", backend.astype(to_device(src, input.device).array, input.array.dtype))
 
 
@@ -235,8 +235,13 @@ def copy_(input: Tensor, src):
 def setitem(input: Tensor, index, value) -> None:
     if index is False:
         return  # as torch: a lone False writes nothing and checks nothing ((False,) goes the usual way)
-    if hooks.observers and input.requires_grad and not _grad_state.enabled and hooks.leaf_updates[0] \
-            and _updating.tensor is not input:
+    if (
+        hooks.observers
+        and input.requires_grad
+        and not _grad_state.enabled
+        and hooks.leaf_updates[0]
+        and _updating.tensor is not input
+    ):
         return _announced(setitem, input, index, value)
     array = input.array
     index, shape = indexing.normalize_index(index, array)
@@ -247,8 +252,9 @@ def setitem(input: Tensor, index, value) -> None:
     if _tracked(input, (value,)):
         if not isinstance(value, Tensor):
             value = wrap(backend.asarray(value, like=array, dtype=array.dtype))
-        rebase(input, "setitem", lambda snapshot, v: _written(snapshot, unary.cast(v, input.dtype), index, shape),
-               value)
+        rebase(
+            input, "setitem", lambda snapshot, v: _written(snapshot, unary.cast(v, input.dtype), index, shape), value
+        )
         return
     if isinstance(value, Tensor):
         values = value.array

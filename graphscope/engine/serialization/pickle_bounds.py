@@ -33,9 +33,11 @@ class PickleBounds:
     def spend(self, steps: int, doing: str) -> None:
         self.work_left -= steps
         if self.work_left < 0:
-            raise self.refusal(f"{doing} would take more than the {self.budget:,} steps allowed to a pickle of "
-                               f"{self.size:,} bytes (a value in it is shared or repeated many times over): "
-                               "the file is damaged or crafted to stall loaders")
+            raise self.refusal(
+                f"{doing} would take more than the {self.budget:,} steps allowed to a pickle of "
+                f"{self.size:,} bytes (a value in it is shared or repeated many times over): "
+                "the file is damaged or crafted to stall loaders"
+            )
 
     def weight(self, value) -> int:
         """The steps hashing or comparing `value` may take: a tuple counts a value it shares once per share."""
@@ -49,8 +51,10 @@ class PickleBounds:
         weight = 1 + len(value) - len(noted) + sum(map(_WEIGHT, noted))
         depth = 1 + max(map(_DEPTH, noted), default=0)
         if depth > MAX_DEPTH:
-            raise self.refusal(f"it nests tuples more than {MAX_DEPTH:,} deep, deeper than Python's pickler "
-                               "writes: the file is damaged or crafted to crash loaders")
+            raise self.refusal(
+                f"it nests tuples more than {MAX_DEPTH:,} deep, deeper than Python's pickler "
+                "writes: the file is damaged or crafted to crash loaders"
+            )
         self.shapes[id(value)] = (value, weight, depth)
         return value
 
@@ -75,5 +79,7 @@ class PickleBounds:
         counts = self.same_hash if target is not None else Counter()
         counts.update(slots)
         if max(map(counts.__getitem__, slots), default=0) > SAME_HASH_LIMIT:
-            raise self.refusal(f"{doing} adds more than {SAME_HASH_LIMIT} keys that share one hash to a dict or "
-                               "set, so adding each walks past all the others: the file is crafted to stall loaders")
+            raise self.refusal(
+                f"{doing} adds more than {SAME_HASH_LIMIT} keys that share one hash to a dict or "
+                "set, so adding each walks past all the others: the file is crafted to stall loaders"
+            )

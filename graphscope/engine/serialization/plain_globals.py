@@ -64,7 +64,10 @@ def _expect(u, ok: bool, name: str, wanted: str, got) -> None:
 
 
 _BUILDERS = {
-    ("builtins", "set"): _new_set, ("builtins", "frozenset"): _new_frozenset,
-    ("collections", "OrderedDict"): _new_ordered_dict, ("builtins", "bytearray"): _new_bytearray,
-    ("builtins", "complex"): _new_complex, ("_codecs", "encode"): _latin1_encode,
+    ("builtins", "set"): _new_set,
+    ("builtins", "frozenset"): _new_frozenset,
+    ("collections", "OrderedDict"): _new_ordered_dict,
+    ("builtins", "bytearray"): _new_bytearray,
+    ("builtins", "complex"): _new_complex,
+    ("_codecs", "encode"): _latin1_encode,
 }

@@ -20,9 +20,12 @@ class NoOpFlags(types.ModuleType):
             where = f"{library_name.library()}.backends.{self.__name__.partition('.torch_backends.')[2]}.{name}"
             if where not in _said:
                 _said.add(where)
-                warnings.warn(f"{where} has no effect in graphscope: its engine runs on NumPy (cpu) and "
-                              "CuPy (cuda); the value is kept but nothing reads it", UserWarning,
-                              stacklevel=_script_level())
+                warnings.warn(
+                    f"{where} has no effect in graphscope: its engine runs on NumPy (cpu) and "
+                    "CuPy (cuda); the value is kept but nothing reads it",
+                    UserWarning,
+                    stacklevel=_script_level(),
+                )
         super().__setattr__(name, value)
 
 

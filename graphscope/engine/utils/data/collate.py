@@ -11,12 +11,11 @@ from ...ops import stack
 from ...tensor import Tensor
 
 _NOT_NUMBERS = "SUO"  # the kinds of NumPy dtype that hold strings, bytes or objects
-_UNSUPPORTED = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
-                "found {}")
+_UNSUPPORTED = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
 
 
 def _numpy_kind(value) -> str | None:
-    """"array" or "scalar" for NumPy values, else None (told apart without importing NumPy)."""
+    """ "array" or "scalar" for NumPy values, else None (told apart without importing NumPy)."""
     kind = type(value)
     if kind.__module__ != "numpy" or kind.__name__ in ("str_", "bytes_", "string_"):
         return None

@@ -67,7 +67,7 @@ class RandomSampler(Sampler):
             return
         for _ in range(self.num_samples // n):
             yield from randperm(n, device="cpu", generator=generator).tolist()
-        yield from randperm(n, device="cpu", generator=generator).tolist()[:self.num_samples % n]
+        yield from randperm(n, device="cpu", generator=generator).tolist()[: self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
