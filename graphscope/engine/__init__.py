@@ -4,8 +4,8 @@ import warnings as _warnings
 
 from .tensor import Tensor  # first: the ops build on Tensor  # isort: skip
 from . import ops  # the ops set Tensor's methods and operators  # isort: skip
-from . import autograd, hooks, nn, optim
-from . import utils
+from . import accelerator, autograd, hooks, linalg, nn, optim, utils
+from . import torch_backends as backends  # torch.backends
 from .backend import Device as device
 from .backend import get_default_device, set_default_device
 from .creation import (
@@ -31,16 +31,20 @@ from .creation import (
     zeros_like,
 )
 from .dtypes import bool_ as bool
-from .dtypes import dtype, float16, float32, float64, get_default_dtype, int8, int16, int32, int64
-from .dtypes import set_default_dtype, uint8
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .grad_mode import inference_mode
-from . import accelerator, linalg
-from . import torch_backends as backends  # torch.backends
-from .ops import *  # noqa: F403  (the op functions: add, matmul, softmax, ...)
-from .random import initial_seed, manual_seed, seed
-from .serialization import load, save
-from .size import Size
+from .dtypes import (
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    set_default_dtype,
+    uint8,
+)
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .legacy import (
     BoolTensor,
     ByteTensor,
@@ -52,7 +56,10 @@ from .legacy import (
     LongTensor,
     ShortTensor,
 )
-from .random import Generator, default_generator, get_rng_state, set_rng_state
+from .ops import *  # noqa: F403  (the op functions: add, matmul, softmax, ...)
+from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .serialization import load, save
+from .size import Size
 
 float = float32
 double = float64
@@ -84,7 +91,7 @@ class cuda:
         return cuda_device_count()
 
     @staticmethod
-    def manual_seed(seed: int) -> None:
+    def manual_seed(seed: int) -> None:  # noqa: F811 (torch.cuda.manual_seed's parameter is `seed`; it shadows gs.seed only here)
         """Seed the CUDA generators (graphscope keeps one seed for every GPU, so this is manual_seed_all)."""
         from .random import manual_seed_device_type
 

@@ -33,7 +33,7 @@ def _infer(data, dtype=None):
     python_ints = not isinstance(data, (np.generic, np.ndarray))
     if array.dtype == object and python_ints and _all_ints(array):  # integers beyond 64 bits
         kind = "u"
-        if target is None or not target.is_floating_point and target is not dtypes.bool_:
+        if target is None or (not target.is_floating_point and target is not dtypes.bool_):
             raise ValueError(_UNPACK_OVERFLOW)
         try:
             array = np.array(data, dtype=np.float64) if target.is_floating_point else array != 0
@@ -85,7 +85,7 @@ def _holds_float_arrays(data) -> bool:
 
 def tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A new leaf tensor copying `data` (numbers, nested lists, arrays, tensors)."""
-    if isinstance(data, Tensor) or backend.is_array(data) and not isinstance(data, np.ndarray):
+    if isinstance(data, Tensor) or (backend.is_array(data) and not isinstance(data, np.ndarray)):
         array = data.array if isinstance(data, Tensor) else data
         # A tensor or device array stays on its device unless `device=` says otherwise (as torch).
         target = backend.device_of(array) if device is None else backend.as_device(device)

@@ -39,7 +39,7 @@ class Generator:
 
     # --- torch.Generator's API -------------------------------------------------------------------
 
-    def manual_seed(self, seed) -> "Generator":
+    def manual_seed(self, seed) -> Generator:
         self._reseed(checked_seed(seed))
         return self
 
@@ -58,7 +58,7 @@ class Generator:
 
         return wrap(self._kind.generator_state(self._rng))
 
-    def set_state(self, new_state) -> "Generator":
+    def set_state(self, new_state) -> Generator:
         from .tensor import Tensor
 
         if not isinstance(new_state, Tensor):

@@ -153,7 +153,7 @@ class Tensor:
         self._vc[0] += 1
 
     @property
-    def data(self) -> "Tensor":
+    def data(self) -> Tensor:
         """A detached tensor sharing this one's storage, with a version counter of its own (as
         PyTorch's `.data`, unlike detach()): in-place changes through it go unseen by backward."""
         out = wrap(self.array)
@@ -318,12 +318,12 @@ class Tensor:
         self.requires_grad = bool(requires_grad)
         return self
 
-    def detach(self) -> "Tensor":
+    def detach(self) -> Tensor:
         out = wrap(self.array)
         out._vc = self._vc
         return out
 
-    def detach_(self) -> "Tensor":
+    def detach_(self) -> Tensor:
         self.grad_fn = None
         self.requires_grad = False
         return self
@@ -386,11 +386,8 @@ class Tensor:
             options = {}
         body = np.array2string(host, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, **options)
         extras = []
-        if (
-            dtype is not dtypes.get_default_dtype()
-            and dtype.is_floating_point
-            or dtype not in (dtypes.int64, dtypes.bool_)
-            and not dtype.is_floating_point
+        if (dtype is not dtypes.get_default_dtype() and dtype.is_floating_point) or (
+            dtype not in (dtypes.int64, dtypes.bool_) and not dtype.is_floating_point
         ):
             extras.append(f"dtype={dtype}")
         device = self.device
@@ -404,5 +401,5 @@ class Tensor:
 
 
 # The backward pass and the legacy constructors build on Tensor; its methods resolve them at call time.
-from . import backward as _backward  # noqa: E402
-from . import legacy as _legacy  # noqa: E402
+from . import backward as _backward  # noqa: E402 (they import Tensor: loaded once it exists)
+from . import legacy as _legacy  # noqa: E402 (they import Tensor: loaded once it exists)

@@ -94,7 +94,7 @@ class CustomNode(Node):
         return {f"saved_tensors[{i}]": t.array for i, (t, _) in enumerate(ctx.saved) if t is not None}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def node_class(function_cls) -> type:
     """The node class for a user Function: its op is the Function's name."""
     return type(

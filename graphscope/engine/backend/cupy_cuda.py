@@ -31,7 +31,7 @@ class CupyCUDA(NumpyDtypes, DeviceType):
         try:
             count = cupy.cuda.runtime.getDeviceCount()
             reason = ""
-        except Exception as error:  # CUDA driver missing or broken
+        except Exception as error:  # noqa: BLE001 (CuPy's errors for a missing or broken CUDA driver vary: any means no GPU)
             count, reason = 0, f" ({type(error).__name__}: {error})"
         if count == 0:
             raise RuntimeError(

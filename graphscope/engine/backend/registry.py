@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import operator
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -29,7 +30,7 @@ class DeviceType:
 
     name = "?"
     xp = None  # the array namespace, set by load()
-    _kinds: dict = {}  # native dtype -> kind letter (rebuilt, never mutated: types share the default)
+    _kinds: Mapping[object, str] = {}  # native dtype -> kind letter (rebuilt, never mutated: types share the default)
 
     # --- what every device type provides ------------------------------------------------------
 

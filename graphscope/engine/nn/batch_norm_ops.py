@@ -29,7 +29,10 @@ class BatchNorm(Function):
         out = xhat if weight is None else xhat * backend.reshape(weight, shape)
         return out if bias is None else out + backend.reshape(bias, shape)
 
-    rule = "fused batch norm: x̂ = (x − μ)/σ over the batch (and space), y = x̂·w + b;\ndx = (w/σ)·(dOut − mean(dOut) − x̂·mean(dOut·x̂))    dw = Σ dOut·x̂    db = Σ dOut"
+    rule = (
+        "fused batch norm: x̂ = (x − μ)/σ over the batch (and space), y = x̂·w + b;\n"
+        "dx = (w/σ)·(dOut − mean(dOut) − x̂·mean(dOut·x̂))    dw = Σ dOut·x̂    db = Σ dOut"
+    )
 
     def backward(self, grad):
         xp = namespace(grad)

@@ -140,7 +140,7 @@ def convolution(op, input, weight, bias, stride, padding, dilation, groups):
     if weight.ndim != spatial + 2:
         raise RuntimeError(
             f"Expected {spatial + 2}D weight (out_channels, in_channels / groups, "
-            f"{', '.join('kH kW'.split()[2 - spatial :])}) for {op}, but got weight of size: {_size(weight.shape)}"
+            f"{', '.join(['kH', 'kW'][2 - spatial :])}) for {op}, but got weight of size: {_size(weight.shape)}"
         )
     stride = expand(stride, spatial, "stride", op)
     dilation = expand(dilation, spatial, "dilation", op)

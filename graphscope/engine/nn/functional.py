@@ -245,14 +245,14 @@ def binary_cross_entropy_with_logits(
 
 
 # Losses added for issue 14 (their own module: functional_losses).
-from .functional_losses import cosine_embedding_loss, huber_loss, kl_div, smooth_l1_loss  # noqa: E402
+from .functional_losses import cosine_embedding_loss, huber_loss, kl_div, smooth_l1_loss  # noqa: E402 (imports check_same_shape from here)
 
 __all__ += ["smooth_l1_loss", "huber_loss", "kl_div", "cosine_embedding_loss"]
 # --- convolutional nets (their primitives live beside them) -------------------------------------
 
-from .batch_norm_ops import batch_norm  # noqa: E402
-from .convolution import conv1d, conv2d  # noqa: E402
-from .feature_dropout import dropout2d  # noqa: E402
-from .padding import pad  # noqa: E402
-from .pooling_ops import avg_pool2d, max_pool2d  # noqa: E402
-from .resampling import adaptive_avg_pool2d, interpolate  # noqa: E402
+from .batch_norm_ops import batch_norm  # noqa: E402 (in its section: the conv nets')
+from .convolution import conv1d, conv2d  # noqa: E402 (in its section: the conv nets')
+from .feature_dropout import dropout2d  # noqa: E402 (imports dropout_mask from here)
+from .padding import pad  # noqa: E402 (in its section: the conv nets')
+from .pooling_ops import avg_pool2d, max_pool2d  # noqa: E402 (in its section: the conv nets')
+from .resampling import adaptive_avg_pool2d, interpolate  # noqa: E402 (in its section: the conv nets')

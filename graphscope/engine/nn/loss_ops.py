@@ -16,7 +16,7 @@ from .loss_reduction import quiet, reduce, reduction_scale
 _ndarray = backend.CPU_ARRAY  # the CPU's array class: NumPy inputs skip the device check
 
 
-# --- classification and regression losses -----------------------------------------------------------------------------------
+# --- classification and regression losses ---------------------------------------------------------------------
 
 
 def _classes_last(x):
@@ -60,7 +60,7 @@ def _class_rows(t, num_classes, ignore_index, name):
     Raises IndexError naming the first target outside [0, num_classes) that is not ignore_index.
     """
     xp = namespace(t)
-    if t.size and 0 <= int(xp.min(t)) and int(xp.max(t)) < num_classes and not 0 <= ignore_index < num_classes:
+    if t.size and int(xp.min(t)) >= 0 and int(xp.max(t)) < num_classes and not 0 <= ignore_index < num_classes:
         return t, None
     ignored = t == ignore_index
     bad = ~ignored & ((t < 0) | (t >= num_classes))
@@ -138,7 +138,10 @@ class CrossEntropy(Function):
         self.denominator = denominator
         return backend.sum(loss) / denominator
 
-    rule = "fused log_softmax + nll: loss = −log softmax(z)[target];  dz = (softmax(z) − onehot(target))·dOut (/N for mean)"
+    rule = (
+        "fused log_softmax + nll: loss = −log softmax(z)[target];  "
+        "dz = (softmax(z) − onehot(target))·dOut (/N for mean)"
+    )
     reduces = True
 
     @classmethod
@@ -371,10 +374,7 @@ class BinaryCrossEntropyWithLogits(Function):
         scale = reduction_scale(grad, self.reduction, size)
         e = xp.exp(-xp.abs(x))  # sigmoid without overflow on either side
         sig = xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-        if self.log_weight is None:
-            gx = sig - y
-        else:
-            gx = (1 - y) + self.log_weight * (sig - 1)
+        gx = sig - y if self.log_weight is None else (1 - y) + self.log_weight * (sig - 1)
         gx = gx * scale
         if self.weight is not None:
             gx = gx * self.weight
@@ -402,10 +402,7 @@ class Huber(Function):
         self.diff = diff = x - y
         self.beta, self.scale, self.reduction = beta, scale, reduction
         size = xp.abs(diff)
-        if beta == 0:
-            loss = size
-        else:
-            loss = xp.where(size < beta, 0.5 * diff * diff / beta, size - 0.5 * beta)
+        loss = size if beta == 0 else xp.where(size < beta, 0.5 * diff * diff / beta, size - 0.5 * beta)
         return reduce(loss * scale if scale != 1 else loss, reduction)
 
     rule = "d huber(x − y)/dx = (x − y)/β if |x − y| < β else sign(x − y), times the scale    (/N for mean)"

@@ -269,7 +269,7 @@ class Module:
 
     register_module = add_module
 
-    def get_submodule(self, target: str) -> "Module":
+    def get_submodule(self, target: str) -> Module:
         if target == "":
             return self
         module = self

@@ -158,10 +158,7 @@ class RNNBase(Module):
         output, finals = self._layers(input, hx, batch)
         if self.batch_first:
             output = output.transpose(0, 1)
-        if is_lstm:
-            hidden = (stack([h for h, _ in finals]), stack([c for _, c in finals]))
-        else:
-            hidden = stack(finals)
+        hidden = (stack([h for h, _ in finals]), stack([c for _, c in finals])) if is_lstm else stack(finals)
         if not is_batched:
             output = output.squeeze(batch_dim)
             hidden = (hidden[0].squeeze(1), hidden[1].squeeze(1)) if is_lstm else hidden.squeeze(1)

@@ -151,7 +151,7 @@ def _nearest_taps(like, axis, size, out, scale, exact):
 
 def _linear_taps(like, axis, size, out, scale, align_corners):
     """The two neighbours of each output's source position and their weights, as PyTorch."""
-    if align_corners:
+    if align_corners:  # noqa: SIM108 (two rules, each with its own condition: nested ternaries read worse)
         ratio = (size - 1) / (out - 1) if out > 1 else 0.0
     else:
         ratio = 1.0 / scale if scale else size / out

@@ -38,7 +38,7 @@ def enter(module, hooked: bool = False) -> str:
         entry = (module, name, name, site)
     else:
         root, root_label, parent_name, parent_site = stack[-1]
-        if hooked or not _is_own(module):
+        if hooked or not _is_own(module):  # noqa: SIM108 (a nested ternary would lose the comment below)
             site = None
         else:  # what user_site() would answer, without the call
             site = parent_site if parent_site is not None else user_site()

@@ -55,8 +55,9 @@ negative = _ELEMENTWISE["neg"]
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 # Legacy and convenience names (issue 14): rounding, floor division, ordering, products, norms.
-from .norms import norm  # noqa: E402
-from .ordering import argsort, sort, topk  # noqa: E402
-from .products import bmm, dot, einsum, mm, mv  # noqa: E402
-from .reorder import cumsum, flip, roll, tril, triu  # noqa: E402
-from .rounding import ceil, floor, floor_divide, remainder, round  # noqa: E402
+# Loaded last so that their Tensor methods register after the others (the method table keeps its order).
+from .norms import norm  # noqa: E402 (loaded last, see above)
+from .ordering import argsort, sort, topk  # noqa: E402 (loaded last, see above)
+from .products import bmm, dot, einsum, mm, mv  # noqa: E402 (loaded last, see above)
+from .reorder import cumsum, flip, roll, tril, triu  # noqa: E402 (loaded last, see above)
+from .rounding import ceil, floor, floor_divide, remainder, round  # noqa: E402 (loaded last, see above)

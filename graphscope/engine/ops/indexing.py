@@ -125,7 +125,7 @@ def _check_masks(parts, shape) -> None:
 
 
 def is_basic(index) -> bool:
-    for part in index:
+    for part in index:  # noqa: SIM110 (a plain loop: every x[...] asks, and all() over a generator is slower)
         if not isinstance(part, _BASIC):
             return False
     return True

@@ -134,12 +134,12 @@ def _arith(op: str, functional, name: str):
             return _announced(inplace, input, other)
         array = input.array
         operand = other.array if isinstance(other, Tensor) else other
-        if type(operand) is float or type(operand) is int or type(operand) is type(array):
-            # Fast path (optimizer updates): one in-place array op; anything the library refuses
-            # (casts, shapes, devices) takes the general path below for a clear error.
-            if update(array, operand):
-                input._vc[0] += 1
-                return input
+        # Fast path (optimizer updates): one in-place array op; anything the library refuses
+        # (casts, shapes, devices) takes the general path below for a clear error.
+        kind = type(operand)
+        if (kind is float or kind is int or kind is type(array)) and update(array, operand):
+            input._vc[0] += 1
+            return input
         with grad_mode.no_grad():
             result = functional(input, other)
         return _write(input, op, result.array)

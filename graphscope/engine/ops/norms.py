@@ -13,8 +13,8 @@ from ..tensor import Tensor
 from .operands import tensor_input
 from .reduction import amax, amin, expand_back
 from .reduction import sum as _sum
-from .unary import abs as _abs
 from .tensor_methods import method
+from .unary import abs as _abs
 from .unary import cast
 
 
@@ -102,7 +102,7 @@ def _float_input(input, op, dtype):
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The vector ord-norm over `dim` (all elements if None): ord 2, 1, inf, -inf, 0 or any float."""
-    if isinstance(ord, str) or isinstance(ord, bool):
+    if isinstance(ord, (str, bool)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
     x = _float_input(x, "linalg.vector_norm", dtype)
     axes = _dims(dim, x.ndim)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import math
-
 import builtins
+import math
 from collections import namedtuple
 
 from .. import backend, dtypes

@@ -131,7 +131,8 @@ class Stack(Function):
 
 
 def view_of(out: Tensor, x: Tensor) -> Tensor:
-    """`out` made a view of `x`: views share the version counter of their base, so in-place changes through them are seen."""
+    """`out` made a view of `x`: views share the version counter of their base, so in-place changes
+    through them are seen."""
     out._vc = x._vc
     out._base = x if x._base is None else x._base
     return out

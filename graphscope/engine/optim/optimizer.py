@@ -250,7 +250,7 @@ def _announced(step):
 def nonnegative(**hyperparameters) -> None:
     """PyTorch's ValueError for the first negative hyperparameter ("Invalid learning rate: -1")."""
     for name, value in hyperparameters.items():
-        if not 0.0 <= value:
+        if not value >= 0.0:
             label = _LABELS.get(name, f"{name} value")
             raise ValueError(f"Invalid {label}: {value}")
 
@@ -267,7 +267,7 @@ def _to_param(value, param):
     """A saved state value as a Tensor on the parameter's device (floats in its dtype)."""
     if isinstance(value, Tensor):
         array = value.array
-    elif backend.is_array(value) or hasattr(value, "__array__") and not isinstance(value, (int, float)):
+    elif backend.is_array(value) or (hasattr(value, "__array__") and not isinstance(value, (int, float))):
         array = value if backend.is_array(value) else backend.from_data(value, "cpu")
     else:
         return value

@@ -147,7 +147,7 @@ class _Loader:
             )
         empty = 0 in size
         last = storage_offset + sum((n - 1) * s for n, s in zip(size, stride))
-        if not empty and last >= storage.host.size or storage_offset > storage.host.size:
+        if (not empty and last >= storage.host.size) or storage_offset > storage.host.size:
             raise UnpicklingError(
                 f"{self.what} is damaged: a tensor of size {short_repr(tuple(size))} and stride "
                 f"{short_repr(tuple(stride))} at offset {storage_offset} reaches past its "

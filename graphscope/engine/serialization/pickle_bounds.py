@@ -9,9 +9,9 @@ aimed at one hash (which make each insertion walk past all the others) are refus
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from itertools import repeat
 from operator import itemgetter
-from typing import Callable
 
 MAX_DEPTH = 1000  # tuples in tuples: Python's pickler cannot write deeper ones (its recursion limit)
 WORK_PER_BYTE = 4  # steps of hashing and copying allowed per byte of pickle: plain data needs about 1

@@ -13,7 +13,7 @@ import inspect
 import pickle
 import struct
 from collections import OrderedDict
-from typing import Callable
+from collections.abc import Callable
 
 from .pickle_bounds import PickleBounds
 from .plain_globals import plain_globals

@@ -10,7 +10,8 @@ from __future__ import annotations
 import pickle
 import struct
 from collections import OrderedDict
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple
 
 
 class Global(NamedTuple):
@@ -37,7 +38,7 @@ class PickleWriter:
     """Writes one object tree; `reduce(obj)` spells any other object as a Call or a Global (a
     name the reader looks up), or raises TypeError."""
 
-    def __init__(self, reduce: Callable[[object], "Call | Global"]):
+    def __init__(self, reduce: Callable[[object], Call | Global]):
         self.reduce = reduce
         self.out = bytearray()
         self.memo: dict = {}  # id(obj), or a Global itself -> memo index

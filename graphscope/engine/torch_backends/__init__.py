@@ -37,4 +37,4 @@ def _script_level() -> int:
     return level
 
 
-from . import cuda, cudnn, mkldnn, mps  # noqa: E402
+from . import cuda, cudnn, mkldnn, mps  # noqa: E402 (the submodules import NoOpFlags and _script_level above)

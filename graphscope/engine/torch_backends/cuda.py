@@ -2,8 +2,8 @@
 
 import sys
 
-from . import NoOpFlags
 from .. import backend
+from . import NoOpFlags
 
 
 def is_built() -> bool:

@@ -57,7 +57,7 @@ def default_collate(batch):
 def default_convert(data):
     """One sample (no batching) with its NumPy arrays and scalars turned into tensors, as torch's."""
     numpy_kind = _numpy_kind(data)
-    if isinstance(data, Tensor) or numpy_kind == "array" and data.dtype.kind in _NOT_NUMBERS:
+    if isinstance(data, Tensor) or (numpy_kind == "array" and data.dtype.kind in _NOT_NUMBERS):
         return data
     if numpy_kind is not None:
         return as_tensor(data)

@@ -134,4 +134,4 @@ class BatchSampler(Sampler):
     def __len__(self):
         if self.drop_last:
             return len(self.sampler) // self.batch_size
-        return -(-len(self.sampler) // self.batch_size)
+        return -(-len(self.sampler) // self.batch_size)  # noqa: PLE0303 (ceiling division: never negative)
