@@ -1,5 +1,6 @@
 """graphscope's eager autograd engine: PyTorch's names and semantics on NumPy (cpu) and CuPy (cuda)."""
 
+import builtins as _builtins
 import warnings as _warnings
 
 from .tensor import Tensor  # first: the ops build on Tensor  # isort: skip
@@ -71,7 +72,7 @@ int = int32
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"graphscope\.engine(\.|$)")
 
 
-def is_tensor(obj) -> bool:
+def is_tensor(obj) -> _builtins.bool:  # (`bool` here is the dtype)
     return isinstance(obj, Tensor)
 
 
@@ -79,19 +80,19 @@ class cuda:
     """torch.cuda's questions: is a GPU usable, and how many."""
 
     @staticmethod
-    def is_available() -> bool:
+    def is_available() -> _builtins.bool:
         from .backend import cuda_available
 
         return cuda_available()
 
     @staticmethod
-    def device_count() -> int:
+    def device_count() -> _builtins.int:
         from .backend import cuda_device_count
 
         return cuda_device_count()
 
     @staticmethod
-    def manual_seed(seed: int) -> None:  # noqa: F811 (torch.cuda.manual_seed's parameter is `seed`; it shadows gs.seed only here)
+    def manual_seed(seed: _builtins.int) -> None:  # noqa: F811 (torch.cuda.manual_seed's parameter is `seed`; it shadows gs.seed only here)
         """Seed the CUDA generators (graphscope keeps one seed for every GPU, so this is manual_seed_all)."""
         from .random import manual_seed_device_type
 

@@ -11,6 +11,11 @@ class dtype:
     """A tensor element type (`graphscope.float32`), wrapping a NumPy dtype."""
 
     __slots__ = ("name", "numpy", "is_floating_point", "itemsize", "_kind")
+    name: str
+    numpy: np.dtype
+    is_floating_point: bool
+    itemsize: int
+    _kind: int
 
     def __init__(self, name: str, numpy_dtype, kind: int):
         self.name = name

@@ -7,7 +7,10 @@ import sys
 import threading
 import weakref
 from contextlib import contextmanager
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 # Installed observers in install order. The engine tests this list's truth once per op,
 # so it is mutated in place and never rebound.
@@ -231,7 +234,7 @@ def user_site() -> Site:
         site = stack[-1][3]
         if site is not None:
             return site
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     internal = _internal_code
     while frame is not None:
         code = frame.f_code

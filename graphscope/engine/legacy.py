@@ -60,6 +60,8 @@ def _is_int(value) -> bool:
 class _TensorType(type):
     """The type of FloatTensor and friends: calling one builds a tensor; isinstance checks the dtype."""
 
+    dtype: dtypes.dtype  # each legacy type's, set by _tensor_type
+
     def __call__(cls, *args, device=None):
         from .tensor import wrap
 
@@ -77,7 +79,7 @@ class _TensorType(type):
         return f"<class '{library_name.library()}.{cls.__name__}'>"
 
 
-def _tensor_type(name: str, dtype: dtypes.dtype) -> type:
+def _tensor_type(name: str, dtype: dtypes.dtype) -> _TensorType:
     return _TensorType(name, (), {"dtype": dtype, "__doc__": f"A legacy constructor of {dtype.name} tensors."})
 
 

@@ -7,6 +7,7 @@ its ops, as methods and operators, are the op functions themselves, set on it by
 
 from __future__ import annotations
 
+import builtins
 import operator
 
 import numpy as np
@@ -98,7 +99,7 @@ class Tensor:
 
     # Rarely set state lives in the instance dict; these are the defaults.
     _grad = None  # the accumulated grad (a Tensor) of a leaf, or of a non-leaf that retains it
-    _base = None  # the tensor this one is a view of
+    _base: Tensor | None = None  # the tensor this one is a view of
     _hooks = None  # hooks of a leaf, run before its grad is accumulated
     _accumulator = None  # the AccumulateGrad node shown in next_functions
     _retains_grad = False
@@ -297,7 +298,7 @@ class Tensor:
     def contiguous(self):
         return self
 
-    def is_floating_point(self) -> bool:
+    def is_floating_point(self) -> builtins.bool:  # (`bool` in here is the method)
         return backend.is_floating(self.array)
 
     # --- autograd --------------------------------------------------------------------------
@@ -341,7 +342,7 @@ class Tensor:
         self._retains_grad = True
 
     @property
-    def retains_grad(self) -> bool:
+    def retains_grad(self) -> builtins.bool:
         return self._retains_grad and not self.is_leaf
 
     def register_hook(self, hook):

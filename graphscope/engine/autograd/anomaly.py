@@ -14,7 +14,7 @@ class _AnomalyObserver(Observer):
 
     def __init__(self, check_nan: bool):
         self.check_nan = check_nan
-        self.sites = weakref.WeakKeyDictionary()
+        self.sites: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def node_created(self, node, inputs, output, site):
         self.sites[node] = site

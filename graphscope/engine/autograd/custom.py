@@ -6,6 +6,7 @@ import functools
 import inspect
 import linecache
 import os
+from typing import ClassVar
 
 from .. import grad_mode
 from ..function import Function as Node
@@ -53,7 +54,7 @@ class CustomNode(Node):
     """The graph node of one call to a user-defined Function (one subclass per Function class)."""
 
     reads_inputs = ()
-    function_cls = None
+    function_cls: ClassVar[type]  # the user's Function class: node_class() sets it on each subclass
 
     def __init__(self, ctx):
         self.ctx = ctx

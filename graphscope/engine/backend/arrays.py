@@ -393,7 +393,7 @@ def to_bytes(array) -> memoryview:
     host = np.ascontiguousarray(to_host(array))
     if host.dtype.byteorder == ">":
         host = host.astype(host.dtype.newbyteorder("<"))
-    return memoryview(host.reshape(-1)).cast("B")
+    return host.reshape(-1).data.cast("B")
 
 
 def from_bytes(buffer, dtype: dtypes.dtype, big_endian=False) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import operator
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,7 +29,7 @@ class DeviceType:
     """
 
     name = "?"
-    xp = None  # the array namespace, set by load()
+    xp: Any = None  # the array namespace (a module with no common static type), set by load()
     _kinds: Mapping[object, str] = {}  # native dtype -> kind letter (rebuilt, never mutated: types share the default)
 
     # --- what every device type provides ------------------------------------------------------

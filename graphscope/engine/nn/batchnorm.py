@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from .. import dtypes
 from ..creation import ones, tensor, zeros
 from ..grad_mode import no_grad
@@ -14,7 +16,7 @@ from .module import Module
 class _BatchNorm(Module):
     """weight, bias, and the buffers running_mean, running_var and num_batches_tracked."""
 
-    dims = ()  # the input ranks accepted
+    dims: ClassVar[tuple[int, ...]] = ()  # the input ranks accepted
 
     def __init__(
         self,

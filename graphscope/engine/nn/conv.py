@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, ClassVar
+
 from .convolution import conv1d, conv2d, expand
 from .linear import add_weight_and_bias, reset_weight_and_bias
 from .module import Module
@@ -14,7 +17,7 @@ class _ConvNd(Module):
     """What Conv1d and Conv2d share: weight (out, in / groups, *kernel), bias (out,), and the checks."""
 
     spatial = 0
-    function = None
+    function: ClassVar[Callable[..., Any] | None] = None  # conv1d or conv2d
 
     def __init__(
         self,

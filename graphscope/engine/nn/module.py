@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict, namedtuple
+from typing import Any
 
 from .. import backend, dtypes
 from ..hooks import announce, handlers_by_event, observers
@@ -64,6 +65,10 @@ class Module:
     """
 
     training: bool
+    # Set in __init__ through object.__setattr__ (not the registering __setattr__).
+    _parameters: dict[str, Parameter | None]
+    _buffers: dict[str, Any]
+    _modules: dict[str, Module | None]
     _has_hooks = False  # any forward-pre, forward or backward hook registered on this module
 
     def __init__(self):
@@ -280,7 +285,7 @@ class Module:
             module = child
         return module
 
-    def get_parameter(self, target: str) -> Parameter:
+    def get_parameter(self, target: str) -> Parameter | None:  # (None where registered as None)
         module_path, _, name = target.rpartition(".")
         module = self.get_submodule(module_path)
         if name not in module._parameters:

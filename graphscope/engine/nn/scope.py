@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import sys
 import weakref
+from typing import TYPE_CHECKING
 
 from ..hooks import PACKAGE_DIR, scopes, user_site
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 _structure = [0]  # bumped whenever a submodule is added or removed anywhere
 # id(root) -> (weakref to root, structure version, {module: path}); a plain dict keyed by id,
@@ -83,7 +87,7 @@ def submodule_names(root) -> dict:
     cached = _names_cache.get(id(root))
     if cached is not None and cached[1] == _structure[0] and cached[0]() is root:
         return cached[2]
-    names = {}
+    names: dict = {}
     for path, module in root.named_modules():
         names.setdefault(module, path)
     _names_cache[id(root)] = (weakref.ref(root, _forget(_names_cache, id(root))), _structure[0], names)
@@ -116,7 +120,7 @@ _root_names: dict = {}  # id(module) -> (weakref to it, its name)
 
 
 def _find_root_name(module) -> str:
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
         frame = frame.f_back
     if frame is not None:

@@ -70,7 +70,7 @@ def rebase(target: Tensor, op: str, functional, *args) -> Tensor:
 class _Updating(threading.local):
     """The tensor whose in-place change is being announced on this thread (the op runs inside)."""
 
-    tensor = None
+    tensor: Tensor | None = None
 
 
 _updating = _Updating()

@@ -12,8 +12,8 @@ from ..tensor import wrap
 from .operands import tensor_input
 from .tensor_methods import method
 
-SortResult = namedtuple("sort", ["values", "indices"])
-TopkResult = namedtuple("topk", ["values", "indices"])
+SortResult = namedtuple("sort", ["values", "indices"])  # type: ignore[name-match]  # torch.return_types.sort's name
+TopkResult = namedtuple("topk", ["values", "indices"])  # type: ignore[name-match]  # torch.return_types.topk's name
 
 
 def order(x, axis: int, descending: bool):

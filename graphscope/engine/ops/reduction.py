@@ -14,8 +14,8 @@ from ..tensor import Tensor, wrap
 from .operands import tensor_input
 from .tensor_methods import method
 
-MaxResult = namedtuple("max", ["values", "indices"])
-MinResult = namedtuple("min", ["values", "indices"])
+MaxResult = namedtuple("max", ["values", "indices"])  # type: ignore[name-match]  # torch.return_types.max's name
+MinResult = namedtuple("min", ["values", "indices"])  # type: ignore[name-match]  # torch.return_types.min's name
 
 
 def expand_back(grad, shape, axes, keepdim):

@@ -54,6 +54,7 @@ def write(file, pickle: bytes, storages: list) -> None:
 def _record(archive: zipfile.ZipFile, name: str, data, aligned=False) -> None:
     info = zipfile.ZipInfo(f"{ARCHIVE_NAME}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
     if aligned:  # pad the header's extra field so the data starts on a 64-byte boundary (mmap)
+        assert archive.fp is not None  # open for writing
         start = archive.fp.tell() + _LOCAL_HEADER + len(info.filename.encode()) + 4
         if len(data) * 1.05 > zipfile.ZIP64_LIMIT:
             start += _ZIP64_EXTRA  # zipfile appends its zip64 sizes after our padding

@@ -28,7 +28,8 @@ class PickleBounds:
         self.size, self.refusal = size, refusal
         self.budget = self.work_left = WORK_FLOOR + WORK_PER_BYTE * size
         self.shapes: dict = {}  # id -> (a tuple or frozenset noted here, its weight, its depth)
-        self.same_hash = Counter()  # (id of a dict or set, hash) -> keys of that hash added to it
+        # (id of a dict or set, hash) -> keys of that hash added to it
+        self.same_hash: Counter[tuple[int, int]] = Counter()
 
     def spend(self, steps: int, doing: str) -> None:
         self.work_left -= steps

@@ -11,9 +11,10 @@ import pickle
 import struct
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import NamedTuple, final
 
 
+@final  # (so that `type(x) is Global` tells a Call from a Global)
 class Global(NamedTuple):
     """A module-level name in the pickle (GLOBAL): what the reader looks up."""
 

@@ -65,7 +65,7 @@ class _Storages:
         self.data: list = []  # their bytes, by key
         self.locations: dict = {}  # str(device) -> one str object, memoized once in the pickle
 
-    def reduce(self, obj) -> Call:
+    def reduce(self, obj) -> Call | Global:
         """torch's spelling of the objects that are not plain Python values."""
         if isinstance(obj, Parameter):
             return Call(REBUILD_PARAMETER, (self.tensor(obj, False), obj.requires_grad, OrderedDict()))

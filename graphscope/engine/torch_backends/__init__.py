@@ -31,6 +31,7 @@ class NoOpFlags(types.ModuleType):
 
 def _script_level() -> int:
     """The warnings stack level of the first caller outside graphscope (past --as-torch's alias)."""
+    frame: types.FrameType | None
     level, frame = 2, sys._getframe(2)
     while frame is not None and frame.f_globals.get("__name__", "").startswith("graphscope."):
         level, frame = level + 1, frame.f_back
