@@ -83,9 +83,7 @@ def sum_to_shape(grad, shape):
     if grad.ndim == len(shape) + 1 and grad.shape[1:] == shape:
         return backend.sum(grad, axis=0)  # the common case: a bias broadcast over the batch
     extra = grad.ndim - len(shape)
-    axes = tuple(range(extra)) + tuple(
-        i + extra for i, n in enumerate(shape) if n == 1 and grad.shape[i + extra] != 1
-    )
+    axes = tuple(range(extra)) + tuple(i + extra for i, n in enumerate(shape) if n == 1 and grad.shape[i + extra] != 1)
     if axes:
         grad = backend.sum(grad, axis=axes, keepdims=True)
     if extra:
@@ -111,8 +109,7 @@ def _run_tensor_hooks(hooks, grad, store=None):
         if result is not None:
             if not isinstance(result, Tensor) or result.shape != grad.shape:
                 raise RuntimeError(
-                    f"a tensor hook must return None or a tensor of shape {tuple(grad.shape)}, "
-                    f"got {result!r}"
+                    f"a tensor hook must return None or a tensor of shape {tuple(grad.shape)}, got {result!r}"
                 )
             grad = result.array
     for hook in hooks:
@@ -145,8 +142,7 @@ class _GradStore:
             tensor._grad = wrap(current.array + grad)
 
 
-def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=False, inputs=None,
-                 capture=None):
+def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=False, inputs=None, capture=None):
     """Backpropagate from `root`; with `capture` (a dict id(tensor) -> None), fill it instead of `.grad`."""
     if create_graph:
         raise NotImplementedError(
@@ -227,8 +223,13 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                 entry[1] -= 1
                 if entry[1] == 0 and entry[2] is not None:
                     g = entry[2]
-                    if (plain_leaves and tensor._grad is None and tensor._hooks is None and type(g) is _ndarray
-                            and type(tensor.array) is _ndarray):
+                    if (
+                        plain_leaves
+                        and tensor._grad is None
+                        and tensor._hooks is None
+                        and type(g) is _ndarray
+                        and type(tensor.array) is _ndarray
+                    ):
                         # A plain leaf's first grad on NumPy: _finish_leaf and _GradStore.accumulate's
                         # first case, unrolled (the grad is copied unless this pass alone owns it).
                         if id(g) in handed_out or not backend.is_private(g):
@@ -302,7 +303,8 @@ def _finish_leaf(tensor, grad, store, capture, capture_only, watching=False):
         return
     if (type(grad) is not _ndarray or type(tensor.array) is not _ndarray) and not same_device(grad, tensor.array):
         raise RuntimeError(
-            f"a gradient on {backend.device_of(grad)} does not match its tensor's device {tensor.device}")
+            f"a gradient on {backend.device_of(grad)} does not match its tensor's device {tensor.device}"
+        )
     if watching and tensor._grad is not None:
         announce("leaf_grad_accumulating", tensor)
     store.accumulate(tensor, grad)

@@ -33,7 +33,7 @@ def _infer(data, dtype=None):
     python_ints = not isinstance(data, (np.generic, np.ndarray))
     if array.dtype == object and python_ints and _all_ints(array):  # integers beyond 64 bits
         kind = "u"
-        if target is None or not target.is_floating_point and target is not dtypes.bool_:
+        if target is None or (not target.is_floating_point and target is not dtypes.bool_):
             raise ValueError(_UNPACK_OVERFLOW)
         try:
             array = np.array(data, dtype=np.float64) if target.is_floating_point else array != 0
@@ -85,7 +85,7 @@ def _holds_float_arrays(data) -> bool:
 
 def tensor(data, dtype=None, device=None, requires_grad=False) -> Tensor:
     """A new leaf tensor copying `data` (numbers, nested lists, arrays, tensors)."""
-    if isinstance(data, Tensor) or backend.is_array(data) and not isinstance(data, np.ndarray):
+    if isinstance(data, Tensor) or (backend.is_array(data) and not isinstance(data, np.ndarray)):
         array = data.array if isinstance(data, Tensor) else data
         # A tensor or device array stays on its device unless `device=` says otherwise (as torch).
         target = backend.device_of(array) if device is None else backend.as_device(device)
@@ -109,8 +109,12 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     with the same dtype, is used as it is; anything else is copied (as torch.as_tensor)."""
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
-    if (isinstance(data, np.ndarray) and (dtype is None or dtypes.to_numpy(dtype) == data.dtype)
-            and backend.as_device(device).type == "cpu" and data.dtype in dtypes.BY_NUMPY):
+    if (
+        isinstance(data, np.ndarray)
+        and (dtype is None or dtypes.to_numpy(dtype) == data.dtype)
+        and backend.as_device(device).type == "cpu"
+        and data.dtype in dtypes.BY_NUMPY
+    ):
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 
@@ -160,8 +164,13 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     if dtype is None:
-        dtype = (dtypes.bool_ if isinstance(fill_value, bool)
-                 else dtypes.int64 if isinstance(fill_value, int) else dtypes.get_default_dtype())
+        dtype = (
+            dtypes.bool_
+            if isinstance(fill_value, bool)
+            else dtypes.int64
+            if isinstance(fill_value, int)
+            else dtypes.get_default_dtype()
+        )
     dtype = dtypes.from_any(dtype)
     fill_value = _fill_value(fill_value, dtype)
     return _finish(_make(device, "full", sizes_of((size,)), fill_value, dtype=dtype), requires_grad)
@@ -170,7 +179,7 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False) -> Tens
 def _fill_value(value, dtype: dtypes.dtype):
     """`value` as a Python number of `dtype`'s kind, refused as torch.full refuses it when it does
     not fit (a negative integer wraps into uint8, as in torch)."""
-    if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**64:
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**64:
         raise OverflowError("int too big to convert")
     if dtype.is_floating_point:
         value = float(value)
@@ -182,14 +191,20 @@ def _fill_value(value, dtype: dtypes.dtype):
     low, high = _INT_RANGE[dtype.name]
     wraps = low == 0 and isinstance(value, int)
     if not (-high if wraps else low) <= value <= high:  # NaN too
-        raise RuntimeError(f"value cannot be converted to type {_C_NAME.get(dtype.name, dtype.name + '_t')} "
-                           "without overflow")
+        raise RuntimeError(
+            f"value cannot be converted to type {_C_NAME.get(dtype.name, dtype.name + '_t')} without overflow"
+        )
     return int(value) % (high + 1) if wraps else int(value)
 
 
 # What an integer dtype holds, and torch's name for it in its overflow messages from full().
-_INT_RANGE = {"int8": (-2**7, 2**7 - 1), "uint8": (0, 2**8 - 1), "int16": (-2**15, 2**15 - 1),
-              "int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1)}
+_INT_RANGE = {
+    "int8": (-(2**7), 2**7 - 1),
+    "uint8": (0, 2**8 - 1),
+    "int16": (-(2**15), 2**15 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+}
 _C_NAME = {"int32": "int", "float16": "c10::Half", "float32": "float"}
 # The largest finite value of the narrow float dtypes: full() refuses a finite value beyond it
 # (as torch does for any tensor of other than one element).
@@ -197,8 +212,7 @@ _FLOAT_MAX = {"float16": 65504.0, "float32": 3.4028234663852886e38}
 
 
 def _like(input: Tensor, dtype, device):
-    return (input.dtype if dtype is None else dtypes.from_any(dtype),
-            input.device if device is None else device)
+    return (input.dtype if dtype is None else dtypes.from_any(dtype), input.device if device is None else device)
 
 
 def zeros_like(input: Tensor, dtype=None, device=None, requires_grad=False) -> Tensor:
@@ -248,8 +262,9 @@ def randn(*size, dtype=None, device=None, requires_grad=False, generator=None) -
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:
-    return _finish(drawing(generator, device, "rand").uniform(0.0, 1.0, sizes_of(size), float_or_default(dtype)),
-                   requires_grad)
+    return _finish(
+        drawing(generator, device, "rand").uniform(0.0, 1.0, sizes_of(size), float_or_default(dtype)), requires_grad
+    )
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False, *, generator=None) -> Tensor:
@@ -268,8 +283,10 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
 def _random_like(name, input, dtype, device):
     dtype, device = _like(input, dtype, device)
     if not dtype.is_floating_point:
-        raise NotImplementedError(f"{name}: random floats can't be drawn in {dtype.name}; give a float dtype= "
-                                  "(or use randint_like for integers)")
+        raise NotImplementedError(
+            f"{name}: random floats can't be drawn in {dtype.name}; give a float dtype= "
+            "(or use randint_like for integers)"
+        )
     return dtype, device
 
 

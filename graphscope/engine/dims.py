@@ -25,7 +25,5 @@ def normalize_dim(dim, ndim: int, extra: int = 0) -> int:
         raise TypeError(f"dim must be an int, got {type(dim).__name__}")
     size = max(ndim + extra, 1)
     if not -size <= dim < size:
-        raise IndexError(
-            f"Dimension out of range (expected to be in range of [{-size}, {size - 1}], but got {dim})"
-        )
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-size}, {size - 1}], but got {dim})")
     return int(dim) % size

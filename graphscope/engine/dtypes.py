@@ -11,6 +11,11 @@ class dtype:
     """A tensor element type (`graphscope.float32`), wrapping a NumPy dtype."""
 
     __slots__ = ("name", "numpy", "is_floating_point", "itemsize", "_kind")
+    name: str
+    numpy: np.dtype
+    is_floating_point: bool
+    itemsize: int
+    _kind: int
 
     def __init__(self, name: str, numpy_dtype, kind: int):
         self.name = name
@@ -53,8 +58,7 @@ def from_numpy(numpy_dtype) -> dtype:
         return BY_NUMPY[np.dtype(numpy_dtype)]
     except (KeyError, TypeError):
         raise TypeError(
-            f"unsupported dtype {numpy_dtype!r}: graphscope supports "
-            + ", ".join(d.name for d in BY_NUMPY.values())
+            f"unsupported dtype {numpy_dtype!r}: graphscope supports " + ", ".join(d.name for d in BY_NUMPY.values())
         ) from None
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 from . import grad_mode
 from .backend import CPU_ARRAY, is_array, namespace
@@ -26,33 +28,38 @@ class Function:
     # seq: creation order, which is a topological order (a node's inputs exist before it).
     # replaces: for an in-place node, the node it took over its tensor from (see `producer`).
     __slots__ = ("inputs", "needs_input_grad", "seq", "replaces", "__dict__", "__weakref__")
+    inputs: tuple[Any, ...]  # forward's arguments: Tensors, and the numbers and arrays between them
+    needs_input_grad: list[bool] | tuple[bool, ...]
+    seq: int
+    replaces: Function | None
 
-    op = "function"
+    op: ClassVar[str] = "function"
     # Rarely changed per-node state lives in the instance dict only when set; these are defaults.
-    versions = ()  # (input position, its version at forward) for the inputs backward reads
-    pre_hooks = None  # tensor hooks on this node's output (register_hook, retain_grad)
+    versions: tuple[tuple[int, int], ...] = ()  # (input position, its version at forward) for the inputs backward reads
+    pre_hooks: list[Callable[..., Any]] | None = None  # tensor hooks on this node's output (register_hook, retain_grad)
     released = False  # saved state freed by a backward without retain_graph
     # Positions of the inputs whose arrays `backward` reads, so whose version counter is checked
     # (an in-place change between forward and backward is an error); None means all of them,
     # () none. It says nothing of what forward saves on `self` (an output, a mask, ...).
-    reads_inputs = None
+    reads_inputs: ClassVar[tuple[int, ...] | None] = None
     # Whether `backward` reads the node's own output (exp, tanh, softmax, ...): an in-place change
     # of the output tensor then makes backward refuse, as it does for a read input.
     saves_output = False
-    output_version = None  # (the output's version counter, its version at forward), when saved
+    # (the output's version counter, its version at forward), when saved
+    output_version: tuple[list[int], int] | None = None
     # The derivative rule its backward applies, in plain Unicode for a learner ("d(a·b)/da = b");
     # a fused op says what it fuses. The recorder copies it into the record once per class.
-    rule = ""
+    rule: ClassVar[str] = ""
     # Elementwise ops (each output element depends only on the inputs' elements at the same place,
     # after broadcasting) set it: `local_factors` then holds each input's local derivative.
-    elementwise = False
+    elementwise: ClassVar[bool] = False
     # A loss whose grad is elementwise in its inputs before the reduction sets it: its local factors are
     # d out/d input in each input's shape (mse_loss: 2·(x − y)/N), shown as an elementwise op's are.
-    reduces = False
+    reduces: ClassVar[bool] = False
     # An elementwise (or reducing) op's local derivative for each forward argument, as text in the
     # arguments' names ("{b}", "1/{b}", "{out}" for the output, and the names of `local_values`), which an
     # explanation fills with numbers.
-    local = ()
+    local: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

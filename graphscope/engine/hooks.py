@@ -7,16 +7,34 @@ import sys
 import threading
 import weakref
 from contextlib import contextmanager
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 # Installed observers in install order. The engine tests this list's truth once per op,
 # so it is mutated in place and never rebound.
 observers: list = []
 
-EVENTS = ("leaf_created", "node_created", "module_entered", "module_left", "backward_begun", "before_node",
-          "after_node", "leaf_grad_accumulating", "leaf_grad_accumulated", "backward_ended", "grads_zeroing",
-          "optimizer_step_begun", "optimizer_step_ended", "grad_clearing", "tensor_zeroing", "leaf_updating",
-          "leaf_updated")
+EVENTS = (
+    "leaf_created",
+    "node_created",
+    "module_entered",
+    "module_left",
+    "backward_begun",
+    "before_node",
+    "after_node",
+    "leaf_grad_accumulating",
+    "leaf_grad_accumulated",
+    "backward_ended",
+    "grads_zeroing",
+    "optimizer_step_begun",
+    "optimizer_step_ended",
+    "grad_clearing",
+    "tensor_zeroing",
+    "leaf_updating",
+    "leaf_updated",
+)
 
 # Per event, the handlers of the installed observers that override it (rebuilt, never mutated,
 # so an observer may uninstall itself mid-event). Events nobody handles cost one lookup.
@@ -171,8 +189,9 @@ def _rebuild() -> None:
     steppers = [o for o in observers if _overrides(o, "before_node") or _overrides(o, "after_node")]
     taper = steppers[0] if len(steppers) == 1 and _overrides(steppers[0], "backward_tape") else None
     for event in EVENTS:
-        handlers_by_event[event] = tuple(_handler(o, event) for o in observers if _overrides(o, event)
-                                 and not (o is taper and event in _TAPED))
+        handlers_by_event[event] = tuple(
+            _handler(o, event) for o in observers if _overrides(o, event) and not (o is taper and event in _TAPED)
+        )
     _taping[0] = None if taper is None else _handler(taper, "backward_tape")
     leaf_updates[0] = bool(handlers_by_event["leaf_updating"] or handlers_by_event["leaf_updated"])
 
@@ -215,7 +234,7 @@ def user_site() -> Site:
         site = stack[-1][3]
         if site is not None:
             return site
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     internal = _internal_code
     while frame is not None:
         code = frame.f_code

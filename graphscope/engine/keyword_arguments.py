@@ -41,14 +41,18 @@ def accepts_out(fn, creation=False):
         if creation:
             dtype = kwargs.get("dtype")
             if dtype is not None and dtypes.from_any(dtype) is not out.dtype:
-                raise RuntimeError(f"dtype {dtypes.from_any(dtype).name} does not match dtype of out parameter "
-                                   f"({out.dtype.name})")
+                raise RuntimeError(
+                    f"dtype {dtypes.from_any(dtype).name} does not match dtype of out parameter ({out.dtype.name})"
+                )
             kwargs["dtype"] = out.dtype
             kwargs.setdefault("device", out.device)
-        elif grad_mode.state.enabled and (out.requires_grad or any(
-                isinstance(a, Tensor) and a.requires_grad for a in (*args, *kwargs.values()))):
-            raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
-                               "differentiation, but one of the arguments requires grad.")
+        elif grad_mode.state.enabled and (
+            out.requires_grad or any(isinstance(a, Tensor) and a.requires_grad for a in (*args, *kwargs.values()))
+        ):
+            raise RuntimeError(
+                f"{name}(): functions with out=... arguments don't support automatic "
+                "differentiation, but one of the arguments requires grad."
+            )
         result = fn(*args, **kwargs)
         _store(name, result, out)
         return out
@@ -68,8 +72,11 @@ def _store(name, result, out):
         out.array[...] = array
     else:
         if out.numel():
-            warnings.warn(f"An output with one or more elements was resized since it had shape {list(out.shape)}, "
-                          f"which does not match the required output shape {list(result.shape)}.", UserWarning,
-                          stacklevel=3)
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape {list(out.shape)}, "
+                f"which does not match the required output shape {list(result.shape)}.",
+                UserWarning,
+                stacklevel=3,
+            )
         out.array = backend.copy(array) if array is result.array else array
     out._bump_version()

@@ -21,8 +21,10 @@ def new_array(args, dtype, device, name: str):
     if len(args) == 1 and isinstance(args[0], Tensor):
         other = args[0]
         if dtype is not None and other.dtype is not dtype:
-            raise TypeError(f"{name}(): expected a {dtype.name} tensor, got {other.dtype.name}; "
-                            f"convert it with .to({library_name.library()}.{dtype.name}) first")
+            raise TypeError(
+                f"{name}(): expected a {dtype.name} tensor, got {other.dtype.name}; "
+                f"convert it with .to({library_name.library()}.{dtype.name}) first"
+            )
         return other.array, other._vc
     if len(args) == 1 and backend.is_array(args[0]) and not isinstance(args[0], np.ndarray):
         return args[0], [0]  # a device array (CuPy): wrapped as it is
@@ -35,8 +37,10 @@ def new_array(args, dtype, device, name: str):
                 raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(sizes)}")
         return zeros(*sizes, dtype=target, device=device).array, [0]
     if len(args) > 1:
-        raise TypeError(f"{name}(): takes sizes (ints) or one sequence of data, got {len(args)} arguments "
-                        f"starting with a {type(args[0]).__name__}")
+        raise TypeError(
+            f"{name}(): takes sizes (ints) or one sequence of data, got {len(args)} arguments "
+            f"starting with a {type(args[0]).__name__}"
+        )
     data = args[0]
     if not isinstance(data, (list, tuple, np.ndarray)):
         raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
@@ -56,6 +60,8 @@ def _is_int(value) -> bool:
 class _TensorType(type):
     """The type of FloatTensor and friends: calling one builds a tensor; isinstance checks the dtype."""
 
+    dtype: dtypes.dtype  # each legacy type's, set by _tensor_type
+
     def __call__(cls, *args, device=None):
         from .tensor import wrap
 
@@ -73,7 +79,7 @@ class _TensorType(type):
         return f"<class '{library_name.library()}.{cls.__name__}'>"
 
 
-def _tensor_type(name: str, dtype: dtypes.dtype) -> type:
+def _tensor_type(name: str, dtype: dtypes.dtype) -> _TensorType:
     return _TensorType(name, (), {"dtype": dtype, "__doc__": f"A legacy constructor of {dtype.name} tensors."})
 
 
@@ -87,8 +93,17 @@ CharTensor = _tensor_type("CharTensor", dtypes.int8)
 ByteTensor = _tensor_type("ByteTensor", dtypes.uint8)
 BoolTensor = _tensor_type("BoolTensor", dtypes.bool_)
 
-TENSOR_TYPES = (FloatTensor, DoubleTensor, HalfTensor, LongTensor, IntTensor, ShortTensor, CharTensor,
-                ByteTensor, BoolTensor)
+TENSOR_TYPES = (
+    FloatTensor,
+    DoubleTensor,
+    HalfTensor,
+    LongTensor,
+    IntTensor,
+    ShortTensor,
+    CharTensor,
+    ByteTensor,
+    BoolTensor,
+)
 _BY_DTYPE = {t.dtype: t for t in TENSOR_TYPES}
 _BY_NAME = {t.__name__: t for t in TENSOR_TYPES}
 

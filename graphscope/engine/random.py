@@ -39,7 +39,7 @@ class Generator:
 
     # --- torch.Generator's API -------------------------------------------------------------------
 
-    def manual_seed(self, seed) -> "Generator":
+    def manual_seed(self, seed) -> Generator:
         self._reseed(checked_seed(seed))
         return self
 
@@ -58,14 +58,16 @@ class Generator:
 
         return wrap(self._kind.generator_state(self._rng))
 
-    def set_state(self, new_state) -> "Generator":
+    def set_state(self, new_state) -> Generator:
         from .tensor import Tensor
 
         if not isinstance(new_state, Tensor):
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         if new_state.dtype is not dtypes.uint8:
-            raise TypeError(f"RNG state must be a torch.ByteTensor (uint8), got {new_state.dtype}; "
-                            "pass a state from Generator.get_state()")
+            raise TypeError(
+                f"RNG state must be a torch.ByteTensor (uint8), got {new_state.dtype}; "
+                "pass a state from Generator.get_state()"
+            )
         self._kind.set_generator_state(self._rng, backend.to_host(new_state.array))
         return self
 
@@ -188,7 +190,8 @@ def drawing(generator, device, function: str) -> Generator:
     if generator.device != device:
         raise RuntimeError(
             f"Expected a '{device}' device type for generator but found '{generator.device}' (in "
-            f"{function}()); make the generator on the result's device: Generator(device='{device}')")
+            f"{function}()); make the generator on the result's device: Generator(device='{device}')"
+        )
     return generator
 
 

@@ -7,6 +7,7 @@ its ops, as methods and operators, are the op functions themselves, set on it by
 
 from __future__ import annotations
 
+import builtins
 import operator
 
 import numpy as np
@@ -98,7 +99,7 @@ class Tensor:
 
     # Rarely set state lives in the instance dict; these are the defaults.
     _grad = None  # the accumulated grad (a Tensor) of a leaf, or of a non-leaf that retains it
-    _base = None  # the tensor this one is a view of
+    _base: Tensor | None = None  # the tensor this one is a view of
     _hooks = None  # hooks of a leaf, run before its grad is accumulated
     _accumulator = None  # the AccumulateGrad node shown in next_functions
     _retains_grad = False
@@ -153,7 +154,7 @@ class Tensor:
         self._vc[0] += 1
 
     @property
-    def data(self) -> "Tensor":
+    def data(self) -> Tensor:
         """A detached tensor sharing this one's storage, with a version counter of its own (as
         PyTorch's `.data`, unlike detach()): in-place changes through it go unseen by backward."""
         out = wrap(self.array)
@@ -169,13 +170,11 @@ class Tensor:
     def _set_grad(self, value):
         if value is not None and not isinstance(value, Tensor):
             raise TypeError(
-                "assigned grad expected to be a Tensor or None but got grad of type "
-                f"{type(value).__name__}"
+                f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}"
             )
         if value is not None and value.shape != self.shape:
             raise RuntimeError(
-                f"assigned grad has data of a different size: grad {tuple(value.shape)}, "
-                f"tensor {tuple(self.shape)}"
+                f"assigned grad has data of a different size: grad {tuple(value.shape)}, tensor {tuple(self.shape)}"
             )
         if value is None and self._grad is not None and hooks.observers:
             hooks.announce("grad_clearing", self)
@@ -199,9 +198,7 @@ class Tensor:
 
     def numpy(self) -> np.ndarray:
         if self.requires_grad:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
-            )
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if type(self.array) is not _ndarray:
             raise TypeError(
                 f"can't convert {self.device} device type tensor to numpy. "
@@ -239,8 +236,7 @@ class Tensor:
     def __bool__(self):
         if self.array.size != 1:
             raise RuntimeError(
-                f"Boolean value of Tensor with {self.array.size} values is ambiguous; "
-                "use .any() or .all()"
+                f"Boolean value of Tensor with {self.array.size} values is ambiguous; use .any() or .all()"
             )
         return bool(self.item())
 
@@ -302,7 +298,7 @@ class Tensor:
     def contiguous(self):
         return self
 
-    def is_floating_point(self) -> bool:
+    def is_floating_point(self) -> builtins.bool:  # (`bool` in here is the method)
         return backend.is_floating(self.array)
 
     # --- autograd --------------------------------------------------------------------------
@@ -323,12 +319,12 @@ class Tensor:
         self.requires_grad = bool(requires_grad)
         return self
 
-    def detach(self) -> "Tensor":
+    def detach(self) -> Tensor:
         out = wrap(self.array)
         out._vc = self._vc
         return out
 
-    def detach_(self) -> "Tensor":
+    def detach_(self) -> Tensor:
         self.grad_fn = None
         self.requires_grad = False
         return self
@@ -346,7 +342,7 @@ class Tensor:
         self._retains_grad = True
 
     @property
-    def retains_grad(self) -> bool:
+    def retains_grad(self) -> builtins.bool:
         return self._retains_grad and not self.is_leaf
 
     def register_hook(self, hook):
@@ -373,7 +369,9 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the grads of this tensor w.r.t. the graph's leaves and add them to their `.grad`."""
-        _backward.run_backward(self, gradient, retain_graph=bool(retain_graph), create_graph=create_graph, inputs=inputs)
+        _backward.run_backward(
+            self, gradient, retain_graph=bool(retain_graph), create_graph=create_graph, inputs=inputs
+        )
 
     # --- printing --------------------------------------------------------------------------
 
@@ -389,8 +387,9 @@ class Tensor:
             options = {}
         body = np.array2string(host, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, **options)
         extras = []
-        if dtype is not dtypes.get_default_dtype() and dtype.is_floating_point or dtype not in (
-                dtypes.int64, dtypes.bool_) and not dtype.is_floating_point:
+        if (dtype is not dtypes.get_default_dtype() and dtype.is_floating_point) or (
+            dtype not in (dtypes.int64, dtypes.bool_) and not dtype.is_floating_point
+        ):
             extras.append(f"dtype={dtype}")
         device = self.device
         if device.type != "cpu":
@@ -403,5 +402,5 @@ class Tensor:
 
 
 # The backward pass and the legacy constructors build on Tensor; its methods resolve them at call time.
-from . import backward as _backward  # noqa: E402
-from . import legacy as _legacy  # noqa: E402
+from . import backward as _backward  # noqa: E402 (they import Tensor: loaded once it exists)
+from . import legacy as _legacy  # noqa: E402 (they import Tensor: loaded once it exists)

@@ -14,7 +14,8 @@ def unsupported(torch_name: str) -> UnsupportedTorchName:
     """The error for `torch_name` (e.g. `torch.fft`, `torch.sum(foo=...)`), ready to raise."""
     return UnsupportedTorchName(
         f"{torch_name} is not supported by graphscope yet (this script runs on "
-        f"graphscope's engine because of --as-torch); {README_POINTER}")
+        f"graphscope's engine because of --as-torch); {README_POINTER}"
+    )
 
 
 class UnsupportedTorchModule(ModuleNotFoundError):

@@ -12,11 +12,24 @@ def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None):
     from ..tensor import Tensor
 
     tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
-    grad_tensors = (None,) * len(tensors) if grad_tensors is None else (
-        (grad_tensors,) if isinstance(grad_tensors, Tensor) else tuple(grad_tensors))
+    grad_tensors = (
+        (None,) * len(tensors)
+        if grad_tensors is None
+        else ((grad_tensors,) if isinstance(grad_tensors, Tensor) else tuple(grad_tensors))
+    )
     for n, (t, g) in enumerate(zip(tensors, grad_tensors), 1):
         t.backward(g, retain_graph=retain_graph or n < len(tensors), inputs=inputs)
 
 
-__all__ = ["Function", "FunctionCtx", "GradcheckError", "backward", "detect_anomaly",
-           "enable_grad", "grad", "gradcheck", "no_grad", "set_grad_enabled"]
+__all__ = [
+    "Function",
+    "FunctionCtx",
+    "GradcheckError",
+    "backward",
+    "detect_anomaly",
+    "enable_grad",
+    "grad",
+    "gradcheck",
+    "no_grad",
+    "set_grad_enabled",
+]

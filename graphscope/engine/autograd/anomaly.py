@@ -14,7 +14,7 @@ class _AnomalyObserver(Observer):
 
     def __init__(self, check_nan: bool):
         self.check_nan = check_nan
-        self.sites = weakref.WeakKeyDictionary()
+        self.sites: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
     def node_created(self, node, inputs, output, site):
         self.sites[node] = site
@@ -30,8 +30,7 @@ class _AnomalyObserver(Observer):
                     line = linecache.getline(site.file, site.line).strip()
                     where = f"{site.file}:{site.line} in {site.function}" + (f": {line}" if line else "")
                 raise RuntimeError(
-                    f"Function '{node.name()}' returned nan values in its {i}th output. "
-                    f"The node was created at {where}"
+                    f"Function '{node.name()}' returned nan values in its {i}th output. The node was created at {where}"
                 )
 
 

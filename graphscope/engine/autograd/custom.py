@@ -6,6 +6,7 @@ import functools
 import inspect
 import linecache
 import os
+from typing import ClassVar
 
 from .. import grad_mode
 from ..function import Function as Node
@@ -53,7 +54,7 @@ class CustomNode(Node):
     """The graph node of one call to a user-defined Function (one subclass per Function class)."""
 
     reads_inputs = ()
-    function_cls = None
+    function_cls: ClassVar[type]  # the user's Function class: node_class() sets it on each subclass
 
     def __init__(self, ctx):
         self.ctx = ctx
@@ -94,11 +95,14 @@ class CustomNode(Node):
         return {f"saved_tensors[{i}]": t.array for i, (t, _) in enumerate(ctx.saved) if t is not None}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def node_class(function_cls) -> type:
     """The node class for a user Function: its op is the Function's name."""
-    return type(f"{function_cls.__name__}Backward", (CustomNode,),
-                {"function_cls": function_cls, "op": function_cls.__name__, "rule": _custom_rule(function_cls)})
+    return type(
+        f"{function_cls.__name__}Backward",
+        (CustomNode,),
+        {"function_cls": function_cls, "op": function_cls.__name__, "rule": _custom_rule(function_cls)},
+    )
 
 
 def _custom_rule(function_cls) -> str:

@@ -11,8 +11,15 @@ def _as_tuple(value):
     return (value,) if isinstance(value, Tensor) else tuple(value)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=False, materialize_grads=False):
+def grad(
+    outputs,
+    inputs,
+    grad_outputs=None,
+    retain_graph=None,
+    create_graph=False,
+    allow_unused=False,
+    materialize_grads=False,
+):
     """d(outputs)/d(inputs) as a tuple of tensors; leaves' `.grad` are left untouched."""
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     grad_outputs = (None,) * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)

@@ -42,8 +42,9 @@ def gradcheck(func, inputs, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True
             seed = np.zeros(n_out, dtype=output.dtype.numpy)
             seed[k] = 1.0
             seed = wrap(from_host(seed.reshape(output.shape), output.device))
-            grads = autograd_grad(_outputs(func, inputs)[o], [inputs[i] for i in checked],
-                                  grad_outputs=seed, allow_unused=True)
+            grads = autograd_grad(
+                _outputs(func, inputs)[o], [inputs[i] for i in checked], grad_outputs=seed, allow_unused=True
+            )
             for i, g in zip(checked, grads):
                 if g is not None:
                     analytic[i][k] = to_host(g.array).reshape(-1)

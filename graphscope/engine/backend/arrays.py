@@ -60,14 +60,12 @@ def same_device(a, b) -> bool:
     return device_of(a) == device_of(b)
 
 
-
 def create(device, function: str, *args, **kwargs):
     """xp.<function>(*args, **kwargs) with the result on `device` (a Device, str or None)."""
     device = as_device(device)
     if device.type == "cpu":
         return getattr(np, function)(*args, **kwargs)
     return device_type(device).create(device, function, *args, **kwargs)
-
 
 
 # --- host and device copies ----------------------------------------------------------------------
@@ -395,7 +393,7 @@ def to_bytes(array) -> memoryview:
     host = np.ascontiguousarray(to_host(array))
     if host.dtype.byteorder == ">":
         host = host.astype(host.dtype.newbyteorder("<"))
-    return memoryview(host.reshape(-1)).cast("B")
+    return host.reshape(-1).data.cast("B")
 
 
 def from_bytes(buffer, dtype: dtypes.dtype, big_endian=False) -> np.ndarray:

@@ -31,7 +31,7 @@ class CupyCUDA(NumpyDtypes, DeviceType):
         try:
             count = cupy.cuda.runtime.getDeviceCount()
             reason = ""
-        except Exception as error:  # CUDA driver missing or broken
+        except Exception as error:  # noqa: BLE001 (CuPy's errors for a missing or broken CUDA driver vary: any means no GPU)
             count, reason = 0, f" ({type(error).__name__}: {error})"
         if count == 0:
             raise RuntimeError(
@@ -90,8 +90,10 @@ class CupyCUDA(NumpyDtypes, DeviceType):
     def set_generator_state(self, rng, state):
         target = rng.bit_generator._state
         if state.nbytes != target.nbytes:
-            raise RuntimeError(f"invalid RNG state for a cuda Generator: expected {target.nbytes} bytes, "
-                               f"got {state.nbytes}; pass a state that Generator.get_state() returned")
+            raise RuntimeError(
+                f"invalid RNG state for a cuda Generator: expected {target.nbytes} bytes, "
+                f"got {state.nbytes}; pass a state that Generator.get_state() returned"
+            )
         target[...] = self.cupy.asarray(np.ascontiguousarray(state).view(target.dtype))
 
     def copy(self, array):
@@ -145,7 +147,6 @@ def _with_standard_names(xp):
     for name in missing:
         setattr(completed, name, _STANDARD_NAMES[name](xp))
     return completed
-
 
 
 register_device_type(CupyCUDA())

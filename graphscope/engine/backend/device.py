@@ -56,8 +56,8 @@ class Device:
 
 # The built-in device types register themselves, and the cpu back end makes the cpu Device: both
 # need `Device`, and Device("cpu") needs 'cpu' registered, hence these imports here.
-from . import cupy_cuda  # noqa: E402, F401
-from .numpy_cpu import CPU  # noqa: E402
+from . import cupy_cuda  # noqa: E402, F401 (registers 'cuda' on import; needs Device, see above)
+from .numpy_cpu import CPU  # noqa: E402 (needs Device and 'cpu' registered, see above)
 
 _default_device = CPU
 
@@ -83,7 +83,6 @@ def set_default_device(device) -> None:
 
 def get_default_device() -> Device:
     return _default_device
-
 
 
 def cuda_available() -> bool:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import operator
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,8 +29,8 @@ class DeviceType:
     """
 
     name = "?"
-    xp = None  # the array namespace, set by load()
-    _kinds: dict = {}  # native dtype -> kind letter (rebuilt, never mutated: types share the default)
+    xp: Any = None  # the array namespace (a module with no common static type), set by load()
+    _kinds: Mapping[object, str] = {}  # native dtype -> kind letter (rebuilt, never mutated: types share the default)
 
     # --- what every device type provides ------------------------------------------------------
 
@@ -104,8 +105,10 @@ class DeviceType:
         try:
             rng.bit_generator.state = json.loads(np.asarray(state, dtype=np.uint8).tobytes())
         except (ValueError, TypeError, KeyError) as error:
-            raise RuntimeError(f"invalid RNG state for a {self.name} Generator ({error}); "
-                               "pass a state that Generator.get_state() returned") from None
+            raise RuntimeError(
+                f"invalid RNG state for a {self.name} Generator ({error}); "
+                "pass a state that Generator.get_state() returned"
+            ) from None
 
     # --- defaults written against the standard, overridden where a library does better --------
 
@@ -181,11 +184,15 @@ class DeviceType:
         return True
 
 
-_KINDS = (("f", "real floating"), ("b", "bool"), ("i", "signed integer"), ("u", "unsigned integer"),
-          ("c", "complex floating"))
+_KINDS = (
+    ("f", "real floating"),
+    ("b", "bool"),
+    ("i", "signed integer"),
+    ("u", "unsigned integer"),
+    ("c", "complex floating"),
+)
 
-_IN_PLACE = {"add": operator.iadd, "subtract": operator.isub,
-             "multiply": operator.imul, "divide": operator.itruediv}
+_IN_PLACE = {"add": operator.iadd, "subtract": operator.isub, "multiply": operator.imul, "divide": operator.itruediv}
 
 
 def _host_index(device_type, index):
@@ -210,7 +217,6 @@ def register_device_type(device_type: DeviceType) -> None:
             ARRAY_TYPES[array_type] = device_type
 
 
-
 def device_type(device: Device) -> DeviceType:
     """The DeviceType serving `device`, loaded and checked (a clear error if it can't be used)."""
     kind = DEVICE_TYPES[device.type]
@@ -233,4 +239,3 @@ def type_of(array) -> DeviceType:
         except RuntimeError:
             continue
     raise TypeError(f"{type(array).__module__}.{type(array).__name__} is not an array of any graphscope device")
-

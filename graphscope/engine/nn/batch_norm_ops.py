@@ -29,7 +29,10 @@ class BatchNorm(Function):
         out = xhat if weight is None else xhat * backend.reshape(weight, shape)
         return out if bias is None else out + backend.reshape(bias, shape)
 
-    rule = "fused batch norm: x̂ = (x − μ)/σ over the batch (and space), y = x̂·w + b;\ndx = (w/σ)·(dOut − mean(dOut) − x̂·mean(dOut·x̂))    dw = Σ dOut·x̂    db = Σ dOut"
+    rule = (
+        "fused batch norm: x̂ = (x − μ)/σ over the batch (and space), y = x̂·w + b;\n"
+        "dx = (w/σ)·(dOut − mean(dOut) − x̂·mean(dOut·x̂))    dw = Σ dOut·x̂    db = Σ dOut"
+    )
 
     def backward(self, grad):
         xp = namespace(grad)
@@ -53,24 +56,27 @@ def _check_size(name, tensor, channels):
         raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
 
 
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1,
-               eps=1e-5):
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
     """Batch normalisation over axis 1 of (N, C, ...); in training, running stats (when given) move
     toward the batch's: r = (1 - momentum) r + momentum * stat, with the unbiased variance."""
     if not isinstance(input, Tensor):
         raise TypeError(f"batch_norm(): argument 'input' must be Tensor, not {type(input).__name__}")
     if input.ndim < 2:
-        raise ValueError(f"batch_norm: expected an input with a channel axis (N, C, ...), got size "
-                         f"{list(input.shape)}")
+        raise ValueError(f"batch_norm: expected an input with a channel axis (N, C, ...), got size {list(input.shape)}")
     channels = input.shape[1]
     if not training and (running_mean is None or running_var is None):
         raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined in evaluation mode")
-    for name, tensor in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
-                         ("bias", bias)):
+    for name, tensor in (
+        ("running_mean", running_mean),
+        ("running_var", running_var),
+        ("weight", weight),
+        ("bias", bias),
+    ):
         _check_size(name, tensor, channels)
     if training and input.numel() // channels <= 1:
-        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                         f"torch.Size({list(input.shape)})")
+        raise ValueError(
+            f"Expected more than 1 value per channel when training, got input size torch.Size({list(input.shape)})"
+        )
     if training and eps <= 0.0:
         raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
     if eps < 0.0:

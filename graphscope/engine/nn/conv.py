@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, ClassVar
+
 from .convolution import conv1d, conv2d, expand
 from .linear import add_weight_and_bias, reset_weight_and_bias
 from .module import Module
@@ -14,10 +17,22 @@ class _ConvNd(Module):
     """What Conv1d and Conv2d share: weight (out, in / groups, *kernel), bias (out,), and the checks."""
 
     spatial = 0
-    function = None
+    function: ClassVar[Callable[..., Any] | None] = None  # conv1d or conv2d
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         n = self.spatial
         if not isinstance(groups, int) or groups <= 0:
@@ -26,8 +41,9 @@ class _ConvNd(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
-        kernel_size, stride, dilation = (expand(v, n, name) for v, name in
-                                         ((kernel_size, "kernel_size"), (stride, "stride"), (dilation, "dilation")))
+        kernel_size, stride, dilation = (
+            expand(v, n, name) for v, name in ((kernel_size, "kernel_size"), (stride, "stride"), (dilation, "dilation"))
+        )
         if isinstance(padding, str):
             if padding not in ("same", "valid"):
                 raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
@@ -36,8 +52,10 @@ class _ConvNd(Module):
         else:
             padding = expand(padding, n, "padding")
         if padding_mode not in _PADDING_MODES:
-            raise ValueError(f"padding_mode must be one of {{{', '.join(map(repr, _PADDING_MODES))}}}, but got "
-                             f"padding_mode='{padding_mode}'")
+            raise ValueError(
+                f"padding_mode must be one of {{{', '.join(map(repr, _PADDING_MODES))}}}, but got "
+                f"padding_mode='{padding_mode}'"
+            )
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride, self.padding, self.dilation = kernel_size, stride, padding, dilation
         self.transposed, self.output_padding = False, (0,) * n

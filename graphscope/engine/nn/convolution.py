@@ -22,15 +22,16 @@ class Convolution(Function):
     op = "convolution"
     reads_inputs = (1,)  # backward reads the weight; the input lives on in the saved columns
 
-    def forward(self, x, weight, bias=None, stride=(1, 1), padding=((0, 0), (0, 0)), dilation=(1, 1),
-                groups=1):
+    def forward(self, x, weight, bias=None, stride=(1, 1), padding=((0, 0), (0, 0)), dilation=(1, 1), groups=1):
         self.x_shape, self.w_shape = x.shape, weight.shape
         x4 = backend.reshape(x, _lifted(x.shape, weight.ndim - 2, batched=x.ndim == weight.ndim))
         w4 = backend.reshape(weight, _lifted(weight.shape, weight.ndim - 2, batched=True))
         n, c, height, width = x4.shape
         o, cg, kh, kw = w4.shape
-        out = tuple(sw.output_size(size, k, s, d, *p)
-                    for size, k, s, d, p in zip((height, width), (kh, kw), stride, dilation, padding))
+        out = tuple(
+            sw.output_size(size, k, s, d, *p)
+            for size, k, s, d, p in zip((height, width), (kh, kw), stride, dilation, padding)
+        )
         xt = sw.pad(backend.permute_dims(x4, (1, 0, 2, 3)), padding)  # (C, N, Hp, Wp)
         cols = sw.im2col(xt, (kh, kw), stride, dilation, out)  # (C, kH, kW, N, oH, oW)
         self.cols = cols = backend.reshape(cols, (groups, cg * kh * kw, n * out[0] * out[1]))
@@ -60,8 +61,9 @@ class Convolution(Function):
                 return backend.reshape(backend.matrix_transpose(w5[..., i, j]) @ gt, (c, n) + out)
 
             gxt = sw.unwindow(columns, padded_shape, grad, kernel, stride, dilation, out)
-            gx = backend.reshape(backend.permute_dims(sw.crop(gxt, padding, (height, width)), (1, 0, 2, 3)),
-                                 self.x_shape)
+            gx = backend.reshape(
+                backend.permute_dims(sw.crop(gxt, padding, (height, width)), (1, 0, 2, 3)), self.x_shape
+            )
         if needs[1]:
             gw = backend.reshape(gt @ backend.matrix_transpose(self.cols), self.w_shape)
         if len(needs) > 2 and needs[2]:
@@ -78,7 +80,7 @@ def _lifted(shape, spatial, batched):
 def _natural(x_shape, y_shape, weight_ndim):
     """The lifted output shape y_shape brought back to the input's batch and spatial axes."""
     batch = x_shape[:1] if len(x_shape) == weight_ndim else ()
-    return batch + y_shape[1:2] + y_shape[4 - (weight_ndim - 2):]
+    return batch + y_shape[1:2] + y_shape[4 - (weight_ndim - 2) :]
 
 
 # --- argument checks, as torch.nn.functional.conv1d / conv2d make them -------------------------
@@ -138,7 +140,7 @@ def convolution(op, input, weight, bias, stride, padding, dilation, groups):
     if weight.ndim != spatial + 2:
         raise RuntimeError(
             f"Expected {spatial + 2}D weight (out_channels, in_channels / groups, "
-            f"{', '.join('kH kW'.split()[2 - spatial:])}) for {op}, but got weight of size: {_size(weight.shape)}"
+            f"{', '.join(['kH', 'kW'][2 - spatial :])}) for {op}, but got weight of size: {_size(weight.shape)}"
         )
     stride = expand(stride, spatial, "stride", op)
     dilation = expand(dilation, spatial, "dilation", op)

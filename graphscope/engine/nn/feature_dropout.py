@@ -21,14 +21,17 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
             "an error in a future release. To retain the behavior and silence this warning, please use dropout "
             "instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial "
             "dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
-            stacklevel=2)
+            stacklevel=2,
+        )
     if input.ndim == 3:
         warnings.warn(
             "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
             "desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will "
             "change in a future release to interpret the input as one without a batch dimension, i.e. shape "
             "(C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using dropout1d "
-            "instead.", stacklevel=2)
+            "instead.",
+            stacklevel=2,
+        )
     if not training or p == 0.0:
         return input
     shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)

@@ -15,13 +15,33 @@ from . import loss_ops as L
 from .loss_reduction import check_reduction, legacy_reduction
 
 __all__ = [
-    "linear", "relu", "leaky_relu", "gelu", "softmax", "log_softmax",
-    "dropout", "embedding", "layer_norm", "one_hot", "flatten",
-    "mse_loss", "l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
+    "linear",
+    "relu",
+    "leaky_relu",
+    "gelu",
+    "softmax",
+    "log_softmax",
+    "dropout",
+    "embedding",
+    "layer_norm",
+    "one_hot",
+    "flatten",
+    "mse_loss",
+    "l1_loss",
+    "cross_entropy",
+    "nll_loss",
+    "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
 ]
 __all__ += [
-    "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm", "dropout2d", "pad",
+    "conv1d",
+    "conv2d",
+    "max_pool2d",
+    "avg_pool2d",
+    "adaptive_avg_pool2d",
+    "batch_norm",
+    "dropout2d",
+    "pad",
     "interpolate",
 ]
 globals().update(_ELEMENTWISE)  # tanh, sigmoid: the elementwise ops torch also has here (ops/unary.py)
@@ -111,8 +131,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None):
     if indices.size and (int(xp.min(indices)) < 0 or int(xp.max(indices)) >= count):
         bad = indices[(indices < 0) | (indices >= count)]
         raise IndexError(
-            f"embedding: index {int(bad[0])} is out of range for {count} embeddings "
-            f"(valid indices are 0..{count - 1})"
+            f"embedding: index {int(bad[0])} is out of range for {count} embeddings (valid indices are 0..{count - 1})"
         )
     if padding_idx is not None and padding_idx < 0:
         padding_idx += count
@@ -122,16 +141,19 @@ def embedding(input, weight, padding_idx=None, max_norm=None):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     if isinstance(normalized_shape, numbers.Integral):
         normalized_shape = (int(normalized_shape),)
-    return P.LayerNorm.apply(tensor_input(input, "layer_norm"), weight, bias,
-                             normalized_shape=tuple(normalized_shape), eps=eps)
+    return P.LayerNorm.apply(
+        tensor_input(input, "layer_norm"), weight, bias, normalized_shape=tuple(normalized_shape), eps=eps
+    )
 
 
 def one_hot(tensor, num_classes=-1):
     """int64 one-hot encoding with a trailing class dimension (no gradient, as PyTorch)."""
     t = tensor_input(tensor, "one_hot").array
     if tensor.dtype is not dtypes.int64:
-        raise RuntimeError(f"one_hot is only applicable to index tensor of type LongTensor (int64), got "
-                           f"{tensor.dtype.name}; convert it with .long()")
+        raise RuntimeError(
+            f"one_hot is only applicable to index tensor of type LongTensor (int64), got "
+            f"{tensor.dtype.name}; convert it with .long()"
+        )
     xp = namespace(t)
     if num_classes == -1:
         num_classes = int(xp.max(t)) + 1 if t.size else 0
@@ -170,8 +192,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     return L.L1Loss.apply(input, target, reduction=reduction)
 
 
-def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
-                  reduction="mean", label_smoothing=0.0):
+def cross_entropy(
+    input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean", label_smoothing=0.0
+):
     """log_softmax over dim 1 then NLL, fused; integer class targets or class probabilities."""
     reduction = legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "cross_entropy")
@@ -200,30 +223,36 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     reduction = legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "binary_cross_entropy")
-    check_same_shape(tensor_input(input, "binary_cross_entropy"), tensor_input(target, "binary_cross_entropy", "target"),
-                "binary_cross_entropy")
+    check_same_shape(
+        tensor_input(input, "binary_cross_entropy"),
+        tensor_input(target, "binary_cross_entropy", "target"),
+        "binary_cross_entropy",
+    )
     return L.BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
 
 
-def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
-                                     reduction="mean", pos_weight=None):
+def binary_cross_entropy_with_logits(
+    input, target, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None
+):
     reduction = legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "binary_cross_entropy_with_logits")
-    check_same_shape(tensor_input(input, "binary_cross_entropy_with_logits"),
-                tensor_input(target, "binary_cross_entropy_with_logits", "target"),
-                "binary_cross_entropy_with_logits")
+    check_same_shape(
+        tensor_input(input, "binary_cross_entropy_with_logits"),
+        tensor_input(target, "binary_cross_entropy_with_logits", "target"),
+        "binary_cross_entropy_with_logits",
+    )
     return L.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)
 
 
 # Losses added for issue 14 (their own module: functional_losses).
-from .functional_losses import cosine_embedding_loss, huber_loss, kl_div, smooth_l1_loss  # noqa: E402
+from .functional_losses import cosine_embedding_loss, huber_loss, kl_div, smooth_l1_loss  # noqa: E402 (imports check_same_shape from here)
 
 __all__ += ["smooth_l1_loss", "huber_loss", "kl_div", "cosine_embedding_loss"]
 # --- convolutional nets (their primitives live beside them) -------------------------------------
 
-from .batch_norm_ops import batch_norm  # noqa: E402
-from .convolution import conv1d, conv2d  # noqa: E402
-from .feature_dropout import dropout2d  # noqa: E402
-from .padding import pad  # noqa: E402
-from .pooling_ops import avg_pool2d, max_pool2d  # noqa: E402
-from .resampling import adaptive_avg_pool2d, interpolate  # noqa: E402
+from .batch_norm_ops import batch_norm  # noqa: E402 (in its section: the conv nets')
+from .convolution import conv1d, conv2d  # noqa: E402 (in its section: the conv nets')
+from .feature_dropout import dropout2d  # noqa: E402 (imports dropout_mask from here)
+from .padding import pad  # noqa: E402 (in its section: the conv nets')
+from .pooling_ops import avg_pool2d, max_pool2d  # noqa: E402 (in its section: the conv nets')
+from .resampling import adaptive_avg_pool2d, interpolate  # noqa: E402 (in its section: the conv nets')

@@ -15,7 +15,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     """0.5 (x - y)^2 / beta where |x - y| < beta, else |x - y| - 0.5 beta."""
     reduction = legacy_reduction(size_average, reduce, reduction)
     check_reduction(reduction, "smooth_l1_loss")
-    check_same_shape(tensor_input(input, "smooth_l1_loss"), tensor_input(target, "smooth_l1_loss", "target"), "smooth_l1_loss")
+    check_same_shape(
+        tensor_input(input, "smooth_l1_loss"), tensor_input(target, "smooth_l1_loss", "target"), "smooth_l1_loss"
+    )
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     return L.SmoothL1.apply(input, target, float(beta), 1.0, reduction)
@@ -42,10 +44,13 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         raise ValueError(f"{reduction} is not a valid value for reduction")
     check_same_shape(tensor_input(input, "kl_div"), tensor_input(target, "kl_div", "target"), "kl_div")
     if reduction == "mean":
-        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
-                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
-                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
-                      UserWarning, stacklevel=2)
+        warnings.warn(
+            "reduction: 'mean' divides the total loss by both the batch size and the support size."
+            "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+            "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+            UserWarning,
+            stacklevel=2,
+        )
     return L.KLDiv.apply(input, target, bool(log_target), reduction)
 
 
@@ -58,8 +63,10 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=None,
     tensor_input(target, "cosine_embedding_loss", "target")
     expected = target.ndim + 1
     if target.ndim > 1 or input1.ndim != expected or input2.ndim != expected:
-        raise RuntimeError(f"{target.ndim}D target tensor expects {expected}D input tensors, but found inputs with "
-                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+        raise RuntimeError(
+            f"{target.ndim}D target tensor expects {expected}D input tensors, but found inputs with "
+            f"sizes {list(input1.shape)} and {list(input2.shape)}."
+        )
     dim = input1.ndim - 1
     epsilon = 1e-12
     dot = (input1 * input2).sum(dim)

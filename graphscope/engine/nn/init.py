@@ -7,15 +7,22 @@ import math
 from ..grad_mode import no_grad
 
 __all__ = [
-    "calculate_gain", "zeros_", "ones_", "constant_", "normal_", "uniform_",
-    "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
+    "calculate_gain",
+    "zeros_",
+    "ones_",
+    "constant_",
+    "normal_",
+    "uniform_",
+    "xavier_uniform_",
+    "xavier_normal_",
+    "kaiming_uniform_",
+    "kaiming_normal_",
 ]
 
 
 def calculate_gain(nonlinearity, param=None):
     """The recommended gain for a nonlinearity, as torch.nn.init.calculate_gain."""
-    linear_fns = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-                  "conv_transpose3d")
+    linear_fns = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
     if nonlinearity in linear_fns or nonlinearity == "sigmoid":
         return 1
     if nonlinearity == "tanh":
@@ -29,7 +36,7 @@ def calculate_gain(nonlinearity, param=None):
             negative_slope = param
         else:
             raise ValueError(f"negative_slope {param} not a valid number")
-        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+        return math.sqrt(2.0 / (1 + negative_slope**2))
     if nonlinearity == "selu":
         return 3.0 / 4
     raise ValueError(f"Unsupported nonlinearity {nonlinearity}")

@@ -99,7 +99,7 @@ class Unflatten(Module):
     def forward(self, input):
         dim = self.dim % input.ndim if input.ndim else 0
         shape = tuple(input.shape)
-        return input.reshape(shape[:dim] + tuple(self.unflattened_size) + shape[dim + 1:])
+        return input.reshape(shape[:dim] + tuple(self.unflattened_size) + shape[dim + 1 :])
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

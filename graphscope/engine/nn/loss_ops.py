@@ -16,7 +16,7 @@ from .loss_reduction import quiet, reduce, reduction_scale
 _ndarray = backend.CPU_ARRAY  # the CPU's array class: NumPy inputs skip the device check
 
 
-# --- classification and regression losses -----------------------------------------------------------------------------------
+# --- classification and regression losses ---------------------------------------------------------------------
 
 
 def _classes_last(x):
@@ -50,8 +50,7 @@ def _check_class_target(x, target, name):
     expected = (x.shape[0],) + tuple(x.shape[2:]) if x.ndim >= 2 else ()
     if tuple(target.shape) != expected:
         raise ValueError(
-            f"{name}: input of shape {tuple(x.shape)} needs a target of shape {expected}, "
-            f"got {tuple(target.shape)}"
+            f"{name}: input of shape {tuple(x.shape)} needs a target of shape {expected}, got {tuple(target.shape)}"
         )
 
 
@@ -61,7 +60,7 @@ def _class_rows(t, num_classes, ignore_index, name):
     Raises IndexError naming the first target outside [0, num_classes) that is not ignore_index.
     """
     xp = namespace(t)
-    if t.size and 0 <= int(xp.min(t)) and int(xp.max(t)) < num_classes and not 0 <= ignore_index < num_classes:
+    if t.size and int(xp.min(t)) >= 0 and int(xp.max(t)) < num_classes and not 0 <= ignore_index < num_classes:
         return t, None
     ignored = t == ignore_index
     bad = ~ignored & ((t < 0) | (t >= num_classes))
@@ -139,7 +138,10 @@ class CrossEntropy(Function):
         self.denominator = denominator
         return backend.sum(loss) / denominator
 
-    rule = "fused log_softmax + nll: loss = −log softmax(z)[target];  dz = (softmax(z) − onehot(target))·dOut (/N for mean)"
+    rule = (
+        "fused log_softmax + nll: loss = −log softmax(z)[target];  "
+        "dz = (softmax(z) − onehot(target))·dOut (/N for mean)"
+    )
     reduces = True
 
     @classmethod
@@ -153,8 +155,12 @@ class CrossEntropy(Function):
     def local_values(cls, arrays, args):
         logits, target, weight = arrays[:3]
         xp = namespace(logits)
-        if (logits.ndim != 2 or weight is not None or backend.is_floating(target)
-                or bool(xp.any(target == args.get("ignore_index", -100)))):
+        if (
+            logits.ndim != 2
+            or weight is not None
+            or backend.is_floating(target)
+            or bool(xp.any(target == args.get("ignore_index", -100)))
+        ):
             raise ValueError("written out for (N, C) logits and class targets, unweighted, none ignored")
         e = xp.exp(logits - xp.max(logits, axis=1, keepdims=True))
         onehot = xp.zeros_like(logits)
@@ -368,10 +374,7 @@ class BinaryCrossEntropyWithLogits(Function):
         scale = reduction_scale(grad, self.reduction, size)
         e = xp.exp(-xp.abs(x))  # sigmoid without overflow on either side
         sig = xp.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
-        if self.log_weight is None:
-            gx = sig - y
-        else:
-            gx = (1 - y) + self.log_weight * (sig - 1)
+        gx = sig - y if self.log_weight is None else (1 - y) + self.log_weight * (sig - 1)
         gx = gx * scale
         if self.weight is not None:
             gx = gx * self.weight
@@ -399,10 +402,7 @@ class Huber(Function):
         self.diff = diff = x - y
         self.beta, self.scale, self.reduction = beta, scale, reduction
         size = xp.abs(diff)
-        if beta == 0:
-            loss = size
-        else:
-            loss = xp.where(size < beta, 0.5 * diff * diff / beta, size - 0.5 * beta)
+        loss = size if beta == 0 else xp.where(size < beta, 0.5 * diff * diff / beta, size - 0.5 * beta)
         return reduce(loss * scale if scale != 1 else loss, reduction)
 
     rule = "d huber(x − y)/dx = (x − y)/β if |x − y| < β else sign(x − y), times the scale    (/N for mean)"

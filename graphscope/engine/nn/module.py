@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict, namedtuple
+from typing import Any
 
 from .. import backend, dtypes
 from ..hooks import announce, handlers_by_event, observers
@@ -64,6 +65,10 @@ class Module:
     """
 
     training: bool
+    # Set in __init__ through object.__setattr__ (not the registering __setattr__).
+    _parameters: dict[str, Parameter | None]
+    _buffers: dict[str, Any]
+    _modules: dict[str, Module | None]
     _has_hooks = False  # any forward-pre, forward or backward hook registered on this module
 
     def __init__(self):
@@ -185,14 +190,17 @@ class Module:
             scope.structure_changed()
         elif params is not None and name in d["_modules"]:
             if value is not None:
-                raise TypeError(f"cannot assign '{_type_name(value)}' as child module '{name}' "
-                                "(graphscope.nn.Module or None expected)")
+                raise TypeError(
+                    f"cannot assign '{_type_name(value)}' as child module '{name}' "
+                    "(graphscope.nn.Module or None expected)"
+                )
             d["_modules"][name] = None
             scope.structure_changed()
         elif params is not None and name in d["_buffers"]:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{_type_name(value)}' as buffer '{name}' "
-                                "(graphscope.Tensor or None expected)")
+                raise TypeError(
+                    f"cannot assign '{_type_name(value)}' as buffer '{name}' (graphscope.Tensor or None expected)"
+                )
             d["_buffers"][name] = value
         object.__setattr__(self, name, value)
 
@@ -229,8 +237,10 @@ class Module:
     def register_parameter(self, name, param):
         self._check_name(name, "parameter")
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{_type_name(param)}' object to parameter '{name}' "
-                            "(graphscope.nn.Parameter or None required)")
+            raise TypeError(
+                f"cannot assign '{_type_name(param)}' object to parameter '{name}' "
+                "(graphscope.nn.Parameter or None required)"
+            )
         if hasattr(self, name) and name not in self._parameters:
             raise KeyError(f"attribute '{name}' already exists")
         self._forget(name)
@@ -240,8 +250,9 @@ class Module:
     def register_buffer(self, name, tensor, persistent=True):
         self._check_name(name, "buffer")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{_type_name(tensor)}' object to buffer '{name}' "
-                            "(graphscope.Tensor or None required)")
+            raise TypeError(
+                f"cannot assign '{_type_name(tensor)}' object to buffer '{name}' (graphscope.Tensor or None required)"
+            )
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         self._forget(name)
@@ -263,7 +274,7 @@ class Module:
 
     register_module = add_module
 
-    def get_submodule(self, target: str) -> "Module":
+    def get_submodule(self, target: str) -> Module:
         if target == "":
             return self
         module = self
@@ -274,7 +285,7 @@ class Module:
             module = child
         return module
 
-    def get_parameter(self, target: str) -> Parameter:
+    def get_parameter(self, target: str) -> Parameter | None:  # (None where registered as None)
         module_path, _, name = target.rpartition(".")
         module = self.get_submodule(module_path)
         if name not in module._parameters:
@@ -297,7 +308,8 @@ class Module:
             yield name, module
             children = [
                 (name + ("." if name else "") + key, child)
-                for key, child in module._modules.items() if child is not None
+                for key, child in module._modules.items()
+                if child is not None
             ]
             stack.extend(reversed(children))
 
@@ -481,9 +493,7 @@ class Module:
                 continue
             arrays[key] = array
         if errors:
-            raise RuntimeError(
-                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors)
-            )
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
         for key, array in arrays.items():
             target = own[key]
             if assign:
@@ -505,9 +515,7 @@ class Module:
     def __repr__(self):
         extra = self.extra_repr()
         extra_lines = extra.split("\n") if extra else []
-        child_lines = [
-            f"({key}): " + indented(repr(module), 2) for key, module in self._modules.items()
-        ]
+        child_lines = [f"({key}): " + indented(repr(module), 2) for key, module in self._modules.items()]
         lines = extra_lines + child_lines
         text = self._get_name() + "("
         if lines:

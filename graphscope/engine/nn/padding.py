@@ -67,14 +67,18 @@ def pad(input, pad, mode="constant", value=None):
         raise TypeError(f"pad(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     for i, p in enumerate(pad):
         if not isinstance(p, int) or isinstance(p, bool):
-            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of "
-                            f"type {type(p).__name__} at pos {i}")
+            raise TypeError(
+                f"pad(): argument 'pad' (position 2) must be tuple of ints, but found element of "
+                f"type {type(p).__name__} at pos {i}"
+            )
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     count = len(pad) // 2
     if count > input.ndim:
-        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but "
-                           f"got padding length {len(pad)} and input of dimension {input.ndim}")
+        raise RuntimeError(
+            f"Padding length should be less than or equal to two times the input dimension but "
+            f"got padding length {len(pad)} and input of dimension {input.ndim}"
+        )
     pairs = tuple((pad[2 * i], pad[2 * i + 1]) for i in range(count))  # last axis first
     if mode == "constant":
         for axis, (before, after) in zip(range(input.ndim - 1, -1, -1), pairs):
@@ -86,8 +90,9 @@ def pad(input, pad, mode="constant", value=None):
     if value:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     if count not in (1, 2, 3) or input.ndim not in (count + 1, count + 2):
-        raise NotImplementedError(f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
-                                  + _NON_CONSTANT_DIMS)
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n" + _NON_CONSTANT_DIMS
+        )
     taps = []
     for i, (before, after) in enumerate(pairs):
         axis = -1 - i
@@ -96,11 +101,14 @@ def pad(input, pad, mode="constant", value=None):
             raise RuntimeError(
                 f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding input dimension, "
                 f"but got: padding ({before}, {after}) at dimension {input.ndim + axis} of input "
-                f"{list(input.shape)}")
+                f"{list(input.shape)}"
+            )
         if mode == "circular" and (before > size or after > size):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         if mode == "replicate" and size == 0:
-            raise RuntimeError(f"replicate padding needs a non-empty dimension {input.ndim + axis}, got input of "
-                               f"size {list(input.shape)}")
+            raise RuntimeError(
+                f"replicate padding needs a non-empty dimension {input.ndim + axis}, got input of "
+                f"size {list(input.shape)}"
+            )
         taps.append(axis_taps(input.array, axis, [_source(mode, size, before, after)]))
     return Pad.apply(input, taps=tuple(reversed(taps)))

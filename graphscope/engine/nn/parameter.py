@@ -15,7 +15,9 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             device = backend.get_default_device()
-            array = backend.create(device, "empty", (0,), dtype=backend.native_dtype_for(dtypes.get_default_dtype(), device))
+            array = backend.create(
+                device, "empty", (0,), dtype=backend.native_dtype_for(dtypes.get_default_dtype(), device)
+            )
             vc = [0]
         elif isinstance(data, Tensor):
             array, vc = data.array, data._vc

@@ -29,8 +29,9 @@ class MaxPool2d(Function):
     def backward(self, grad):
         kernel, stride, padding, dilation, out, padded_shape, size = self.geometry
         argmax = self.argmax
-        g = sw.unwindow(lambda k, i, j: backend.keep(grad, argmax == k), padded_shape, grad, kernel, stride,
-                        dilation, out)
+        g = sw.unwindow(
+            lambda k, i, j: backend.keep(grad, argmax == k), padded_shape, grad, kernel, stride, dilation, out
+        )
         return (sw.crop(g, padding, size),)
 
 
@@ -102,8 +103,11 @@ def _window_max(xpad, kernel, stride, dilation, out, nan_aware):
 def _pair(value, op, name, phrase):
     if isinstance(value, int) and not isinstance(value, bool):
         return (value, value)
-    if isinstance(value, (tuple, list)) and len(value) in (1, 2) and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in value):
+    if (
+        isinstance(value, (tuple, list))
+        and len(value) in (1, 2)
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
         return (value[0], value[-1])
     raise RuntimeError(f"{op}: {name} must {phrase}")
 
@@ -122,30 +126,39 @@ def pool_geometry(op, input, kernel_size, stride, padding, dilation, ceil_mode):
     if min(kernel) <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kernel[0]} kW: {kernel[1]}")
     if min(stride) <= 0:
-        raise RuntimeError("stride should not be zero" if 0 in stride else
-                           f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}")
+        raise RuntimeError(
+            "stride should not be zero"
+            if 0 in stride
+            else f"stride should be greater than zero, but got dH: {stride[0]} dW: {stride[1]}"
+        )
     if min(dilation) <= 0:
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dilation[0]} "
-                           f"dilationW: {dilation[1]}")
+        raise RuntimeError(
+            f"dilation should be greater than zero, but got dilationH: {dilation[0]} dilationW: {dilation[1]}"
+        )
     if min(pads) < 0:
         raise RuntimeError("pad must be non-negative")
     for p, k, d in zip(pads, kernel, dilation):
         if p > (d * (k - 1) + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={p}, "
-                               f"kernel_size={k} and dilation={d}")
+            raise RuntimeError(
+                f"pad should be at most half of effective kernel size, but got pad={p}, "
+                f"kernel_size={k} and dilation={d}"
+            )
     if input.ndim not in (3, 4) or 0 in input.shape[-3:]:
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     sizes = input.shape[-2:]
-    out = tuple(sw.output_size(n, k, s, d, p, p, ceil_mode)
-                for n, k, s, d, p in zip(sizes, kernel, stride, dilation, pads))
+    out = tuple(
+        sw.output_size(n, k, s, d, p, p, ceil_mode) for n, k, s, d, p in zip(sizes, kernel, stride, dilation, pads)
+    )
     if min(out) < 1:
         channels = input.shape[-3]
         raise RuntimeError(
             f"Given input size: ({channels}x{sizes[0]}x{sizes[1]}). Calculated output size: "
             f"({channels}x{out[0]}x{out[1]}). Output size is too small"
         )
-    padding = tuple((p, max(p, (o - 1) * s + d * (k - 1) + 1 - n - p))
-                    for n, k, s, d, p, o in zip(sizes, kernel, stride, dilation, pads, out))
+    padding = tuple(
+        (p, max(p, (o - 1) * s + d * (k - 1) + 1 - n - p))
+        for n, k, s, d, p, o in zip(sizes, kernel, stride, dilation, pads, out)
+    )
     return kernel, stride, padding, dilation, out
 
 
@@ -171,14 +184,15 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return output
 
 
-def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
+def avg_pool2d(
+    input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None
+):
     """The mean over each kernel_size window of (N, C, H, W) or (C, H, W), stepping by stride."""
-    kernel, stride, padding, _, out = pool_geometry("avg_pool2d", input, kernel_size, stride, padding, 1,
-                                                    ceil_mode)
+    kernel, stride, padding, _, out = pool_geometry("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode)
     if not input.is_floating_point():
-        raise NotImplementedError(f"avg_pool2d: integer input ({input.dtype}) is not supported by graphscope; "
-                                  "convert it with .float()")
+        raise NotImplementedError(
+            f"avg_pool2d: integer input ({input.dtype}) is not supported by graphscope; convert it with .float()"
+        )
     if divisor_override is not None:
         if divisor_override == 0:
             raise RuntimeError("divisor must be not zero")

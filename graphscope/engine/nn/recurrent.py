@@ -35,18 +35,34 @@ from .recurrent_steps import (
 class RNNBase(Module):
     """The multi-layer, optionally bidirectional recurrence shared by RNN, LSTM and GRU (torch.nn.RNNBase)."""
 
-    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
+    def __init__(
+        self,
+        mode,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        bias=True,
+        batch_first=False,
+        dropout=0.0,
+        bidirectional=False,
+        proj_size=0,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         if mode not in GATES:
             raise ValueError("Unrecognized RNN mode: " + mode)
         if not isinstance(dropout, numbers.Number) or isinstance(dropout, bool) or not 0 <= dropout <= 1:
-            raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
-                             "element being zeroed")
+            raise ValueError(
+                "dropout should be a number in range [0, 1] representing the probability of an element being zeroed"
+            )
         if dropout > 0 and num_layers == 1:
-            warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
-                          f"expects num_layers greater than 1, but got dropout={dropout} and "
-                          f"num_layers={num_layers}", stacklevel=3)
+            warnings.warn(
+                "dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
+                f"expects num_layers greater than 1, but got dropout={dropout} and "
+                f"num_layers={num_layers}",
+                stacklevel=3,
+            )
         if not isinstance(bias, bool):
             raise TypeError(f"bias should be of type bool, got: {type(bias).__name__}")
         if not isinstance(batch_first, bool):
@@ -111,9 +127,10 @@ class RNNBase(Module):
     def _layer_weights(self, index):
         """(weight_ih, weight_hh, bias_ih, bias_hh, weight_hr) of one layer and direction (None where absent)."""
         names = self._all_weights[index]
-        suffix = names[0][len("weight_ih"):]
-        return tuple(getattr(self, kind + suffix, None)
-                     for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"))
+        suffix = names[0][len("weight_ih") :]
+        return tuple(
+            getattr(self, kind + suffix, None) for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")
+        )
 
     # --- forward --------------------------------------------------------------------------------
 
@@ -141,10 +158,7 @@ class RNNBase(Module):
         output, finals = self._layers(input, hx, batch)
         if self.batch_first:
             output = output.transpose(0, 1)
-        if is_lstm:
-            hidden = (stack([h for h, _ in finals]), stack([c for _, c in finals]))
-        else:
-            hidden = stack(finals)
+        hidden = (stack([h for h, _ in finals]), stack([c for _, c in finals])) if is_lstm else stack(finals)
         if not is_batched:
             output = output.squeeze(batch_dim)
             hidden = (hidden[0].squeeze(1), hidden[1].squeeze(1)) if is_lstm else hidden.squeeze(1)
@@ -160,8 +174,10 @@ class RNNBase(Module):
             for i, state in enumerate(hx):
                 check_tensor(state, f"hx[{i}]")
             if hx[0].ndim != want or hx[1].ndim != want:
-                raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D but got "
-                                   f"({hx[0].ndim}-D, {hx[1].ndim}-D) tensors")
+                raise RuntimeError(
+                    f"For {kind} input, hx and cx should also be {want}-D but got "
+                    f"({hx[0].ndim}-D, {hx[1].ndim}-D) tensors"
+                )
             return tuple(hx) if is_batched else (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
         check_tensor(hx, "hx")
         if hx.ndim != want:
@@ -171,11 +187,14 @@ class RNNBase(Module):
     def _check_input(self, input):
         weight = self.weight_ih_l0
         if input.dtype is not weight.dtype:
-            raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). "
-                             f"Convert input: input.to({weight.dtype}), or convert model: model.to({input.dtype})")
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). "
+                f"Convert input: input.to({weight.dtype}), or convert model: model.to({input.dtype})"
+            )
         if input.shape[-1] != self.input_size:
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
-                               f"got {input.shape[-1]}")
+            raise RuntimeError(
+                f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.shape[-1]}"
+            )
 
     def _check_state(self, hx, batch):
         if hx is None:

@@ -73,14 +73,18 @@ class RNNCellBase(Module):
         check_same_dtype(input, self.weight_ih)
         for i, state in enumerate(states):
             if state.shape[0] != input.shape[0]:
-                raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{i} batch size "
-                                   f"{state.shape[0]}")
+                raise RuntimeError(
+                    f"Input batch size {input.shape[0]} doesn't match hidden{i} batch size {state.shape[0]}"
+                )
             if state.ndim == 1:
-                raise RuntimeError(f"{name}: hidden{i} is 1-D but the input is a batch (2-D); give the state "
-                                   f"a batch dim: shape ({input.shape[0]}, {self.hidden_size})")
+                raise RuntimeError(
+                    f"{name}: hidden{i} is 1-D but the input is a batch (2-D); give the state "
+                    f"a batch dim: shape ({input.shape[0]}, {self.hidden_size})"
+                )
             if state.shape[1] != self.hidden_size:
-                raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {state.shape[1]}, "
-                                   f"expected {self.hidden_size}")
+                raise RuntimeError(
+                    f"hidden{i} has inconsistent hidden_size: got {state.shape[1]}, expected {self.hidden_size}"
+                )
             check_same_dtype(state, self.weight_hh)
         return input, states, is_batched
 

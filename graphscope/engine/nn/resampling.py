@@ -116,12 +116,16 @@ def adaptive_avg_pool2d(input, output_size):
     sizes = input.shape[-2:]
     out = [n if o is None else o for n, o in zip(sizes, output_size)]
     if any(not isinstance(o, numbers.Integral) or o < 0 for o in out):
-        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 "
-                           f"but received {tuple(output_size)}")
+        raise RuntimeError(
+            f"adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 "
+            f"but received {tuple(output_size)}"
+        )
     if 0 in sizes:
-        raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
-                           f"dimensions, but input has sizes {list(input.shape)} with dimension "
-                           f"{input.ndim - 2 + sizes.index(0)} being empty")
+        raise RuntimeError(
+            f"adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
+            f"dimensions, but input has sizes {list(input.shape)} with dimension "
+            f"{input.ndim - 2 + sizes.index(0)} being empty"
+        )
     taps = tuple(_average_taps(input.array, axis, n, o) for axis, n, o in zip((-2, -1), sizes, out) if n != o)
     return AdaptiveAvgPool2d.apply(input, taps=taps)
 
@@ -147,7 +151,7 @@ def _nearest_taps(like, axis, size, out, scale, exact):
 
 def _linear_taps(like, axis, size, out, scale, align_corners):
     """The two neighbours of each output's source position and their weights, as PyTorch."""
-    if align_corners:
+    if align_corners:  # noqa: SIM108 (two rules, each with its own condition: nested ternaries read worse)
         ratio = (size - 1) / (out - 1) if out > 1 else 0.0
     else:
         ratio = 1.0 / scale if scale else size / out
@@ -191,38 +195,59 @@ def _output_sizes(input, size, scale_factor, recompute_scale_factor):
     return out, [None] * len(sizes) if recompute_scale_factor else [float(s) for s in scales]
 
 
-def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                recompute_scale_factor=None, antialias=False):
+def interpolate(
+    input,
+    size=None,
+    scale_factor=None,
+    mode="nearest",
+    align_corners=None,
+    recompute_scale_factor=None,
+    antialias=False,
+):
     """Resize (N, C, W) or (N, C, H, W) by nearest, nearest-exact, (bi)linear or area interpolation."""
     if not isinstance(input, Tensor):
         raise TypeError(f"interpolate(): argument 'input' must be Tensor, not {type(input).__name__}")
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
-            raise ValueError("align_corners option can only be set with the interpolating modes: "
-                             "linear | bilinear | bicubic | trilinear")
+            raise ValueError(
+                "align_corners option can only be set with the interpolating modes: "
+                "linear | bilinear | bicubic | trilinear"
+            )
     elif align_corners is None:
         align_corners = False
-    if input.ndim not in (3, 4, 5) or mode not in ("nearest", "nearest-exact", "area", "linear", "bilinear",
-                                                    "bicubic", "trilinear"):
-        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
-                                  f"for the modes: {_MODES} (got {mode})")
+    if input.ndim not in (3, 4, 5) or mode not in (
+        "nearest",
+        "nearest-exact",
+        "area",
+        "linear",
+        "bilinear",
+        "bicubic",
+        "trilinear",
+    ):
+        raise NotImplementedError(
+            f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) "
+            f"for the modes: {_MODES} (got {mode})"
+        )
     needed = _SPATIAL.get(mode)
     if needed is not None and input.ndim != needed + 2:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {needed + 2}D input")
     if input.ndim == 5 or mode in ("bicubic", "trilinear"):
-        raise NotImplementedError(f"interpolate: mode '{mode}' on {input.ndim}D input is not supported by "
-                                  "graphscope yet (nearest, nearest-exact, linear, bilinear and area are)")
+        raise NotImplementedError(
+            f"interpolate: mode '{mode}' on {input.ndim}D input is not supported by "
+            "graphscope yet (nearest, nearest-exact, linear, bilinear and area are)"
+        )
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not supported by graphscope yet")
     out, scales = _output_sizes(input, size, scale_factor, recompute_scale_factor)
     sizes = list(input.shape[2:])
     if min(out) <= 0 or min(sizes) <= 0:
-        names = "HW"[2 - len(sizes):]
+        names = "HW"[2 - len(sizes) :]
         given = ", ".join(f"{k}: {v}" for k, v in zip(names, sizes))
         wanted = ", ".join(f"{k}: {v}" for k, v in zip(names, out))
         joint = " and" if len(sizes) == 1 else ""  # torch's two messages differ by this word
-        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({given}){joint} "
-                           f"output ({wanted})")
+        raise RuntimeError(
+            f"Input and output sizes should be greater than 0, but got input ({given}){joint} output ({wanted})"
+        )
     if not input.is_floating_point():
         raise NotImplementedError(f"interpolate: {input.dtype} input is not supported; convert it with .float()")
     if mode == "area":

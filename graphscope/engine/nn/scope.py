@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import sys
 import weakref
+from typing import TYPE_CHECKING
 
 from ..hooks import PACKAGE_DIR, scopes, user_site
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 _structure = [0]  # bumped whenever a submodule is added or removed anywhere
 # id(root) -> (weakref to root, structure version, {module: path}); a plain dict keyed by id,
@@ -38,7 +42,7 @@ def enter(module, hooked: bool = False) -> str:
         entry = (module, name, name, site)
     else:
         root, root_label, parent_name, parent_site = stack[-1]
-        if hooked or not _is_own(module):
+        if hooked or not _is_own(module):  # noqa: SIM108 (a nested ternary would lose the comment below)
             site = None
         else:  # what user_site() would answer, without the call
             site = parent_site if parent_site is not None else user_site()
@@ -73,8 +77,8 @@ def _is_own(module) -> bool:
     own = _own_classes.get(kind)
     if own is None:
         own = _own_classes[kind] = all(
-            c is object or (getattr(c, "__module__", "") or "").partition(".")[0] == "graphscope"
-            for c in kind.__mro__)
+            c is object or (getattr(c, "__module__", "") or "").partition(".")[0] == "graphscope" for c in kind.__mro__
+        )
     return own and "forward" not in module.__dict__
 
 
@@ -83,7 +87,7 @@ def submodule_names(root) -> dict:
     cached = _names_cache.get(id(root))
     if cached is not None and cached[1] == _structure[0] and cached[0]() is root:
         return cached[2]
-    names = {}
+    names: dict = {}
     for path, module in root.named_modules():
         names.setdefault(module, path)
     _names_cache[id(root)] = (weakref.ref(root, _forget(_names_cache, id(root))), _structure[0], names)
@@ -92,10 +96,12 @@ def submodule_names(root) -> dict:
 
 def _forget(cache: dict, key: int):
     """A weakref callback that drops `cache[key]` once its module is gone (if still its entry)."""
+
     def callback(ref):
         entry = cache.get(key)
         if entry is not None and entry[0] is ref:
             del cache[key]
+
     return callback
 
 
@@ -114,7 +120,7 @@ _root_names: dict = {}  # id(module) -> (weakref to it, its name)
 
 
 def _find_root_name(module) -> str:
-    frame = sys._getframe(2)
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and frame.f_code.co_filename.startswith(PACKAGE_DIR):
         frame = frame.f_back
     if frame is not None:

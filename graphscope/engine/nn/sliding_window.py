@@ -37,8 +37,9 @@ def window(x, position, stride, dilation, out):
 
 
 def _index(position, stride, dilation, out):
-    return (...,) + tuple(slice(k * d, k * d + s * (o - 1) + 1, s)
-                          for k, s, d, o in zip(position, stride, dilation, out))
+    return (...,) + tuple(
+        slice(k * d, k * d + s * (o - 1) + 1, s) for k, s, d, o in zip(position, stride, dilation, out)
+    )
 
 
 def pad(x, padding, value=0):
@@ -47,9 +48,8 @@ def pad(x, padding, value=0):
     if not (top or bottom or left or right):
         return x
     height, width = x.shape[-2:]
-    out = backend.full(tuple(x.shape[:-2]) + (height + top + bottom, width + left + right), value,
-                       x.dtype, like=x)
-    out[..., top:top + height, left:left + width] = x
+    out = backend.full(tuple(x.shape[:-2]) + (height + top + bottom, width + left + right), value, x.dtype, like=x)
+    out[..., top : top + height, left : left + width] = x
     return out
 
 
@@ -58,7 +58,7 @@ def crop(g, padding, size):
     (top, _), (left, _) = padding
     if g.shape[-2:] == tuple(size):
         return g
-    return g[..., top:top + size[0], left:left + size[1]]
+    return g[..., top : top + size[0], left : left + size[1]]
 
 
 def im2col(x, kernel, stride, dilation, out):

@@ -12,8 +12,7 @@ from .module import Module
 class Embedding(Module):
     """weight[ids] for an integer tensor of ids; weight ~ N(0, 1), the padding_idx row zero."""
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
-                 device=None, dtype=None):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, device=None, dtype=None):
         super().__init__()
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:

@@ -9,8 +9,7 @@ from .resampling import interpolate
 class Upsample(Module):
     """Resizes its input to `size`, or by `scale_factor`, with interpolate's modes."""
 
-    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                 recompute_scale_factor=None):
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None):
         super().__init__()
         self.size = size
         if isinstance(scale_factor, tuple):
@@ -21,8 +20,14 @@ class Upsample(Module):
         self.recompute_scale_factor = recompute_scale_factor
 
     def forward(self, input):
-        return interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
-                           recompute_scale_factor=self.recompute_scale_factor)
+        return interpolate(
+            input,
+            self.size,
+            self.scale_factor,
+            self.mode,
+            self.align_corners,
+            recompute_scale_factor=self.recompute_scale_factor,
+        )
 
     def extra_repr(self):
         shape = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None else f"size={self.size!r}"

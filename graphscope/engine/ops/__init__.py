@@ -1,17 +1,46 @@
 """The engine's ops as PyTorch-named functions (each primitive lives beside its derivative rule)."""
 
 from .arithmetic import add, div, maximum, minimum, mul, pow, sub, where
-from .comparison import (allclose, eq, equal, ge, gt, isfinite, isnan, le, logical_and,
-                         logical_not, logical_or, lt, ne)
+from .comparison import allclose, eq, equal, ge, gt, isfinite, isnan, le, logical_and, logical_not, logical_or, lt, ne
 from .indexing import gather, getitem, masked_fill, narrow
-from .inplace import (add_, bernoulli_, clamp_, copy_, div_, fill_, masked_fill_, mul_, normal_, relu_,
-                      setitem, sub_, uniform_, zero_)
+from .inplace import (
+    add_,
+    bernoulli_,
+    clamp_,
+    copy_,
+    div_,
+    fill_,
+    masked_fill_,
+    mul_,
+    normal_,
+    relu_,
+    setitem,
+    sub_,
+    uniform_,
+    zero_,
+)
 from .matmul import matmul
-from .reduction import (all, amax, amin, any, argmax, argmin, max, mean, min, prod, std, sum,
-                        var)
+from .reduction import all, amax, amin, any, argmax, argmin, max, mean, min, prod, std, sum, var
 from .sampling import bernoulli, multinomial, normal, poisson
-from .shape import (cat, chunk, concat, concatenate, expand, flatten, permute, repeat, reshape,
-                    split, squeeze, stack, swapaxes, t, transpose, unsqueeze, view)
+from .shape import (
+    cat,
+    chunk,
+    concat,
+    concatenate,
+    expand,
+    flatten,
+    permute,
+    repeat,
+    reshape,
+    split,
+    squeeze,
+    stack,
+    swapaxes,
+    t,
+    transpose,
+    unsqueeze,
+    view,
+)
 from .softmax import log_softmax, logsumexp, softmax
 from .unary import ELEMENTWISE as _ELEMENTWISE
 from .unary import cast, clamp, clone, to_device
@@ -26,8 +55,9 @@ negative = _ELEMENTWISE["neg"]
 greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 # Legacy and convenience names (issue 14): rounding, floor division, ordering, products, norms.
-from .norms import norm  # noqa: E402
-from .ordering import argsort, sort, topk  # noqa: E402
-from .products import bmm, dot, einsum, mm, mv  # noqa: E402
-from .reorder import cumsum, flip, roll, tril, triu  # noqa: E402
-from .rounding import ceil, floor, floor_divide, remainder, round  # noqa: E402
+# Loaded last so that their Tensor methods register after the others (the method table keeps its order).
+from .norms import norm  # noqa: E402 (loaded last, see above)
+from .ordering import argsort, sort, topk  # noqa: E402 (loaded last, see above)
+from .products import bmm, dot, einsum, mm, mv  # noqa: E402 (loaded last, see above)
+from .reorder import cumsum, flip, roll, tril, triu  # noqa: E402 (loaded last, see above)
+from .rounding import ceil, floor, floor_divide, remainder, round  # noqa: E402 (loaded last, see above)

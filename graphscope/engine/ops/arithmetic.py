@@ -180,9 +180,11 @@ class Where(Function):
     def backward(self, grad):
         xp = namespace(grad)
         need_a, need_b = self.needs_input_grad[1:]
-        return (None,
-                xp.where(self.condition, grad, 0) if need_a else None,
-                xp.where(self.condition, 0, grad) if need_b else None)
+        return (
+            None,
+            xp.where(self.condition, grad, 0) if need_a else None,
+            xp.where(self.condition, 0, grad) if need_b else None,
+        )
 
 
 def binary(cls, op, a, b, float_result=False):
@@ -260,9 +262,9 @@ def where(condition, input, other):
         return Where.apply(cond, input, other)
     except ValueError:
         from .operands import shape_of
+
         raise ValueError(
-            f"where: shapes {tuple(cond.shape)}, {shape_of(input)} and {shape_of(other)} "
-            "cannot be broadcast together"
+            f"where: shapes {tuple(cond.shape)}, {shape_of(input)} and {shape_of(other)} cannot be broadcast together"
         ) from None
 
 

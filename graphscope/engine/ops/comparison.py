@@ -98,8 +98,10 @@ def equal(input, other) -> bool:
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
     """|input - other| <= atol + rtol * |other| everywhere (infinities must match exactly)."""
     if input.dtype is not other.dtype:
-        raise RuntimeError(f"{input.dtype.name} did not match {other.dtype.name}: allclose compares tensors of "
-                           "one dtype; convert one with .to(other.dtype)")
+        raise RuntimeError(
+            f"{input.dtype.name} did not match {other.dtype.name}: allclose compares tensors of "
+            "one dtype; convert one with .to(other.dtype)"
+        )
     error = broadcast_error("allclose", input, other)
     if error is not None:
         raise RuntimeError(str(error))

@@ -27,9 +27,7 @@ def _index_array(part, like):
         array = backend.to_device(array, backend.device_of(like))  # as torch: CPU indices are fine
     dtype = backend.dtype_of(array)
     if dtype.is_floating_point:
-        raise IndexError(
-            f"tensors used as indices must be long, int or bool tensors, got {dtype.name}"
-        )
+        raise IndexError(f"tensors used as indices must be long, int or bool tensors, got {dtype.name}")
     return array
 
 
@@ -53,8 +51,12 @@ def normalize_index(index, like):
         elif isinstance(part, np.integer):
             out.append(int(part))
         elif isinstance(part, (Tensor, list, np.ndarray)) or backend.is_array(part):
-            if isinstance(part, Tensor) and part.ndim == 0 and not part.is_floating_point() and (
-                    part.dtype is not dtypes.bool_):
+            if (
+                isinstance(part, Tensor)
+                and part.ndim == 0
+                and not part.is_floating_point()
+                and (part.dtype is not dtypes.bool_)
+            ):
                 out.append(int(part.item()))  # a 0-d integer tensor indexes like an int
                 continue
             array = _index_array(part, like)
@@ -96,32 +98,34 @@ def _is_mask(part) -> bool:
 
 def _check_masks(parts, shape) -> None:
     """Each bool mask must have the shape of the dimensions it covers (as torch and NumPy require)."""
+
     def width(part):
         return 0 if part is None or part is Ellipsis else part.ndim if _is_mask(part) else 1
 
     view, dim = list(shape), 0  # the shape as the parts so far left it: None adds a 1, an int drops
     for i, part in enumerate(parts):
         if part is Ellipsis:
-            dim = max(dim, len(view) - sum(width(p) for p in parts[i + 1:]))
+            dim = max(dim, len(view) - sum(width(p) for p in parts[i + 1 :]))
         elif part is None:
             view.insert(dim, 1)
             dim += 1
         elif type(part) is int:
-            del view[dim:dim + 1]
+            del view[dim : dim + 1]
         elif _is_mask(part):
             mask = tuple(part.shape)
             for j, n in enumerate(mask):
                 if dim + j < len(view) and view[dim + j] != n:
                     raise IndexError(
                         f"The shape of the mask {list(mask)} at index {j} does not match the shape of the "
-                        f"indexed tensor {view} at index {dim + j}")
+                        f"indexed tensor {view} at index {dim + j}"
+                    )
             dim += len(mask)
         else:
             dim += 1
 
 
 def is_basic(index) -> bool:
-    for part in index:
+    for part in index:  # noqa: SIM110 (a plain loop: every x[...] asks, and all() over a generator is slower)
         if not isinstance(part, _BASIC):
             return False
     return True
@@ -136,7 +140,9 @@ class GetItem(Function):
         self.basic = basic = is_basic(index)
         return x[index] if basic else take(x, index)
 
-    rule = "d x[i]/dx = 1 at the indexed places, 0 elsewhere (grad scattered back into x's shape; repeated indices add up)"
+    rule = (
+        "d x[i]/dx = 1 at the indexed places, 0 elsewhere (grad scattered back into x's shape; repeated indices add up)"
+    )
 
     def backward(self, grad):
         out = backend.zeros(self.shape, self.dtype, like=grad)
@@ -250,7 +256,8 @@ class Gather(Function):
     def backward(self, grad):
         out = backend.zeros(self.shape, self.dtype, like=grad)
         positions = tuple(
-            self.index if d == self.axis
+            self.index
+            if d == self.axis
             else backend.reshape(backend.arange(n, like=grad), tuple(-1 if k == d else 1 for k in range(grad.ndim)))
             for d, n in enumerate(self.index.shape)
         )
@@ -302,9 +309,7 @@ def gather(input: Tensor, dim, index: Tensor):
     if not backend.same_device(index.array, input.array):
         raise device_error("gather", input.device, index.device)
     if index.ndim != input.ndim:
-        raise ValueError(
-            f"gather: index has {index.ndim} dims but input has {input.ndim}; they must match"
-        )
+        raise ValueError(f"gather: index has {index.ndim} dims but input has {input.ndim}; they must match")
     for d, (n, m) in enumerate(zip(index.shape, input.shape)):
         if d != axis and n > m:
             raise ValueError(
@@ -312,9 +317,7 @@ def gather(input: Tensor, dim, index: Tensor):
             )
     xp = namespace(index.array)
     if index.numel() and (int(xp.min(index.array)) < 0 or int(xp.max(index.array)) >= input.shape[axis]):
-        raise IndexError(
-            f"gather: index out of range: values must be in [0, {input.shape[axis]}) for dim {axis}"
-        )
+        raise IndexError(f"gather: index out of range: values must be in [0, {input.shape[axis]}) for dim {axis}")
     return Gather.apply(input, axis, index.array)
 
 

@@ -70,7 +70,7 @@ def rebase(target: Tensor, op: str, functional, *args) -> Tensor:
 class _Updating(threading.local):
     """The tensor whose in-place change is being announced on this thread (the op runs inside)."""
 
-    tensor = None
+    tensor: Tensor | None = None
 
 
 _updating = _Updating()
@@ -98,8 +98,7 @@ def _fitted(values, array, op: str):
         return namespace(array).broadcast_to(values, array.shape)
     except ValueError:
         raise RuntimeError(
-            f"{op}: output with shape {list(array.shape)} doesn't match the broadcast shape "
-            f"{list(values.shape)}"
+            f"{op}: output with shape {list(array.shape)} doesn't match the broadcast shape {list(values.shape)}"
         ) from None
 
 
@@ -135,12 +134,12 @@ def _arith(op: str, functional, name: str):
             return _announced(inplace, input, other)
         array = input.array
         operand = other.array if isinstance(other, Tensor) else other
-        if type(operand) is float or type(operand) is int or type(operand) is type(array):
-            # Fast path (optimizer updates): one in-place array op; anything the library refuses
-            # (casts, shapes, devices) takes the general path below for a clear error.
-            if update(array, operand):
-                input._vc[0] += 1
-                return input
+        # Fast path (optimizer updates): one in-place array op; anything the library refuses
+        # (casts, shapes, devices) takes the general path below for a clear error.
+        kind = type(operand)
+        if (kind is float or kind is int or kind is type(array)) and update(array, operand):
+            input._vc[0] += 1
+            return input
         with grad_mode.no_grad():
             result = functional(input, other)
         return _write(input, op, result.array)
@@ -228,6 +227,7 @@ def copy_(input: Tensor, src):
     if _tracked(input, (src,)):
         return rebase(input, "copy_", _copied, src)
     from .unary import to_device
+
     return _write(input, "copy_", backend.astype(to_device(src, input.device).array, input.array.dtype))
 
 
@@ -235,8 +235,13 @@ def copy_(input: Tensor, src):
 def setitem(input: Tensor, index, value) -> None:
     if index is False:
         return  # as torch: a lone False writes nothing and checks nothing ((False,) goes the usual way)
-    if hooks.observers and input.requires_grad and not _grad_state.enabled and hooks.leaf_updates[0] \
-            and _updating.tensor is not input:
+    if (
+        hooks.observers
+        and input.requires_grad
+        and not _grad_state.enabled
+        and hooks.leaf_updates[0]
+        and _updating.tensor is not input
+    ):
         return _announced(setitem, input, index, value)
     array = input.array
     index, shape = indexing.normalize_index(index, array)
@@ -247,8 +252,9 @@ def setitem(input: Tensor, index, value) -> None:
     if _tracked(input, (value,)):
         if not isinstance(value, Tensor):
             value = wrap(backend.asarray(value, like=array, dtype=array.dtype))
-        rebase(input, "setitem", lambda snapshot, v: _written(snapshot, unary.cast(v, input.dtype), index, shape),
-               value)
+        rebase(
+            input, "setitem", lambda snapshot, v: _written(snapshot, unary.cast(v, input.dtype), index, shape), value
+        )
         return
     if isinstance(value, Tensor):
         values = value.array

@@ -62,8 +62,10 @@ class Matmul(Function):
 def same_dtype(op, a, b):
     """PyTorch's refusal to multiply tensors of two dtypes: matrix products do not promote."""
     if a.dtype is not b.dtype:
-        raise RuntimeError(f"{op}: expected both tensors to have the same dtype, but found "
-                           f"{a.dtype.name} and {b.dtype.name}; convert one with .to(other.dtype)")
+        raise RuntimeError(
+            f"{op}: expected both tensors to have the same dtype, but found "
+            f"{a.dtype.name} and {b.dtype.name}; convert one with .to(other.dtype)"
+        )
 
 
 def _check_shapes(a, b) -> None:
@@ -78,8 +80,9 @@ def _check_shapes(a, b) -> None:
     try:
         np.broadcast_shapes(sa[:-2], sb[:-2])
     except ValueError:
-        raise ValueError(f"matmul: {sa} @ {sb}: batch dimensions {sa[:-2]} and {sb[:-2]} cannot be broadcast "
-                         "together") from None
+        raise ValueError(
+            f"matmul: {sa} @ {sb}: batch dimensions {sa[:-2]} and {sb[:-2]} cannot be broadcast together"
+        ) from None
 
 
 @method("matmul", "__matmul__")

@@ -13,8 +13,8 @@ from ..tensor import Tensor
 from .operands import tensor_input
 from .reduction import amax, amin, expand_back
 from .reduction import sum as _sum
-from .unary import abs as _abs
 from .tensor_methods import method
+from .unary import abs as _abs
 from .unary import cast
 
 
@@ -79,26 +79,30 @@ class SingularValues(Function):
 
     def backward(self, grad):
         xp = namespace(grad)
-        return (self.u * xp.expand_dims(grad, axis=-2)) @ self.vh,
+        return ((self.u * xp.expand_dims(grad, axis=-2)) @ self.vh,)
 
 
 def _float_input(input, op, dtype):
     tensor_input(input, op)
     if not backend.is_floating(input.array):
-        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {input.dtype.name}; "
-                           "convert it with .float() first")
+        raise RuntimeError(
+            f"{op}: Expected a floating point or complex tensor as input. Got {input.dtype.name}; "
+            "convert it with .float() first"
+        )
     if dtype is not None:
         dtype = dtypes.from_any(dtype)
         if dtype.itemsize < input.dtype.itemsize:
-            raise RuntimeError(f"{op}: the dtype of the input ({input.dtype.name}) should be convertible without "
-                               f"narrowing to the specified dtype ({dtype.name})")
+            raise RuntimeError(
+                f"{op}: the dtype of the input ({input.dtype.name}) should be convertible without "
+                f"narrowing to the specified dtype ({dtype.name})"
+            )
         input = cast(input, dtype)
     return input
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """The vector ord-norm over `dim` (all elements if None): ord 2, 1, inf, -inf, 0 or any float."""
-    if isinstance(ord, str) or isinstance(ord, bool):
+    if isinstance(ord, (str, bool)):
         raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}")
     x = _float_input(x, "linalg.vector_norm", dtype)
     axes = _dims(dim, x.ndim)
@@ -147,8 +151,9 @@ def linalg_norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
     if dim is None and ord is not None:
         if not isinstance(A, Tensor) or A.ndim not in (1, 2):
             ndim = A.ndim if isinstance(A, Tensor) else 0
-            raise RuntimeError("linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
-                               f"Got {ndim}D.")
+            raise RuntimeError(
+                f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got {ndim}D."
+            )
         dim = tuple(range(A.ndim))
     if dim is not None and len(dim) == 2:
         return matrix_norm(A, "fro" if ord is None else ord, dim, keepdim, dtype=dtype)

@@ -56,13 +56,21 @@ def binary_operands(op: str, a, b, float_result=False):
         x = a.array
         if isinstance(b, Tensor):
             y = b.array
-            if x.dtype is y.dtype and type(x) is _ndarray and type(y) is _ndarray and (
-                    not float_result or x.dtype in _FLOATS):
+            if (
+                x.dtype is y.dtype
+                and type(x) is _ndarray
+                and type(y) is _ndarray
+                and (not float_result or x.dtype in _FLOATS)
+            ):
                 return a, b
         elif (type(b) is float or type(b) is int) and type(x) is _ndarray and x.dtype in _FLOATS:
             return a, b
-    elif (type(a) is float or type(a) is int) and isinstance(b, Tensor) and type(b.array) is _ndarray and (
-            b.array.dtype in _FLOATS):
+    elif (
+        (type(a) is float or type(a) is int)
+        and isinstance(b, Tensor)
+        and type(b.array) is _ndarray
+        and (b.array.dtype in _FLOATS)
+    ):
         return a, b
     return _promoted_operands(op, a, b, float_result)
 

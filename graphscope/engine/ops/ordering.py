@@ -12,8 +12,8 @@ from ..tensor import wrap
 from .operands import tensor_input
 from .tensor_methods import method
 
-SortResult = namedtuple("sort", ["values", "indices"])
-TopkResult = namedtuple("topk", ["values", "indices"])
+SortResult = namedtuple("sort", ["values", "indices"])  # type: ignore[name-match]  # torch.return_types.sort's name
+TopkResult = namedtuple("topk", ["values", "indices"])  # type: ignore[name-match]  # torch.return_types.topk's name
 
 
 def order(x, axis: int, descending: bool):
@@ -44,7 +44,7 @@ class Sort(Function):
         xp = namespace(grad)
         axis, missing = self.axis, self.length - grad.shape[self.axis]
         if missing:
-            shape = grad.shape[:axis] + (missing,) + grad.shape[axis + 1:]
+            shape = grad.shape[:axis] + (missing,) + grad.shape[axis + 1 :]
             grad = xp.concat([grad, backend.zeros(shape, grad.dtype, like=grad)], axis=axis)
         inverse = xp.argsort(self.indices, axis=axis)
         return xp.take_along_axis(grad, inverse, axis=axis), None, None, None
@@ -75,8 +75,9 @@ def sort(input, dim=-1, descending=False, stable=False):
     """(values, indices) sorted along `dim`; equal values keep their order (stable, always)."""
     axis = _prepare(input, dim, "sort")
     if axis is None:
-        return SortResult(input.clone(), wrap(backend.zeros((), backend.native_dtype(dtypes.int64, input.array),
-                                                            like=input.array)))
+        return SortResult(
+            input.clone(), wrap(backend.zeros((), backend.native_dtype(dtypes.int64, input.array), like=input.array))
+        )
     indices = _int64(order(input.array, axis, descending), input.array)
     return SortResult(Sort.apply(input, axis, input.shape[axis], indices), wrap(indices))
 

@@ -25,9 +25,11 @@ def dot(input, other):
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
     if input.shape[0] != other.shape[0]:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] "
-                           f"to have the same number of elements, but got {input.shape[0]} and {other.shape[0]} "
-                           "elements respectively")
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] "
+            f"to have the same number of elements, but got {input.shape[0]} and {other.shape[0]} "
+            "elements respectively"
+        )
     same_dtype("dot", input, other)
     return matmul(input, other)
 
@@ -39,8 +41,10 @@ def mv(input, vec):
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     if input.shape[1] != vec.shape[0]:
-        raise RuntimeError(f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x{input.shape[1]}), "
-                           f"vec ({vec.shape[0]})")
+        raise RuntimeError(
+            f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x{input.shape[1]}), "
+            f"vec ({vec.shape[0]})"
+        )
     same_dtype("mv", input, vec)
     return matmul(input, vec)
 
@@ -54,8 +58,10 @@ def mm(input, mat2):
     if mat2.ndim != 2:
         raise RuntimeError(f"mat2 must be a matrix, got a {mat2.ndim}-D tensor")
     if input.shape[1] != mat2.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and "
-                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and "
+            f"{mat2.shape[0]}x{mat2.shape[1]})"
+        )
     same_dtype("mm", input, mat2)
     return matmul(input, mat2)
 
@@ -70,8 +76,10 @@ def bmm(input, mat2):
         raise RuntimeError(f"batch2 must be a 3D tensor, got a {mat2.ndim}-D tensor")
     expected = [input.shape[0], input.shape[2]]
     if list(mat2.shape[:2]) != expected:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: {expected} "
-                           f"but got: {list(mat2.shape[:2])}.")
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: {expected} "
+            f"but got: {list(mat2.shape[:2])}."
+        )
     same_dtype("bmm", input, mat2)
     return matmul(input, mat2)
 
@@ -118,9 +126,11 @@ def _parse(equation, operands):
         if "..." in spec:
             ellipsis_rank = max(ellipsis_rank, t.ndim - len(named))
         if len(named) != t.ndim and ("..." not in spec or len(named) > t.ndim):
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(named)}) does not match "
-                               f"the number of dimensions ({t.ndim}) for operand {i}"
-                               + ("" if "..." in spec else " and no ellipsis was given"))
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({len(named)}) does not match "
+                f"the number of dimensions ({t.ndim}) for operand {i}"
+                + ("" if "..." in spec else " and no ellipsis was given")
+            )
         letters.append(named)
     inputs = []
     for spec, t in zip(specs, operands):
@@ -150,13 +160,17 @@ def _label_sizes(inputs, operands):
         own = {}
         for label, n in zip(labels, t.shape):
             if own.setdefault(label, n) != n:
-                raise RuntimeError(f"einsum(): subscript {label} is repeated for operand {i} but the sizes don't "
-                                   f"match, {n} != {own[label]}")
+                raise RuntimeError(
+                    f"einsum(): subscript {label} is repeated for operand {i} but the sizes don't "
+                    f"match, {n} != {own[label]}"
+                )
             seen = sizes.get(label, 1)
             if n != seen and n != 1 and seen != 1:
                 name = "..." if isinstance(label, tuple) else label
-                raise RuntimeError(f"einsum(): subscript {name} has size {n} for operand {i} which does not "
-                                   f"broadcast with previously seen size {seen}")
+                raise RuntimeError(
+                    f"einsum(): subscript {name} has size {n} for operand {i} which does not "
+                    f"broadcast with previously seen size {seen}"
+                )
             sizes[label] = max(seen, n)
     return sizes
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import math
-
 import builtins
+import math
 from collections import namedtuple
 
 from .. import backend, dtypes
@@ -15,8 +14,8 @@ from ..tensor import Tensor, wrap
 from .operands import tensor_input
 from .tensor_methods import method
 
-MaxResult = namedtuple("max", ["values", "indices"])
-MinResult = namedtuple("min", ["values", "indices"])
+MaxResult = namedtuple("max", ["values", "indices"])  # type: ignore[name-match]  # torch.return_types.max's name
+MinResult = namedtuple("min", ["values", "indices"])  # type: ignore[name-match]  # torch.return_types.min's name
 
 
 def expand_back(grad, shape, axes, keepdim):
@@ -93,6 +92,7 @@ class Var(Function):
 
 class Std(Function):
     saves_output = True
+
     def forward(self, x, axes, keepdim, correction):
         xp = namespace(x)
         self.x, self.axes, self.keepdim, self.correction = x, axes, keepdim, correction
@@ -200,8 +200,10 @@ class MaxDim(Function):
         xp = namespace(grad)
         idx = self.indices if self.keepdim else xp.expand_dims(self.indices, axis=self.axis)
         g = grad if self.keepdim else xp.expand_dims(grad, axis=self.axis)
-        positions = backend.reshape(backend.arange(self.shape[self.axis], like=grad),
-                                    tuple(-1 if a == self.axis else 1 for a in range(len(self.shape))))
+        positions = backend.reshape(
+            backend.arange(self.shape[self.axis], like=grad),
+            tuple(-1 if a == self.axis else 1 for a in range(len(self.shape))),
+        )
         return xp.where(positions == idx, g, 0), None, None, None
 
 
@@ -300,8 +302,9 @@ def _max_min(input, dim, keepdim, largest):
     int64 = backend.native_dtype(dtypes.int64, input.array)
     if input.ndim == 0:
         return (MaxResult if largest else MinResult)(input, wrap(backend.zeros((), int64, like=input.array)))
-    indices = backend.astype((xp.argmax if largest else xp.argmin)(input.array, axis=axis, keepdims=keepdim),
-                             int64, copy=False)
+    indices = backend.astype(
+        (xp.argmax if largest else xp.argmin)(input.array, axis=axis, keepdims=keepdim), int64, copy=False
+    )
     values = (MaxDim if largest else MinDim).apply(input, axis, keepdim, indices)
     return (MaxResult if largest else MinResult)(values, wrap(indices))
 

@@ -109,8 +109,9 @@ def _triangle(cls, input, diagonal, op, lower):
         raise RuntimeError(f"{op}: input tensor must have at least 2 dimensions, got {input.ndim}")
     x = input.array
     rows, cols = x.shape[-2:]
-    offset = (backend.reshape(backend.arange(cols, like=x), (1, cols))
-              - backend.reshape(backend.arange(rows, like=x), (rows, 1)))
+    offset = backend.reshape(backend.arange(cols, like=x), (1, cols)) - backend.reshape(
+        backend.arange(rows, like=x), (rows, 1)
+    )
     mask = offset <= diagonal if lower else offset >= diagonal
     return cls.apply(input, mask)
 

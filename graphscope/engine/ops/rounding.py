@@ -71,8 +71,10 @@ class FloorDivide(Function):
     rule = "floor_divide has no derivative (as torch)"
 
     def backward(self, grad):
-        raise RuntimeError("derivative for floor_divide is not implemented (it is 0 almost everywhere); "
-                           "detach() the result or use torch.div(a, b, rounding_mode=...) on detached values")
+        raise RuntimeError(
+            "derivative for floor_divide is not implemented (it is 0 almost everywhere); "
+            "detach() the result or use torch.div(a, b, rounding_mode=...) on detached values"
+        )
 
 
 class Remainder(Function):
@@ -113,7 +115,9 @@ def round(input, *, decimals=0):
     tensor_input(input, "round")
     if not backend.is_floating(input.array):
         if decimals:
-            raise NotImplementedError("round_with_decimals is not implemented for integer tensors; convert with .float()")
+            raise NotImplementedError(
+                "round_with_decimals is not implemented for integer tensors; convert with .float()"
+            )
         return clone(input)
     return Round.apply(input, int(decimals))
 

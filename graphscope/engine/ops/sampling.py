@@ -37,6 +37,7 @@ class Normal(_Draw):
         self.operands = _likes(mean, std)
         z = generator.normal(shape, dtype)
         return z * _as(std, z) + _as(mean, z)
+
     rule = "d normal(mean, std)/d(mean, std) = 0 (a sample, not reparameterised)"
 
 
@@ -47,6 +48,7 @@ class Bernoulli(_Draw):
         self.operands = _likes(input)
         hits = uniform_like(generator, input) < (input if p is None else p)
         return backend.astype(hits, input.dtype)
+
     rule = "d bernoulli(p)/dp = 0 (a sample)"
 
 
@@ -56,6 +58,7 @@ class Poisson(_Draw):
     def forward(self, rates, generator):
         self.operands = _likes(rates)
         return generator.poisson(rates, backend.dtype_of(rates))
+
     rule = "d poisson(rate)/d rate = 0 (a sample)"
 
 
@@ -93,14 +96,17 @@ def multinomial(input, num_samples, replacement=False, *, generator=None) -> Ten
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {input.dtype.name}")
     if not isinstance(num_samples, int) or isinstance(num_samples, bool):
-        raise TypeError(f"multinomial(): argument 'num_samples' (position 2) must be int, not "
-                        f"{type(num_samples).__name__}")
+        raise TypeError(
+            f"multinomial(): argument 'num_samples' (position 2) must be int, not {type(num_samples).__name__}"
+        )
     if num_samples <= 0:
         raise RuntimeError("cannot sample n_sample <= 0 samples")
     categories = input.shape[-1]
     if not replacement and num_samples > categories:
-        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement "
-                           f"({num_samples} > {categories}); pass replacement=True to draw a category again")
+        raise RuntimeError(
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement "
+            f"({num_samples} > {categories}); pass replacement=True to draw a category again"
+        )
     rng = drawing(generator, input.device, "multinomial")
     probs = backend.reshape(input.array, (-1, categories))
     probs = backend.astype(probs, backend.native_dtype(_FLOAT64, probs))
@@ -119,8 +125,9 @@ def _check_distributions(probs) -> None:
     if invalid:
         raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
     if total <= 0:
-        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0): every row "
-                           "needs a positive probability")
+        raise RuntimeError(
+            "invalid multinomial distribution (sum of probabilities <= 0): every row needs a positive probability"
+        )
 
 
 def _without_replacement(probs, num_samples: int, rng):
@@ -166,7 +173,9 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
         from ..creation import float_or_default, sizes_of
 
         if size is None:
-            raise TypeError("normal(): with a number for both mean and std, pass size=, e.g. normal(0.0, 1.0, size=(3,))")
+            raise TypeError(
+                "normal(): with a number for both mean and std, pass size=, e.g. normal(0.0, 1.0, size=(3,))"
+            )
         shape, dtype, device = sizes_of((size,)), float_or_default(dtype), backend.as_device(device)
         if not dtype.is_floating_point:
             raise NotImplementedError(f"normal() is not implemented for {dtype.name}; ask for a floating point dtype")
@@ -182,8 +191,10 @@ def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None,
 def _elementwise_normal(mean, std, size, dtype, device, tensors):
     """The result's shape, dtype and device when mean or std is a tensor."""
     if size is not None or dtype is not None or device is not None:
-        raise TypeError("normal(): size, dtype and device go with a number for both mean and std; with a tensor "
-                        "mean or std the result takes its shape, dtype and device")
+        raise TypeError(
+            "normal(): size, dtype and device go with a number for both mean and std; with a tensor "
+            "mean or std the result takes its shape, dtype and device"
+        )
     first = tensors[0]
     _floating(first, "normal", "use a floating point mean and std (e.g. mean.float())")
     if len(tensors) == 2:
@@ -209,8 +220,10 @@ def checked_probabilities(p, op: str):
     """`p` (a float, or a tensor of floats) if it lies in [0, 1]; else torch's errors."""
     if isinstance(p, Tensor):
         if _any(~((p.array >= 0) & (p.array <= 1))):
-            raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false. "
-                               f"({op}: every probability must lie in [0, 1], and none may be nan)")
+            raise RuntimeError(
+                "Expected p_in >= 0 && p_in <= 1 to be true, but got false. "
+                f"({op}: every probability must lie in [0, 1], and none may be nan)"
+            )
         return p
     if not isinstance(p, (int, float)) or isinstance(p, bool) or not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")

@@ -131,7 +131,8 @@ class Stack(Function):
 
 
 def view_of(out: Tensor, x: Tensor) -> Tensor:
-    """`out` made a view of `x`: views share the version counter of their base, so in-place changes through them are seen."""
+    """`out` made a view of `x`: views share the version counter of their base, so in-place changes
+    through them are seen."""
     out._vc = x._vc
     out._base = x if x._base is None else x._base
     return out
@@ -183,12 +184,12 @@ def flatten(input, start_dim=0, end_dim=-1):
     end = normalize_dim(end_dim, input.ndim)
     if start > end:
         raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
-    shape = input.shape[:start] + (-1,) + input.shape[end + 1:]
+    shape = input.shape[:start] + (-1,) + input.shape[end + 1 :]
     if input.numel() == 0:
         n = 1
-        for s in input.shape[start:end + 1]:
+        for s in input.shape[start : end + 1]:
             n *= s
-        shape = input.shape[:start] + (n,) + input.shape[end + 1:]
+        shape = input.shape[:start] + (n,) + input.shape[end + 1 :]
     return view_of(Flatten.apply(input, shape), input)
 
 
@@ -255,9 +256,7 @@ def expand(input, *sizes):
             f"expand: the number of sizes ({len(sizes)}) must be at least the tensor's dims ({input.ndim})"
         )
     lead = len(sizes) - input.ndim
-    shape = tuple(
-        input.shape[i - lead] if n == -1 and i >= lead else int(n) for i, n in enumerate(sizes)
-    )
+    shape = tuple(input.shape[i - lead] if n == -1 and i >= lead else int(n) for i, n in enumerate(sizes))
     try:
         out = Expand.apply(input, shape)
     except ValueError:
@@ -265,11 +264,11 @@ def expand(input, *sizes):
     return view_of(out, input)
 
 
-
 @method_only("expand_as")
 def expand_as(self, other):
     """x.expand_as(y) is x.expand(y.shape)."""
     return expand(self, other.shape)
+
 
 @method("repeat")
 def repeat(input, *sizes):
@@ -298,7 +297,10 @@ def cat(tensors, dim=0):
     tensors = _same_kind("cat", tensors)
     axis = normalize_dim(dim, tensors[0].ndim)
     for i, x in enumerate(tensors):
-        if x.ndim != tensors[0].ndim or x.shape[:axis] + x.shape[axis + 1:] != tensors[0].shape[:axis] + tensors[0].shape[axis + 1:]:
+        if (
+            x.ndim != tensors[0].ndim
+            or x.shape[:axis] + x.shape[axis + 1 :] != tensors[0].shape[:axis] + tensors[0].shape[axis + 1 :]
+        ):
             raise ValueError(
                 f"cat: sizes of tensors must match except in dimension {axis}: tensor 0 has shape "
                 f"{tuple(tensors[0].shape)} but tensor {i} has shape {tuple(x.shape)}"
@@ -334,9 +336,7 @@ def split(input, split_size_or_sections, dim=0):
     else:
         sizes = list(split_size_or_sections)
         if sum(sizes) != length:
-            raise ValueError(
-                f"split: sections {sizes} sum to {sum(sizes)} but dimension {axis} has size {length}"
-            )
+            raise ValueError(f"split: sections {sizes} sum to {sum(sizes)} but dimension {axis} has size {length}")
     parts, start = [], 0
     for size in sizes:
         parts.append(narrow(input, axis, start, size))

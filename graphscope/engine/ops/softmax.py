@@ -62,6 +62,7 @@ class LogSoftmax(Function):
 
 class LogSumExp(Function):
     saves_output = True
+
     def forward(self, x, axes, keepdim):
         xp = namespace(x)
         shifted, m = _finite_shift(x, axes)

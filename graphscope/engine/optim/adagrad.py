@@ -11,12 +11,35 @@ from .optimizer import Optimizer, nonnegative
 class Adagrad(Optimizer):
     """s += g^2; p -= lr / (1 + (t - 1) lr_decay) * g / (sqrt(s) + eps); weight_decay adds wd * p to g."""
 
-    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10,
-                 foreach=None, *, maximize=False, differentiable=False, fused=None):
-        nonnegative(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
-                    initial_accumulator_value=initial_accumulator_value, eps=eps)
-        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                        initial_accumulator_value=initial_accumulator_value, maximize=maximize)
+    def __init__(
+        self,
+        params,
+        lr=1e-2,
+        lr_decay=0,
+        weight_decay=0,
+        initial_accumulator_value=0,
+        eps=1e-10,
+        foreach=None,
+        *,
+        maximize=False,
+        differentiable=False,
+        fused=None,
+    ):
+        nonnegative(
+            lr=lr,
+            lr_decay=lr_decay,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            eps=eps,
+        )
+        defaults = dict(
+            lr=lr,
+            lr_decay=lr_decay,
+            eps=eps,
+            weight_decay=weight_decay,
+            initial_accumulator_value=initial_accumulator_value,
+            maximize=maximize,
+        )
         super().__init__(params, defaults)
         for group in self.param_groups:  # torch fills the state here, not at the first step
             for param in group["params"]:
@@ -25,8 +48,9 @@ class Adagrad(Optimizer):
     def _initial_state(self, param, group):
         slot = self.state[param]
         slot["step"] = 0
-        slot["sum"] = wrap(backend.full(param.shape, group["initial_accumulator_value"], param.array.dtype,
-                                        like=param.array))
+        slot["sum"] = wrap(
+            backend.full(param.shape, group["initial_accumulator_value"], param.array.dtype, like=param.array)
+        )
 
     def _update_group(self, group):
         lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]

@@ -100,15 +100,31 @@ class LBFGS(Optimizer):
     direction from the last history_size updates and a step along it (fixed lr, or a strong-Wolfe
     line search). One parameter group only, on one device."""
 
-    def __init__(self, params, lr=1, max_iter=20, max_eval=None, tolerance_grad=1e-7, tolerance_change=1e-9,
-                 history_size=100, line_search_fn=None):
+    def __init__(
+        self,
+        params,
+        lr=1,
+        max_iter=20,
+        max_eval=None,
+        tolerance_grad=1e-7,
+        tolerance_change=1e-9,
+        history_size=100,
+        line_search_fn=None,
+    ):
         nonnegative(lr=lr)
         if line_search_fn not in (None, "strong_wolfe"):
             raise RuntimeError(f"only 'strong_wolfe' is supported as line_search_fn, got {line_search_fn!r}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        defaults = dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
-                        tolerance_change=tolerance_change, history_size=history_size, line_search_fn=line_search_fn)
+        defaults = dict(
+            lr=lr,
+            max_iter=max_iter,
+            max_eval=max_eval,
+            tolerance_grad=tolerance_grad,
+            tolerance_change=tolerance_change,
+            history_size=history_size,
+            line_search_fn=line_search_fn,
+        )
         super().__init__(params, defaults)
         if len(self.param_groups) != 1:
             raise ValueError("LBFGS doesn't support per-parameter options (parameter groups)")
@@ -120,14 +136,13 @@ class LBFGS(Optimizer):
         super().add_param_group(param_group)
 
     def _gather_flat_grad(self):
-        return cat([p.grad.reshape(-1) if p.grad is not None else p.detach().reshape(-1) * 0
-                    for p in self._params], 0)
+        return cat([p.grad.reshape(-1) if p.grad is not None else p.detach().reshape(-1) * 0 for p in self._params], 0)
 
     def _add_grad(self, step_size, update):
         offset = 0
         for p in self._params:
             numel = p.numel()
-            p.add_(update[offset:offset + numel].view(p.shape), alpha=step_size)
+            p.add_(update[offset : offset + numel].view(p.shape), alpha=step_size)
             offset += numel
 
     def _clone_param(self):
@@ -150,8 +165,10 @@ class LBFGS(Optimizer):
         """Minimise the loss that `closure` (zero_grad, forward, backward, return loss) computes;
         returns the loss of its first call. Observers hear of the step after that first call."""
         if closure is None:
-            raise RuntimeError("LBFGS.step() needs a closure that clears the grads, computes the loss, calls "
-                               "backward() and returns the loss: optimizer.step(closure)")
+            raise RuntimeError(
+                "LBFGS.step() needs a closure that clears the grads, computes the loss, calls "
+                "backward() and returns the loss: optimizer.step(closure)"
+            )
         closure = enable_grad()(closure)
         orig_loss = closure()
         with step_announced(self):
@@ -225,8 +242,9 @@ class LBFGS(Optimizer):
                 def obj_func(x, t, d):
                     return self._directional_evaluate(closure, x, t, d)
 
-                loss, flat_grad, t, ls_func_evals = _strong_wolfe(obj_func, x_init, t, d, loss, flat_grad, gtd,
-                                                                  max_ls=max_eval - current_evals)
+                loss, flat_grad, t, ls_func_evals = _strong_wolfe(
+                    obj_func, x_init, t, d, loss, flat_grad, gtd, max_ls=max_eval - current_evals
+                )
                 self._add_grad(t, d)
                 opt_cond = flat_grad.abs().max() <= tolerance_grad
             else:
@@ -243,5 +261,13 @@ class LBFGS(Optimizer):
                 break
             if (d * t).abs().max() <= tolerance_change or abs(loss - prev_loss) < tolerance_change:
                 break
-        state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=H_diag,
-                     prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
+        state.update(
+            d=d,
+            t=t,
+            old_dirs=old_dirs,
+            old_stps=old_stps,
+            ro=ro,
+            H_diag=H_diag,
+            prev_flat_grad=prev_flat_grad,
+            prev_loss=prev_loss,
+        )

@@ -7,8 +7,16 @@ from collections import Counter
 
 from .optimizer import Optimizer
 
-__all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "LambdaLR", "CosineAnnealingLR",
-           "ReduceLROnPlateau", "OneCycleLR"]
+__all__ = [
+    "LRScheduler",
+    "StepLR",
+    "MultiStepLR",
+    "ExponentialLR",
+    "LambdaLR",
+    "CosineAnnealingLR",
+    "ReduceLROnPlateau",
+    "OneCycleLR",
+]
 
 
 class LRScheduler:
@@ -24,7 +32,9 @@ class LRScheduler:
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
-                    raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an optimizer")
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when resuming an optimizer"
+                    )
         self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         self._step_count = 0
@@ -92,7 +102,7 @@ class MultiStepLR(LRScheduler):
 
     def _get_closed_form_lr(self):
         passed = sum(count for milestone, count in self.milestones.items() if milestone <= self.last_epoch)
-        return [base * self.gamma ** passed for base in self.base_lrs]
+        return [base * self.gamma**passed for base in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
@@ -108,7 +118,7 @@ class ExponentialLR(LRScheduler):
         return [lr * self.gamma for lr in self._group_lrs()]
 
     def _get_closed_form_lr(self):
-        return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
+        return [base * self.gamma**self.last_epoch for base in self.base_lrs]
 
 
 class LambdaLR(LRScheduler):
@@ -130,8 +140,9 @@ class LambdaLR(LRScheduler):
     def state_dict(self):
         # Functions and lambdas are not saved; callable objects' state is.
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
-        state["lr_lambdas"] = [None if isinstance(fn, type(lambda: 0)) else getattr(fn, "__dict__", None)
-                               for fn in self.lr_lambdas]
+        state["lr_lambdas"] = [
+            None if isinstance(fn, type(lambda: 0)) else getattr(fn, "__dict__", None) for fn in self.lr_lambdas
+        ]
         return state
 
     def load_state_dict(self, state_dict):
@@ -159,25 +170,33 @@ class CosineAnnealingLR(LRScheduler):
         if self._step_count == 1 and epoch > 0:
             return [eta_min + (base - eta_min) * (1 + math.cos(epoch * math.pi / t_max)) / 2 for base in self.base_lrs]
         if (epoch - 1 - t_max) % (2 * t_max) == 0:
-            return [group["lr"] + (base - eta_min) * (1 - math.cos(math.pi / t_max)) / 2
-                    for base, group in zip(self.base_lrs, groups)]
+            return [
+                group["lr"] + (base - eta_min) * (1 - math.cos(math.pi / t_max)) / 2
+                for base, group in zip(self.base_lrs, groups)
+            ]
         return [
-            (1 + math.cos(math.pi * epoch / t_max)) / (1 + math.cos(math.pi * (epoch - 1) / t_max))
-            * (group["lr"] - eta_min) + eta_min
+            (1 + math.cos(math.pi * epoch / t_max))
+            / (1 + math.cos(math.pi * (epoch - 1) / t_max))
+            * (group["lr"] - eta_min)
+            + eta_min
             for group in groups
         ]
 
     def _get_closed_form_lr(self):
-        return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
-                for base in self.base_lrs]
+        return [
+            self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+            for base in self.base_lrs
+        ]
 
 
 def _per_group(name, optimizer, value):
     """One value per param group: a list of that length, or one value repeated."""
     if isinstance(value, (list, tuple)):
         if len(value) != len(optimizer.param_groups):
-            raise ValueError(f"{name} must have the same length as optimizer.param_groups. {name} has {len(value)} "
-                             f"values, param_groups has {len(optimizer.param_groups)}.")
+            raise ValueError(
+                f"{name} must have the same length as optimizer.param_groups. {name} has {len(value)} "
+                f"values, param_groups has {len(optimizer.param_groups)}."
+            )
         return list(value)
     return [value] * len(optimizer.param_groups)
 
@@ -186,8 +205,18 @@ class ReduceLROnPlateau(LRScheduler):
     """Multiply the lr by `factor` once the metric given to `step(metric)` has not improved for
     more than `patience` epochs (then wait `cooldown` epochs); never below min_lr."""
 
-    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4, threshold_mode="rel",
-                 cooldown=0, min_lr=0, eps=1e-8):
+    def __init__(
+        self,
+        optimizer,
+        mode="min",
+        factor=0.1,
+        patience=10,
+        threshold=1e-4,
+        threshold_mode="rel",
+        cooldown=0,
+        min_lr=0,
+        eps=1e-8,
+    ):
         if factor >= 1.0:
             raise ValueError("Factor should be < 1.0.")
         if not isinstance(optimizer, Optimizer):
@@ -234,10 +263,12 @@ class ReduceLROnPlateau(LRScheduler):
         groups = self.optimizer.param_groups
         if len(groups) != len(self.min_lrs):
             if self.default_min_lr is None:
-                raise RuntimeError(f"The number of param groups in the `optimizer` ({len(groups)}) differs from when "
-                                   f"`ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), usually due to a new "
-                                   "param group being added to the optimizer. Please modify the `min_lrs` field to "
-                                   "match the length of the `optimizer` param groups.")
+                raise RuntimeError(
+                    f"The number of param groups in the `optimizer` ({len(groups)}) differs from when "
+                    f"`ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), usually due to a new "
+                    "param group being added to the optimizer. Please modify the `min_lrs` field to "
+                    "match the length of the `optimizer` param groups."
+                )
             self.min_lrs = [self.default_min_lr] * len(groups)
         for group, min_lr in zip(groups, self.min_lrs):
             old_lr = float(group["lr"])
@@ -271,9 +302,23 @@ class OneCycleLR(LRScheduler):
     """The 1cycle policy: the lr rises from max_lr/div_factor to max_lr over pct_start of the steps,
     then anneals to initial_lr/final_div_factor (momentum or beta1 moves the opposite way)."""
 
-    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None, pct_start=0.3,
-                 anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85, max_momentum=0.95, div_factor=25.0,
-                 final_div_factor=1e4, three_phase=False, last_epoch=-1):
+    def __init__(
+        self,
+        optimizer,
+        max_lr,
+        total_steps=None,
+        epochs=None,
+        steps_per_epoch=None,
+        pct_start=0.3,
+        anneal_strategy="cos",
+        cycle_momentum=True,
+        base_momentum=0.85,
+        max_momentum=0.95,
+        div_factor=25.0,
+        final_div_factor=1e4,
+        three_phase=False,
+        last_epoch=-1,
+    ):
         if not isinstance(optimizer, Optimizer):
             raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
@@ -291,13 +336,16 @@ class OneCycleLR(LRScheduler):
             raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
         up = float(pct_start * self.total_steps) - 1
         if three_phase:
-            self._phases = [(up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                            (float(2 * pct_start * self.total_steps) - 2, "max_lr", "initial_lr", "base_momentum",
-                             "max_momentum"),
-                            (self.total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
+            self._phases = [
+                (up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                (float(2 * pct_start * self.total_steps) - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"),
+                (self.total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
+            ]
         else:
-            self._phases = [(up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                            (self.total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+            self._phases = [
+                (up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                (self.total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
+            ]
         if not isinstance(pct_start, float) or not 0 <= pct_start <= 1:
             raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
         if anneal_strategy not in ("cos", "linear"):
@@ -315,9 +363,11 @@ class OneCycleLR(LRScheduler):
                 raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
             self.use_beta1 = "betas" in optimizer.defaults
             if last_epoch == -1:
-                for top, base, group in zip(_per_group("max_momentum", optimizer, max_momentum),
-                                            _per_group("base_momentum", optimizer, base_momentum),
-                                            optimizer.param_groups):
+                for top, base, group in zip(
+                    _per_group("max_momentum", optimizer, max_momentum),
+                    _per_group("base_momentum", optimizer, base_momentum),
+                    optimizer.param_groups,
+                ):
                     self._set_momentum(group, top)
                     group["max_momentum"], group["base_momentum"] = top, base
         super().__init__(optimizer, last_epoch)

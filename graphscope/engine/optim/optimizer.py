@@ -45,8 +45,10 @@ class Optimizer:
                 f"but got {type(params).__name__}"
             )
         if isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, but "
-                            "the ordering of tensors in sets will change between runs. Please use a list instead.")
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but "
+                "the ordering of tensors in sets will change between runs. Please use a list instead."
+            )
         param_groups = list(params)
         if not param_groups:
             raise ValueError("optimizer got an empty parameter list")
@@ -63,8 +65,10 @@ class Optimizer:
         if isinstance(params, Tensor):
             params = [params]
         elif isinstance(params, set):
-            raise TypeError("optimizer parameters need to be organized in ordered collections, but "
-                            "the ordering of tensors in sets will change between runs. Please use a list instead.")
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but "
+                "the ordering of tensors in sets will change between runs. Please use a list instead."
+            )
         else:
             params = list(params)
         for param in params:
@@ -246,7 +250,7 @@ def _announced(step):
 def nonnegative(**hyperparameters) -> None:
     """PyTorch's ValueError for the first negative hyperparameter ("Invalid learning rate: -1")."""
     for name, value in hyperparameters.items():
-        if not 0.0 <= value:
+        if not value >= 0.0:
             label = _LABELS.get(name, f"{name} value")
             raise ValueError(f"Invalid {label}: {value}")
 
@@ -263,7 +267,7 @@ def _to_param(value, param):
     """A saved state value as a Tensor on the parameter's device (floats in its dtype)."""
     if isinstance(value, Tensor):
         array = value.array
-    elif backend.is_array(value) or hasattr(value, "__array__") and not isinstance(value, (int, float)):
+    elif backend.is_array(value) or (hasattr(value, "__array__") and not isinstance(value, (int, float))):
         array = value if backend.is_array(value) else backend.from_data(value, "cpu")
     else:
         return value

@@ -33,8 +33,7 @@ def opened(f, mode: str):
     needed = "write" if "w" in mode else "read"
     if not callable(getattr(f, needed, None)):
         raise TypeError(
-            f"expected a path (str or os.PathLike) or a binary file object with {needed}(), "
-            f"got {type(f).__name__}"
+            f"expected a path (str or os.PathLike) or a binary file object with {needed}(), got {type(f).__name__}"
         )
     yield f
 
@@ -55,6 +54,7 @@ def write(file, pickle: bytes, storages: list) -> None:
 def _record(archive: zipfile.ZipFile, name: str, data, aligned=False) -> None:
     info = zipfile.ZipInfo(f"{ARCHIVE_NAME}/{name}", date_time=(1980, 1, 1, 0, 0, 0))
     if aligned:  # pad the header's extra field so the data starts on a 64-byte boundary (mmap)
+        assert archive.fp is not None  # open for writing
         start = archive.fp.tell() + _LOCAL_HEADER + len(info.filename.encode()) + 4
         if len(data) * 1.05 > zipfile.ZIP64_LIMIT:
             start += _ZIP64_EXTRA  # zipfile appends its zip64 sizes after our padding
@@ -77,8 +77,9 @@ class Archive:
         start = file.tell()
         if not zipfile.is_zipfile(file):
             file.seek(start)
-            raise RuntimeError(f"{what} is not a file written by torch.save or graphscope.save "
-                               f"({_not_zip_reason(file.read(8))})")
+            raise RuntimeError(
+                f"{what} is not a file written by torch.save or graphscope.save ({_not_zip_reason(file.read(8))})"
+            )
         self.file, self.what = file, what
         self.size = file.seek(0, io.SEEK_END)
         self.claimed = 0  # bytes of the file the records read so far hold
@@ -95,8 +96,10 @@ class Archive:
                 "in PyTorch, save the model's state_dict() with torch.save and load that instead"
             )
         if self.prefix + "data.pkl" not in names:
-            raise RuntimeError(f"{what} is a zip archive but not one written by torch.save or "
-                               "graphscope.save (it has no data.pkl record)")
+            raise RuntimeError(
+                f"{what} is a zip archive but not one written by torch.save or "
+                "graphscope.save (it has no data.pkl record)"
+            )
 
     def damaged(self, text: str) -> RuntimeError:
         return RuntimeError(f"{self.what} is damaged: {text}")
@@ -113,20 +116,24 @@ class Archive:
         except KeyError:
             raise RuntimeError(f"{self.what} is damaged: it has no record {name!r} for storage {key!r}") from None
         if info.file_size != nbytes:
-            raise RuntimeError(f"{self.what} is damaged: storage {key!r} holds {info.file_size} bytes, "
-                               f"its tensors need {nbytes}")
+            raise RuntimeError(
+                f"{self.what} is damaged: storage {key!r} holds {info.file_size} bytes, its tensors need {nbytes}"
+            )
         return self._read(info)
 
     def _read(self, info: zipfile.ZipInfo) -> bytearray:
         """The record's bytes, read into one buffer (torch checks no checksum; one of 0 means none was written)."""
         start = self._data_start(info)
         if info.file_size != info.compress_size or start + info.file_size > self.size:
-            raise self.damaged(f"its record {info.filename!r} claims {info.file_size:,} bytes, but only "
-                               f"{max(self.size - start, 0):,} follow its header")
+            raise self.damaged(
+                f"its record {info.filename!r} claims {info.file_size:,} bytes, but only "
+                f"{max(self.size - start, 0):,} follow its header"
+            )
         self.claimed += info.file_size
         if self.claimed > self.size:
-            raise self.damaged(f"its records overlap (those read so far hold {self.claimed:,} bytes of a "
-                               f"{self.size:,}-byte file)")
+            raise self.damaged(
+                f"its records overlap (those read so far hold {self.claimed:,} bytes of a {self.size:,}-byte file)"
+            )
         buffer = bytearray(info.file_size)
         self.file.seek(start)
         view = memoryview(buffer)
@@ -142,19 +149,24 @@ class Archive:
     def _data_start(self, info: zipfile.ZipInfo) -> int:
         """Where the record's bytes begin: after its local header, checked to be the record's own."""
         if info.flag_bits & _ENCRYPTED:
-            raise RuntimeError(f"{self.what} is encrypted (its record {info.filename!r}), and torch.save never "
-                               "encrypts: decrypt the archive, or load it with PyTorch and save it again")
+            raise RuntimeError(
+                f"{self.what} is encrypted (its record {info.filename!r}), and torch.save never "
+                "encrypts: decrypt the archive, or load it with PyTorch and save it again"
+            )
         if info.compress_type != zipfile.ZIP_STORED:
-            raise RuntimeError(f"{self.what} holds its record {info.filename!r} compressed, and torch.save "
-                               "never compresses: unzip the archive and zip it again with `zip -0 -r`, or load "
-                               "it with PyTorch and save it again")
+            raise RuntimeError(
+                f"{self.what} holds its record {info.filename!r} compressed, and torch.save "
+                "never compresses: unzip the archive and zip it again with `zip -0 -r`, or load "
+                "it with PyTorch and save it again"
+            )
         self.file.seek(info.header_offset)
         header = self.file.read(_LOCAL_HEADER)
         name = info.orig_filename.encode("utf-8" if info.flag_bits & _UTF8 else "cp437")
-        if len(header) < _LOCAL_HEADER or header[:4] != _LOCAL_SIGNATURE \
-                or self.file.read(len(name)) != name:
-            raise self.damaged(f"its record {info.filename!r} has no header at byte {info.header_offset:,}, "
-                               "where its zip directory says")
+        if len(header) < _LOCAL_HEADER or header[:4] != _LOCAL_SIGNATURE or self.file.read(len(name)) != name:
+            raise self.damaged(
+                f"its record {info.filename!r} has no header at byte {info.header_offset:,}, "
+                "where its zip directory says"
+            )
         name_length, extra_length = struct.unpack_from("<HH", header, 26)
         return info.header_offset + _LOCAL_HEADER + name_length + extra_length
 
@@ -178,8 +190,10 @@ def _seekable(file) -> bool:
 
 def _not_zip_reason(head: bytes) -> str:
     if head[:2] == b"\x80\x02":
-        return ("it looks like PyTorch's legacy format from before PyTorch 1.6, which graphscope "
-                "cannot read: load it with PyTorch and save it again with torch.save")
+        return (
+            "it looks like PyTorch's legacy format from before PyTorch 1.6, which graphscope "
+            "cannot read: load it with PyTorch and save it again with torch.save"
+        )
     if not head:
         return "it is empty"
     return "it is not a zip archive"

@@ -38,8 +38,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     with archive.opened(f, "rb") as file:
         files = archive.Archive(file, what)
         loader = _Loader(files, restore, what, weights_only is False)
-        return SafeUnpickler(files.read("data.pkl"), loader.find_global, loader.persistent_load, encoding,
-                             what=what).load()
+        return SafeUnpickler(
+            files.read("data.pkl"), loader.find_global, loader.persistent_load, encoding, what=what
+        ).load()
 
 
 class _StorageType:
@@ -95,11 +96,20 @@ class _Loader:
         )
 
     def persistent_load(self, pid):
-        if (type(pid) is not tuple or len(pid) != 5 or pid[0] not in ("storage", b"storage")
-                or type(pid[1]) is not _StorageType or not _is_name(pid[2]) or not _is_name(pid[3])
-                or type(pid[4]) is not int or pid[4] < 0):
-            raise UnpicklingError(f"{self.what} is damaged: a persistent id must be ('storage', storage "
-                                  f"type, key, location, size), got {short_repr(pid)}")
+        if (
+            type(pid) is not tuple
+            or len(pid) != 5
+            or pid[0] not in ("storage", b"storage")
+            or type(pid[1]) is not _StorageType
+            or not _is_name(pid[2])
+            or not _is_name(pid[3])
+            or type(pid[4]) is not int
+            or pid[4] < 0
+        ):
+            raise UnpicklingError(
+                f"{self.what} is damaged: a persistent id must be ('storage', storage "
+                f"type, key, location, size), got {short_repr(pid)}"
+            )
         _, kind, key, location, numel = pid
         storage = self.storages.get(key)
         if storage is None:
@@ -107,38 +117,51 @@ class _Loader:
             host = backend.from_bytes(buffer, kind.dtype, self.big_endian)
             storage = self.storages[key] = _Storage(host, self.restore(location, host))
         elif backend.dtype_of(storage.host) is not kind.dtype:
-            raise UnpicklingError(f"{self.what} views storage {key!r} as both "
-                                  f"{backend.dtype_of(storage.host).name} and {kind.dtype.name}, "
-                                  "which graphscope cannot load")
+            raise UnpicklingError(
+                f"{self.what} views storage {key!r} as both "
+                f"{backend.dtype_of(storage.host).name} and {kind.dtype.name}, "
+                "which graphscope cannot load"
+            )
         return storage
 
-    def rebuild_tensor(self, storage, storage_offset, size, stride, requires_grad, backward_hooks=None,
-                       metadata=None):
+    def rebuild_tensor(self, storage, storage_offset, size, stride, requires_grad, backward_hooks=None, metadata=None):
         """torch._utils._rebuild_tensor_v2: a tensor over a storage, at an offset, with strides."""
         if type(storage) is not _Storage or not _int64s((storage_offset,)):
             raise UnpicklingError(f"{self.what} is damaged: a tensor needs a storage and an offset")
-        if type(size) not in (tuple, list) or type(stride) not in (tuple, list) or len(size) != len(stride) \
-                or not _int64s(size) or not _int64s(stride):
-            raise UnpicklingError(f"{self.what} is damaged: a tensor's size {short_repr(size)} and stride "
-                                  f"{short_repr(stride)} must be equally long tuples of non-negative ints "
-                                  "below 2**63")
+        if (
+            type(size) not in (tuple, list)
+            or type(stride) not in (tuple, list)
+            or len(size) != len(stride)
+            or not _int64s(size)
+            or not _int64s(stride)
+        ):
+            raise UnpicklingError(
+                f"{self.what} is damaged: a tensor's size {short_repr(size)} and stride "
+                f"{short_repr(stride)} must be equally long tuples of non-negative ints "
+                "below 2**63"
+            )
         if backward_hooks or metadata:
-            raise UnpicklingError(f"{self.what} holds a tensor with backward hooks or metadata "
-                                  f"({short_repr(backward_hooks or metadata)}), which graphscope cannot load")
+            raise UnpicklingError(
+                f"{self.what} holds a tensor with backward hooks or metadata "
+                f"({short_repr(backward_hooks or metadata)}), which graphscope cannot load"
+            )
         empty = 0 in size
         last = storage_offset + sum((n - 1) * s for n, s in zip(size, stride))
-        if not empty and last >= storage.host.size or storage_offset > storage.host.size:
-            raise UnpicklingError(f"{self.what} is damaged: a tensor of size {short_repr(tuple(size))} and stride "
-                                  f"{short_repr(tuple(stride))} at offset {storage_offset} reaches past its "
-                                  f"storage of {storage.host.size} elements")
+        if (not empty and last >= storage.host.size) or storage_offset > storage.host.size:
+            raise UnpicklingError(
+                f"{self.what} is damaged: a tensor of size {short_repr(tuple(size))} and stride "
+                f"{short_repr(tuple(stride))} at offset {storage_offset} reaches past its "
+                f"storage of {storage.host.size} elements"
+            )
         # A dimension of size 1 never steps, so its stride may be anything below 2**63 (torch loads
         # those files), more than NumPy can hold in bytes: it steps by 0 instead; all do when empty.
         steps = [0 if empty or n == 1 else s for n, s in zip(size, stride)]
         try:
             array = backend.from_storage(storage.host, size, storage_offset, steps, storage.device)
         except ValueError as error:  # NumPy's limits: 64 dimensions, 2**63 bytes
-            raise UnpicklingError(f"{self.what} holds a tensor of size {short_repr(tuple(size))}, which graphscope "
-                                  f"cannot hold: {error}") from None
+            raise UnpicklingError(
+                f"{self.what} holds a tensor of size {short_repr(tuple(size))}, which graphscope cannot hold: {error}"
+            ) from None
         tensor = wrap(array)
         if requires_grad:
             tensor.requires_grad_(True)
@@ -147,8 +170,9 @@ class _Loader:
     def rebuild_parameter(self, data, requires_grad, backward_hooks=None):
         """torch._utils._rebuild_parameter: a Parameter around a rebuilt tensor."""
         if type(data) is not Tensor:
-            raise UnpicklingError(f"{self.what} is damaged: a Parameter's data must be a tensor, "
-                                  f"got {type(data).__name__}")
+            raise UnpicklingError(
+                f"{self.what} is damaged: a Parameter's data must be a tensor, got {type(data).__name__}"
+            )
         if backward_hooks:
             raise UnpicklingError(f"{self.what} holds a Parameter with backward hooks, which graphscope cannot load")
         return Parameter(data, bool(requires_grad))
@@ -157,8 +181,10 @@ class _Loader:
         """torch._utils._rebuild_parameter_with_state: only an empty state (no Python attributes) loads."""
         if state:
             names = list(state) if isinstance(state, dict) else state
-            raise UnpicklingError(f"{self.what} holds a Parameter with Python attributes {short_repr(names)}, "
-                                  "which graphscope cannot load")
+            raise UnpicklingError(
+                f"{self.what} holds a Parameter with Python attributes {short_repr(names)}, "
+                "which graphscope cannot load"
+            )
         return self.rebuild_parameter(data, requires_grad, backward_hooks)
 
     def device(self, *args):
@@ -166,8 +192,10 @@ class _Loader:
         try:
             return backend.Device(*args)
         except (TypeError, RuntimeError) as error:
-            raise UnpicklingError(f"{self.what} holds torch.device{short_repr(args)}, which graphscope cannot "
-                                  f"make: {short_name(str(error))}") from None
+            raise UnpicklingError(
+                f"{self.what} holds torch.device{short_repr(args)}, which graphscope cannot "
+                f"make: {short_name(str(error))}"
+            ) from None
 
     def size(self, dims):
         """torch.Size(dims): a graphscope Size."""
@@ -202,21 +230,28 @@ def _placement(map_location):
     if isinstance(map_location, dict):
         for key, value in map_location.items():
             if not isinstance(key, str) or not isinstance(value, (str, backend.Device)):
-                raise TypeError("map_location as a dict maps location strings to devices "
-                                f"(e.g. {{'cuda:1': 'cpu'}}), got {key!r}: {value!r}")
+                raise TypeError(
+                    "map_location as a dict maps location strings to devices "
+                    f"(e.g. {{'cuda:1': 'cpu'}}), got {key!r}: {value!r}"
+                )
         return lambda location, host: _restore(str(map_location.get(location, location)))
     if callable(map_location):
+
         def call(location, host):
             result = map_location(wrap(host), location)
             if result is None:
                 return _restore(location)
             if not isinstance(result, Tensor):
-                raise TypeError("map_location(storage, location) must return a storage (a tensor in "
-                                f"graphscope) or None, got {type(result).__name__}")
+                raise TypeError(
+                    "map_location(storage, location) must return a storage (a tensor in "
+                    f"graphscope) or None, got {type(result).__name__}"
+                )
             return result.device
+
         return call
-    raise TypeError("map_location must be None, a str, a device, a dict or a callable, "
-                    f"got {type(map_location).__name__}")
+    raise TypeError(
+        f"map_location must be None, a str, a device, a dict or a callable, got {type(map_location).__name__}"
+    )
 
 
 def _restore(location: str) -> backend.Device:
@@ -224,8 +259,9 @@ def _restore(location: str) -> backend.Device:
     try:
         device = backend.as_device(location)
     except RuntimeError as error:
-        raise RuntimeError(f"cannot place tensors saved on {location!r}: {error}; pass "
-                           "map_location='cpu' to load them on the CPU") from None
+        raise RuntimeError(
+            f"cannot place tensors saved on {location!r}: {error}; pass map_location='cpu' to load them on the CPU"
+        ) from None
     if device.type == "cuda":
         if not backend.cuda_available():
             raise RuntimeError(

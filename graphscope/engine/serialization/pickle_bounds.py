@@ -9,9 +9,9 @@ aimed at one hash (which make each insertion walk past all the others) are refus
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from itertools import repeat
 from operator import itemgetter
-from typing import Callable
 
 MAX_DEPTH = 1000  # tuples in tuples: Python's pickler cannot write deeper ones (its recursion limit)
 WORK_PER_BYTE = 4  # steps of hashing and copying allowed per byte of pickle: plain data needs about 1
@@ -28,14 +28,17 @@ class PickleBounds:
         self.size, self.refusal = size, refusal
         self.budget = self.work_left = WORK_FLOOR + WORK_PER_BYTE * size
         self.shapes: dict = {}  # id -> (a tuple or frozenset noted here, its weight, its depth)
-        self.same_hash = Counter()  # (id of a dict or set, hash) -> keys of that hash added to it
+        # (id of a dict or set, hash) -> keys of that hash added to it
+        self.same_hash: Counter[tuple[int, int]] = Counter()
 
     def spend(self, steps: int, doing: str) -> None:
         self.work_left -= steps
         if self.work_left < 0:
-            raise self.refusal(f"{doing} would take more than the {self.budget:,} steps allowed to a pickle of "
-                               f"{self.size:,} bytes (a value in it is shared or repeated many times over): "
-                               "the file is damaged or crafted to stall loaders")
+            raise self.refusal(
+                f"{doing} would take more than the {self.budget:,} steps allowed to a pickle of "
+                f"{self.size:,} bytes (a value in it is shared or repeated many times over): "
+                "the file is damaged or crafted to stall loaders"
+            )
 
     def weight(self, value) -> int:
         """The steps hashing or comparing `value` may take: a tuple counts a value it shares once per share."""
@@ -49,8 +52,10 @@ class PickleBounds:
         weight = 1 + len(value) - len(noted) + sum(map(_WEIGHT, noted))
         depth = 1 + max(map(_DEPTH, noted), default=0)
         if depth > MAX_DEPTH:
-            raise self.refusal(f"it nests tuples more than {MAX_DEPTH:,} deep, deeper than Python's pickler "
-                               "writes: the file is damaged or crafted to crash loaders")
+            raise self.refusal(
+                f"it nests tuples more than {MAX_DEPTH:,} deep, deeper than Python's pickler "
+                "writes: the file is damaged or crafted to crash loaders"
+            )
         self.shapes[id(value)] = (value, weight, depth)
         return value
 
@@ -75,5 +80,7 @@ class PickleBounds:
         counts = self.same_hash if target is not None else Counter()
         counts.update(slots)
         if max(map(counts.__getitem__, slots), default=0) > SAME_HASH_LIMIT:
-            raise self.refusal(f"{doing} adds more than {SAME_HASH_LIMIT} keys that share one hash to a dict or "
-                               "set, so adding each walks past all the others: the file is crafted to stall loaders")
+            raise self.refusal(
+                f"{doing} adds more than {SAME_HASH_LIMIT} keys that share one hash to a dict or "
+                "set, so adding each walks past all the others: the file is crafted to stall loaders"
+            )

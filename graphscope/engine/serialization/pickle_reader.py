@@ -13,7 +13,7 @@ import inspect
 import pickle
 import struct
 from collections import OrderedDict
-from typing import Callable
+from collections.abc import Callable
 
 from .pickle_bounds import PickleBounds
 from .plain_globals import plain_globals
@@ -47,8 +47,10 @@ class SafeUnpickler:
             code = self.read(1)[0]
             handler = _OPCODES.get(code)
             if handler is None:
-                raise self.refusal(f"unsupported pickle opcode {_opcode_name(code)} at byte {at}: graphscope.load "
-                                   "reads only pickles of plain data (as torch.load with weights_only=True)")
+                raise self.refusal(
+                    f"unsupported pickle opcode {_opcode_name(code)} at byte {at}: graphscope.load "
+                    "reads only pickles of plain data (as torch.load with weights_only=True)"
+                )
             if handler is _stop:
                 if len(self.stack) != 1 or self.marks:
                     raise self.refusal("damaged pickle: STOP with an unfinished stack")
@@ -56,14 +58,19 @@ class SafeUnpickler:
             try:
                 handler(self)
             except IndexError:
-                raise self.refusal(f"damaged pickle: opcode {_opcode_name(code)} at byte {at} found too few "
-                                   "values") from None
+                raise self.refusal(
+                    f"damaged pickle: opcode {_opcode_name(code)} at byte {at} found too few values"
+                ) from None
             except UnicodeDecodeError as error:
-                raise self.refusal(f"damaged pickle: the text of opcode {_opcode_name(code)} at byte {at} is not "
-                                   f"valid {error.encoding} ({error.reason})") from None
+                raise self.refusal(
+                    f"damaged pickle: the text of opcode {_opcode_name(code)} at byte {at} is not "
+                    f"valid {error.encoding} ({error.reason})"
+                ) from None
             except RecursionError:
-                raise self.refusal(f"damaged pickle: opcode {_opcode_name(code)} at byte {at} compares values "
-                                   "nested too deeply for Python") from None
+                raise self.refusal(
+                    f"damaged pickle: opcode {_opcode_name(code)} at byte {at} compares values "
+                    "nested too deeply for Python"
+                ) from None
 
     def refusal(self, text: str) -> UnpicklingError:
         return UnpicklingError(f"cannot load {self.what}: {text}")
@@ -72,7 +79,7 @@ class SafeUnpickler:
         end = self.position + n
         if end > len(self.data):
             raise self.refusal("damaged pickle: it ends before its STOP opcode")
-        chunk = self.data[self.position:end]
+        chunk = self.data[self.position : end]
         self.position = end
         return chunk
 
@@ -103,8 +110,10 @@ class SafeUnpickler:
     def call(self, function, args):
         known = self.callables.get(id(function))
         if known is None or not callable(function):
-            raise self.refusal(f"refusing to call {type(function).__name__} object {short_repr(function)}: "
-                               "graphscope.load calls only the allowed globals the file names")
+            raise self.refusal(
+                f"refusing to call {type(function).__name__} object {short_repr(function)}: "
+                "graphscope.load calls only the allowed globals the file names"
+            )
         if type(args) is not tuple:
             raise self.refusal(f"damaged pickle: call arguments must be a tuple, got {type(args).__name__}")
         name = known[1]
@@ -114,8 +123,9 @@ class SafeUnpickler:
         except TypeError as error:
             if _fits(function, args):
                 raise  # raised inside: not about the arguments
-            raise self.refusal(f"damaged pickle: {name}{short_repr(args)} does not fit {name}'s "
-                               f"parameters ({error})") from None
+            raise self.refusal(
+                f"damaged pickle: {name}{short_repr(args)} does not fit {name}'s parameters ({error})"
+            ) from None
         return self.bounds.made(result) if isinstance(result, tuple) else result  # a torch.Size
 
 
@@ -148,6 +158,7 @@ def _frame(u):
 def _push(value):
     def handler(u):
         u.stack.append(value() if callable(value) else value)
+
     return handler
 
 
@@ -167,6 +178,7 @@ def _pop_mark(u):
 def _fixed(fmt: str):
     def handler(u):
         u.stack.append(u.unpack(fmt))
+
     return handler
 
 
@@ -180,6 +192,7 @@ def _long(size_format: str):
         if n < 0:
             raise u.refusal("damaged pickle: negative length")
         u.stack.append(u.bounds.made_int(int.from_bytes(u.read(n), "little", signed=True)))
+
     return handler
 
 
@@ -187,25 +200,31 @@ def _unicode(size_format: str):
     def handler(u):
         n = u.unpack(size_format)
         u.stack.append(str(u.read(n), "utf-8", "surrogatepass"))
+
     return handler
 
 
 def _bytes(size_format: str):
     def handler(u):
         u.stack.append(bytes(u.read(u.unpack(size_format))))
+
     return handler
 
 
 def _string(size_format: str):
     """Python 2 str: bytes, decoded with the `encoding` load was given (as pickle.Unpickler)."""
+
     def handler(u):
         data = bytes(u.read(u.unpack(size_format)))
         try:
             u.stack.append(data if u.encoding == "bytes" else data.decode(u.encoding))
         except UnicodeDecodeError as error:
-            raise u.refusal(f"damaged pickle: a Python 2 str at byte {u.position - len(data):,} is not valid "
-                            f"{u.encoding} ({error.reason}): if Python 2 wrote the file, load it with "
-                            "encoding='latin1' (or encoding='bytes')") from None
+            raise u.refusal(
+                f"damaged pickle: a Python 2 str at byte {u.position - len(data):,} is not valid "
+                f"{u.encoding} ({error.reason}): if Python 2 wrote the file, load it with "
+                "encoding='latin1' (or encoding='bytes')"
+            ) from None
+
     return handler
 
 
@@ -218,9 +237,10 @@ def _tuple_n(n: int):
     def handler(u):
         if len(u.stack) < n:
             raise IndexError
-        items = u.bounds.made(tuple(u.stack[len(u.stack) - n:]))
-        del u.stack[len(u.stack) - n:]
+        items = u.bounds.made(tuple(u.stack[len(u.stack) - n :]))
+        del u.stack[len(u.stack) - n :]
         u.stack.append(items)
+
     return handler
 
 
@@ -299,13 +319,17 @@ def _build(u):
     state = u.stack.pop()
     target = u.stack[-1]
     if type(target) is not OrderedDict or type(state) is not dict:
-        raise u.refusal(f"refusing to set the state of a {type(target).__name__} object from the "
-                        "file: graphscope.load sets only an OrderedDict's attributes")
+        raise u.refusal(
+            f"refusing to set the state of a {type(target).__name__} object from the "
+            "file: graphscope.load sets only an OrderedDict's attributes"
+        )
     u.bounds.spend(len(state), "BUILD")
     if state.keys() & _ORDERED_DICT_NAMES or not {str}.issuperset(map(type, state)):  # in C: BUILD can repeat
         name = next(name for name in state if type(name) is not str or name in _ORDERED_DICT_NAMES)
-        raise u.refusal(f"refusing to set attribute {short_repr(name)} of an OrderedDict from the file: "
-                        "it would hide one of OrderedDict's own")
+        raise u.refusal(
+            f"refusing to set attribute {short_repr(name)} of an OrderedDict from the file: "
+            "it would hide one of OrderedDict's own"
+        )
     vars(target).update(state)
 
 
@@ -323,12 +347,14 @@ def _get(size_format: str):
             u.stack.append(u.memo[index])
         except KeyError:
             raise u.refusal(f"damaged pickle: memo entry {index} was never stored") from None
+
     return handler
 
 
 def _put(size_format: str):
     def handler(u):
         u.memo[u.unpack(size_format)] = u.stack[-1]
+
     return handler
 
 
@@ -337,25 +363,54 @@ def _memoize(u):
 
 
 _OPCODES = {
-    pickle.PROTO[0]: _proto, pickle.FRAME[0]: _frame, pickle.STOP[0]: _stop,
-    pickle.MARK[0]: _mark, pickle.POP[0]: _pop, pickle.POP_MARK[0]: _pop_mark,
-    pickle.NONE[0]: _push(None), pickle.NEWTRUE[0]: _push(True), pickle.NEWFALSE[0]: _push(False),
-    pickle.BININT[0]: _fixed("<i"), pickle.BININT1[0]: _binint1, pickle.BININT2[0]: _fixed("<H"),
-    pickle.LONG1[0]: _long("<B"), pickle.LONG4[0]: _long("<i"), pickle.BINFLOAT[0]: _fixed(">d"),
-    pickle.BINUNICODE[0]: _unicode("<I"), pickle.SHORT_BINUNICODE[0]: _unicode("<B"),
+    pickle.PROTO[0]: _proto,
+    pickle.FRAME[0]: _frame,
+    pickle.STOP[0]: _stop,
+    pickle.MARK[0]: _mark,
+    pickle.POP[0]: _pop,
+    pickle.POP_MARK[0]: _pop_mark,
+    pickle.NONE[0]: _push(None),
+    pickle.NEWTRUE[0]: _push(True),
+    pickle.NEWFALSE[0]: _push(False),
+    pickle.BININT[0]: _fixed("<i"),
+    pickle.BININT1[0]: _binint1,
+    pickle.BININT2[0]: _fixed("<H"),
+    pickle.LONG1[0]: _long("<B"),
+    pickle.LONG4[0]: _long("<i"),
+    pickle.BINFLOAT[0]: _fixed(">d"),
+    pickle.BINUNICODE[0]: _unicode("<I"),
+    pickle.SHORT_BINUNICODE[0]: _unicode("<B"),
     pickle.BINUNICODE8[0]: _unicode("<Q"),
-    pickle.BINBYTES[0]: _bytes("<I"), pickle.SHORT_BINBYTES[0]: _bytes("<B"), pickle.BINBYTES8[0]: _bytes("<Q"),
-    pickle.BINSTRING[0]: _string("<i"), pickle.SHORT_BINSTRING[0]: _string("<B"),
-    pickle.EMPTY_TUPLE[0]: _push(tuple), pickle.TUPLE[0]: _tuple, pickle.TUPLE1[0]: _tuple_n(1),
-    pickle.TUPLE2[0]: _tuple_n(2), pickle.TUPLE3[0]: _tuple_n(3),
-    pickle.EMPTY_LIST[0]: _push(list), pickle.APPEND[0]: _append, pickle.APPENDS[0]: _appends,
-    pickle.EMPTY_DICT[0]: _push(dict), pickle.SETITEM[0]: _setitem, pickle.SETITEMS[0]: _setitems,
-    pickle.EMPTY_SET[0]: _push(set), pickle.ADDITEMS[0]: _additems, pickle.FROZENSET[0]: _frozenset,
-    pickle.GLOBAL[0]: _global, pickle.STACK_GLOBAL[0]: _stack_global,
-    pickle.REDUCE[0]: _reduce, pickle.NEWOBJ[0]: _newobj, pickle.BUILD[0]: _build,
+    pickle.BINBYTES[0]: _bytes("<I"),
+    pickle.SHORT_BINBYTES[0]: _bytes("<B"),
+    pickle.BINBYTES8[0]: _bytes("<Q"),
+    pickle.BINSTRING[0]: _string("<i"),
+    pickle.SHORT_BINSTRING[0]: _string("<B"),
+    pickle.EMPTY_TUPLE[0]: _push(tuple),
+    pickle.TUPLE[0]: _tuple,
+    pickle.TUPLE1[0]: _tuple_n(1),
+    pickle.TUPLE2[0]: _tuple_n(2),
+    pickle.TUPLE3[0]: _tuple_n(3),
+    pickle.EMPTY_LIST[0]: _push(list),
+    pickle.APPEND[0]: _append,
+    pickle.APPENDS[0]: _appends,
+    pickle.EMPTY_DICT[0]: _push(dict),
+    pickle.SETITEM[0]: _setitem,
+    pickle.SETITEMS[0]: _setitems,
+    pickle.EMPTY_SET[0]: _push(set),
+    pickle.ADDITEMS[0]: _additems,
+    pickle.FROZENSET[0]: _frozenset,
+    pickle.GLOBAL[0]: _global,
+    pickle.STACK_GLOBAL[0]: _stack_global,
+    pickle.REDUCE[0]: _reduce,
+    pickle.NEWOBJ[0]: _newobj,
+    pickle.BUILD[0]: _build,
     pickle.BINPERSID[0]: _binpersid,
-    pickle.BINGET[0]: _get("<B"), pickle.LONG_BINGET[0]: _get("<I"),
-    pickle.BINPUT[0]: _put("<B"), pickle.LONG_BINPUT[0]: _put("<I"), pickle.MEMOIZE[0]: _memoize,
+    pickle.BINGET[0]: _get("<B"),
+    pickle.LONG_BINGET[0]: _get("<I"),
+    pickle.BINPUT[0]: _put("<B"),
+    pickle.LONG_BINPUT[0]: _put("<I"),
+    pickle.MEMOIZE[0]: _memoize,
 }
 
 
@@ -365,4 +420,3 @@ def _opcode_name(code: int) -> str:
         if name.isupper() and isinstance(value, bytes) and len(value) == 1 and value[0] == code:
             return name
     return f"0x{code:02x}"
-

@@ -10,9 +10,11 @@ from __future__ import annotations
 import pickle
 import struct
 from collections import OrderedDict
-from typing import Callable, NamedTuple
+from collections.abc import Callable
+from typing import NamedTuple, final
 
 
+@final  # (so that `type(x) is Global` tells a Call from a Global)
 class Global(NamedTuple):
     """A module-level name in the pickle (GLOBAL): what the reader looks up."""
 
@@ -37,7 +39,7 @@ class PickleWriter:
     """Writes one object tree; `reduce(obj)` spells any other object as a Call or a Global (a
     name the reader looks up), or raises TypeError."""
 
-    def __init__(self, reduce: Callable[[object], "Call | Global"]):
+    def __init__(self, reduce: Callable[[object], Call | Global]):
         self.reduce = reduce
         self.out = bytearray()
         self.memo: dict = {}  # id(obj), or a Global itself -> memo index
@@ -92,7 +94,7 @@ class PickleWriter:
         """Dict items in batches of 1000 (SETITEM for a batch of one), as Python's pickler."""
         items = list(items)
         for start in range(0, len(items), 1000):
-            batch = items[start:start + 1000]
+            batch = items[start : start + 1000]
             if len(batch) > 1:
                 self.out += pickle.MARK
             for key, value in batch:
@@ -114,7 +116,7 @@ def _int(w, obj):
         w.out += pickle.BININT1 + bytes([obj])
     elif 0 <= obj < 65536:
         w.out += pickle.BININT2 + struct.pack("<H", obj)
-    elif -(2 ** 31) <= obj < 2 ** 31:
+    elif -(2**31) <= obj < 2**31:
         w.out += pickle.BININT + struct.pack("<i", obj)
     else:
         data = pickle.encode_long(obj)
@@ -162,7 +164,7 @@ def _list(w, obj):
     w.out += pickle.EMPTY_LIST
     w.memoize(id(obj), obj)
     for start in range(0, len(obj), 1000):
-        batch = obj[start:start + 1000]
+        batch = obj[start : start + 1000]
         if len(batch) > 1:
             w.out += pickle.MARK
         for item in batch:
@@ -201,6 +203,16 @@ def _persistent_id(w, obj):
     w.out += pickle.BINPERSID
 
 
-_CONTAINERS = {str: _str, Global: _global, tuple: _tuple, list: _list, dict: _dict,
-               OrderedDict: _ordered_dict, set: _set, complex: _complex, bytes: _bytes,
-               Call: _call, PersistentId: _persistent_id}
+_CONTAINERS = {
+    str: _str,
+    Global: _global,
+    tuple: _tuple,
+    list: _list,
+    dict: _dict,
+    OrderedDict: _ordered_dict,
+    set: _set,
+    complex: _complex,
+    bytes: _bytes,
+    Call: _call,
+    PersistentId: _persistent_id,
+}

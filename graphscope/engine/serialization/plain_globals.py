@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import codecs
 from collections import OrderedDict
+from collections.abc import Callable
 from functools import partial
 
 from .short_repr import short_repr
@@ -63,8 +64,11 @@ def _expect(u, ok: bool, name: str, wanted: str, got) -> None:
         raise u.refusal(f"damaged pickle: {name} takes {wanted} (as Python pickles it), got {short_repr(got)}")
 
 
-_BUILDERS = {
-    ("builtins", "set"): _new_set, ("builtins", "frozenset"): _new_frozenset,
-    ("collections", "OrderedDict"): _new_ordered_dict, ("builtins", "bytearray"): _new_bytearray,
-    ("builtins", "complex"): _new_complex, ("_codecs", "encode"): _latin1_encode,
+_BUILDERS: dict[tuple[str, str], Callable[..., object]] = {
+    ("builtins", "set"): _new_set,
+    ("builtins", "frozenset"): _new_frozenset,
+    ("collections", "OrderedDict"): _new_ordered_dict,
+    ("builtins", "bytearray"): _new_bytearray,
+    ("builtins", "complex"): _new_complex,
+    ("_codecs", "encode"): _latin1_encode,
 }

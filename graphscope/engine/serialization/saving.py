@@ -20,13 +20,16 @@ DEVICE = Global("torch", "device")
 SIZE = Global("torch", "Size")
 _STORAGE = "storage"  # one object, so the pickle memoizes it as torch's does
 
-SAVABLE = ("tensors, Parameters, dtypes, devices and nested dict, OrderedDict, list, tuple and set "
-           "of them with str, bytes, int, float, complex, bool and None (what torch.load reads "
-           "with weights_only=True)")
+SAVABLE = (
+    "tensors, Parameters, dtypes, devices and nested dict, OrderedDict, list, tuple and set "
+    "of them with str, bytes, int, float, complex, bool and None (what torch.load reads "
+    "with weights_only=True)"
+)
 
 
-def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True,
-         _disable_byteorder_record=False) -> None:
+def save(
+    obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True, _disable_byteorder_record=False
+) -> None:
     """Save `obj` (tensors, state dicts, nested containers of plain values) to a path or binary file.
 
     The file is in torch.save's zip format, so torch.load reads it too; each tensor keeps its
@@ -35,11 +38,13 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     if pickle_module is not None:
         raise TypeError("graphscope.save writes its own pickles: pickle_module must be None")
     if pickle_protocol != 2:
-        raise ValueError(f"graphscope.save writes pickle protocol 2 (torch.save's default), "
-                         f"got pickle_protocol={pickle_protocol!r}")
+        raise ValueError(
+            f"graphscope.save writes pickle protocol 2 (torch.save's default), got pickle_protocol={pickle_protocol!r}"
+        )
     if not _use_new_zipfile_serialization:
-        raise ValueError("graphscope.save writes only torch's zip format "
-                         "(_use_new_zipfile_serialization=True), not the legacy one")
+        raise ValueError(
+            "graphscope.save writes only torch's zip format (_use_new_zipfile_serialization=True), not the legacy one"
+        )
     if _disable_byteorder_record:
         raise ValueError("graphscope.save always records the byte order (_disable_byteorder_record=False)")
     storages = _Storages()
@@ -60,7 +65,7 @@ class _Storages:
         self.data: list = []  # their bytes, by key
         self.locations: dict = {}  # str(device) -> one str object, memoized once in the pickle
 
-    def reduce(self, obj) -> Call:
+    def reduce(self, obj) -> Call | Global:
         """torch's spelling of the objects that are not plain Python values."""
         if isinstance(obj, Parameter):
             return Call(REBUILD_PARAMETER, (self.tensor(obj, False), obj.requires_grad, OrderedDict()))
@@ -75,8 +80,10 @@ class _Storages:
         hint = ""
         if isinstance(obj, (Module, Optimizer)):
             hint = f"; save its state_dict() instead, and load that into a new {type(obj).__name__}"
-        raise TypeError(f"graphscope.save cannot save a {type(obj).__module__}.{type(obj).__qualname__} "
-                        f"object: it saves {SAVABLE}{hint}")
+        raise TypeError(
+            f"graphscope.save cannot save a {type(obj).__module__}.{type(obj).__qualname__} "
+            f"object: it saves {SAVABLE}{hint}"
+        )
 
     def tensor(self, tensor: Tensor, requires_grad: bool) -> Call:
         array = tensor.array
@@ -89,8 +96,9 @@ class _Storages:
         location = self.locations.setdefault(location, location)
         storage = (_STORAGE, Global("torch", STORAGE_NAMES[tensor.dtype]), key, location, tensor.numel())
         shape = tuple(tensor.shape)
-        return Call(REBUILD_TENSOR, (PersistentId(storage), 0, shape, _contiguous_strides(shape),
-                                     requires_grad, OrderedDict()))
+        return Call(
+            REBUILD_TENSOR, (PersistentId(storage), 0, shape, _contiguous_strides(shape), requires_grad, OrderedDict())
+        )
 
 
 def _contiguous_strides(shape: tuple) -> tuple:

@@ -22,7 +22,7 @@ def short_repr(value, levels: int = _LEVELS) -> str:
         return repr(value) if value.bit_length() <= _BITS else f"<int of {value.bit_length():,} bits>"
     if isinstance(value, (tuple, list, set, frozenset, dict)):
         return _container(value, levels)
-    return " ".join(repr(value).split())[:_CHARACTERS * 2]
+    return " ".join(repr(value).split())[: _CHARACTERS * 2]
 
 
 def short_name(text: str) -> str:
@@ -36,8 +36,10 @@ def _container(value, levels: int) -> str:
         return f"<{name} of {len(value):,}>"
     plain_dict = type(value) is dict
     items = value.items() if isinstance(value, dict) else value
-    parts = [": ".join(short_repr(part, levels - 1) for part in item) if plain_dict else short_repr(item, levels - 1)
-             for item in islice(items, _ITEMS)]
+    parts = [
+        ": ".join(short_repr(part, levels - 1) for part in item) if plain_dict else short_repr(item, levels - 1)
+        for item in islice(items, _ITEMS)
+    ]
     if len(value) > _ITEMS:
         parts.append(f"... ({len(value):,} in all)")
     inner = ", ".join(parts)

@@ -2,8 +2,8 @@
 
 import sys
 
-from . import NoOpFlags
 from .. import backend
+from . import NoOpFlags
 
 
 def is_built() -> bool:
@@ -12,6 +12,7 @@ def is_built() -> bool:
 
 
 matmul = NoOpFlags(__name__ + ".matmul", "torch.backends.cuda.matmul: flags kept and ignored.")
-matmul.__dict__.update(allow_tf32=False, allow_fp16_reduced_precision_reduction=True,
-                       allow_bf16_reduced_precision_reduction=True)
+matmul.__dict__.update(
+    allow_tf32=False, allow_fp16_reduced_precision_reduction=True, allow_bf16_reduced_precision_reduction=True
+)
 sys.modules[__name__].__class__ = NoOpFlags

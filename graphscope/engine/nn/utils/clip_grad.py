@@ -34,7 +34,8 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it cannot be "
             "clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
-            "`error_if_nonfinite=False`")
+            "`error_if_nonfinite=False`"
+        )
     coefficient = (max_norm / (total + 1e-6)).clamp(max=1.0)
     for g in grads:
         g.mul_(coefficient.to(g.device) if not backend.same_device(g.array, coefficient.array) else coefficient)

@@ -11,12 +11,11 @@ from ...ops import stack
 from ...tensor import Tensor
 
 _NOT_NUMBERS = "SUO"  # the kinds of NumPy dtype that hold strings, bytes or objects
-_UNSUPPORTED = ("default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; "
-                "found {}")
+_UNSUPPORTED = "default_collate: batch must contain tensors, numpy arrays, numbers, dicts or lists; found {}"
 
 
 def _numpy_kind(value) -> str | None:
-    """"array" or "scalar" for NumPy values, else None (told apart without importing NumPy)."""
+    """ "array" or "scalar" for NumPy values, else None (told apart without importing NumPy)."""
     kind = type(value)
     if kind.__module__ != "numpy" or kind.__name__ in ("str_", "bytes_", "string_"):
         return None
@@ -58,7 +57,7 @@ def default_collate(batch):
 def default_convert(data):
     """One sample (no batching) with its NumPy arrays and scalars turned into tensors, as torch's."""
     numpy_kind = _numpy_kind(data)
-    if isinstance(data, Tensor) or numpy_kind == "array" and data.dtype.kind in _NOT_NUMBERS:
+    if isinstance(data, Tensor) or (numpy_kind == "array" and data.dtype.kind in _NOT_NUMBERS):
         return data
     if numpy_kind is not None:
         return as_tensor(data)

@@ -11,10 +11,27 @@ class DataLoader:
     """Iterates over `dataset` in batches of `batch_size` (None: one sample at a time), shuffled
     each pass if `shuffle`, with torch's options and checks; workers are not supported."""
 
-    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
-                 collate_fn=None, pin_memory=False, drop_last=False, timeout=0, worker_init_fn=None,
-                 multiprocessing_context=None, generator=None, *, prefetch_factor=None, persistent_workers=False,
-                 pin_memory_device="", in_order=True):
+    def __init__(
+        self,
+        dataset,
+        batch_size=1,
+        shuffle=None,
+        sampler=None,
+        batch_sampler=None,
+        num_workers=0,
+        collate_fn=None,
+        pin_memory=False,
+        drop_last=False,
+        timeout=0,
+        worker_init_fn=None,
+        multiprocessing_context=None,
+        generator=None,
+        *,
+        prefetch_factor=None,
+        persistent_workers=False,
+        pin_memory_device="",
+        in_order=True,
+    ):
         # worker_init_fn, multiprocessing_context, pin_memory_device and in_order concern workers or
         # pinned memory, which a main-process loader has none of: accepted as torch's, unused.
         _check_process_options(num_workers, timeout, prefetch_factor, persistent_workers)
@@ -22,14 +39,16 @@ class DataLoader:
         if iterable:
             for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
                 if value not in (None, False):
-                    raise ValueError(f"DataLoader with IterableDataset: expected unspecified {name} option, "
-                                     f"but got {name}={value}")
+                    raise ValueError(
+                        f"DataLoader with IterableDataset: expected unspecified {name} option, but got {name}={value}"
+                    )
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None:
             if batch_size != 1 or shuffle or sampler is not None or drop_last:
-                raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, "
-                                 "and drop_last")
+                raise ValueError(
+                    "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last"
+                )
             batch_size, drop_last = None, False
         elif batch_size is None and drop_last:
             raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
@@ -88,11 +107,14 @@ def _check_process_options(num_workers, timeout, prefetch_factor, persistent_wor
     if num_workers > 0:
         raise NotImplementedError(
             f"DataLoader(num_workers={num_workers}): graphscope loads batches in the main process only, "
-            "where the debugger can follow them; pass num_workers=0")
+            "where the debugger can follow them; pass num_workers=0"
+        )
     if timeout < 0:
         raise ValueError("timeout option should be non-negative")
     if prefetch_factor is not None:
-        raise ValueError("prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
-                         "to enable multiprocessing, otherwise set prefetch_factor to None.")
+        raise ValueError(
+            "prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
+            "to enable multiprocessing, otherwise set prefetch_factor to None."
+        )
     if persistent_workers:
         raise ValueError("persistent_workers option needs num_workers > 0")

@@ -35,8 +35,10 @@ class TensorDataset(Dataset):
                 raise TypeError(f"TensorDataset takes tensors, got {type(t).__name__}")
         sizes = [t.shape[0] if t.ndim else None for t in tensors]
         if len(set(sizes)) > 1 or None in sizes:
-            raise ValueError(f"Size mismatch between tensors: their first dimensions are {sizes}, and "
-                             "TensorDataset needs one size for all (the number of samples)")
+            raise ValueError(
+                f"Size mismatch between tensors: their first dimensions are {sizes}, and "
+                "TensorDataset needs one size for all (the number of samples)"
+            )
         self.tensors = tensors
 
     def __getitem__(self, index):
@@ -93,15 +95,18 @@ def random_split(dataset, lengths, generator=None) -> list[Subset]:
     if lengths and math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         lengths = _counts(lengths, len(dataset))
     if sum(lengths) != len(dataset):
-        raise ValueError("Sum of input lengths does not equal the length of the input dataset! "
-                         f"({sum(lengths)} != {len(dataset)}; give lengths, or fractions that sum to 1)")
+        raise ValueError(
+            "Sum of input lengths does not equal the length of the input dataset! "
+            f"({sum(lengths)} != {len(dataset)}; give lengths, or fractions that sum to 1)"
+        )
     for i, length in enumerate(lengths):
         if not isinstance(length, int) or length < 0:
-            raise ValueError(f"random_split: length at index {i} is {length!r}; give non-negative integer "
-                             "lengths, or fractions that sum to 1")
+            raise ValueError(
+                f"random_split: length at index {i} is {length!r}; give non-negative integer "
+                "lengths, or fractions that sum to 1"
+            )
     indices = randperm(sum(lengths), device="cpu", generator=generator).tolist()
-    return [Subset(dataset, indices[end - length:end])
-            for end, length in zip(itertools.accumulate(lengths), lengths)]
+    return [Subset(dataset, indices[end - length : end]) for end, length in zip(itertools.accumulate(lengths), lengths)]
 
 
 def _counts(fractions, total: int) -> list[int]:

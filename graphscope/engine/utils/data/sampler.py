@@ -67,7 +67,7 @@ class RandomSampler(Sampler):
             return
         for _ in range(self.num_samples // n):
             yield from randperm(n, device="cpu", generator=generator).tolist()
-        yield from randperm(n, device="cpu", generator=generator).tolist()[:self.num_samples % n]
+        yield from randperm(n, device="cpu", generator=generator).tolist()[: self.num_samples % n]
 
     def __len__(self):
         return self.num_samples
@@ -134,4 +134,4 @@ class BatchSampler(Sampler):
     def __len__(self):
         if self.drop_last:
             return len(self.sampler) // self.batch_size
-        return -(-len(self.sampler) // self.batch_size)
+        return -(-len(self.sampler) // self.batch_size)  # noqa: PLE0303 (ceiling division: never negative)
