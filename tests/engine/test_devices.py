@@ -18,9 +18,9 @@ import pytest
 
 import graphscope as gs
 from graphscope.engine import backend
-from tests.engine import strict_device  # noqa: E402
 
 pytest.importorskip("array_api_strict", reason="the strict test device needs array-api-strict (the test extra)")
+from tests.engine import strict_device  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 HAS_CUPY = importlib.util.find_spec("cupy") is not None

@@ -26,9 +26,9 @@ from graphscope.engine import backend, hooks
 from graphscope.trace.record.model import CONSTANT
 from graphscope.trace.recording.recorder import Recorder
 from graphscope.trace.stats.summarize import HISTOGRAM_BINS, PREVIEW_SIZE, summarize, summarize_many
-from tests.engine import strict_device  # noqa: E402
 
 pytest.importorskip("array_api_strict", reason="the strict test device needs array-api-strict (the test extra)")
+from tests.engine import strict_device  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 strict_device.register()
