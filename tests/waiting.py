@@ -1,5 +1,4 @@
-"""Waiting on a Session in the tests: poll until its state is of the kinds asked for, within a timeout, never a
-fixed sleep. The session tests block on it; the TUI tests poll the same question between the pilot's frames."""
+"""Waiting on a Session in the session and TUI tests: poll its state within a timeout, never a fixed sleep."""
 
 from __future__ import annotations
 
