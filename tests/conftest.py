@@ -12,13 +12,8 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "engine"))  # strict_device, torch_reference
-sys.path.insert(0, str(Path(__file__).resolve().parent / "tui"))  # tui_records: records built by hand
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # brief_samples: each sample run briefly
 
 
 def pytest_addoption(parser):
@@ -39,7 +34,7 @@ def pytest_configure(config):
     import graphscope as gs
 
     if device.partition(":")[0] == "strict":
-        import strict_device
+        from tests.engine import strict_device
 
         strict_device.register()
     gs.set_default_device(device)

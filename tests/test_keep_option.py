@@ -1,9 +1,6 @@
 """`--keep` and `--full-values`: which passes and how much of each tensor a run keeps, chosen on the command
 line for the app, --headless and explain; a bad value is one line naming what was wrong and the forms."""
 
-import os
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,6 +11,7 @@ from graphscope.trace import snapshot
 from graphscope.trace.record.keep_option import FULL_VALUES_FORMS, KEEP_FORMS, full_values
 from graphscope.trace.recording.keeping import Policy
 from graphscope.trace.record.limits import ID_LIMIT
+from tests.graphscope_command import graphscope
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
@@ -21,12 +19,6 @@ SAMPLES = ROOT / "samples"
 
 def policy(*options: str) -> Policy | None:
     return build_parser().parse_args(["run", *options, "model.py"]).policy
-
-
-def graphscope(*args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "graphscope", *args], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=300, check=False)
 
 
 @pytest.mark.parametrize(("value", "first", "last"), [

@@ -11,10 +11,11 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-from brief_samples import BRIEF_ARGV, SAMPLES_DIR
+
+from tests.brief_samples import BRIEF_ARGV, SAMPLES_DIR
+
 
 ROOT = SAMPLES_DIR.parent
 SAMPLES = sorted(SAMPLES_DIR.glob("*.py"))

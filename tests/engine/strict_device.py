@@ -10,7 +10,7 @@ per device type, which is what lets the same code run on CuPy.
 What the standard can't express is emulated here through the host (NumPy), as the `cuda`
 device type does natively with CuPy: advanced-index reads and writes, scatter-add, random numbers.
 
-    import strict_device; strict_device.register()     # then gs.tensor(..., device="strict")
+    from tests.engine import strict_device; strict_device.register()     # then gs.tensor(..., device="strict")
 """
 
 from __future__ import annotations

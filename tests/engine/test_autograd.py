@@ -9,7 +9,8 @@ import pytest
 import torch
 
 import graphscope as gs
-from torch_reference import check
+from tests.engine.op_tables import COMPOSITES, GS_FUNCTIONS, TORCH_FUNCTIONS
+from tests.engine.torch_reference import check
 
 
 def leaf(values, dtype=gs.float64):
@@ -85,61 +86,6 @@ def test_autograd_grad_matches_torch_on_a_composite():
 # --- custom Functions ---------------------------------------------------------------------------
 
 
-def custom_functions(lib):
-    """PyTorch tutorial Functions, written once against `lib` (gs or torch)."""
-
-    class MyReLU(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, input):
-            ctx.save_for_backward(input)
-            return input.clamp(min=0)
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            (input,) = ctx.saved_tensors
-            grad_input = grad_output.clone()
-            grad_input[input < 0] = 0
-            return grad_input
-
-    class LegendrePolynomial3(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, input):
-            ctx.save_for_backward(input)
-            return 0.5 * (5 * input**3 - 3 * input)
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            (input,) = ctx.saved_tensors
-            return grad_output * 1.5 * (5 * input**2 - 1)
-
-    class MulConstant(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, tensor, constant):
-            ctx.constant = constant
-            return tensor * constant
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            return grad_output * ctx.constant, None
-
-    class LinearFunction(lib.autograd.Function):
-        @staticmethod
-        def forward(ctx, input, weight, bias):
-            ctx.save_for_backward(input, weight, bias)
-            return input @ weight.T + bias
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            input, weight, bias = ctx.saved_tensors
-            return grad_output @ weight, grad_output.T @ input, grad_output.sum(0)
-
-    return {"MyReLU": MyReLU, "LegendrePolynomial3": LegendrePolynomial3, "MulConstant": MulConstant,
-            "LinearFunction": LinearFunction}
-
-
-GS_FUNCTIONS, TORCH_FUNCTIONS = custom_functions(gs), custom_functions(torch)
-
-
 @pytest.mark.parametrize("name", ["MyReLU", "LegendrePolynomial3"])
 def test_custom_function_matches_torch(name):
     check(lambda x: GS_FUNCTIONS[name].apply(x).exp(), [(3, 4)], lambda x: TORCH_FUNCTIONS[name].apply(x).exp())
@@ -199,18 +145,6 @@ def test_custom_function_saved_tensors_are_the_saved_values():
 
 
 # --- gradcheck ----------------------------------------------------------------------------------
-
-COMPOSITES = {
-    "tanh of affine": (lambda x, w, b: (x @ w + b).tanh(), [(4, 3), (3, 2), (2,)]),
-    "softmax weighted": (lambda x, w: (x.softmax(dim=1) * w).sum(dim=1), [(3, 4), (4,)]),
-    "log_softmax nll": (lambda x: -x.log_softmax(dim=-1)[[0, 1, 2], [1, 0, 3]].mean(), [(3, 4)]),
-    "layer norm by hand": (lambda x: (x - x.mean(dim=1, keepdim=True)) / (x.var(dim=1, keepdim=True, correction=0)
-                                                                           + 1e-5).sqrt(), [(3, 5)]),
-    "sigmoid product": (lambda a, b: (a.sigmoid() * b.exp()).prod(dim=0), [(3, 2), (2,)]),
-    "logsumexp of matmul": (lambda a, b: (a @ b).logsumexp(dim=(0, 1)), [(2, 3), (3, 4)]),
-    "indexing and cat": (lambda a, b: gs.cat([a[1:], b.unsqueeze(0)], 0).permute(1, 0).reshape(-1) ** 2,
-                         [(3, 4), (4,)]),
-}
 
 
 @pytest.mark.parametrize("name", COMPOSITES)

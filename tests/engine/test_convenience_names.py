@@ -10,7 +10,7 @@ import torch.nn.functional as TF
 
 import graphscope as gs
 from graphscope.engine.nn import functional as F
-from torch_reference import check
+from tests.engine.torch_reference import check
 
 SPECIAL = np.array([1.0, np.nan, np.inf, -np.inf, 0.0, -2.5])
 

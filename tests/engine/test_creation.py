@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import graphscope as gs
-from torch_reference import dtype_name
+from tests.engine.torch_reference import dtype_name
 
 
 def same(got, expected):

@@ -4,9 +4,9 @@ refuses integers that do not fit exactly as torch 2.13 does: same values, same e
 import numpy as np
 import pytest
 import torch
-from torch_reference import dtype_name
 
 import graphscope as gs
+from tests.engine.torch_reference import dtype_name
 
 # float16 where the test device has it (the strict array-API device does not)
 DTYPES = ["float16"] * (str(gs.get_default_device()) == "cpu") + [

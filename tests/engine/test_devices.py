@@ -20,7 +20,7 @@ import graphscope as gs
 from graphscope.engine import backend
 
 pytest.importorskip("array_api_strict", reason="the strict test device needs array-api-strict (the test extra)")
-import strict_device  # noqa: E402
+from tests.engine import strict_device  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 HAS_CUPY = importlib.util.find_spec("cupy") is not None

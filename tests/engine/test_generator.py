@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import graphscope as gs
-import strict_device
+from tests.engine import strict_device
 
 DRAWS = {
     "randn": lambda g: gs.randn(3, 4, generator=g),

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import graphscope as gs
-from torch_reference import check
+from tests.engine.torch_reference import check
 
 REDUCTIONS = ["sum", "mean", "var", "std", "prod", "amax", "amin", "argmax", "argmin", "logsumexp"]
 

@@ -5,27 +5,8 @@ import pytest
 import torch
 
 import graphscope as gs
-from torch_reference import check
-
-BROADCAST_PAIRS = [
-    ((3, 4), (3, 4)),
-    ((3, 4), (4,)),
-    ((4,), (3, 4)),
-    ((3, 1), (1, 4)),
-    ((2, 3, 4), (3, 1)),
-    ((2, 1, 4), (3, 1)),
-    ((1,), (2, 3)),
-    ((), (3,)),
-    ((2, 3), ()),
-    ((), ()),
-]
-
-BINARY = {
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "div": lambda a, b: a / b,
-}
+from tests.engine.op_tables import BINARY, BROADCAST_PAIRS, MATMUL_SHAPES, SCALAR_OPS
+from tests.engine.torch_reference import check
 
 
 @pytest.mark.parametrize("op", BINARY)
@@ -49,31 +30,6 @@ def test_binary_method_matches_torch(op):
 def test_binary_operators_with_negative_operands():
     values = np.array([[-2.0, -0.5, 1.5], [3.0, -1.25, 0.75]])
     check(lambda a, b: (a - b) * a / b + b, [values, values[::-1].copy()])
-
-
-SCALAR_OPS = {
-    "tensor+float": lambda a: a + 2.5,
-    "float+tensor": lambda a: 2.5 + a,
-    "tensor+int": lambda a: a + 3,
-    "int+tensor": lambda a: 3 + a,
-    "tensor-float": lambda a: a - 1.5,
-    "float-tensor": lambda a: 1.5 - a,
-    "tensor*float": lambda a: a * -0.75,
-    "float*tensor": lambda a: -0.75 * a,
-    "int*tensor": lambda a: 4 * a,
-    "tensor/float": lambda a: a / 0.5,
-    "float/tensor": lambda a: 3.0 / a,
-    "int/tensor": lambda a: 2 / a,
-    "tensor/int": lambda a: a / 4,
-    "tensor**int": lambda a: a**3,
-    "tensor**float": lambda a: a**2.5,
-    "tensor**half": lambda a: a**0.5,
-    "tensor**negative": lambda a: a**-1.5,
-    "float**tensor": lambda a: 2.0**a,
-    "int**tensor": lambda a: 3**a,
-    "neg": lambda a: -a,
-    "neg method": lambda a: a.neg(),
-}
 
 
 @pytest.mark.parametrize("op", SCALAR_OPS)
@@ -103,21 +59,6 @@ def test_pow_function_and_method_with_tensor_exponent():
 
 def test_pow_with_exponent_only_requiring_grad():
     check(lambda a, b: a**b, [(3,), (3,)], requires_grad=[False, True], low=0.5)
-
-
-MATMUL_SHAPES = [
-    ((4,), (4,)),
-    ((4,), (4, 3)),
-    ((3, 4), (4,)),
-    ((3, 4), (4, 2)),
-    ((5, 3, 4), (5, 4, 2)),
-    ((5, 3, 4), (4, 2)),
-    ((3, 4), (5, 4, 2)),
-    ((5, 3, 4), (4,)),
-    ((4,), (5, 4, 2)),
-    ((2, 1, 3, 4), (5, 4, 2)),
-    ((2, 1, 3, 4), (1, 5, 4, 2)),
-]
 
 
 @pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=str)

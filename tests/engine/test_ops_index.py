@@ -5,29 +5,8 @@ import pytest
 import torch
 
 import graphscope as gs
-from torch_reference import check
-
-BASIC_INDEXES = {
-    "int": lambda x: x[1],
-    "negative int": lambda x: x[-1],
-    "two ints to 0-d": lambda x: x[1, 2],
-    "three ints": lambda x: x[0, -1, 3],
-    "slice": lambda x: x[1:3],
-    "step slice": lambda x: x[::2],
-    "slice of last dim": lambda x: x[:, :, 1:4:2],
-    "column": lambda x: x[:, 1],
-    "None": lambda x: x[None],
-    "None in the middle": lambda x: x[:, None, 2:],
-    "ellipsis": lambda x: x[..., 1],
-    "ellipsis and None": lambda x: x[0, ..., None],
-    "empty slice": lambda x: x[2:2],
-    "list with repeats": lambda x: x[[0, 2, 2, 0]],
-    "list on second dim": lambda x: x[:, [1, 1, 0]],
-    "two lists": lambda x: x[[0, 1, 1], [2, 0, 2]],
-    "list and slice": lambda x: x[[2, 0, 2], 1:],
-    "int and list": lambda x: x[1, [0, 0, 2]],
-    "negative list": lambda x: x[[-1, 0, -1]],
-}
+from tests.engine.op_tables import BASIC_INDEXES, SETITEMS, set_item
+from tests.engine.torch_reference import check
 
 
 @pytest.mark.parametrize("name", BASIC_INDEXES)
@@ -91,8 +70,8 @@ def test_indexing_a_0d_tensor_with_a_python_bool():
 
 @pytest.mark.parametrize("index", [True, False, (False,), (0, True), (0, False)], ids=str)
 def test_setitem_with_a_python_bool(index):
-    check(_set(index), [(3, 4), (4,)])
-    check(_set(index, 2.5), [(3, 4)])
+    check(set_item(index), [(3, 4), (4,)])
+    check(set_item(index, 2.5), [(3, 4)])
 
 
 @pytest.mark.parametrize("index", [slice(None, None, -1), (0, slice(3, 0, -2)), (Ellipsis, slice(None, None, -1))],
@@ -103,29 +82,6 @@ def test_a_negative_slice_step_is_refused_as_in_torch(index):
             lib.zeros(4, 4)[index]
         with pytest.raises(ValueError, match="^step must be greater than zero$"):
             lib.zeros(4, 4)[index] = 1.0
-
-
-def _set(index, value=None):
-    """y = x * 1 (a non-leaf copy), then y[index] = value (a constant, or the second input)."""
-
-    def fn(x, *v):
-        y = x * 1
-        y[index] = v[0] if v else value
-        return y
-
-    return fn
-
-
-SETITEMS = {
-    "int = float": (_set(1, 0.5), [(3, 4)]),
-    "slice = float": (_set(slice(0, 2), -1.0), [(3, 4)]),
-    "column = tensor": (_set((slice(None), 1)), [(3, 4), (3,)]),
-    "row = broadcast tensor": (_set(0), [(3, 4), (1,)]),
-    "slice = tensor": (_set(slice(1, 3)), [(3, 4), (2, 4)]),
-    "ellipsis = 0-d tensor": (_set((Ellipsis, 2)), [(3, 4), ()]),
-    "list = tensor": (_set([0, 2]), [(3, 4), (2, 4)]),
-    "int pair = 0-d tensor": (_set((2, 3)), [(3, 4), ()]),
-}
 
 
 @pytest.mark.parametrize("name", SETITEMS)

@@ -1,52 +1,14 @@
 """In-place ops and augmented operators agree with PyTorch, on non-leaves and on leaves under no_grad."""
 
+import operator
+
 import numpy as np
 import pytest
 import torch
 
 import graphscope as gs
-from torch_reference import check
-
-INPLACE = {
-    "add_ tensor": lambda y, b: y.add_(b),
-    "add_ scalar": lambda y, b: y.add_(2.0) * b,
-    "sub_ tensor": lambda y, b: y.sub_(b),
-    "mul_ tensor": lambda y, b: y.mul_(b),
-    "mul_ scalar": lambda y, b: y.mul_(-3.0) + b,
-    "div_ tensor": lambda y, b: y.div_(b),
-    "div_ scalar": lambda y, b: y.div_(4) + b,
-    "zero_": lambda y, b: y.zero_() + b,
-    "fill_": lambda y, b: y.fill_(1.5) * b,
-    "clamp_": lambda y, b: y.clamp_(-0.5, 0.5) * b,
-    "clamp_ min only": lambda y, b: y.clamp_(min=0.0) * b,
-    "+=": lambda y, b: _iadd(y, b),
-    "-=": lambda y, b: _isub(y, b),
-    "*=": lambda y, b: _imul(y, b),
-    "/=": lambda y, b: _idiv(y, b),
-    "+= scalar": lambda y, b: _iadd(y, 1.0) * b,
-    "*= scalar": lambda y, b: _imul(y, 2) * b,
-    "chain of in-place": lambda y, b: y.mul_(b).add_(b).div_(b),
-}
-
-
-def _iadd(y, b):
-    y += b
-    return y
-
-
-def _isub(y, b):
-    y -= b
-    return y
-
-
-def _imul(y, b):
-    y *= b
-    return y
-
-
-def _idiv(y, b):
-    y /= b
-    return y
+from tests.engine.op_tables import INPLACE
+from tests.engine.torch_reference import check
 
 
 @pytest.mark.parametrize("name", INPLACE)
@@ -60,8 +22,8 @@ def test_inplace_on_non_leaf(name, b_shape):
 def test_inplace_returns_the_same_tensor(name):
     x = gs.tensor([1.0, 2.0], requires_grad=True)
     y = x * 1
-    z = {"add_": lambda: y.add_(1.0), "mul_": lambda: y.mul_(2.0), "+=": lambda: _iadd(y, 1.0),
-         "*=": lambda: _imul(y, 2.0)}[name]()
+    z = {"add_": lambda: y.add_(1.0), "mul_": lambda: y.mul_(2.0), "+=": lambda: operator.iadd(y, 1.0),
+         "*=": lambda: operator.imul(y, 2.0)}[name]()
     assert z is y
     assert not y.is_leaf
 

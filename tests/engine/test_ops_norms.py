@@ -7,9 +7,8 @@ import pytest
 import torch
 
 import graphscope as gs
-from torch_reference import check
-
-VECTOR_ORDS = [2, 1, 3, 0.5, 1.5, math.inf, -math.inf, 0]
+from tests.engine.op_tables import VECTOR_ORDS
+from tests.engine.torch_reference import check
 
 
 @pytest.mark.parametrize("ord", VECTOR_ORDS, ids=str)

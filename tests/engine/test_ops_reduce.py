@@ -5,9 +5,8 @@ import pytest
 import torch
 
 import graphscope as gs
-from torch_reference import check
-
-DIMS = [None, 0, 1, -1, (0, 2), (-1, 0)]
+from tests.engine.op_tables import DIMS
+from tests.engine.torch_reference import check
 
 
 def _reduce(op, dim, keepdim, **kwargs):

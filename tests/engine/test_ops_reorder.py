@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import graphscope as gs
-from torch_reference import check
+from tests.engine.torch_reference import check
 
 
 @pytest.mark.parametrize("dims", [(0,), (1,), (0, 2), (-1,)], ids=str)

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 import graphscope as gs
-from torch_reference import check
+from tests.engine.torch_reference import check
 
 HALVES = np.array([-3.5, -2.5, -1.7, -0.5, 0.0, 0.5, 1.5, 2.5, 2.2, 7.9])
 

@@ -5,46 +5,8 @@ import pytest
 import torch
 
 import graphscope as gs
-from torch_reference import check
-
-SHAPE_OPS = {
-    "reshape varargs": ((2, 3, 4), lambda x: x.reshape(6, 4)),
-    "reshape tuple": ((2, 3, 4), lambda x: x.reshape((4, -1))),
-    "reshape to 0-d": ((1, 1), lambda x: x.reshape(())),
-    "reshape from 0-d": ((), lambda x: x.reshape(1, 1)),
-    "view": ((2, 3, 4), lambda x: x.view(3, 8)),
-    "view -1": ((2, 3, 4), lambda x: x.view(-1)),
-    "view tuple": ((2, 3, 4), lambda x: x.view((2, 12))),
-    "flatten": ((2, 3, 4), lambda x: x.flatten()),
-    "flatten start": ((2, 3, 4, 5), lambda x: x.flatten(1)),
-    "flatten start end": ((2, 3, 4, 5), lambda x: x.flatten(1, 2)),
-    "flatten keywords": ((2, 3, 4, 5), lambda x: x.flatten(start_dim=0, end_dim=-2)),
-    "flatten 0-d": ((), lambda x: x.flatten()),
-    "squeeze": ((1, 3, 1, 4), lambda x: x.squeeze()),
-    "squeeze dim": ((1, 3, 1, 4), lambda x: x.squeeze(2)),
-    "squeeze negative dim": ((1, 3, 1), lambda x: x.squeeze(-1)),
-    "squeeze non-1 dim is a no-op": ((2, 3), lambda x: x.squeeze(1)),
-    "unsqueeze": ((3, 4), lambda x: x.unsqueeze(0)),
-    "unsqueeze middle": ((3, 4), lambda x: x.unsqueeze(1)),
-    "unsqueeze last": ((3, 4), lambda x: x.unsqueeze(-1)),
-    "unsqueeze 0-d": ((), lambda x: x.unsqueeze(0)),
-    "transpose": ((2, 3, 4), lambda x: x.transpose(0, 2)),
-    "transpose negative": ((2, 3, 4), lambda x: x.transpose(-1, -2)),
-    "permute varargs": ((2, 3, 4), lambda x: x.permute(2, 0, 1)),
-    "permute tuple": ((2, 3, 4), lambda x: x.permute((1, 2, 0))),
-    "permute negative": ((2, 3, 4), lambda x: x.permute(-1, 0, 1)),
-    "T": ((3, 4), lambda x: x.T),
-    "expand": ((3, 1), lambda x: x.expand(3, 4)),
-    "expand -1": ((1, 4), lambda x: x.expand(3, -1)),
-    "expand new leading dims": ((3, 1), lambda x: x.expand(2, 3, 5)),
-    "expand tuple": ((1, 4), lambda x: x.expand((2, 4))),
-    "expand 0-d": ((), lambda x: x.expand(3, 2)),
-    "repeat": ((2, 3), lambda x: x.repeat(2, 3)),
-    "repeat tuple": ((2, 3), lambda x: x.repeat((1, 2))),
-    "repeat more dims": ((2, 3), lambda x: x.repeat(2, 1, 2)),
-    "repeat 1-d": ((3,), lambda x: x.repeat(4)),
-    "chained views": ((2, 3, 4), lambda x: x.transpose(0, 1).reshape(3, -1).T.unsqueeze(0).squeeze(0)),
-}
+from tests.engine.op_tables import SHAPE_OPS
+from tests.engine.torch_reference import check
 
 
 @pytest.mark.parametrize("name", SHAPE_OPS)

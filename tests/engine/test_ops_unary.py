@@ -6,24 +6,8 @@ import torch
 
 import graphscope as gs
 from graphscope.engine.ops.unary import ELEMENTWISE
-from torch_reference import check
-
-# Each registered elementwise op (ops/unary.py) with the input range where it is defined and smooth.
-UNARY = {
-    "neg": (-2.0, 2.0),
-    "exp": (-2.0, 2.0),
-    "log": (0.1, 3.0),
-    "log1p": (-0.9, 3.0),
-    "sqrt": (0.1, 3.0),
-    "rsqrt": (0.1, 3.0),
-    "abs": (-2.0, 2.0),
-    "sign": (-2.0, 2.0),
-    "sin": (-3.0, 3.0),
-    "cos": (-3.0, 3.0),
-    "tanh": (-3.0, 3.0),
-    "sigmoid": (-4.0, 4.0),
-    "relu": (-2.0, 2.0),
-}
+from tests.engine.op_tables import UNARY
+from tests.engine.torch_reference import check
 
 
 def test_every_registered_elementwise_op_has_a_row_here():

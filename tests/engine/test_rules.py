@@ -3,12 +3,11 @@
 import importlib
 import pkgutil
 
-from test_autograd import GS_FUNCTIONS
-
 import graphscope as gs
 import graphscope.engine
 from graphscope.engine.function import Function
 from graphscope.engine.tensor import wrap
+from tests.engine.op_tables import GS_FUNCTIONS
 
 
 def _functions() -> list[type]:
@@ -63,7 +62,7 @@ def test_a_custom_function_names_its_backward_and_the_line_it_starts_on():
     my_relu = GS_FUNCTIONS["MyReLU"]
     out = my_relu.apply(gs.tensor([1.0], requires_grad=True))
     line = my_relu.backward.__code__.co_firstlineno + 1  # the def, under its @staticmethod
-    assert out.grad_fn.rule == f"custom backward: custom_functions.<locals>.MyReLU.backward (test_autograd.py:{line})"
+    assert out.grad_fn.rule == f"custom backward: custom_functions.<locals>.MyReLU.backward (op_tables.py:{line})"
 
 
 def test_clamp_writes_only_the_bounds_it_has_into_its_local_factor():

@@ -11,10 +11,10 @@ import pytest
 import torch
 
 import graphscope as gs
-import strict_device
 from graphscope.engine.serialization import archive
 from graphscope.engine.serialization.pickle_writer import Call, Global, PersistentId, PickleWriter
-from torch_reference import dtype_name
+from tests.engine import strict_device
+from tests.engine.torch_reference import dtype_name
 
 strict_device.register()
 
@@ -496,7 +496,7 @@ class Custom:
 
 
 @pytest.mark.parametrize("obj, name, hint", [
-    (Custom(), "test_serialization.Custom", ""),
+    (Custom(), f"{__name__}.Custom", ""),
     (frozenset({1}), "builtins.frozenset", ""),
     (bytearray(b"x"), "builtins.bytearray", ""),
     (np.zeros(2), "numpy.ndarray", ""),
@@ -573,7 +573,7 @@ def test_load_refuses_objects_of_other_classes_and_names_them(weights_only, also
     buffer.seek(0)
     with pytest.raises(pickle.UnpicklingError) as error:
         gs.load(buffer, weights_only=weights_only)
-    assert str(error.value) == "the file names test_serialization.Custom, " + REFUSED.format(also=also)
+    assert str(error.value) == f"the file names {__name__}.Custom, " + REFUSED.format(also=also)
 
 
 def test_load_refuses_a_whole_torch_model(tmp_path):

@@ -1,42 +1,11 @@
-"""Running graphscope as a user would (a subprocess of this worktree's code) and checking what a
-hostile case must end in: its exit code, one line on stderr without a traceback, exports that load."""
+"""What a hostile case must end in: its exit code, one line on stderr without a traceback, exports that load."""
 
 from __future__ import annotations
 
-import os
-import resource
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 from graphscope.trace import snapshot
-
-ROOT = Path(__file__).resolve().parents[2]
-# A hang fails the test instead of blocking the suite (generous: the machines are shared).
-HANG_SECONDS = 120
-
-
-def env(**extra) -> dict:
-    return {**os.environ, "PYTHONPATH": str(ROOT), **extra}
-
-
-def graphscope(*args, cwd=None, stdin=subprocess.DEVNULL, timeout=HANG_SECONDS, memory=None, **extra_env):
-    """`python -m graphscope ARGS` with this worktree's code, its address space capped at `memory`
-    bytes when given (a case that must not exhaust memory fails instead of swapping); the CompletedProcess."""
-    return subprocess.run([sys.executable, "-m", "graphscope", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=env(**extra_env), stdin=stdin, timeout=timeout, check=False,
-                          preexec_fn=None if memory is None else lambda: _cap_memory(memory))
-
-
-def _cap_memory(limit: int) -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
-def script(folder: Path, source: str, name: str = "model.py") -> Path:
-    path = folder / name
-    path.write_text(textwrap.dedent(source))
-    return path
+from tests.graphscope_command import graphscope
 
 
 def one_line_error(result, code: int = 2, *needles: str) -> str:

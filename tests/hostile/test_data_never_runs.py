@@ -4,7 +4,10 @@ and a file named or shaped as a snapshot is never executed by any command."""
 import os
 
 import pytest
-from hostile_helpers import graphscope, one_line_error, script
+
+from tests.graphscope_command import graphscope, script
+from tests.hostile.hostile_helpers import one_line_error
+
 
 # Valid Python that would create MARK when run, and begins as a snapshot does: `{`, naming the format.
 POLYGLOT = '{"format": "graphscope-snapshot", "version": 4} and open(MARK, "w")\n'

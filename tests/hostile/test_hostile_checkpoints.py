@@ -13,10 +13,11 @@ import zlib
 from collections import OrderedDict
 
 import pytest
-from hostile_helpers import ROOT, env, one_line_error
 
 from graphscope.engine.serialization import archive
 from graphscope.engine.serialization.pickle_writer import Call, Global, PersistentId, PickleWriter
+from tests.graphscope_command import ROOT, env
+from tests.hostile.hostile_helpers import one_line_error
 
 MEMORY_LIMIT = 1536 * 2**20  # RLIMIT_AS: room for python, numpy and graphscope to start, and little more
 TIME_LIMIT = 60  # a hang fails the test (generous: the machines are shared)

@@ -8,7 +8,10 @@ import sys
 import textwrap
 
 import pytest
-from hostile_helpers import HANG_SECONDS, env, graphscope, loads, one_line_error, script
+
+from tests.graphscope_command import HANG_SECONDS, env, graphscope, script
+from tests.hostile.hostile_helpers import loads, one_line_error
+
 
 TRAIN = textwrap.dedent("""
     import graphscope as gs

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hostile_helpers import HANG_SECONDS, env, graphscope, loads, one_line_error, script
 
 from graphscope.trace import snapshot
 from graphscope.trace.snapshot.atomic_file import TEMP_MARK
@@ -20,6 +19,8 @@ from graphscope.trace.record.model import ACCUMULATED_GRAD, Metadata, Node, Reco
 from graphscope.trace.stats.summarize import summarize
 from graphscope.trace.record.summary_table import FULL
 from graphscope.trace.record.tensor_summary import HISTOGRAM_BINS
+from tests.graphscope_command import HANG_SECONDS, env, graphscope, script
+from tests.hostile.hostile_helpers import loads, one_line_error
 
 TRAIN = """
     import graphscope as gs

@@ -8,7 +8,10 @@ import subprocess
 import sys
 
 import pytest
-from hostile_helpers import HANG_SECONDS, env, graphscope, loads, script
+
+from tests.graphscope_command import HANG_SECONDS, env, graphscope, script
+from tests.hostile.hostile_helpers import loads
+
 
 TRAINING = """
     import graphscope as gs

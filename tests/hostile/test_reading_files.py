@@ -7,11 +7,12 @@ import random
 
 import numpy as np
 import pytest
-from hostile_helpers import graphscope, loads, one_line_error, script
 
 from graphscope.trace import snapshot
 from graphscope.trace.record.model import BackwardPass, Metadata, Node, Record, SourceSite
 from graphscope.trace.stats.summarize import summarize
+from tests.graphscope_command import graphscope, script
+from tests.hostile.hostile_helpers import loads, one_line_error
 
 
 def _record(**passes) -> Record:

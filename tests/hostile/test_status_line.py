@@ -9,7 +9,8 @@ import subprocess
 import sys
 import time
 
-from hostile_helpers import HANG_SECONDS, env, script
+from tests.graphscope_command import HANG_SECONDS, env, script
+
 
 STATUS = b"graphscope: running"
 

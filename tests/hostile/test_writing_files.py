@@ -8,11 +8,12 @@ import subprocess
 import textwrap
 
 import pytest
-from hostile_helpers import env, graphscope, loads, one_line_error, script
 
 from graphscope.trace import snapshot
 from graphscope.trace.snapshot.atomic_file import TEMP_MARK, WriteError, write_atomically
 from graphscope.trace.record.model import Metadata, Record
+from tests.graphscope_command import env, graphscope, script
+from tests.hostile.hostile_helpers import loads, one_line_error
 
 TRAIN = """
     import graphscope as gs

@@ -1,44 +1,30 @@
-"""Helpers for driving a Session from a test: wait for states without fixed sleeps."""
+"""run_session: a Session started on a script, driven by the test, quit and joined at teardown."""
 
 import textwrap
-import threading
-import time
 
 import pytest
 
 from graphscope.session import Session, SessionOptions
-
-WAIT_SECONDS = 30  # generous: these machines are shared; a hang still fails the test
+from tests.waiting import ENDED, STOPPED, WAIT_SECONDS, session_in, wait_until
 
 
 class Driver:
-    """A Session plus a way to wait until its state matches a predicate."""
+    """A Session plus the states it went through, to wait for the one a command leads to."""
 
     def __init__(self, session: Session):
         self.session = session
-        self.changed = threading.Condition()
         self.states = []
-        session.add_listener(self._on_state)
-
-    def _on_state(self, state):
-        with self.changed:
-            self.states.append(state)
-            self.changed.notify_all()
+        session.add_listener(self.states.append)
 
     def wait(self, predicate, what: str):
-        deadline = time.monotonic() + WAIT_SECONDS
-        with self.changed:
-            while not predicate(self.session.state):
-                left = deadline - time.monotonic()
-                assert left > 0, f"timed out waiting for {what}; state is {self.session.state}"
-                self.changed.wait(min(left, 0.1))
-        return self.session.state
+        """Until `predicate(state)` holds for the session's state; that state."""
+        return self._until(lambda: predicate(self.session.state), what)
 
     def paused(self):
-        return self.wait(lambda s: s.kind == "paused", "a pause")
+        return self._until(lambda: session_in(self.session, ("paused",)), "a pause")
 
     def done(self):
-        state = self.wait(lambda s: s.kind in ("finished", "failed"), "the script to end")
+        state = self._until(lambda: session_in(self.session, ENDED), "the script to end")
         assert self.session.join(WAIT_SECONDS)
         return state
 
@@ -46,8 +32,12 @@ class Driver:
         """Run a command that lets the engine move, then wait for the next pause or the end."""
         count = len(self.states)
         getattr(self.session, name)(*args)
-        return self.wait(lambda s: len(self.states) > count and s.kind in ("paused", "finished", "failed"),
-                         f"{name} to take effect")
+        return self._until(lambda: len(self.states) > count and session_in(self.session, STOPPED),
+                           f"{name} to take effect")
+
+    def _until(self, condition, what: str):
+        wait_until(condition, what, detail=lambda: f"; state is {self.session.state}")
+        return self.session.state
 
 
 @pytest.fixture

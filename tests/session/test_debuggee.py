@@ -1,10 +1,9 @@
 """Debuggee: a loaded snapshot answers the session's commands by moving a cursor over the recorded steps."""
 
-from tui_records import mlp_record, nan_record
-
 from graphscope.session import Breakpoint, Debuggee, NodeKey
 from graphscope.session.breakpoint import line_matches
 from graphscope.session.debuggee import RecordFacts
+from tests.hand_records import mlp_record, nan_record
 
 
 def test_starts_at_the_first_step_of_the_first_pass():
@@ -108,7 +107,7 @@ def test_listeners_hear_every_move():
 
 
 def test_a_failed_record_debuggees_as_failed():
-    from tui_records import failed_record
+    from tests.hand_records import failed_record
 
     debuggee = Debuggee(failed_record())
     assert debuggee.state.kind == "failed"

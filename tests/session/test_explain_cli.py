@@ -2,24 +2,11 @@
 
 import os
 import re
-import subprocess
-import sys
-import textwrap
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.graphscope_command import graphscope, script
+
+
 EQUATION = os.path.join("samples", "gradients_of_an_equation.py")
-
-
-def graphscope(*args, cwd=ROOT, stdin=""):
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.run([sys.executable, "-m", "graphscope", *args], capture_output=True, text=True, check=False,
-                          cwd=cwd, env=env, timeout=300, input=stdin)
-
-
-def script(tmp_path, source, name="model.py"):
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(source))
-    return str(path)
 
 
 TWO_PASSES = """
@@ -166,7 +153,7 @@ def test_the_script_reads_stdin_and_its_output_goes_to_stderr(tmp_path):
         (w * w).sum().backward()
         print("w.grad =", w.grad.tolist())
     """)
-    result = graphscope("explain", path, stdin="3\n")
+    result = graphscope("explain", path, input="3\n")
     assert result.returncode == 0, result.stderr
     assert "w? w.grad = [6.0]" in result.stderr
     assert "w (node 0): .grad was None, now [6]" in result.stdout and "w.grad =" not in result.stdout

@@ -3,9 +3,9 @@
 from pathlib import Path
 
 import pytest
-from brief_samples import BRIEF_ARGV
 
 from graphscope.trace import snapshot
+from tests.brief_samples import BRIEF_ARGV
 
 SAMPLES = sorted((Path(__file__).resolve().parents[2] / "samples").glob("*.py"))
 # Each export dumps the whole record so far: exporting at every one of a long pass's hundreds of

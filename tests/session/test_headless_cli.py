@@ -2,26 +2,11 @@
 
 import json
 import os
-import subprocess
-import sys
-import textwrap
 
 from graphscope.trace import snapshot
+from tests.graphscope_command import ROOT, graphscope, script
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SAMPLES = os.path.join(ROOT, "samples")
-
-
-def graphscope(*args, cwd=None):
-    env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.run([sys.executable, "-m", "graphscope", *args], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=300)
-
-
-def script(tmp_path, source, name="model.py"):
-    path = tmp_path / name
-    path.write_text(textwrap.dedent(source))
-    return str(path)
 
 
 def test_headless_run_prints_the_summary_and_the_scripts_output(tmp_path):

@@ -4,7 +4,9 @@ NumPy warnings stay quiet; scripts that are not under --as-torch see Python's ow
 import sys
 
 import pytest
-from test_headless_cli import graphscope, script
+
+from tests.graphscope_command import graphscope, script
+
 
 MESSAGE = ("{} is not supported by graphscope yet (this script runs on graphscope's engine because "
            "of --as-torch); see \"The engine's API\" in graphscope's README for the supported names")

@@ -2,7 +2,6 @@
 
 import numpy as np
 import torch
-from trace_helpers import line_of
 
 import graphscope as gs
 from graphscope import nn
@@ -10,6 +9,7 @@ from graphscope.engine import hooks
 from graphscope.trace import snapshot
 from graphscope.trace.record.model import GRAD_RESET, PARAMETER, ZERO_GRAD
 from graphscope.trace.recording.recorder import Policy, Recorder
+from tests.trace.trace_helpers import line_of
 
 
 def record(run, policy=None):

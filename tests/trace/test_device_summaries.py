@@ -28,7 +28,7 @@ from graphscope.trace.recording.recorder import Recorder
 from graphscope.trace.stats.summarize import HISTOGRAM_BINS, PREVIEW_SIZE, summarize, summarize_many
 
 pytest.importorskip("array_api_strict", reason="the strict test device needs array-api-strict (the test extra)")
-import strict_device  # noqa: E402
+from tests.engine import strict_device  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 strict_device.register()

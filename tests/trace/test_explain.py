@@ -1,9 +1,6 @@
 """Explaining a backward step: the rule, grad_in = grad_out × local with the numbers, checked against torch."""
 
-import importlib
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,22 +12,9 @@ from graphscope.trace import dumps, loads
 from graphscope.trace.explain.step import explain_lines, explain_step
 from graphscope.trace.record.model import BackwardPass, Record, Step
 from graphscope.trace.recording.recorder import Policy, Recorder
-
-ENGINE_TESTS = Path(__file__).resolve().parent.parent / "engine"
-sys.path.insert(0, str(ENGINE_TESTS / "nn"))  # the nn conformance tables (tests/engine is on the path)
-
-
-def _table(module: str, name: str):
-    """An op table of the engine's conformance tests, reused as it is."""
-    return getattr(importlib.import_module(module), name)
-
-
-def _recorded(run, policy=None):
-    recorder = Recorder(policy)
-    with hooks.observe(recorder):
-        result = run()
-    return recorder, recorder.finish(0), result
-
+from tests.engine.op_tables import GS_FUNCTIONS
+from tests.trace.explain_cases import CASES, MODULE_CASES
+from tests.trace.trace_helpers import recorded
 
 # --- the worked example of PyTorch's introduction ------------------------------------------------
 
@@ -43,7 +27,7 @@ def test_the_equation_of_the_autograd_tutorial_explained_step_by_step():
         Q.backward(gradient=gs.tensor([1.0, 1.0]))
         return a, b
 
-    _, record, (a, b) = _recorded(run)
+    _, record, (a, b) = recorded(run)
     lines = [explain_lines(explain_step(record, 0, i)) for i in range(len(record.passes[0].steps))]
     sub, square, times_three, cube = lines
     assert sub[1] == "rule: d(a−b)/da = 1    d(a−b)/db = −1"
@@ -63,7 +47,7 @@ def test_a_step_explained_holds_the_numbers_as_arrays():
         b = gs.tensor([6.0, 4.0], requires_grad=True)
         (b**2).sum().backward()
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     e = explain_step(record, 0, 1)
     assert (e.op, e.custom, e.element) == ("pow", None, None)
     (term,) = e.terms
@@ -83,7 +67,7 @@ def test_a_broadcast_bias_says_where_its_grad_was_summed():
         bias = gs.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
         (x + bias).sum().backward()
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     e = explain_step(record, 0, 1)
     (term,) = [t for t in e.terms if t.name == "bias"]
     assert term.note == "grad summed over dim 0: (64, 4) -> (4,)"
@@ -98,7 +82,7 @@ def test_the_step_that_completes_a_grad_shows_the_sum_over_its_consumers():
         (sigma.log() + sigma**2).sum().backward()
         return sigma
 
-    _, record, sigma = _recorded(run)
+    _, record, sigma = recorded(run)
     p = record.passes[0]
     producer = next(i for i, n in enumerate(p.order) if record.nodes[n].op == "sigmoid")
     (line,) = explain_step(record, 0, producer).sums
@@ -115,7 +99,7 @@ def test_a_leaf_used_twice_shows_its_grad_sum_where_it_is_completed():
         b = gs.tensor([6.0, 4.0], requires_grad=True)
         (b * 3 + b**2).sum().backward()
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     sums = [line for i in range(len(record.passes[0].steps)) for line in explain_step(record, 0, i).sums]
     assert sums == ["grad(b) = from mul [3, 3] + from pow [12, 8] = [15, 11]"]
 
@@ -125,7 +109,7 @@ def test_a_big_tensor_shows_one_element_with_the_statistics_beside_it():
         x = gs.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
         (x**2).sum().backward()
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     e = explain_step(record, 0, 1, element=5)
     assert e.element == 5
     (term,) = e.terms
@@ -140,7 +124,7 @@ def test_values_not_recorded_are_said_in_words():
         x = gs.ones(10, 10, requires_grad=True)
         (x.exp()).sum().backward()
 
-    _, record, _ = _recorded(run, Policy(full_values_limit=8))
+    _, record, _ = recorded(run, Policy(full_values_limit=8))
     lines = explain_lines(explain_step(record, 0, 1))
     assert "the values of grad_out (100 elements) were not recorded (run with --full-values 100 to keep them); " \
            "its statistics: " \
@@ -187,7 +171,7 @@ def test_an_operand_no_grad_flows_to_is_shown_beside_the_terms():
         logits = gs.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], requires_grad=True)
         gs.nn.functional.cross_entropy(logits, gs.tensor([0, 2])).backward()
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     e = explain_step(record, 0, 0)
     target = next(n for n in record.nodes.values() if n.op == "tensor")
     assert e.rule.startswith("fused log_softmax + nll")
@@ -203,7 +187,7 @@ def test_dropout_explains_its_mask_as_the_local_factor():
         y.backward(gs.tensor(np.arange(6.0)))
         return x, y
 
-    _, record, (x, y) = _recorded(run)
+    _, record, (x, y) = recorded(run)
     (term,) = explain_step(record, 0, 0).terms
     np.testing.assert_allclose(term.local, y.detach().numpy() / x.detach().numpy())
     np.testing.assert_allclose(term.grad_in, np.arange(6.0) * term.local)
@@ -211,15 +195,15 @@ def test_dropout_explains_its_mask_as_the_local_factor():
 
 
 def test_a_custom_function_names_its_backward_and_line():
-    my_relu = _table("test_autograd", "GS_FUNCTIONS")["MyReLU"]
+    my_relu = GS_FUNCTIONS["MyReLU"]
 
     def run():
         x = gs.tensor([1.0, -1.0], requires_grad=True)
         my_relu.apply(x).sum().backward()
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     line = my_relu.backward.__code__.co_firstlineno + 1  # the def, under its @staticmethod
-    expected = f"custom backward: custom_functions.<locals>.MyReLU.backward (test_autograd.py:{line})"
+    expected = f"custom backward: custom_functions.<locals>.MyReLU.backward (op_tables.py:{line})"
     assert record.rules["MyReLU"] == expected
     e = explain_step(record, 0, 1)
     assert (e.op, e.rule, e.custom) == ("MyReLU", expected, expected)
@@ -231,7 +215,7 @@ def test_rules_travel_in_a_snapshot_and_an_old_one_loads_without_them():
         a = gs.tensor([2.0, 3.0], requires_grad=True)
         (a * a).sum().backward()
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     assert record.rules == {"mul": "d(a·b)/da = b    d(a·b)/db = a",
                             "sum": "d sum(x)/dx = 1 (grad spread to every summed element)"}
     assert loads(dumps(record)).rules == record.rules
@@ -257,7 +241,7 @@ def test_matmul_works_one_grad_element_out_as_its_sum_of_products():
         B = gs.tensor([[0.5, -1.0, 2.0], [1.0, 0.0, -2.0]], requires_grad=True)
         (A @ B).sum().backward()
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     lines = explain_lines(explain_step(record, 0, 1))
     assert "  dA[0,0] = Σₖ dOut[0,k]·B[0,k] = 1·0.5 + 1·(-1) + 1·2 = 1.5" in lines
     assert "  dB[0,0] = Σₖ A[k,0]·dOut[k,0] = 1·1 + 3·1 = 4" in lines
@@ -273,7 +257,7 @@ def test_linear_works_one_weight_and_bias_grad_element_out():
         b = gs.tensor([0.25], requires_grad=True)
         gs.nn.functional.linear(x, w, b).sum().backward()
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     lines = explain_lines(explain_step(record, 0, 1, element=1))
     assert "  dW[0,1] = Σₙ dOut[n,0]·x[n,1] = 1·2 + 1·4 + 1·6 = 12" in lines
     assert "  db[0] = Σₙ dOut[n,0] = 1·1 + 1·1 + 1·1 = 3" in lines
@@ -289,129 +273,12 @@ def test_a_step_out_of_range_is_refused_with_the_count():
     def run():
         (gs.tensor([1.0], requires_grad=True) * 2).sum().backward()
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     with pytest.raises(IndexError, match="pass 0 has 2 recorded steps; step 5 is out of range"):
         explain_step(record, 0, 5)
 
 
 # --- every op of the conformance tables, against torch ---------------------------------------------
-
-
-def _cases():
-    """(id, fn on gs or torch tensors, input specs, module maker or None) from the engine's tables."""
-    cases = []
-    for op, (low, high) in _table("test_ops_unary", "UNARY").items():
-        cases.append((f"unary {op}", lambda x, op=op: getattr(x, op)(), [(3, 4)], (low, high)))
-    binary = _table("test_ops_arithmetic", "BINARY")
-    for op, fn in binary.items():
-        for shapes in _table("test_ops_arithmetic", "BROADCAST_PAIRS"):
-            cases.append((f"{op} {shapes}", fn, list(shapes), (0.5, 2.0)))
-    for op, fn in _table("test_ops_arithmetic", "SCALAR_OPS").items():
-        cases.append((op, fn, [(3, 4)], (0.5, 2.0)))
-    for shapes in _table("test_ops_arithmetic", "MATMUL_SHAPES"):
-        cases.append((f"matmul {shapes}", lambda a, b: a @ b, list(shapes), (-2.0, 2.0)))
-    for name, (shape, fn) in _table("test_ops_shape", "SHAPE_OPS").items():
-        cases.append((name, fn, [shape], (-2.0, 2.0)))
-    for name, fn in _table("test_ops_index", "BASIC_INDEXES").items():
-        cases.append((f"index {name}", fn, [(3, 4, 5)], (-2.0, 2.0)))
-    for name, (fn, shapes) in _table("test_ops_index", "SETITEMS").items():
-        cases.append((f"setitem {name}", fn, shapes, (-2.0, 2.0)))
-    for name, fn in _table("test_ops_inplace", "INPLACE").items():
-        cases.append((f"inplace {name}", lambda x, b, fn=fn: fn(x * 2, b), [(3, 4), (4,)], (0.5, 2.0)))
-    for op in ["sum", "mean", "amax", "amin", "var", "std", "prod", "logsumexp", "softmax", "log_softmax"]:
-        for dim in _table("test_ops_reduce", "DIMS"):
-            if dim is None and op in ("logsumexp", "softmax", "log_softmax"):
-                continue
-            if op in ("softmax", "log_softmax", "prod") and not isinstance(dim, (int, type(None))):
-                continue  # torch takes one dim for these
-            kwargs = {} if dim is None else {"dim": dim}
-            cases.append((f"{op} dim={dim}", lambda x, op=op, kw=kwargs: getattr(x, op)(**kw), [(2, 3, 4)],
-                          (0.5, 2.0)))
-    for name, (fn, shapes) in _table("test_autograd", "COMPOSITES").items():
-        if name == "indexing and cat":  # it calls gs.cat by name, so it has no torch twin; cat is below
-            continue
-        cases.append((f"composite {name}", fn, shapes, (-1.0, 1.0)))
-    for name, shape, pad, kwargs in _table("test_nn_pad_interpolate", "PAD"):
-        cases.append((f"pad {name}", lambda x, p=pad, kw=kwargs: _F(x).pad(x, p, **kw), [shape], (-2.0, 2.0)))
-    for name, shape, kwargs in _table("test_nn_pad_interpolate", "INTERPOLATE"):
-        cases.append((f"interpolate {name}", lambda x, kw=kwargs: _F(x).interpolate(x, **kw), [shape], (-2.0, 2.0)))
-    for ord in _table("test_ops_norms", "VECTOR_ORDS"):
-        cases.append((f"vector_norm {ord}", lambda x, o=ord: _lib(x).linalg.vector_norm(x, o, 1), [(3, 4)], (0.5, 2.0)))
-    # Ops whose conformance tests list their cases inline (a parametrize, not a table): one case each.
-    more = {
-        "cat": (lambda a, b: _lib(a).cat([a, b], 1), [(3, 2), (3, 4)]),
-        "stack": (lambda a, b: _lib(a).stack([a, b]), [(3, 2), (3, 2)]),
-        "where": (lambda a, b: _lib(a).where(a > b, a, b), [(3, 4), (4,)]),
-        "maximum": (lambda a, b: _lib(a).maximum(a, b), [(3, 4), (4,)]),
-        "minimum": (lambda a, b: _lib(a).minimum(a, b), [(3, 4), (3, 1)]),
-        "clamp": (lambda x: x.clamp(-0.5, 0.5), [(3, 4)]),
-        "clamp min": (lambda x: x.clamp(min=0.0), [(3, 4)]),
-        "masked_fill": (lambda x: x.masked_fill(x > 0.5, 2.0), [(3, 4)]),
-        "gather": (lambda x: _lib(x).gather(x, 1, _lib(x).tensor([[0, 2], [1, 1], [3, 0]])), [(3, 4)]),
-        "flip": (lambda x: x.flip(0), [(3, 4)]),
-        "roll": (lambda x: x.roll(1, 1), [(3, 4)]),
-        "tril": (lambda x: x.tril(), [(3, 4)]),
-        "triu": (lambda x: x.triu(1), [(3, 4)]),
-        "cumsum": (lambda x: x.cumsum(1), [(3, 4)]),
-        "sort": (lambda x: x.sort(1)[0], [(3, 4)]),
-        "topk": (lambda x: x.topk(2, 1)[0], [(3, 4)]),
-        "max dim": (lambda x: x.max(1)[0], [(3, 4)]),
-        "min dim": (lambda x: x.min(0)[0], [(3, 4)]),
-        "narrow": (lambda x: _lib(x).narrow(x, 1, 1, 2), [(3, 4)]),
-        "remainder": (lambda a, b: a % b, [(3, 4), (4,)]),
-        "floor": (lambda x: x.floor(), [(3, 4)]),
-        "round": (lambda x: x.round(), [(3, 4)]),
-        "clone": (lambda x: x.clone() * 2, [(3, 4)]),
-        "leaky_relu": (lambda x: _F(x).leaky_relu(x, 0.2), [(3, 4)]),
-        "gelu": (lambda x: _F(x).gelu(x), [(3, 4)]),
-        "layer_norm": (lambda x, w, b: _F(x).layer_norm(x, (4,), w, b), [(3, 4), (4,), (4,)]),
-        "mse_loss": (lambda x, y: _F(x).mse_loss(x, y), [(3, 4), (3, 4)]),
-        "cast": (lambda x: x.float().double() * 3, [(3, 4)]),
-        "ceil": (lambda x: x.ceil(), [(3, 4)]),
-        "nuclear norm": (lambda x: _lib(x).linalg.matrix_norm(x, "nuc"), [(3, 4)]),
-        "embedding": (lambda w: _F(w).embedding(_lib(w).tensor([[0, 2], [2, 1]]), w), [(3, 4)]),
-        "l1_loss": (lambda x, y: _F(x).l1_loss(x, y), [(3, 4), (3, 4)]),
-    }
-    for name, (fn, shapes) in more.items():
-        cases.append((name, fn, shapes, (0.25, 2.0)))
-    return cases
-
-
-def _lib(x):
-    """graphscope or torch, whichever `x` belongs to: one lambda serves both."""
-    return torch if isinstance(x, torch.Tensor) else gs
-
-
-def _F(x):
-    return torch.nn.functional if isinstance(x, torch.Tensor) else gs.nn.functional
-
-
-CASES = _cases()
-
-
-def _module_cases():
-    """(id, make(nn), input arrays) from the nn conformance tables: layers, losses, conv, pooling, norms."""
-    rng = np.random.default_rng(1)
-    cases = []
-    for name, make, shapes in _table("test_nn_layers", "LAYERS"):
-        if name == "identity":  # it makes no node: no step to explain
-            continue
-        cases.append((name, lambda lib, make=make: make()[lib is torch.nn], [rng.uniform(-2, 2, s) for s in shapes]))
-    for name, make, inputs in _table("test_nn_layers", "LOSSES"):
-        cases.append((name, lambda lib, make=make: make()[lib is torch.nn], inputs()))
-    for name, options, specs in _table("test_nn_more_losses", "MODULES"):
-        if name == "CosineEmbeddingLoss":  # its target is -1/1 ints and its table spec carries them
-            continue
-        cases.append((name, lambda lib, n=name, o=options: getattr(lib, n)(**o),
-                      [rng.uniform(-2, 2, s) for s in specs]))
-    for module, table in (("test_nn_conv", "MODULES"), ("test_nn_pooling", "MODULES"), ("test_nn_batchnorm", "MODULES"),
-                          ("test_nn_cnn_extras", "UPSAMPLE")):
-        for name, make, shape in _table(module, table):
-            cases.append((name, make, [rng.uniform(-2, 2, shape)]))
-    return cases
-
-
-MODULE_CASES = _module_cases()
 
 
 def _sum_to(a, shape):
@@ -459,7 +326,7 @@ def test_explained_grads_equal_torch_for_every_conformance_op(name, fn, specs, b
     torch_in = [torch.tensor(a.copy(), requires_grad=True) for a in arrays]
     torch_out = fn(*torch_in)
     cotangent = rng.standard_normal(tuple(torch_out.shape))
-    recorder, record, _ = _recorded(lambda: fn(*gs_in).backward(gs.tensor(cotangent)))
+    recorder, record, _ = recorded(lambda: fn(*gs_in).backward(gs.tensor(cotangent)))
     _against_torch(recorder, record, gs_in, torch_in, torch_out, cotangent)
 
 
@@ -473,7 +340,7 @@ def test_explained_grads_equal_torch_for_every_conformance_module(name, make, ar
     torch_in = [torch.tensor(a.copy(), requires_grad=n) for a, n in zip(arrays, needs)]
     torch_out = torch_module(*torch_in)
     cotangent = np.random.default_rng(2).standard_normal(tuple(torch_out.shape))
-    recorder, record, _ = _recorded(lambda: gs_module(*gs_in).backward(gs.tensor(cotangent)))
+    recorder, record, _ = recorded(lambda: gs_module(*gs_in).backward(gs.tensor(cotangent)))
     gs_leaves = gs_in + [p for _, p in gs_module.named_parameters()]
     torch_leaves = torch_in + [p for _, p in torch_module.named_parameters()]
     _against_torch(recorder, record, gs_leaves, torch_leaves, torch_out, cotangent)
@@ -485,7 +352,7 @@ def test_a_local_factor_that_is_already_its_numbers_is_said_once():
         w = gs.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
         (x * w).sum().backward()
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     lines = explain_lines(explain_step(record, 0, 1))
     assert "  local  d out/d x = [1, 2, 3, 4]" in lines
     assert "  local  d out/d w = [5, 6, 7, 8]" in lines
@@ -496,7 +363,7 @@ def test_mse_loss_writes_out_its_local_factor_with_the_step_s_numbers():
         pred = gs.tensor([[0.5, 1.5], [2.0, -1.0]], requires_grad=True)
         gs.nn.functional.mse_loss(pred, gs.tensor([[1.0, 1.0], [1.5, 0.0]])).backward()
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     lines = explain_lines(explain_step(record, 0, 0))
     assert ("  local  d out/d pred = 2·([[0.5, 1.5], [2, -1]] − [[1, 1], [1.5, 0]])/4 = [[-0.25, 0.25], [0.25, -0.5]]"
             in lines)
@@ -508,7 +375,7 @@ def test_cross_entropy_writes_out_softmax_minus_onehot_with_the_step_s_numbers()
         logits = gs.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], requires_grad=True)
         gs.nn.functional.cross_entropy(logits, gs.tensor([1, 2]), reduction="sum").backward()
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     lines = explain_lines(explain_step(record, 0, 0))
     assert ("  local  d out/d logits = [[0.231224, 0.628532, 0.140244], [0.0466126, 0.0171478, 0.93624]] − "
             "[[0, 1, 0], [0, 0, 1]] = [[0.231224, -0.371468, 0.140244], [0.0466126, 0.0171478, -0.0637604]]") in lines
@@ -519,7 +386,7 @@ def test_a_weighted_cross_entropy_shows_its_local_factor_s_numbers_alone():
         logits = gs.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]], requires_grad=True)
         gs.nn.functional.cross_entropy(logits, gs.tensor([1, 2]), weight=gs.tensor([1.0, 2.0, 3.0])).backward()
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     lines = explain_lines(explain_step(record, 0, 0))
     assert not any("softmax" in line or "onehot" in line for line in lines[2:])
     assert any(line.startswith("  local  d out/d logits = [[") for line in lines)
@@ -531,7 +398,7 @@ def test_the_first_step_says_where_its_grad_out_came_from():
         (3 * a).backward(gradient=gs.tensor([1.0, 1.0]))
         (a * a).sum().backward()
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     assert "grad_out = [1, 1]  (the gradient passed to backward())" in explain_lines(explain_step(record, 0, 0))
     assert "grad_out = 1  (1 is the implicit seed of backward() on a scalar)" in explain_lines(explain_step(record, 1, 0))
     assert not any("seed" in line or "passed to" in line for line in explain_lines(explain_step(record, 1, 1)))
@@ -542,6 +409,6 @@ def test_a_per_row_cross_entropy_shows_no_product_its_grad_out_cannot_multiply()
         logits = gs.tensor([[1.0, 2.0], [0.0, -1.0]], requires_grad=True)
         gs.nn.functional.cross_entropy(logits, gs.tensor([1, 0]), reduction="none").backward(gs.tensor([1.0, 3.0]))
 
-    _, record, _ = _recorded(run)
+    _, record, _ = recorded(run)
     lines = explain_lines(explain_step(record, 0, 0))
     assert not any(" × " in line for line in lines), lines

@@ -5,11 +5,13 @@ import re
 
 import numpy as np
 import pytest
-from printed_arithmetic import value_of
-from test_explain import CASES, MODULE_CASES, _recorded, _table
 
 import graphscope as gs
 from graphscope.trace.explain.step import explain_lines, explain_step
+from tests.engine.op_tables import UNARY
+from tests.trace.explain_cases import CASES, MODULE_CASES
+from tests.trace.printed_arithmetic import value_of
+from tests.trace.trace_helpers import recorded
 
 
 def _equations(lines: list[str]) -> list[tuple[str, str, str]]:
@@ -58,17 +60,14 @@ def test_every_op_s_printed_formula_computes_its_printed_result(name, fn, specs,
         out = fn(*tensors)
         out.backward(_cotangent(rng, out))
 
-    _check(_recorded(run)[1])
+    _check(recorded(run)[1])
 
 
 @pytest.mark.parametrize("name, make, arrays", MODULE_CASES, ids=[c[0] for c in MODULE_CASES])
 def test_every_module_s_printed_formula_computes_its_printed_result(name, make, arrays):
     module = make(gs.nn).to(gs.float64)
     tensors = [gs.tensor(a.copy(), requires_grad=a.dtype.kind == "f" and k == 0) for k, a in enumerate(arrays)]
-    _check(_recorded(lambda: module(*tensors).sum().backward())[1])
-
-
-UNARY = _table("test_ops_unary", "UNARY")
+    _check(recorded(lambda: module(*tensors).sum().backward())[1])
 
 
 @pytest.mark.parametrize("shape", [(), (3,)], ids=["scalar", "whole"])
@@ -81,12 +80,12 @@ def test_a_unary_formula_with_negative_or_whole_values_computes_its_printed_resu
         out = getattr(x, op)()
         out.backward(_cotangent(rng, out))
 
-    assert _check(_recorded(run)[1]) > 0
+    assert _check(recorded(run)[1]) > 0
 
 
 def test_tanh_s_step_parenthesizes_the_negative_value_and_the_compound_factor():
     x = gs.tensor([-0.2145] * 9, requires_grad=True)
-    _, record, _ = _recorded(lambda: x.tanh().backward(gs.full((9,), -0.121722)))
+    _, record, _ = recorded(lambda: x.tanh().backward(gs.full((9,), -0.121722)))
     lines = explain_lines(explain_step(record, 0, 0))
     assert "  local  d out/d x = 1 − (-0.21127)² = 0.955365" in lines
     assert "  grad_in = -0.121722 × (1 − (-0.21127)²) = -0.116289" in lines
@@ -110,4 +109,4 @@ def test_the_other_ops_printed_formulas_compute_their_printed_results(name):
     gs.manual_seed(0)
     rng = np.random.default_rng(0)
     tensors = [gs.tensor(rng.uniform(0.5, 2.0, size=s), requires_grad=True) for s in specs]
-    _check(_recorded(lambda: (fn(*tensors) * 1.5).sum().backward())[1])
+    _check(recorded(lambda: (fn(*tensors) * 1.5).sum().backward())[1])

@@ -4,8 +4,6 @@ import runpy
 import sys
 from pathlib import Path
 
-from trace_helpers import line_of
-
 import graphscope as gs
 from graphscope import nn, optim
 from graphscope.engine import hooks
@@ -18,6 +16,7 @@ from graphscope.trace.record.model import (
     VANISHING_GRAD,
 )
 from graphscope.trace.recording.recorder import Policy, Recorder
+from tests.trace.trace_helpers import line_of
 
 SAMPLES = Path(gs.__file__).resolve().parent.parent / "samples"
 

@@ -3,7 +3,6 @@ after."""
 
 import numpy as np
 import torch
-from trace_helpers import line_of
 
 import graphscope as gs
 from graphscope import optim
@@ -13,6 +12,7 @@ from graphscope.trace.analysis import findings
 from graphscope.trace.explain.optimizer_step import explain_change
 from graphscope.trace.record.model import ACCUMULATED_GRAD, GRAD_RESET, HAND_UPDATE, OPTIMIZER_STEP
 from graphscope.trace.recording.recorder import Policy, Recorder
+from tests.trace.trace_helpers import line_of
 
 X = [1.0, 2.0, -1.0]
 W0 = [0.3, -0.2, 0.1]

@@ -4,7 +4,6 @@ summaries drop their values, deleted rows let go of theirs, and the columns equa
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from trace_strategies import summaries
 
 import graphscope as gs
 from graphscope.engine import hooks
@@ -21,6 +20,7 @@ from graphscope.trace.record.model import Node, SourceSite
 from graphscope.trace.recording.recorder import Recorder
 from graphscope.trace.stats.summarize import summarize
 from graphscope.trace.record.summary_table import SummaryTable
+from tests.trace.trace_strategies import summaries
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from trace_strategies import records, summaries
 
 from graphscope.trace.record.node_table import NodeColumns, NodeTable
 from graphscope.trace.record.model import Node, Record, SourceSite
 from graphscope.trace.stats.summarize import summarize
 from graphscope.trace.record.summary_table import SummaryTable
+from tests.trace.trace_strategies import records, summaries
 
 
 def _nodes():

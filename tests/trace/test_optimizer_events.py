@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 import torch
-from trace_helpers import line_of
 
 import graphscope as gs
 from graphscope import nn, optim
@@ -11,6 +10,7 @@ from graphscope.engine import hooks
 from graphscope.trace import snapshot
 from graphscope.trace.record.model import OPTIMIZER_STEP, ZERO_GRAD
 from graphscope.trace.recording.recorder import Policy, Recorder
+from tests.trace.trace_helpers import line_of
 
 X = [[1.0, 2.0, -1.0], [0.5, -1.5, 2.0], [2.0, 0.0, 1.0], [-1.0, 1.0, 0.5]]
 Y = [1.0, -2.0, 0.5, 3.0]

@@ -5,7 +5,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from trace_helpers import line_of
 
 import graphscope as gs
 from graphscope import nn, optim
@@ -13,6 +12,7 @@ from graphscope.engine import hooks
 from graphscope.trace import snapshot
 from graphscope.trace.record.model import CONSTANT, EXTERNAL, PARAMETER, TENSOR
 from graphscope.trace.recording.recorder import Policy, Recorder
+from tests.trace.trace_helpers import line_of
 
 HERE = Path(__file__)
 

@@ -13,13 +13,13 @@ from unittest import mock
 
 import jsonschema
 import pytest
-from brief_samples import BRIEF_ARGV
 
 import graphscope as gs
 from graphscope.engine import hooks
 from graphscope.trace import snapshot
 from graphscope.trace.record.model import PARAMETER
 from graphscope.trace.recording.recorder import Recorder
+from tests.brief_samples import BRIEF_ARGV
 
 SAMPLES = sorted((Path(gs.__file__).resolve().parent.parent / "samples").glob("*.py"))
 DIGESTS = Path(__file__).with_name("sample_export_digests.json")

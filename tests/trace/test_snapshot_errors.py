@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from snapshot_v3 import dumps_v3
 
 from graphscope.trace import snapshot
 from graphscope.trace.snapshot import read as snapshot_read
@@ -24,6 +23,7 @@ from graphscope.trace.record.model import (
 from graphscope.trace.snapshot import SnapshotError
 from graphscope.trace.snapshot.columns_read import ColumnReader
 from graphscope.trace.stats.summarize import summarize
+from tests.trace.snapshot_v3 import dumps_v3
 
 
 def _record():

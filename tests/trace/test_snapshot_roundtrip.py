@@ -7,13 +7,13 @@ from importlib import resources
 import jsonschema
 import numpy as np
 from hypothesis import HealthCheck, given, settings
-from trace_strategies import records
 
 from graphscope.trace import snapshot
 from graphscope.trace.record.limits import FIELDS, LONG_TEXT_LIMIT, NAME_LIMIT, TEXT_LIMIT
 from graphscope.trace.record.model import BackwardPass, ConsoleLine, Metadata, Node, Record
 from graphscope.trace.snapshot.parse import SECTIONS
 from graphscope.trace.stats.summarize import summarize
+from tests.trace.trace_strategies import records
 
 SCHEMA = json.loads(resources.files("graphscope.trace.snapshot").joinpath("schema/snapshot.schema.json").read_text())
 

@@ -3,6 +3,9 @@
 import sys
 from pathlib import Path
 
+from graphscope.engine import hooks
+from graphscope.trace.recording.recorder import Recorder
+
 
 def line_of(marker: str) -> int:
     """The line of the calling test file whose comment ends with `# marker`."""
@@ -11,3 +14,11 @@ def line_of(marker: str) -> int:
         if text.rstrip().endswith(f"# {marker}"):
             return number
     raise LookupError(marker)
+
+
+def recorded(run, policy=None):
+    """(recorder, record, what `run` returned) of running `run` under a recorder."""
+    recorder = Recorder(policy)
+    with hooks.observe(recorder):
+        result = run()
+    return recorder, recorder.finish(0), result

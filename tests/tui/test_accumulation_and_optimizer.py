@@ -2,9 +2,6 @@
 and a parameter's Rule tab."""
 
 import pytest
-from tui_live import SAMPLES, SCRIPTS, live_app, until_settled
-from tui_pilot import wait_for, wait_for_text
-from tui_screen import screen_text
 
 from graphscope.trace.explain.optimizer_step import explain_change
 from graphscope.tui.node_details import NodeDetails
@@ -12,6 +9,9 @@ from graphscope.tui.number_text import fit_number
 from graphscope.tui.passes_view import PassesView
 from graphscope.tui.rule_view import RuleView
 from graphscope.tui.timeline import Timeline
+from tests.tui.tui_live import SAMPLES, SCRIPTS, live_app, until_settled
+from tests.tui.tui_pilot import wait_for, wait_for_text
+from tests.tui.tui_screen import screen_text
 
 
 def leaf_node(record, name: str, pass_index: int) -> int:
@@ -27,7 +27,6 @@ async def show_tab(pilot, app, node_id: int, tab: str) -> None:
     app.query_one(NodeDetails).query_one("#detail-tabs").active = tab
     await wait_for(pilot, lambda: app.query_one(NodeDetails).node_id == node_id, what="the node selected")
     await pilot.pause()
-
 
 
 async def step_into_pass_1(pilot, app, session) -> None:

@@ -5,13 +5,13 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
 import pytest
 
 from graphscope.trace import snapshot
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "training_loop.py"
@@ -50,12 +50,7 @@ class Terminal:
         self.tmux("send-keys", "-t", "main", *keys)
 
     def wait_for(self, predicate, what: str, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if predicate():
-                return
-            time.sleep(0.05)
-        raise AssertionError(f"timed out waiting for {what}; the screen:\n{self.screen()}")
+        wait_until(predicate, what, timeout, detail=lambda: f"; the screen:\n{self.screen()}", every=0.05)
 
     def wait_for_text(self, text: str, timeout: float = 60.0) -> None:
         self.wait_for(lambda: text in self.screen(), repr(text), timeout)

@@ -3,11 +3,11 @@
 import os
 
 from textual.widgets import Static
-from tui_pilot import wait_for, wait_for_text
-from tui_screen import screen_text
-from tui_widget import WidgetApp
 
 from graphscope.tui.export_dialog import ExportDialog, default_export_path
+from tests.tui.tui_pilot import wait_for, wait_for_text
+from tests.tui.tui_screen import screen_text
+from tests.tui.tui_widget import WidgetApp
 
 
 def test_the_default_path_is_in_the_current_directory_not_beside_the_script(tmp_path, monkeypatch):

@@ -2,10 +2,6 @@
 each pause; enter jumps to the finding's node."""
 
 import pytest
-from brief_samples import BRIEF_ARGV
-from tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
-from tui_pilot import wait_for, wait_for_text
-from tui_screen import screen_text
 
 from graphscope.session import Debuggee
 from graphscope.trace import snapshot
@@ -13,6 +9,10 @@ from graphscope.trace.record.model import ACCUMULATED_GRAD, NAN_ORIGIN
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.findings_view import NONE_YET, FindingsView
 from graphscope.tui.node_details import NodeDetails
+from tests.brief_samples import BRIEF_ARGV
+from tests.tui.tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
+from tests.tui.tui_pilot import wait_for, wait_for_text
+from tests.tui.tui_screen import screen_text
 
 SIZES = [(80, 24), (120, 40)]
 

@@ -4,14 +4,14 @@ import io
 
 import numpy as np
 from rich.console import Console
-from tui_records import mlp_record, s
-from tui_screen import screen_text
-from tui_widget import WidgetApp
 
 from graphscope.trace.record.model import BackwardPass, LeafGrad, Metadata, Node, Record, Step
 from graphscope.tui.grad_flow import FlowTable, GradFlow, flow_rows
 from graphscope.tui.moment import Moment
 from graphscope.tui.record_index import RecordIndex
+from tests.hand_records import mlp_record, s
+from tests.tui.tui_screen import screen_text
+from tests.tui.tui_widget import WidgetApp
 
 
 def two_consumers() -> Record:

@@ -1,15 +1,14 @@
 """G on a node checks its backward numerically, off the UI thread, and shows analytic and numeric side by side."""
 
-from tui_live import SCRIPTS, live_app, until_paused
-from tui_pilot import wait_for, wait_for_notice, wait_for_text
-from tui_records import mlp_record
-from tui_screen import screen_text
-
 from graphscope.session import Debuggee
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.gradcheck_screen import NUMBER, GradcheckScreen
 from graphscope.tui.node_details import NodeDetails
 from graphscope.tui.number_text import fit_number
+from tests.hand_records import mlp_record
+from tests.tui.tui_live import SCRIPTS, live_app, until_paused
+from tests.tui.tui_pilot import wait_for, wait_for_notice, wait_for_text
+from tests.tui.tui_screen import screen_text
 
 
 async def test_g_on_a_wrong_custom_function_shows_the_failure_side_by_side():

@@ -5,8 +5,6 @@ import io
 
 import pytest
 from rich.console import Console
-from tui_pilot import wait_for
-from tui_widget import WidgetApp
 
 from graphscope.trace.record.model import PARAMETER, Node
 from graphscope.tui.help_screen import HelpScreen, help_renderable
@@ -14,6 +12,8 @@ from graphscope.tui.moment import PARAMETER as PARAMETER_MARK
 from graphscope.tui.node_label import node_text
 from graphscope.tui.view_bar import ViewBar
 from graphscope.tui.views import SHORT_TITLES, VIEW_TITLES, VIEWS
+from tests.tui.tui_pilot import wait_for
+from tests.tui.tui_widget import WidgetApp
 
 
 def test_the_legend_says_what_the_diamond_marks_every_leaf_that_requires_grad():

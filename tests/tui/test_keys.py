@@ -5,12 +5,12 @@ import io
 
 import pytest
 from rich.console import Console
-from tui_records import mlp_record
 
 from graphscope.session import Debuggee, SessionState, State
 from graphscope.tui import keys
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.help_screen import help_renderable
+from tests.hand_records import mlp_record
 
 
 def test_every_bound_key_runs_an_action_of_the_app():

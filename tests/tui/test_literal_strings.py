@@ -1,10 +1,6 @@
 """Every string from the script is shown literally: `[/]`, `[bold`, `[@click=app.quit]x` neither crash, style nor act."""
 
 import pytest
-from tui_live import SCRIPTS, live_app, until_settled
-from tui_pilot import wait_for, wait_for_text
-from tui_records import HOSTILE, hostile_record
-from tui_screen import screen_text
 
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.breakpoints_screen import BreakpointsScreen
@@ -13,6 +9,10 @@ from graphscope.tui.find_dialog import FindDialog
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.node_details import NodeDetails
 from graphscope.session import Debuggee
+from tests.hand_records import HOSTILE, hostile_record
+from tests.tui.tui_live import SCRIPTS, live_app, until_settled
+from tests.tui.tui_pilot import wait_for, wait_for_text
+from tests.tui.tui_screen import screen_text
 
 ACTION = "[@click=app.quit]x"
 SOURCE = "runs/[bold]snap[@click=app.quit]x.json"

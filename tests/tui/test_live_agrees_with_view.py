@@ -5,10 +5,6 @@ import re
 from pathlib import Path
 
 import pytest
-from brief_samples import BRIEF_ARGV
-from tui_live import SAMPLES, live_app, until_paused, until_settled
-from tui_pilot import until_still, wait_for
-from tui_screen import screen_text
 
 from graphscope.session import Debuggee
 from graphscope.trace import snapshot
@@ -19,6 +15,10 @@ from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.node_details import NodeDetails
 from graphscope.tui.passes_view import PassesView
 from graphscope.tui.stepper import Stepper
+from tests.brief_samples import BRIEF_ARGV
+from tests.tui.tui_live import SAMPLES, live_app, until_paused, until_settled
+from tests.tui.tui_pilot import until_still, wait_for
+from tests.tui.tui_screen import screen_text
 
 KEYS = ["n"] * 5 + ["p"] * 2 + ["n"] * 3 + ["c", "!"] + ["p"] * 3 + ["n"] * 2 + ["!"]
 # Keys that move no cursor: nothing to wait for but the screen.

@@ -1,11 +1,10 @@
 """Moment: what the panes may show of the backward at the cursor, whatever else the record holds."""
 
-from tui_records import mlp_record
-
 from graphscope.session import SessionState
 from graphscope.trace.record.model import EXPLODING_GRAD, LeafGrad, OptimizerEvent
 from graphscope.tui.moment import Moment
 from graphscope.tui.record_index import RecordIndex
+from tests.hand_records import mlp_record
 
 
 def at(record, step=None, position=0, index=None):

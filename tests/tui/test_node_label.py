@@ -2,10 +2,6 @@
 
 import numpy as np
 import pytest
-from tui_pilot import wait_for, wait_for_text
-from tui_records import mlp_record, s, site
-from tui_screen import screen_text
-from tui_widget import WidgetApp
 
 from graphscope.trace.record.model import Node
 from graphscope.tui.graph_tree import GraphTree
@@ -15,6 +11,10 @@ from graphscope.tui.node_details import saved_text
 from graphscope.tui.node_header import NodeHeader
 from graphscope.tui.node_label import node_text
 from graphscope.tui.record_index import RecordIndex
+from tests.hand_records import mlp_record, s, site
+from tests.tui.tui_pilot import wait_for, wait_for_text
+from tests.tui.tui_screen import screen_text
+from tests.tui.tui_widget import WidgetApp
 
 X = s(np.ones((2, 3), np.float32))
 

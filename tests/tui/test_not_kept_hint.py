@@ -1,13 +1,12 @@
 """Where passes were not kept in detail, the passes view and the status line say so and how to keep them;
 run with every pass kept, `p` walks back through all of them."""
 
-from tui_live import SAMPLES, live_app, until_paused, until_settled
-from tui_pilot import wait_for, wait_for_notice, wait_for_text
-from tui_screen import screen_text
-
 from graphscope.trace.recording.keeping import Policy
 from graphscope.tui.passes_view import PassesView
 from graphscope.tui.stepper import Stepper
+from tests.tui.tui_live import SAMPLES, live_app, until_paused, until_settled
+from tests.tui.tui_pilot import wait_for, wait_for_notice, wait_for_text
+from tests.tui.tui_screen import screen_text
 
 HINT = "run with --keep all"
 

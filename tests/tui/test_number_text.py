@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tui_screen import screen_text
-from tui_widget import WidgetApp
 
 from graphscope.trace.stats.summarize import summarize
 from graphscope.tui.number_text import NO_ROOM, fit_number
 from graphscope.tui.tensor_preview import TensorPreview
+from tests.tui.tui_screen import screen_text
+from tests.tui.tui_widget import WidgetApp
 
 WIDTHS = st.integers(min_value=4, max_value=14)
 MAGNITUDES = st.floats(min_value=1e-40, max_value=1e40, allow_nan=False, allow_infinity=False)

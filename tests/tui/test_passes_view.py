@@ -1,15 +1,14 @@
 """Every pass has a row with its loss; the passes not kept in detail say why, in the passes list and the graph."""
 
-from tui_pilot import wait_for_text
-from tui_records import mlp_record
-from tui_screen import screen_text
-from tui_widget import WidgetApp
-
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.moment import Moment
 from graphscope.tui.passes_view import PassesView
 from graphscope.tui.record_index import RecordIndex
 from graphscope.tui.wording import counted, runs
+from tests.hand_records import mlp_record
+from tests.tui.tui_pilot import wait_for_text
+from tests.tui.tui_screen import screen_text
+from tests.tui.tui_widget import WidgetApp
 
 
 def trimmed_record():

@@ -2,9 +2,8 @@
 
 import os
 
-from tui_records import big_record, mlp_record, nan_record
-
 from graphscope.tui.record_index import SEARCH_LIMIT, RecordIndex
+from tests.hand_records import big_record, mlp_record, nan_record
 
 
 def test_roots_are_the_passes_losses():

@@ -4,14 +4,14 @@ under the tables' cursor when the tensor is big."""
 from dataclasses import replace
 
 import pytest
-from tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
-from tui_pilot import wait_for, wait_for_text
-from tui_screen import screen_text
 
 from graphscope.trace.explain.step import explain_lines, explain_step
 from graphscope.tui.node_details import NodeDetails
 from graphscope.tui.rule_view import RuleView
 from graphscope.tui.tensor_preview import TensorPreview
+from tests.tui.tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
+from tests.tui.tui_pilot import wait_for, wait_for_text
+from tests.tui.tui_screen import screen_text
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 

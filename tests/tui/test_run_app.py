@@ -2,16 +2,15 @@
 
 import os
 
-from tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
-from tui_pilot import wait_for, wait_for_notice, wait_for_text
-from tui_screen import screen_text
-
 from graphscope.trace import snapshot
 from graphscope.tui.export_dialog import ExportDialog
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.ending import ending
 from graphscope.tui.node_details import NodeDetails
 from graphscope.tui.stepper import Stepper
+from tests.tui.tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
+from tests.tui.tui_pilot import wait_for, wait_for_notice, wait_for_text
+from tests.tui.tui_screen import screen_text
 
 
 def selected(app):
@@ -211,8 +210,9 @@ async def test_the_samples_nan_is_caught_by_the_nan_breakpoint():
             for _ in range(40):
                 if "NaN" in session.state.reason:
                     break
+                paused_at = session.state
                 await pilot.press("c")
-                await wait_for(pilot, lambda: session.state.kind != "running" or True)
+                await wait_for(pilot, lambda: session.state is not paused_at, what="the continue to leave the pause")
                 await until_settled(pilot, session)
             assert "NaN" in session.state.reason
             await pilot.press("exclamation_mark")

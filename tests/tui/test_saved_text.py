@@ -1,10 +1,10 @@
 """The Saved tab names what a node saved as the user knows it: its inputs by their names, its output, its arguments; the engine's arrays apart."""
 
 import numpy as np
-from tui_records import mlp_record, s
 
 from graphscope.trace.record.model import Node
 from graphscope.tui.node_details import saved_text
+from tests.hand_records import mlp_record, s
 
 
 def cube_of_a():

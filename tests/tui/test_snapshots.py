@@ -1,13 +1,13 @@
 """Screenshots of the main screens at 80x24 and 120x40 (pytest-textual-snapshot; update with --snapshot-update)."""
 
 import pytest
-from tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
-from tui_pilot import wait_for
-from tui_records import mlp_record
 
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.help_screen import HelpScreen
 from graphscope.session import Debuggee
+from tests.hand_records import mlp_record
+from tests.tui.tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
+from tests.tui.tui_pilot import wait_for
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 

@@ -1,11 +1,10 @@
 """The source pane wraps a long line instead of cutting it at the pane's edge."""
 
-from tui_pilot import wait_for
-from tui_screen import screen_text
-from tui_widget import WidgetApp
-
 from graphscope.trace.record.model import SourceSite
 from graphscope.tui.source_view import SourceView
+from tests.tui.tui_pilot import wait_for
+from tests.tui.tui_screen import screen_text
+from tests.tui.tui_widget import WidgetApp
 
 LINE = "loss = criterion(model(inputs), targets) + weight_decay * sum(p.pow(2).sum() for p in params)"
 

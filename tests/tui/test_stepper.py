@@ -3,12 +3,12 @@
 import re
 
 import pytest
-from tui_records import mlp_record, nan_record
 
 from graphscope.session import SessionState, State
 from graphscope.tui.moment import Moment
 from graphscope.tui.record_index import RecordIndex
 from graphscope.tui.stepper import describe, parts
+from tests.hand_records import mlp_record, nan_record
 
 NUMBER = re.compile(r"\d[\d.,e+-]*|nan|inf")
 NAME = "a_rather_long_snapshot_name.json"

@@ -1,13 +1,13 @@
 """TensorPreview: the record's values in windows; a tensor too big for them shows the kept preview."""
 
 import numpy as np
-from tui_pilot import wait_for, wait_for_text
-from tui_records import mlp_record
 
 from graphscope.trace.stats.summarize import TensorSummary
 from graphscope.tui.app import GraphscopeApp
 from graphscope.session import Debuggee
 from graphscope.tui.tensor_preview import TensorPreview
+from tests.hand_records import mlp_record
+from tests.tui.tui_pilot import wait_for, wait_for_text
 
 HUGE = (10_000, 10_000)  # 10^8 elements: never materialised here
 

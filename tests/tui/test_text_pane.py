@@ -1,10 +1,10 @@
 """TextPane: wrapped literal text that fits the width it can show, beside its scrollbar too."""
 
 from rich.text import Text
-from tui_pilot import wait_for
-from tui_widget import WidgetApp
 
 from graphscope.tui.text_pane import TextPane
+from tests.tui.tui_pilot import wait_for
+from tests.tui.tui_widget import WidgetApp
 
 
 async def test_text_that_grows_a_scrollbar_is_wrapped_again_beside_it():

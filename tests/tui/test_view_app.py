@@ -2,9 +2,6 @@
 
 import numpy as np
 import pytest
-from tui_pilot import wait_for, wait_for_notice, wait_for_text
-from tui_records import mlp_record, nan_record
-from tui_screen import screen_text
 
 from graphscope.trace import snapshot
 from graphscope.trace.stats.summarize import summarize
@@ -18,6 +15,9 @@ from graphscope.tui.node_details import NodeDetails
 from graphscope.session import Debuggee, NodeKey
 from graphscope.tui.tensor_preview import TensorPreview
 from graphscope.tui.view_bar import ViewBar
+from tests.hand_records import mlp_record, nan_record
+from tests.tui.tui_pilot import wait_for, wait_for_notice, wait_for_text
+from tests.tui.tui_screen import screen_text
 
 
 def make_app(record=None, source="snap.json"):

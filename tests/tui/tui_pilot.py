@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tui_screen import screen_text
+from tests.tui.tui_screen import screen_text
 
 
 async def wait_for(pilot, predicate, timeout: float = 10.0, what: str = "") -> None:

@@ -7,7 +7,7 @@ import torch.nn.functional as TF
 
 import graphscope as gs
 import graphscope.nn.functional as F
-from torch_reference import check
+from tests.engine.torch_reference import check
 
 
 def check_functional(name, specs, *args, requires_grad=None, dtypes=("float64", "float32"), seed=0, **kwargs):

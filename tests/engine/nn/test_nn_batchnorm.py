@@ -8,10 +8,11 @@ import torch.nn.functional as TF
 
 import graphscope as gs
 import graphscope.nn.functional as F
-from cnn_reference import same_error
 from graphscope import nn
-from test_nn_layers import DTYPES, TOL, compare_module
-from torch_reference import check as reference
+from tests.engine.nn.cnn_reference import same_error
+from tests.engine.nn.module_reference import DTYPES, TOL, compare_module
+from tests.engine.nn.module_tables import BATCHNORM_MODULES
+from tests.engine.torch_reference import check as reference
 
 
 def check(fn, specs, requires_grad=None):
@@ -53,23 +54,13 @@ def test_batch_norm_moves_running_stats_with_the_unbiased_variance_as_torch(dtyp
 
 # --- modules -----------------------------------------------------------------------------------
 
-MODULES = [
-    ("bn1d_2d_input", lambda nn: nn.BatchNorm1d(3), (5, 3)),
-    ("bn1d_3d_input", lambda nn: nn.BatchNorm1d(3), (4, 3, 6)),
-    ("bn2d", lambda nn: nn.BatchNorm2d(3), (4, 3, 5, 2)),
-    ("bn2d_no_affine", lambda nn: nn.BatchNorm2d(3, affine=False), (4, 3, 5, 2)),
-    ("bn2d_no_bias", lambda nn: nn.BatchNorm2d(3, bias=False), (4, 3, 5, 2)),
-    ("bn2d_untracked", lambda nn: nn.BatchNorm2d(3, track_running_stats=False), (4, 3, 5, 2)),
-    ("bn2d_cumulative", lambda nn: nn.BatchNorm2d(3, momentum=None, eps=1e-3), (4, 3, 5, 2)),
-]
-
 
 def _buffers(module):
     return {k: v.detach().cpu().numpy() for k, v in module.named_buffers()}
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name, make, shape", MODULES, ids=[m[0] for m in MODULES])
+@pytest.mark.parametrize("name, make, shape", BATCHNORM_MODULES, ids=[m[0] for m in BATCHNORM_MODULES])
 def test_batch_norm_modules_train_then_evaluate_as_torch(name, make, shape, dtype):
     ours, theirs = make(nn), make(tnn)
     rng = np.random.default_rng(1)
@@ -86,7 +77,7 @@ def test_batch_norm_modules_train_then_evaluate_as_torch(name, make, shape, dtyp
     compare_module(ours, theirs, [rng.uniform(-2, 2, size=shape)], dtype)
 
 
-@pytest.mark.parametrize("name, make, shape", MODULES, ids=[m[0] for m in MODULES])
+@pytest.mark.parametrize("name, make, shape", BATCHNORM_MODULES, ids=[m[0] for m in BATCHNORM_MODULES])
 def test_batch_norm_modules_have_torchs_state_and_repr(name, make, shape):
     ours, theirs = make(nn), make(tnn)
     assert [(k, tuple(v.shape), str(v.dtype).split(".")[-1]) for k, v in ours.state_dict().items()] == \

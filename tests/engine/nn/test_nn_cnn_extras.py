@@ -9,7 +9,8 @@ import torch.nn.functional as TF
 import graphscope as gs
 import graphscope.nn.functional as F
 from graphscope import nn
-from test_nn_layers import DTYPES, compare_module
+from tests.engine.nn.module_reference import DTYPES, compare_module
+from tests.engine.nn.module_tables import UPSAMPLE
 
 # --- dropout2d ---------------------------------------------------------------------------------
 
@@ -96,14 +97,6 @@ def test_unflatten_matches_torch(dim, sizes, shape, dtype):
 
 
 # --- upsample ----------------------------------------------------------------------------------
-
-UPSAMPLE = [
-    ("scale", lambda nn: nn.Upsample(scale_factor=2), (2, 3, 4, 5)),
-    ("size_bilinear", lambda nn: nn.Upsample(size=(7, 3), mode="bilinear"), (2, 3, 4, 5)),
-    ("scale_tuple_align_corners", lambda nn: nn.Upsample(scale_factor=(1.5, 2), mode="bilinear", align_corners=True),
-     (2, 3, 4, 5)),
-    ("linear", lambda nn: nn.Upsample(scale_factor=3, mode="linear"), (2, 3, 4)),
-]
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

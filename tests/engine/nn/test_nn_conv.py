@@ -10,9 +10,10 @@ import torch.nn.functional as TF
 
 import graphscope as gs
 import graphscope.nn.functional as F
-from cnn_reference import check_functional, same_error
 from graphscope import nn
-from test_nn_layers import DTYPES, compare_module
+from tests.engine.nn.cnn_reference import check_functional, same_error
+from tests.engine.nn.module_reference import DTYPES, compare_module
+from tests.engine.nn.module_tables import CONV_MODULES
 
 CONV2D = [
     ("plain", (2, 3, 7, 6), (4, 3, 3, 3), {}),
@@ -123,31 +124,16 @@ def test_conv2d_rejects_a_non_tensor_input():
 
 # --- modules -----------------------------------------------------------------------------------
 
-MODULES = [
-    ("conv2d", lambda nn: nn.Conv2d(3, 4, 3), (2, 3, 7, 6)),
-    ("conv2d_all_options", lambda nn: nn.Conv2d(4, 6, (3, 2), stride=(2, 1), padding=(1, 2), dilation=(1, 2),
-                                                groups=2, bias=False), (2, 4, 9, 8)),
-    ("conv2d_same", lambda nn: nn.Conv2d(3, 4, 3, padding="same"), (2, 3, 6, 5)),
-    ("conv2d_reflect", lambda nn: nn.Conv2d(3, 4, 3, padding=1, padding_mode="reflect"), (2, 3, 6, 5)),
-    ("conv2d_replicate", lambda nn: nn.Conv2d(3, 4, (3, 5), padding=(1, 2), padding_mode="replicate"), (2, 3, 6, 5)),
-    ("conv2d_circular", lambda nn: nn.Conv2d(3, 4, 3, padding=2, padding_mode="circular"), (2, 3, 6, 5)),
-    ("conv2d_same_reflect", lambda nn: nn.Conv2d(3, 4, 4, padding="same", padding_mode="reflect"), (2, 3, 6, 5)),
-    ("conv2d_unbatched", lambda nn: nn.Conv2d(3, 4, 3), (3, 7, 6)),
-    ("conv1d", lambda nn: nn.Conv1d(3, 4, 3, stride=2, padding=1), (2, 3, 10)),
-    ("conv1d_same_circular", lambda nn: nn.Conv1d(2, 4, 4, padding="same", padding_mode="circular"), (2, 2, 9)),
-    ("conv1d_groups", lambda nn: nn.Conv1d(4, 8, 2, groups=4), (2, 4, 9)),
-]
-
 
 @pytest.mark.filterwarnings("ignore:Using padding='same'")
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name, make, shape", MODULES, ids=[m[0] for m in MODULES])
+@pytest.mark.parametrize("name, make, shape", CONV_MODULES, ids=[m[0] for m in CONV_MODULES])
 def test_conv_modules_match_torch(name, make, shape, dtype):
     x = np.random.default_rng(1).uniform(-2, 2, size=shape)
     compare_module(make(nn), make(tnn), [x], dtype)
 
 
-@pytest.mark.parametrize("name, make, shape", MODULES, ids=[m[0] for m in MODULES])
+@pytest.mark.parametrize("name, make, shape", CONV_MODULES, ids=[m[0] for m in CONV_MODULES])
 def test_conv_modules_have_torchs_parameters_and_repr(name, make, shape):
     ours, theirs = make(nn), make(tnn)
     assert [(k, tuple(v.shape)) for k, v in ours.state_dict().items()] == \

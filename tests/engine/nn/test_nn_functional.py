@@ -9,7 +9,7 @@ import graphscope as gs
 from graphscope.engine.backend import to_host
 from graphscope.engine.nn import functional as F
 from graphscope.engine.ops.unary import FUNCTIONAL
-from torch_reference import check
+from tests.engine.torch_reference import check
 
 RNG = np.random.default_rng(7)
 

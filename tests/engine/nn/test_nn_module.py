@@ -9,7 +9,7 @@ import torch.nn as tnn
 
 import graphscope as gs
 from graphscope.engine import nn
-from torch_reference import TOLERANCE
+from tests.engine.torch_reference import TOLERANCE
 
 
 def build_net(lib):

@@ -10,7 +10,8 @@ import torch.nn.functional as TF
 import graphscope as gs
 from graphscope.engine import nn
 from graphscope.engine.nn import functional as F
-from torch_reference import check
+from tests.engine.nn.module_tables import LOSS_MODULES
+from tests.engine.torch_reference import check
 
 REDUCTIONS = ["mean", "sum", "none"]
 # Differences on both sides of the quadratic zone's edges (beta / delta of 0.5, 1 and 2).
@@ -78,15 +79,7 @@ def test_cosine_embedding_loss(reduction, margin):
           [(4,), (4,), np.array(-1)])
 
 
-MODULES = [
-    ("SmoothL1Loss", dict(beta=0.5), [(3, 4), (3, 4)]),
-    ("HuberLoss", dict(delta=0.7, reduction="sum"), [(3, 4), (3, 4)]),
-    ("KLDivLoss", dict(reduction="batchmean", log_target=True), [(3, 4), (3, 4)]),
-    ("CosineEmbeddingLoss", dict(margin=0.1), [(3, 4), (3, 4), np.array([1, -1, -1])]),
-]
-
-
-@pytest.mark.parametrize("name, options, specs", MODULES, ids=[m[0] for m in MODULES])
+@pytest.mark.parametrize("name, options, specs", LOSS_MODULES, ids=[m[0] for m in LOSS_MODULES])
 def test_loss_modules(name, options, specs):
     check(lambda *a: (getattr(nn, name) if isinstance(a[0], gs.Tensor) else getattr(torch.nn, name))(**options)(*a),
           specs)

@@ -7,24 +7,8 @@ import torch.nn.functional as TF
 
 import graphscope as gs
 import graphscope.nn.functional as F
-from cnn_reference import check_functional, same_error
-
-PAD = [
-    ("constant_last_dim", (2, 3, 5), (1, 2), {}),
-    ("constant_value", (2, 3, 4, 5), (1, 0, 2, 3), dict(value=1.5)),
-    ("constant_crop", (2, 3, 4, 5), (1, -1, -2, 0), {}),
-    ("constant_every_dim", (2, 3, 4), (1, 1, 0, 2, 1, 0), {}),
-    ("constant_crop_to_empty", (2, 3, 4), (-2, -2), {}),
-    ("reflect_1d", (2, 3, 5), (2, 4), dict(mode="reflect")),
-    ("reflect_2d", (2, 3, 4, 5), (1, 3, 2, 0), dict(mode="reflect")),
-    ("reflect_unbatched_3d", (2, 3, 4, 5), (1, 1, 1, 1, 1, 1), dict(mode="reflect")),
-    ("reflect_crop", (2, 3, 5), (-1, 2), dict(mode="reflect")),
-    ("replicate_1d", (2, 3, 5), (3, 1), dict(mode="replicate")),
-    ("replicate_2d", (2, 3, 4, 5), (4, 2, 1, 5), dict(mode="replicate")),
-    ("replicate_unbatched", (3, 4), (2, 2), dict(mode="replicate")),
-    ("circular_1d", (2, 3, 5), (2, 5), dict(mode="circular")),
-    ("circular_2d", (2, 3, 4, 5), (1, 3, 4, 2), dict(mode="circular")),
-]
+from tests.engine.nn.cnn_reference import check_functional, same_error
+from tests.engine.op_tables import INTERPOLATE, PAD
 
 
 @pytest.mark.parametrize("name, x, pad, kwargs", PAD, ids=[c[0] for c in PAD])
@@ -58,29 +42,6 @@ PAD_ERRORS = [
 def test_pad_errors_match_torch(case):
     _, call, *shapes = case
     same_error(call, *shapes)
-
-
-INTERPOLATE = [
-    ("nearest_scale_2", (2, 3, 4, 5), dict(scale_factor=2)),
-    ("nearest_scale_1_5", (2, 3, 4, 5), dict(scale_factor=1.5)),
-    ("nearest_downscale", (2, 3, 7, 9), dict(scale_factor=0.6)),
-    ("nearest_size", (2, 3, 7, 5), dict(size=(3, 11))),
-    ("nearest_size_int", (2, 3, 7, 5), dict(size=6)),
-    ("nearest_per_axis_scale", (2, 3, 4, 5), dict(scale_factor=(2.5, 0.5))),
-    ("nearest_recomputed_scale", (2, 3, 5, 5), dict(scale_factor=1.7, recompute_scale_factor=True)),
-    ("nearest_1d", (2, 3, 7), dict(size=10)),
-    ("nearest_exact", (2, 3, 7, 5), dict(size=(3, 9), mode="nearest-exact")),
-    ("bilinear_scale", (2, 3, 7, 5), dict(scale_factor=1.7, mode="bilinear")),
-    ("bilinear_size", (2, 3, 7, 5), dict(size=(4, 9), mode="bilinear")),
-    ("bilinear_downscale", (2, 3, 8, 9), dict(scale_factor=0.5, mode="bilinear")),
-    ("bilinear_align_corners", (2, 3, 7, 5), dict(size=(4, 9), mode="bilinear", align_corners=True)),
-    ("bilinear_align_corners_scale", (2, 3, 4, 5), dict(scale_factor=2, mode="bilinear", align_corners=True)),
-    ("bilinear_to_one_pixel", (2, 3, 4, 5), dict(size=1, mode="bilinear", align_corners=True)),
-    ("linear", (2, 3, 7), dict(size=9, mode="linear")),
-    ("linear_align_corners", (2, 3, 7), dict(scale_factor=2.5, mode="linear", align_corners=True)),
-    ("area", (2, 3, 7, 5), dict(size=(3, 4), mode="area")),
-    ("area_1d", (2, 3, 7), dict(size=3, mode="area")),
-]
 
 
 @pytest.mark.parametrize("name, x, kwargs", INTERPOLATE, ids=[c[0] for c in INTERPOLATE])

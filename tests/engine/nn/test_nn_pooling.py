@@ -8,9 +8,10 @@ import torch.nn.functional as TF
 
 import graphscope as gs
 import graphscope.nn.functional as F
-from cnn_reference import check_functional, same_error
 from graphscope import nn
-from test_nn_layers import DTYPES, compare_module
+from tests.engine.nn.cnn_reference import check_functional, same_error
+from tests.engine.nn.module_reference import DTYPES, compare_module
+from tests.engine.nn.module_tables import POOLING_MODULES
 
 MAX_POOL = [
     ("kernel_2", (2, 3, 8, 8), (2,), {}),
@@ -138,26 +139,15 @@ def test_avg_pool2d_of_integers_asks_for_a_float_input():
 
 # --- modules -----------------------------------------------------------------------------------
 
-MODULES = [
-    ("max_pool", lambda nn: nn.MaxPool2d(2), (2, 3, 8, 8)),
-    ("max_pool_all_options", lambda nn: nn.MaxPool2d(3, 2, 1, dilation=1, ceil_mode=True), (2, 3, 9, 8)),
-    ("max_pool_dilated", lambda nn: nn.MaxPool2d((2, 3), stride=1, dilation=2), (2, 3, 9, 8)),
-    ("avg_pool", lambda nn: nn.AvgPool2d(2), (2, 3, 8, 8)),
-    ("avg_pool_all_options", lambda nn: nn.AvgPool2d(3, 2, 1, ceil_mode=True, count_include_pad=False), (2, 3, 9, 8)),
-    ("avg_pool_divisor", lambda nn: nn.AvgPool2d((2, 3), divisor_override=2), (2, 3, 9, 8)),
-    ("adaptive", lambda nn: nn.AdaptiveAvgPool2d((3, 2)), (2, 3, 7, 5)),
-    ("adaptive_global", lambda nn: nn.AdaptiveAvgPool2d(1), (2, 3, 7, 5)),
-]
-
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("name, make, shape", MODULES, ids=[m[0] for m in MODULES])
+@pytest.mark.parametrize("name, make, shape", POOLING_MODULES, ids=[m[0] for m in POOLING_MODULES])
 def test_pooling_modules_match_torch(name, make, shape, dtype):
     x = np.random.default_rng(1).uniform(-2, 2, size=shape)
     compare_module(make(nn), make(tnn), [x], dtype)
 
 
-@pytest.mark.parametrize("name, make, shape", MODULES, ids=[m[0] for m in MODULES])
+@pytest.mark.parametrize("name, make, shape", POOLING_MODULES, ids=[m[0] for m in POOLING_MODULES])
 def test_pooling_modules_print_as_torch(name, make, shape):
     assert repr(make(nn)) == repr(make(tnn))
 

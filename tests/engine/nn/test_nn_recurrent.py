@@ -11,8 +11,8 @@ import torch.nn as tnn
 
 import graphscope as gs
 from graphscope.engine import hooks, nn
+from tests.engine.nn.module_reference import TOL
 
-TOL = {"float64": dict(rtol=1e-7, atol=1e-9), "float32": dict(rtol=1e-4, atol=1e-5)}
 DTYPES = ["float64", "float32"]
 
 

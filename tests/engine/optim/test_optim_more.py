@@ -9,7 +9,7 @@ import torch
 import graphscope as gs
 from graphscope.engine import nn, optim
 from graphscope.engine.optim import lr_scheduler
-from test_optim_parity import STEPS, _GS, data, make_pair, train
+from tests.engine.optim.twin_training import STEPS, data, make_pair, train
 
 ADAGRAD = [
     ("adagrad", dict(lr=0.1)),
@@ -29,7 +29,7 @@ def _same_parameters(gs_model, torch_model, rtol):
 def test_adagrad_trajectory_matches_torch_in_float64(name, options):
     gs_model, torch_model = make_pair()
     x, y = data()
-    gs_losses = train(gs_model, lambda p: optim.Adagrad(p, **options), gs.tensor(x), gs.tensor(y), _GS)
+    gs_losses = train(gs_model, lambda p: optim.Adagrad(p, **options), gs.tensor(x), gs.tensor(y), gs)
     torch_losses = train(torch_model, lambda p: torch.optim.Adagrad(p, **options), torch.tensor(x), torch.tensor(y),
                          torch)
     np.testing.assert_allclose(gs_losses, torch_losses, rtol=1e-9, atol=1e-12)
@@ -46,7 +46,7 @@ def _float32_pair():
 
 def test_adagrad_in_float32_tracks_torch():
     gs_model, torch_model, x, y = _float32_pair()
-    gs_losses = train(gs_model, lambda p: optim.Adagrad(p, lr=0.1), gs.tensor(x), gs.tensor(y), _GS)
+    gs_losses = train(gs_model, lambda p: optim.Adagrad(p, lr=0.1), gs.tensor(x), gs.tensor(y), gs)
     torch_losses = train(torch_model, lambda p: torch.optim.Adagrad(p, lr=0.1), torch.tensor(x), torch.tensor(y), torch)
     np.testing.assert_allclose(gs_losses, torch_losses, rtol=1e-4)
 
@@ -98,7 +98,7 @@ LBFGS = [
 def test_lbfgs_trajectory_matches_torch_in_float64(name, options):
     gs_model, torch_model = make_pair()
     x, y = data()
-    gs_losses, gs_opt = _lbfgs_run(_GS, gs_model, lambda p: optim.LBFGS(p, **options), gs.tensor(x), gs.tensor(y), 8)
+    gs_losses, gs_opt = _lbfgs_run(gs, gs_model, lambda p: optim.LBFGS(p, **options), gs.tensor(x), gs.tensor(y), 8)
     torch_losses, torch_opt = _lbfgs_run(torch, torch_model, lambda p: torch.optim.LBFGS(p, **options),
                                          torch.tensor(x), torch.tensor(y), 8)
     np.testing.assert_allclose(gs_losses, torch_losses, rtol=1e-7, atol=1e-10)
@@ -112,7 +112,7 @@ def test_lbfgs_trajectory_matches_torch_in_float64(name, options):
 def test_lbfgs_in_float32_tracks_torch():
     gs_model, torch_model, x, y = _float32_pair()
     options = dict(max_iter=5, line_search_fn="strong_wolfe")
-    gs_losses, _ = _lbfgs_run(_GS, gs_model, lambda p: optim.LBFGS(p, **options), gs.tensor(x), gs.tensor(y), 3)
+    gs_losses, _ = _lbfgs_run(gs, gs_model, lambda p: optim.LBFGS(p, **options), gs.tensor(x), gs.tensor(y), 3)
     torch_losses, _ = _lbfgs_run(torch, torch_model, lambda p: torch.optim.LBFGS(p, **options), torch.tensor(x),
                                  torch.tensor(y), 3)
     np.testing.assert_allclose(gs_losses, torch_losses, rtol=1e-3)
@@ -246,9 +246,9 @@ def test_lambda_lr_with_adam_trains_as_torch():
     gs_model, torch_model = make_pair()
     x, y = data()
     losses = []
-    for lib, model, t, schedulers in ((_GS, gs_model, gs.tensor, lr_scheduler),
+    for lib, model, t, schedulers in ((gs, gs_model, gs.tensor, lr_scheduler),
                                       (torch, torch_model, torch.tensor, torch.optim.lr_scheduler)):
-        opt_module = optim if lib is _GS else torch.optim
+        opt_module = optim if lib is gs else torch.optim
         opt = opt_module.Adam(model.parameters(), lr=0.02)
         scheduler = schedulers.LambdaLR(opt, lambda epoch: 0.9 ** epoch)
         run = []

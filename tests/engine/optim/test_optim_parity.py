@@ -7,8 +7,8 @@ import torch.nn as tnn
 
 import graphscope as gs
 from graphscope.engine import nn, optim
+from tests.engine.optim.twin_training import STEPS, data, make_pair, train
 
-STEPS = 50
 
 OPTIMIZERS = [
     ("sgd", "SGD", dict(lr=0.1)),
@@ -27,41 +27,11 @@ OPTIMIZERS = [
 ]
 
 
-def make_pair(seed=0):
-    torch.manual_seed(seed)
-    torch_model = tnn.Sequential(tnn.Linear(5, 16), tnn.Tanh(), tnn.Linear(16, 16), tnn.ReLU(), tnn.Linear(16, 3)).double()
-    gs_model = nn.Sequential(nn.Linear(5, 16), nn.Tanh(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 3)).double()
-    gs_model.load_state_dict(torch_model.state_dict())
-    return gs_model, torch_model
-
-
-def data(seed=1):
-    rng = np.random.default_rng(seed)
-    return rng.standard_normal((64, 5)), rng.integers(0, 3, size=64)
-
-
-def train(model, make_optimizer, x, y, lib):
-    loss_fn = lib.nn.CrossEntropyLoss()
-    optimizer = make_optimizer(model.parameters())
-    losses = []
-    for _ in range(STEPS):
-        optimizer.zero_grad()
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return losses
-
-
-class _GS:
-    nn = nn
-
-
 @pytest.mark.parametrize("name, cls, options", OPTIMIZERS, ids=[o[0] for o in OPTIMIZERS])
 def test_training_matches_torch_in_float64(name, cls, options):
     gs_model, torch_model = make_pair()
     x, y = data()
-    gs_losses = train(gs_model, lambda p: getattr(optim, cls)(p, **options), gs.tensor(x), gs.tensor(y), _GS)
+    gs_losses = train(gs_model, lambda p: getattr(optim, cls)(p, **options), gs.tensor(x), gs.tensor(y), gs)
     torch_losses = train(torch_model, lambda p: getattr(torch.optim, cls)(p, **options),
                          torch.tensor(x), torch.tensor(y), torch)
     np.testing.assert_allclose(gs_losses, torch_losses, rtol=1e-9, atol=1e-12)
@@ -98,7 +68,7 @@ def test_param_groups_with_their_own_options_match_torch():
             {"params": list(model[2].parameters()) + list(model[4].parameters())},
         ], lr=0.05, momentum=0.9)
 
-    gs_losses = train(gs_model, lambda p: groups(gs_model, optim), gs.tensor(x), gs.tensor(y), _GS)
+    gs_losses = train(gs_model, lambda p: groups(gs_model, optim), gs.tensor(x), gs.tensor(y), gs)
     torch_losses = train(torch_model, lambda p: groups(torch_model, torch.optim), torch.tensor(x), torch.tensor(y), torch)
     np.testing.assert_allclose(gs_losses, torch_losses, rtol=1e-9)
 
@@ -108,7 +78,7 @@ def test_float32_training_tracks_torch_closely():
     gs_model.float()
     torch_model.float()
     x, y = data()
-    gs_losses = train(gs_model, lambda p: optim.Adam(p, lr=0.01), gs.tensor(x.astype(np.float32)), gs.tensor(y), _GS)
+    gs_losses = train(gs_model, lambda p: optim.Adam(p, lr=0.01), gs.tensor(x.astype(np.float32)), gs.tensor(y), gs)
     torch_losses = train(torch_model, lambda p: torch.optim.Adam(p, lr=0.01),
                          torch.tensor(x.astype(np.float32)), torch.tensor(y), torch)
     np.testing.assert_allclose(gs_losses, torch_losses, rtol=1e-4)

@@ -8,8 +8,8 @@ import torch
 from torch.utils import data as torch_data
 
 import graphscope as gs
-from data_reference import same, torch_error
 from graphscope.utils import data
+from tests.engine.utils.data_reference import same, torch_error
 
 Point = namedtuple("Point", "x y")
 

@@ -7,8 +7,8 @@ import torch
 from torch.utils import data as torch_data
 
 import graphscope as gs
-from data_reference import raises_as_torch, same, torch_error
 from graphscope.utils import data
+from tests.engine.utils.data_reference import raises_as_torch, same, torch_error
 
 
 def tensors(lib):

@@ -6,8 +6,8 @@ import torch
 from torch.utils import data as torch_data
 
 import graphscope as gs
-from data_reference import raises_as_torch, same
 from graphscope.utils import data
+from tests.engine.utils.data_reference import raises_as_torch, same
 
 
 def tensor_dataset(lib, n=10):

@@ -7,8 +7,8 @@ import pytest
 from torch.utils import data as torch_data
 
 import graphscope as gs
-from data_reference import raises_as_torch
 from graphscope.utils import data
+from tests.engine.utils.data_reference import raises_as_torch
 
 
 def test_sequential_sampler_as_torch():

@@ -1,4 +1,5 @@
-"""Hand-made records for the TUI tests: a tiny MLP's backward, a NaN that spreads, a failed run, hostile names."""
+"""Hand-made records for the session and TUI tests: a tiny MLP's backward, a NaN that spreads, a failed run,
+hostile names."""
 
 from __future__ import annotations
 

@@ -1,6 +1,0 @@
-"""Make this folder's helper (data_reference) importable by its tests."""
-
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
