@@ -92,18 +92,19 @@ class Coder:
 
     def _code_sites(self, sites) -> list[int]:
         """Each site's index in `sites`, remembered by object (a few SourceSite objects are met
-        again and again; those remembered are held, so that their ids stay theirs)."""
-        codes = list(map(self._site_ids.get, map(id, sites)))
+        again and again, and only each new object is hashed; those remembered are held, so that
+        their ids stay theirs)."""
+        known = self._site_ids
+        codes = list(map(known.get, map(id, sites)))
         if None not in codes:
             return codes
         if len(self._site_objects) > 2 * len(self.sites) + 64:  # sites made anew each time: start over
             self._site_objects, self._site_ids = [], {id(None): NONE}
-        codes = self._code_all(list(sites), self._site_codes, self.sites)
-        for key, (site, code) in dict(zip(map(id, sites), zip(sites, codes))).items():
-            if key not in self._site_ids:
-                self._site_ids[key] = code
-                self._site_objects.append(site)
-        return codes
+            known = self._site_ids
+        new = [site for key, site in dict(zip(map(id, sites), sites)).items() if key not in known]
+        known.update(zip(map(id, new), self._code_all(new, self._site_codes, self.sites)))
+        self._site_objects.extend(new)
+        return list(map(known.__getitem__, map(id, sites)))
 
     @staticmethod
     def _code_all(values: list, codes: dict, table: list) -> list[int]:
