@@ -132,6 +132,11 @@ class Scan:
         return self._nonfinite
 
 
+# The columns as `LiveNodes.extend` appends to them: one array each, and the ragged ones (starts, first part, the rest).
+_FLAT = tuple(c.name for c in COLUMNS if c.start == "" and c.kind != ROW_PAIRS)
+_RAGGED = tuple((c.start, c.parts[0][0], tuple(p for p, _ in c.parts[1:])) for c in COLUMNS if c.start)
+
+
 class LiveNodes(NodeColumns):
     """The rows a recording appends, in creation order: the NodeColumns it reads as, held in growing
     typed arrays (`node_fields.COLUMNS`), with the summaries in a LiveSummaries. A row's output
@@ -182,17 +187,15 @@ class LiveNodes(NodeColumns):
         if self._index is not None:
             self._index.update(zip(ids, range(len(old), len(old) + n)))
         coded = self._coder.columns(values)
-        for c in COLUMNS:
-            if c.kind == ROW_PAIRS:
-                continue
-            if c.kind in RAGGED:
-                lengths = coded.get(c.start) or [0] * n
-                parts = [coded.get(part, ()) for part, _ in c.parts]
-                _ragged(getattr(self, c.start), getattr(self, c.parts[0][0]), lengths, parts[0])
-                for (part, _), values_ in zip(c.parts[1:], parts[1:]):
-                    getattr(self, part).extend(values_)
+        for name in _FLAT:
+            getattr(self, name).extend(coded[name] if name in coded else [NONE] * n)
+        for start, first, rest in _RAGGED:
+            if start in coded:
+                _ragged(getattr(self, start), getattr(self, first), coded[start], coded[first])
+                for part in rest:
+                    getattr(self, part).extend(coded[part])
             else:
-                getattr(self, c.name).extend(coded.get(c.name) or [NONE] * n)
+                _ragged(getattr(self, start), getattr(self, first), [0] * n, ())
         self.alive.extend(b"\x01" * n)
         self.changes += 1
 
@@ -269,24 +272,32 @@ class LiveNodes(NodeColumns):
         if self._gone >= COMPACT_ROWS and 2 * self._gone > len(self.id):
             self._compact()
 
-    def _taken_columns(self, rows: np.ndarray) -> dict:
-        """These rows of every array column as NumPy arrays (a ragged column's starts renumbered),
-        and of every ROW_PAIRS column (its rows renumbered)."""
+    def _taken_columns(self, rows: np.ndarray | None) -> dict:
+        """These rows (None: every row) of every array column as NumPy arrays (a ragged column's
+        starts renumbered), and of every ROW_PAIRS column (its rows renumbered)."""
         out: dict = {}
         for c in COLUMNS:
             if c.kind == ROW_PAIRS:
+                pairs = getattr(self, c.name)
+                if rows is None:
+                    out[c.name] = dict(pairs)
+                    continue
                 position = np.full(len(self.id), NONE, dtype=np.int64)
                 position[rows] = np.arange(len(rows))
-                out[c.name] = {int(position[r]): v for r, v in getattr(self, c.name).items() if position[r] >= 0}
-            elif c.kind in RAGGED:
+                out[c.name] = {int(position[r]): v for r, v in pairs.items() if position[r] >= 0}
+            elif c.start and rows is not None:
                 starts = np.frombuffer(getattr(self, c.start), dtype=np.int64)
                 counts = np.diff(starts)[rows]
                 picked = index_ranges(starts[rows], counts)
                 out.update((part, np.frombuffer(getattr(self, part), dtype=c.dtype)[picked]) for part, _ in c.parts)
                 out[c.start] = offsets(counts)
                 del starts  # let go of the array's buffer before it is replaced
+            elif c.start:
+                out[c.start] = np.array(getattr(self, c.start), dtype=np.int64)
+                out.update((part, np.array(getattr(self, part), dtype=c.dtype)) for part, _ in c.parts)
             else:
-                out[c.name] = np.frombuffer(getattr(self, c.name), dtype=c.dtype)[rows]
+                column = np.array(getattr(self, c.name), dtype=c.dtype)
+                out[c.name] = column if rows is None else column[rows]
         return out
 
     def _compact(self) -> None:
@@ -358,8 +369,7 @@ class LiveNodes(NodeColumns):
     def columns(self) -> NodeColumns:
         """The rows not deleted as a NodeColumns, with their outputs' summaries as one table."""
         table = self._summaries.table()
-        rows = np.arange(len(self.id)) if not self._gone else np.array(self.rows(), dtype=np.int64)
-        arrays = self._taken_columns(rows)
+        arrays = self._taken_columns(None if not self._gone else np.array(self.rows(), dtype=np.int64))
         output = arrays["output"]
         used = output >= 0
         if self.unused:  # only the summaries still in use, in row order (a shared one once)

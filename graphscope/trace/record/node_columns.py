@@ -39,6 +39,10 @@ def offsets(counts) -> np.ndarray:
     return out
 
 
+# Each column as the Coder walks it: (name, kind, a ragged column's starts' attribute, its parts' attributes).
+_CODED = tuple((c.name, c.kind, c.start, tuple(p for p, _ in c.parts)) for c in COLUMNS)
+
+
 class Coder:
     """The texts and sites a store's columns index (`strings`, `sites`), numbered as first met."""
 
@@ -59,30 +63,29 @@ class Coder:
         out: dict[str, list] = {}
         texts: list = []
         spans: list[tuple[str, int]] = []
-        for c in COLUMNS:
-            v = values.get(c.name)
+        for name, kind, start, parts in _CODED:
+            v = values.get(name)
             if v is None:
                 continue
-            kind = c.kind
-            if kind in (TEXT, OPT_TEXT):
+            if kind == TEXT or kind == OPT_TEXT:
                 texts.extend(v)
-                spans.append((c.name, len(v)))
-            elif kind in RAGGED:
-                out[c.start] = list(map(len, v))
+                spans.append((name, len(v)))
+            elif kind == SITE:
+                out[name] = self._code_sites(v)
+            elif start:
+                out[start] = list(map(len, v))
                 flat = list(chain.from_iterable(v))
                 if kind == IDS:
-                    out[c.parts[0][0]] = flat
+                    out[parts[0]] = flat
                 elif kind == TEXTS:
                     texts.extend(flat)
-                    spans.append((c.parts[0][0], len(flat)))
+                    spans.append((parts[0], len(flat)))
                 else:  # TEXT_PAIRS
-                    for k, (part, _) in enumerate(c.parts):
+                    for k, part in enumerate(parts):
                         texts.extend(pair[k] for pair in flat)
                         spans.append((part, len(flat)))
-            elif kind == SITE:
-                out[c.name] = self._code_sites(v)
             else:
-                out[c.name] = v
+                out[name] = v
         codes = self._code_all(texts, self._codes, self.strings)
         at = 0
         for name, count in spans:

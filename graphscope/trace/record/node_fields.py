@@ -37,17 +37,13 @@ class Column:
     key: str
     parts: tuple[tuple[str, str], ...] = ()  # ragged: (store attribute, snapshot key) of each flat part
     optional: bool = False
-
-    @property
-    def start(self) -> str:
-        """A ragged column's row starts (n + 1 of them), the store's attribute."""
-        return self.name + "_start"
+    start: str = ""  # a ragged column's row starts (n + 1 of them), the store's attribute
 
 
 def _column(name: str, kind: str, dtype: str, field: str | tuple[str, ...] | None = None, key: str | None = None,
             parts: tuple[tuple[str, str], ...] = (), optional: bool = False) -> Column:
     fields = (field or name,) if not isinstance(field, tuple) else field
-    return Column(name, kind, dtype, fields, key or name, parts, optional)
+    return Column(name, kind, dtype, fields, key or name, parts, optional, name + "_start" if kind in RAGGED else "")
 
 
 # Every column, in the order a snapshot writes them; a new one goes last (with optional=True).
