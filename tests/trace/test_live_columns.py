@@ -2,6 +2,7 @@
 summaries drop their values, deleted rows let go of theirs, and the columns equal those of the Nodes."""
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from trace_strategies import summaries
@@ -88,6 +89,13 @@ def test_rows_read_back_as_nodes_and_columns_as_those_of_the_nodes():
     assert live.row(5) is None and live.row(10) is None and live.row("3") is None
     expected = NodeTable(columns=NodeColumns.from_nodes(nodes))
     assert NodeTable(columns=live.columns()) == expected
+
+
+def test_a_row_of_the_wrong_length_is_refused_not_shifted():
+    live = LiveNodes()
+    with pytest.raises(ValueError, match="a node row has"):
+        live.extend([_row(1)[:-1]])
+    assert len(live) == 0
 
 
 def test_sites_are_coded_by_value_whether_their_objects_are_met_again_or_made_anew():

@@ -10,7 +10,7 @@ from itertools import accumulate
 import numpy as np
 
 from .node_columns import Coder, NodeColumns, offsets
-from .node_fields import ARRAYS, COLUMNS, NONE, RAGGED, ROW, ROW_PAIRS, dtype_of
+from .node_fields import ARRAYS, COLUMNS, NONE, ROW, ROW_PAIRS, dtype_of
 from .summary_table import DROPPED, SummaryTable, index_ranges
 
 # Summaries added one at a time are packed into a table this many at a time.

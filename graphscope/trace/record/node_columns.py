@@ -162,9 +162,9 @@ class NodeColumns:
     __slots__ = ("_first", "_outputs", "_row", "_sorted", "_summaries", *ATTRIBUTES)
 
     def __init__(self, *, summaries=None, outputs=None, **columns):
-        missing = [name for name in ATTRIBUTES if name not in columns]
-        if missing or len(columns) != len(ATTRIBUTES):
-            raise TypeError(f"NodeColumns needs exactly {', '.join(ATTRIBUTES)}")
+        if columns.keys() != set(ATTRIBUTES):
+            wrong = sorted(columns.keys() ^ set(ATTRIBUTES))
+            raise TypeError(f"NodeColumns takes every column of node_fields.COLUMNS; check {', '.join(wrong)}")
         for name, value in columns.items():
             setattr(self, name, value)
         self._summaries, self._outputs = summaries, outputs
