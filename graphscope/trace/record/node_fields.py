@@ -28,7 +28,7 @@ class Column:
     """One column: the store's attribute, how its rows read, their NumPy dtype, the Node fields it
     holds, its key in a snapshot's `nodes` (with its parts' keys: a ragged column's flat parts,
     or a ROW_PAIRS column's two numbers), and whether a file may lack it (one written before the
-    column was added, read as its default)."""
+    column was added: read as NONE, 0, or empty rows, by kind)."""
 
     name: str
     kind: str
@@ -42,6 +42,9 @@ class Column:
 
 def _column(name: str, kind: str, dtype: str, field: str | tuple[str, ...] | None = None, key: str | None = None,
             parts: tuple[tuple[str, str], ...] = (), optional: bool = False) -> Column:
+    """A Column (its Node field: its name unless given; its snapshot key: its name unless given)."""
+    if optional and kind == TEXT:
+        raise ValueError(f"column {name}: an optional text is OPT_TEXT (a file without it reads None)")
     fields = (field or name,) if not isinstance(field, tuple) else field
     return Column(name, kind, dtype, fields, key or name, parts, optional, name + "_start" if kind in RAGGED else "")
 
@@ -63,7 +66,6 @@ COLUMNS = (
     _column("args", TEXT_PAIRS, "int32", parts=(("arg_name", "names"), ("arg_text", "texts"))),
     _column("dead", ROW_PAIRS, "int64", "dead_units", key="dead_units", parts=(("dead", "dead"), ("units", "units"))),
 )
-BY_NAME = {c.name: c for c in COLUMNS}
 
 # A row the recorder adds (`LiveNodes.extend`) is a tuple of these columns' values, in this order: a
 # text or site as itself, flags as their bits, an OPT_INT's None as NONE. The columns not named are

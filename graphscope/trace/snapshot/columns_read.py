@@ -197,7 +197,9 @@ class ColumnReader(FieldReader):
                   SITE: (NONE, len(self.sites) - 1), SUMMARY: (NONE, len(tensors) - 1), IDS: (0, ID_LIMIT),
                   TEXTS: (0, top), TEXT_PAIRS: (0, top)}
         columns: dict = {"id": ids}
-        for c in COLUMNS[1:]:
+        for c in COLUMNS:
+            if c.name == "id":  # read first: the inputs are checked against it
+                continue
             at = f"{where}.{c.key}"
             given = d.get(c.key)
             if c.kind == ROW_PAIRS:
