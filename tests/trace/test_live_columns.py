@@ -2,6 +2,7 @@
 summaries drop their values, deleted rows let go of theirs, and the columns equal those of the Nodes."""
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -17,6 +18,7 @@ from graphscope.trace.record.node_table import (
     NodeTable,
 )
 from graphscope.trace.record.model import Node, SourceSite
+from graphscope.trace.record.node_fields import ROW
 from graphscope.trace.recording.recorder import Recorder
 from graphscope.trace.stats.summarize import summarize
 from graphscope.trace.record.summary_table import SummaryTable
@@ -65,8 +67,11 @@ def _site():
     return SourceSite("train.py", 3, "<module>", "y = w * x")
 
 
-def _row(nid, op="exp", inputs=(), flags=REQUIRES_GRAD, parameter=None, saved=(), args=(), leaf=NONE):
-    return (nid, op, "ExpBackward0", inputs, 0, flags, parameter, "model", _site(), saved, args, leaf)
+def _row(nid, op="exp", **values):
+    """A row as the recorder adds it (`node_fields.ROW`), the columns not given as an exp node's."""
+    given = {"id": nid, "op": op, "name": "ExpBackward0", "inputs": (), "pass_index": 0, "flags": REQUIRES_GRAD,
+             "parameter": None, "module": "model", "site": _site(), "saved": (), "args": (), **values}
+    return tuple(given.get(name, NONE) for name in ROW)
 
 
 def test_rows_read_back_as_nodes_and_columns_as_those_of_the_nodes():
@@ -86,12 +91,19 @@ def test_rows_read_back_as_nodes_and_columns_as_those_of_the_nodes():
     assert NodeTable(columns=live.columns()) == expected
 
 
+def test_a_row_of_the_wrong_length_is_refused_not_shifted():
+    live = LiveNodes()
+    with pytest.raises(ValueError, match="a node row has"):
+        live.extend([_row(1)[:-1]])
+    assert len(live) == 0
+
+
 def test_sites_are_coded_by_value_whether_their_objects_are_met_again_or_made_anew():
     kept = SourceSite("train.py", 7, "step", "loss.backward()")
     sites = [None if k % 3 == 0 else kept if k % 3 == 1 else _site() for k in range(300)]  # 100 made anew
     live = LiveNodes()
     for start in range(0, 300, 10):
-        live.extend([(k, "exp", "", (), 0, 0, None, None, sites[k], (), (), NONE) for k in range(start, start + 10)])
+        live.extend([_row(k, name="", flags=0, module=None, site=sites[k]) for k in range(start, start + 10)])
     assert live.sites == [kept, _site()]
     assert live.site.tolist() == [NONE, 0, 1] * 100
     assert [live.node(r).site for r in range(300)] == sites

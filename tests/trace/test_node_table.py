@@ -1,6 +1,8 @@
 """record.nodes as columns: each Node and TensorSummary made when read equals the one put in; setting,
 deleting, sealing and iterating keep the mapping's meaning and creation order."""
 
+from dataclasses import fields
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -8,6 +10,7 @@ from hypothesis import strategies as st
 
 from graphscope.trace.record.node_table import NodeColumns, NodeTable
 from graphscope.trace.record.model import Node, Record, SourceSite
+from graphscope.trace.record.node_fields import COLUMNS, ROW
 from graphscope.trace.stats.summarize import summarize
 from graphscope.trace.record.summary_table import SummaryTable
 from tests.trace.trace_strategies import records, summaries
@@ -75,3 +78,9 @@ def test_a_node_set_one_at_a_time_stays_that_object_until_sealed():
 def test_a_record_takes_a_dict_of_nodes_in():
     record = Record(nodes=_nodes())
     assert type(record.nodes) is NodeTable and record.nodes == _nodes()
+
+
+def test_every_node_field_has_one_column_and_rows_name_columns():
+    held = [f for c in COLUMNS for f in c.fields]
+    assert sorted(held) == sorted(f.name for f in fields(Node))  # each field in exactly one column
+    assert set(ROW) <= {c.name for c in COLUMNS} and len(set(ROW)) == len(ROW)

@@ -1,20 +1,20 @@
-"""The columns a live recording appends to: node rows and their output summaries, no object per node."""
+"""The node columns' append side, what a live recording grows: node rows and their output summaries as columns."""
 
 from __future__ import annotations
 
 import operator
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import accumulate, chain
+from itertools import accumulate
 
 import numpy as np
 
-from .node_table import COLUMNS, IS_LEAF, NONE, REQUIRES_GRAD, NodeColumns
+from .node_columns import Coder, NodeColumns, offsets
+from .node_fields import ARRAYS, COLUMNS, NONE, ROW, ROW_PAIRS, dtype_of
 from .summary_table import DROPPED, SummaryTable, index_ranges
 
 # Summaries added one at a time are packed into a table this many at a time.
 PACK = 16384
-_MISSING = -2  # a code not yet given
 # Deleted node rows are left out once there are this many and they are over half the rows.
 COMPACT_ROWS = 4096
 
@@ -114,6 +114,7 @@ class LiveSummaries:
 
 
 _INT64, _INT32 = "q", "i"
+_TYPECODES = {"int64": _INT64, "int32": _INT32, "uint8": "B"}  # a column's NumPy dtype -> its typed array's
 
 
 class Scan:
@@ -131,29 +132,30 @@ class Scan:
         return self._nonfinite
 
 
-class LiveNodes:
-    """Node rows appended in creation order, as growing typed arrays (see `record.py`'s docstring
-    for the columns); rows are made into Nodes when read and into a NodeColumns for the readers of
-    columns. A row's output summary and dead units may be filled in after it is appended."""
+# The columns as `LiveNodes.extend` appends to them: one array each, and the ragged ones (starts, first part, the rest).
+_FLAT = tuple(c.name for c in COLUMNS if c.start == "" and c.kind != ROW_PAIRS)
+_RAGGED = tuple((c.start, c.parts[0][0], tuple(p for p, _ in c.parts[1:])) for c in COLUMNS if c.start)
 
-    __slots__ = ("_codes", "_dense", "_gone", "_index", "_site_codes", "_site_ids", "_site_objects", "alive",
-                 "changes", "refs", "summaries", "unused", *COLUMNS)
 
-    def __init__(self):
-        self.id, self.pass_index, self.output, self.leaf = (array(_INT64) for _ in range(4))
-        self.op, self.name, self.parameter, self.module, self.site = (array(_INT32) for _ in range(5))
-        self.flags = array("B")
-        self.inputs_start, self.saved_start, self.args_start = array(_INT64, [0]), array(_INT64, [0]), array(_INT64, [0])
-        self.inputs, self.saved, self.arg_name, self.arg_text = array(_INT64), array(_INT32), array(_INT32), array(_INT32)
+class LiveNodes(NodeColumns):
+    """The rows a recording appends, in creation order: the NodeColumns it reads as, held in growing
+    typed arrays (`node_fields.COLUMNS`), with the summaries in a LiveSummaries. A row's output
+    summary and dead units may be filled in after it is appended; a deleted row stays until the
+    rows are compacted; `columns()` is the rows not deleted as NumPy columns."""
+
+    __slots__ = ("_coder", "_dense", "_gone", "_index", "alive", "changes", "refs", "unused")
+
+    def __init__(self):  # not NodeColumns': the columns start empty and grow
+        for name in ARRAYS:
+            setattr(self, name, array(_TYPECODES[dtype_of(name)], [0] if name.endswith("_start") else []))
+        for c in COLUMNS:
+            if c.kind == ROW_PAIRS:
+                setattr(self, c.name, {})
+        self._coder = Coder()
+        self.strings, self.sites = self._coder.strings, self._coder.sites
+        self._summaries, self._outputs = LiveSummaries(), None
+        self._first, self._row, self._sorted = None, None, False  # its own lookup instead (`row`)
         self.alive = bytearray()
-        self.dead: dict[int, tuple[int, int]] = {}
-        self.strings: list[str] = []
-        self._codes: dict = {None: NONE}   # text -> its index in strings
-        self.sites: list = []
-        self._site_codes: dict = {None: NONE}
-        self._site_ids: dict[int, int] = {id(None): NONE}  # id(site object) -> its index in sites
-        self._site_objects: list = []      # the objects in _site_ids
-        self.summaries = LiveSummaries()
         self.refs = array(_INT32)          # per summary row: the rows whose output it is
         self._dense = True                 # ids so far are first, first + 1, ...
         self._index: dict[int, int] | None = None  # id -> row, once ids are not increasing
@@ -161,16 +163,20 @@ class LiveNodes:
         self.unused = 0                    # summary rows no row has as its output any more
         self.changes = 0                   # counts every change (a reader's cache key)
 
-    def __len__(self) -> int:
-        return len(self.id)
+    @property
+    def summaries(self) -> LiveSummaries:
+        """The outputs' summaries (`output` indexes them)."""
+        return self._summaries
 
     def extend(self, rows: list) -> None:
-        """Append node rows, each (id, op, name, inputs, pass index, flags, parameter, module, site,
-        saved roles, args, leaf identity), with no output yet."""
+        """Append node rows, each a tuple of `node_fields.ROW`'s columns, with no output yet."""
         if not rows:
             return
+        if len(rows[0]) != len(ROW):
+            raise ValueError(f"a node row has {len(ROW)} values ({', '.join(ROW)}), not {len(rows[0])}")
         n = len(rows)
-        ids, ops, names, inputs, passes, flags, parameters, modules, sites, saved, args, leaves = zip(*rows)
+        values = dict(zip(ROW, zip(*rows)))
+        ids = values["id"]
         old = self.id
         previous = old[-1] if old else ids[0] - 1
         increasing = all(map(operator.lt, ids, ids[1:]))
@@ -180,57 +186,18 @@ class LiveNodes:
             self._index = dict(zip(old, range(len(old))))
         if self._index is not None:
             self._index.update(zip(ids, range(len(old), len(old) + n)))
-        old.extend(ids)
-        saved_flat = list(chain.from_iterable(saved))
-        pairs = list(chain.from_iterable(args))
-        # Every text coded in one call, in the order of the columns (new texts are numbered in it).
-        texts = self._code_all([*ops, *names, *parameters, *modules, *saved_flat, *(k for k, _ in pairs),
-                                *(v for _, v in pairs)])
-        self.op.extend(texts[:n])
-        self.name.extend(texts[n:2 * n])
-        self.parameter.extend(texts[2 * n:3 * n])
-        self.module.extend(texts[3 * n:4 * n])
-        rest = 4 * n + len(saved_flat)
-        self.pass_index.extend(passes)
-        self.output.extend([NONE] * n)
-        self.flags.extend(flags)
-        codes = list(map(self._site_ids.get, map(id, sites)))
-        self.site.extend(codes if None not in codes else self._code_sites(sites))
-        self.leaf.extend(leaves)
-        _ragged(self.inputs_start, self.inputs, list(map(len, inputs)), list(chain.from_iterable(inputs)))
-        _ragged(self.saved_start, self.saved, list(map(len, saved)), texts[4 * n:rest])
-        _ragged(self.args_start, self.arg_name, list(map(len, args)), texts[rest:rest + len(pairs)])
-        self.arg_text.extend(texts[rest + len(pairs):])
+        coded = self._coder.columns(values)
+        for name in _FLAT:
+            getattr(self, name).extend(coded[name] if name in coded else [NONE] * n)
+        for start, first, rest in _RAGGED:
+            if start in coded:
+                _ragged(getattr(self, start), getattr(self, first), coded[start], coded[first])
+                for part in rest:
+                    getattr(self, part).extend(coded[part])
+            else:
+                _ragged(getattr(self, start), getattr(self, first), [0] * n, ())
         self.alive.extend(b"\x01" * n)
         self.changes += 1
-
-    def _code_sites(self, sites) -> list[int]:
-        """Each site's index in `sites`, remembered by object (a few SourceSite objects are met
-        again and again; those remembered are held, so that their ids stay theirs)."""
-        if len(self._site_objects) > 2 * len(self.sites) + 64:  # sites made anew each time: start over
-            self._site_objects, self._site_ids = [], {id(None): NONE}
-        codes = self._code_all(list(sites), self._site_codes, self.sites)
-        for site, code in zip(sites, codes):
-            if id(site) not in self._site_ids:
-                self._site_ids[id(site)] = code
-                self._site_objects.append(site)
-        return codes
-
-    def _code_all(self, values: list, codes: dict | None = None, table: list | None = None) -> list[int]:
-        """Each value's index in `strings` (or in `table`, by `codes`), NONE for None."""
-        if codes is None:
-            codes, table = self._codes, self.strings
-        get = codes.get
-        out = [get(v, _MISSING) for v in values]
-        if _MISSING in out:
-            for i, v in enumerate(values):
-                if out[i] == _MISSING:
-                    c = codes.get(v)
-                    if c is None:
-                        c = codes[v] = len(table)
-                        table.append(v)
-                    out[i] = c
-        return out
 
     def set_dead(self, r: int, dead: tuple[int, int]) -> None:
         """Row r (a relu) has `dead` (units zero for the whole batch, units)."""
@@ -261,8 +228,8 @@ class LiveNodes:
     def set_outputs(self, rows: list[int], summaries: list) -> None:
         """Give each row its output summary (appended to `summaries` in this order)."""
         if rows:
-            first = len(self.summaries)
-            self.summaries.extend(summaries)
+            first = len(self._summaries)
+            self._summaries.extend(summaries)
             self.refs.extend([1] * len(rows))
             output = self.output
             for k, r in enumerate(rows, first):
@@ -271,7 +238,7 @@ class LiveNodes:
 
     def set_output(self, r: int, summary) -> int:
         """Give row r its output summary (appended to `summaries`); the summary's row."""
-        s = self.summaries.add(summary)
+        s = self._summaries.add(summary)
         self.refs.append(1)
         self.output[r] = s
         self.changes += 1
@@ -285,7 +252,7 @@ class LiveNodes:
 
     def drop_values(self, s: int) -> int:
         """Let go of the preview and values of summary row s; the bytes freed."""
-        freed = self.summaries.drop(s)
+        freed = self._summaries.drop(s)
         if freed:
             self.changes += 1
         return freed
@@ -300,28 +267,44 @@ class LiveNodes:
         if s >= 0:
             self.refs[s] -= 1
             if not self.refs[s]:
-                self.summaries.drop(s)  # counted as this change
+                self._summaries.drop(s)  # counted as this change
                 self.unused += 1
         if self._gone >= COMPACT_ROWS and 2 * self._gone > len(self.id):
             self._compact()
 
+    def _taken_columns(self, rows: np.ndarray | None) -> dict:
+        """These rows (None: every row) of every array column as NumPy arrays (a ragged column's
+        starts renumbered), and of every ROW_PAIRS column (its rows renumbered)."""
+        out: dict = {}
+        for c in COLUMNS:
+            if c.kind == ROW_PAIRS:
+                pairs = getattr(self, c.name)
+                if rows is None:
+                    out[c.name] = dict(pairs)
+                    continue
+                position = np.full(len(self.id), NONE, dtype=np.int64)
+                position[rows] = np.arange(len(rows))
+                out[c.name] = {int(position[r]): v for r, v in pairs.items() if position[r] >= 0}
+            elif c.start and rows is not None:
+                starts = np.frombuffer(getattr(self, c.start), dtype=np.int64)
+                counts = np.diff(starts)[rows]
+                picked = index_ranges(starts[rows], counts)
+                out.update((part, np.frombuffer(getattr(self, part), dtype=c.dtype)[picked]) for part, _ in c.parts)
+                out[c.start] = offsets(counts)
+                del starts  # let go of the array's buffer before it is replaced
+            elif c.start:
+                out[c.start] = np.array(getattr(self, c.start), dtype=np.int64)
+                out.update((part, np.array(getattr(self, part), dtype=c.dtype)) for part, _ in c.parts)
+            else:
+                column = np.array(getattr(self, c.name), dtype=c.dtype)
+                out[c.name] = column if rows is None else column[rows]
+        return out
+
     def _compact(self) -> None:
         """Leave out the deleted rows (rows are renumbered; ids stay)."""
         keep = np.flatnonzero(np.frombuffer(self.alive, dtype=np.uint8))
-        position = np.full(len(self.id), NONE, dtype=np.int64)
-        position[keep] = np.arange(len(keep))
-        for key in ("id", "op", "name", "pass_index", "output", "flags", "parameter", "module", "site", "leaf"):
-            setattr(self, key, _taken(getattr(self, key), keep))
-        for start, parts in (("inputs_start", ("inputs",)), ("saved_start", ("saved",)),
-                             ("args_start", ("arg_name", "arg_text"))):
-            starts = np.frombuffer(getattr(self, start), dtype=np.int64)
-            counts = np.diff(starts)[keep]
-            picked = index_ranges(starts[keep], counts)
-            del starts  # let go of the array's buffer before it is replaced
-            for part in parts:
-                setattr(self, part, _taken(getattr(self, part), picked))
-            setattr(self, start, array(_INT64, np.concatenate([[0], np.cumsum(counts)]).astype(np.int64).tobytes()))
-        self.dead = {int(position[r]): v for r, v in self.dead.items()}
+        for name, value in self._taken_columns(keep).items():
+            setattr(self, name, value if type(value) is dict else _typed(value))
         self.alive = bytearray(b"\x01" * len(keep))
         ids = self.id
         self._gone = 0
@@ -331,13 +314,13 @@ class LiveNodes:
     def compact_summaries(self) -> np.ndarray | None:
         """Once over half the summary rows (and COMPACT_ROWS) are no row's output, leave them out:
         the new row of each old one (NONE: left out), for whoever holds summary rows; else None."""
-        if self.unused < COMPACT_ROWS or 2 * self.unused <= len(self.summaries):
+        if self.unused < COMPACT_ROWS or 2 * self.unused <= len(self._summaries):
             return None
         refs = np.frombuffer(self.refs, dtype=np.int32)
         keep = np.flatnonzero(refs > 0)
         remap = np.full(len(refs), NONE, dtype=np.int64)
         remap[keep] = np.arange(len(keep))
-        self.summaries = LiveSummaries.of(self.summaries.table().take(keep))
+        self._summaries = LiveSummaries.of(self._summaries.table().take(keep))
         self.refs = _taken(self.refs, keep)
         del refs
         output = np.frombuffer(self.output, dtype=np.int64)
@@ -359,7 +342,7 @@ class LiveNodes:
         output = column(self.output, np.int64)
         nonfinite = np.zeros(len(output), dtype=bool)
         present = output >= 0
-        nonfinite[present] = self.summaries.nonfinite()[output[present]]
+        nonfinite[present] = self._summaries.nonfinite()[output[present]]
         dead = self.dead
         if rows is not None:
             position = dict(zip(rows.tolist(), range(len(rows))))
@@ -383,70 +366,16 @@ class LiveNodes:
             return self.id.tolist()
         return [self.id[r] for r in self.rows()]
 
-    def inputs_of(self, r: int) -> tuple[int, ...]:
-        return tuple(self.inputs[self.inputs_start[r]:self.inputs_start[r + 1]])
-
-    def op_of(self, r: int) -> str:
-        return self.strings[self.op[r]]
-
-    def node(self, r: int):
-        """Row r as a Node."""
-        from .model import Node  # the record module imports this one's importer
-
-        strings = self.strings
-        a, b = self.saved_start[r], self.saved_start[r + 1]
-        saved = tuple(strings[i] for i in self.saved[a:b]) if b > a else ()
-        a, b = self.args_start[r], self.args_start[r + 1]
-        args = tuple(zip((strings[i] for i in self.arg_name[a:b]), (strings[i] for i in self.arg_text[a:b]))) \
-            if b > a else ()
-        o, p, m, s, leaf, flags = (self.output[r], self.parameter[r], self.module[r], self.site[r], self.leaf[r],
-                                   self.flags[r])
-        return Node(self.id[r], strings[self.op[r]], strings[self.name[r]], self.inputs_of(r), self.pass_index[r],
-                    None if o < 0 else self.summaries[o], bool(flags & REQUIRES_GRAD), bool(flags & IS_LEAF),
-                    None if p < 0 else strings[p], None if m < 0 else strings[m], None if s < 0 else self.sites[s],
-                    saved, self.dead.get(r), args, None if leaf < 0 else leaf)
-
     def columns(self) -> NodeColumns:
         """The rows not deleted as a NodeColumns, with their outputs' summaries as one table."""
-        table = self.summaries.table()
-        rows = None if not self._gone else np.array(self.rows(), dtype=np.int64)
-        output = np.array(self.output, dtype=np.int64)
-        starts = {key: np.array(getattr(self, key), dtype=np.int64) for key in ("inputs_start", "saved_start",
-                                                                               "args_start")}
-        flat = {"inputs": np.array(self.inputs, dtype=np.int64), "saved": np.array(self.saved, dtype=np.int32),
-                "arg_name": np.array(self.arg_name, dtype=np.int32), "arg_text": np.array(self.arg_text, dtype=np.int32)}
-        dead = self.dead
-        if rows is not None:
-            output = output[rows]
-            for key, parts in (("inputs_start", ("inputs",)), ("saved_start", ("saved",)),
-                               ("args_start", ("arg_name", "arg_text"))):
-                start = starts[key]
-                counts = np.diff(start)[rows]
-                picked = index_ranges(start[rows], counts)
-                for part in parts:
-                    flat[part] = flat[part][picked]
-                starts[key] = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-            position = {r: k for k, r in enumerate(rows.tolist())}
-            dead = {position[r]: v for r, v in dead.items()}
+        table = self._summaries.table()
+        arrays = self._taken_columns(None if not self._gone else np.array(self.rows(), dtype=np.int64))
+        output = arrays["output"]
         used = output >= 0
         if self.unused:  # only the summaries still in use, in row order (a shared one once)
             kept, output[used] = np.unique(output[used], return_inverse=True)
             table = table.take(kept)
-
-        def column(values, dtype):
-            a = np.array(values, dtype=dtype)
-            return a if rows is None else a[rows]
-
-        return NodeColumns(
-            id=column(self.id, np.int64), op=column(self.op, np.int32), name=column(self.name, np.int32),
-            pass_index=column(self.pass_index, np.int64), output=output, flags=column(self.flags, np.uint8),
-            parameter=column(self.parameter, np.int32), module=column(self.module, np.int32),
-            site=column(self.site, np.int32), inputs_start=starts["inputs_start"], inputs=flat["inputs"],
-            saved_start=starts["saved_start"], saved=flat["saved"], args_start=starts["args_start"],
-            arg_name=flat["arg_name"], arg_text=flat["arg_text"], dead=dict(dead), leaf=column(self.leaf, np.int64),
-            strings=list(self.strings), sites=list(self.sites), summaries=table,
-        )
-
+        return NodeColumns(strings=list(self.strings), sites=list(self.sites), summaries=table, **arrays)
 
 
 def _ragged(starts: array, flat: array, lengths: list, values: list) -> None:
@@ -455,6 +384,13 @@ def _ragged(starts: array, flat: array, lengths: list, values: list) -> None:
     starts.extend(accumulate(lengths, initial=len(flat)))
     del starts[-len(lengths) - 1]  # the first "end" is where the new rows begin: already there
     flat.extend(values)
+
+
+def _typed(values: np.ndarray) -> array:
+    """A NumPy array as a typed array (to grow)."""
+    out = array(_TYPECODES[values.dtype.name])
+    out.frombytes(values.tobytes())
+    return out
 
 
 def _taken(column: array, rows: np.ndarray) -> array:

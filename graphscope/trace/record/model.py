@@ -1,7 +1,7 @@
 """The record of a run: what the TUI, the summary and the snapshot read.
 
-Its readable types are the dataclasses below (Node, TensorSummary, Step, ...). The nodes and
-their output summaries, the bulk of a big record, are held as columns underneath
+Its readable types are the dataclasses below (Node and SourceSite in `node.py`, TensorSummary, Step,
+...). The nodes and their output summaries, the bulk of a big record, are held as columns underneath
 (`record.nodes` is a `NodeTable`), and a Node or TensorSummary is made when one is read:
 
     record.nodes[7]                 a Node (a new object at each read of a column row)
@@ -13,25 +13,28 @@ their output summaries, the bulk of a big record, are held as columns underneath
       flags         uint8           1: requires_grad, 2: is_leaf
       parameter, module  int32      indices into `strings` (-1: None)
       site          int32           index into `sites` (SourceSite objects; -1: None)
+      leaf          int64           leaf identity across passes (-1: None)
       inputs        int64, ragged   input node ids: inputs[inputs_start[i]:inputs_start[i+1]]
       saved         int32, ragged   saved roles (`strings` indices), by saved_start
       arg_name, arg_text  ragged    non-tensor arguments (`strings` indices), by args_start
       dead          {row: (dead, units)}   relu nodes only
-      leaf          int64           leaf identity across passes (-1: None)
       summaries     SummaryTable    shape, dtype, device, numel, stats (n x 6 float64: min, max,
                                     mean, std, norm, zero fraction), NaN/Inf counts, histogram
                                     (n x 16 counts), and the previews and full values packed into
                                     one array per host dtype (`summary_table.py`)
 
-A snapshot loads straight into these columns and writes them out as they are, one base64 array
-per column (`snapshot_columns_read`, `snapshot_columns_write`).
-A live recording appends to the same columns as they grow (`record.nodes.live()`, a
-`LiveNodes` in `live_columns.py`: typed arrays, the outputs' summaries in a `LiveSummaries`
-whose newest rows are the summary objects until 16,384 are packed into a SummaryTable); a
-node's output and dead units are filled in when its batch of summaries is stored. A Node read
-from a live row is kept until the recorder next changes the table, so a reader may change it.
-A node set with `record.nodes[k] = Node(...)` is kept as that object until
+`node_fields.COLUMNS` declares these columns once (each one's kind, dtype, Node fields and snapshot
+key); the store (`node_columns.NodeColumns`, the one place a Node is made from columns), the
+snapshot's reader and writer (`snapshot/columns_read.py`, `columns_write.py`: one base64 array per
+column) walk it. A live recording appends to the same columns as they grow (`record.nodes.live()`,
+a `LiveNodes` in `live_columns.py`, NodeColumns' append side: typed arrays, the outputs' summaries
+in a `LiveSummaries` whose newest rows are the summary objects until 16,384 are packed into a
+SummaryTable); a node's output and dead units are filled in when its batch of summaries is stored.
+A Node read from a live row is kept until the recorder next changes the table, so a reader may
+change it. A node set with `record.nodes[k] = Node(...)` is kept as that object until
 `record.nodes.seal()`. Passes, steps and the small sections are objects.
+
+Each imports only those before it: node, node_fields, node_columns, live_columns, node_table, model.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ import math
 from dataclasses import dataclass, field
 
 from .equality import Same as _Same
+from .node import Node, SourceSite  # noqa: F401 - Node is read from here with the record's other types
 from .node_table import NodeTable
 from .tensor_summary import TensorSummary
 
@@ -68,46 +72,6 @@ OPTIMIZER_EVENT_KINDS = (ZERO_GRAD, OPTIMIZER_STEP, GRAD_RESET, HAND_UPDATE)
 # creating node is not in the record (made before recording began, or trimmed away).
 PARAMETER, TENSOR, CONSTANT, EXTERNAL = "parameter", "tensor", "constant", "external"
 LEAF_OPS = (PARAMETER, TENSOR, CONSTANT, EXTERNAL)
-
-
-@dataclass(frozen=True, slots=True)
-class SourceSite:
-    """Where in the user's script something happened, with that line's text."""
-
-    file: str
-    line: int
-    function: str
-    text: str = ""
-
-    def __str__(self):
-        return f"{self.file}:{self.line} in {self.function}"
-
-
-@dataclass(eq=False, slots=True)
-class Node(_Same):
-    """One graph node: an op's output, or a leaf (parameter, input tensor, constant)."""
-
-    id: int
-    op: str
-    name: str = ""                      # "MulBackward0" for ops; the value's repr for constants
-    inputs: tuple[int, ...] = ()
-    pass_index: int = 0                 # the backward pass whose forward created it
-    output: TensorSummary | None = None  # None until summarised, or for non-numeric constants
-    requires_grad: bool = False
-    is_leaf: bool = False
-    parameter: str | None = None        # "layers.0.weight"
-    module: str | None = None           # "model.layers.0"
-    site: SourceSite | None = None
-    # What it saved for backward: "input:K" (its K-th recorded input's value), "output" (its own
-    # value), or the name of an internal array (a mask, a normalised copy).
-    saved: tuple[str, ...] = ()
-    dead_units: tuple[int, int] | None = None  # relu: (units zero for the whole batch, units)
-    # Its non-tensor arguments, (parameter name, Python literal), in call order: pow's
-    # ("exponent", "3"), sum's ("dim", "(1,)") and ("keepdim", "False"). Not graph nodes.
-    args: tuple[tuple[str, str], ...] = ()
-    # A leaf's identity across passes: the id of the first record node this same tensor object
-    # became (each pass has its own node for a parameter; all of them share this). None otherwise.
-    leaf: int | None = None
 
 
 @dataclass(eq=False, slots=True)

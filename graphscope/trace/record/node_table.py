@@ -7,166 +7,12 @@ from collections.abc import ItemsView, Iterator, Mapping, MutableMapping, Values
 
 import numpy as np
 
-from .summary_table import SummaryTable
+from .live_columns import LiveNodes
+from .node_columns import NodeColumns
+from .node_fields import IS_LEAF, NONE, REQUIRES_GRAD
 
-NONE = -1  # an index column's entry for None
-
-REQUIRES_GRAD, IS_LEAF = 1, 2  # bits of the flags column
-
-
-def _offsets(counts) -> np.ndarray:
-    """Row starts (n + 1 of them) of a ragged column from its rows' lengths."""
-    counts = np.asarray(counts, dtype=np.int64)
-    out = np.zeros(len(counts) + 1, dtype=np.int64)
-    np.cumsum(counts, out=out[1:])
-    return out
-
-
-# The columns a table of nodes has, live (`live_columns.LiveNodes`) or loaded (NodeColumns).
-COLUMNS = ("arg_name", "arg_text", "args_start", "dead", "flags", "id", "inputs", "inputs_start", "leaf", "module",
-           "name", "op", "output", "parameter", "pass_index", "saved", "saved_start", "site", "sites", "strings")
-
-
-class NodeColumns:
-    """Nodes as columns, in creation order (see `record.py`'s docstring for the layout)."""
-
-    __slots__ = ("_first", "_outputs", "_row", "_sorted", "_summaries", *COLUMNS)
-
-    def __init__(self, *, id, op, name, pass_index, output, flags, parameter, module, site, inputs_start, inputs,
-                 saved_start, saved, args_start, arg_name, arg_text, dead, leaf, strings, sites, summaries=None,
-                 outputs=None):
-        self.id, self.op, self.name, self.pass_index, self.output = id, op, name, pass_index, output
-        self.flags, self.parameter, self.module, self.site = flags, parameter, module, site
-        self.inputs_start, self.inputs, self.saved_start, self.saved = inputs_start, inputs, saved_start, saved
-        self.args_start, self.arg_name, self.arg_text = args_start, arg_name, arg_text
-        self.dead, self.leaf, self.strings, self.sites = dead, leaf, strings, sites
-        self._summaries, self._outputs = summaries, outputs
-        n = len(id)
-        self._first = int(id[0]) if n else 0
-        self._row = None
-        self._sorted = False
-        if n and int(id[-1]) - self._first == n - 1 and (n < 2 or bool((np.diff(id) == 1).all())):
-            return  # dense ids: row = id - first
-        self._first = None
-        if n < 2 or bool((np.diff(id) > 0).all()):
-            self._sorted = True
-        else:
-            self._row = dict(zip(id.tolist(), range(n)))
-
-    def __len__(self) -> int:
-        return len(self.id)
-
-    @property
-    def summaries(self) -> SummaryTable:
-        """The outputs' summaries as a table (`output` indexes it)."""
-        if self._summaries is None:
-            self._summaries = SummaryTable.from_summaries([s for s in self._outputs if s is not None])
-            self._outputs = None
-        return self._summaries
-
-    def output_nonfinite(self) -> np.ndarray:
-        """Per row: whether its output holds a NaN or an Inf."""
-        if self._outputs is not None:
-            return np.fromiter((s is not None and s.has_nonfinite for s in self._outputs), bool, len(self))
-        bad = self.summaries.nonfinite()
-        out = np.zeros(len(self), dtype=bool)
-        present = self.output >= 0
-        out[present] = bad[self.output[present]]
-        return out
-
-    def row(self, k) -> int | None:
-        """The row of node id k, or None."""
-        if type(k) is not int:
-            if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
-                return None
-            k = int(k)
-        if self._first is not None:
-            r = k - self._first
-            return r if 0 <= r < len(self.id) else None
-        if self._sorted:
-            r = int(np.searchsorted(self.id, k))
-            return r if r < len(self.id) and self.id[r] == k else None
-        return self._row.get(k)
-
-    def rows_of(self, ids: np.ndarray) -> np.ndarray:
-        """The row of each node id (-1 where there is none)."""
-        n = len(self.id)
-        if self._first is not None:
-            rows = ids - self._first
-            return np.where((rows >= 0) & (rows < n), rows, NONE)
-        if self._sorted:
-            rows = np.minimum(np.searchsorted(self.id, ids), max(n - 1, 0))
-            return np.where((n > 0) & (self.id[rows] == ids), rows, NONE) if n else np.full(len(ids), NONE)
-        return np.fromiter((self._row.get(k, NONE) for k in ids.tolist()), np.int64, len(ids))
-
-    def node(self, r: int):
-        """Row r as a Node."""
-        from .model import Node  # the record module imports this one
-
-        strings = self.strings
-        a, b = self.inputs_start[r:r + 2].tolist()
-        inputs = tuple(self.inputs[a:b].tolist())
-        a, b = self.saved_start[r:r + 2].tolist()
-        saved = tuple(strings[i] for i in self.saved[a:b].tolist())
-        a, b = self.args_start[r:r + 2].tolist()
-        args = tuple((strings[k], strings[v]) for k, v in zip(self.arg_name[a:b].tolist(), self.arg_text[a:b].tolist()))
-        o = int(self.output[r])
-        if self._outputs is not None:
-            output = self._outputs[r]
-        else:
-            output = None if o < 0 else self.summaries[o]
-        p, m, s, flags = int(self.parameter[r]), int(self.module[r]), int(self.site[r]), int(self.flags[r])
-        leaf = int(self.leaf[r])
-        return Node(int(self.id[r]), strings[self.op[r]], strings[self.name[r]], inputs, int(self.pass_index[r]),
-                    output, bool(flags & REQUIRES_GRAD), bool(flags & IS_LEAF), None if p < 0 else strings[p],
-                    None if m < 0 else strings[m], None if s < 0 else self.sites[s], saved, self.dead.get(r), args,
-                    None if leaf < 0 else leaf)
-
-    @classmethod
-    def from_nodes(cls, nodes: list) -> NodeColumns:
-        """Columns of Node objects (their summaries are kept as they are until `summaries` is asked)."""
-        n = len(nodes)
-        strings: dict = {}
-        texts = {key: [getattr(x, key) for x in nodes] for key in ("op", "name", "parameter", "module")}
-        saved = [role for x in nodes for role in x.saved]
-        args = [pair for x in nodes for pair in x.args]
-        texts.update(saved=saved, arg_name=[k for k, _ in args], arg_text=[v for _, v in args])
-        for values in texts.values():
-            for s in dict.fromkeys(values):
-                if s is not None and s not in strings:
-                    strings[s] = len(strings)
-        codes = dict(strings)
-        codes[None] = NONE
-        index = {key: np.fromiter(map(codes.__getitem__, values), np.int32, len(values))
-                 for key, values in texts.items()}
-        site_values = [x.site for x in nodes]
-        sites = {s: i for i, s in enumerate(x for x in dict.fromkeys(site_values) if x is not None)}
-        site_codes = dict(sites)
-        site_codes[None] = NONE
-        outputs = [x.output for x in nodes]
-        present = np.fromiter((s is not None for s in outputs), bool, n)
-        output = np.full(n, NONE, dtype=np.int64)
-        output[present] = np.arange(int(present.sum()), dtype=np.int64)
-        inputs = [x.inputs for x in nodes]
-        return cls(
-            id=np.fromiter((x.id for x in nodes), np.int64, n),
-            op=index["op"], name=index["name"],
-            pass_index=np.fromiter((x.pass_index for x in nodes), np.int64, n),
-            output=output,
-            flags=np.fromiter((x.requires_grad * REQUIRES_GRAD | x.is_leaf * IS_LEAF for x in nodes), np.uint8, n),
-            parameter=index["parameter"], module=index["module"],
-            site=np.fromiter(map(site_codes.__getitem__, site_values), np.int32, n),
-            inputs_start=_offsets(list(map(len, inputs))),
-            inputs=np.fromiter((k for row in inputs for k in row), np.int64),
-            saved_start=_offsets([len(x.saved) for x in nodes]), saved=index["saved"],
-            args_start=_offsets([len(x.args) for x in nodes]),
-            arg_name=index["arg_name"], arg_text=index["arg_text"],
-            dead={i: tuple(x.dead_units) for i, x in enumerate(nodes) if x.dead_units is not None},
-            leaf=np.fromiter((NONE if x.leaf is None else x.leaf for x in nodes), np.int64, n),
-            strings=list(strings), sites=list(sites),
-            summaries=None if present.any() else SummaryTable.from_summaries([]),
-            outputs=outputs if present.any() else None,
-        )
+# With the table, the store's terms, where the columns' readers import them.
+__all__ = ["IS_LEAF", "NONE", "REQUIRES_GRAD", "NodeColumns", "NodeTable"]
 
 
 class NodeTable(MutableMapping):
@@ -240,10 +86,6 @@ class NodeTable(MutableMapping):
     def live(self):
         """The LiveNodes the recorder appends rows to (made at the first call)."""
         if self._live is None:
-            from .live_columns import (
-                LiveNodes,  # it builds on this module's NodeColumns
-            )
-
             self._live = LiveNodes()
         return self._live
 
@@ -268,11 +110,7 @@ class NodeTable(MutableMapping):
             if r is not None:
                 return live.inputs_of(r)
         r = self._row(k)
-        if r is None:
-            return None
-        c = self._columns
-        a, b = c.inputs_start[r:r + 2].tolist()
-        return tuple(c.inputs[a:b].tolist())
+        return None if r is None else self._columns.inputs_of(r)
 
     def op_of(self, k) -> str | None:
         """Node k's op (None when there is no node k), read without making the Node."""
@@ -285,7 +123,7 @@ class NodeTable(MutableMapping):
             if r is not None:
                 return live.op_of(r)
         r = self._row(k)
-        return None if r is None else self._columns.strings[self._columns.op[r]]
+        return None if r is None else self._columns.op_of(r)
 
     def __contains__(self, k) -> bool:
         try:

@@ -8,7 +8,23 @@ import numpy as np
 
 from ..record.limits import FIELDS
 from ..record.literal import visible
-from ..record.node_table import NodeColumns
+from ..record.node_columns import NodeColumns, offsets
+from ..record.node_fields import (
+    COLUMNS,
+    FLAGS,
+    IDS,
+    INT,
+    NONE,
+    OPT_INT,
+    OPT_TEXT,
+    RAGGED,
+    ROW_PAIRS,
+    SITE,
+    SUMMARY,
+    TEXT,
+    TEXT_PAIRS,
+    TEXTS,
+)
 from .blobs import padding
 from .columns_write import INT_DTYPES
 from .fields import FieldReader, kind_of
@@ -163,13 +179,11 @@ class ColumnReader(FieldReader):
 
     # --- nodes -------------------------------------------------------------------------------
 
-    _NODE_COLUMNS = ("count", "id", "op", "name", "pass", "output", "flags", "parameter", "module", "site", "leaf",
-                  "inputs", "saved", "args", "dead_units")
-
     def node_columns(self, d, where: str, strings: list[str], tensors: SummaryTable) -> NodeColumns:
-        self.obj(d, where, self._NODE_COLUMNS)
+        """The node columns, walking `node_fields.COLUMNS`: each checked whole against what its rows
+        may hold (a file written before an optional column was added reads it as its default)."""
+        self.obj(d, where, ("count",) + tuple(c.key for c in COLUMNS if not c.optional))
         n = self.count(d, where)
-        top = len(strings) - 1
         ids = self.column(d["id"], where + ".id", n, 0, ID_LIMIT)
         if n > 1 and not (np.diff(ids) > 0).all():
             order = np.argsort(ids, kind="stable")
@@ -177,33 +191,45 @@ class ColumnReader(FieldReader):
             if twice.size:
                 i = int(order[twice[0] + 1])
                 self.fail(f"{where}.id[{i}]", f"node id {int(ids[i])} appears twice")
-        starts, (inputs,) = self.ragged(d["inputs"], where + ".inputs", n, ("ids",), ID_LIMIT)
-        missing = ~np.isin(inputs, ids)
-        if missing.any():
-            j = int(np.argmax(missing))
-            self.fail(f"{where}.inputs.ids[{j}]", f"node id {int(inputs[j])} does not exist in the snapshot")
-        saved_start, (saved,) = self.ragged(d["saved"], where + ".saved", n, ("roles",), top)
-        args_start, (arg_name, arg_text) = self.ragged(d["args"], where + ".args", n, ("names", "texts"), top)
-        dead = self.obj(d["dead_units"], where + ".dead_units", ("count", "rows", "dead", "units"))
-        k = self.count(dead, where + ".dead_units")
-        rows = self.column(dead["rows"], where + ".dead_units.rows", k, 0, max(n - 1, 0))
+        # Each kind's (lowest, highest) value, from the tables its indices point into.
+        top = len(strings) - 1
+        bounds = {INT: (0, ID_LIMIT), OPT_INT: (NONE, ID_LIMIT), TEXT: (0, top), OPT_TEXT: (NONE, top),
+                  SITE: (NONE, len(self.sites) - 1), SUMMARY: (NONE, len(tensors) - 1), IDS: (0, ID_LIMIT),
+                  TEXTS: (0, top), TEXT_PAIRS: (0, top)}
+        columns: dict = {"id": ids}
+        for c in COLUMNS:
+            if c.name == "id":  # read first: the inputs are checked against it
+                continue
+            at = f"{where}.{c.key}"
+            given = d.get(c.key)
+            if c.kind == ROW_PAIRS:
+                columns[c.name] = {} if given is None else self._row_pairs(given, at, c, n)
+            elif c.kind in RAGGED:
+                keys = tuple(key for _, key in c.parts)
+                if given is None:
+                    starts, parts = offsets(np.zeros(n, np.int64)), [np.zeros(0, np.int64) for _ in keys]
+                else:
+                    starts, parts = self.ragged(given, at, n, keys, bounds[c.kind][1])
+                if c.kind == IDS:
+                    missing = ~np.isin(parts[0], ids)
+                    if missing.any():
+                        j = int(np.argmax(missing))
+                        self.fail(f"{at}.{keys[0]}[{j}]", f"node id {int(parts[0][j])} does not exist in the snapshot")
+                columns[c.start] = starts
+                columns.update((part, a.astype(c.dtype, copy=False)) for (part, _), a in zip(c.parts, parts))
+            else:
+                low, high = (0, (1 << len(c.fields)) - 1) if c.kind == FLAGS else bounds[c.kind]
+                values = np.full(n, NONE if low < 0 else 0) if given is None else self.column(given, at, n, low, high)
+                columns[c.name] = values.astype(c.dtype, copy=False)
+        return NodeColumns(strings=strings, sites=self.sites, summaries=tensors, **columns)
+
+    def _row_pairs(self, d, where: str, c, n: int) -> dict[int, tuple[int, int]]:
+        """A ROW_PAIRS column's {row: (a, b)}: its rows, each once, and their two numbers."""
+        parts = tuple(key for _, key in c.parts)
+        self.obj(d, where, ("count", "rows") + parts)
+        k = self.count(d, where)
+        rows = self.column(d["rows"], where + ".rows", k, 0, max(n - 1, 0))
         if len(np.unique(rows)) != k:
-            self.fail(where + ".dead_units.rows", "a node appears twice")
-        counts = [self.column(dead[p], f"{where}.dead_units.{p}", k, 0, ID_LIMIT) for p in ("dead", "units")]
-        return NodeColumns(
-            id=ids,
-            op=self.column(d["op"], where + ".op", n, 0, top).astype(np.int32),
-            name=self.column(d["name"], where + ".name", n, 0, top).astype(np.int32),
-            pass_index=self.column(d["pass"], where + ".pass", n, 0, ID_LIMIT),
-            output=self.column(d["output"], where + ".output", n, -1, len(tensors) - 1),
-            flags=self.column(d["flags"], where + ".flags", n, 0, 3).astype(np.uint8),
-            parameter=self.column(d["parameter"], where + ".parameter", n, -1, top).astype(np.int32),
-            module=self.column(d["module"], where + ".module", n, -1, top).astype(np.int32),
-            site=self.column(d["site"], where + ".site", n, -1, len(self.sites) - 1).astype(np.int32),
-            leaf=self.column(d["leaf"], where + ".leaf", n, -1, ID_LIMIT),
-            inputs_start=starts, inputs=inputs,
-            saved_start=saved_start, saved=saved.astype(np.int32),
-            args_start=args_start, arg_name=arg_name.astype(np.int32), arg_text=arg_text.astype(np.int32),
-            dead=dict(zip(rows.tolist(), zip(*(c.tolist() for c in counts)))),
-            strings=strings, sites=self.sites, summaries=tensors,
-        )
+            self.fail(where + ".rows", "a node appears twice")
+        counts = [self.column(d[p], f"{where}.{p}", k, 0, ID_LIMIT) for p in parts]
+        return dict(zip(rows.tolist(), zip(*(a.tolist() for a in counts))))

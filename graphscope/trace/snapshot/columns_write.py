@@ -7,7 +7,8 @@ import sys
 
 import numpy as np
 
-from ..record.node_table import NodeColumns
+from ..record.node_columns import NodeColumns
+from ..record.node_fields import COLUMNS, RAGGED, ROW_PAIRS
 from ..record.summary_table import SummaryTable
 
 # The integer dtypes a column may be written in, narrowest first: the writer takes the first
@@ -38,26 +39,20 @@ def ragged(starts: np.ndarray, flat: dict[str, np.ndarray], blob) -> dict:
 
 
 def node_columns(c: NodeColumns, blob) -> dict:
-    dead_rows = np.array(sorted(c.dead), dtype=np.int64)
-    dead = np.array([c.dead[r] for r in dead_rows.tolist()], dtype=np.int64).reshape(-1, 2)
-    return {
-        "count": len(c),
-        "id": column(c.id, blob),
-        "op": column(c.op, blob),
-        "name": column(c.name, blob),
-        "pass": column(c.pass_index, blob),
-        "output": column(c.output, blob),
-        "flags": column(c.flags, blob),
-        "parameter": column(c.parameter, blob),
-        "module": column(c.module, blob),
-        "site": column(c.site, blob),
-        "leaf": column(c.leaf, blob),
-        "inputs": ragged(c.inputs_start, {"ids": c.inputs}, blob),
-        "saved": ragged(c.saved_start, {"roles": c.saved}, blob),
-        "args": ragged(c.args_start, {"names": c.arg_name, "texts": c.arg_text}, blob),
-        "dead_units": {"count": len(dead_rows), "rows": column(dead_rows, blob), "dead": column(dead[:, 0], blob),
-                       "units": column(dead[:, 1], blob)},
-    }
+    """The node columns, in `node_fields.COLUMNS`' order under their snapshot keys."""
+    out: dict = {"count": len(c)}
+    for col in COLUMNS:
+        if col.kind in RAGGED:
+            out[col.key] = ragged(getattr(c, col.start), {key: getattr(c, part) for part, key in col.parts}, blob)
+        elif col.kind == ROW_PAIRS:
+            pairs = getattr(c, col.name)
+            rows = np.array(sorted(pairs), dtype=np.int64)
+            values = np.array([pairs[r] for r in rows.tolist()], dtype=np.int64).reshape(-1, 2)
+            out[col.key] = {"count": len(rows), "rows": column(rows, blob),
+                            **{key: column(values[:, k], blob) for k, (_, key) in enumerate(col.parts)}}
+        else:
+            out[col.key] = column(np.asarray(getattr(c, col.name)), blob)
+    return out
 
 
 def tensor_columns(t: SummaryTable, blob) -> dict:

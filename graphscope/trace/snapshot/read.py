@@ -15,6 +15,8 @@ import numpy as np
 
 from ..record.limits import FIELDS
 from ..record.literal import visible
+from ..record.node_columns import NodeColumns
+from ..record.node_fields import IS_LEAF, NONE, REQUIRES_GRAD
 from ..record.node_table import NodeTable
 from ..record.pass_history import PassHistory
 from ..record.model import (
@@ -25,7 +27,6 @@ from ..record.model import (
     Finding,
     LeafGrad,
     Metadata,
-    Node,
     OptimizerEvent,
     ParamChange,
     Record,
@@ -111,7 +112,7 @@ class RecordReader(ColumnReader):
             record.nodes = nodes = NodeTable(columns=self.node_columns(doc["nodes"], "nodes", strings, self.tensors))
         else:
             self.tensors = self.tensor_table(doc["tensors"], "tensors")
-            record.nodes = nodes = NodeTable(self.nodes(doc["nodes"], "nodes"))
+            record.nodes = nodes = NodeTable(columns=self.nodes(doc["nodes"], "nodes"))
         record.passes = passes = PassHistory()  # the passes without detail as rows, as when recorded
         for i, p in enumerate(self.seq(doc["passes"], "passes")):
             passes.append(self.backward_pass(p, f"passes[{i}]", nodes))
@@ -280,7 +281,7 @@ class RecordReader(ColumnReader):
     _NODE_KEYS = ("id", "op", "name", "inputs", "pass", "output", "requires_grad", "is_leaf",
                   "parameter", "module", "site", "saved", "dead_units")
 
-    def nodes(self, d, where: str) -> dict[int, Node]:
+    def nodes(self, d, where: str) -> NodeColumns:
         """Version 1 to 3: the nodes as JSON lists."""
         self.obj(d, where, self._NODE_KEYS + (("args",) if self.version >= 2 else ())
                  + (("leaf",) if self.version >= 3 else ()))
@@ -326,11 +327,13 @@ class RecordReader(ColumnReader):
         args = self.arguments(d["args"], where + ".args", n) if self.version >= 2 else [()] * n
         identities = self.ints(d["leaf"], where + ".leaf", n, nullable=True) if self.version >= 3 else [None] * n
         tensors, site_list = self.tensors, self.sites
-        return {k: Node(k, op, nm, tuple(inp), ps, None if o is None else tensors[o], rq, lf, pr, md,
-                        None if st is None else site_list[st], tuple(sv), du, ar, le)
-                for k, op, nm, inp, ps, o, rq, lf, pr, md, st, sv, du, ar, le in zip(
-                    ids, ops, names, inputs, passes, outputs, requires, leaves, parameters, modules, sites,
-                    saved, dead, args, identities)}
+        return NodeColumns.from_values({
+            "id": ids, "op": ops, "name": names, "inputs": list(map(tuple, inputs)), "pass_index": passes,
+            "output": [None if o is None else tensors[o] for o in outputs],
+            "flags": [rq * REQUIRES_GRAD | lf * IS_LEAF for rq, lf in zip(requires, leaves)],
+            "parameter": parameters, "module": modules, "site": [None if st is None else site_list[st] for st in sites],
+            "saved": list(map(tuple, saved)), "dead": dead, "args": args,
+            "leaf": [NONE if le is None else le for le in identities]}, n)
 
     def arguments(self, rows, where: str, n: int) -> list[tuple]:
         """Each node's [[name, literal], ...]."""
