@@ -8,14 +8,13 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from ..record.node_table import IS_LEAF, NodeColumns
 from ..record.model import (
     ACCUMULATED_GRAD,
     DEAD_RELU,
     EXPLODING_GRAD,
+    HAND_UPDATE,
     NAN_GRAD,
     NAN_ORIGIN,
-    HAND_UPDATE,
     OPTIMIZER_STEP,
     PARAMETER,
     VANISHING_GRAD,
@@ -24,6 +23,7 @@ from ..record.model import (
     Record,
     SourceSite,
 )
+from ..record.node_table import IS_LEAF, NodeColumns
 from ..record.tensor_summary import TensorSummary
 from ..report.summary_render import format_number
 
@@ -78,8 +78,9 @@ def nan_origin(record: Record) -> Finding | None:
                 inputs_ok = all(not _bad(record.nodes[k].output) for k in node.inputs if k in record.nodes)
                 born = "from finite inputs" if inputs_ok else "first seen here"
                 text = f"NaN/Inf born in {_what(node)} ({born}): {_counts(node.output)}"
-            return Finding(NAN_ORIGIN, f"{text} (pass {node.pass_index})", node.id, node.pass_index,
-                           node.parameter, node.site)
+            return Finding(
+                NAN_ORIGIN, f"{text} (pass {node.pass_index})", node.id, node.pass_index, node.parameter, node.site
+            )
     return None
 
 
@@ -106,26 +107,47 @@ def nan_grad(record: Record) -> Finding | None:
     nodes = record.nodes
     for p in record.passes:
         for number, step in enumerate(p.steps):
-            if not (_bad(step.grad_output) or any(map(_bad, step.grad_inputs))
-                    or any(_bad(lg.grad) for lg in step.leaf_grads)):
+            if not (
+                _bad(step.grad_output)
+                or any(map(_bad, step.grad_inputs))
+                or any(_bad(lg.grad) for lg in step.leaf_grads)
+            ):
                 continue
             node = nodes.get(step.node)
             what = _what(node) if node is not None else f"node {step.node}"
             where = f"(pass {p.index}, backward step {number + 1})"
             site = node.site if node is not None else None
             if _bad(step.grad_output):
-                return Finding(NAN_GRAD, f"the grad arriving at {what} holds {_counts(step.grad_output)} {where}",
-                               step.node, p.index, None, site)
+                return Finding(
+                    NAN_GRAD,
+                    f"the grad arriving at {what} holds {_counts(step.grad_output)} {where}",
+                    step.node,
+                    p.index,
+                    None,
+                    site,
+                )
             for i, g in enumerate(step.grad_inputs):
                 if _bad(g):
-                    return Finding(NAN_GRAD, f"the backward of {what} made a NaN/Inf grad for its input {i}: "
-                                             f"{_counts(g)} {where}", step.node, p.index, None, site)
+                    return Finding(
+                        NAN_GRAD,
+                        f"the backward of {what} made a NaN/Inf grad for its input {i}: {_counts(g)} {where}",
+                        step.node,
+                        p.index,
+                        None,
+                        site,
+                    )
             for lg in step.leaf_grads:
                 if _bad(lg.grad):
                     leaf = nodes.get(lg.node)
                     name = leaf.parameter if leaf is not None and leaf.parameter else f"node {lg.node}"
-                    return Finding(NAN_GRAD, f"the grad accumulated into {name} holds {_counts(lg.grad)} {where}",
-                                   lg.node, p.index, name, leaf.site if leaf is not None else site)
+                    return Finding(
+                        NAN_GRAD,
+                        f"the grad accumulated into {name} holds {_counts(lg.grad)} {where}",
+                        lg.node,
+                        p.index,
+                        name,
+                        leaf.site if leaf is not None else site,
+                    )
     return None
 
 
@@ -142,9 +164,17 @@ def dead_relus(record: Record) -> list[Finding]:
         dead, units = node.dead_units
         if dead:
             where = f" in {node.module}" if node.module else ""
-            out.append(Finding(DEAD_RELU, f"{dead} of {units} units of the relu{where} are zero for every "
-                                          f"example in the batch (pass {node.pass_index})",
-                               node.id, node.pass_index, None, node.site))
+            out.append(
+                Finding(
+                    DEAD_RELU,
+                    f"{dead} of {units} units of the relu{where} are zero for every "
+                    f"example in the batch (pass {node.pass_index})",
+                    node.id,
+                    node.pass_index,
+                    None,
+                    node.site,
+                )
+            )
     return out
 
 
@@ -169,16 +199,23 @@ def grad_extremes(record: Record, vanishing: float = 1e-7, exploding: float = 1e
         side = "under" if kind == VANISHING_GRAD else "over"
         word = "vanishing" if kind == VANISHING_GRAD else "exploding"
         node = record.nodes.get(leaf_of.get(name))
-        out.append(Finding(kind, f"{word} grad: the grad norm of {name} was {side} {format_number(limit)} in "
-                                 f"{count} of {total} passes (first at pass {first}; {format_number(last_norm)} "
-                                 f"at pass {last})",
-                           node.id if node is not None else None, last, name,
-                           node.site if node is not None else None))
+        out.append(
+            Finding(
+                kind,
+                f"{word} grad: the grad norm of {name} was {side} {format_number(limit)} in "
+                f"{count} of {total} passes (first at pass {first}; {format_number(last_norm)} "
+                f"at pass {last})",
+                node.id if node is not None else None,
+                last,
+                name,
+                node.site if node is not None else None,
+            )
+        )
     return out
 
 
 ACCUMULATION_RUN = 3  # passes adding into one .grad without a reset before it is pointed out
-NAMED = 3             # leaves named in one finding; the rest are counted
+NAMED = 3  # leaves named in one finding; the rest are counted
 
 
 def accumulated_grads(record: Record) -> list[Finding]:
@@ -232,9 +269,17 @@ def accumulated_grads(record: Record) -> list[Finding]:
         if len(labels) > NAMED:
             names += f" and {len(labels) - NAMED} more"
         node = record.nodes.get(latest.get(labels[0]))
-        out.append(Finding(ACCUMULATED_GRAD, f"grads of {names} accumulated across {count} passes without zeroing "
-                                             f"(passes {first} to {last}): backward() adds into .grad, so each step "
-                                             "used the sum of the grads so far; call optimizer.zero_grad() each "
-                                             "iteration", node.id if node is not None else None, last, labels[0],
-                           midway[0] if midway else node.site if node is not None else None))
+        out.append(
+            Finding(
+                ACCUMULATED_GRAD,
+                f"grads of {names} accumulated across {count} passes without zeroing "
+                f"(passes {first} to {last}): backward() adds into .grad, so each step "
+                "used the sum of the grads so far; call optimizer.zero_grad() each "
+                "iteration",
+                node.id if node is not None else None,
+                last,
+                labels[0],
+                midway[0] if midway else node.site if node is not None else None,
+            )
+        )
     return out

@@ -20,41 +20,41 @@ from graphscope.engine import hooks
 
 # The engine's own node class for a custom Function, and its reduction of a broadcast grad to
 # an input's shape: a check must treat a node's backward exactly as backward() does.
-from graphscope.engine.autograd.custom import CustomNode, FunctionCtx, node_class as _node_class
+from graphscope.engine.autograd.custom import CustomNode, FunctionCtx
 from graphscope.engine.autograd.custom import Function as CustomFunction
+from graphscope.engine.autograd.custom import node_class as _node_class
 from graphscope.engine.backward import sum_to_shape as _sum_to
 from graphscope.engine.function import Function
 from graphscope.engine.tensor import Tensor, wrap
 
 from ..record.keep_option import full_values_hint
+from ..record.model import LEAF_OPS, Node, Record
 from ..record.naming import argument_names
 from .rebuild import NotRebuilt, engine_functions, forward_layout
-from ..record.model import LEAF_OPS, Node, Record
 
-EPS = 1e-6             # the central difference's step
+EPS = 1e-6  # the central difference's step
 ATOL, RTOL = 1e-5, 1e-3  # an element passes when |analytic - numeric| <= ATOL + RTOL·|numeric|
-MAX_ELEMENTS = 64      # elements checked per input: all of a small one, evenly spread over a big one
-SEED = 0               # the cotangent's seed: the same check gives the same numbers
-FORWARD_RTOL = 1e-2    # how close the rebuilt forward must come to the recorded (float32) output
+MAX_ELEMENTS = 64  # elements checked per input: all of a small one, evenly spread over a big one
+SEED = 0  # the cotangent's seed: the same check gives the same numbers
+FORWARD_RTOL = 1e-2  # how close the rebuilt forward must come to the recorded (float32) output
 
-__all__ = ["ATOL", "EPS", "MAX_ELEMENTS", "RTOL", "GradcheckResult", "InputCheck", "gradcheck_lines",
-           "gradcheck_node"]
+__all__ = ["ATOL", "EPS", "MAX_ELEMENTS", "RTOL", "GradcheckResult", "InputCheck", "gradcheck_lines", "gradcheck_node"]
 
 
 @dataclass(frozen=True, slots=True)
 class InputCheck:
     """One input's check: the elements compared, analytic (the backward's) and numeric grads."""
 
-    position: int                 # its index in the node's inputs
-    node: int                     # the input's node id
-    label: str                    # its name ("w", "fc.weight") or op ("mul")
+    position: int  # its index in the node's inputs
+    node: int  # the input's node id
+    label: str  # its name ("w", "fc.weight") or op ("mul")
     shape: tuple[int, ...]
-    elements: tuple[int, ...]     # the flat indices checked
+    elements: tuple[int, ...]  # the flat indices checked
     analytic: tuple[float, ...]
     numeric: tuple[float, ...]
     max_error: float
     ok: bool
-    kinks: int = 0                # elements at a kink, where a one-sided derivative matched
+    kinks: int = 0  # elements at a kink, where a one-sided derivative matched
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +64,7 @@ class GradcheckResult:
     node: int
     op: str
     inputs: tuple[InputCheck, ...] = ()
-    reason: str = ""              # why it could not be checked; "" when it was
+    reason: str = ""  # why it could not be checked; "" when it was
 
     @property
     def checked(self) -> bool:
@@ -125,8 +125,10 @@ class _Rebuilt:
     def __init__(self, record: Record, node: Node, functions: Functions) -> None:
         self.cls, self.custom = _function_class(node, functions)
         if "generator" in argument_names(self.cls):
-            raise _CannotCheck(f"{node.op} draws random numbers in its forward: rerunning it draws others, "
-                               "so its backward cannot be checked at the recorded inputs")
+            raise _CannotCheck(
+                f"{node.op} draws random numbers in its forward: rerunning it draws others, "
+                "so its backward cannot be checked at the recorded inputs"
+            )
         try:
             arguments, free = forward_layout(self.cls, node)
         except NotRebuilt as why:
@@ -134,7 +136,7 @@ class _Rebuilt:
         self.values: list[Any] = [None] * (len(node.inputs) + len(arguments))
         for p, v in arguments.items():
             self.values[p] = v
-        self.tensor_at: dict[int, int] = {}   # position -> index in node.inputs, for Tensor inputs
+        self.tensor_at: dict[int, int] = {}  # position -> index in node.inputs, for Tensor inputs
         self.checked: list[tuple[int, int]] = []  # (position, input index) of the inputs checked
         limit = record.metadata.full_values_limit
         for k, (position, input_id) in enumerate(zip(free, node.inputs)):
@@ -175,9 +177,11 @@ class _Rebuilt:
                 fn.inputs, fn.needs_input_grad = tuple(args), self.needs
                 out = self.custom.forward(ctx, *args)
                 out = out.array if isinstance(out, Tensor) else out
-        except Exception as error:  # noqa: BLE001 (the user's forward, or an op missing a keyword argument)
-            raise _CannotCheck(f"{self._what()}'s forward failed at the recorded inputs: "
-                               f"{type(error).__name__}: {error}{_KEYWORDS if isinstance(error, TypeError) else ''}")
+        except Exception as error:
+            raise _CannotCheck(
+                f"{self._what()}'s forward failed at the recorded inputs: "
+                f"{type(error).__name__}: {error}{_KEYWORDS if isinstance(error, TypeError) else ''}"
+            ) from error
         return fn, np.asarray(out)
 
     def _what(self) -> str:
@@ -191,23 +195,26 @@ class _Rebuilt:
         if recorded is None:
             return
         if tuple(out.shape) != tuple(recorded.shape):
-            raise _CannotCheck(f"the rebuilt {self._what()} gives shape {tuple(out.shape)}, the recorded "
-                               f"output has {tuple(recorded.shape)}{_DIFFERS}")
+            raise _CannotCheck(
+                f"the rebuilt {self._what()} gives shape {tuple(out.shape)}, the recorded "
+                f"output has {tuple(recorded.shape)}{_DIFFERS}"
+            )
         recorded = recorded.astype(np.float64)
         finite = np.isfinite(recorded)
         scale = float(np.max(np.abs(recorded[finite]), initial=1.0))
         if not np.allclose(out[finite], recorded[finite], rtol=FORWARD_RTOL, atol=FORWARD_RTOL * 1e-2 * scale):
             worst = float(np.max(np.abs(out[finite] - recorded[finite])))
-            raise _CannotCheck(f"the rebuilt {self._what()} does not give the recorded output (off by up to "
-                               f"{worst:.3g}){_DIFFERS}")
+            raise _CannotCheck(
+                f"the rebuilt {self._what()} does not give the recorded output (off by up to {worst:.3g}){_DIFFERS}"
+            )
 
     def _backward(self) -> list[np.ndarray | None]:
         """The backward's grad for each input position at the cotangent (summed to the input's shape)."""
         fn, _ = self._forward(self.values)
         try:
             grads = fn.backward(self.cotangent.copy())
-        except Exception as error:  # noqa: BLE001 (the user's backward: whatever it raises is the answer)
-            raise _CannotCheck(f"{self._what()}'s backward failed: {type(error).__name__}: {error}")
+        except Exception as error:
+            raise _CannotCheck(f"{self._what()}'s backward failed: {type(error).__name__}: {error}") from error
         grads = grads if isinstance(grads, tuple | list) else (grads,)
         out: list[np.ndarray | None] = []
         for p, value in enumerate(self.values):
@@ -253,9 +260,18 @@ class _Rebuilt:
         numeric = np.array(found)
         errors = np.abs(analytic - numeric)
         source = self.record.nodes[self.node.inputs[k]]
-        return InputCheck(k, source.id, source.parameter or source.op, tuple(x.shape), elements,
-                          tuple(float(v) + 0.0 for v in analytic), tuple(float(v) + 0.0 for v in numeric),
-                          float(np.max(errors, initial=0.0)), bool(np.all(_close(analytic, numeric))), kinks)
+        return InputCheck(
+            k,
+            source.id,
+            source.parameter or source.op,
+            tuple(x.shape),
+            elements,
+            tuple(float(v) + 0.0 for v in analytic),
+            tuple(float(v) + 0.0 for v in numeric),
+            float(np.max(errors, initial=0.0)),
+            bool(np.all(_close(analytic, numeric))),
+            kinks,
+        )
 
 
 _KEYWORDS = " (the record holds its positional arguments only; one it took by keyword is not known)"
@@ -270,10 +286,13 @@ def _values_of(source: Node, k: int, limit: int) -> np.ndarray:
         raise _CannotCheck(f"input {k} ({label}) has no recorded value (it was changed in place after its use)")
     if summary.values is None:
         if summary.dropped:
-            raise _CannotCheck(f"input {k} ({label}): its values were dropped to keep the recording within its "
-                               "memory budget")
-        raise _CannotCheck(f"inputs of {summary.numel:,} elements were not recorded in full (limit {limit:,}): "
-                           f"input {k} ({label}) cannot be rebuilt; {full_values_hint(summary.numel)}")
+            raise _CannotCheck(
+                f"input {k} ({label}): its values were dropped to keep the recording within its memory budget"
+            )
+        raise _CannotCheck(
+            f"inputs of {summary.numel:,} elements were not recorded in full (limit {limit:,}): "
+            f"input {k} ({label}) cannot be rebuilt; {full_values_hint(summary.numel)}"
+        )
     values = np.array(summary.values)
     return values.astype(np.float64) if values.dtype.kind == "f" else values
 
@@ -300,14 +319,20 @@ def gradcheck_lines(result: GradcheckResult) -> list[str]:
         return [f"{head}: cannot check: {result.reason}"]
     verdict = "passed" if result.ok else "FAILED"
     tolerance = f"an element passes within {ATOL:g} + {RTOL:g}·|numeric|"
-    lines = [f"{head}: {verdict}, max error {result.max_error:.2g} ({tolerance})",
-             f"float64 central differences (eps {EPS:g}) of sum(out · c) for a random c, at the recorded inputs"]
+    lines = [
+        f"{head}: {verdict}, max error {result.max_error:.2g} ({tolerance})",
+        f"float64 central differences (eps {EPS:g}) of sum(out · c) for a random c, at the recorded inputs",
+    ]
     for check in result.inputs:
         size = math.prod(check.shape)
-        shown = "every element" if len(check.elements) == size else f"{len(check.elements)} elements spread over {size:,}"
+        shown = (
+            "every element" if len(check.elements) == size else f"{len(check.elements)} elements spread over {size:,}"
+        )
         kinks = f", {check.kinks} at a kink (one-sided derivative)" if check.kinks else ""
-        lines.append(f"input {check.position} ({check.label}, shape {check.shape}): "
-                     f"{'ok' if check.ok else 'FAILED'}, max error {check.max_error:.2g}, {shown}{kinks}")
+        lines.append(
+            f"input {check.position} ({check.label}, shape {check.shape}): "
+            f"{'ok' if check.ok else 'FAILED'}, max error {check.max_error:.2g}, {shown}{kinks}"
+        )
         lines.append(f"  {'element':>8}  {'analytic':>14}  {'numeric':>14}  {'error':>9}")
         for j, a, n in zip(check.elements, check.analytic, check.numeric):
             mark = "" if abs(a - n) <= ATOL + RTOL * abs(n) else "  <-"

@@ -13,7 +13,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
-from .step import SMALL, number_text
 from ..record.model import (
     GRAD_RESET,
     HAND_UPDATE,
@@ -24,27 +23,28 @@ from ..record.model import (
     Record,
 )
 from ..stats.summarize import TensorSummary
+from .step import SMALL, number_text
 
 
 @dataclass
 class ChangeNumbers:
     """One element's numbers in an optimizer step, and the rule they follow (None where unknown)."""
 
-    rule: str                           # "sgd", "momentum", "nesterov", "adam", "adamw", or "" (not explained)
+    rule: str  # "sgd", "momentum", "nesterov", "adam", "adamw", or "" (not explained)
     before: float | None = None
-    grad: float | None = None           # the .grad the step read
-    g: float | None = None              # what the rule uses: the grad, negated under maximize, plus weight decay
+    grad: float | None = None  # the .grad the step read
+    g: float | None = None  # what the rule uses: the grad, negated under maximize, plus weight decay
     settings: dict[str, Any] = field(default_factory=dict)  # Any: the script's settings, read back as literals
-    buf: float | None = None            # SGD momentum: the buffer after the step...
-    buf_before: float | None = None     # ...and before it (None on the first step)
-    m: float | None = None              # Adam: the moving averages after the step, and before
+    buf: float | None = None  # SGD momentum: the buffer after the step...
+    buf_before: float | None = None  # ...and before it (None on the first step)
+    m: float | None = None  # Adam: the moving averages after the step, and before
     v: float | None = None
     m_before: float | None = None
     v_before: float | None = None
-    t: int | None = None                # Adam: the step count
+    t: int | None = None  # Adam: the step count
     m_hat: float | None = None
     v_hat: float | None = None
-    update: float | None = None         # worked out by the rule (the recorded one is after - before)
+    update: float | None = None  # worked out by the rule (the recorded one is after - before)
     after: float | None = None
 
 
@@ -128,10 +128,11 @@ def change_numbers(record: Record, event: OptimizerEvent, change: ParamChange, e
         return n
     n.m_before = _state_before(record, event, change, "exp_avg", element, n.t, (n.m - (1 - beta1) * g) / beta1)
     if not settings.get("amsgrad"):
-        n.v_before = _state_before(record, event, change, "exp_avg_sq", element, n.t,
-                                   (n.v - (1 - beta2) * g * g) / beta2)
-    n.m_hat = n.m / (1 - beta1 ** n.t)
-    n.v_hat = n.v / (1 - beta2 ** n.t)
+        n.v_before = _state_before(
+            record, event, change, "exp_avg_sq", element, n.t, (n.v - (1 - beta2) * g * g) / beta2
+        )
+    n.m_hat = n.m / (1 - beta1**n.t)
+    n.v_hat = n.v / (1 - beta2**n.t)
     n.update = -lr * n.m_hat / (math.sqrt(n.v_hat) + eps)
     if rule == "adamw" and decay:
         n.update -= lr * decay * n.before
@@ -139,6 +140,7 @@ def change_numbers(record: Record, event: OptimizerEvent, change: ParamChange, e
 
 
 # --- the lines of each rule -------------------------------------------------------------------
+
 
 def _rule_lines(n: ChangeNumbers) -> list[str]:
     s = n.settings
@@ -153,8 +155,9 @@ def _rule_lines(n: ChangeNumbers) -> list[str]:
     decay = s.get("weight_decay") or 0.0
     base = -n.grad if s.get("maximize") else n.grad
     if decay and n.rule != "adamw":
-        lines.append(f"weight decay: g = grad + weight_decay·p = {_term(base)} + {_term(decay)}·{_term(n.before)} "
-                     f"= {_num(n.g)}")
+        lines.append(
+            f"weight decay: g = grad + weight_decay·p = {_term(base)} + {_term(decay)}·{_term(n.before)} = {_num(n.g)}"
+        )
     g = "g" if lines else "grad"
     lr = _term(s.get("lr"))
     if n.rule == "sgd":
@@ -168,11 +171,15 @@ def _rule_lines(n: ChangeNumbers) -> list[str]:
             lines.append(f"buf = {g} (the first step) = {_num(n.buf)}")
         else:
             damp = f"(1-{_num(dampening)})·" if dampening else ""
-            lines.append(f"buf = momentum·buf + {damp}{g} = {_term(momentum)}·{_term(n.buf_before)} + "
-                         f"{damp}{_term(n.g)} = {_num(n.buf)}")
+            lines.append(
+                f"buf = momentum·buf + {damp}{g} = {_term(momentum)}·{_term(n.buf_before)} + "
+                f"{damp}{_term(n.g)} = {_num(n.buf)}"
+            )
         if n.rule == "nesterov":
-            lines.append(f"update = -lr × ({g} + momentum·buf) = -{lr} × ({_term(n.g)} + {_term(momentum)}·"
-                         f"{_term(n.buf)}) = {_num(n.update)}")
+            lines.append(
+                f"update = -lr × ({g} + momentum·buf) = -{lr} × ({_term(n.g)} + {_term(momentum)}·"
+                f"{_term(n.buf)}) = {_num(n.update)}"
+            )
         else:
             lines.append(f"update = -lr × buf = -{lr} × {_term(n.buf)} = {_num(n.update)}")
         return lines
@@ -181,19 +188,24 @@ def _rule_lines(n: ChangeNumbers) -> list[str]:
     beta1, beta2 = s.get("betas", (0.9, 0.999))
     eps = s.get("eps", 1e-8)
     t = n.t
-    lines.append(f"m = β1·m + (1-β1)·{g} = {_term(beta1)}·{_term(n.m_before)} + {_term(1 - beta1)}·{_term(n.g)} "
-                 f"= {_num(n.m)}")
+    lines.append(
+        f"m = β1·m + (1-β1)·{g} = {_term(beta1)}·{_term(n.m_before)} + {_term(1 - beta1)}·{_term(n.g)} = {_num(n.m)}"
+    )
     if n.v_before is not None:
-        lines.append(f"v = β2·v + (1-β2)·{g}² = {_term(beta2)}·{_term(n.v_before)} + {_term(1 - beta2)}·"
-                     f"{_term(n.g)}² = {_num(n.v)}")
+        lines.append(
+            f"v = β2·v + (1-β2)·{g}² = {_term(beta2)}·{_term(n.v_before)} + {_term(1 - beta2)}·"
+            f"{_term(n.g)}² = {_num(n.v)}"
+        )
     else:
         lines.append(f"v = max(v, β2·v + (1-β2)·{g}²) = {_num(n.v)} (amsgrad)")
     lines.append(f"m̂ = m/(1-β1ᵗ) = {_term(n.m)}/(1-{_term(beta1)}^{t}) = {_num(n.m_hat)}")
     lines.append(f"v̂ = v/(1-β2ᵗ) = {_term(n.v)}/(1-{_term(beta2)}^{t}) = {_num(n.v_hat)}")
     adam = f"{lr} × {_term(n.m_hat)}/(√{_term(n.v_hat)}+{_term(eps)})"
     if n.rule == "adamw" and decay:
-        lines.append(f"update = -lr·weight_decay·p - lr × m̂/(√v̂+ε) = -{lr}·{_term(decay)}·{_term(n.before)} - {adam} "
-                     f"= {_num(n.update)}")
+        lines.append(
+            f"update = -lr·weight_decay·p - lr × m̂/(√v̂+ε) = -{lr}·{_term(decay)}·{_term(n.before)} - {adam} "
+            f"= {_num(n.update)}"
+        )
     else:
         lines.append(f"update = -lr × m̂/(√v̂+ε) = -{adam} = {_num(n.update)}")
     return lines
@@ -201,7 +213,9 @@ def _rule_lines(n: ChangeNumbers) -> list[str]:
 
 def _explain_reset(event: OptimizerEvent, change: ParamChange, element: int | None) -> list[str]:
     """zero_grad or a grad reset: the grad it cleared, and what is there after."""
-    what = {ZERO_GRAD: f"{event.optimizer}.zero_grad()", GRAD_RESET: "grad reset by the script"}.get(event.kind, event.kind)
+    what = {ZERO_GRAD: f"{event.optimizer}.zero_grad()", GRAD_RESET: "grad reset by the script"}.get(
+        event.kind, event.kind
+    )
     lines = [f"{change.label}: {what} after backward pass {event.passes - 1}"]
     before = change.before
     if before is not None:
@@ -214,6 +228,7 @@ def _explain_reset(event: OptimizerEvent, change: ParamChange, element: int | No
 
 
 # --- reading the record -----------------------------------------------------------------------
+
 
 def _settings(event: OptimizerEvent) -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -247,8 +262,9 @@ def _previous_state(record: Record, event: OptimizerEvent, change: ParamChange, 
     return None
 
 
-def _state_before(record: Record, event: OptimizerEvent, change: ParamChange, key: str, element: int, t: int,
-                  worked_back: float) -> float:
+def _state_before(
+    record: Record, event: OptimizerEvent, change: ParamChange, key: str, element: int, t: int, worked_back: float
+) -> float:
     """A moving average before this step: the previous step's state where kept, zero before the
     first step, else worked back from the state after it."""
     if t == 1:

@@ -10,17 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .step import (
-    SMALL,
-    explain_lines,
-    explain_step,
-    number_text,
-    summary_stats,
-    values_text,
-)
-from .optimizer_step import explain_change
 from ..record.literal import escaped, visible
-from ..record.tensor_summary import TensorSummary
 from ..record.model import (
     GRAD_RESET,
     HAND_UPDATE,
@@ -30,6 +20,16 @@ from ..record.model import (
     OptimizerEvent,
     Record,
     SourceSite,
+)
+from ..record.tensor_summary import TensorSummary
+from .optimizer_step import explain_change
+from .step import (
+    SMALL,
+    explain_lines,
+    explain_step,
+    number_text,
+    summary_stats,
+    values_text,
 )
 
 __all__ = ["ExplainError", "choose_pass", "markdown_report", "text_report"]
@@ -62,18 +62,24 @@ def choose_pass(record: Record, pass_index: int) -> BackwardPass:
     passes = record.passes
     count = len(passes)
     if count == 0:
-        raise ExplainError("the run made no backward pass: nothing to explain (the script must call "
-                           ".backward() on a result that requires grad)")
+        raise ExplainError(
+            "the run made no backward pass: nothing to explain (the script must call "
+            ".backward() on a result that requires grad)"
+        )
     if not 0 <= pass_index < count:
         numbers = "0" if count == 1 else f"0-{count - 1}"
-        raise ExplainError(f"pass {pass_index} does not exist: the run made {count} backward "
-                           f"pass{'es' if count != 1 else ''} ({numbers})")
+        raise ExplainError(
+            f"pass {pass_index} does not exist: the run made {count} backward "
+            f"pass{'es' if count != 1 else ''} ({numbers})"
+        )
     p = passes[pass_index]
     if not p.detailed or not p.order:
         kept = [q.index for q in passes if q.detailed and q.order]
-        raise ExplainError(f"pass {pass_index} was not kept in detail in this record (passes kept in detail: "
-                           f"{_ranges(kept) or 'none'}); run `graphscope explain --pass {pass_index}` on the "
-                           "script to record it")
+        raise ExplainError(
+            f"pass {pass_index} was not kept in detail in this record (passes kept in detail: "
+            f"{_ranges(kept) or 'none'}); run `graphscope explain --pass {pass_index}` on the "
+            "script to record it"
+        )
     return p
 
 
@@ -81,13 +87,24 @@ def sections(record: Record, pass_index: int) -> tuple[Words, list[Words], list[
     """(the title, the introduction, the sections) of the report on pass `pass_index`."""
     p = choose_pass(record, pass_index)
     root = record.nodes.get(p.root) if p.root is not None else None
-    title = (f"Backward pass {pass_index} of ", Name(record.metadata.script)) if record.metadata.script else \
-        (f"Backward pass {pass_index}",)
+    title = (
+        (f"Backward pass {pass_index} of ", Name(record.metadata.script))
+        if record.metadata.script
+        else (f"Backward pass {pass_index}",)
+    )
     loss = "" if p.loss is None else f", loss {number_text(p.loss)}"
-    intro: list[Words] = [(f"Pass {pass_index} of {len(record.passes)}{loss}: {len(p.order)} steps, from ",
-              _node_name(root, p.root), " back to the leaves."),
-             ("Each step is one node's backward: its rule, and ", Name("grad_in = grad_out × local"),
-              " with the run's numbers.")]
+    intro: list[Words] = [
+        (
+            f"Pass {pass_index} of {len(record.passes)}{loss}: {len(p.order)} steps, from ",
+            _node_name(root, p.root),
+            " back to the leaves.",
+        ),
+        (
+            "Each step is one node's backward: its rule, and ",
+            Name("grad_in = grad_out × local"),
+            " with the run's numbers.",
+        ),
+    ]
     if len(p.steps) < len(p.order):
         intro.append((f"The record ends at step {len(p.steps)} of {len(p.order)}: the run stopped in this pass.",))
     out = [_step(record, pass_index, k) for k in range(len(p.steps))]
@@ -102,13 +119,14 @@ def _step(record: Record, pass_index: int, step: int) -> Section:
     if lines and lines[0].startswith(f"step {step + 1} of "):
         lines = lines[1:]  # the heading says it
     node = record.nodes.get(e.node)
-    return Section((f"Step {step + 1} of {e.steps}: node {e.node}, ", _node_name(node, e.node)), e.site,
-                   numbers=lines)
+    return Section((f"Step {step + 1} of {e.steps}: node {e.node}, ", _node_name(node, e.node)), e.site, numbers=lines)
 
 
 def _leaves(record: Record, p: BackwardPass) -> Section:
-    section = Section(("Where the grads ended up",),
-                      prose=[("backward() adds each leaf's grad into its .grad: now = before + this pass's grad.",)])
+    section = Section(
+        ("Where the grads ended up",),
+        prose=[("backward() adds each leaf's grad into its .grad: now = before + this pass's grad.",)],
+    )
     for st in p.steps:
         for lg in st.leaf_grads:
             node = record.nodes.get(lg.node)
@@ -166,7 +184,7 @@ def _node_name(node: Node | None, node_id: int | None) -> Name:
 
 
 def _ranges(indices: list[int]) -> str:
-    """"0, 7-9" for [0, 7, 8, 9]."""
+    """ "0, 7-9" for [0, 7, 8, 9]."""
     runs: list[list[int]] = []
     for i in indices:
         if runs and i == runs[-1][1] + 1:

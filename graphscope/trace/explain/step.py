@@ -20,10 +20,10 @@ import numpy as np
 
 from graphscope.engine.function import Function
 
-from ..record.keep_option import full_values_hint
-from ..record.naming import argument_names
 from ..analysis.rebuild import NotRebuilt, argument_value, engine_functions, forward_layout
+from ..record.keep_option import full_values_hint
 from ..record.model import LEAF_OPS, BackwardPass, Node, Record, SourceSite, Step
+from ..record.naming import argument_names
 from ..stats.summarize import TensorSummary
 
 SMALL = 8  # tensors up to this many elements are shown whole; larger ones one element at a time
@@ -34,14 +34,14 @@ CUSTOM = "custom backward:"  # how a user's autograd.Function's rule begins
 class Term:
     """One tensor input of the step: the grad it receives and how it came about."""
 
-    input: int                          # the input's node id
-    name: str                           # "b", or "pow#4" for an op's output
+    input: int  # the input's node id
+    name: str  # "b", or "pow#4" for an op's output
     grad_out: np.ndarray | None = None  # the grad the step received (None: not recorded)
-    local: np.ndarray | None = None     # elementwise ops: d out/d input, in the output's shape
-    grad_in: np.ndarray | None = None   # what this input receives (after any broadcast sum)
-    local_text: str = ""                # the local factor with the numbers: "2·[6, 4]"
-    formula: str = ""                   # "[-1, -1] × 2·[6, 4] = [-12, -8]"
-    note: str = ""                      # "grad summed over dim 0: (64, 4) -> (4,)"
+    local: np.ndarray | None = None  # elementwise ops: d out/d input, in the output's shape
+    grad_in: np.ndarray | None = None  # what this input receives (after any broadcast sum)
+    local_text: str = ""  # the local factor with the numbers: "2·[6, 4]"
+    formula: str = ""  # "[-1, -1] × 2·[6, 4] = [-12, -8]"
+    note: str = ""  # "grad summed over dim 0: (64, 4) -> (4,)"
     values: list[str] = field(default_factory=list)  # other numbers the rule uses, one line each
 
 
@@ -51,8 +51,8 @@ class StepExplanation:
 
     node: int
     op: str
-    rule: str                           # with the node's own numbers (pow's exponent) substituted
-    custom: str | None = None           # a user's autograd.Function: "custom backward: ..."
+    rule: str  # with the node's own numbers (pow's exponent) substituted
+    custom: str | None = None  # a user's autograd.Function: "custom backward: ..."
     site: SourceSite | None = None
     pass_index: int = 0
     step: int = 0
@@ -65,7 +65,7 @@ class StepExplanation:
     stats: list[str] = field(default_factory=list)  # the full tensors' statistics, beside one element
     notes: list[str] = field(default_factory=list)  # what could not be shown, in words
     operands: list[str] = field(default_factory=list)  # inputs no grad flows to: "constant#4 = [0, 2]"
-    seed: str = ""                      # the pass's first step: where its grad_out came from
+    seed: str = ""  # the pass's first step: where its grad_out came from
 
 
 def explain_step(record: Record, pass_index: int, step: int, element: int | None = None) -> StepExplanation:
@@ -78,8 +78,15 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
     s = p.steps[step]
     node = record.nodes.get(s.node)
     if node is None:  # trimmed with an older pass (the record only grows, but drops old detail)
-        return StepExplanation(s.node, "", "", pass_index=pass_index, step=step, steps=len(p.steps),
-                               notes=[f"node {s.node} is no longer in the record"])
+        return StepExplanation(
+            s.node,
+            "",
+            "",
+            pass_index=pass_index,
+            step=step,
+            steps=len(p.steps),
+            notes=[f"node {s.node} is no longer in the record"],
+        )
     rule = record.rules.get(node.op, "")
     custom = rule if rule.startswith(CUSTOM) else None
     cls = None if custom else engine_functions().get(node.op)  # a user's Function: only its recorded numbers
@@ -113,7 +120,9 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
         term = _term(node, source, k, s, grad_out, values, local, cls, args, out.element, out.notes)
         out.terms.append(term)
         if term.local is not None and out.element is not None:
-            computed = _array_stats(term.grad_in) if term.grad_in is not None else "not computed yet (when this step runs)"
+            computed = (
+                _array_stats(term.grad_in) if term.grad_in is not None else "not computed yet (when this step runs)"
+            )
             out.stats.append(f"grad to {term.name}: {computed}")
     if elementwise and out.element is not None and s.grad_output is not None:
         out.stats.insert(0, f"grad_out: {summary_stats(s.grad_output)}")
@@ -145,10 +154,12 @@ def explain_lines(explanation: StepExplanation) -> list[str]:
     lines += [f"      {more}" for more in rule[1:]]
     if e.element is not None:
         lines.append(f"element {e.element} (tensors over {SMALL} elements are shown one element at a time)")
-    if e.seed or e.terms and e.terms[0].local is None and e.terms[0].grad_out is not None:
+    if e.seed or (e.terms and e.terms[0].local is None and e.terms[0].grad_out is not None):
         grad_out = e.terms[0].grad_out if e.terms else None
-        lines.append(f"grad_out = {_shown(grad_out, e.element) if grad_out is not None else '?'}"
-                     + (f"  ({e.seed})" if e.seed else ""))
+        lines.append(
+            f"grad_out = {_shown(grad_out, e.element) if grad_out is not None else '?'}"
+            + (f"  ({e.seed})" if e.seed else "")
+        )
     for t in e.terms:
         lines.append(f"{t.name} (node {t.input}):")
         if t.local_text:
@@ -200,21 +211,30 @@ def _missing(what: str, summary: TensorSummary | None) -> str:
         return f"{what} was not recorded"
     if summary.dropped:
         return f"the values of {what} were dropped by the memory budget; its statistics: {summary_stats(summary)}"
-    return (f"the values of {what} ({summary.numel:,} elements) were not recorded ({full_values_hint(summary.numel)}); "
-            f"its statistics: {summary_stats(summary)}")
+    return (
+        f"the values of {what} ({summary.numel:,} elements) were not recorded ({full_values_hint(summary.numel)}); "
+        f"its statistics: {summary_stats(summary)}"
+    )
 
 
 def summary_stats(s: TensorSummary) -> str:
     """A tensor's statistics from its summary: shape, the NaN/Inf counts, min/max/mean/std/norm of the finite values."""
-    return _stats_text(s.shape, s.numel, s.nan_count, s.inf_count,
-                       [(key, getattr(s, key)) for key in ("min", "max", "mean", "std", "norm")])
+    return _stats_text(
+        s.shape,
+        s.numel,
+        s.nan_count,
+        s.inf_count,
+        [(key, getattr(s, key)) for key in ("min", "max", "mean", "std", "norm")],
+    )
 
 
-def _stats_text(shape: Sequence[int], numel: int, nans: int, infs: int,
-                stats: Iterable[tuple[str, float | None]]) -> str:
+def _stats_text(
+    shape: Sequence[int], numel: int, nans: int, infs: int, stats: Iterable[tuple[str, float | None]]
+) -> str:
     """Statistics that say which values they skipped: "shape (64,), 2 nan; of the 62 finite: min -1, max 9, mean 4"."""
-    head = ", ".join([f"shape {tuple(shape)}"]
-                     + [f"{count:,} {what}" for count, what in ((nans, "nan"), (infs, "inf")) if count])
+    head = ", ".join(
+        [f"shape {tuple(shape)}"] + [f"{count:,} {what}" for count, what in ((nans, "nan"), (infs, "inf")) if count]
+    )
     shown = ", ".join(f"{key} {number_text(v)}" for key, v in stats if v is not None)
     if not nans + infs:
         return ", ".join(filter(None, [head, shown]))
@@ -225,7 +245,7 @@ def _local(cls: type[Function], node: Node, values: list[np.ndarray | None]) -> 
     """Each forward argument's local factor (elementwise and reducing ops), or None when the inputs' values are
     not all recorded (or cannot be rebuilt)."""
     arrays = _forward_arguments(cls, node, values)
-    if arrays is None or cls.reduces and len(arrays) < len(argument_names(cls)):
+    if arrays is None or (cls.reduces and len(arrays) < len(argument_names(cls))):
         return None  # a loss's factor depends on its reduction: none from a record without it (an old snapshot)
     try:
         with np.errstate(all="ignore"):
@@ -261,9 +281,19 @@ def _input_positions(cls: type[Function], node: Node) -> list[int]:
         return list(range(len(node.inputs)))
 
 
-def _term(node: Node, source: Node, k: int, s: Step, grad_out: np.ndarray | None, values: list[np.ndarray | None],
-          local: list[np.ndarray | None] | None, cls: type[Function] | None, args: dict[str, Any], element: int | None,
-          notes: list[str]) -> Term:
+def _term(
+    node: Node,
+    source: Node,
+    k: int,
+    s: Step,
+    grad_out: np.ndarray | None,
+    values: list[np.ndarray | None],
+    local: list[np.ndarray | None] | None,
+    cls: type[Function] | None,
+    args: dict[str, Any],
+    element: int | None,
+    notes: list[str],
+) -> Term:
     term = Term(source.id, _name(source), grad_out)
     given = s.grad_inputs[k] if k < len(s.grad_inputs) else None  # none yet: the step has not run
     raw = _values(given)
@@ -272,8 +302,9 @@ def _term(node: Node, source: Node, k: int, s: Step, grad_out: np.ndarray | None
         term.grad_in, axes = _summed_to(raw, shape)
         if axes:
             dims = ", ".join(map(str, axes))
-            term.note = (f"grad summed over dim{'s' if len(axes) > 1 else ''} {dims}: {tuple(raw.shape)} -> {shape}"
-                         + ("" if element is not None and raw.size > SMALL else f" = {values_text(term.grad_in, None)}"))
+            term.note = f"grad summed over dim{'s' if len(axes) > 1 else ''} {dims}: {tuple(raw.shape)} -> {shape}" + (
+                "" if element is not None and raw.size > SMALL else f" = {values_text(term.grad_in, None)}"
+            )
     elif given is not None:
         notes.append(_missing(f"the grad to {term.name}", given))
     elementwise = cls is not None and cls.elementwise
@@ -283,8 +314,9 @@ def _term(node: Node, source: Node, k: int, s: Step, grad_out: np.ndarray | None
         factor = local[position] if position < len(local) else None
         # a loss's grad_out multiplies its factor elementwise when it is one number or in the factor's shape
         # (cross_entropy's reduction='none' gives one per row: no product to show)
-        if factor is not None and (not cls.reduces or grad_out is None or grad_out.size == 1
-                                   or grad_out.shape == factor.shape):
+        if factor is not None and (
+            not cls.reduces or grad_out is None or grad_out.size == 1 or grad_out.shape == factor.shape
+        ):
             term.local = factor
             term.local_text = _fill(cls.local_for(args), position, cls, node, values, factor, element, args)
     elif elementwise:
@@ -308,8 +340,14 @@ def _term(node: Node, source: Node, k: int, s: Step, grad_out: np.ndarray | None
     return term
 
 
-def _worked_element(cls: type[Function], position: int, arrays: list[object], grad_out: np.ndarray | None,
-                    grad_in: np.ndarray, element: int | None) -> str:
+def _worked_element(
+    cls: type[Function],
+    position: int,
+    arrays: list[object],
+    grad_out: np.ndarray | None,
+    grad_in: np.ndarray,
+    element: int | None,
+) -> str:
     """One element of a sum-of-products grad with its numbers: "dA[0,1] = Σₖ ... = 1·2 + 3·4 = 14"."""
     index = tuple(int(i) for i in np.unravel_index(_clip(element or 0, grad_in.size), grad_in.shape))
     worked = cls.contraction(position, index, arrays, grad_out)
@@ -332,8 +370,9 @@ def _product(term: Term, raw: np.ndarray | None, element: int | None) -> str:
         return f"{grad_out} × {local} = … (when this step runs)"
     if element is None:  # before any broadcast sum, which the note shows
         return f"{grad_out} × {local} = {values_text(raw, None)}"
-    return (f"{grad_out} × {local} = {number_text(raw.reshape(-1)[element])}"
-            + (f"  (this element's share; {term.name}'s grad sums them, see the note)" if term.note else ""))
+    return f"{grad_out} × {local} = {number_text(raw.reshape(-1)[element])}" + (
+        f"  (this element's share; {term.name}'s grad sums them, see the note)" if term.note else ""
+    )
 
 
 def _shown(values: np.ndarray, element: int | None) -> str:
@@ -354,8 +393,16 @@ def _signed(text: str) -> str:
     return f"({text})" if text.startswith("-") else text
 
 
-def _fill(templates: Sequence[str], position: int, cls: type[Function], node: Node, values: list[np.ndarray | None],
-          factor: np.ndarray, element: int | None, args: dict[str, Any]) -> str:
+def _fill(
+    templates: Sequence[str],
+    position: int,
+    cls: type[Function],
+    node: Node,
+    values: list[np.ndarray | None],
+    factor: np.ndarray,
+    element: int | None,
+    args: dict[str, Any],
+) -> str:
     """The local factor's template with the numbers: "2·[6, 4]", "1 − (-0.2)²"; the numbers alone
     without one (or when the op cannot give a name's numbers, as a weighted loss)."""
     template = templates[position] if position < len(templates) else ""
@@ -382,7 +429,7 @@ def _placed(text: str, template: str, start: int, end: int) -> str:
     """A number put in a formula, in parentheses where its minus would read otherwise: "1 − (-0.2)²",
     "2·(-0.5)", but "cos(-0.5)" and "(-0.5 − 1)" as they are."""
     leads = start == 0 or template[start - 1] == "("
-    raised = template[end:end + 1] in _RAISED
+    raised = template[end : end + 1] in _RAISED
     return text if leads and not raised else _signed(text)
 
 
@@ -446,17 +493,23 @@ def _sums(record: Record, p: BackwardPass, step: int) -> list[str]:
         shape = tuple(node.output.shape) if node.output is not None else None
         found = [_values(g) for _, g in ordered]
         if any(a is None for a in found):
-            lines.append(f"grad({_name(node)}) = the sum of {len(ordered)} consumers' grads ("
-                         + ", ".join(op for op, _ in ordered) + "); their values were not all recorded")
+            lines.append(
+                f"grad({_name(node)}) = the sum of {len(ordered)} consumers' grads ("
+                + ", ".join(op for op, _ in ordered)
+                + "); their values were not all recorded"
+            )
             continue
         arrays = [_summed_to(a, shape)[0] for a in cast(list[np.ndarray], found)]  # none is None: checked above
         total = arrays[0]
         for a in arrays[1:]:
             total = total + a
         element = 0 if total.size > SMALL else None
-        lines.append(f"grad({_name(node)}) = "
-                     + " + ".join(f"from {op} {values_text(a, element)}" for (op, _), a in zip(ordered, arrays))
-                     + f" = {values_text(total, element)}" + ("  (element 0)" if element is not None else ""))
+        lines.append(
+            f"grad({_name(node)}) = "
+            + " + ".join(f"from {op} {values_text(a, element)}" for (op, _), a in zip(ordered, arrays))
+            + f" = {values_text(total, element)}"
+            + ("  (element 0)" if element is not None else "")
+        )
     return lines
 
 

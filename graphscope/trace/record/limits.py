@@ -5,34 +5,37 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-NAME_LIMIT = 4096            # characters of a name or a path
-TEXT_LIMIT = 65536           # of free text: a source line, an argument, a message
+NAME_LIMIT = 4096  # characters of a name or a path
+TEXT_LIMIT = 65536  # of free text: a source line, an argument, a message
 LONG_TEXT_LIMIT = 4 * 2**20  # of a whole text: a traceback, one console write
-EXIT_CODES = (-2**63, 2**63 - 1)  # what sys.exit can give the system (a C long)
-ID_LIMIT = 2**53              # of an id or a count: the largest integer a JSON number holds exactly
+EXIT_CODES = (-(2**63), 2**63 - 1)  # what sys.exit can give the system (a C long)
+ID_LIMIT = 2**53  # of an id or a count: the largest integer a JSON number holds exactly
 
 # FIELDS' type: a TypedDict, as its names are not identifiers (mypy holds the two to the same names).
-_Fields = TypedDict("_Fields", {
-    "metadata.script": int,
-    "metadata.argv": int,
-    "metadata.exit_code": tuple[int, int],
-    "console.text": int,
-    "error.type": int,
-    "error.message": int,
-    "error.traceback": int,
-    "sites.file": int,
-    "sites.function": int,
-    "sites.text": int,
-    "strings": int,
-    "passes.grad_norms": int,
-    "findings.message": int,
-    "findings.parameter": int,
-    "optimizer.optimizer": int,
-    "optimizer.settings": int,
-    "optimizer.params.label": int,
-    "optimizer.params.state": int,
-    "rules": int,
-})
+_Fields = TypedDict(
+    "_Fields",
+    {
+        "metadata.script": int,
+        "metadata.argv": int,
+        "metadata.exit_code": tuple[int, int],
+        "console.text": int,
+        "error.type": int,
+        "error.message": int,
+        "error.traceback": int,
+        "sites.file": int,
+        "sites.function": int,
+        "sites.text": int,
+        "strings": int,
+        "passes.grad_norms": int,
+        "findings.message": int,
+        "findings.parameter": int,
+        "optimizer.optimizer": int,
+        "optimizer.settings": int,
+        "optimizer.params.label": int,
+        "optimizer.params.state": int,
+        "rules": int,
+    },
+)
 
 # Each place in a snapshot that holds what a script gave (directly or through a name it chose),
 # and its limit: characters of a string, or the (lowest, highest) of an integer.

@@ -30,4 +30,3 @@ def escaped(text: str) -> str:
 def has_control(text: str, lines: bool = False) -> bool:
     """Whether `text` holds a control character (tab and newline allowed when `lines`)."""
     return (_CONTROL if lines else _ANY_CONTROL).search(text) is not None
-

@@ -29,10 +29,10 @@ class LiveSummaries:
 
     def __init__(self):
         self._tables: list[SummaryTable] = []
-        self._bases: list[int] = []      # each table's first row
-        self._dropped: list[int] = []    # each table's bytes dropped since it was packed
-        self._loose: list = []           # the TensorSummary objects after the tables
-        self._start = 0                  # the first loose row
+        self._bases: list[int] = []  # each table's first row
+        self._dropped: list[int] = []  # each table's bytes dropped since it was packed
+        self._loose: list = []  # the TensorSummary objects after the tables
+        self._start = 0  # the first loose row
 
     @classmethod
     def of(cls, table: SummaryTable) -> LiveSummaries:
@@ -156,12 +156,12 @@ class LiveNodes(NodeColumns):
         self._summaries, self._outputs = LiveSummaries(), None
         self._first, self._row, self._sorted = None, None, False  # its own lookup instead (`row`)
         self.alive = bytearray()
-        self.refs = array(_INT32)          # per summary row: the rows whose output it is
-        self._dense = True                 # ids so far are first, first + 1, ...
+        self.refs = array(_INT32)  # per summary row: the rows whose output it is
+        self._dense = True  # ids so far are first, first + 1, ...
         self._index: dict[int, int] | None = None  # id -> row, once ids are not increasing
         self._gone = 0
-        self.unused = 0                    # summary rows no row has as its output any more
-        self.changes = 0                   # counts every change (a reader's cache key)
+        self.unused = 0  # summary rows no row has as its output any more
+        self.changes = 0  # counts every change (a reader's cache key)
 
     @property
     def summaries(self) -> LiveSummaries:
@@ -308,7 +308,7 @@ class LiveNodes(NodeColumns):
         self.alive = bytearray(b"\x01" * len(keep))
         ids = self.id
         self._gone = 0
-        self._dense = not ids or ids[-1] - ids[0] == len(ids) - 1 and all(map(operator.lt, ids, ids[1:]))
+        self._dense = not ids or (ids[-1] - ids[0] == len(ids) - 1 and all(map(operator.lt, ids, ids[1:])))
         self._index = None if all(map(operator.lt, ids, ids[1:])) else dict(zip(ids, range(len(ids))))
 
     def compact_summaries(self) -> np.ndarray | None:
@@ -347,8 +347,16 @@ class LiveNodes(NodeColumns):
         if rows is not None:
             position = dict(zip(rows.tolist(), range(len(rows))))
             dead = {position[r]: v for r, v in dead.items()}
-        return Scan(column(self.id, np.int64), column(self.op, np.int32), column(self.flags, np.uint8),
-                    column(self.parameter, np.int32), column(self.leaf, np.int64), self.strings, dict(dead), nonfinite)
+        return Scan(
+            column(self.id, np.int64),
+            column(self.op, np.int32),
+            column(self.flags, np.uint8),
+            column(self.parameter, np.int32),
+            column(self.leaf, np.int64),
+            self.strings,
+            dict(dead),
+            nonfinite,
+        )
 
     @property
     def count(self) -> int:

@@ -57,8 +57,12 @@ ACCUMULATED_GRAD = "accumulated-grad"
 FINDING_KINDS = (NAN_ORIGIN, NAN_GRAD, DEAD_RELU, VANISHING_GRAD, EXPLODING_GRAD, ACCUMULATED_GRAD)
 # Each kind in a few words, as the summary and the app title a finding.
 FINDING_TITLES = {
-    NAN_ORIGIN: "NaN origin", NAN_GRAD: "NaN in backward", DEAD_RELU: "dead ReLU",
-    VANISHING_GRAD: "vanishing grad", EXPLODING_GRAD: "exploding grad", ACCUMULATED_GRAD: "grads not zeroed",
+    NAN_ORIGIN: "NaN origin",
+    NAN_GRAD: "NaN in backward",
+    DEAD_RELU: "dead ReLU",
+    VANISHING_GRAD: "vanishing grad",
+    EXPLODING_GRAD: "exploding grad",
+    ACCUMULATED_GRAD: "grads not zeroed",
 }
 
 # Optimizer events' kinds: `optimizer.zero_grad()` (or a module's), `optimizer.step()`, user code
@@ -80,9 +84,9 @@ class LeafGrad(_Same):
     this pass added, what is there now."""
 
     node: int
-    grad: TensorSummary | None = None     # what this pass added
-    before: TensorSummary | None = None   # `.grad` just before (None: it was None)
-    now: TensorSummary | None = None      # `.grad` right after
+    grad: TensorSummary | None = None  # what this pass added
+    before: TensorSummary | None = None  # `.grad` just before (None: it was None)
+    now: TensorSummary | None = None  # `.grad` right after
 
 
 @dataclass(eq=False, slots=True)
@@ -100,13 +104,13 @@ class BackwardPass(_Same):
     """One `backward()` call. Loss and grad norms are kept for every pass; the rest only in detail."""
 
     index: int
-    loss: float | None = None           # the root's value when it has one element
+    loss: float | None = None  # the root's value when it has one element
     grad_norms: dict[str, float] = field(default_factory=dict)  # parameter -> L2 norm of its grad
-    node_count: int = 0                 # nodes its forward created
-    detailed: bool = True               # False once trimmed by the policy: root/order/steps dropped
-    finished: bool = False              # backward_ended was seen
+    node_count: int = 0  # nodes its forward created
+    detailed: bool = True  # False once trimmed by the policy: root/order/steps dropped
+    finished: bool = False  # backward_ended was seen
     root: int | None = None
-    order: tuple[int, ...] = ()         # the planned order of nodes
+    order: tuple[int, ...] = ()  # the planned order of nodes
     steps: list[Step] = field(default_factory=list)
 
 
@@ -114,15 +118,15 @@ class BackwardPass(_Same):
 class ParamChange(_Same):
     """What an optimizer event did to one parameter (summaries None where not kept)."""
 
-    leaf: int                           # the parameter's Node.leaf identity
-    label: str                          # its name ("fc.weight", or the script's variable name)
+    leaf: int  # the parameter's Node.leaf identity
+    label: str  # its name ("fc.weight", or the script's variable name)
     before: TensorSummary | None = None  # step, hand_update: its value before; zero_grad/grad_reset: its .grad before
     update: TensorSummary | None = None  # step, hand_update: after - before
-    after: TensorSummary | None = None   # step, hand_update: its value after; zero_grad(set_to_none=False): the zeros
+    after: TensorSummary | None = None  # step, hand_update: its value after; zero_grad(set_to_none=False): the zeros
     # step: the optimizer's state for it after the step: ("momentum_buffer", S), ("exp_avg", S),
     # ("exp_avg_sq", S), ("step", "3"); a tensor as a summary, anything else as a literal.
     state: tuple[tuple[str, TensorSummary | str], ...] = ()
-    grad: TensorSummary | None = None    # step, hand_update: the .grad when it began
+    grad: TensorSummary | None = None  # step, hand_update: the .grad when it began
 
 
 @dataclass(eq=False, slots=True)
@@ -131,11 +135,11 @@ class OptimizerEvent(_Same):
     clearing a leaf's grad or updating leaves by hand, between backward passes. A run's events past
     the detail window keep this row and drop `params`."""
 
-    kind: str                           # one of OPTIMIZER_EVENT_KINDS
-    passes: int                         # backward passes begun before it
-    optimizer: str = ""                 # "SGD", "Adam"; a module's class for its zero_grad; "" for the script's
+    kind: str  # one of OPTIMIZER_EVENT_KINDS
+    passes: int  # backward passes begun before it
+    optimizer: str = ""  # "SGD", "Adam"; a module's class for its zero_grad; "" for the script's
     settings: tuple[tuple[str, str], ...] = ()  # the group's options as literals: ("lr", "0.1")
-    site: SourceSite | None = None      # the user's line that called it
+    site: SourceSite | None = None  # the user's line that called it
     params: list[ParamChange] = field(default_factory=list)
 
 
@@ -145,11 +149,11 @@ class ConsoleLine:
     live run did: the backward passes begun by then, the steps of the last one begun while its
     backward ran, and the optimizer events recorded by then."""
 
-    stream: str                         # "stdout" or "stderr"
+    stream: str  # "stdout" or "stderr"
     text: str
     pass_index: int = 0
-    step: int | None = None             # steps of pass `pass_index - 1` begun; None: outside its backward
-    events: int = 0                     # len(record.optimizer) when it was written
+    step: int | None = None  # steps of pass `pass_index - 1` begun; None: outside its backward
+    events: int = 0  # len(record.optimizer) when it was written
 
 
 @dataclass(eq=False, slots=True)
@@ -159,15 +163,15 @@ class ScriptError(_Same):
     type: str
     message: str
     traceback: str = ""
-    node: int | None = None             # the node being stepped when it raised
-    site: SourceSite | None = None      # the innermost line of the user's code in the traceback
+    node: int | None = None  # the node being stepped when it raised
+    site: SourceSite | None = None  # the innermost line of the user's code in the traceback
 
 
 @dataclass(eq=False, slots=True)
 class Finding(_Same):
     """Something a user debugging training wants pointed out, with where it happened."""
 
-    kind: str                           # one of FINDING_KINDS
+    kind: str  # one of FINDING_KINDS
     message: str
     node: int | None = None
     pass_index: int | None = None
@@ -181,15 +185,15 @@ class Metadata(_Same):
 
     script: str = ""
     argv: list[str] = field(default_factory=list)
-    started: str = ""                   # ISO 8601
+    started: str = ""  # ISO 8601
     finished: str = ""
     exit_code: int | None = None
     graphscope_version: str = ""
     python_version: str = ""
     numpy_version: str = ""
     device: str = "cpu"
-    keep_first: int = 1                 # passes kept in full detail at the start...
-    keep_last: int | None = 3           # ...and at the end (None: every pass)
+    keep_first: int = 1  # passes kept in full detail at the start...
+    keep_last: int | None = 3  # ...and at the end (None: every pass)
     full_values_limit: int = 4096
     memory_budget: int = 512 * 2**20
 
@@ -205,9 +209,9 @@ class Record(_Same):
     error: ScriptError | None = None
     findings: list[Finding] = field(default_factory=list)
     optimizer: list[OptimizerEvent] = field(default_factory=list)  # in order
-    dropped_values: int = 0             # summaries whose captured values the memory budget dropped
-    trimmed_nodes: int = 0              # nodes dropped with passes outside the detail window
-    dropped_console: int = 0            # console lines dropped past the console limit
+    dropped_values: int = 0  # summaries whose captured values the memory budget dropped
+    trimmed_nodes: int = 0  # nodes dropped with passes outside the detail window
+    dropped_console: int = 0  # console lines dropped past the console limit
     # op -> the derivative rule its Function's backward applies ("d(a·b)/da = b"), or, for a
     # user's autograd.Function, "custom backward: MyReLU.backward (model.py:12)".
     rules: dict[str, str] = field(default_factory=dict)

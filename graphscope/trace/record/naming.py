@@ -51,7 +51,7 @@ def short_repr(value: object, limit: int = 100) -> str:
         value = tuple(value)
     try:
         text = " ".join(repr(value).split())
-    except Exception as e:  # a user object whose repr raises
+    except Exception as e:  # noqa: BLE001 (a user object's repr may raise anything)
         text = f"<{type(value).__name__}: repr failed ({type(e).__name__})>"
     return name(text if len(text) <= limit else text[: limit - 1] + "…")
 
@@ -95,7 +95,8 @@ def graphscope_version() -> str:
 def error_site(error: BaseException) -> SourceSite | None:
     """The innermost line of user code in the traceback (not graphscope, not the libraries)."""
     skip = (hooks.PACKAGE_DIR,) + tuple(
-        os.path.join(p, "") for p in {sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")})
+        os.path.join(p, "") for p in {sysconfig.get_paths()[k] for k in ("stdlib", "purelib", "platlib")}
+    )
     found = None
     for frame in traceback.extract_tb(error.__traceback__):
         if not frame.filename.startswith(skip) and not frame.filename.startswith("<frozen"):

@@ -28,14 +28,14 @@ class Node(Same):
 
     id: int
     op: str
-    name: str = ""                      # "MulBackward0" for ops; the value's repr for constants
+    name: str = ""  # "MulBackward0" for ops; the value's repr for constants
     inputs: tuple[int, ...] = ()
-    pass_index: int = 0                 # the backward pass whose forward created it
+    pass_index: int = 0  # the backward pass whose forward created it
     output: TensorSummary | None = None  # None until summarised, or for non-numeric constants
     requires_grad: bool = False
     is_leaf: bool = False
-    parameter: str | None = None        # "layers.0.weight"
-    module: str | None = None           # "model.layers.0"
+    parameter: str | None = None  # "layers.0.weight"
+    module: str | None = None  # "model.layers.0"
     site: SourceSite | None = None
     # What it saved for backward: "input:K" (its K-th recorded input's value), "output" (its own
     # value), or the name of an internal array (a mask, a normalised copy).

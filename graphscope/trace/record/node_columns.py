@@ -50,11 +50,11 @@ class Coder:
 
     def __init__(self):
         self.strings: list[str] = []
-        self._codes: dict = {None: NONE}   # text -> its index in strings
+        self._codes: dict = {None: NONE}  # text -> its index in strings
         self.sites: list = []
         self._site_codes: dict = {None: NONE}
         self._site_ids: dict[int, int] = {id(None): NONE}  # id(site object) -> its index in sites
-        self._site_objects: list = []      # the objects in _site_ids
+        self._site_objects: list = []  # the objects in _site_ids
 
     def columns(self, values: dict) -> dict[str, list]:
         """Columns' values as the store's arrays hold them, by attribute (a ragged column's rows'
@@ -67,7 +67,7 @@ class Coder:
             v = values.get(name)
             if v is None:
                 continue
-            if kind == TEXT or kind == OPT_TEXT:
+            if kind in (TEXT, OPT_TEXT):
                 texts.extend(v)
                 spans.append((name, len(v)))
             elif kind == SITE:
@@ -89,7 +89,7 @@ class Coder:
         codes = self._code_all(texts, self._codes, self.strings)
         at = 0
         for name, count in spans:
-            out[name] = codes[at:at + count]
+            out[name] = codes[at : at + count]
             at += count
         return out
 
@@ -143,13 +143,17 @@ _DEFAULTS_OF_NODE = [None if f.default is MISSING else f.default for f in fields
 
 def _by_kind(*kinds: str) -> tuple:
     """The columns of these kinds, as (column, its Node field's place); a ragged column's with its parts."""
-    return tuple((c.start, *(p for p, _ in c.parts), _PLACE[c.fields[0]]) if c.kind in RAGGED
-                 else (c.name, _PLACE[c.fields[0]]) for c in COLUMNS if c.kind in kinds)
+    return tuple(
+        (c.start, *(p for p, _ in c.parts), _PLACE[c.fields[0]]) if c.kind in RAGGED else (c.name, _PLACE[c.fields[0]])
+        for c in COLUMNS
+        if c.kind in kinds
+    )
 
 
 # The columns by how `NodeColumns.node` reads them.
-_INTS, _OPT_INTS, _TEXTS, _OPT_TEXTS, _SITES, _OUTPUTS = (_by_kind(k) for k in (INT, OPT_INT, TEXT, OPT_TEXT, SITE,
-                                                                                   SUMMARY))
+_INTS, _OPT_INTS, _TEXTS, _OPT_TEXTS, _SITES, _OUTPUTS = (
+    _by_kind(k) for k in (INT, OPT_INT, TEXT, OPT_TEXT, SITE, SUMMARY)
+)
 _ID_LISTS, _TEXT_LISTS, _TEXT_PAIR_LISTS, _ROW_PAIRS = (_by_kind(k) for k in (IDS, TEXTS, TEXT_PAIRS, ROW_PAIRS))
 _FLAGS = tuple((c.name, tuple((k, _PLACE[f]) for k, f in enumerate(c.fields))) for c in COLUMNS if c.kind == FLAGS)
 
@@ -256,15 +260,23 @@ class NodeColumns:
                 values[at] = None if v < 0 else self.summaries[v]
         for start, part, at in _ID_LISTS:
             starts = getattr(self, start)
-            values[at] = tuple(getattr(self, part)[starts[r]:starts[r + 1]].tolist())
+            values[at] = tuple(getattr(self, part)[starts[r] : starts[r + 1]].tolist())
         for start, part, at in _TEXT_LISTS:
             starts = getattr(self, start)
-            values[at] = tuple(map(strings.__getitem__, getattr(self, part)[starts[r]:starts[r + 1]].tolist()))
+            values[at] = tuple(map(strings.__getitem__, getattr(self, part)[starts[r] : starts[r + 1]].tolist()))
         for start, first, second, at in _TEXT_PAIR_LISTS:
             starts = getattr(self, start)
             a, b = starts[r], starts[r + 1]
-            values[at] = tuple(zip(map(strings.__getitem__, getattr(self, first)[a:b].tolist()),
-                                 map(strings.__getitem__, getattr(self, second)[a:b].tolist()))) if b > a else ()
+            values[at] = (
+                tuple(
+                    zip(
+                        map(strings.__getitem__, getattr(self, first)[a:b].tolist()),
+                        map(strings.__getitem__, getattr(self, second)[a:b].tolist()),
+                    )
+                )
+                if b > a
+                else ()
+            )
         for name, at in _ROW_PAIRS:
             values[at] = getattr(self, name).get(r)
         return Node(*values)
@@ -308,10 +320,26 @@ class NodeColumns:
                 outputs = list(summaries) if present.any() else None
             else:
                 arrays[c.name] = np.asarray(coded[c.name], dtype=c.dtype)
-        return cls(strings=coder.strings, sites=coder.sites, outputs=outputs,
-                   summaries=None if outputs is not None else SummaryTable.from_summaries([]), **arrays)
+        return cls(
+            strings=coder.strings,
+            sites=coder.sites,
+            outputs=outputs,
+            summaries=None if outputs is not None else SummaryTable.from_summaries([]),
+            **arrays,
+        )
 
 
 # Each kind's value in a row where its column is not given (a snapshot written before it was added).
-_DEFAULTS = {INT: 0, OPT_INT: NONE, TEXT: "", OPT_TEXT: None, SITE: None, FLAGS: 0, SUMMARY: None, IDS: (),
-             TEXTS: (), TEXT_PAIRS: (), ROW_PAIRS: None}
+_DEFAULTS = {
+    INT: 0,
+    OPT_INT: NONE,
+    TEXT: "",
+    OPT_TEXT: None,
+    SITE: None,
+    FLAGS: 0,
+    SUMMARY: None,
+    IDS: (),
+    TEXTS: (),
+    TEXT_PAIRS: (),
+    ROW_PAIRS: None,
+}

@@ -8,17 +8,17 @@ NONE = -1  # an index column's entry for None
 REQUIRES_GRAD, IS_LEAF = 1, 2  # bits of the flags column
 
 # How a column's row becomes a Node field (the store's `node` and `from_nodes`, the snapshot's reader):
-INT = "int"                  # a number from 0 up
-OPT_INT = "opt_int"          # a number from 0 up; NONE: None
-TEXT = "text"                # an index into `strings`
-OPT_TEXT = "opt_text"        # an index into `strings`; NONE: None
-SITE = "site"                # an index into `sites` (SourceSite objects); NONE: None
-FLAGS = "flags"              # bits, one bool field each: fields[k] is bit 1 << k
-SUMMARY = "summary"          # a row of the outputs' summaries; NONE: None (filled in after the row is added)
-IDS = "ids"                  # ragged: node ids, each one in the table
-TEXTS = "texts"              # ragged: `strings` indices
-TEXT_PAIRS = "text_pairs"    # ragged, two flat parts: (text, text) pairs
-ROW_PAIRS = "row_pairs"      # {row: (int, int)}, absent: None (filled in after the row is added)
+INT = "int"  # a number from 0 up
+OPT_INT = "opt_int"  # a number from 0 up; NONE: None
+TEXT = "text"  # an index into `strings`
+OPT_TEXT = "opt_text"  # an index into `strings`; NONE: None
+SITE = "site"  # an index into `sites` (SourceSite objects); NONE: None
+FLAGS = "flags"  # bits, one bool field each: fields[k] is bit 1 << k
+SUMMARY = "summary"  # a row of the outputs' summaries; NONE: None (filled in after the row is added)
+IDS = "ids"  # ragged: node ids, each one in the table
+TEXTS = "texts"  # ragged: `strings` indices
+TEXT_PAIRS = "text_pairs"  # ragged, two flat parts: (text, text) pairs
+ROW_PAIRS = "row_pairs"  # {row: (int, int)}, absent: None (filled in after the row is added)
 
 RAGGED = (IDS, TEXTS, TEXT_PAIRS)
 
@@ -40,8 +40,15 @@ class Column:
     start: str = ""  # a ragged column's row starts (n + 1 of them), the store's attribute
 
 
-def _column(name: str, kind: str, dtype: str, field: str | tuple[str, ...] | None = None, key: str | None = None,
-            parts: tuple[tuple[str, str], ...] = (), optional: bool = False) -> Column:
+def _column(
+    name: str,
+    kind: str,
+    dtype: str,
+    field: str | tuple[str, ...] | None = None,
+    key: str | None = None,
+    parts: tuple[tuple[str, str], ...] = (),
+    optional: bool = False,
+) -> Column:
     """A Column (its Node field: its name unless given; its snapshot key: its name unless given)."""
     if optional and kind == TEXT:
         raise ValueError(f"column {name}: an optional text is OPT_TEXT (a file without it reads None)")
@@ -73,8 +80,12 @@ COLUMNS = (
 ROW = ("id", "op", "name", "inputs", "pass_index", "flags", "parameter", "module", "site", "saved", "args", "leaf")
 
 # The store's attributes that hold one array each (a ragged column's starts and parts).
-ARRAYS = tuple(a for c in COLUMNS if c.kind != ROW_PAIRS
-               for a in ((c.start, *(p for p, _ in c.parts)) if c.kind in RAGGED else (c.name,)))
+ARRAYS = tuple(
+    a
+    for c in COLUMNS
+    if c.kind != ROW_PAIRS
+    for a in ((c.start, *(p for p, _ in c.parts)) if c.kind in RAGGED else (c.name,))
+)
 # Every attribute of a store's columns: the arrays, the ROW_PAIRS dicts, the tables indices point into.
 ATTRIBUTES = (*ARRAYS, *(c.name for c in COLUMNS if c.kind == ROW_PAIRS), "strings", "sites")
 

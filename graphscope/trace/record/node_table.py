@@ -27,14 +27,14 @@ class NodeTable(MutableMapping):
 
     def __init__(self, nodes: Mapping | None = None, columns: NodeColumns | None = None):
         self._columns = columns
-        self._alive = None          # bool per column row, once a row is deleted
+        self._alive = None  # bool per column row, once a row is deleted
         self._gone = 0
-        self._loose: dict = {}      # id -> Node, not in the columns
-        self._override: dict = {}   # id -> Node, replacing a column row
+        self._loose: dict = {}  # id -> Node, not in the columns
+        self._override: dict = {}  # id -> Node, replacing a column row
         self._version = 0
         self._cache = None
-        self._live = None           # LiveNodes, once the recorder appends
-        self._read = (-1, {})       # (live.changes, {id: (Node read from a live row since, its fields then)})
+        self._live = None  # LiveNodes, once the recorder appends
+        self._read = (-1, {})  # (live.changes, {id: (Node read from a live row since, its fields then)})
         if nodes:
             self._loose.update(nodes)
 
@@ -127,14 +127,18 @@ class NodeTable(MutableMapping):
 
     def __contains__(self, k) -> bool:
         try:
-            return (k in self._loose or k in self._override or self._row(k) is not None
-                    or self._live is not None and self._live.row(k) is not None)
+            return (
+                k in self._loose
+                or k in self._override
+                or self._row(k) is not None
+                or (self._live is not None and self._live.row(k) is not None)
+            )
         except TypeError:
             return False
 
     def __setitem__(self, k, node) -> None:
         self._version += 1
-        if self._row(k) is not None or self._live is not None and self._live.row(k) is not None:
+        if self._row(k) is not None or (self._live is not None and self._live.row(k) is not None):
             self._override[k] = node
         else:
             self._loose[k] = node
@@ -158,8 +162,11 @@ class NodeTable(MutableMapping):
         self._version += 1
 
     def __len__(self) -> int:
-        return ((0 if self._columns is None else len(self._columns) - self._gone) + len(self._loose)
-                + (0 if self._live is None else self._live.count))
+        return (
+            (0 if self._columns is None else len(self._columns) - self._gone)
+            + len(self._loose)
+            + (0 if self._live is None else self._live.count)
+        )
 
     def __iter__(self) -> Iterator[int]:
         if self._columns is not None:
@@ -232,8 +239,13 @@ class NodeTable(MutableMapping):
         """What a scan over every node reads (id, op, flags, parameter, leaf, strings, dead,
         output_nonfinite()): a live table's without packing its summaries, else the columns."""
         live = self._live
-        if (live is not None and self._columns is None and not self._loose and not self._override
-                and self._unchanged_reads()):
+        if (
+            live is not None
+            and self._columns is None
+            and not self._loose
+            and not self._override
+            and self._unchanged_reads()
+        ):
             return live.scan()
         return self.columns()
 
@@ -243,8 +255,13 @@ class NodeTable(MutableMapping):
         live = self._live
         if stamp != live.changes:
             return True
-        return all(map(_same_objects, map(_node_fields, (node for node, _ in read.values())),
-                       (fields for _, fields in read.values())))
+        return all(
+            map(
+                _same_objects,
+                map(_node_fields, (node for node, _ in read.values())),
+                (fields for _, fields in read.values()),
+            )
+        )
 
     def seal(self) -> None:
         """Put every node into the columns (views from now on): call it once nothing will change

@@ -27,11 +27,11 @@ class OptimizerHistory(HeldRows[OptimizerEvent]):
 
     def __init__(self) -> None:
         super().__init__()  # _held: index -> OptimizerEvent
-        self._delta = bytearray()        # passes minus the previous event's
+        self._delta = bytearray()  # passes minus the previous event's
         self._wide_passes: dict[int, int] = {}
-        self._marks = array("q")         # the passes of every 16th event, to read the deltas from
+        self._marks = array("q")  # the passes of every 16th event, to read the deltas from
         self._last = 0
-        self._kinds = bytearray()        # index into _kind_list
+        self._kinds = bytearray()  # index into _kind_list
         self._wide_kinds: dict[int, int] = {}
         self._kind_list: list[tuple[str, str, _Settings, SourceSite | None]] = []
         self._kind_ids: dict[tuple[str, str, int, int], int] = {}

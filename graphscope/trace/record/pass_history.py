@@ -24,7 +24,7 @@ class PassHistory(HeldRows[BackwardPass]):
     def __init__(self) -> None:
         super().__init__()  # _held: index -> BackwardPass
         self._loss = array("d")
-        self._flags = bytearray()      # bit 0: finished, bit 1: the loss is a real -inf
+        self._flags = bytearray()  # bit 0: finished, bit 1: the loss is a real -inf
         self._nodes = array("q")
         self._norm_names = array("i")  # index into _name_sets, per pass
         self._norm_start = array("q")  # first of its values in _norm_values, per pass
@@ -45,8 +45,7 @@ class PassHistory(HeldRows[BackwardPass]):
         """Whether pass `index` is held and would read back the same as a row: no detail left,
         and its own index where it stands."""
         p = self._held.get(index)
-        return (p is not None and p.index == index and not p.detailed and p.root is None
-                and not p.order and not p.steps)
+        return p is not None and p.index == index and not p.detailed and p.root is None and not p.order and not p.steps
 
     def compact(self, index: int) -> None:
         """Keep pass `index` (trimmed: no root, order or steps) as a row from now on."""
@@ -73,6 +72,11 @@ class PassHistory(HeldRows[BackwardPass]):
         loss, flags = self._loss[i], self._flags[i]
         names = self._name_sets[self._norm_names[i]]
         start = self._norm_start[i]
-        return BackwardPass(i, loss=None if loss == _NO_LOSS and not flags & 2 else loss,
-                            grad_norms=dict(zip(names, self._norm_values[start:start + len(names)])),
-                            node_count=self._nodes[i], detailed=False, finished=bool(flags & 1))
+        return BackwardPass(
+            i,
+            loss=None if loss == _NO_LOSS and not flags & 2 else loss,
+            grad_norms=dict(zip(names, self._norm_values[start : start + len(names)])),
+            node_count=self._nodes[i],
+            detailed=False,
+            finished=bool(flags & 1),
+        )

@@ -21,8 +21,24 @@ from .tensor_summary import (
 STAT_FIELDS = ("min", "max", "mean", "std", "norm", "zero_fraction")
 
 # A summary's fields, in the order from_summaries reads them.
-_FIELDS = operator.attrgetter("dtype", "device", "shape", "numel", "min", "max", "mean", "std", "norm", "zero_fraction",
-                              "nan_count", "inf_count", "histogram", "values", "dropped", "preview")
+_FIELDS = operator.attrgetter(
+    "dtype",
+    "device",
+    "shape",
+    "numel",
+    "min",
+    "max",
+    "mean",
+    "std",
+    "norm",
+    "zero_fraction",
+    "nan_count",
+    "inf_count",
+    "histogram",
+    "values",
+    "dropped",
+    "preview",
+)
 
 # What a row holds of its values (the `held` column).
 PREVIEW, FULL, DROPPED = 0, 1, 2
@@ -68,14 +84,29 @@ class SummaryTable:
         "stats",
     )
 
-    def __init__(self, dims_start, dims, numel, dtype, dtypes, device, devices, stats, exact, nan, inf,
-                 histogram, held, start, pools):
+    def __init__(
+        self,
+        dims_start,
+        dims,
+        numel,
+        dtype,
+        dtypes,
+        device,
+        devices,
+        stats,
+        exact,
+        nan,
+        inf,
+        histogram,
+        held,
+        start,
+        pools,
+    ):
         self.dims_start, self.dims, self.numel = dims_start, dims, numel
         self.dtype, self.dtypes, self.device, self.devices = dtype, dtypes, device, devices
         self.stats, self.exact, self.nan, self.inf = stats, exact, nan, inf
         self.histogram, self.held, self.start, self.pools = histogram, held, start, pools
-        self._hosts = [(host_dtype(d).name, (np.dtype(d).kind if d in ARRAY_DTYPES else "f") in "iub")
-                       for d in dtypes]
+        self._hosts = [(host_dtype(d).name, (np.dtype(d).kind if d in ARRAY_DTYPES else "f") in "iub") for d in dtypes]
         self._rows = None  # per row, made once when a row is first read (`_row_facts`)
 
     def _row_facts(self) -> tuple:
@@ -92,7 +123,7 @@ class SummaryTable:
         if not 0 <= i < len(self.numel):
             raise IndexError("summary row out of range")
         filled, missing = self._row_facts()
-        a, b = self.dims_start[i:i + 2].tolist()
+        a, b = self.dims_start[i : i + 2].tolist()
         shape = tuple(self.dims[a:b].tolist())
         numel = int(self.numel[i])
         d = int(self.dtype[i])
@@ -117,8 +148,24 @@ class SummaryTable:
             preview = _NO_VALUES
         else:
             preview = self._slice(host, i, min(numel, PREVIEW_SIZE))
-        return TensorSummary(shape, self.dtypes[d], self.devices[int(self.device[i])], numel, lo, hi, mean, std,
-                             norm, int(self.nan[i]), int(self.inf[i]), zf, hist, preview, values, held == DROPPED)
+        return TensorSummary(
+            shape,
+            self.dtypes[d],
+            self.devices[int(self.device[i])],
+            numel,
+            lo,
+            hi,
+            mean,
+            std,
+            norm,
+            int(self.nan[i]),
+            int(self.inf[i]),
+            zf,
+            hist,
+            preview,
+            values,
+            held == DROPPED,
+        )
 
     def _slice(self, host: str, i: int, count: int) -> np.ndarray:
         if not count:
@@ -126,7 +173,7 @@ class SummaryTable:
             empty.flags.writeable = False
             return empty
         start = int(self.start[i])
-        return self.pools[host][start:start + count]
+        return self.pools[host][start : start + count]
 
     def nonfinite(self) -> np.ndarray:
         """Per row: whether it holds a NaN or an Inf."""
@@ -152,8 +199,24 @@ class SummaryTable:
         """The summaries as a table (their arrays copied into the pools)."""
         n = len(items)
         if n:  # each field across the items, read in one pass
-            (dtype_names, device_names, shapes, numels, lows, highs, means, stds, norms, zeros, nans, infs, histograms,
-             values, dropped, previews) = zip(*map(_FIELDS, items))
+            (
+                dtype_names,
+                device_names,
+                shapes,
+                numels,
+                lows,
+                highs,
+                means,
+                stds,
+                norms,
+                zeros,
+                nans,
+                infs,
+                histograms,
+                values,
+                dropped,
+                previews,
+            ) = zip(*map(_FIELDS, items))
         else:
             dtype_names = device_names = shapes = numels = lows = highs = nans = infs = histograms = ()
             values = dropped = previews = ()
@@ -165,10 +228,16 @@ class SummaryTable:
         np.cumsum(np.fromiter(map(len, shapes), np.int64, n), out=dims_start[1:])
         dims = np.fromiter(chain.from_iterable(shapes), np.int64, int(dims_start[-1]))
         numel = np.fromiter(numels, np.int64, n)
-        stats = (np.array([lows, highs, means, stds, norms, zeros], dtype=np.float64).T.copy() if n
-                 else np.zeros((0, len(STAT_FIELDS))))
-        exact = {i: (low, highs[i]) for i, low in enumerate(lows)
-                 if type(low) is int and not (-2**53 <= low <= 2**53 and -2**53 <= highs[i] <= 2**53)}
+        stats = (
+            np.array([lows, highs, means, stds, norms, zeros], dtype=np.float64).T.copy()
+            if n
+            else np.zeros((0, len(STAT_FIELDS)))
+        )
+        exact = {
+            i: (low, highs[i])
+            for i, low in enumerate(lows)
+            if type(low) is int and not (-(2**53) <= low <= 2**53 and -(2**53) <= highs[i] <= 2**53)
+        }
         nan = np.fromiter(nans, np.int64, n)
         inf = np.fromiter(infs, np.int64, n)
         filled = np.fromiter((h.size == HISTOGRAM_BINS for h in histograms), bool, n)
@@ -178,8 +247,9 @@ class SummaryTable:
         elif filled.any():
             counts[filled] = np.stack([h for h in histograms if h.size == HISTOGRAM_BINS])
         histogram = counts.astype(np.uint32) if not counts.size or int(counts.max()) < 2**32 else counts
-        held = np.fromiter((FULL if v is not None else DROPPED if d else PREVIEW for v, d in zip(values, dropped)),
-                           np.uint8, n)
+        held = np.fromiter(
+            (FULL if v is not None else DROPPED if d else PREVIEW for v, d in zip(values, dropped)), np.uint8, n
+        )
         names = list(dtypes)
         hosts = [host_dtype(d).name for d in names]
         start, sizes = cls.starts(held, numel, dtype, hosts)
@@ -193,8 +263,23 @@ class SummaryTable:
             pool = np.concatenate(arrays, axis=None).astype(host, copy=False) if arrays else np.zeros(0, dtype=host)
             pool.flags.writeable = False
             pools[host] = pool
-        return cls(dims_start, dims, numel, dtype, names, device, list(devices), stats, exact, nan, inf,
-                   histogram, held, start, pools)
+        return cls(
+            dims_start,
+            dims,
+            numel,
+            dtype,
+            names,
+            device,
+            list(devices),
+            stats,
+            exact,
+            nan,
+            inf,
+            histogram,
+            held,
+            start,
+            pools,
+        )
 
     def value_bytes(self, i: int) -> int:
         """Bytes of row i's values in the pools (its preview, or every value; 0 once dropped)."""
@@ -240,9 +325,23 @@ class SummaryTable:
             pools[name] = pool
         position = {int(r): k for k, r in enumerate(rows.tolist()) if int(r) in self.exact} if self.exact else {}
         exact = {k: self.exact[r] for r, k in position.items()}
-        return SummaryTable(dims_start, self.dims[index_ranges(self.dims_start[rows], ndim)], numel, dtype, self.dtypes,
-                            self.device[rows], self.devices, self.stats[rows], exact, self.nan[rows], self.inf[rows],
-                            self.histogram[rows], held, start, pools)
+        return SummaryTable(
+            dims_start,
+            self.dims[index_ranges(self.dims_start[rows], ndim)],
+            numel,
+            dtype,
+            self.dtypes,
+            self.device[rows],
+            self.devices,
+            self.stats[rows],
+            exact,
+            self.nan[rows],
+            self.inf[rows],
+            self.histogram[rows],
+            held,
+            start,
+            pools,
+        )
 
     def concat(self, other: SummaryTable) -> SummaryTable:
         """This table's rows, then other's."""
@@ -276,14 +375,29 @@ class SummaryTable:
             pool = np.concatenate(parts) if parts else np.zeros(0, dtype=host)
             pool.flags.writeable = False
             pools[host] = pool
-        return SummaryTable(np.concatenate(dims_start), np.concatenate([t.dims for t in tables]), numel, dtype, dtypes,
-                            np.concatenate(device), devices, np.concatenate([t.stats for t in tables]), exact,
-                            np.concatenate([t.nan for t in tables]), np.concatenate([t.inf for t in tables]),
-                            np.concatenate([t.histogram.astype(wide, copy=False) for t in tables]), held, start, pools)
+        return SummaryTable(
+            np.concatenate(dims_start),
+            np.concatenate([t.dims for t in tables]),
+            numel,
+            dtype,
+            dtypes,
+            np.concatenate(device),
+            devices,
+            np.concatenate([t.stats for t in tables]),
+            exact,
+            np.concatenate([t.nan for t in tables]),
+            np.concatenate([t.inf for t in tables]),
+            np.concatenate([t.histogram.astype(wide, copy=False) for t in tables]),
+            held,
+            start,
+            pools,
+        )
 
 
 def index_ranges(starts, counts) -> np.ndarray:
     """The indices starts[0]..+counts[0], then starts[1]..+counts[1], ... as one array."""
     counts = np.asarray(counts, dtype=np.int64)
     ends = np.cumsum(counts)
-    return np.repeat(np.asarray(starts, dtype=np.int64) - ends + counts, counts) + np.arange(int(ends[-1]) if len(ends) else 0)
+    return np.repeat(np.asarray(starts, dtype=np.int64) - ends + counts, counts) + np.arange(
+        int(ends[-1]) if len(ends) else 0
+    )

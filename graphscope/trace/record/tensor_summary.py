@@ -18,15 +18,28 @@ HISTOGRAM_EXACT = 4096
 
 # Host dtypes a preview or full values may have (and a snapshot may carry); anything
 # else is converted to float64 on its way to the host.
-ARRAY_DTYPES = frozenset({
-    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-    "float16", "float32", "float64",
-})
+ARRAY_DTYPES = frozenset(
+    {
+        "bool",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "float16",
+        "float32",
+        "float64",
+    }
+)
 
 
 def host_dtype(dtype: str) -> np.dtype:
     """The NumPy dtype a summary's preview and values are kept in (float64 for any other)."""
     return np.dtype(dtype if dtype in ARRAY_DTYPES else "float64")
+
 
 EMPTY = np.zeros(0, dtype=np.float64)
 EMPTY.flags.writeable = False

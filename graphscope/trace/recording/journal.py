@@ -9,8 +9,8 @@ from typing import Any, NamedTuple
 from graphscope.engine.backend import is_array
 from graphscope.engine.tensor import Tensor
 
-from ..record.naming import INPUT_ROLES, name
 from ..record.model import EXTERNAL
+from ..record.naming import INPUT_ROLES, name
 
 
 class OpEvent(NamedTuple):
@@ -19,16 +19,16 @@ class OpEvent(NamedTuple):
     overwritten in place and the value is lost."""
 
     id: int
-    names: tuple          # (op, name), fit for the record
-    inputs: tuple         # node ids of its tensor (and raw array) inputs
+    names: tuple  # (op, name), fit for the record
+    inputs: tuple  # node ids of its tensor (and raw array) inputs
     array: Any
     site: Any
     module: str | None
     requires_grad: bool
-    vc: list              # the output's live version counter
+    vc: list  # the output's live version counter
     version: int
-    args: tuple | None    # (name, value) of its non-tensor arguments
-    node: Any             # the Function: what it saved is named from its state (`saved_roles`)
+    args: tuple | None  # (name, value) of its non-tensor arguments
+    node: Any  # the Function: what it saved is named from its state (`saved_roles`)
 
 
 def saved_roles(e: OpEvent, state) -> tuple[str, ...]:
@@ -44,8 +44,11 @@ def saved_roles(e: OpEvent, state) -> tuple[str, ...]:
             saved.append("output")
         elif is_array(value):  # (not a setting: a number, the versions of its inputs)
             if arrays is None:
-                arrays = [x.array if isinstance(x, Tensor) else x for x in e.node.inputs
-                          if isinstance(x, Tensor) or is_array(x)]
+                arrays = [
+                    x.array if isinstance(x, Tensor) else x
+                    for x in e.node.inputs
+                    if isinstance(x, Tensor) or is_array(x)
+                ]
             for k, a in enumerate(arrays):
                 if value is a:
                     saved.append(INPUT_ROLES[k] if k < len(INPUT_ROLES) else f"input:{k}")
@@ -91,7 +94,7 @@ class ExternalEvent(NamedTuple):
 class Seen(NamedTuple):
     """A tensor or Function a journal has seen, and the record node it became."""
 
-    ref: Any    # a weak reference to it
+    ref: Any  # a weak reference to it
     node: int
 
 
@@ -100,19 +103,38 @@ class Journal:
     ids that link them. Cheap to write and to throw away; turned into record nodes and steps
     only for a pass kept in detail."""
 
-    __slots__ = ("index", "first", "events", "made", "saved", "tensors", "functions", "resolved", "step_leaves",
-                 "made_step", "done", "steps_done", "materialized", "referenced", "ids", "finite", "fresh",
-                 "tape", "taping", "plans")
+    __slots__ = (
+        "index",
+        "first",
+        "events",
+        "made",
+        "saved",
+        "tensors",
+        "functions",
+        "resolved",
+        "step_leaves",
+        "made_step",
+        "done",
+        "steps_done",
+        "materialized",
+        "referenced",
+        "ids",
+        "finite",
+        "fresh",
+        "tape",
+        "taping",
+        "plans",
+    )
 
     def __init__(self, index: int, first: int = 0):
         self.index = index
-        self.first = first              # the id of its first event (each event takes the next id)
-        self.events: list = []          # the events above in creation order; None once materialised
+        self.first = first  # the id of its first event (each event takes the next id)
+        self.events: list = []  # the events above in creation order; None once materialised
         # Function `seq` (unique for the whole run) -> its node: plain ints, no weak references, so
         # a tensor made by an op is found through its `grad_fn` at the cost of one lookup.
         self.made: dict[int, int] = {}
-        self.saved: dict[int, tuple] = {}   # op node id -> its Function's state just before its backward
-        self.tensors: dict[int, Seen] = {}    # leaves and unrecorded tensors, by id(tensor)
+        self.saved: dict[int, tuple] = {}  # op node id -> its Function's state just before its backward
+        self.tensors: dict[int, Seen] = {}  # leaves and unrecorded tensors, by id(tensor)
         self.functions: dict[int, Seen] = {}  # unrecorded Functions without a seq, by id(Function)
         # One backward step as it ran (by calls, or resolved from the tape), until put into the record:
         # (node id, grad output, grads to its inputs or None until known). Plain tuples of ints and arrays,
@@ -122,17 +144,19 @@ class Journal:
         # `backward_tape`): [node, grad output, grad inputs, its saved state], resolved into
         # `steps` only when read, which a pass that is trimmed unread never is.
         self.tape: list[list] = []
-        self.taping = False             # the engine is writing the tape (its last step may be running)
-        self.plans: list[tuple] = []    # (planned Functions, their node ids) of each backward begun
-        self.step_leaves: dict[int, list] = {}  # step position -> [(leaf node id, copy of its grad, of .grad before (or None), of .grad after)]
-        self.made_step: tuple | None = None     # (position, the record's Step) of the last step put there
-        self.done = 0                   # events already turned into nodes
+        self.taping = False  # the engine is writing the tape (its last step may be running)
+        self.plans: list[tuple] = []  # (planned Functions, their node ids) of each backward begun
+        self.step_leaves: dict[
+            int, list
+        ] = {}  # step position -> [(leaf node id, copy of its grad, of .grad before (or None), of .grad after)]
+        self.made_step: tuple | None = None  # (position, the record's Step) of the last step put there
+        self.done = 0  # events already turned into nodes
         self.steps_done = 0
-        self.materialized = False       # some of it is in the record
+        self.materialized = False  # some of it is in the record
         self.referenced: set[int] = set()  # its node ids that later passes refer to
-        self.ids: list[int] = []        # node ids put into the record
-        self.finite: set[int] = set()   # ids of arrays here already known to hold no NaN/Inf
-        self.fresh: list = []           # (leaf entry, copy) of the leaves copied (not shared) in this pass
+        self.ids: list[int] = []  # node ids put into the record
+        self.finite: set[int] = set()  # ids of arrays here already known to hold no NaN/Inf
+        self.fresh: list = []  # (leaf entry, copy) of the leaves copied (not shared) in this pass
 
     def steps_begun(self) -> int:
         """How many backward steps have begun (the last may be running), without resolving the tape."""
@@ -173,8 +197,9 @@ class Journal:
                 if type(e) is OpEvent and len(e.inputs) == len(node.inputs) == len(grad_inputs):
                     grad_inputs = tuple(grad_inputs)  # (every input a tensor or an array: the usual case)
                 else:
-                    grad_inputs = tuple([g for x, g in zip(node.inputs, grad_inputs)
-                                         if isinstance(x, Tensor) or is_array(x)])
+                    grad_inputs = tuple(
+                        [g for x, g in zip(node.inputs, grad_inputs) if isinstance(x, Tensor) or is_array(x)]
+                    )
             if len(step) > 4:  # the leaf grads it accumulated: (leaf node, copy, before, now)
                 self.step_leaves[len(steps)] = step[4:]
             steps.append((nid, grad_output, grad_inputs))
@@ -229,7 +254,6 @@ class Journal:
             if node in order:
                 return ids[order.index(node)]
         return None
-
 
 
 def _shared_copy(grads, grad, copy):

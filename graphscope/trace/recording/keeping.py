@@ -25,9 +25,9 @@ class Policy:
     keep_last: int | None = 3
     full_values_limit: int = FULL_VALUES_LIMIT
     memory_budget: int = 512 * 2**20
-    vanishing: float = 1e-7           # a parameter grad norm under this is vanishing
-    exploding: float = 1e3            # over this, exploding
-    console_limit: int = 100_000      # console lines kept (the oldest are dropped past it)
+    vanishing: float = 1e-7  # a parameter grad norm under this is vanishing
+    exploding: float = 1e3  # over this, exploding
+    console_limit: int = 100_000  # console lines kept (the oldest are dropped past it)
     # Look for NaN/Inf in every value and grad of every pass. Otherwise a pass is scanned when
     # its loss or a grad norm is NaN/Inf (then the passes still held before it too, oldest
     # first) and at the end: a NaN that reaches neither the loss nor any parameter's grad is
@@ -38,7 +38,6 @@ class Policy:
     def every_pass(cls, **options) -> Policy:
         """Full detail for every pass."""
         return cls(keep_last=None, **options)
-
 
 
 class Pins:
@@ -121,8 +120,9 @@ class CapturedValues:
     def renumber(self, renumber: list) -> None:
         """The nodes' summary rows were renumbered (old row -> new, NONE: gone)."""
         for entries in self._by_pass.values():
-            entries[:] = [e if type(e) is not int else renumber[e] for e in entries
-                          if type(e) is not int or renumber[e] >= 0]
+            entries[:] = [
+                e if type(e) is not int else renumber[e] for e in entries if type(e) is not int or renumber[e] >= 0
+            ]
 
     def enforce_budget(self) -> None:
         """Past the memory budget, drop captured values, oldest pass first, and count them."""

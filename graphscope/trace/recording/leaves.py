@@ -16,22 +16,34 @@ class LeafEntry:
     version, and the copy of it (shared by the passes while the leaf does not change); likewise
     for its `.grad` (shared by the next accumulation's "before" and an optimizer's events)."""
 
-    __slots__ = ("ref", "array", "version", "copy", "finite", "label", "first",
-                 "grad_array", "grad_version", "grad_copy", "grad_key", "before")
+    __slots__ = (
+        "ref",
+        "array",
+        "version",
+        "copy",
+        "finite",
+        "label",
+        "first",
+        "grad_array",
+        "grad_version",
+        "grad_copy",
+        "grad_key",
+        "before",
+    )
 
     def __init__(self, ref):
-        self.ref = ref              # a weak reference to the tensor
-        self.array = None           # the array the copy was made of
-        self.version = None         # (its version counter, the engine's `.data` writes) then
+        self.ref = ref  # a weak reference to the tensor
+        self.array = None  # the array the copy was made of
+        self.version = None  # (its version counter, the engine's `.data` writes) then
         self.copy = None
-        self.finite = False         # the copy is known to hold no NaN/Inf
+        self.finite = False  # the copy is known to hold no NaN/Inf
         self.label: str | None = None
         self.first: int | None = None  # the first record node it became: its identity (Node.leaf)
-        self.grad_array = None      # the `.grad` array `grad_copy` was made of, and its version then
+        self.grad_array = None  # the `.grad` array `grad_copy` was made of, and its version then
         self.grad_version = None
         self.grad_copy = None
         self.grad_key: int | None = None  # the id of the `.grad` array it is known to own (GradOwners)
-        self.before = None          # a copy of `.grad` before the accumulation under way
+        self.before = None  # a copy of `.grad` before the accumulation under way
 
 
 class Leaves:

@@ -12,16 +12,16 @@ import numpy as np
 from graphscope.engine import backend
 from graphscope.engine.backend import namespace
 
-from . import summary_worker
-from ..stats.finite import NUMBER
-from .journal import ConstantEvent, Journal, Journals, LeafEvent, OpEvent, saved_roles
-from .leaves import Leaves
-from .optimizer_events import OptimizerRecording, finish_states
-from .keeping import CapturedValues, Pins, Policy
+from ..record.model import CONSTANT, PARAMETER, TENSOR, LeafGrad, Record, Step
 from ..record.naming import Names, short_repr
 from ..record.node_table import IS_LEAF, NONE, REQUIRES_GRAD
-from ..record.model import CONSTANT, PARAMETER, TENSOR, LeafGrad, Record, Step
+from ..stats.finite import NUMBER
 from ..stats.summarize import summarize_many, summarize_value
+from . import summary_worker
+from .journal import ConstantEvent, Journal, Journals, LeafEvent, OpEvent, saved_roles
+from .keeping import CapturedValues, Pins, Policy
+from .leaves import Leaves
+from .optimizer_events import OptimizerRecording, finish_states
 
 
 class Materializer:
@@ -29,8 +29,17 @@ class Materializer:
     hold, in batches. It owns the batches waiting to be stored and the summaries a later batch
     may share (an unchanged leaf's, a copy an optimizer event shares with its pass)."""
 
-    def __init__(self, record: Record, policy: Policy, journals: Journals, leaves: Leaves, names: Names,
-                 optimizer: OptimizerRecording, pins: Pins, captured: CapturedValues):
+    def __init__(
+        self,
+        record: Record,
+        policy: Policy,
+        journals: Journals,
+        leaves: Leaves,
+        names: Names,
+        optimizer: OptimizerRecording,
+        pins: Pins,
+        captured: CapturedValues,
+    ):
         self._record = record
         self._policy = policy
         self._journals = journals
@@ -41,10 +50,10 @@ class Materializer:
         self._captured = captured
         self._leaf_summaries: dict[int, tuple] = {}  # id(leaf copy) -> (copy, its summary)
         self._summary_rows: dict[int, tuple] = {}  # id(leaf copy's summary) -> (summary, row in the nodes' summaries)
-        self._pending: deque = deque()            # batches of summaries not yet stored, oldest first
-        self._deferred: list = []                 # of those, the small ones not yet summarised
+        self._pending: deque = deque()  # batches of summaries not yet stored, oldest first
+        self._deferred: list = []  # of those, the small ones not yet summarised
         self._deferred_elements = 0
-        self._awaited: set[int] = set()           # ids of copies a later batch takes a summary of
+        self._awaited: set[int] = set()  # ids of copies a later batch takes a summary of
 
     def materialize_through(self, index: int) -> None:
         """Materialise journal `index` and any earlier recent one still pending, in order, so
@@ -98,21 +107,61 @@ class Materializer:
             nid = e.id
             if kind is OpEvent:
                 op, name = e.names
-                add((nid, op, name, e.inputs, index, REQUIRES_GRAD if e.requires_grad else 0, None, e.module,
-                     site_of(e.site), _saved(e, saved.pop(nid, None)),
-                     () if e.args is None else tuple((k, _repr_of(v, reprs)) for k, v in e.args), NONE))
+                add(
+                    (
+                        nid,
+                        op,
+                        name,
+                        e.inputs,
+                        index,
+                        REQUIRES_GRAD if e.requires_grad else 0,
+                        None,
+                        e.module,
+                        site_of(e.site),
+                        _saved(e, saved.pop(nid, None)),
+                        () if e.args is None else tuple((k, _repr_of(v, reprs)) for k, v in e.args),
+                        NONE,
+                    )
+                )
                 if e.vc[0] == e.version:  # else it was overwritten in place: its value is lost
                     work.append((RELU if op == "relu" else NODE, nid, e.array))
                     guards.append((nid, e.vc, e.version))
             elif kind is LeafEvent:
-                add((nid, PARAMETER if e.requires_grad else TENSOR, "", (), index,
-                     IS_LEAF | (REQUIRES_GRAD if e.requires_grad else 0), e.label, e.module, site_of(e.site), (), (),
-                     NONE if e.leaf is None else e.leaf))
+                add(
+                    (
+                        nid,
+                        PARAMETER if e.requires_grad else TENSOR,
+                        "",
+                        (),
+                        index,
+                        IS_LEAF | (REQUIRES_GRAD if e.requires_grad else 0),
+                        e.label,
+                        e.module,
+                        site_of(e.site),
+                        (),
+                        (),
+                        NONE if e.leaf is None else e.leaf,
+                    )
+                )
                 work.append((NODE, nid, e.copy))
             elif kind is ConstantEvent:
                 value = e.value
-                add((nid, CONSTANT, short_repr(value), (), index, IS_LEAF, None, e.module, site_of(e.site), (), (),
-                     NONE))
+                add(
+                    (
+                        nid,
+                        CONSTANT,
+                        short_repr(value),
+                        (),
+                        index,
+                        IS_LEAF,
+                        None,
+                        e.module,
+                        site_of(e.site),
+                        (),
+                        (),
+                        NONE,
+                    )
+                )
                 if type(value) in NUMBER:
                     live.extend(rows)
                     rows = []
@@ -122,8 +171,22 @@ class Materializer:
                 elif hasattr(value, "dtype") and hasattr(value, "shape"):
                     work.append((NODE, nid, value))
             else:
-                add((nid, e.op, e.name, (), index, REQUIRES_GRAD if e.requires_grad else 0, None, e.module,
-                     site_of(e.site), (), (), NONE))
+                add(
+                    (
+                        nid,
+                        e.op,
+                        e.name,
+                        (),
+                        index,
+                        REQUIRES_GRAD if e.requires_grad else 0,
+                        None,
+                        e.module,
+                        site_of(e.site),
+                        (),
+                        (),
+                        NONE,
+                    )
+                )
                 if e.copy is not None:
                     work.append((NODE, nid, e.copy))
             j.ids.append(nid)
@@ -163,8 +226,15 @@ class Materializer:
         changes, shared, states = self._optimizer.work(j.index) if self._optimizer.pending() else ((), (), ())
         self.summarize_into(j.index, work + changes if changes else work, guards, shared=shared, states=states)
 
-    def summarize_into(self, index: int, work: list, guards: list = (), at_once: bool = False,
-                        shared: list | tuple = (), states: list | tuple = ()) -> None:
+    def summarize_into(
+        self,
+        index: int,
+        work: list,
+        guards: list = (),
+        at_once: bool = False,
+        shared: list | tuple = (),
+        states: list | tuple = (),
+    ) -> None:
         """Summarise [(target, key, array)] and store each summary at target[key] / target.key.
 
         An array met twice (a leaf's grad is also its step's grad input; a grad passed down a
@@ -229,7 +299,7 @@ class Materializer:
         summaries = summarize_many([a for e in entries for a in e[7]], self._policy.full_values_limit)
         start = 0
         for e in entries:
-            e[-1] = summaries[start:start + len(e[7])]
+            e[-1] = summaries[start : start + len(e[7])]
             start += len(e[7])
 
     def _store_ready(self) -> None:
@@ -237,7 +307,7 @@ class Materializer:
         queue = self._pending
         while queue:
             pending = queue[0][-1]
-            if not (type(pending) is list or pending is not None and pending.done.is_set()):
+            if not (type(pending) is list or (pending is not None and pending.done.is_set())):
                 return
             self._store(*queue.popleft())
 
@@ -292,7 +362,7 @@ class Materializer:
             s = summaries[i]
             if target is node or target is relu:  # a node's output: key is its id
                 r = row_of(key)
-                if r is None or stale and key in stale:  # gone from the record, or overwritten in place
+                if r is None or (stale and key in stale):  # gone from the record, or overwritten in place
                     continue
                 shared = None if fresh[i] else rows.get(id(s))  # a summary made now has no row yet
                 if shared is not None and shared[0] is s:
@@ -329,8 +399,9 @@ class Materializer:
         if remap is not None:  # summary rows were renumbered: so are those held here
             renumber = remap.tolist()
             self._captured.renumber(renumber)
-            self._summary_rows = {k: (s, renumber[row]) for k, (s, row) in self._summary_rows.items()
-                                  if renumber[row] >= 0}
+            self._summary_rows = {
+                k: (s, renumber[row]) for k, (s, row) in self._summary_rows.items() if renumber[row] >= 0
+            }
         if relus:
             _note_dead_units(live, relus)
         if states:

@@ -19,12 +19,12 @@ from graphscope.engine import hooks
 from graphscope.engine.backend import namespace
 from graphscope.engine.tensor import Tensor, data_writes
 
-from .journal import Journals
-from .leaves import LeafEntry, Leaves
-from .keeping import Policy
-from ..record.naming import Names, name, short_repr
 from ..record.model import GRAD_RESET, HAND_UPDATE, OPTIMIZER_STEP, ZERO_GRAD, ParamChange, Record
+from ..record.naming import Names, name, short_repr
 from ..stats.summarize import Summarized
+from .journal import Journals
+from .keeping import Policy
+from .leaves import LeafEntry, Leaves
 
 
 class Saw(NamedTuple):
@@ -32,9 +32,9 @@ class Saw(NamedTuple):
     of the value (step) or `.grad` (zero_grad, reset) before it, copy of the `.grad` a step read
     or None) each."""
 
-    row: int        # the event's index in record.optimizer
+    row: int  # the event's index in record.optimizer
     params: list
-    zeros: bool     # the grads were zeroed in place: `after` is zeros
+    zeros: bool  # the grads were zeroed in place: `after` is zeros
 
 
 class Stepped(NamedTuple):
@@ -62,7 +62,8 @@ class OptimizerRecording:
         self._journals = journals
         self._keep = keep  # array -> a copy to summarise later (see Recorder)
         self._pending: dict[int, list] = {}  # pass index -> its events' Saw and Stepped copies, until kept or dropped
-        self._open_steps: dict = {}  # id(optimizer) -> (pass index, [(row, [(param, leaf, copy before)])]) while it steps
+        # id(optimizer) -> (pass index, [(row, [(param, leaf, copy before)])]) while it steps
+        self._open_steps: dict = {}
         self._last_reset = None  # (row, site, passes, leaves) of the last grad reset event
         self._last_update = None  # (row, passes, leaves) of the last update by hand
         self._updating = None  # (tensor, leaf, copy of its value, of its grad) while updated by hand
@@ -137,7 +138,13 @@ class OptimizerRecording:
             afters = []
             for p, leaf, before in changed:
                 slot = state.get(p)
-                afters.append((self._leaves.value_after(p, leaf, self._journals.current), before, self._state_copies(slot) if slot else None))
+                afters.append(
+                    (
+                        self._leaves.value_after(p, leaf, self._journals.current),
+                        before,
+                        self._state_copies(slot) if slot else None,
+                    )
+                )
             self._pend(index, _new(Stepped, (row, afters)))
 
     def leaf_updating(self, tensor):
@@ -161,9 +168,14 @@ class OptimizerRecording:
             row = self._record.optimizer.add(HAND_UPDATE, passes, "", (), self._names.site(hooks.user_site()))
             last = self._last_update = (row, passes, set())
         last[2].add(leaf.first)
-        self._pend(passes - 1, _new(Saw, (last[0], [(leaf.first, leaf.label or self._leaves.label(tensor), before, read)],
-                                         False)))
-        self._pend(passes - 1, _new(Stepped, (last[0], [(self._leaves.value_after(tensor, leaf, self._journals.current), before, None)])))
+        self._pend(
+            passes - 1,
+            _new(Saw, (last[0], [(leaf.first, leaf.label or self._leaves.label(tensor), before, read)], False)),
+        )
+        self._pend(
+            passes - 1,
+            _new(Stepped, (last[0], [(self._leaves.value_after(tensor, leaf, self._journals.current), before, None)])),
+        )
 
     # --- what the rest of the recorder calls --------------------------------------------
 
@@ -211,7 +223,7 @@ class OptimizerRecording:
                 event = history.held(entry.row)
                 if event is None:
                     continue  # its pass left the detail window while it stepped (closures' passes)
-                for change, (after, was, state) in zip(event.params[-len(entry.params):], entry.params):
+                for change, (after, was, state) in zip(event.params[-len(entry.params) :], entry.params):
                     work.append((change, "after", after))
                     if type(after) is not Summarized and type(was) is not Summarized:  # else too large
                         work.append((change, "update", namespace(after).subtract(after, was)))
@@ -280,13 +292,25 @@ class OptimizerRecording:
         site = self._names.site(hooks.user_site())
         passes = len(self._record.passes)
         last = self._last_reset  # (its row, site, passes, the leaves it reset)
-        if (last is None or last[0] != len(self._record.optimizer) - 1 or last[1] != site or last[2] != passes
-                or leaf.first in last[3]):
-            last = self._last_reset = (self._record.optimizer.add(GRAD_RESET, passes, "", (), site), site, passes, set())
+        if (
+            last is None
+            or last[0] != len(self._record.optimizer) - 1
+            or last[1] != site
+            or last[2] != passes
+            or leaf.first in last[3]
+        ):
+            last = self._last_reset = (
+                self._record.optimizer.add(GRAD_RESET, passes, "", (), site),
+                site,
+                passes,
+                set(),
+            )
         last[3].add(leaf.first)
         before = self._leaves.grad_copy(leaf, tensor._grad)
-        self._pend(passes - 1, _new(Saw, (last[0], [(leaf.first, leaf.label or self._leaves.label(tensor), before, None)],
-                                         zeros)))
+        self._pend(
+            passes - 1,
+            _new(Saw, (last[0], [(leaf.first, leaf.label or self._leaves.label(tensor), before, None)], zeros)),
+        )
 
     def _state_copies(self, slot: dict) -> list:
         """The optimizer's state for a parameter: tensors copied, numbers as literals."""
@@ -310,7 +334,7 @@ _MISSING = object()
 
 def _plain(value) -> bool:
     kind = type(value)
-    return kind in _PLAIN or kind is tuple and all(type(v) in _PLAIN for v in value)
+    return kind in _PLAIN or (kind is tuple and all(type(v) in _PLAIN for v in value))
 
 
 _PLAIN = (int, float, bool, str, type(None))

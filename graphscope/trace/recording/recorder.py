@@ -20,19 +20,19 @@ from graphscope.engine.backend import is_array
 from graphscope.engine.tensor import Tensor, data_writes
 
 from ..analysis import findings
-from ..stats.finite import NUMBER, squared_norm, to_host_floats
-from .journal import ConstantEvent, ExternalEvent, Journals, LeafEvent, OpEvent, Seen
-from .leaves import Leaves
 from ..record.limits import FIELDS, clamp, cut
-from .materialize import Materializer, grad_slots, leaf_grad_work
+from ..record.model import BackwardPass, ConsoleLine, LeafGrad, Metadata, Record, ScriptError
 from ..record.naming import Names, error_site, graphscope_version, name
-from .optimizer_events import OptimizerRecording
 from ..record.optimizer_history import OptimizerHistory
 from ..record.pass_history import PassHistory
-from ..record.model import BackwardPass, ConsoleLine, LeafGrad, Metadata, Record, ScriptError
-from .keeping import CapturedValues, Pins, Policy
-from .retention import Retention
+from ..stats.finite import NUMBER, squared_norm, to_host_floats
 from ..stats.summarize import Summarized, summarize_many
+from .journal import ConstantEvent, ExternalEvent, Journals, LeafEvent, OpEvent, Seen
+from .keeping import CapturedValues, Pins, Policy
+from .leaves import Leaves
+from .materialize import Materializer, grad_slots, leaf_grad_work
+from .optimizer_events import OptimizerRecording
+from .retention import Retention
 
 __all__ = ["SUMMARIZE_AT_ONCE", "Policy", "Recorder"]
 
@@ -63,20 +63,27 @@ class Recorder(hooks.Observer):
 
     def __init__(self, policy: Policy | None = None, script: str = "", argv: list[str] | None = None):
         self.policy = policy = policy or Policy()
-        self.record = Record(metadata=Metadata(
-            script=cut(script, FIELDS["metadata.script"]), argv=[cut(a, FIELDS["metadata.argv"]) for a in argv or ()],
-            started=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-            graphscope_version=graphscope_version(), python_version=platform.python_version(),
-            numpy_version=np.__version__, keep_first=policy.keep_first, keep_last=policy.keep_last,
-            full_values_limit=policy.full_values_limit, memory_budget=policy.memory_budget,
-        ))
+        self.record = Record(
+            metadata=Metadata(
+                script=cut(script, FIELDS["metadata.script"]),
+                argv=[cut(a, FIELDS["metadata.argv"]) for a in argv or ()],
+                started=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+                graphscope_version=graphscope_version(),
+                python_version=platform.python_version(),
+                numpy_version=np.__version__,
+                keep_first=policy.keep_first,
+                keep_last=policy.keep_last,
+                full_values_limit=policy.full_values_limit,
+                memory_budget=policy.memory_budget,
+            )
+        )
         self.record.passes = PassHistory()  # a pass out of the detail window shrinks to a row
         self.record.optimizer = OptimizerHistory()  # so does an optimizer event
         self._next_id = 0
         self._names = names = Names(self.record.rules)
-        self._module = names.module               # the module whose forward is running (named)
+        self._module = names.module  # the module whose forward is running (named)
         self._journals = journals = Journals()
-        self._journal = journals.current          # the current pass's (cached here: read at every event)
+        self._journal = journals.current  # the current pass's (cached here: read at every event)
         self._refer = journals.refer
         self._leaves = leaves = Leaves(self._keep, names)
         self._leaf_of = leaves.entry_of
@@ -84,17 +91,18 @@ class Recorder(hooks.Observer):
         self._pins = pins = Pins(policy.keep_first)
         captured = CapturedValues(self.record, policy.memory_budget)
         self._optimizer = optimizer = OptimizerRecording(self.record, policy, leaves, names, journals, self._keep)
-        self._materializer = materializer = Materializer(self.record, policy, journals, leaves, names, optimizer,
-                                                         pins, captured)
+        self._materializer = materializer = Materializer(
+            self.record, policy, journals, leaves, names, optimizer, pins, captured
+        )
         self._summarize_into = materializer.summarize_into
         self._retention = Retention(self.record, policy, journals, pins, captured, materializer, optimizer)
         self._pass: BackwardPass | None = None
         self._norms: list = []
         self._root_array = None
-        self._stepping: int | None = None         # the node whose backward is running
-        self._raised_in: int | None = None        # the node stepped when the last backward raised
-        self._sealed = False                      # finished for good by `seal`: takes nothing more
-        self.notes: list[str] = []                # what the user should hear about the recording
+        self._stepping: int | None = None  # the node whose backward is running
+        self._raised_in: int | None = None  # the node stepped when the last backward raised
+        self._sealed = False  # finished for good by `seal`: takes nothing more
+        self.notes: list[str] = []  # what the user should hear about the recording
 
     # --- engine events: forward ------------------------------------------------------------
 
@@ -128,8 +136,12 @@ class Recorder(hooks.Observer):
         # no_grad bumps the version counter, which is checked before the array is read.
         vc = output._vc
         # The slots' classes are built with tuple.__new__: half the cost of calling them, once per op.
-        j.events.append(_new(OpEvent, (nid, names, tuple(ids), output.array, site, module, output.requires_grad,
-                                       vc, vc[0], args, node)))
+        j.events.append(
+            _new(
+                OpEvent,
+                (nid, names, tuple(ids), output.array, site, module, output.requires_grad, vc, vc[0], args, node),
+            )
+        )
         made[node.seq] = nid
 
     def _tensor_node(self, t: Tensor) -> int:
@@ -160,8 +172,12 @@ class Recorder(hooks.Observer):
             # The leaf's copy is shared with the last pass's while the tensor has not changed
             # since (same array, same version): a data batch or a frozen weight is copied once.
             leaf = self._leaf_of(key)
-            if leaf is None or leaf.ref() is not t or leaf.array is not t.array \
-                    or leaf.version != (t._vc[0], data_writes[0]):  # (a write through `.data` leaves _vc as it was)
+            if (
+                leaf is None
+                or leaf.ref() is not t
+                or leaf.array is not t.array
+                or leaf.version != (t._vc[0], data_writes[0])
+            ):  # (a write through `.data` leaves _vc as it was)
                 leaf = self._leaves.copy_value(t, leaf, j)
             elif leaf.finite:
                 j.finite.add(id(leaf.copy))
@@ -169,13 +185,15 @@ class Recorder(hooks.Observer):
                 leaf.first = nid
             requires = t.requires_grad
             label = (leaf.label or self._leaves.label(t)) if requires else None
-            j.events.append(_new(LeafEvent, (nid, leaf.copy, self._names.leaf_site(t), module, requires, label,
-                                             leaf.first)))
+            j.events.append(
+                _new(LeafEvent, (nid, leaf.copy, self._names.leaf_site(t), module, requires, label, leaf.first))
+            )
             j.tensors[key] = _new(Seen, (leaf.ref, nid))
         else:
             copy = self._keep(t.array)
-            j.events.append(ExternalEvent(nid, name(f"{fn.name()} (not recorded)"), copy, site,
-                                          module, t.requires_grad))
+            j.events.append(
+                ExternalEvent(nid, name(f"{fn.name()} (not recorded)"), copy, site, module, t.requires_grad)
+            )
             j.tensors[key] = Seen(weakref.ref(t), nid)
         return nid
 
@@ -234,8 +252,17 @@ class Recorder(hooks.Observer):
         nid = self._next_id
         self._next_id = nid + 1
         j = self._journal
-        j.events.append(ExternalEvent(nid, name(f"{fn.name()} (not recorded)"), None, None,
-                                      self._module(), True, name(getattr(fn, "op", "function"))))
+        j.events.append(
+            ExternalEvent(
+                nid,
+                name(f"{fn.name()} (not recorded)"),
+                None,
+                None,
+                self._module(),
+                True,
+                name(getattr(fn, "op", "function")),
+            )
+        )
         if seq is None:
             j.functions[id(fn)] = Seen(weakref.ref(fn), nid)
         else:
@@ -377,8 +404,10 @@ class Recorder(hooks.Observer):
 
     def other_thread(self, thread) -> None:
         """A thread other than the recorded one used the engine: say so once, in the console."""
-        note = (f"graphscope: thread {name(thread.name)!r} used the engine; only the script's main "
-                "thread is recorded, so that thread's ops are not in the graph")
+        note = (
+            f"graphscope: thread {name(thread.name)!r} used the engine; only the script's main "
+            "thread is recorded, so that thread's ops are not in the graph"
+        )
         self.notes.append(note)
         self.console("stderr", note)
 
@@ -388,8 +417,11 @@ class Recorder(hooks.Observer):
             return
         lines = self.record.console
         step = self._journal.steps_begun() if self._pass is not None else None
-        lines.append(ConsoleLine(stream, cut(text, FIELDS["console.text"]), len(self.record.passes), step,
-                                 len(self.record.optimizer)))
+        lines.append(
+            ConsoleLine(
+                stream, cut(text, FIELDS["console.text"]), len(self.record.passes), step, len(self.record.optimizer)
+            )
+        )
         if len(lines) > self.policy.console_limit:
             drop = len(lines) - self.policy.console_limit
             del lines[:drop]
@@ -397,11 +429,19 @@ class Recorder(hooks.Observer):
 
     def script_failed(self, error: BaseException, traceback_text: str | None = None) -> ScriptError:
         """The script raised `error`: record it, with the node being stepped if backward was running."""
-        text = traceback_text if traceback_text is not None else "".join(
-            traceback.format_exception(type(error), error, error.__traceback__))
+        text = (
+            traceback_text
+            if traceback_text is not None
+            else "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        )
         node = self._stepping if self._stepping is not None else self._raised_in
-        error = ScriptError(name(type(error).__name__, FIELDS["error.type"]), cut(str(error), FIELDS["error.message"]),
-                            cut(text, FIELDS["error.traceback"], keep_end=True), node, error_site(error))
+        error = ScriptError(
+            name(type(error).__name__, FIELDS["error.type"]),
+            cut(str(error), FIELDS["error.message"]),
+            cut(text, FIELDS["error.traceback"], keep_end=True),
+            node,
+            error_site(error),
+        )
         if not self._sealed:
             self.record.error = error
         return error

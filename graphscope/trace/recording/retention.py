@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..record.model import BackwardPass, Record
 from ..stats.finite import any_nonfinite, is_finite
 from .journal import ConstantEvent, Journal, Journals, OpEvent
-from ..record.model import BackwardPass, Record
 from .keeping import CapturedValues, Pins, Policy
 
 if TYPE_CHECKING:  # collaborators it calls (imported for their types only)
@@ -31,8 +31,16 @@ class Retention:
     copies; a pass put into the record is checked by its summaries), trims passes that leave the
     detail window (keeping nodes later passes refer to) and lets go of old journals."""
 
-    def __init__(self, record: Record, policy: Policy, journals: Journals, pins: Pins, captured: CapturedValues,
-                 materializer: Materializer, optimizer: OptimizerRecording):
+    def __init__(
+        self,
+        record: Record,
+        policy: Policy,
+        journals: Journals,
+        pins: Pins,
+        captured: CapturedValues,
+        materializer: Materializer,
+        optimizer: OptimizerRecording,
+    ):
         self._record = record
         self._policy = policy
         self._journals = journals
@@ -74,11 +82,11 @@ class Retention:
         detail survives for the findings however long the run goes on. A materialised pass was
         checked by its summaries; the others are checked on their copies."""
         want_values, want_grads = self._pins.wanted()
-        if not (want_values or want_grads) or j.materialized and j.done == len(j.events):
+        if not (want_values or want_grads) or (j.materialized and j.done == len(j.events)):
             return
         finite = j.finite
         if want_values:
-            if any_nonfinite([_event_value(e) for e in j.events[j.done:]], finite):
+            if any_nonfinite([_event_value(e) for e in j.events[j.done :]], finite):
                 self._pins.nonfinite(j.index, True)
             else:  # a leaf copy shared with the next pass need not be checked again
                 for leaf, copy in j.fresh:
@@ -189,9 +197,12 @@ class Retention:
         record.trimmed_nodes += len(orphans - keep)
         if len(keep) < len(orphans):
             for j in recent:
-                _forget(j, {nid for nid in j.made.values() if nid in nodes}
-                        | {e.node for e in j.tensors.values() if e.node in nodes}
-                        | {e.node for e in j.functions.values() if e.node in nodes})
+                _forget(
+                    j,
+                    {nid for nid in j.made.values() if nid in nodes}
+                    | {e.node for e in j.tensors.values() if e.node in nodes}
+                    | {e.node for e in j.functions.values() if e.node in nodes},
+                )
         self._orphans = keep
 
     def _closure(self, j: Journal, wanted: set[int]) -> set[int]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from ..snapshot.atomic_file import write_atomically
 from ..record.model import CONSTANT, LEAF_OPS, PARAMETER, Node, Record
+from ..snapshot.atomic_file import write_atomically
 
 
 def escape(text: str) -> str:
@@ -44,10 +44,14 @@ def _label(node: Node) -> str:
 
 def to_dot(record: Record, pass_index: int | None = None) -> str:
     """The record's nodes (all, or those created by one pass) as a DOT digraph, inputs pointing to their consumers."""
-    nodes = record.nodes if pass_index is None else {
-        i: n for i, n in record.nodes.items() if n.pass_index == pass_index}
-    lines = ["digraph graphscope {", "  rankdir=BT;",
-             '  node [shape=box, style="rounded,filled", fillcolor=white, fontname="Helvetica"];']
+    nodes = (
+        record.nodes if pass_index is None else {i: n for i, n in record.nodes.items() if n.pass_index == pass_index}
+    )
+    lines = [
+        "digraph graphscope {",
+        "  rankdir=BT;",
+        '  node [shape=box, style="rounded,filled", fillcolor=white, fontname="Helvetica"];',
+    ]
     for node in nodes.values():
         attrs = [f'label="{escape(_label(node))}"']
         if node.output is not None and node.output.has_nonfinite:

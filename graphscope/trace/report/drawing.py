@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-BLOCKS = "▁▂▃▄▅▆▇█"   # one character tall, by eighths
+BLOCKS = "▁▂▃▄▅▆▇█"  # one character tall, by eighths
 EIGHTHS = " " + BLOCKS  # the same from empty: a bar's partial top
-NONFINITE = "×"          # a loss that was NaN or Inf
+NONFINITE = "×"  # a loss that was NaN or Inf
 
 
 def count_sparkline(counts: Iterable[float]) -> str:
@@ -19,8 +19,9 @@ def count_sparkline(counts: Iterable[float]) -> str:
     top = max(heights)
     if top <= 0:
         return BLOCKS[0] * len(heights)
-    return "".join(" " if c == 0 else BLOCKS[min(len(BLOCKS) - 1, int(c / top * (len(BLOCKS) - 1) + 0.5))]
-                   for c in heights)
+    return "".join(
+        " " if c == 0 else BLOCKS[min(len(BLOCKS) - 1, int(c / top * (len(BLOCKS) - 1) + 0.5))] for c in heights
+    )
 
 
 def histogram_rows(counts: Iterable[float], height: int, bar_width: int = 2) -> list[str]:
@@ -31,8 +32,10 @@ def histogram_rows(counts: Iterable[float], height: int, bar_width: int = 2) -> 
     if top <= 0:
         return []
     levels = [max(round(c / top * height * 8), 1) if c else 0 for c in whole]
-    return ["".join(EIGHTHS[max(0, min(8, level - (row - 1) * 8))] * bar_width for level in levels)
-            for row in range(height, 0, -1)]
+    return [
+        "".join(EIGHTHS[max(0, min(8, level - (row - 1) * 8))] * bar_width for level in levels)
+        for row in range(height, 0, -1)
+    ]
 
 
 def loss_sparkline(losses: list[float | None], width: int = 60) -> str:
@@ -44,7 +47,7 @@ def loss_sparkline(losses: list[float | None], width: int = 60) -> str:
     buckets: list[float | None] = []
     size = max(1, math.ceil(len(losses) / width))
     for start in range(0, len(losses), size):
-        chunk = losses[start:start + size]
+        chunk = losses[start : start + size]
         if any(v is not None and not math.isfinite(v) for v in chunk):
             buckets.append(math.nan)
         else:

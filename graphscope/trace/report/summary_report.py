@@ -10,19 +10,22 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from .drawing import loss_sparkline
 from ..record.keep_option import KEEP_ALL
 from ..record.limits import cut
-from .literal import literal
 from ..record.model import FINDING_KINDS, FINDING_TITLES, Finding, Record, SourceSite
+from .drawing import loss_sparkline
+from .literal import literal
 from .summary_render import format_number
 
 # Characters of the script's error message shown: Rich takes a minute to wrap a message of
 # megabytes (the record, and the TUI, keep it whole).
 SHOWN_MESSAGE = 4096
-NO_GRAPH = ("The script built no graph: no operation on a tensor that requires grad ran while it "
-            "was recorded, so there is nothing to show. (Set requires_grad=True on a tensor, or use "
-            "an nn layer, and call .backward() on a result.)")
+NO_GRAPH = (
+    "The script built no graph: no operation on a tensor that requires grad ran while it "
+    "was recorded, so there is nothing to show. (Set requires_grad=True on a tensor, or use "
+    "an nn layer, and call .backward() on a result.)"
+)
+
 
 def _site_text(site: SourceSite | None) -> Text:
     if site is None:
@@ -91,8 +94,7 @@ def _grad_norms(record: Record, count: int = 5) -> Table | None:
     latest = next((p for p in reversed(record.passes) if p.grad_norms), None)
     if latest is None:
         return None
-    ranked = sorted(latest.grad_norms.items(),
-                    key=lambda kv: (math.isnan(kv[1]), 0.0 if math.isnan(kv[1]) else -kv[1]))
+    ranked = sorted(latest.grad_norms.items(), key=lambda kv: (math.isnan(kv[1]), 0.0 if math.isnan(kv[1]) else -kv[1]))
     table = Table(title=f"grad norms, pass {latest.index}", title_justify="left", box=None, padding=(0, 2))
     table.add_column("parameter")
     table.add_column("grad norm", justify="right")
@@ -101,12 +103,18 @@ def _grad_norms(record: Record, count: int = 5) -> Table | None:
     if len(ranked) <= 2 * count:
         rows = [(name, norm, "") for name, norm in ranked]
     else:
-        rows = ([(name, norm, "largest") for name, norm in ranked[:count]] + [("…", None, "")]
-                + [(name, norm, "smallest") for name, norm in ranked[-count:]])
+        rows = (
+            [(name, norm, "largest") for name, norm in ranked[:count]]
+            + [("…", None, "")]
+            + [(name, norm, "smallest") for name, norm in ranked[-count:]]
+        )
     for name, norm, note in rows:
         bad = norm is not None and not math.isfinite(norm)
-        table.add_row(literal(name), Text(format_number(norm) if norm is not None else "", "red" if bad else ""),
-                      Text(note, "dim"))
+        table.add_row(
+            literal(name),
+            Text(format_number(norm) if norm is not None else "", "red" if bad else ""),
+            Text(note, "dim"),
+        )
     return table
 
 
@@ -126,14 +134,19 @@ def _error(record: Record) -> Group | None:
     e = record.error
     if e is None:
         return None
-    parts: list[RenderableType] = [Text.assemble(("the script raised ", "bold red"), literal(e.type, "bold red"),
-                           (": ", "bold red"), literal(cut(e.message, SHOWN_MESSAGE)))]
+    parts: list[RenderableType] = [
+        Text.assemble(
+            ("the script raised ", "bold red"),
+            literal(e.type, "bold red"),
+            (": ", "bold red"),
+            literal(cut(e.message, SHOWN_MESSAGE)),
+        )
+    ]
     if e.site is not None:
         parts.append(_site_text(e.site))
     if e.node is not None and e.node in record.nodes:
         node = record.nodes[e.node]
-        parts.append(Text.assemble("during the backward of ", literal(node.op, "bold"),
-                                   f" (node {node.id})"))
+        parts.append(Text.assemble("during the backward of ", literal(node.op, "bold"), f" (node {node.id})"))
     return Group(*parts)
 
 
@@ -166,8 +179,10 @@ def render(record: Record) -> Group:
         parts += [Text(""), error]
     notes = []
     if record.trimmed_nodes:
-        notes.append(f"{record.trimmed_nodes:,} nodes of passes outside the detail window were not kept "
-                     f"({KEEP_ALL} to keep them)")
+        notes.append(
+            f"{record.trimmed_nodes:,} nodes of passes outside the detail window were not kept "
+            f"({KEEP_ALL} to keep them)"
+        )
     if record.dropped_values:
         notes.append(f"values of {record.dropped_values:,} tensors were dropped to stay within the memory budget")
     if record.dropped_console:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import secrets
@@ -20,8 +21,13 @@ STALE_SECONDS = 3600  # a live writer changes its file every few milliseconds
 _CHUNK = 1 << 22
 _Bytes = bytes | bytearray | memoryview
 
-_NOT_REGULAR = ((stat.S_ISDIR, "is a folder"), (stat.S_ISCHR, "is a device"), (stat.S_ISBLK, "is a device"),
-                (stat.S_ISFIFO, "is a FIFO (named pipe)"), (stat.S_ISSOCK, "is a socket"))
+_NOT_REGULAR = (
+    (stat.S_ISDIR, "is a folder"),
+    (stat.S_ISCHR, "is a device"),
+    (stat.S_ISBLK, "is a device"),
+    (stat.S_ISFIFO, "is a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "is a socket"),
+)
 
 
 class WriteError(Exception):
@@ -50,8 +56,11 @@ def remove_stale_partials(path: str) -> None:
     for entry, found in entries:
         try:
             st = entry.stat(follow_symlinks=False)
-            if (not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid()
-                    or not (_writer_gone(found) or time.time() - st.st_mtime > STALE_SECONDS)):
+            if (
+                not stat.S_ISREG(st.st_mode)
+                or st.st_uid != os.geteuid()
+                or not (_writer_gone(found) or time.time() - st.st_mtime > STALE_SECONDS)
+            ):
                 continue
             os.unlink(entry.path)
         except OSError:
@@ -108,14 +117,12 @@ def write_atomically(path: str | os.PathLike[str], data: _Bytes | Iterable[_Byte
         if old is not None:
             os.fchmod(fd, stat.S_IMODE(old.st_mode))
             if old.st_uid != os.geteuid() or old.st_gid != os.getegid():
-                try:
+                with contextlib.suppress(OSError):  # only root may give a file away; the content is what matters
                     os.fchown(fd, old.st_uid, old.st_gid)
-                except OSError:
-                    pass  # only root may give a file away; the content is what matters
         for piece in [data] if isinstance(data, (bytes, bytearray, memoryview)) else data:
             view = memoryview(piece)
             while view:
-                view = view[os.write(fd, view[:_CHUNK]):]
+                view = view[os.write(fd, view[:_CHUNK]) :]
         os.fsync(fd)
         os.close(fd)
         fd = -1
@@ -127,10 +134,8 @@ def write_atomically(path: str | os.PathLike[str], data: _Bytes | Iterable[_Byte
         if fd >= 0:
             os.close(fd)
         if temp is not None:
-            try:
+            with contextlib.suppress(OSError):  # the write failed already; a leftover temp file is all that is lost
                 os.unlink(temp)
-            except OSError:
-                pass
     _sync_folder(os.path.dirname(target))
 
 

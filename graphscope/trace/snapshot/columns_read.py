@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..record.limits import FIELDS
+from ..record.limits import FIELDS, ID_LIMIT
 from ..record.literal import visible
 from ..record.node_columns import NodeColumns, offsets
 from ..record.node_fields import (
@@ -25,14 +25,12 @@ from ..record.node_fields import (
     TEXT_PAIRS,
     TEXTS,
 )
+from ..record.summary_table import DROPPED, STAT_FIELDS, SummaryTable
+from ..record.tensor_summary import ARRAY_DTYPES, HISTOGRAM_BINS, host_dtype
 from .blobs import padding
 from .columns_write import INT_DTYPES
 from .fields import FieldReader, kind_of
-from ..record.limits import ID_LIMIT
-from ..record.summary_table import STAT_FIELDS
 from .format import MAX_ELEMENTS, MAX_NDIM
-from ..record.summary_table import DROPPED, SummaryTable
-from ..record.tensor_summary import ARRAY_DTYPES, HISTOGRAM_BINS, host_dtype
 
 _COUNT_LIMIT = 2**31  # entries of one ragged row (inputs, saved roles, arguments)
 
@@ -79,8 +77,22 @@ class ColumnReader(FieldReader):
 
     # --- tensors ---------------------------------------------------------------------------------
 
-    _TENSOR_COLUMNS = ("count", "dtypes", "dtype", "devices", "device", "ndim", "dims", "nan", "inf", "stats",
-                    "exact", "histogram", "held", "values")
+    _TENSOR_COLUMNS = (
+        "count",
+        "dtypes",
+        "dtype",
+        "devices",
+        "device",
+        "ndim",
+        "dims",
+        "nan",
+        "inf",
+        "stats",
+        "exact",
+        "histogram",
+        "held",
+        "values",
+    )
 
     def tensor_columns(self, d, where: str) -> SummaryTable:
         self.obj(d, where, self._TENSOR_COLUMNS)
@@ -111,7 +123,9 @@ class ColumnReader(FieldReader):
         over = (counts > numel[:, None]).any(axis=1)
         if over.any():
             i = int(np.argmax(over))
-            self.fail(f"{where}.histogram.data", f"row {i}: a count of {int(counts[i].max()):,} in {numel[i]:,} elements")
+            self.fail(
+                f"{where}.histogram.data", f"row {i}: a count of {int(counts[i].max()):,} in {numel[i]:,} elements"
+            )
         held = self.column(d["held"], where + ".held", n, 0, DROPPED).astype(np.uint8)
         hosts = [host_dtype(x).name for x in dtypes]
         start, sizes = SummaryTable.starts(held, numel, dtype, hosts)
@@ -125,8 +139,9 @@ class ColumnReader(FieldReader):
         for host, pool in pools.items():
             if host not in sizes and pool.size:
                 self.fail(f"{where}.values.{host}", f"holds {pool.size:,} values; the tensors use 0")
-        return SummaryTable(dims_start, dims, numel, dtype, dtypes, device, devices, stats, exact, nan, inf,
-                            counts, held, start, pools)
+        return SummaryTable(
+            dims_start, dims, numel, dtype, dtypes, device, devices, stats, exact, nan, inf, counts, held, start, pools
+        )
 
     def exact_and_histograms(self, d: dict, where: str, n: int) -> tuple[dict, np.ndarray]:
         """A tensor table's exact integer extremes ({row: (min, max)}) and its histogram counts."""
@@ -135,8 +150,10 @@ class ColumnReader(FieldReader):
             if type(row) is not list or len(row) != 3:
                 self.fail(f"{where}.exact[{k}]", "expected [row, min, max]")
             i = self.integer(row[0], f"{where}.exact[{k}][0]", 0, max(n - 1, 0))
-            exact[i] = (self.integer(row[1], f"{where}.exact[{k}][1]", -2**64, 2**64),
-                        self.integer(row[2], f"{where}.exact[{k}][2]", -2**64, 2**64))
+            exact[i] = (
+                self.integer(row[1], f"{where}.exact[{k}][1]", -(2**64), 2**64),
+                self.integer(row[2], f"{where}.exact[{k}][2]", -(2**64), 2**64),
+            )
         hist = self.obj(d["histogram"], where + ".histogram", ("dtype", "data"))
         if hist["dtype"] not in ("uint32", "int64"):
             self.fail(where + ".histogram.dtype", 'expected "uint32" or "int64"')
@@ -193,9 +210,17 @@ class ColumnReader(FieldReader):
                 self.fail(f"{where}.id[{i}]", f"node id {int(ids[i])} appears twice")
         # Each kind's (lowest, highest) value, from the tables its indices point into.
         top = len(strings) - 1
-        bounds = {INT: (0, ID_LIMIT), OPT_INT: (NONE, ID_LIMIT), TEXT: (0, top), OPT_TEXT: (NONE, top),
-                  SITE: (NONE, len(self.sites) - 1), SUMMARY: (NONE, len(tensors) - 1), IDS: (0, ID_LIMIT),
-                  TEXTS: (0, top), TEXT_PAIRS: (0, top)}
+        bounds = {
+            INT: (0, ID_LIMIT),
+            OPT_INT: (NONE, ID_LIMIT),
+            TEXT: (0, top),
+            OPT_TEXT: (NONE, top),
+            SITE: (NONE, len(self.sites) - 1),
+            SUMMARY: (NONE, len(tensors) - 1),
+            IDS: (0, ID_LIMIT),
+            TEXTS: (0, top),
+            TEXT_PAIRS: (0, top),
+        }
         columns: dict = {"id": ids}
         for c in COLUMNS:
             if c.name == "id":  # read first: the inputs are checked against it

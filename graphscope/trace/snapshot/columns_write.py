@@ -48,8 +48,11 @@ def node_columns(c: NodeColumns, blob) -> dict:
             pairs = getattr(c, col.name)
             rows = np.array(sorted(pairs), dtype=np.int64)
             values = np.array([pairs[r] for r in rows.tolist()], dtype=np.int64).reshape(-1, 2)
-            out[col.key] = {"count": len(rows), "rows": column(rows, blob),
-                            **{key: column(values[:, k], blob) for k, (_, key) in enumerate(col.parts)}}
+            out[col.key] = {
+                "count": len(rows),
+                "rows": column(rows, blob),
+                **{key: column(values[:, k], blob) for k, (_, key) in enumerate(col.parts)},
+            }
         else:
             out[col.key] = column(np.asarray(getattr(c, col.name)), blob)
     return out

@@ -7,17 +7,16 @@ from collections.abc import Container
 from itertools import chain
 from typing import Any, Literal, NoReturn, TypeVar, cast, overload
 
-from ..record.limits import NAME_LIMIT, TEXT_LIMIT
+from ..record.limits import ID_LIMIT, NAME_LIMIT, TEXT_LIMIT
 from ..record.literal import has_control, visible
 from ..record.model import (
     SourceSite,
 )
-from ..record.limits import ID_LIMIT
+from ..stats.summarize import TensorSummary
 from .format import (
     FLOAT_MAX,
     SnapshotError,
 )
-from ..stats.summarize import TensorSummary
 
 T = TypeVar("T")
 
@@ -39,7 +38,7 @@ def kind_of(v: object) -> str:
 
 
 class FieldReader:
-    """Checks parsed JSON values and columns for the record reader (`snapshot_read.RecordReader`): type, size, references.
+    """Checks parsed JSON values and columns for the record reader (`read.RecordReader`): type, size, references.
 
     Columns are checked whole (a pass over the list) and searched element by element only
     to name the place of a problem once one is known to be there.
@@ -160,20 +159,30 @@ class FieldReader:
     # --- whole columns ---
 
     @overload
-    def ints(self, col: object, where: str, count: int | None, low: int = 0, high: int = ID_LIMIT,
-             nullable: Literal[False] = False) -> list[int]: ...
+    def ints(
+        self,
+        col: object,
+        where: str,
+        count: int | None,
+        low: int = 0,
+        high: int = ID_LIMIT,
+        nullable: Literal[False] = False,
+    ) -> list[int]: ...
 
     @overload
-    def ints(self, col: object, where: str, count: int | None, low: int = 0, high: int = ID_LIMIT, *,
-             nullable: bool) -> list[int | None]: ...
+    def ints(
+        self, col: object, where: str, count: int | None, low: int = 0, high: int = ID_LIMIT, *, nullable: bool
+    ) -> list[int | None]: ...
 
-    def ints(self, col: object, where: str, count: int | None, low: int = 0, high: int = ID_LIMIT,
-             nullable: bool = False) -> list[int] | list[int | None]:
+    def ints(
+        self, col: object, where: str, count: int | None, low: int = 0, high: int = ID_LIMIT, nullable: bool = False
+    ) -> list[int] | list[int | None]:
         col = self.seq(col, where, count)
         types = set(map(type, col))
         present = [v for v in col if v is not None] if nullable and type(None) in types else col
         if not types <= ({int, type(None)} if nullable else {int}) or (
-                present and (min(present) < low or max(present) > high)):
+            present and (min(present) < low or max(present) > high)
+        ):
             for i, v in enumerate(col):
                 if not (nullable and v is None):
                     self.integer(v, f"{where}[{i}]", low, high)
@@ -187,20 +196,26 @@ class FieldReader:
         return col
 
     @overload
-    def names(self, col: object, where: str, count: int | None, nullable: Literal[False] = False,
-              limit: int = NAME_LIMIT) -> list[str]: ...
+    def names(
+        self, col: object, where: str, count: int | None, nullable: Literal[False] = False, limit: int = NAME_LIMIT
+    ) -> list[str]: ...
 
     @overload
-    def names(self, col: object, where: str, count: int | None, nullable: bool,
-              limit: int = NAME_LIMIT) -> list[str | None]: ...
+    def names(
+        self, col: object, where: str, count: int | None, nullable: bool, limit: int = NAME_LIMIT
+    ) -> list[str | None]: ...
 
-    def names(self, col: object, where: str, count: int | None, nullable: bool = False,
-              limit: int = NAME_LIMIT) -> list[str] | list[str | None]:
+    def names(
+        self, col: object, where: str, count: int | None, nullable: bool = False, limit: int = NAME_LIMIT
+    ) -> list[str] | list[str | None]:
         col = self.seq(col, where, count)
         types = set(map(type, col))
         present = [v for v in col if v is not None] if nullable and type(None) in types else col
-        if (not types <= ({str, type(None)} if nullable else {str})
-                or (present and max(map(len, present)) > limit) or has_control("".join(present))):
+        if (
+            not types <= ({str, type(None)} if nullable else {str})
+            or (present and max(map(len, present)) > limit)
+            or has_control("".join(present))
+        ):
             for i, v in enumerate(col):
                 if not (nullable and v is None):
                     self.name(v, f"{where}[{i}]", limit)
@@ -217,8 +232,9 @@ class FieldReader:
             out.append(float(v) if real and v is not None else v)
         return out
 
-    def nested_ints(self, col: object, where: str, count: int | None, low: int = 0,
-                    high: int = ID_LIMIT) -> list[list[int]]:
+    def nested_ints(
+        self, col: object, where: str, count: int | None, low: int = 0, high: int = ID_LIMIT
+    ) -> list[list[int]]:
         """A column whose rows are lists of integers."""
         col = self.seq(col, where, count)
         if not set(map(type, col)) <= {list}:
@@ -230,4 +246,3 @@ class FieldReader:
                 for j, v in enumerate(row):
                     self.integer(v, f"{where}[{i}][{j}]", low, high)
         return col
-

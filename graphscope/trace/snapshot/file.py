@@ -7,10 +7,10 @@ import stat
 from typing import NoReturn
 
 from ..record.literal import visible
-from .memory_room import memory_room
 from .format import (
     SnapshotError,
 )
+from .memory_room import memory_room
 from .source_kind import file_type
 
 # The largest snapshot file read; GRAPHSCOPE_MAX_SNAPSHOT (bytes) changes it.
@@ -44,12 +44,20 @@ def read_snapshot_bytes(path: str) -> bytes:
         if not stat.S_ISREG(st.st_mode):
             raise SnapshotError(path, "", f"is {file_type(st.st_mode)}, not a snapshot file")
         if st.st_size > limit:
-            raise SnapshotError(path, "", f"the file is {size_text(st.st_size)}, more than the {size_text(limit)} "
-                                          "a snapshot may be (set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)")
+            raise SnapshotError(
+                path,
+                "",
+                f"the file is {size_text(st.st_size)}, more than the {size_text(limit)} "
+                "a snapshot may be (set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)",
+            )
         room = memory_room()
         if room is not None and st.st_size > room:
-            raise SnapshotError(path, "", f"the file is {size_text(st.st_size)}, more than the {size_text(room)} "
-                                          "of memory this process can have to read it")
+            raise SnapshotError(
+                path,
+                "",
+                f"the file is {size_text(st.st_size)}, more than the {size_text(room)} "
+                "of memory this process can have to read it",
+            )
         if hasattr(os, "set_blocking"):
             os.set_blocking(fd, True)
         begin, lines, offset = None, 1, 0
@@ -63,7 +71,7 @@ def read_snapshot_bytes(path: str) -> bytes:
                 offset += len(head)
                 continue
             lines += head.count(b"\n", 0, start)
-            first = head[start:start + 1]
+            first = head[start : start + 1]
             if first != b"{":
                 _refuse_start(path, first, lines, start - head.rfind(b"\n", 0, start))
             begin = offset + start
@@ -78,8 +86,12 @@ def read_snapshot_bytes(path: str) -> bytes:
             data = b"".join(parts)
         _refuse_nul(path, data, 0, begin)
         if begin + len(data) > limit:
-            raise SnapshotError(path, "", f"the file is more than the {size_text(limit)} a snapshot may be "
-                                          "(set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)")
+            raise SnapshotError(
+                path,
+                "",
+                f"the file is more than the {size_text(limit)} a snapshot may be "
+                "(set GRAPHSCOPE_MAX_SNAPSHOT, in bytes, to raise it)",
+            )
     except OSError as e:
         raise SnapshotError(path, "", f"cannot read the file: {e.strerror or e}") from None
     finally:
@@ -91,25 +103,41 @@ def _refuse_nul(path: str, data: bytes, start: int, offset: int) -> None:
     """A NUL byte is never in JSON text (found with memchr: cheap); `offset` is data's place in the file."""
     nul = data.find(b"\0", start)
     if nul >= 0:
-        raise SnapshotError(path, "", f"not a snapshot: byte {offset + nul:,} is a NUL byte, which "
-                                      "JSON text never holds; is this a binary file?")
+        raise SnapshotError(
+            path,
+            "",
+            f"not a snapshot: byte {offset + nul:,} is a NUL byte, which JSON text never holds; is this a binary file?",
+        )
 
 
 # What a JSON document is, by its first character.
-_JSON_STARTS = {b"[": "a list", b'"': "a string", b"t": "a boolean", b"f": "a boolean", b"n": "null",
-                **{bytes([c]): "a number" for c in b"-0123456789"}}
+_JSON_STARTS = {
+    b"[": "a list",
+    b'"': "a string",
+    b"t": "a boolean",
+    b"f": "a boolean",
+    b"n": "null",
+    **{bytes([c]): "a number" for c in b"-0123456789"},
+}
 
 
 def _refuse_start(path: str, first: bytes, line: int, column: int) -> NoReturn:
     """A file whose first character (after whitespace) cannot begin a snapshot: said at once."""
     if first >= b"\x80" or first < b" ":
-        raise SnapshotError(path, "", f"not a snapshot: not UTF-8 text (byte {first[0]:#04x} where JSON "
-                                      "text should begin); is this a binary file?")
+        raise SnapshotError(
+            path,
+            "",
+            f"not a snapshot: not UTF-8 text (byte {first[0]:#04x} where JSON "
+            "text should begin); is this a binary file?",
+        )
     kind = _JSON_STARTS.get(first)
     if kind is not None:
         raise SnapshotError(path, "", f"not a graphscope snapshot: the JSON is {kind}, not an object")
-    raise SnapshotError(path, f"line {line:,}, column {column}",
-                        f"not valid JSON: a snapshot begins with {{, not {first.decode('ascii')!r}")
+    raise SnapshotError(
+        path,
+        f"line {line:,}, column {column}",
+        f"not valid JSON: a snapshot begins with {{, not {first.decode('ascii')!r}",
+    )
 
 
 def size_text(n: int) -> str:
@@ -118,4 +146,3 @@ def size_text(n: int) -> str:
         if n >= scale:
             return f"{n / scale:.1f} {unit} ({n:,} bytes)"
     return f"{n:,} bytes"
-

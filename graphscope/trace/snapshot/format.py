@@ -29,7 +29,6 @@ class SnapshotError(Exception):
         super().__init__(place + problem)
 
 
-
 @contextmanager
 def gc_paused() -> Iterator[None]:
     """Hold the cyclic garbage collector while building or parsing many small containers

@@ -6,10 +6,15 @@ import resource
 
 # The container's memory cgroup (version 2, then 1): its limit, its usage, and in its statistics
 # the file cache it would give back (counted in its usage, not in what a process can be refused).
-_CGROUPS = (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current", "/sys/fs/cgroup/memory.stat",
-             "inactive_file"),
-            ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes",
-             "/sys/fs/cgroup/memory/memory.stat", "total_inactive_file"))
+_CGROUPS = (
+    ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current", "/sys/fs/cgroup/memory.stat", "inactive_file"),
+    (
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+        "/sys/fs/cgroup/memory/memory.usage_in_bytes",
+        "/sys/fs/cgroup/memory/memory.stat",
+        "total_inactive_file",
+    ),
+)
 
 
 def memory_room() -> int | None:

@@ -11,15 +11,32 @@ from json.decoder import scanstring  # type: ignore[attr-defined]  # there (the 
 from typing import NoReturn, cast
 
 from ..record.literal import visible
-from .memory_room import memory_room
 from .blobs import lift
 from .file import size_text
 from .format import FORMAT, SnapshotError, gc_paused
+from .memory_room import memory_room
 
 # The top-level sections of a snapshot of any version.
-SECTIONS = frozenset({"format", "version", "metadata", "sites", "strings", "tensors", "nodes", "passes", "console",
-                      "error", "findings", "optimizer", "dropped_values", "trimmed_nodes", "dropped_console",
-                      "rules"})
+SECTIONS = frozenset(
+    {
+        "format",
+        "version",
+        "metadata",
+        "sites",
+        "strings",
+        "tensors",
+        "nodes",
+        "passes",
+        "console",
+        "error",
+        "findings",
+        "optimizer",
+        "dropped_values",
+        "trimmed_nodes",
+        "dropped_console",
+        "rules",
+    }
+)
 
 # Bytes the parser allocates for each of these characters of the JSON (CPython 3.11, measured: an
 # object or list with its place in its parent about 75, an object's entry with its key about 160,
@@ -59,8 +76,9 @@ def decode(data: bytes, source: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise SnapshotError(source, "", f"not a snapshot: not UTF-8 text (byte {e.start} "
-                                        "cannot be decoded); is this a binary file?") from None
+        raise SnapshotError(
+            source, "", f"not a snapshot: not UTF-8 text (byte {e.start} cannot be decoded); is this a binary file?"
+        ) from None
 
 
 def _refuse_past_memory(reduced: bytes, blobs: dict[str, memoryview], size: int, source: str) -> None:
@@ -70,13 +88,20 @@ def _refuse_past_memory(reduced: bytes, blobs: dict[str, memoryview], size: int,
     if room is None:
         return
     containers = reduced.count(b"{") + reduced.count(b"[")
-    need = (len(reduced) * (1 if reduced.isascii() else 4) + sum(reduced.count(c) * cost for c, cost in _COSTS)
-            + sum(map(len, blobs.values())) * 3 // 4)
+    need = (
+        len(reduced) * (1 if reduced.isascii() else 4)
+        + sum(reduced.count(c) * cost for c, cost in _COSTS)
+        + sum(map(len, blobs.values())) * 3 // 4
+    )
     if need > room:
-        raise SnapshotError(source, "", f"reading it would take about {size_text(need)} of memory, more than the "
-                                        f"{size_text(room)} this process can have (the file is {size_text(size)}, "
-                                        f"{size_text(len(reduced))} of it JSON outside its arrays, with "
-                                        f"{containers:,} objects and lists)")
+        raise SnapshotError(
+            source,
+            "",
+            f"reading it would take about {size_text(need)} of memory, more than the "
+            f"{size_text(room)} this process can have (the file is {size_text(size)}, "
+            f"{size_text(len(reduced))} of it JSON outside its arrays, with "
+            f"{containers:,} objects and lists)",
+        )
 
 
 def _document(text: str, source: str) -> object:
@@ -86,12 +111,16 @@ def _document(text: str, source: str) -> object:
     except json.JSONDecodeError as e:
         where = f"line {e.lineno}, column {e.colno}"
         if e.pos >= len(text.rstrip()) or e.msg.startswith("Unterminated string"):
-            raise SnapshotError(source, where, "the JSON ends too early: the file is truncated "
-                                               "(was it written completely?)") from None
+            raise SnapshotError(
+                source, where, "the JSON ends too early: the file is truncated (was it written completely?)"
+            ) from None
         raise SnapshotError(source, where, f"not valid JSON: {e.msg}") from None
     except _BareConstant as e:
-        raise SnapshotError(source, "", f"not strict JSON: it contains a bare {e.args[0]} "
-                                        '(a snapshot writes "nan", "inf", "-inf" as strings)') from None
+        raise SnapshotError(
+            source,
+            "",
+            f'not strict JSON: it contains a bare {e.args[0]} (a snapshot writes "nan", "inf", "-inf" as strings)',
+        ) from None
     except RecursionError:
         raise SnapshotError(source, "", "not a snapshot: its JSON is nested too deeply") from None
     except ValueError as e:  # e.g. an integer with thousands of digits
@@ -117,8 +146,11 @@ def _sections(text: str, source: str) -> object:
             raise json.JSONDecodeError("Expecting ':' delimiter", text, at)
         if key not in SECTIONS or key in doc:
             snapshot = "" if doc.get("format") == FORMAT else "not a graphscope snapshot: "
-            raise SnapshotError(source, visible(key)[:80], snapshot + (
-                "the section appears twice" if key in doc else "a snapshot has no such section"))
+            raise SnapshotError(
+                source,
+                visible(key)[:80],
+                snapshot + ("the section appears twice" if key in doc else "a snapshot has no such section"),
+            )
         doc[key], at = _DECODER.raw_decode(text, space(text, at + 1).end())
         at = space(text, at).end()
         closed = text.startswith("}", at)

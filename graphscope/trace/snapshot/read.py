@@ -15,10 +15,6 @@ import numpy as np
 
 from ..record.limits import FIELDS
 from ..record.literal import visible
-from ..record.node_columns import NodeColumns
-from ..record.node_fields import IS_LEAF, NONE, REQUIRES_GRAD
-from ..record.node_table import NodeTable
-from ..record.pass_history import PassHistory
 from ..record.model import (
     FINDING_KINDS,
     OPTIMIZER_EVENT_KINDS,
@@ -34,11 +30,17 @@ from ..record.model import (
     SourceSite,
     Step,
 )
+from ..record.node_columns import NodeColumns
+from ..record.node_fields import IS_LEAF, NONE, REQUIRES_GRAD
+from ..record.node_table import NodeTable
+from ..record.pass_history import PassHistory
+from ..record.summary_table import STAT_FIELDS
+from ..record.tensor_summary import host_dtype
+from ..stats.summarize import ARRAY_DTYPES, HISTOGRAM_BINS, PREVIEW_SIZE, TensorSummary
 from .blobs import padding
 from .columns_read import ColumnReader
 from .fields import kind_of
 from .file import read_snapshot_bytes, size_text
-from ..record.summary_table import STAT_FIELDS
 from .format import (
     COLUMNS_VERSION,
     CONSOLE_STAMPS_VERSION,
@@ -50,8 +52,6 @@ from .format import (
     gc_paused,
 )
 from .parse import parse
-from ..stats.summarize import ARRAY_DTYPES, HISTOGRAM_BINS, PREVIEW_SIZE, TensorSummary
-from ..record.tensor_summary import host_dtype
 
 
 def load(path) -> Record:
@@ -82,8 +82,19 @@ class RecordReader(ColumnReader):
 
     # --- the document ---
 
-    _TOP = ("metadata", "sites", "tensors", "nodes", "passes", "console", "error", "findings",
-            "dropped_values", "trimmed_nodes", "dropped_console")
+    _TOP = (
+        "metadata",
+        "sites",
+        "tensors",
+        "nodes",
+        "passes",
+        "console",
+        "error",
+        "findings",
+        "dropped_values",
+        "trimmed_nodes",
+        "dropped_console",
+    )
 
     def record(self, doc) -> Record:
         if type(doc) is not dict:
@@ -97,8 +108,11 @@ class RecordReader(ColumnReader):
         if type(version) is not int:
             self.fail("version", f"expected an integer version, found {kind_of(version)}")
         if version > VERSION:
-            self.fail("version", f"snapshot version {version} is newer than this graphscope reads "
-                                 f"(version {VERSION}): upgrade graphscope to open it")
+            self.fail(
+                "version",
+                f"snapshot version {version} is newer than this graphscope reads "
+                f"(version {VERSION}): upgrade graphscope to open it",
+            )
         if version < 1:
             self.fail("version", f"unknown snapshot version {version}")
         self.version = version
@@ -118,12 +132,14 @@ class RecordReader(ColumnReader):
             passes.append(self.backward_pass(p, f"passes[{i}]", nodes))
             if passes.compactable(i):
                 passes.compact(i)
-        record.console = [self.console_line(c, f"console[{i}]")
-                          for i, c in enumerate(self.seq(doc["console"], "console"))]
+        record.console = [
+            self.console_line(c, f"console[{i}]") for i, c in enumerate(self.seq(doc["console"], "console"))
+        ]
         if doc["error"] is not None:
             record.error = self.script_error(doc["error"], "error", nodes)
-        record.findings = [self.finding(f, f"findings[{i}]", nodes)
-                           for i, f in enumerate(self.seq(doc["findings"], "findings"))]
+        record.findings = [
+            self.finding(f, f"findings[{i}]", nodes) for i, f in enumerate(self.seq(doc["findings"], "findings"))
+        ]
         if self.version >= 3:
             record.optimizer = self.optimizer_events(self.obj(doc, "", ("optimizer",))["optimizer"], "optimizer")
         record.dropped_values = self.integer(doc["dropped_values"], "dropped_values")
@@ -136,25 +152,44 @@ class RecordReader(ColumnReader):
     def rules(self, d, where: str) -> dict[str, str]:
         """op -> its derivative rule's text."""
         self.obj(d, where, ())
-        return {self.name(op, where): self.text(rule, f"{where}.{visible(op[:80])}", FIELDS["rules"])
-                for op, rule in d.items()}
+        return {
+            self.name(op, where): self.text(rule, f"{where}.{visible(op[:80])}", FIELDS["rules"])
+            for op, rule in d.items()
+        }
 
     def source_site(self, d, where: str) -> SourceSite:
         self.obj(d, where, ("file", "line", "function", "text"))
-        return SourceSite(self.name(d["file"], where + ".file", FIELDS["sites.file"]),
-                          self.integer(d["line"], where + ".line"),
-                          self.name(d["function"], where + ".function", FIELDS["sites.function"]),
-                          self.text(d["text"], where + ".text", FIELDS["sites.text"]))
+        return SourceSite(
+            self.name(d["file"], where + ".file", FIELDS["sites.file"]),
+            self.integer(d["line"], where + ".line"),
+            self.name(d["function"], where + ".function", FIELDS["sites.function"]),
+            self.text(d["text"], where + ".text", FIELDS["sites.text"]),
+        )
 
     def metadata(self, d, where: str) -> Metadata:
-        keys = ("script", "argv", "started", "finished", "exit_code", "graphscope_version",
-                "python_version", "numpy_version", "device", "keep_first", "keep_last",
-                "full_values_limit", "memory_budget")
+        keys = (
+            "script",
+            "argv",
+            "started",
+            "finished",
+            "exit_code",
+            "graphscope_version",
+            "python_version",
+            "numpy_version",
+            "device",
+            "keep_first",
+            "keep_last",
+            "full_values_limit",
+            "memory_budget",
+        )
         self.obj(d, where, keys)
-        argv = [self.text(a, f"{where}.argv[{i}]", FIELDS["metadata.argv"])
-                for i, a in enumerate(self.seq(d["argv"], where + ".argv"))]
+        argv = [
+            self.text(a, f"{where}.argv[{i}]", FIELDS["metadata.argv"])
+            for i, a in enumerate(self.seq(d["argv"], where + ".argv"))
+        ]
         return Metadata(
-            script=self.text(d["script"], where + ".script", FIELDS["metadata.script"]), argv=argv,
+            script=self.text(d["script"], where + ".script", FIELDS["metadata.script"]),
+            argv=argv,
             started=self.name(d["started"], where + ".started"),
             finished=self.name(d["finished"], where + ".finished"),
             exit_code=self.opt_integer(d["exit_code"], where + ".exit_code", *FIELDS["metadata.exit_code"]),
@@ -168,8 +203,20 @@ class RecordReader(ColumnReader):
             memory_budget=self.integer(d["memory_budget"], where + ".memory_budget", 0, 2**62),
         )
 
-    _TENSOR_KEYS = ("shape", "dtype", "device", "nan", "inf", "stats", "exact", "histogram", "full",
-                    "dropped", "preview", "values")
+    _TENSOR_KEYS = (
+        "shape",
+        "dtype",
+        "device",
+        "nan",
+        "inf",
+        "stats",
+        "exact",
+        "histogram",
+        "full",
+        "dropped",
+        "preview",
+        "values",
+    )
 
     def tensor_table(self, d, where: str) -> list[TensorSummary]:
         """Version 1 to 3: the tensors as JSON lists (and base64 arrays)."""
@@ -241,9 +288,26 @@ class RecordReader(ColumnReader):
                 preview = _NO_VALUES
             else:
                 preview = self.take(blobs, "preview", host, min(numel, PREVIEW_SIZE), where, i)
-            out.append(TensorSummary(shape, dtype, devices[i], numel, lo, hi, means[i], stds[i],
-                                     norms[i], nans[i], infs[i], zf,
-                                     histograms[i] if filled[i] else _NO_COUNTS, preview, values, i in dropped))
+            out.append(
+                TensorSummary(
+                    shape,
+                    dtype,
+                    devices[i],
+                    numel,
+                    lo,
+                    hi,
+                    means[i],
+                    stds[i],
+                    norms[i],
+                    nans[i],
+                    infs[i],
+                    zf,
+                    histograms[i] if filled[i] else _NO_COUNTS,
+                    preview,
+                    values,
+                    i in dropped,
+                )
+            )
         for (part, key), (array, used) in blobs.items():
             if used != array.size:
                 self.fail(f"{where}.{part}.{key}", f"holds {array.size:,} values; the tensors use {used:,}")
@@ -260,7 +324,7 @@ class RecordReader(ColumnReader):
         if used + count > array.size:
             self.fail(f"{where}.{part}.{dtype}", f"ends before tensor {i}'s {count:,} values")
         entry[1] = used + count
-        return array[used:used + count]
+        return array[used : used + count]
 
     def array(self, v, where: str, dtype: np.dtype, count: int) -> np.ndarray:
         if type(v) is not str:
@@ -268,8 +332,9 @@ class RecordReader(ColumnReader):
         v = self.blobs.get(v, v)
         expected = 4 * ((count * dtype.itemsize + 2) // 3)
         if len(v) != expected:
-            self.fail(where, f"expected {expected:,} base64 characters for {count:,} {dtype.name} "
-                             f"values, found {len(v):,}")
+            self.fail(
+                where, f"expected {expected:,} base64 characters for {count:,} {dtype.name} values, found {len(v):,}"
+            )
         try:
             raw = binascii.a2b_base64(v, strict_mode=True)
         except (binascii.Error, ValueError) as e:
@@ -278,13 +343,29 @@ class RecordReader(ColumnReader):
             self.fail(where, f"holds {len(raw):,} bytes; {count:,} {dtype.name} values take {count * dtype.itemsize:,}")
         return np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype, copy=False)
 
-    _NODE_KEYS = ("id", "op", "name", "inputs", "pass", "output", "requires_grad", "is_leaf",
-                  "parameter", "module", "site", "saved", "dead_units")
+    _NODE_KEYS = (
+        "id",
+        "op",
+        "name",
+        "inputs",
+        "pass",
+        "output",
+        "requires_grad",
+        "is_leaf",
+        "parameter",
+        "module",
+        "site",
+        "saved",
+        "dead_units",
+    )
 
     def nodes(self, d, where: str) -> NodeColumns:
         """Version 1 to 3: the nodes as JSON lists."""
-        self.obj(d, where, self._NODE_KEYS + (("args",) if self.version >= 2 else ())
-                 + (("leaf",) if self.version >= 3 else ()))
+        self.obj(
+            d,
+            where,
+            self._NODE_KEYS + (("args",) if self.version >= 2 else ()) + (("leaf",) if self.version >= 3 else ()),
+        )
         ids = self.seq(d["id"], where + ".id")
         n = len(ids)
         self.ints(ids, where + ".id", n)
@@ -322,18 +403,32 @@ class RecordReader(ColumnReader):
                 if du is not None:
                     if type(du) is not list or len(du) != 2:
                         self.fail(f"{where}.dead_units[{i}]", "expected null or [dead, units]")
-                    dead[i] = (self.integer(du[0], f"{where}.dead_units[{i}][0]"),
-                               self.integer(du[1], f"{where}.dead_units[{i}][1]"))
+                    dead[i] = (
+                        self.integer(du[0], f"{where}.dead_units[{i}][0]"),
+                        self.integer(du[1], f"{where}.dead_units[{i}][1]"),
+                    )
         args = self.arguments(d["args"], where + ".args", n) if self.version >= 2 else [()] * n
         identities = self.ints(d["leaf"], where + ".leaf", n, nullable=True) if self.version >= 3 else [None] * n
         tensors, site_list = self.tensors, self.sites
-        return NodeColumns.from_values({
-            "id": ids, "op": ops, "name": names, "inputs": list(map(tuple, inputs)), "pass_index": passes,
-            "output": [None if o is None else tensors[o] for o in outputs],
-            "flags": [rq * REQUIRES_GRAD | lf * IS_LEAF for rq, lf in zip(requires, leaves)],
-            "parameter": parameters, "module": modules, "site": [None if st is None else site_list[st] for st in sites],
-            "saved": list(map(tuple, saved)), "dead": dead, "args": args,
-            "leaf": [NONE if le is None else le for le in identities]}, n)
+        return NodeColumns.from_values(
+            {
+                "id": ids,
+                "op": ops,
+                "name": names,
+                "inputs": list(map(tuple, inputs)),
+                "pass_index": passes,
+                "output": [None if o is None else tensors[o] for o in outputs],
+                "flags": [rq * REQUIRES_GRAD | lf * IS_LEAF for rq, lf in zip(requires, leaves)],
+                "parameter": parameters,
+                "module": modules,
+                "site": [None if st is None else site_list[st] for st in sites],
+                "saved": list(map(tuple, saved)),
+                "dead": dead,
+                "args": args,
+                "leaf": [NONE if le is None else le for le in identities],
+            },
+            n,
+        )
 
     def arguments(self, rows, where: str, n: int) -> list[tuple]:
         """Each node's [[name, literal], ...]."""
@@ -350,8 +445,9 @@ class RecordReader(ColumnReader):
         return out
 
     def backward_pass(self, d, where: str, nodes) -> BackwardPass:
-        self.obj(d, where, ("index", "loss", "grad_norms", "node_count", "detailed", "finished",
-                            "root", "order", "steps"))
+        self.obj(
+            d, where, ("index", "loss", "grad_norms", "node_count", "detailed", "finished", "root", "order", "steps")
+        )
         norms = d["grad_norms"]
         if type(norms) is not dict:
             self.fail(where + ".grad_norms", f"expected an object, found {kind_of(norms)}")
@@ -389,8 +485,11 @@ class RecordReader(ColumnReader):
         grad_inputs = self.seq(d["grad_inputs"], where + ".grad_inputs", n)
         leaf_grads = self.seq(d["leaf_grads"], where + ".leaf_grads", n)
         tensor = self.tensor
-        width, shape = (4, "[node id, then tensor indexes or null: added, before, now]") if self.version >= 3 else (
-            2, "[node id, tensor index or null]")
+        width, shape = (
+            (4, "[node id, then tensor indexes or null: added, before, now]")
+            if self.version >= 3
+            else (2, "[node id, tensor index or null]")
+        )
         out = []
         for i in range(n):
             gi = self.seq(grad_inputs[i], f"{where}.grad_inputs[{i}]")
@@ -400,10 +499,20 @@ class RecordReader(ColumnReader):
                 place = f"{where}.leaf_grads[{i}][{j}]"
                 if type(row) is not list or len(row) != width:
                     self.fail(place, f"expected {shape}")
-                leaves.append(LeafGrad(self.node_id(row[0], place + "[0]", nodes, False),
-                                       *[tensor(row[k], f"{place}[{k}]") for k in range(1, width)]))
-            out.append(Step(at[i], tensor(grad_outputs[i], f"{where}.grad_output[{i}]"),
-                            [tensor(g, f"{where}.grad_inputs[{i}][{j}]") for j, g in enumerate(gi)], leaves))
+                leaves.append(
+                    LeafGrad(
+                        self.node_id(row[0], place + "[0]", nodes, False),
+                        *[tensor(row[k], f"{place}[{k}]") for k in range(1, width)],
+                    )
+                )
+            out.append(
+                Step(
+                    at[i],
+                    tensor(grad_outputs[i], f"{where}.grad_output[{i}]"),
+                    [tensor(g, f"{where}.grad_inputs[{i}][{j}]") for j, g in enumerate(gi)],
+                    leaves,
+                )
+            )
         return out
 
     def console_line(self, d, where: str) -> ConsoleLine:
@@ -413,28 +522,37 @@ class RecordReader(ColumnReader):
         if stream not in ("stdout", "stderr"):
             self.fail(where + ".stream", f'expected "stdout" or "stderr", found {stream[:40]!r}')
         step = self.opt_integer(d["step"], where + ".step") if stamped else None
-        return ConsoleLine(stream, self.text(d["text"], where + ".text", FIELDS["console.text"]),
-                           self.integer(d["pass"], where + ".pass"), step,
-                           self.integer(d["events"], where + ".events") if stamped else 0)
+        return ConsoleLine(
+            stream,
+            self.text(d["text"], where + ".text", FIELDS["console.text"]),
+            self.integer(d["pass"], where + ".pass"),
+            step,
+            self.integer(d["events"], where + ".events") if stamped else 0,
+        )
 
     def script_error(self, d, where: str, nodes) -> ScriptError:
         self.obj(d, where, ("type", "message", "traceback", "node", "site"))
-        return ScriptError(self.name(d["type"], where + ".type", FIELDS["error.type"]),
-                           self.text(d["message"], where + ".message", FIELDS["error.message"]),
-                           self.text(d["traceback"], where + ".traceback", FIELDS["error.traceback"]),
-                           self.node_id(d["node"], where + ".node", nodes),
-                           self.site(d["site"], where + ".site"))
+        return ScriptError(
+            self.name(d["type"], where + ".type", FIELDS["error.type"]),
+            self.text(d["message"], where + ".message", FIELDS["error.message"]),
+            self.text(d["traceback"], where + ".traceback", FIELDS["error.traceback"]),
+            self.node_id(d["node"], where + ".node", nodes),
+            self.site(d["site"], where + ".site"),
+        )
 
     def finding(self, d, where: str, nodes) -> Finding:
         self.obj(d, where, ("kind", "message", "node", "pass", "parameter", "site"))
         kind = self.name(d["kind"], where + ".kind")
         if kind not in FINDING_KINDS:
             self.fail(where + ".kind", f"unknown finding kind {kind[:40]!r}")
-        return Finding(kind, self.text(d["message"], where + ".message", FIELDS["findings.message"]),
-                       self.node_id(d["node"], where + ".node", nodes),
-                       self.opt_integer(d["pass"], where + ".pass"),
-                       self.opt_name(d["parameter"], where + ".parameter", FIELDS["findings.parameter"]),
-                       self.site(d["site"], where + ".site"))
+        return Finding(
+            kind,
+            self.text(d["message"], where + ".message", FIELDS["findings.message"]),
+            self.node_id(d["node"], where + ".node", nodes),
+            self.opt_integer(d["pass"], where + ".pass"),
+            self.opt_name(d["parameter"], where + ".parameter", FIELDS["findings.parameter"]),
+            self.site(d["site"], where + ".site"),
+        )
 
     def optimizer_events(self, events, where: str) -> list[OptimizerEvent]:
         out = []
@@ -443,17 +561,25 @@ class RecordReader(ColumnReader):
             self.obj(d, at, ("kind", "passes", "optimizer", "settings", "site", "params"))
             kind = self.name(d["kind"], at + ".kind")
             if kind not in OPTIMIZER_EVENT_KINDS:
-                self.fail(at + ".kind", f"unknown optimizer event {kind[:40]!r}: expected one of "
-                                        f"{', '.join(OPTIMIZER_EVENT_KINDS)}")
+                self.fail(
+                    at + ".kind",
+                    f"unknown optimizer event {kind[:40]!r}: expected one of {', '.join(OPTIMIZER_EVENT_KINDS)}",
+                )
             settings = []
             for j, pair in enumerate(self.seq(d["settings"], at + ".settings")):
                 if type(pair) is not list or len(pair) != 2:
                     self.fail(f"{at}.settings[{j}]", "expected [name, literal]")
                 settings.append(tuple(self.names(pair, f"{at}.settings[{j}]", 2, limit=FIELDS["optimizer.settings"])))
-            out.append(OptimizerEvent(kind, self.integer(d["passes"], at + ".passes"),
-                                      self.name(d["optimizer"], at + ".optimizer", FIELDS["optimizer.optimizer"]),
-                                      tuple(settings),
-                                      self.site(d["site"], at + ".site"), self.param_changes(d["params"], at + ".params")))
+            out.append(
+                OptimizerEvent(
+                    kind,
+                    self.integer(d["passes"], at + ".passes"),
+                    self.name(d["optimizer"], at + ".optimizer", FIELDS["optimizer.optimizer"]),
+                    tuple(settings),
+                    self.site(d["site"], at + ".site"),
+                    self.param_changes(d["params"], at + ".params"),
+                )
+            )
         return out
 
     def param_changes(self, d, where: str) -> list[ParamChange]:
@@ -462,8 +588,10 @@ class RecordReader(ColumnReader):
         n = len(leaves)
         labels = self.names(d["label"], where + ".label", n, limit=FIELDS["optimizer.params.label"])
         tensor = self.tensor
-        columns = [[tensor(v, f"{where}.{key}[{i}]") for i, v in enumerate(self.seq(d[key], f"{where}.{key}", n))]
-                   for key in ("before", "update", "after", "grad")]
+        columns = [
+            [tensor(v, f"{where}.{key}[{i}]") for i, v in enumerate(self.seq(d[key], f"{where}.{key}", n))]
+            for key in ("before", "update", "after", "grad")
+        ]
         states = []
         for i, row in enumerate(self.seq(d["state"], where + ".state", n)):
             entries = []
@@ -480,12 +608,13 @@ class RecordReader(ColumnReader):
                     self.fail(place + "[1]", f"expected a tensor index or a literal, found {kind_of(value)}")
                 entries.append((self.name(pair[0], place + "[0]", FIELDS["optimizer.params.state"]), value))
             states.append(tuple(entries))
-        return [ParamChange(leaf, label, before, update, after, state, grad)
-                for leaf, label, before, update, after, grad, state in zip(leaves, labels, *columns, states)]
+        return [
+            ParamChange(leaf, label, before, update, after, state, grad)
+            for leaf, label, before, update, after, grad, state in zip(leaves, labels, *columns, states)
+        ]
 
 
 _NO_VALUES = np.zeros(0, dtype=np.float64)
 _NO_VALUES.flags.writeable = False
 _NO_COUNTS = np.zeros(0, dtype=np.int64)
 _NO_COUNTS.flags.writeable = False
-

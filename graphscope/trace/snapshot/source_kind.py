@@ -41,9 +41,17 @@ def source_kind(path: str) -> str:
 
 def file_type(mode: int) -> str:
     """What a file that is not a regular one is, in words, from its `st_mode`."""
-    return ("a folder" if stat.S_ISDIR(mode) else "a FIFO (named pipe)" if stat.S_ISFIFO(mode)
-            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-            else "a socket" if stat.S_ISSOCK(mode) else "not a regular file")
+    return (
+        "a folder"
+        if stat.S_ISDIR(mode)
+        else "a FIFO (named pipe)"
+        if stat.S_ISFIFO(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "not a regular file"
+    )
 
 
 def _kind_of(fd: int) -> str:
@@ -51,7 +59,7 @@ def _kind_of(fd: int) -> str:
     offset = 0
     while chunk := os.pread(fd, _CHUNK, offset):
         if offset == 0 and chunk.startswith(_BOM):
-            chunk = chunk[len(_BOM):]
+            chunk = chunk[len(_BOM) :]
             offset = len(_BOM)
         text = chunk.lstrip(_BLANK)
         if text:
@@ -64,10 +72,15 @@ def not_runnable(path: str, kind: str) -> str | None:
     """Why `path` of `kind` is not run as a script, else None: a snapshot, or a file whose name says
     JSON (in any case) though its text is not a snapshot, is never run, whatever it holds."""
     if kind == SNAPSHOT:
-        return f"{path}: is a snapshot (its text begins with {{), not a script, so it is not run: open it with `graphscope view`"
+        return (
+            f"{path}: is a snapshot (its text begins with {{), not a script, so it is not run: "
+            "open it with `graphscope view`"
+        )
     if os.path.basename(path).lower().endswith(".json"):
-        return (f"{path}: is named as a snapshot, but its text is not one (a snapshot begins with {{), "
-                "so it is not run: if it is a script, give it a .py name")
+        return (
+            f"{path}: is named as a snapshot, but its text is not one (a snapshot begins with {{), "
+            "so it is not run: if it is a script, give it a .py name"
+        )
     return None
 
 

@@ -5,22 +5,22 @@ from __future__ import annotations
 import json
 import uuid
 
-from .atomic_file import write_atomically
-from ..record.node_table import NodeTable
 from ..record.model import (
     LeafGrad,
     OptimizerEvent,
     Record,
     SourceSite,
 )
+from ..record.node_table import NodeTable
+from ..record.summary_table import SummaryTable
+from ..record.tensor_summary import TensorSummary
+from .atomic_file import write_atomically
 from .columns_write import node_columns, tensor_columns
 from .format import (
     FORMAT,
     VERSION,
     gc_paused,
 )
-from ..record.summary_table import SummaryTable
-from ..record.tensor_summary import TensorSummary
 
 
 def dumps(record: Record) -> str:
@@ -45,8 +45,9 @@ def _pieces(record: Record) -> list:
         return f"{token}{len(blobs) - 1}"
 
     with gc_paused():
-        text = json.dumps(to_json(record, blob), ensure_ascii=True, allow_nan=False,
-                          check_circular=False, separators=(",", ":"))
+        text = json.dumps(
+            to_json(record, blob), ensure_ascii=True, allow_nan=False, check_circular=False, separators=(",", ":")
+        )
     pieces: list = []
     for i, raw in enumerate(blobs):
         before, text = text.split(f'"{token}{i}"', 1)
@@ -72,8 +73,11 @@ def _leaf_grad(lg: LeafGrad, add) -> list:
 def _optimizer_event(e: OptimizerEvent, add, site) -> dict:
     params = e.params
     return {
-        "kind": e.kind, "passes": e.passes, "optimizer": e.optimizer,
-        "settings": [list(kv) for kv in e.settings], "site": site(e.site),
+        "kind": e.kind,
+        "passes": e.passes,
+        "optimizer": e.optimizer,
+        "settings": [list(kv) for kv in e.settings],
+        "site": site(e.site),
         "params": {
             "leaf": [c.leaf for c in params],
             "label": [c.label for c in params],
@@ -117,44 +121,76 @@ def to_json(record: Record, blob) -> dict:
     passes = []
     for p in record.passes:
         steps = p.steps
-        passes.append({
-            "index": p.index, "loss": _num(p.loss),
-            "grad_norms": {k: _num(v) for k, v in p.grad_norms.items()},
-            "node_count": p.node_count, "detailed": p.detailed, "finished": p.finished,
-            "root": p.root, "order": list(p.order),
-            "steps": {
-                "node": [st.node for st in steps],
-                "grad_output": [add(st.grad_output) for st in steps],
-                "grad_inputs": [[add(g) for g in st.grad_inputs] for st in steps],
-                "leaf_grads": [[_leaf_grad(lg, add) for lg in st.leaf_grads] for st in steps],
-            },
-        })
+        passes.append(
+            {
+                "index": p.index,
+                "loss": _num(p.loss),
+                "grad_norms": {k: _num(v) for k, v in p.grad_norms.items()},
+                "node_count": p.node_count,
+                "detailed": p.detailed,
+                "finished": p.finished,
+                "root": p.root,
+                "order": list(p.order),
+                "steps": {
+                    "node": [st.node for st in steps],
+                    "grad_output": [add(st.grad_output) for st in steps],
+                    "grad_inputs": [[add(g) for g in st.grad_inputs] for st in steps],
+                    "leaf_grads": [[_leaf_grad(lg, add) for lg in st.leaf_grads] for st in steps],
+                },
+            }
+        )
     error = record.error
-    error_json = None if error is None else {
-        "type": error.type, "message": error.message, "traceback": error.traceback,
-        "node": error.node, "site": site(error.site),
-    }
-    findings = [{"kind": f.kind, "message": f.message, "node": f.node, "pass": f.pass_index,
-                 "parameter": f.parameter, "site": site(f.site)} for f in record.findings]
+    error_json = (
+        None
+        if error is None
+        else {
+            "type": error.type,
+            "message": error.message,
+            "traceback": error.traceback,
+            "node": error.node,
+            "site": site(error.site),
+        }
+    )
+    findings = [
+        {
+            "kind": f.kind,
+            "message": f.message,
+            "node": f.node,
+            "pass": f.pass_index,
+            "parameter": f.parameter,
+            "site": site(f.site),
+        }
+        for f in record.findings
+    ]
     optimizer = [_optimizer_event(e, add, site) for e in record.optimizer]
     m = record.metadata
     return {
         "format": FORMAT,
         "version": VERSION,
         "metadata": {
-            "script": m.script, "argv": list(m.argv), "started": m.started, "finished": m.finished,
-            "exit_code": m.exit_code, "graphscope_version": m.graphscope_version,
-            "python_version": m.python_version, "numpy_version": m.numpy_version,
-            "device": m.device, "keep_first": m.keep_first, "keep_last": m.keep_last,
-            "full_values_limit": m.full_values_limit, "memory_budget": m.memory_budget,
+            "script": m.script,
+            "argv": list(m.argv),
+            "started": m.started,
+            "finished": m.finished,
+            "exit_code": m.exit_code,
+            "graphscope_version": m.graphscope_version,
+            "python_version": m.python_version,
+            "numpy_version": m.numpy_version,
+            "device": m.device,
+            "keep_first": m.keep_first,
+            "keep_last": m.keep_last,
+            "full_values_limit": m.full_values_limit,
+            "memory_budget": m.memory_budget,
         },
         "sites": [{"file": s.file, "line": s.line, "function": s.function, "text": s.text} for s in site_list],
         "strings": list(columns.strings),
         "tensors": tensor_columns(table.concat(SummaryTable.from_summaries(items)) if items else table, blob),
         "nodes": node_columns(columns, blob),
         "passes": passes,
-        "console": [{"stream": c.stream, "text": c.text, "pass": c.pass_index, "step": c.step, "events": c.events}
-                    for c in record.console],
+        "console": [
+            {"stream": c.stream, "text": c.text, "pass": c.pass_index, "step": c.step, "events": c.events}
+            for c in record.console
+        ],
         "error": error_json,
         "findings": findings,
         "optimizer": optimizer,
@@ -163,5 +199,3 @@ def to_json(record: Record, blob) -> dict:
         "dropped_console": record.dropped_console,
         "rules": dict(record.rules),
     }
-
-

@@ -8,7 +8,6 @@ from typing import Any
 from graphscope.engine import backend
 from graphscope.engine.backend import device_of, namespace, to_host
 
-from .host import counts, fill_bool, single_bin
 from ..record.tensor_summary import (
     ARRAY_DTYPES,
     FULL_VALUES_LIMIT,
@@ -16,6 +15,7 @@ from ..record.tensor_summary import (
     PREVIEW_SIZE,
     TensorSummary,
 )
+from .host import counts, fill_bool, single_bin
 
 # Where each statistic sits in a summary's vector of float64s on the device; the histogram's 16
 # counts follow. An int64's extremes also travel as a (quotient, remainder) pair by 2**32, each
@@ -29,16 +29,19 @@ _WIDE_FLOATS = frozenset({"float32", "float64", "complex64", "complex128"})
 DeviceArray = Any
 
 
-def summarize_on_device(a: DeviceArray, xp: object = None, limit: int = FULL_VALUES_LIMIT,  # noqa: ARG001
-                        device: str | None = None) -> TensorSummary:
+def summarize_on_device(
+    a: DeviceArray,
+    xp: object = None,
+    limit: int = FULL_VALUES_LIMIT,
+    device: str | None = None,
+) -> TensorSummary:
     """Summarise one array with every reduction on its own device (see `summarize_on_device_batch`);
     any array module works, NumPy included. `xp`, the array's namespace, is found from the array
     itself (the argument is accepted for callers that pass it)."""
     return summarize_on_device_batch([a], limit, device)[0]
 
 
-def summarize_on_device_batch(arrays: list[DeviceArray], limit: int,
-                              device: str | None = None) -> list[TensorSummary]:
+def summarize_on_device_batch(arrays: list[DeviceArray], limit: int, device: str | None = None) -> list[TensorSummary]:
     """Summaries of arrays that live on one device, computed there: each array's statistics and
     histogram become one float64 vector, all the vectors are stacked and copied to the host at
     once, and so are the previews (or full values), concatenated per dtype. Only those cross:
@@ -59,7 +62,7 @@ def summarize_on_device_batch(arrays: list[DeviceArray], limit: int,
         if n == 0:
             continue
         flat = backend.reshape(a, (-1,))
-        piece = flat if n <= limit else flat[:min(n, PREVIEW_SIZE)]  # the standard has no slicing past the end
+        piece = flat if n <= limit else flat[: min(n, PREVIEW_SIZE)]  # the standard has no slicing past the end
         if kind == "c":
             piece = namespace(piece).real(piece)
         if name not in ARRAY_DTYPES:
@@ -75,8 +78,8 @@ def summarize_on_device_batch(arrays: list[DeviceArray], limit: int,
         for s, piece, full in pieces:
             size = int(piece.shape[0])
             if full:
-                s.values = host[start:start + size].reshape(s.shape)
-            s.preview = host[start:start + min(size, PREVIEW_SIZE)]
+                s.values = host[start : start + size].reshape(s.shape)
+            s.preview = host[start : start + min(size, PREVIEW_SIZE)]
             start += size
     if vectors:
         xp = namespace(vectors[0])
@@ -94,8 +97,12 @@ def _device_stats(flat: DeviceArray, kind: str, name: str) -> DeviceArray:
     f64 = xp.float64
     zero = backend.zeros((), f64, flat)
     if kind == "b":
-        return xp.concat([xp.reshape(xp.sum(backend.astype(flat, f64)), (1,)),
-                          backend.zeros((_STATS - 1 + HISTOGRAM_BINS,), f64, flat)])
+        return xp.concat(
+            [
+                xp.reshape(xp.sum(backend.astype(flat, f64)), (1,)),
+                backend.zeros((_STATS - 1 + HISTOGRAM_BINS,), f64, flat),
+            ]
+        )
     x = xp.real(flat) if kind == "c" else flat
     if name not in _WIDE_FLOATS:  # integers, float16 (whose sums overflow): in float64
         x = backend.astype(x, f64)

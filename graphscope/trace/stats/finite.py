@@ -72,8 +72,13 @@ def any_nonfinite(arrays: Iterable[DeviceArray], known_finite: Collection[int] =
         elif kind is Summarized:
             if a.summary.has_nonfinite:
                 return True
-        elif a is not None and kind not in NUMBER and backend.is_array(a) and id(a) not in known_finite \
-                and backend.dtype_kind(a) in "fc":
+        elif (
+            a is not None
+            and kind not in NUMBER
+            and backend.is_array(a)
+            and id(a) not in known_finite
+            and backend.dtype_kind(a) in "fc"
+        ):
             xp = namespace(a)
             flags.append(xp.any(xp.logical_not(xp.isfinite(a))))
     if small:

@@ -83,12 +83,29 @@ def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]
     append = out.append
     start = 0
     for a, row, n, lo, hi, mean, sd, norm, zf in zip(
-            arrays, hist, sizes.tolist(), lows.tolist(), highs.tolist(), means.tolist(), stds, norms, fractions):
-        view = cat[start:start + n]
+        arrays, hist, sizes.tolist(), lows.tolist(), highs.tolist(), means.tolist(), stds, norms, fractions
+    ):
+        view = cat[start : start + n]
         start += n
-        append(TensorSummary(a.shape, name, "cpu", n, lo, hi, mean, sd if n > 1 else None, norm, 0, 0, zf, row,
-                             view if n <= PREVIEW_SIZE else view[:PREVIEW_SIZE],
-                             None if n > limit else view if a.ndim == 1 else view.reshape(a.shape)))
+        append(
+            TensorSummary(
+                a.shape,
+                name,
+                "cpu",
+                n,
+                lo,
+                hi,
+                mean,
+                sd if n > 1 else None,
+                norm,
+                0,
+                0,
+                zf,
+                row,
+                view if n <= PREVIEW_SIZE else view[:PREVIEW_SIZE],
+                None if n > limit else view if a.ndim == 1 else view.reshape(a.shape),
+            )
+        )
     return out
 
 
@@ -133,6 +150,7 @@ def _scratch(name: str, dtype: DTypeLike, size: int, keep: int = _SCRATCH_LIMIT)
 
 # --- host (NumPy): the array is already where the statistics are wanted --------------------
 
+
 def summarize_host(a: np.ndarray, limit: int, device: str) -> TensorSummary:
     return summarize_hosts([a], limit, device)[0]
 
@@ -176,14 +194,14 @@ def _pieces(a: np.ndarray) -> Iterator[np.ndarray]:
     if a.flags.c_contiguous:
         flat = a.reshape(-1)
         for start in range(0, flat.size, PIECE):
-            yield flat[start:start + PIECE]
+            yield flat[start : start + PIECE]
         return
     if a.ndim == 0:
         yield a.reshape(1)
         return
     rows = max(1, PIECE // max(1, a.size // a.shape[0]))
     for start in range(0, a.shape[0], rows):
-        yield a[start:start + rows].reshape(-1)
+        yield a[start : start + rows].reshape(-1)
 
 
 def _finite_pieces(a: np.ndarray) -> Iterator[tuple[np.ndarray, int, float | None, float | None]]:
@@ -227,7 +245,7 @@ def fill_float_host(s: TensorSummary, a: np.ndarray, n: int) -> _Job | None:
         if lo <= 0.0 <= hi and not complex_:  # NaN and Inf are not zero
             zeros += _zeros(fin)
         mn, mx = (lo, hi) if mn is None or mx is None else (min(mn, lo), max(mx, hi))
-        sample.append(fin[(-m) % step::step])
+        sample.append(fin[(-m) % step :: step])
         m += fin.size
         total += _total(fin)
         part = float(np.vdot(fin, fin))
@@ -248,8 +266,9 @@ def fill_float_host(s: TensorSummary, a: np.ndarray, n: int) -> _Job | None:
         s.norm = math.sqrt(squares)
     else:
         big = max(abs(mn), abs(mx))
-        s.norm = big * math.sqrt(sum(float(np.vdot(x, x)) for x in (f.astype(np.float64) / big
-                                                                    for f, *_ in _finite_pieces(a))))
+        s.norm = big * math.sqrt(
+            sum(float(np.vdot(x, x)) for x in (f.astype(np.float64) / big for f, *_ in _finite_pieces(a)))
+        )
     s.min, s.max, s.mean = mn, mx, mean
     if m > 1:
         spread = squares - m * mean * mean
@@ -349,8 +368,10 @@ def _histograms(jobs: list[_Job]) -> list[np.ndarray]:
         if not all(g[3] < 1e30 for g in group):
             np.clip(index, 0, HISTOGRAM_BINS - 1, out=index)
         index += firsts
-        counted = _scaled(np.bincount(index.reshape(-1), minlength=k * HISTOGRAM_BINS).reshape(k, HISTOGRAM_BINS),
-                          np.array([jobs[g[0]][3] for g in group], dtype=np.int64))
+        counted = _scaled(
+            np.bincount(index.reshape(-1), minlength=k * HISTOGRAM_BINS).reshape(k, HISTOGRAM_BINS),
+            np.array([jobs[g[0]][3] for g in group], dtype=np.int64),
+        )
         counted.flags.writeable = False
         for g, row in zip(group, counted):
             out[g[0]] = row

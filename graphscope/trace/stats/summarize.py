@@ -14,6 +14,14 @@ import numpy as np
 from graphscope.engine.backend import device_of
 from graphscope.engine.backend import numpy_dtype_name as dtype_name
 
+from ..record.tensor_summary import (
+    ARRAY_DTYPES,
+    FULL_VALUES_LIMIT,
+    HISTOGRAM_BINS,
+    PREVIEW_SIZE,
+    Summarized,
+    TensorSummary,
+)
 from .device import DeviceArray, summarize_on_device, summarize_on_device_batch
 from .host import (
     PIECE,
@@ -23,22 +31,28 @@ from .host import (
     summarize_host,
     summarize_hosts,
 )
-from ..record.tensor_summary import (
-    ARRAY_DTYPES,
-    FULL_VALUES_LIMIT,
-    HISTOGRAM_BINS,
-    PREVIEW_SIZE,
-    Summarized,
-    TensorSummary,
-)
 
-__all__ = ["ARRAY_DTYPES", "BATCH_LIMIT", "FULL_VALUES_LIMIT", "HISTOGRAM_BINS", "PIECE", "PREVIEW_SIZE", "Summarized",
-           "TensorSummary", "counts", "dtype_name", "summarize",
-           "summarize_many", "summarize_on_device", "summarize_value"]
+__all__ = [
+    "ARRAY_DTYPES",
+    "BATCH_LIMIT",
+    "FULL_VALUES_LIMIT",
+    "HISTOGRAM_BINS",
+    "PIECE",
+    "PREVIEW_SIZE",
+    "Summarized",
+    "TensorSummary",
+    "counts",
+    "dtype_name",
+    "summarize",
+    "summarize_many",
+    "summarize_on_device",
+    "summarize_value",
+]
 
 
-def summarize(array: DeviceArray, full_values_limit: int = FULL_VALUES_LIMIT,
-              device: str | None = None) -> TensorSummary:
+def summarize(
+    array: DeviceArray, full_values_limit: int = FULL_VALUES_LIMIT, device: str | None = None
+) -> TensorSummary:
     """Summarise an array of any graphscope device on that device."""
     if type(array) is np.ndarray or isinstance(array, np.generic):
         return summarize_host(np.asarray(array), full_values_limit, device or "cpu")
@@ -52,7 +66,7 @@ def summarize_value(value: Any) -> TensorSummary | None:  # Any: what the script
     if kind is bool:
         dtype = np.bool_
     elif kind is int:
-        dtype = np.int64 if -2**63 <= value < 2**63 else np.float64
+        dtype = np.int64 if -(2**63) <= value < 2**63 else np.float64
     elif kind is float:
         dtype = np.float64
     else:
@@ -75,8 +89,9 @@ def summarize_value(value: Any) -> TensorSummary | None:  # Any: what the script
 BATCH_LIMIT = 4096  # arrays up to this size share the vectorised statistics of summarize_many
 
 
-def summarize_many(arrays: Sequence[DeviceArray | Summarized],
-                   full_values_limit: int = FULL_VALUES_LIMIT) -> list[TensorSummary]:
+def summarize_many(
+    arrays: Sequence[DeviceArray | Summarized], full_values_limit: int = FULL_VALUES_LIMIT
+) -> list[TensorSummary]:
     """Summaries of many device arrays at once. Small float NumPy arrays are reduced together,
     a batch per dtype (one segmented pass per statistic instead of a dozen small calls each);
     other NumPy arrays one by one, their histograms binned together; the arrays of each other
@@ -103,8 +118,9 @@ def summarize_many(arrays: Sequence[DeviceArray | Summarized],
         else:
             devices.setdefault(device_of(a), []).append(i)
     for device, indices in devices.items():
-        for i, s in zip(indices, summarize_on_device_batch([arrays[i] for i in indices], full_values_limit,
-                                                      str(device))):
+        for i, s in zip(
+            indices, summarize_on_device_batch([arrays[i] for i in indices], full_values_limit, str(device))
+        ):
             out[i] = s
     for indices in batches.values():
         alike = cast(list[np.ndarray], [arrays[i] for i in indices])  # NumPy arrays, as sorted above
