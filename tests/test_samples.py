@@ -146,6 +146,7 @@ def test_every_sample_has_a_brief_run_and_an_output_check():
     assert sorted(CHECKS) == sorted(BRIEF_ARGV) == [p.name for p in SAMPLES]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CHECKS))
 def test_sample_runs_and_prints_what_it_learned(name):
     CHECKS[name](run_sample(name, *BRIEF_ARGV[name]))

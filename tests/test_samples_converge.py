@@ -17,6 +17,7 @@ def load(name):
     return module
 
 
+@pytest.mark.slow
 def test_training_loop_loss_falls_and_test_accuracy_is_high():
     history = load("training_loop").main(verbose=False)
     losses = [epoch["train_loss"] for epoch in history]
@@ -25,12 +26,14 @@ def test_training_loop_loss_falls_and_test_accuracy_is_high():
     assert history[-1]["accuracy"] >= 0.85
 
 
+@pytest.mark.slow
 def test_spiral_classifier_reaches_95_percent_training_accuracy():
     result = load("spiral_classifier").main(verbose=False)
     assert result["accuracy"] >= 0.95
     assert result["losses"][-1] < 0.2 * result["losses"][0]
 
 
+@pytest.mark.slow
 def test_char_bigram_mlp_loss_falls_well_below_uniform_guessing():
     result = load("char_bigram_mlp").main(verbose=False)
     assert result["losses"][0] == pytest.approx(result["uniform_loss"], abs=0.3)
@@ -38,6 +41,7 @@ def test_char_bigram_mlp_loss_falls_well_below_uniform_guessing():
     assert len(result["sample"]) == 121
 
 
+@pytest.mark.slow
 def test_char_lstm_loss_falls_far_below_uniform_guessing_and_it_writes_words_of_its_text():
     sample = load("char_lstm")
     result = sample.main(verbose=False)
@@ -89,6 +93,7 @@ def test_exploding_nan_is_born_in_the_log_of_sigma():
     assert "sigma.log()" in source and "the NaN is born here" in source
 
 
+@pytest.mark.slow
 def test_small_cnn_tells_bar_orientations_apart_on_held_out_images():
     result = load("small_cnn").main(verbose=False)
     losses = result["losses"]
@@ -97,6 +102,7 @@ def test_small_cnn_tells_bar_orientations_apart_on_held_out_images():
     assert result["accuracy"] >= 0.93
 
 
+@pytest.mark.slow
 def test_data_loading_learns_the_curve_and_generalises_to_the_held_out_split():
     history = load("data_loading").main(verbose=False)
     assert history[-1]["train_loss"] < 0.02 * history[0]["train_loss"]

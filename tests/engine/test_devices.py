@@ -263,13 +263,16 @@ CONFORMANCE = ["tests/engine/test_ops_arithmetic.py", "tests/engine/test_ops_una
                "tests/engine/test_keyword_arguments.py", "tests/engine/test_convenience_names.py"]
 
 
+@pytest.mark.slow
 @pytest.mark.runs_long
 def test_conformance_suite_nn_and_optim_pass_on_the_strict_device():
     """The op conformance suite, nn and optim, all on array-api-strict (the samples run there in
     tests/trace/test_samples_recorded.py, which test_device_summaries runs on it)."""
     env = dict(os.environ, GRAPHSCOPE_TEST_DEVICE="strict", PYTHONPATH=str(ROOT))
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *CONFORMANCE],
+        # Less the tests marked slow: they are about size (a 100,000-node chain), which the CPU run checks,
+        # and take no device path that the fast tests do not.
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-m", "not slow", *CONFORMANCE],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
     )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]

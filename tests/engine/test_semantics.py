@@ -293,6 +293,7 @@ def test_max_over_dim_sends_tied_gradient_to_returned_index():
 # --- depth --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_backward_through_100000_node_chain_has_no_recursion_error():
     x = leaf(1.0, dtype=gs.float64)
     y = x

@@ -324,6 +324,7 @@ def test_a_scripts_error_at_its_limits_and_one_either_side_loads_with_what_fits(
     _held([error.message], "e" * (LONG + d), FIELDS["error.message"])
 
 
+@pytest.mark.slow
 def test_a_traceback_at_its_limit_and_one_either_side_loads_with_its_end(tmp_path):
     short = _limited_run(tmp_path, 0, "traceback:100").error.traceback
     around = len(short) - 100  # the traceback beside its message

@@ -77,6 +77,7 @@ def _interrupt(tmp_path, source, delay):
     return run.returncode, stdout, stderr, out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trial", range(10))
 def test_ctrl_c_at_a_random_moment_exits_130_with_an_export_that_loads(tmp_path, trial):
     code, _, stderr, out = _interrupt(tmp_path, TRAINING, random.Random(trial).uniform(0.0, 1.5))

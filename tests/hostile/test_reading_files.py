@@ -122,6 +122,7 @@ def test_losses_at_the_ends_of_the_float_range_are_summarised_and_exported(tmp_p
     assert [p.loss for p in loads(out).passes] == [1.7e308, -1.7e308, 1.7e308, 1.0]
 
 
+@pytest.mark.slow
 def test_generated_damaged_snapshots_are_each_one_clear_error(tmp_path):
     """Truncations and value swaps at random places of a valid snapshot: SnapshotError, never another exception."""
     text = snapshot.dumps(_record())

@@ -3,10 +3,25 @@
 import os
 import re
 
+import pytest
+
 from tests.graphscope_command import graphscope, script
 
-
 EQUATION = os.path.join("samples", "gradients_of_an_equation.py")
+
+
+@pytest.fixture(scope="module")
+def equation_explained():
+    """`graphscope explain` on the equation sample, run once for the tests that only read it."""
+    return graphscope("explain", EQUATION)
+
+
+@pytest.fixture(scope="module")
+def equation_snapshot(tmp_path_factory):
+    """The equation sample's headless export, made once for the tests that only read it."""
+    snap = tmp_path_factory.mktemp("equation") / "run.json"
+    assert graphscope("run", "--headless", "--export", str(snap), EQUATION).returncode == 0
+    return snap
 
 
 TWO_PASSES = """
@@ -18,8 +33,8 @@ TWO_PASSES = """
 """
 
 
-def test_explain_prints_each_step_with_its_line_rule_and_numbers():
-    result = graphscope("explain", EQUATION)
+def test_explain_prints_each_step_with_its_line_rule_and_numbers(equation_explained):
+    result = equation_explained
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert out.startswith(f"Backward pass 0 of {EQUATION}\nPass 0 of 3, loss 53: 5 steps, from sum back")
@@ -60,12 +75,10 @@ def test_no_such_file_is_an_error(tmp_path):
     assert (result.returncode, result.stderr) == (2, f"graphscope: {tmp_path / 'nope.py'}: no such file\n")
 
 
-def test_a_snapshot_is_explained_as_its_script_was(tmp_path):
-    snap = tmp_path / "run.json"
-    assert graphscope("run", "--headless", "--export", str(snap), EQUATION).returncode == 0
-    from_snapshot = graphscope("explain", str(snap))
+def test_a_snapshot_is_explained_as_its_script_was(equation_snapshot, equation_explained):
+    from_snapshot = graphscope("explain", str(equation_snapshot))
     assert from_snapshot.returncode == 0, from_snapshot.stderr
-    assert from_snapshot.stdout == graphscope("explain", EQUATION).stdout
+    assert from_snapshot.stdout == equation_explained.stdout
 
 
 def test_a_snapshot_pass_outside_its_detail_window_says_how_to_get_it(tmp_path):
@@ -85,9 +98,8 @@ def test_a_snapshot_pass_outside_its_detail_window_says_how_to_get_it(tmp_path):
     assert on_the_script.returncode == 0 and on_the_script.stdout.startswith(f"Backward pass 2 of {path}")
 
 
-def test_a_snapshot_takes_no_script_options(tmp_path):
-    snap = tmp_path / "run.json"
-    assert graphscope("run", "--headless", "--export", str(snap), EQUATION).returncode == 0
+def test_a_snapshot_takes_no_script_options(equation_snapshot):
+    snap = equation_snapshot
     for options in (["--as-torch"], ["--full-values", "100000"]):
         result = graphscope("explain", *options, str(snap))
         assert (result.returncode, result.stderr) == (

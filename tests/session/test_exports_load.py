@@ -21,6 +21,7 @@ def assert_loads(record, where: str) -> None:
     assert loaded.nodes.keys() == record.nodes.keys(), where
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SAMPLES, ids=[p.name for p in SAMPLES])
 def test_an_export_at_steps_all_over_the_first_two_passes_and_at_a_nan_stop_loads(path, run_session):
     driver = run_session(path=path, argv=BRIEF_ARGV[path.name])

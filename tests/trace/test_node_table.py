@@ -38,6 +38,7 @@ def test_a_summary_table_reads_back_each_summary(items):
     assert [table[i] for i in range(len(table))] == items
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(records())
 def test_columns_read_back_every_node_in_creation_order(record):

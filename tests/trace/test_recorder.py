@@ -289,6 +289,7 @@ def test_tensors_used_after_backward_do_not_pile_up():
     assert len(rec.nodes) < 6 * 20 and snapshot.loads(snapshot.dumps(rec)) == rec
 
 
+@pytest.mark.slow
 def test_memory_stays_bounded_over_10000_iterations():
     w = gs.tensor([0.5, -0.5], requires_grad=True)
     x = gs.tensor([1.0, 2.0])

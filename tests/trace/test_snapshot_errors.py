@@ -390,6 +390,7 @@ json_values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_any_single_change_to_a_valid_snapshot_loads_or_raises_snapshot_error(data):
@@ -426,6 +427,7 @@ def _record_with_long_arrays():
     return record
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_reading_bytes_lifts_long_arrays_out_and_reads_as_the_text_does(data):

@@ -6,6 +6,7 @@ from importlib import resources
 
 import jsonschema
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 
 from graphscope.trace import snapshot
@@ -24,12 +25,14 @@ def _strict(text):
     return json.loads(text, parse_constant=refuse)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(records())
 def test_load_of_dump_equals_the_record(record):
     assert snapshot.loads(snapshot.dumps(record)) == record
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(records())
 def test_every_generated_export_is_strict_json_valid_against_the_schema(record):

@@ -79,6 +79,7 @@ async def test_the_passes_view_shows_the_optimizer_s_events_between_the_passes()
             assert any(row[:2] == ["w", fit_number(update.norm, 10)] for row in shown)
 
 
+@pytest.mark.slow
 async def test_a_parameter_after_a_step_shows_its_value_before_the_update_and_after():
     with live_app(SCRIPTS / "sgd_line.py", pause=False) as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
@@ -155,6 +156,7 @@ async def test_a_step_breakpoint_from_the_dialog_pauses_on_a_parameter_the_step_
             assert "end of pass (5 steps) · breakpoint 2: optimizer step" in screen_text(app)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 async def test_a_hand_written_update_shows_in_the_passes_view_and_the_rule_tab_as_a_step_does(size):
     with live_app(SCRIPTS / "hand_update_line.py", pause=False) as (app, session):

@@ -13,6 +13,8 @@ import pytest
 from graphscope.trace import snapshot
 from tests.waiting import wait_until
 
+pytestmark = pytest.mark.slow  # the installed app in tmux, the whole training loop sample
+
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "samples" / "training_loop.py"
 

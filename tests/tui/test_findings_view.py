@@ -21,6 +21,7 @@ def selected(app):
     return app.query_one(NodeDetails).node_id
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 async def test_f_lists_each_finding_with_its_pass_node_and_line(size):
     with live_app(SAMPLES / "forgot_zero_grad.py", ["4"], pause=False) as (app, session):
@@ -40,6 +41,7 @@ async def test_f_lists_each_finding_with_its_pass_node_and_line(size):
             assert bar in screen_text(app)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 async def test_enter_on_a_finding_jumps_to_its_node_in_the_graph(size):
     with live_app(SAMPLES / "forgot_zero_grad.py", ["4"], pause=False) as (app, session):
@@ -78,6 +80,7 @@ async def test_a_run_without_findings_says_so():
             assert app.query_one(FindingsView).findings == []
 
 
+@pytest.mark.slow
 async def test_a_finding_appears_at_the_pause_after_the_run_shows_it():
     with live_app(SAMPLES / "forgot_zero_grad.py", ["4"]) as (app, session):
         async with app.run_test(size=(80, 24)) as pilot:
@@ -109,6 +112,7 @@ def findings_shown(app) -> list:
     return [(f.kind, f.pass_index, f.node, f.message) for f in view.findings]
 
 
+@pytest.mark.slow
 async def test_the_same_keys_show_the_same_findings_live_and_in_the_snapshot(tmp_path):
     export, live, seen = tmp_path / "run.json", [], []
     with live_app(SAMPLES / "exploding_nan.py", BRIEF_ARGV["exploding_nan.py"]) as (app, session):

@@ -97,6 +97,7 @@ async def test_clicking_a_name_that_looks_like_a_click_action_does_nothing():
         assert app.is_running
 
 
+@pytest.mark.slow
 async def test_find_shows_and_finds_hostile_names():
     app = make_app()
     async with app.run_test(size=(140, 45)) as pilot:

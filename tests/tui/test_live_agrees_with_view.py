@@ -118,6 +118,7 @@ async def view_run(export: Path) -> list:
     return seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", [p.name for p in sorted(SAMPLES.glob("*.py"))])
 async def test_the_same_keys_show_the_same_thing_live_and_in_the_snapshot(name, tmp_path):
     export = tmp_path / "run.json"

@@ -1,6 +1,8 @@
 """Where passes were not kept in detail, the passes view and the status line say so and how to keep them;
 run with every pass kept, `p` walks back through all of them."""
 
+import pytest
+
 from graphscope.trace.recording.keeping import Policy
 from graphscope.tui.passes_view import PassesView
 from graphscope.tui.stepper import Stepper
@@ -31,6 +33,7 @@ async def back_to(pilot, session, pass_index: int, step: int) -> None:
         assert session.state.pass_index >= pass_index, "p went past the pass"
 
 
+@pytest.mark.slow
 async def test_the_passes_view_says_which_passes_were_not_kept_and_how_to_keep_them():
     with live_app(SAMPLES / "forgot_zero_grad.py") as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
@@ -52,6 +55,7 @@ async def test_the_passes_view_says_which_passes_were_not_kept_and_how_to_keep_t
                                   f"({HINT} to keep every pass).")
 
 
+@pytest.mark.slow
 async def test_the_status_line_says_so_where_p_jumps_over_passes_not_kept():
     with live_app(SAMPLES / "forgot_zero_grad.py") as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
@@ -67,6 +71,7 @@ async def test_the_status_line_says_so_where_p_jumps_over_passes_not_kept():
             assert "not kept" not in stepper(app)
 
 
+@pytest.mark.slow
 async def test_with_every_pass_kept_p_reaches_the_passes_where_the_grads_pile_up():
     with live_app(SAMPLES / "forgot_zero_grad.py", policy=Policy(keep_first=0, keep_last=None)) as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:

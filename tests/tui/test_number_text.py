@@ -37,6 +37,7 @@ def assert_honest(text: str, value: float, width: int) -> None:
     assert abs(shown - value) <= claimed_error(text) * (1 + 1e-9) + abs(value) * 1e-15, (value, width, text)
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(MAGNITUDES, st.booleans(), WIDTHS)
 def test_a_number_parses_back_within_the_precision_it_shows(magnitude, negative, width):

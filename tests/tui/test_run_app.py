@@ -2,6 +2,8 @@
 
 import os
 
+import pytest
+
 from graphscope.trace import snapshot
 from graphscope.tui.export_dialog import ExportDialog
 from graphscope.tui.graph_tree import GraphTree
@@ -77,6 +79,7 @@ async def test_n_at_the_end_of_a_pass_moves_on_to_the_next_pass_and_p_comes_back
             await wait_for_text(pilot, "pass 0 · end of pass")
 
 
+@pytest.mark.slow
 async def test_a_burst_of_n_presses_takes_every_step():
     with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
@@ -220,6 +223,7 @@ async def test_the_samples_nan_is_caught_by_the_nan_breakpoint():
                            and session.record.nodes[selected(app)].op == "log")
 
 
+@pytest.mark.slow
 async def test_the_views_switch_on_a_live_run():
     with live_app(SAMPLES / "training_loop.py") as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:

@@ -146,6 +146,7 @@ async def test_escape_closes_find_without_moving():
         assert selected(app) == before
 
 
+@pytest.mark.slow
 async def test_v_cycles_graph_modules_timeline_passes_findings():
     app = make_app()
     async with app.run_test() as pilot:
@@ -297,6 +298,7 @@ async def test_capital_b_adds_toggles_and_removes_breakpoints():
         await wait_for(pilot, lambda: not isinstance(app.screen, BreakpointsScreen))
 
 
+@pytest.mark.slow
 async def test_the_command_palette_runs_debugger_actions():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
