@@ -28,13 +28,6 @@ sys.path.insert(0, ROOT)
 from fresh_process import run_fresh  # bench/fresh_process.py, beside this file
 
 from graphscope.trace import snapshot
-from graphscope.trace.record.node_table import (
-    IS_LEAF,
-    NONE,
-    REQUIRES_GRAD,
-    NodeColumns,
-    NodeTable,
-)
 from graphscope.trace.record.model import (
     BackwardPass,
     Metadata,
@@ -43,8 +36,15 @@ from graphscope.trace.record.model import (
     SourceSite,
     Step,
 )
-from graphscope.trace.stats.summarize import summarize
+from graphscope.trace.record.node_table import (
+    IS_LEAF,
+    NONE,
+    REQUIRES_GRAD,
+    NodeColumns,
+    NodeTable,
+)
 from graphscope.trace.record.summary_table import SummaryTable
+from graphscope.trace.stats.summarize import summarize
 
 OPS = ("matmul", "add", "relu", "mul", "sum", "exp", "log", "softmax")
 

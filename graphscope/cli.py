@@ -129,8 +129,8 @@ def _add_summary(subcommands) -> None:
 
 
 def _summary(args) -> int:
-    from graphscope.trace.snapshot import SnapshotError, load
     from graphscope.trace.report.summary_report import print_summary
+    from graphscope.trace.snapshot import SnapshotError, load
 
     try:
         record = load(args.snapshot)

@@ -18,16 +18,19 @@ import pytest
 
 def pytest_addoption(parser):
     parser.addoption(
-        "--device", default=os.environ.get("GRAPHSCOPE_TEST_DEVICE", "cpu"),
-        help="graphscope's default device for the tests: cpu (default), strict or cuda "
-             "(also GRAPHSCOPE_TEST_DEVICE)",
+        "--device",
+        default=os.environ.get("GRAPHSCOPE_TEST_DEVICE", "cpu"),
+        help="graphscope's default device for the tests: cpu (default), strict or cuda (also GRAPHSCOPE_TEST_DEVICE)",
     )
 
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "cpu_only: about CPU tensors themselves; skipped on other test devices")
-    config.addinivalue_line("markers", "runs_long: a sub-suite run in a subprocess (tens of seconds); started "
-                                       "first so that the parallel workers do not wait for it at the end")
+    config.addinivalue_line(
+        "markers",
+        "runs_long: a sub-suite run in a subprocess (tens of seconds); started "
+        "first so that the parallel workers do not wait for it at the end",
+    )
     device = config.getoption("--device")
     if device == "cpu":
         return

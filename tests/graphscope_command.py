@@ -20,14 +20,21 @@ def env(**extra) -> dict:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, import_path)), **extra}
 
 
-def graphscope(*args, cwd=ROOT, input=None, stdin=subprocess.DEVNULL, timeout=HANG_SECONDS, memory=None,
-               **extra_env):
+def graphscope(*args, cwd=ROOT, input=None, stdin=subprocess.DEVNULL, timeout=HANG_SECONDS, memory=None, **extra_env):
     """`python -m graphscope ARGS` with this worktree's code, `input` on its stdin when given, its address space
     capped at `memory` bytes when given (a case that must not exhaust memory fails instead of swapping)."""
-    return subprocess.run([sys.executable, "-m", "graphscope", *map(str, args)], capture_output=True, text=True,
-                          cwd=cwd, env=env(**extra_env), input=input, stdin=None if input is not None else stdin,
-                          timeout=timeout, check=False,
-                          preexec_fn=None if memory is None else lambda: _cap_memory(memory))
+    return subprocess.run(
+        [sys.executable, "-m", "graphscope", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env(**extra_env),
+        input=input,
+        stdin=None if input is not None else stdin,
+        timeout=timeout,
+        check=False,
+        preexec_fn=None if memory is None else lambda: _cap_memory(memory),
+    )
 
 
 def _cap_memory(limit: int) -> None:

@@ -44,37 +44,76 @@ def mlp_record(passes: int = 3, stepped: int | None = None, losses=None) -> Reco
     losses = losses or [1.5 / (k + 1) for k in range(passes)]
     nid = 0
     for k in range(passes):
+
         def add(op, name, inputs, value, k=k, **kw):
             nonlocal nid
             nid += 1
             record.nodes[nid] = Node(nid, op, name, tuple(inputs), k, s(value), **kw)
             return nid
+
         xi = add("tensor", "", [], x, is_leaf=True)
-        w1i = add("parameter", "", [], w1, requires_grad=True, is_leaf=True, parameter="fc1.weight",
-                  module="model.fc1")
-        b1i = add("parameter", "", [], b1, requires_grad=True, is_leaf=True, parameter="fc1.bias",
-                  module="model.fc1")
-        w2i = add("parameter", "", [], w2, requires_grad=True, is_leaf=True, parameter="fc2.weight",
-                  module="model.fc2")
+        w1i = add("parameter", "", [], w1, requires_grad=True, is_leaf=True, parameter="fc1.weight", module="model.fc1")
+        b1i = add("parameter", "", [], b1, requires_grad=True, is_leaf=True, parameter="fc1.bias", module="model.fc1")
+        w2i = add("parameter", "", [], w2, requires_grad=True, is_leaf=True, parameter="fc2.weight", module="model.fc2")
         yi = add("tensor", "", [], y, is_leaf=True)
         h = x @ w1
-        mm1 = add("matmul", "MmBackward0", [xi, w1i], h, requires_grad=True, module="model.fc1",
-                  site=site(10, "h = x @ self.w1"), saved=("self", "other"))
+        mm1 = add(
+            "matmul",
+            "MmBackward0",
+            [xi, w1i],
+            h,
+            requires_grad=True,
+            module="model.fc1",
+            site=site(10, "h = x @ self.w1"),
+            saved=("self", "other"),
+        )
         h = h + b1
-        add1 = add("add", "AddBackward0", [mm1, b1i], h, requires_grad=True, module="model.fc1",
-                   site=site(10, "h = x @ self.w1 + self.b1"))
+        add1 = add(
+            "add",
+            "AddBackward0",
+            [mm1, b1i],
+            h,
+            requires_grad=True,
+            module="model.fc1",
+            site=site(10, "h = x @ self.w1 + self.b1"),
+        )
         r = np.maximum(h, 0)
-        relu = add("relu", "ReluBackward0", [add1], r, requires_grad=True, module="model",
-                   site=site(11, "h = h.relu()"), saved=("result",), dead_units=(1, 5))
+        relu = add(
+            "relu",
+            "ReluBackward0",
+            [add1],
+            r,
+            requires_grad=True,
+            module="model",
+            site=site(11, "h = h.relu()"),
+            saved=("result",),
+            dead_units=(1, 5),
+        )
         o = r @ w2
-        mm2 = add("matmul", "MmBackward0", [relu, w2i], o, requires_grad=True, module="model.fc2",
-                  site=site(12, "out = h @ self.w2"), saved=("self", "other"))
+        mm2 = add(
+            "matmul",
+            "MmBackward0",
+            [relu, w2i],
+            o,
+            requires_grad=True,
+            module="model.fc2",
+            site=site(12, "out = h @ self.w2"),
+            saved=("self", "other"),
+        )
         d = o - y
         sub = add("sub", "SubBackward0", [mm2, yi], d, requires_grad=True, site=site(20, "d = out - y"))
-        sq = add("mul", "MulBackward0", [sub, sub], d * d, requires_grad=True, site=site(21, "sq = d * d"),
-                 saved=("self", "other"))
-        loss = add("mean", "MeanBackward0", [sq], np.float32(losses[k]), requires_grad=True,
-                   site=site(22, "loss = sq.mean()"))
+        sq = add(
+            "mul",
+            "MulBackward0",
+            [sub, sub],
+            d * d,
+            requires_grad=True,
+            site=site(21, "sq = d * d"),
+            saved=("self", "other"),
+        )
+        loss = add(
+            "mean", "MeanBackward0", [sq], np.float32(losses[k]), requires_grad=True, site=site(22, "loss = sq.mean()")
+        )
         order = (loss, sq, sub, mm2, relu, add1, mm1)
         steps = []
         for n in order:
@@ -82,12 +121,26 @@ def mlp_record(passes: int = 3, stepped: int | None = None, losses=None) -> Reco
             shape = node.output.shape
             grad_out = s(np.full(shape, 0.25, np.float32) if shape else np.float32(1.0))
             grads_in = [s(np.full(record.nodes[i].output.shape, 0.1, np.float32)) for i in node.inputs]
-            leaf = [LeafGrad(i, grads_in[j]) for j, i in enumerate(node.inputs) if record.nodes[i].requires_grad
-                    and record.nodes[i].is_leaf]
+            leaf = [
+                LeafGrad(i, grads_in[j])
+                for j, i in enumerate(node.inputs)
+                if record.nodes[i].requires_grad and record.nodes[i].is_leaf
+            ]
             steps.append(Step(n, grad_out, grads_in, leaf))
         count = len(order) if stepped is None else stepped
-        record.passes.append(BackwardPass(k, losses[k], {"fc1.weight": 0.5 + k, "fc1.bias": 0.1, "fc2.weight": 0.3},
-                                          12, True, count == len(order), loss, order, steps[:count]))
+        record.passes.append(
+            BackwardPass(
+                k,
+                losses[k],
+                {"fc1.weight": 0.5 + k, "fc1.bias": 0.1, "fc2.weight": 0.3},
+                12,
+                True,
+                count == len(order),
+                loss,
+                order,
+                steps[:count],
+            )
+        )
         record.console.append(ConsoleLine("stdout", f"step {k} loss {losses[k]:.4f}", k))
     return record
 
@@ -115,9 +168,14 @@ def failed_record() -> Record:
     record = mlp_record(passes=1, stepped=3)
     record.passes[0].finished = False
     failing = record.passes[0].order[3]
-    record.error = ScriptError("RuntimeError", "shapes do not match", "Traceback (most recent call last):\n"
-                               '  File "/nowhere/mlp.py", line 12, in forward\nRuntimeError: shapes do not match\n',
-                               failing, site(12, "out = h @ self.w2"))
+    record.error = ScriptError(
+        "RuntimeError",
+        "shapes do not match",
+        "Traceback (most recent call last):\n"
+        '  File "/nowhere/mlp.py", line 12, in forward\nRuntimeError: shapes do not match\n',
+        failing,
+        site(12, "out = h @ self.w2"),
+    )
     record.metadata.exit_code = 1
     return record
 
@@ -140,8 +198,12 @@ def hostile_record() -> Record:
         node.saved = (h,)
     record.passes[0].grad_norms = {h: 1.0 for h in HOSTILE}
     record.console = [ConsoleLine("stdout", f"print {h}", 0) for h in HOSTILE]
-    record.error = ScriptError("Value[/]Error", "[bold oops [@click=app.quit]x",
-                               "Traceback [/]\n[bold]\n[@click=app.quit]x\n", record.passes[0].order[0])
+    record.error = ScriptError(
+        "Value[/]Error",
+        "[bold oops [@click=app.quit]x",
+        "Traceback [/]\n[bold]\n[@click=app.quit]x\n",
+        record.passes[0].order[0],
+    )
     record.metadata.script = "/nowhere/[bold]script[/].py"
     return record
 
@@ -155,10 +217,33 @@ def big_record(n: int = 100_000) -> Record:
     nodes = {}
     for i in range(n):
         if i % 10 == 0:
-            nodes[i] = Node(i, "parameter", "", (), 0, pool[i % 16], True, True, f"layers.{i // 10}.weight",
-                            f"model.layers.{i // 10}", sites[i % 20])
+            nodes[i] = Node(
+                i,
+                "parameter",
+                "",
+                (),
+                0,
+                pool[i % 16],
+                True,
+                True,
+                f"layers.{i // 10}.weight",
+                f"model.layers.{i // 10}",
+                sites[i % 20],
+            )
         else:
             op = ops[i % len(ops)]
-            nodes[i] = Node(i, op, f"{op.title()}Backward0", (i - 1, i - i % 10), 0, pool[i % 16], True, False,
-                            None, f"model.layers.{i // 10}", sites[i % 20], ("self", "other"))
+            nodes[i] = Node(
+                i,
+                op,
+                f"{op.title()}Backward0",
+                (i - 1, i - i % 10),
+                0,
+                pool[i % 16],
+                True,
+                False,
+                None,
+                f"model.layers.{i // 10}",
+                sites[i % 20],
+                ("self", "other"),
+            )
     return Record(metadata=Metadata(script="/home/user/train.py"), nodes=nodes)

@@ -21,4 +21,4 @@ def test_ci_runs_the_readmes_install_and_test_command():
     install, test = readme_test_command()
     lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
     assert install in lines
-    assert any(line.startswith(f'{test} "$@"') for line in lines), f"no `{test} \"$@\"` line in .ci/run"
+    assert any(line.startswith(f'{test} "$@"') for line in lines), f'no `{test} "$@"` line in .ci/run'

@@ -17,9 +17,7 @@ def run_python(*args: str) -> subprocess.CompletedProcess:
     """Run a fresh interpreter with the repository importable even if not installed."""
     import_path = [str(ROOT), os.environ.get("PYTHONPATH", "")]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, import_path)))
-    return subprocess.run(
-        [sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
-    )
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
 
 
 def test_version_prints_the_package_version(capsys):

@@ -105,8 +105,9 @@ def test_a_trace_room_imports_only_the_rooms_below_it(name):
     for path in sources(TRACE / name):
         for module, _ in imported(path):
             used = room(module)
-            assert used is None or used in below, \
+            assert used is None or used in below, (
                 f"{path.relative_to(PACKAGE)} imports {module}: trace/{name} may import only {', '.join(below)}"
+            )
 
 
 def test_only_the_report_room_draws_with_rich():
@@ -123,8 +124,9 @@ def test_a_file_over_450_lines_says_why_in_its_docstring():
         if lines <= LONG_FILE:
             continue
         doc = ast.get_docstring(ast.parse(path.read_text())) or ""
-        assert re.search(r"\d{3} lines", doc), \
+        assert re.search(r"\d{3} lines", doc), (
             f"{path.relative_to(PACKAGE)} has {lines} lines; its docstring must say why it is over {LONG_FILE} lines"
+        )
 
 
 def test_no_private_name_is_imported_across_packages():
@@ -133,8 +135,11 @@ def test_no_private_name_is_imported_across_packages():
         here = package_of(path)
         for module, names in imported(path):
             private = [n for n in names if n.startswith("_") and not n.startswith("__")]
-            target_package = module if (PACKAGE.parent / module.replace(".", "/") / "__init__.py").exists() \
+            target_package = (
+                module
+                if (PACKAGE.parent / module.replace(".", "/") / "__init__.py").exists()
                 else module.rpartition(".")[0]
+            )
             if private and module.startswith("graphscope") and target_package != here:
                 crossing.append(f"{path.relative_to(PACKAGE)}: from {module} import {', '.join(private)}")
     assert crossing == [], "give these a public name where they are defined:\n" + "\n".join(crossing)

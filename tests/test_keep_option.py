@@ -9,8 +9,8 @@ import pytest
 from graphscope.cli import build_parser, main
 from graphscope.trace import snapshot
 from graphscope.trace.record.keep_option import FULL_VALUES_FORMS, KEEP_FORMS, full_values
-from graphscope.trace.recording.keeping import Policy
 from graphscope.trace.record.limits import ID_LIMIT
+from graphscope.trace.recording.keeping import Policy
 from tests.graphscope_command import graphscope
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,10 +21,17 @@ def policy(*options: str) -> Policy | None:
     return build_parser().parse_args(["run", *options, "model.py"]).policy
 
 
-@pytest.mark.parametrize(("value", "first", "last"), [
-    ("all", 0, None), ("last=5", 0, 5), ("first=2,last=7", 2, 7), ("first=3", 3, 0), ("last=0", 0, 0),
-    (" first = 1 , last = 1_000 ", 1, 1000),
-])
+@pytest.mark.parametrize(
+    ("value", "first", "last"),
+    [
+        ("all", 0, None),
+        ("last=5", 0, 5),
+        ("first=2,last=7", 2, 7),
+        ("first=3", 3, 0),
+        ("last=0", 0, 0),
+        (" first = 1 , last = 1_000 ", 1, 1000),
+    ],
+)
 def test_keep_sets_the_passes_kept_in_detail(value, first, last):
     chosen = policy("--keep", value)
     assert (chosen.keep_first, chosen.keep_last) == (first, last)
@@ -45,20 +52,23 @@ def test_both_options_together_set_both_in_either_order():
     assert a == b and (a.keep_last, a.full_values_limit) == (None, 9)
 
 
-@pytest.mark.parametrize(("option", "value", "wrong", "forms"), [
-    ("--keep", "everything", "'everything' is not one of the forms", KEEP_FORMS),
-    ("--keep", "last", "'last' is not one of the forms", KEEP_FORMS),
-    ("--keep", "last=", "'' is not a whole number", KEEP_FORMS),
-    ("--keep", "last=-1", "'-1' is not a whole number", KEEP_FORMS),
-    ("--keep", "last=2.5", "'2.5' is not a whole number", KEEP_FORMS),
-    ("--keep", "first=1,first=2", "first= is given twice", KEEP_FORMS),
-    ("--keep", "middle=3", "'middle=3' is not one of the forms", KEEP_FORMS),
-    ("--keep", "all,last=2", "'all' is not one of the forms", KEEP_FORMS),
-    ("--keep", "last=99999999999999999999", "99999999999999999999 is over", KEEP_FORMS),
-    ("--full-values", "lots", "'lots' is not a whole number", FULL_VALUES_FORMS),
-    ("--full-values", "1e6", "'1e6' is not a whole number", FULL_VALUES_FORMS),
-    ("--full-values", "-5", "'-5' is not a whole number", FULL_VALUES_FORMS),
-])
+@pytest.mark.parametrize(
+    ("option", "value", "wrong", "forms"),
+    [
+        ("--keep", "everything", "'everything' is not one of the forms", KEEP_FORMS),
+        ("--keep", "last", "'last' is not one of the forms", KEEP_FORMS),
+        ("--keep", "last=", "'' is not a whole number", KEEP_FORMS),
+        ("--keep", "last=-1", "'-1' is not a whole number", KEEP_FORMS),
+        ("--keep", "last=2.5", "'2.5' is not a whole number", KEEP_FORMS),
+        ("--keep", "first=1,first=2", "first= is given twice", KEEP_FORMS),
+        ("--keep", "middle=3", "'middle=3' is not one of the forms", KEEP_FORMS),
+        ("--keep", "all,last=2", "'all' is not one of the forms", KEEP_FORMS),
+        ("--keep", "last=99999999999999999999", "99999999999999999999 is over", KEEP_FORMS),
+        ("--full-values", "lots", "'lots' is not a whole number", FULL_VALUES_FORMS),
+        ("--full-values", "1e6", "'1e6' is not a whole number", FULL_VALUES_FORMS),
+        ("--full-values", "-5", "'-5' is not a whole number", FULL_VALUES_FORMS),
+    ],
+)
 def test_a_bad_value_is_one_line_saying_what_is_wrong_and_the_forms(capsys, option, value, wrong, forms):
     with pytest.raises(SystemExit) as exit:
         main(["run", "--headless", f"{option}={value}", "model.py"])
@@ -85,8 +95,9 @@ def test_the_app_is_run_with_the_chosen_policy(monkeypatch):
 
 def test_headless_keep_all_keeps_every_pass_in_detail(tmp_path):
     snap = tmp_path / "all.json"
-    done = graphscope("run", "--headless", "--keep", "all", "--export", str(snap),
-                      str(SAMPLES / "forgot_zero_grad.py"), "4")
+    done = graphscope(
+        "run", "--headless", "--keep", "all", "--export", str(snap), str(SAMPLES / "forgot_zero_grad.py"), "4"
+    )
     assert done.returncode == 0, done.stderr
     record = snapshot.load(str(snap))
     assert len(record.passes) == 8 and all(p.detailed for p in record.passes)
@@ -95,8 +106,9 @@ def test_headless_keep_all_keeps_every_pass_in_detail(tmp_path):
 
 def test_headless_keep_last_keeps_only_the_last(tmp_path):
     snap = tmp_path / "last.json"
-    done = graphscope("run", "--headless", "--keep", "last=2", "--export", str(snap),
-                      str(SAMPLES / "forgot_zero_grad.py"), "4")
+    done = graphscope(
+        "run", "--headless", "--keep", "last=2", "--export", str(snap), str(SAMPLES / "forgot_zero_grad.py"), "4"
+    )
     assert done.returncode == 0, done.stderr
     record = snapshot.load(str(snap))
     assert [p.index for p in record.passes if p.detailed] == [6, 7]
@@ -104,8 +116,18 @@ def test_headless_keep_last_keeps_only_the_last(tmp_path):
 
 def test_headless_full_values_keeps_every_element_of_a_large_tensor(tmp_path):
     snap = tmp_path / "full.json"
-    done = graphscope("run", "--headless", "--keep", "first=1,last=0", "--full-values", "all",
-                      "--export", str(snap), str(SAMPLES / "small_cnn.py"), "1")
+    done = graphscope(
+        "run",
+        "--headless",
+        "--keep",
+        "first=1,last=0",
+        "--full-values",
+        "all",
+        "--export",
+        str(snap),
+        str(SAMPLES / "small_cnn.py"),
+        "1",
+    )
     assert done.returncode == 0, done.stderr
     record = snapshot.load(str(snap))
     large = [n.output for n in record.nodes.values() if n.output is not None and n.output.numel > 4096]
@@ -123,9 +145,9 @@ def test_explain_of_a_cnn_says_how_to_keep_its_values_and_with_full_values_shows
 
 def test_the_readmes_command_line_section_documents_both_options():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("\n## Command line\n"):]
+    section = text[text.index("\n## Command line\n") :]
     for command in ("graphscope run [", "graphscope run --headless [", "graphscope explain ["):
-        line = section[section.index(command):].split("\n")[0]
+        line = section[section.index(command) :].split("\n")[0]
         assert "[--full-values N]" in line and ("[--keep PASSES]" in line) != command.startswith("graphscope explain")
     assert "`all`, `last=N`, `first=N` or `first=N,last=M`" in section
 

@@ -45,12 +45,13 @@ def layer_of(module: str) -> str | None:
 
 @pytest.mark.parametrize("layer", LAYERS)
 def test_a_layer_imports_only_the_layers_below_it(layer):
-    below = LAYERS[:LAYERS.index(layer)]
+    below = LAYERS[: LAYERS.index(layer)]
     for path in layer_files(layer):
         for module in imports(path):
             used = layer_of(module)
-            assert used is None or used == layer or used in below, \
+            assert used is None or used == layer or used in below, (
                 f"{path.relative_to(PACKAGE)} imports {module}: {layer} may import only {', '.join(below) or 'itself'}"
+            )
 
 
 @pytest.mark.parametrize("layer", LAYERS)
@@ -73,5 +74,6 @@ def test_the_session_reaches_the_engine_only_to_observe_pick_devices_and_speak_t
     for path in layer_files("session"):
         for module in imports(path):
             if layer_of(module) == "engine":
-                assert module in SESSION_USES_OF_THE_ENGINE, \
+                assert module in SESSION_USES_OF_THE_ENGINE, (
                     f"{path.relative_to(PACKAGE)} imports {module}: take array math from trace instead"
+                )

@@ -12,8 +12,15 @@ SECTION = re.compile(r"\n## Learn autograd step by step\n(.*?)\n## Command line\
 
 def graphscope(*args) -> str:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    result = subprocess.run([sys.executable, "-m", "graphscope", *args], capture_output=True, text=True,
-                            cwd=ROOT, env=env, timeout=300, check=False)
+    result = subprocess.run(
+        [sys.executable, "-m", "graphscope", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     return result.stdout
 
@@ -23,15 +30,18 @@ def section() -> str:
 
 
 def test_the_readme_shows_the_exact_explanation_of_the_equation():
-    shown = re.search(r"```sh\ngraphscope explain samples/gradients_of_an_equation.py\n```\n\n```text\n(.*?)```",
-                      section(), re.DOTALL)[1]
+    shown = re.search(
+        r"```sh\ngraphscope explain samples/gradients_of_an_equation.py\n```\n\n```text\n(.*?)```", section(), re.DOTALL
+    )[1]
     assert shown == graphscope("explain", "samples/gradients_of_an_equation.py"), (
-        "README.md's explain output is out of date: paste the command's output into the block")
+        "README.md's explain output is out of date: paste the command's output into the block"
+    )
 
 
 def test_the_readmes_markdown_excerpt_is_part_of_the_real_markdown():
-    excerpt = re.search(r"from `graphscope explain --markdown samples/fit_a_line.py`:\n\n````markdown\n(.*?)````",
-                        section(), re.DOTALL)[1]
+    excerpt = re.search(
+        r"from `graphscope explain --markdown samples/fit_a_line.py`:\n\n````markdown\n(.*?)````", section(), re.DOTALL
+    )[1]
     assert excerpt.startswith("## Step ")
     assert excerpt in graphscope("explain", "--markdown", "samples/fit_a_line.py")
 

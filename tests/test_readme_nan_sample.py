@@ -62,7 +62,7 @@ def grads_of(p):
 def test_the_nan_appears_in_the_pass_the_readme_names(record):
     (index,) = claim(r"at pass (\d+) some sigma is negative")
     assert nan_pass(record).index == int(index)
-    assert all(p.loss == p.loss for p in record.passes[:int(index)])
+    assert all(p.loss == p.loss for p in record.passes[: int(index)])
 
 
 def test_log_of_sigma_makes_as_many_nans_as_the_readme_says(record):

@@ -16,7 +16,6 @@ import pytest
 
 from tests.brief_samples import BRIEF_ARGV, SAMPLES_DIR
 
-
 ROOT = SAMPLES_DIR.parent
 SAMPLES = sorted(SAMPLES_DIR.glob("*.py"))
 
@@ -25,8 +24,9 @@ def run_sample(name: str, *argv: str) -> str:
     """Run one sample as a user would, with the repository importable even if not installed; its stdout."""
     import_path = [str(ROOT), os.environ.get("PYTHONPATH", "")]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, import_path)))
-    result = subprocess.run([sys.executable, str(SAMPLES_DIR / name), *argv], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, str(SAMPLES_DIR / name), *argv], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     return result.stdout
@@ -34,8 +34,9 @@ def run_sample(name: str, *argv: str) -> str:
 
 def numbers(pattern: str, text: str) -> list[tuple[float, ...]]:
     """Every match of `pattern` in `text`, its groups as floats."""
-    return [tuple(map(float, match)) if isinstance(match, tuple) else (float(match),)
-            for match in re.findall(pattern, text)]
+    return [
+        tuple(map(float, match)) if isinstance(match, tuple) else (float(match),) for match in re.findall(pattern, text)
+    ]
 
 
 def falling(values) -> bool:
@@ -46,7 +47,7 @@ def check_fit_a_line(out):
     losses = [loss for _, loss in numbers(r"step +(\d+) +loss ([\d.]+)", out)]
     assert len(losses) == 11 and losses[-1] < 0.01 * losses[0]
     assert all(b <= a for a, b in zip(losses, losses[1:])), losses
-    (w, b), = numbers(r"fitted: y = (-?[\d.]+)x \+ (-?[\d.]+) +\(true line: y = 3x \+ 2\)", out)
+    ((w, b),) = numbers(r"fitted: y = (-?[\d.]+)x \+ (-?[\d.]+) +\(true line: y = 3x \+ 2\)", out)
     assert w == pytest.approx(3.0, abs=0.1) and b == pytest.approx(2.0, abs=0.1)
 
 
@@ -85,12 +86,12 @@ def check_training_loop(out):
 def check_spiral_classifier(out):
     steps = numbers(r"step +(\d+) +loss ([\d.]+)", out)
     assert [s[0] for s in steps] == [0, 50, 59] and falling([s[1] for s in steps])
-    (accuracy,), = numbers(r"training accuracy: ([\d.]+)% +\(chance: 33\.3%", out)
+    ((accuracy,),) = numbers(r"training accuracy: ([\d.]+)% +\(chance: 33\.3%", out)
     assert accuracy > 50
 
 
 def check_char_bigram_mlp(out):
-    (uniform,), = numbers(r"vocabulary of 29: uniform guessing loss ln 29 = ([\d.]+)", out)
+    ((uniform,),) = numbers(r"vocabulary of 29: uniform guessing loss ln 29 = ([\d.]+)", out)
     assert uniform == pytest.approx(math.log(29), abs=1e-4)
     steps = numbers(r"step +(\d+) +loss ([\d.]+)", out)
     assert [s[0] for s in steps] == [0, 25, 29] and falling([s[1] for s in steps])
@@ -122,7 +123,7 @@ def check_exploding_nan(out):
 def check_small_cnn(out):
     steps = numbers(r"step +(\d+) +loss ([\d.]+)", out)
     assert [s[0] for s in steps] == [0, 25, 29] and falling([s[1] for s in steps])
-    (accuracy,), = numbers(r"test accuracy: ([\d.]+)% +\(chance: 50\.0%\)", out)
+    ((accuracy,),) = numbers(r"test accuracy: ([\d.]+)% +\(chance: 50\.0%\)", out)
     assert accuracy > 60
 
 

@@ -87,7 +87,7 @@ def test_exploding_nan_is_born_in_the_log_of_sigma():
     sample = load("exploding_nan")
     with hooks.observe(FirstNaN()):
         sample.main(verbose=False)
-    (op, site), = births
+    ((op, site),) = births
     assert op == "log"
     source = (SAMPLES / "exploding_nan.py").read_text().splitlines()[site.line - 1]
     assert "sigma.log()" in source and "the NaN is born here" in source

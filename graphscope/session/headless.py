@@ -18,10 +18,10 @@ from rich.console import Console
 
 from graphscope.engine import hooks
 from graphscope.trace import snapshot
-from graphscope.trace.report import dot
-from graphscope.trace.snapshot.atomic_file import WriteError
 from graphscope.trace.record.literal import escaped
+from graphscope.trace.report import dot
 from graphscope.trace.report.summary_report import print_summary
+from graphscope.trace.snapshot.atomic_file import WriteError
 
 from .death_notice import DeathNotice
 from .session import Session, SessionOptions

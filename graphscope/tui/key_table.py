@@ -33,7 +33,7 @@ def replaced(readme_text: str) -> str:
     start, end = readme_text.find(START), readme_text.find(END)
     if start < 0 or end < start:
         raise ValueError(f"README has no key-table markers: add the two lines\n{START}\n{END}")
-    return readme_text[:start] + render() + readme_text[end + len(END):]
+    return readme_text[:start] + render() + readme_text[end + len(END) :]
 
 
 def main(argv=None) -> int:

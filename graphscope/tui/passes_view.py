@@ -13,9 +13,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.widgets.data_table import ColumnKey
 
-from graphscope.trace.report import drawing
 from graphscope.trace.record.keep_option import KEEP_ALL
 from graphscope.trace.record.model import BackwardPass
+from graphscope.trace.report import drawing
 
 from .moment import Moment
 from .node_label import keep_tail, one_line

@@ -57,6 +57,8 @@ class TensorView(VerticalScroll):
             histogram.display = preview.display = has
         if not has:
             empty.update(Text(absent), layout=False)
-        stats.update(render(summary) if summary is not None else "", layout=False)  # a summary is always 8 lines at most
+        stats.update(
+            render(summary) if summary is not None else "", layout=False
+        )  # a summary is always 8 lines at most
         histogram.summary = summary
         preview.show(summary, node_id, self.what, element)

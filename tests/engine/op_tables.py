@@ -253,8 +253,12 @@ def custom_functions(lib):
             input, weight, bias = ctx.saved_tensors
             return grad_output @ weight, grad_output.T @ input, grad_output.sum(0)
 
-    return {"MyReLU": MyReLU, "LegendrePolynomial3": LegendrePolynomial3, "MulConstant": MulConstant,
-            "LinearFunction": LinearFunction}
+    return {
+        "MyReLU": MyReLU,
+        "LegendrePolynomial3": LegendrePolynomial3,
+        "MulConstant": MulConstant,
+        "LinearFunction": LinearFunction,
+    }
 
 
 GS_FUNCTIONS, TORCH_FUNCTIONS = custom_functions(gs), custom_functions(torch)
@@ -264,12 +268,16 @@ COMPOSITES = {
     "tanh of affine": (lambda x, w, b: (x @ w + b).tanh(), [(4, 3), (3, 2), (2,)]),
     "softmax weighted": (lambda x, w: (x.softmax(dim=1) * w).sum(dim=1), [(3, 4), (4,)]),
     "log_softmax nll": (lambda x: -x.log_softmax(dim=-1)[[0, 1, 2], [1, 0, 3]].mean(), [(3, 4)]),
-    "layer norm by hand": (lambda x: (x - x.mean(dim=1, keepdim=True)) / (x.var(dim=1, keepdim=True, correction=0)
-                                                                           + 1e-5).sqrt(), [(3, 5)]),
+    "layer norm by hand": (
+        lambda x: (x - x.mean(dim=1, keepdim=True)) / (x.var(dim=1, keepdim=True, correction=0) + 1e-5).sqrt(),
+        [(3, 5)],
+    ),
     "sigmoid product": (lambda a, b: (a.sigmoid() * b.exp()).prod(dim=0), [(3, 2), (2,)]),
     "logsumexp of matmul": (lambda a, b: (a @ b).logsumexp(dim=(0, 1)), [(2, 3), (3, 4)]),
-    "indexing and cat": (lambda a, b: gs.cat([a[1:], b.unsqueeze(0)], 0).permute(1, 0).reshape(-1) ** 2,
-                         [(3, 4), (4,)]),
+    "indexing and cat": (
+        lambda a, b: gs.cat([a[1:], b.unsqueeze(0)], 0).permute(1, 0).reshape(-1) ** 2,
+        [(3, 4), (4,)],
+    ),
 }
 
 

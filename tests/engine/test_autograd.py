@@ -92,13 +92,19 @@ def test_custom_function_matches_torch(name):
 
 
 def test_custom_function_with_non_tensor_argument_returns_none_grad_for_it():
-    check(lambda x: GS_FUNCTIONS["MulConstant"].apply(x, 2.5) * x, [(3,)],
-          lambda x: TORCH_FUNCTIONS["MulConstant"].apply(x, 2.5) * x)
+    check(
+        lambda x: GS_FUNCTIONS["MulConstant"].apply(x, 2.5) * x,
+        [(3,)],
+        lambda x: TORCH_FUNCTIONS["MulConstant"].apply(x, 2.5) * x,
+    )
 
 
 def test_custom_function_with_several_tensor_inputs():
-    check(lambda x, w, b: GS_FUNCTIONS["LinearFunction"].apply(x, w, b).tanh(), [(4, 3), (2, 3), (2,)],
-          lambda x, w, b: TORCH_FUNCTIONS["LinearFunction"].apply(x, w, b).tanh())
+    check(
+        lambda x, w, b: GS_FUNCTIONS["LinearFunction"].apply(x, w, b).tanh(),
+        [(4, 3), (2, 3), (2,)],
+        lambda x, w, b: TORCH_FUNCTIONS["LinearFunction"].apply(x, w, b).tanh(),
+    )
 
 
 def test_custom_function_output_has_grad_fn_and_forward_builds_no_graph_inside():
@@ -252,8 +258,10 @@ def test_grad_fn_names():
 def test_next_functions_pairs_have_index_zero():
     a = leaf([1.0])
     pairs = (a * 2 + a).grad_fn.next_functions
-    assert [(node.name().split("::")[-1], index) for node, index in pairs] == [("MulBackward0", 0),
-                                                                              ("AccumulateGrad", 0)]
+    assert [(node.name().split("::")[-1], index) for node, index in pairs] == [
+        ("MulBackward0", 0),
+        ("AccumulateGrad", 0),
+    ]
 
 
 def test_accumulate_grad_variable_is_the_leaf():

@@ -51,7 +51,7 @@ def _mlp_pass():
     b = gs.randn(4, requires_grad=True)
     x = gs.randn(5, 3)
     h = (x @ w + b).relu()
-    loss = (h * h).sum() + (h ** 2).mean()
+    loss = (h * h).sum() + (h**2).mean()
     return loss, (w, b)
 
 
@@ -84,8 +84,15 @@ def test_an_observer_alone_in_stepping_gets_its_steps_on_its_tape_and_no_calls()
     _run(alone)
     assert alone.asked == 1 and alone.called == []
     assert [step[0].name() for step in alone.tape] == [
-        "AddBackward0", "MeanBackward0", "PowBackward0", "SumBackward0", "MulBackward0", "ReluBackward0",
-        "AddBackward0", "MatmulBackward0"]
+        "AddBackward0",
+        "MeanBackward0",
+        "PowBackward0",
+        "SumBackward0",
+        "MulBackward0",
+        "ReluBackward0",
+        "AddBackward0",
+        "MatmulBackward0",
+    ]
     assert all(step[2] is not None for step in alone.tape)
     called = Journaling()
     _run(called, Stepper())

@@ -22,11 +22,19 @@ def test_isnan_isfinite(op):
     check(lambda x: getattr(x, op)(), [np.array([1, 2])], forward_only=True)
 
 
-@pytest.mark.parametrize("values, other, options", [
-    ([1.0, 2.0], [1.0, 2.0 + 1e-6], {}), ([1.0, 2.0], [1.0, 2.1], {}), ([1.0, 2.0], [1.0, 2.1], dict(atol=0.2)),
-    ([1.0, np.nan], [1.0, np.nan], {}), ([1.0, np.nan], [1.0, np.nan], dict(equal_nan=True)),
-    ([np.inf, 1.0], [np.inf, 1.0], {}), ([1.0, 100.0], [1.0, 101.0], dict(rtol=0.02)),
-], ids=str)
+@pytest.mark.parametrize(
+    "values, other, options",
+    [
+        ([1.0, 2.0], [1.0, 2.0 + 1e-6], {}),
+        ([1.0, 2.0], [1.0, 2.1], {}),
+        ([1.0, 2.0], [1.0, 2.1], dict(atol=0.2)),
+        ([1.0, np.nan], [1.0, np.nan], {}),
+        ([1.0, np.nan], [1.0, np.nan], dict(equal_nan=True)),
+        ([np.inf, 1.0], [np.inf, 1.0], {}),
+        ([1.0, 100.0], [1.0, 101.0], dict(rtol=0.02)),
+    ],
+    ids=str,
+)
 def test_allclose(values, other, options):
     expected = torch.allclose(torch.tensor(values), torch.tensor(other), **options)
     assert gs.allclose(gs.tensor(values), gs.tensor(other), **options) is expected
@@ -130,9 +138,8 @@ def test_inference_mode_as_context_manager_and_decorator():
 
 
 def test_inference_mode_restores_grad_mode_after_an_error():
-    with pytest.raises(ValueError, match="^inside$"):
-        with gs.inference_mode():
-            raise ValueError("inside")
+    with pytest.raises(ValueError, match="^inside$"), gs.inference_mode():
+        raise ValueError("inside")
     assert gs.is_grad_enabled()
 
 

@@ -76,8 +76,9 @@ def test_eye_with_dtype():
     same(gs.eye(3, dtype=gs.int64), torch.eye(3, dtype=torch.int64))
 
 
-@pytest.mark.parametrize("args", [(5,), (2, 9), (1, 10, 3), (10, 0, -3), (5.0,), (0, 1, 0.1), (-1.5, 2.0, 0.5),
-                                  (0, 1, 0.3), (3, 3)], ids=str)
+@pytest.mark.parametrize(
+    "args", [(5,), (2, 9), (1, 10, 3), (10, 0, -3), (5.0,), (0, 1, 0.1), (-1.5, 2.0, 0.5), (0, 1, 0.3), (3, 3)], ids=str
+)
 def test_arange_matches_torch(args):
     same(gs.arange(*args), torch.arange(*args))
 
@@ -186,8 +187,17 @@ def test_set_default_dtype_applies_to_creation_functions():
     before = gs.get_default_dtype()
     try:
         gs.set_default_dtype(gs.float64)
-        for t in (gs.zeros(2), gs.ones(2), gs.randn(2), gs.rand(2), gs.arange(2.0), gs.linspace(0, 1, 3),
-                  gs.full((2,), 1.5), gs.eye(2), gs.empty(2)):
+        for t in (
+            gs.zeros(2),
+            gs.ones(2),
+            gs.randn(2),
+            gs.rand(2),
+            gs.arange(2.0),
+            gs.linspace(0, 1, 3),
+            gs.full((2,), 1.5),
+            gs.eye(2),
+            gs.empty(2),
+        ):
             assert t.dtype == gs.float64
         assert gs.arange(2).dtype == gs.int64
     finally:

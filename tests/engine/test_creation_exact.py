@@ -10,9 +10,35 @@ from tests.engine.torch_reference import dtype_name
 
 # float16 where the test device has it (the strict array-API device does not)
 DTYPES = ["float16"] * (str(gs.get_default_device()) == "cpu") + [
-    "float32", "float64", "int8", "uint8", "int16", "int32", "int64", "bool"]
-VALUES = [0.1, 1 / 3, 1e308, -1e-300, 2.0**53 + 1, 65519.0, 70000.0, 1e39, 3, -7, 127, 2**31 - 1, 2**53 + 1,
-          2**62 + 1, -2**63, True, 2.5, -0.0]
+    "float32",
+    "float64",
+    "int8",
+    "uint8",
+    "int16",
+    "int32",
+    "int64",
+    "bool",
+]
+VALUES = [
+    0.1,
+    1 / 3,
+    1e308,
+    -1e-300,
+    2.0**53 + 1,
+    65519.0,
+    70000.0,
+    1e39,
+    3,
+    -7,
+    127,
+    2**31 - 1,
+    2**53 + 1,
+    2**62 + 1,
+    -(2**63),
+    True,
+    2.5,
+    -0.0,
+]
 CREATORS = {
     "tensor": lambda lib, v, d: lib.tensor([v], dtype=d),
     "tensor (scalar)": lambda lib, v, d: lib.tensor(v, dtype=d),
@@ -52,7 +78,7 @@ def test_a_python_float_in_float64_is_that_float():
     assert gs.tensor([1e308], dtype=gs.float64).item() == 1e308
 
 
-@pytest.mark.parametrize("data", [[2**63], [-2**63 - 1], [2**64], [[1], [2**80]], 2**63, [True, 2**63]], ids=str)
+@pytest.mark.parametrize("data", [[2**63], [-(2**63) - 1], [2**64], [[1], [2**80]], 2**63, [True, 2**63]], ids=str)
 def test_an_integer_beyond_int64_raises_as_torch(data):
     with pytest.raises(ValueError) as expected:
         torch.tensor(data)

@@ -49,8 +49,11 @@ def test_numpy_of_a_cuda_tensor_says_to_call_cpu_first():
 
 
 def test_ops_between_cpu_and_cuda_raise_like_torch():
-    with pytest.raises(RuntimeError, match=r"Expected all tensors to be on the same device, but found at least "
-                                           r"two devices, (cpu and cuda:0|cuda:0 and cpu)!"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Expected all tensors to be on the same device, but found at least "
+        r"two devices, (cpu and cuda:0|cuda:0 and cpu)!",
+    ):
         gs.ones(2) + gs.ones(2, device="cuda")
 
 
@@ -76,12 +79,22 @@ def test_training_on_cuda_matches_the_cpu():
     assert {str(p.device) for p in model.parameters()} == {"cuda:0"}
 
 
-SUITES = ["tests/engine/test_ops_arithmetic.py", "tests/engine/test_ops_unary.py",
-          "tests/engine/test_ops_reduce.py", "tests/engine/test_ops_shape.py",
-          "tests/engine/test_ops_index.py", "tests/engine/test_ops_inplace.py",
-          "tests/engine/test_semantics.py", "tests/engine/test_autograd.py",
-          "tests/engine/test_creation.py", "tests/engine/test_hooks.py",
-          "tests/engine/nn", "tests/engine/optim", "tests/test_samples_converge.py", "tests/trace"]
+SUITES = [
+    "tests/engine/test_ops_arithmetic.py",
+    "tests/engine/test_ops_unary.py",
+    "tests/engine/test_ops_reduce.py",
+    "tests/engine/test_ops_shape.py",
+    "tests/engine/test_ops_index.py",
+    "tests/engine/test_ops_inplace.py",
+    "tests/engine/test_semantics.py",
+    "tests/engine/test_autograd.py",
+    "tests/engine/test_creation.py",
+    "tests/engine/test_hooks.py",
+    "tests/engine/nn",
+    "tests/engine/optim",
+    "tests/test_samples_converge.py",
+    "tests/trace",
+]
 SUITES += ["tests/engine/test_sampling.py", "tests/engine/test_generator.py", "tests/engine/utils"]
 
 
@@ -91,7 +104,11 @@ def test_suite_passes_with_cuda_as_the_default_device(suite):
     env = dict(os.environ, GRAPHSCOPE_TEST_DEVICE="cuda", PYTHONPATH=str(ROOT))
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", suite],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     if result.returncode == 5:
         pytest.skip(f"{suite}: no tests collected")

@@ -20,7 +20,7 @@ import graphscope as gs
 from graphscope.engine import backend
 
 pytest.importorskip("array_api_strict", reason="the strict test device needs array-api-strict (the test extra)")
-from tests.engine import strict_device  # noqa: E402
+from tests.engine import strict_device
 
 ROOT = Path(__file__).resolve().parents[2]
 HAS_CUPY = importlib.util.find_spec("cupy") is not None
@@ -70,14 +70,18 @@ def test_cpu_tensors_report_the_cpu():
 
 
 @pytest.mark.skipif(HAS_CUPY, reason="CuPy is installed here: test_cuda.py covers CUDA")
-@pytest.mark.parametrize("ask", [
-    lambda: gs.zeros(2, device="cuda"),
-    lambda: gs.tensor([1.0], device="cuda:0"),
-    lambda: gs.randn(3, device="cuda"),
-    lambda: gs.tensor([1.0]).cuda(),
-    lambda: gs.tensor([1.0]).to("cuda"),
-    lambda: gs.set_default_device("cuda"),
-], ids=["zeros", "tensor", "randn", ".cuda()", ".to('cuda')", "set_default_device"])
+@pytest.mark.parametrize(
+    "ask",
+    [
+        lambda: gs.zeros(2, device="cuda"),
+        lambda: gs.tensor([1.0], device="cuda:0"),
+        lambda: gs.randn(3, device="cuda"),
+        lambda: gs.tensor([1.0]).cuda(),
+        lambda: gs.tensor([1.0]).to("cuda"),
+        lambda: gs.set_default_device("cuda"),
+    ],
+    ids=["zeros", "tensor", "randn", ".cuda()", ".to('cuda')", "set_default_device"],
+)
 def test_cuda_without_cupy_raises_one_clear_error(ask):
     with pytest.raises(RuntimeError, match=r"CuPy is not installed.*pip install 'graphscope\[gpu\]'"):
         ask()
@@ -172,18 +176,25 @@ def test_repr_names_the_device():
     assert repr(gs.tensor([1.0], device="strict")) == "tensor([1.], device='strict:0')"
 
 
-@pytest.mark.parametrize("op", [
-    lambda a, b: a + b,
-    lambda a, b: a @ b,
-    lambda a, b: gs.cat([a, b]),
-    lambda a, b: gs.where(a > 0, a, b),
-    lambda a, b: a.masked_fill(b > 0, 0.0),
-], ids=["add", "matmul", "cat", "where", "masked_fill"])
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda a, b: a + b,
+        lambda a, b: a @ b,
+        lambda a, b: gs.cat([a, b]),
+        lambda a, b: gs.where(a > 0, a, b),
+        lambda a, b: a.masked_fill(b > 0, 0.0),
+    ],
+    ids=["add", "matmul", "cat", "where", "masked_fill"],
+)
 def test_ops_across_devices_raise_like_torch(op):
     a, b = gs.ones(2, 2), gs.ones(2, 2, device="strict")
-    with pytest.raises(RuntimeError, match=r"Expected all tensors to be on the same device, but found at "
-                                           r"least two devices, (cpu and strict:0|strict:0 and cpu)! "
-                                           r"\(when checking arguments for \w+\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Expected all tensors to be on the same device, but found at "
+        r"least two devices, (cpu and strict:0|strict:0 and cpu)! "
+        r"\(when checking arguments for \w+\)",
+    ):
         op(a, b)
 
 
@@ -251,16 +262,28 @@ def test_input_on_another_device_than_the_module_raises():
 
 # --- the whole conformance suite on the strict device ---------------------------------------------
 
-CONFORMANCE = ["tests/engine/test_ops_arithmetic.py", "tests/engine/test_ops_unary.py",
-               "tests/engine/test_ops_reduce.py", "tests/engine/test_ops_shape.py",
-               "tests/engine/test_ops_index.py", "tests/engine/test_ops_inplace.py",
-               "tests/engine/test_semantics.py", "tests/engine/test_autograd.py",
-               "tests/engine/test_creation.py", "tests/engine/test_hooks.py",
-               "tests/engine/nn", "tests/engine/optim",
-               "tests/engine/test_ops_rounding.py", "tests/engine/test_ops_ordering.py",
-               "tests/engine/test_ops_reorder.py", "tests/engine/test_ops_products.py",
-               "tests/engine/test_ops_norms.py", "tests/engine/test_legacy_names.py",
-               "tests/engine/test_keyword_arguments.py", "tests/engine/test_convenience_names.py"]
+CONFORMANCE = [
+    "tests/engine/test_ops_arithmetic.py",
+    "tests/engine/test_ops_unary.py",
+    "tests/engine/test_ops_reduce.py",
+    "tests/engine/test_ops_shape.py",
+    "tests/engine/test_ops_index.py",
+    "tests/engine/test_ops_inplace.py",
+    "tests/engine/test_semantics.py",
+    "tests/engine/test_autograd.py",
+    "tests/engine/test_creation.py",
+    "tests/engine/test_hooks.py",
+    "tests/engine/nn",
+    "tests/engine/optim",
+    "tests/engine/test_ops_rounding.py",
+    "tests/engine/test_ops_ordering.py",
+    "tests/engine/test_ops_reorder.py",
+    "tests/engine/test_ops_products.py",
+    "tests/engine/test_ops_norms.py",
+    "tests/engine/test_legacy_names.py",
+    "tests/engine/test_keyword_arguments.py",
+    "tests/engine/test_convenience_names.py",
+]
 
 
 @pytest.mark.slow
@@ -273,7 +296,11 @@ def test_conformance_suite_nn_and_optim_pass_on_the_strict_device():
         # Less the tests marked slow: they are about size (a 100,000-node chain), which the CPU run checks,
         # and take no device path that the fast tests do not.
         [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-m", "not slow", *CONFORMANCE],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert "graphscope test device: strict" in result.stdout or " passed" in result.stdout

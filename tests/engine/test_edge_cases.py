@@ -87,8 +87,11 @@ def test_the_error_names_the_output_and_the_node():
     x = gs.ones(3, requires_grad=True)
     y = x.exp()
     y.add_(1)
-    with pytest.raises(RuntimeError, match=r"output 0 of ExpBackward0 \(a tensor of shape \(3,\) and dtype "
-                                           r"float32\) is at version 1; expected version 0"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"output 0 of ExpBackward0 \(a tensor of shape \(3,\) and dtype "
+        r"float32\) is at version 1; expected version 0",
+    ):
         y.sum().backward()
 
 

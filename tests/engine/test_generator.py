@@ -84,7 +84,9 @@ def test_the_global_seed_makes_the_functions_reproducible(draw):
 
 def test_a_new_generator_starts_from_torchs_default_seed():
     assert gs.Generator().initial_seed() == torch.Generator().initial_seed() == 67280421310721
-    np.testing.assert_array_equal(values(gs.randn(4, generator=generator())), values(gs.randn(4, generator=generator())))
+    np.testing.assert_array_equal(
+        values(gs.randn(4, generator=generator())), values(gs.randn(4, generator=generator()))
+    )
 
 
 def test_manual_seed_returns_the_generator_and_sets_initial_seed():
@@ -174,8 +176,11 @@ def test_manual_seed_refuses_a_seed_out_of_range_as_torch():
 
 def test_a_generator_on_another_device_is_refused():
     strict_device.register()
-    with pytest.raises(RuntimeError, match=r"^Expected a 'strict' device type for generator but found 'cpu' \(in "
-                                           r"randn\(\)\); make the generator on the result's device"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Expected a 'strict' device type for generator but found 'cpu' \(in "
+        r"randn\(\)\); make the generator on the result's device",
+    ):
         gs.randn(2, device="strict", generator=gs.Generator("cpu"))
     with pytest.raises(RuntimeError, match=r"^Expected a 'cpu' device type for generator but found 'strict'"):
         gs.multinomial(gs.ones(2, device="cpu"), 1, generator=gs.Generator("strict"))

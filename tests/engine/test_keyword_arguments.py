@@ -15,22 +15,42 @@ REDUCTIONS = ["sum", "mean", "var", "std", "prod", "amax", "amin", "argmax", "ar
 @pytest.mark.parametrize("op", REDUCTIONS)
 def test_keepdims_is_keepdim_for_methods_and_functions(op):
     check(lambda x: getattr(x, op)(1, keepdims=True), [(3, 4)], forward_only=op.startswith("arg"))
-    check(lambda x: getattr(gs, op)(x, 0, keepdims=True), [(3, 4)], lambda x: getattr(torch, op)(x, 0, keepdims=True),
-          forward_only=op.startswith("arg"))
+    check(
+        lambda x: getattr(gs, op)(x, 0, keepdims=True),
+        [(3, 4)],
+        lambda x: getattr(torch, op)(x, 0, keepdims=True),
+        forward_only=op.startswith("arg"),
+    )
 
 
 @pytest.mark.parametrize("op", ["max", "min"])
 def test_keepdims_on_max_and_min_along_a_dim(op):
     check(lambda x: getattr(x, op)(1, keepdims=True), [(3, 4)])
-    check(lambda x: getattr(gs, op)(x, dim=0, keepdims=True), [(3, 4)], lambda x: getattr(torch, op)(x, dim=0, keepdims=True))
+    check(
+        lambda x: getattr(gs, op)(x, dim=0, keepdims=True),
+        [(3, 4)],
+        lambda x: getattr(torch, op)(x, dim=0, keepdims=True),
+    )
 
 
 def test_keepdims_on_all_any_and_linalg_norms():
     check(lambda x: (x > 0).all(1, keepdims=True), [(3, 4)], forward_only=True)
-    check(lambda x: gs.any(x > 0, 0, keepdims=True), [(3, 4)], lambda x: torch.any(x > 0, 0, keepdims=True), forward_only=True)
-    check(lambda x: gs.linalg.norm(x, dim=1, keepdims=True), [(3, 4)], lambda x: torch.linalg.norm(x, dim=1, keepdims=True))
-    check(lambda x: gs.linalg.vector_norm(x, 1, 0, keepdims=True), [(3, 4)],
-          lambda x: torch.linalg.vector_norm(x, 1, 0, keepdims=True))
+    check(
+        lambda x: gs.any(x > 0, 0, keepdims=True),
+        [(3, 4)],
+        lambda x: torch.any(x > 0, 0, keepdims=True),
+        forward_only=True,
+    )
+    check(
+        lambda x: gs.linalg.norm(x, dim=1, keepdims=True),
+        [(3, 4)],
+        lambda x: torch.linalg.norm(x, dim=1, keepdims=True),
+    )
+    check(
+        lambda x: gs.linalg.vector_norm(x, 1, 0, keepdims=True),
+        [(3, 4)],
+        lambda x: torch.linalg.vector_norm(x, 1, 0, keepdims=True),
+    )
 
 
 def test_keepdim_and_keepdims_together_is_an_error():
@@ -39,11 +59,19 @@ def test_keepdim_and_keepdims_together_is_an_error():
 
 
 OPS = [
-    ("add", lambda lib, a, b: (a, b)), ("mul", lambda lib, a, b: (a, b)), ("div", lambda lib, a, b: (a, b)),
-    ("maximum", lambda lib, a, b: (a, b)), ("exp", lambda lib, a, b: (a,)), ("tanh", lambda lib, a, b: (a,)),
-    ("floor", lambda lib, a, b: (a,)), ("remainder", lambda lib, a, b: (a, b)), ("matmul", lambda lib, a, b: (a, b.T)),
-    ("clamp", lambda lib, a, b: (a, -0.5, 0.5)), ("cumsum", lambda lib, a, b: (a, 1)),
-    ("cat", lambda lib, a, b: ([a, b],)), ("gt", lambda lib, a, b: (a, b)),
+    ("add", lambda lib, a, b: (a, b)),
+    ("mul", lambda lib, a, b: (a, b)),
+    ("div", lambda lib, a, b: (a, b)),
+    ("maximum", lambda lib, a, b: (a, b)),
+    ("exp", lambda lib, a, b: (a,)),
+    ("tanh", lambda lib, a, b: (a,)),
+    ("floor", lambda lib, a, b: (a,)),
+    ("remainder", lambda lib, a, b: (a, b)),
+    ("matmul", lambda lib, a, b: (a, b.T)),
+    ("clamp", lambda lib, a, b: (a, -0.5, 0.5)),
+    ("cumsum", lambda lib, a, b: (a, 1)),
+    ("cat", lambda lib, a, b: ([a, b],)),
+    ("gt", lambda lib, a, b: (a, b)),
 ]
 
 
@@ -95,11 +123,18 @@ def test_out_of_another_shape_is_resized_with_torchs_warning():
     assert empty.shape == (2, 2)
 
 
-@pytest.mark.parametrize("make", [
-    lambda lib, out: lib.zeros(2, 3, out=out), lambda lib, out: lib.ones(4, out=out),
-    lambda lib, out: lib.full((2,), 7, out=out), lambda lib, out: lib.arange(5, out=out),
-    lambda lib, out: lib.linspace(0, 1, 5, out=out), lambda lib, out: lib.eye(3, out=out),
-], ids=["zeros", "ones", "full", "arange", "linspace", "eye"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib, out: lib.zeros(2, 3, out=out),
+        lambda lib, out: lib.ones(4, out=out),
+        lambda lib, out: lib.full((2,), 7, out=out),
+        lambda lib, out: lib.arange(5, out=out),
+        lambda lib, out: lib.linspace(0, 1, 5, out=out),
+        lambda lib, out: lib.eye(3, out=out),
+    ],
+    ids=["zeros", "ones", "full", "arange", "linspace", "eye"],
+)
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
 def test_creation_with_out_takes_its_dtype(make, dtype):
     out = gs.empty(0, dtype=getattr(gs, dtype))

@@ -16,8 +16,14 @@ def same(got, expected):
 
 def test_shape_and_size_are_sizes_that_behave_as_torch_size():
     x, t = gs.zeros(3, 4), torch.zeros(3, 4)
-    for got, expected in ((x.shape, t.shape), (x.size(), t.size()), (x.shape[1:], t.shape[1:]),
-                          (x.shape + (5,), t.shape + (5,)), ((5,) + x.shape, (5,) + t.shape), (x.shape * 2, t.shape * 2)):
+    for got, expected in (
+        (x.shape, t.shape),
+        (x.size(), t.size()),
+        (x.shape[1:], t.shape[1:]),
+        (x.shape + (5,), t.shape + (5,)),
+        ((5,) + x.shape, (5,) + t.shape),
+        (x.shape * 2, t.shape * 2),
+    ):
         assert isinstance(got, gs.Size) and got == expected
     assert x.shape == (3, 4) and x.shape[0] == 3 and x.size(-1) == 4 and x.shape.numel() == 12
     assert gs.Size() == () and gs.Size([2, np.int64(3)]) == (2, 3)
@@ -46,8 +52,9 @@ def test_nelement_is_numel():
     assert gs.zeros(3, 4).nelement() == torch.zeros(3, 4).nelement() == 12
 
 
-@pytest.mark.parametrize("args", [(2, 3), ([1, 2],), ((2, 3),), ([[1.5, 2], [3, 4]],), (np.array([1, 2]),), (),
-                                  (0,)], ids=str)
+@pytest.mark.parametrize(
+    "args", [(2, 3), ([1, 2],), ((2, 3),), ([[1.5, 2], [3, 4]],), (np.array([1, 2]),), (), (0,)], ids=str
+)
 def test_tensor_constructor_forms(args):
     got, expected = gs.Tensor(*args), torch.Tensor(*args)
     assert tuple(got.shape) == tuple(expected.shape) and got.dtype is gs.float32
@@ -73,19 +80,32 @@ def test_tensor_constructor_uses_the_default_dtype():
         gs.set_default_dtype(gs.float32)
 
 
-@pytest.mark.parametrize("args, error, message", [
-    ((2.5,), TypeError, "data must be a sequence \\(got float\\)"),
-    ((-1,), RuntimeError, "negative dimension -1"),
-    ((2, [1]), TypeError, "sizes must be ints"),
-    (([[1, 2], [3]],), TypeError, "could not build a tensor"),
-], ids=str)
+@pytest.mark.parametrize(
+    "args, error, message",
+    [
+        ((2.5,), TypeError, "data must be a sequence \\(got float\\)"),
+        ((-1,), RuntimeError, "negative dimension -1"),
+        ((2, [1]), TypeError, "sizes must be ints"),
+        (([[1, 2], [3]],), TypeError, "could not build a tensor"),
+    ],
+    ids=str,
+)
 def test_tensor_constructor_errors(args, error, message):
     with pytest.raises(error, match=message):
         gs.Tensor(*args)
 
 
-LEGACY = ["FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor", "CharTensor",
-          "ByteTensor", "BoolTensor"]
+LEGACY = [
+    "FloatTensor",
+    "DoubleTensor",
+    "HalfTensor",
+    "LongTensor",
+    "IntTensor",
+    "ShortTensor",
+    "CharTensor",
+    "ByteTensor",
+    "BoolTensor",
+]
 
 
 @pytest.mark.parametrize("name", LEGACY)

@@ -73,5 +73,8 @@ def test_methods_and_operators_are_the_op_functions_with_nothing_in_between():
 def test_methods_read_as_torch_names_them():
     assert Tensor.sum.__name__ == "sum" and "keepdim" in str(inspect.signature(Tensor.sum))
     assert Tensor.where.__name__ == "where" and list(inspect.signature(Tensor.where).parameters) == [
-        "self", "condition", "other"]
+        "self",
+        "condition",
+        "other",
+    ]
     assert Tensor.__radd__.__name__ == "__radd__" and Tensor.T.__doc__

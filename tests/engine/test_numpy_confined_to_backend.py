@@ -16,9 +16,21 @@ ENGINE = Path(__file__).resolve().parents[2] / "graphscope" / "engine"
 # Names that are types or dtype metadata, not computations on arrays.
 TYPES_AND_DTYPES = {
     "ndarray",  # `type(x) is np.ndarray`: the CPU fast paths' test for "a NumPy array"
-    "generic", "integer", "floating", "number",  # isinstance checks on NumPy scalars
-    "dtype", "promote_types",  # dtype objects and PyTorch-style promotion on them (dtypes.py)
-    "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool_",
+    "generic",
+    "integer",
+    "floating",
+    "number",  # isinstance checks on NumPy scalars
+    "dtype",
+    "promote_types",  # dtype objects and PyTorch-style promotion on them (dtypes.py)
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "bool_",
     "broadcast_shapes",  # shape tuples only
 }
 

@@ -18,8 +18,7 @@ def test_binary_operator_broadcasts_like_torch(op, shapes):
 
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
 def test_binary_function_matches_torch(op):
-    check(lambda a, b: getattr(gs, op)(a, b), [(2, 3), (3,)], lambda a, b: getattr(torch, op)(a, b),
-          low=0.5)
+    check(lambda a, b: getattr(gs, op)(a, b), [(2, 3), (3,)], lambda a, b: getattr(torch, op)(a, b), low=0.5)
 
 
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
@@ -53,8 +52,12 @@ def test_pow_with_tensor_exponent(shapes):
 
 
 def test_pow_function_and_method_with_tensor_exponent():
-    check(lambda a, b: gs.pow(a, b) + a.pow(b) + a.pow(2), [(3,), (3,)],
-          lambda a, b: torch.pow(a, b) + a.pow(b) + a.pow(2), low=0.5)
+    check(
+        lambda a, b: gs.pow(a, b) + a.pow(b) + a.pow(2),
+        [(3,), (3,)],
+        lambda a, b: torch.pow(a, b) + a.pow(b) + a.pow(2),
+        low=0.5,
+    )
 
 
 def test_pow_with_exponent_only_requiring_grad():
@@ -67,8 +70,7 @@ def test_matmul_operator(shapes):
 
 
 def test_matmul_function_and_method():
-    check(lambda a, b: gs.matmul(a, b) + a.matmul(b), [(3, 4), (4, 2)],
-          lambda a, b: torch.matmul(a, b) + a.matmul(b))
+    check(lambda a, b: gs.matmul(a, b) + a.matmul(b), [(3, 4), (4, 2)], lambda a, b: torch.matmul(a, b) + a.matmul(b))
 
 
 def test_matmul_with_one_operand_requiring_grad():
@@ -76,8 +78,9 @@ def test_matmul_with_one_operand_requiring_grad():
 
 
 @pytest.mark.parametrize("shapes", [((3, 4), (4, 2)), ((4,), (4,)), ((3, 4), (4,)), ((2, 3, 4), (4, 2))], ids=str)
-@pytest.mark.parametrize("dtypes", [("float32", "int64"), ("int64", "float32"), ("float32", "float64"),
-                                    ("int64", "int32")], ids=str)
+@pytest.mark.parametrize(
+    "dtypes", [("float32", "int64"), ("int64", "float32"), ("float32", "float64"), ("int64", "int32")], ids=str
+)
 def test_matmul_of_two_dtypes_is_refused_as_in_torch(shapes, dtypes):
     for lib in (torch, gs):
         a, b = (lib.ones(shape, dtype=getattr(lib, d)) for shape, d in zip(shapes, dtypes))

@@ -18,8 +18,9 @@ def test_indexing_of_1d():
     check(lambda x: x[2] + x[-1] + x[1:3].sum() + x[[0, 0]].sum(), [(5,)])
 
 
-@pytest.mark.parametrize("index", [np.array([0, 2, 2, 1, 0]), np.array([[1, 1], [0, 2]]), np.array(1)],
-                         ids=["1-d", "2-d", "0-d"])
+@pytest.mark.parametrize(
+    "index", [np.array([0, 2, 2, 1, 0]), np.array([[1, 1], [0, 2]]), np.array(1)], ids=["1-d", "2-d", "0-d"]
+)
 def test_indexing_with_integer_tensor_accumulates_repeated_indices(index):
     check(lambda x, i: x[i], [(3, 4), index])
 
@@ -74,8 +75,9 @@ def test_setitem_with_a_python_bool(index):
     check(set_item(index, 2.5), [(3, 4)])
 
 
-@pytest.mark.parametrize("index", [slice(None, None, -1), (0, slice(3, 0, -2)), (Ellipsis, slice(None, None, -1))],
-                         ids=str)
+@pytest.mark.parametrize(
+    "index", [slice(None, None, -1), (0, slice(3, 0, -2)), (Ellipsis, slice(None, None, -1))], ids=str
+)
 def test_a_negative_slice_step_is_refused_as_in_torch(index):
     for lib in (torch, gs):
         with pytest.raises(ValueError, match="^step must be greater than zero$"):

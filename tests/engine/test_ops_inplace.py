@@ -22,8 +22,12 @@ def test_inplace_on_non_leaf(name, b_shape):
 def test_inplace_returns_the_same_tensor(name):
     x = gs.tensor([1.0, 2.0], requires_grad=True)
     y = x * 1
-    z = {"add_": lambda: y.add_(1.0), "mul_": lambda: y.mul_(2.0), "+=": lambda: operator.iadd(y, 1.0),
-         "*=": lambda: operator.imul(y, 2.0)}[name]()
+    z = {
+        "add_": lambda: y.add_(1.0),
+        "mul_": lambda: y.mul_(2.0),
+        "+=": lambda: operator.iadd(y, 1.0),
+        "*=": lambda: operator.imul(y, 2.0),
+    }[name]()
     assert z is y
     assert not y.is_leaf
 

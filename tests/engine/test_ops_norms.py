@@ -14,8 +14,11 @@ from tests.engine.torch_reference import check
 @pytest.mark.parametrize("ord", VECTOR_ORDS, ids=str)
 @pytest.mark.parametrize("dim, keepdim", [(None, False), (1, False), (0, True), ((0, 1), False)], ids=str)
 def test_vector_norm(ord, dim, keepdim):
-    check(lambda x: gs.linalg.vector_norm(x, ord, dim, keepdim), [(3, 4)],
-          lambda x: torch.linalg.vector_norm(x, ord, dim, keepdim))
+    check(
+        lambda x: gs.linalg.vector_norm(x, ord, dim, keepdim),
+        [(3, 4)],
+        lambda x: torch.linalg.vector_norm(x, ord, dim, keepdim),
+    )
 
 
 @pytest.mark.parametrize("ord", [None, 2, 1, math.inf, -math.inf], ids=str)
@@ -32,19 +35,38 @@ def test_linalg_norm_of_a_matrix(ord):
 @pytest.mark.parametrize("dim", [(-2, -1), (1, 0), (0, 2)], ids=str)
 @pytest.mark.parametrize("keepdim", [False, True])
 def test_matrix_norm_over_dims(ord, dim, keepdim):
-    check(lambda x: gs.linalg.matrix_norm(x, ord, dim, keepdim), [(2, 3, 4)],
-          lambda x: torch.linalg.matrix_norm(x, ord, dim, keepdim))
+    check(
+        lambda x: gs.linalg.matrix_norm(x, ord, dim, keepdim),
+        [(2, 3, 4)],
+        lambda x: torch.linalg.matrix_norm(x, ord, dim, keepdim),
+    )
 
 
 def test_linalg_norm_without_ord_flattens_any_shape():
     check(lambda x: gs.linalg.norm(x), [(2, 3, 4)], lambda x: torch.linalg.norm(x))
-    check(lambda x: gs.linalg.norm(x, dim=1, keepdim=True), [(2, 3, 4)], lambda x: torch.linalg.norm(x, dim=1, keepdim=True))
+    check(
+        lambda x: gs.linalg.norm(x, dim=1, keepdim=True),
+        [(2, 3, 4)],
+        lambda x: torch.linalg.norm(x, dim=1, keepdim=True),
+    )
     check(lambda x: gs.linalg.norm(x, dim=(0, 2)), [(2, 3, 4)], lambda x: torch.linalg.norm(x, dim=(0, 2)))
 
 
-@pytest.mark.parametrize("p, dim, keepdim", [("fro", None, False), (2, None, False), (3, 1, True), ("fro", 1, False),
-                                             (1, (0, 1), False), (math.inf, None, False), (0, None, False),
-                                             ("nuc", None, False), ("fro", (0, 1), True)], ids=str)
+@pytest.mark.parametrize(
+    "p, dim, keepdim",
+    [
+        ("fro", None, False),
+        (2, None, False),
+        (3, 1, True),
+        ("fro", 1, False),
+        (1, (0, 1), False),
+        (math.inf, None, False),
+        (0, None, False),
+        ("nuc", None, False),
+        ("fro", (0, 1), True),
+    ],
+    ids=str,
+)
 def test_torch_norm_and_tensor_norm(p, dim, keepdim):
     check(lambda x: gs.norm(x, p, dim, keepdim), [(3, 4)], lambda x: torch.norm(x, p, dim, keepdim))
     check(lambda x: x.norm(p=p, dim=dim, keepdim=keepdim), [(3, 4)])
@@ -52,15 +74,25 @@ def test_torch_norm_and_tensor_norm(p, dim, keepdim):
 
 def test_norm_gradient_at_zero_is_zero():
     check(lambda x: x.norm(), [np.zeros(3)])
-    check(lambda x: gs.linalg.vector_norm(x, 1.5), [np.array([0.0, 1.0, -2.0])],
-          lambda x: torch.linalg.vector_norm(x, 1.5))
-    check(lambda x: gs.linalg.vector_norm(x, 0.5), [np.array([0.0, 1.0, -2.0])],
-          lambda x: torch.linalg.vector_norm(x, 0.5))
+    check(
+        lambda x: gs.linalg.vector_norm(x, 1.5),
+        [np.array([0.0, 1.0, -2.0])],
+        lambda x: torch.linalg.vector_norm(x, 1.5),
+    )
+    check(
+        lambda x: gs.linalg.vector_norm(x, 0.5),
+        [np.array([0.0, 1.0, -2.0])],
+        lambda x: torch.linalg.vector_norm(x, 0.5),
+    )
 
 
 def test_norm_with_a_wider_dtype():
-    check(lambda x: gs.linalg.vector_norm(x, dtype=gs.float64), [(3,)],
-          lambda x: torch.linalg.vector_norm(x, dtype=torch.float64), dtypes=("float32",))
+    check(
+        lambda x: gs.linalg.vector_norm(x, dtype=gs.float64),
+        [(3,)],
+        lambda x: torch.linalg.vector_norm(x, dtype=torch.float64),
+        dtypes=("float32",),
+    )
 
 
 NORM_ERRORS = [

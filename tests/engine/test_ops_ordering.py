@@ -12,15 +12,21 @@ from tests.engine.torch_reference import check
 @pytest.mark.parametrize("descending", [False, True])
 def test_sort_values_indices_and_grad(dim, descending):
     check(lambda x: x.sort(dim, descending=descending), [(4, 5, 3)])
-    check(lambda x: gs.sort(x, dim=dim, descending=descending), [(4, 5)],
-          lambda x: torch.sort(x, dim=dim, descending=descending))
+    check(
+        lambda x: gs.sort(x, dim=dim, descending=descending),
+        [(4, 5)],
+        lambda x: torch.sort(x, dim=dim, descending=descending),
+    )
 
 
 def test_stable_sort_keeps_the_order_of_equal_values():
     ties = np.array([[2.0, 1.0, 2.0, 1.0, 3.0, 2.0]])
     for descending in (False, True):
-        check(lambda x: gs.sort(x, descending=descending, stable=True), [ties],
-              lambda x: torch.sort(x, descending=descending, stable=True))
+        check(
+            lambda x: gs.sort(x, descending=descending, stable=True),
+            [ties],
+            lambda x: torch.sort(x, descending=descending, stable=True),
+        )
 
 
 NANS = np.array([[1.0, np.nan, -2.0, 3.0], [np.nan, 0.5, 4.0, -1.0], [2.0, 1.0, 0.0, np.nan]])
@@ -44,16 +50,19 @@ def test_sort_of_integers_and_a_scalar():
 @pytest.mark.parametrize("descending", [False, True])
 def test_argsort(descending):
     check(lambda x: x.argsort(dim=0, descending=descending), [(5, 3)], forward_only=True)
-    check(lambda x: gs.argsort(x, descending=descending), [(5, 3)],
-          lambda x: torch.argsort(x, descending=descending), forward_only=True)
+    check(
+        lambda x: gs.argsort(x, descending=descending),
+        [(5, 3)],
+        lambda x: torch.argsort(x, descending=descending),
+        forward_only=True,
+    )
 
 
 @pytest.mark.parametrize("k", [1, 3, 5])
 @pytest.mark.parametrize("largest", [True, False])
 def test_topk_values_indices_and_grad(k, largest):
     check(lambda x: x.topk(k, largest=largest), [(4, 5)])
-    check(lambda x: gs.topk(x, k, dim=0, largest=largest), [(6, 3)],
-          lambda x: torch.topk(x, k, dim=0, largest=largest))
+    check(lambda x: gs.topk(x, k, dim=0, largest=largest), [(6, 3)], lambda x: torch.topk(x, k, dim=0, largest=largest))
 
 
 def test_topk_with_k_out_of_range_raises():

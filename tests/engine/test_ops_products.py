@@ -32,8 +32,10 @@ ERRORS = [
     (lambda: gs.mm(gs.zeros(2, 3), gs.zeros(4, 5)), "mat1 and mat2 shapes cannot be multiplied \\(2x3 and 4x5\\)"),
     (lambda: gs.mm(gs.zeros(2, 3, 1), gs.zeros(4, 5)), "self must be a matrix"),
     (lambda: gs.bmm(gs.zeros(3, 4), gs.zeros(2, 4, 5)), "batch1 must be a 3D tensor"),
-    (lambda: gs.bmm(gs.zeros(2, 3, 4), gs.zeros(2, 5, 5)),
-     "Expected size for first two dimensions of batch2 tensor to be: \\[2, 4\\] but got: \\[2, 5\\]"),
+    (
+        lambda: gs.bmm(gs.zeros(2, 3, 4), gs.zeros(2, 5, 5)),
+        "Expected size for first two dimensions of batch2 tensor to be: \\[2, 4\\] but got: \\[2, 5\\]",
+    ),
     (lambda: gs.bmm(gs.zeros(2, 3, 4), gs.zeros(2, 4, 5, dtype=gs.float64)), "same dtype"),
 ]
 
@@ -78,9 +80,17 @@ EINSUM_ERRORS = [
     ("ij", [(2, 3), (3,)], "more operands were provided than specified in the equation"),
     ("ij->k", [(2, 3)], "output subscript k does not appear in the equation for any input operand"),
     ("ij->ii", [(2, 2)], "output subscript i appears more than once in the output"),
-    ("ij,jk", [(2, 3), (4, 5)], "subscript j has size 4 for operand 1 which does not broadcast with previously seen size 3"),
+    (
+        "ij,jk",
+        [(2, 3), (4, 5)],
+        "subscript j has size 4 for operand 1 which does not broadcast with previously seen size 3",
+    ),
     ("ii", [(2, 3)], "subscript i is repeated for operand 0 but the sizes don't match, 3 != 2"),
-    ("ijk", [(2, 3)], "the number of subscripts in the equation \\(3\\) does not match the number of dimensions \\(2\\)"),
+    (
+        "ijk",
+        [(2, 3)],
+        "the number of subscripts in the equation \\(3\\) does not match the number of dimensions \\(2\\)",
+    ),
     ("i1", [(2, 3)], "invalid subscript given in the equation"),
 ]
 

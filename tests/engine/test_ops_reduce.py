@@ -36,8 +36,11 @@ def test_reduction_of_0d_tensor_over_dim_0(op):
 
 @pytest.mark.parametrize("op", ["sum", "mean"])
 def test_reduction_function_form(op):
-    check(lambda x: getattr(gs, op)(x, dim=1) + getattr(gs, op)(x), [(3, 4)],
-          lambda x: getattr(torch, op)(x, dim=1) + getattr(torch, op)(x))
+    check(
+        lambda x: getattr(gs, op)(x, dim=1) + getattr(gs, op)(x),
+        [(3, 4)],
+        lambda x: getattr(torch, op)(x, dim=1) + getattr(torch, op)(x),
+    )
 
 
 def test_sum_with_positional_dim():
@@ -59,8 +62,11 @@ def test_var_std_with_correction(op, correction, dim):
 
 
 def test_var_std_function_form():
-    check(lambda x: gs.var(x, dim=0) + gs.std(x, dim=0, correction=0), [(3, 4)],
-          lambda x: torch.var(x, dim=0) + torch.std(x, dim=0, correction=0))
+    check(
+        lambda x: gs.var(x, dim=0) + gs.std(x, dim=0, correction=0),
+        [(3, 4)],
+        lambda x: torch.var(x, dim=0) + torch.std(x, dim=0, correction=0),
+    )
 
 
 @pytest.mark.parametrize("dim", [None, 0, 1, -1])
@@ -143,8 +149,11 @@ def test_softmax_family(op, dim):
 
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 def test_softmax_family_function_form(op):
-    check(lambda x: getattr(gs, op)(x, dim=1) + getattr(gs, op)(x, 0), [(3, 4)],
-          lambda x: getattr(torch, op)(x, dim=1) + getattr(torch, op)(x, 0))
+    check(
+        lambda x: getattr(gs, op)(x, dim=1) + getattr(gs, op)(x, 0),
+        [(3, 4)],
+        lambda x: getattr(torch, op)(x, dim=1) + getattr(torch, op)(x, 0),
+    )
 
 
 @pytest.mark.parametrize("dim", [0, 1, -1, (0, 1)], ids=str)
@@ -202,8 +211,9 @@ def test_argmax_argmin_pick_the_first_nan(op, dim):
     check(lambda x: getattr(x, op)(dim), [NANS])
 
 
-INFINITE_LOGITS = np.array([[INF, 1.0, 0.0], [-INF, 1.0, 0.0], [-INF, -INF, -INF], [INF, INF, 1.0],
-                            [NAN, 1.0, 0.0], [INF, -INF, 0.0]])
+INFINITE_LOGITS = np.array(
+    [[INF, 1.0, 0.0], [-INF, 1.0, 0.0], [-INF, -INF, -INF], [INF, INF, 1.0], [NAN, 1.0, 0.0], [INF, -INF, 0.0]]
+)
 
 
 @pytest.mark.parametrize("op", ["softmax", "log_softmax", "logsumexp"])

@@ -29,7 +29,9 @@ def test_roll_with_misaligned_shifts_raises():
 @pytest.mark.parametrize("diagonal", [0, 1, -1, 3, -4])
 def test_triangles(op, diagonal):
     check(lambda x: getattr(x, op)(diagonal), [(4, 5)])
-    check(lambda x: getattr(gs, op)(x, diagonal=diagonal), [(2, 3, 3)], lambda x: getattr(torch, op)(x, diagonal=diagonal))
+    check(
+        lambda x: getattr(gs, op)(x, diagonal=diagonal), [(2, 3, 3)], lambda x: getattr(torch, op)(x, diagonal=diagonal)
+    )
 
 
 @pytest.mark.parametrize("op", ["tril", "triu"])

@@ -51,7 +51,9 @@ def test_floor_division_and_remainder_with_python_scalars(scalar):
 
 
 def test_functions_floor_divide_and_remainder():
-    check(lambda a, b: gs.floor_divide(a, b), SIGNS, lambda a, b: torch.floor_divide(a, b), requires_grad=[False, False])
+    check(
+        lambda a, b: gs.floor_divide(a, b), SIGNS, lambda a, b: torch.floor_divide(a, b), requires_grad=[False, False]
+    )
     check(lambda a, b: gs.remainder(a, b), SIGNS, lambda a, b: torch.remainder(a, b))
 
 

@@ -17,8 +17,12 @@ def test_shape_op(name):
 
 def test_shape_ops_function_form():
     def fn(lib):
-        return lambda x: (lib.reshape(x, (4, 6)), lib.flatten(lib.transpose(x, 0, 1), 1),
-                          lib.permute(x, (2, 0, 1)), lib.squeeze(lib.unsqueeze(x, 0), 0))
+        return lambda x: (
+            lib.reshape(x, (4, 6)),
+            lib.flatten(lib.transpose(x, 0, 1), 1),
+            lib.permute(x, (2, 0, 1)),
+            lib.squeeze(lib.unsqueeze(x, 0), 0),
+        )
 
     check(fn(gs), [(2, 3, 4)], fn(torch))
 
@@ -43,8 +47,9 @@ def test_cat_default_dim_and_list_argument():
 
 
 def test_cat_with_input_not_requiring_grad():
-    check(lambda a, b: gs.cat([a, b], 1), [(2, 3), (2, 2)], lambda a, b: torch.cat([a, b], 1),
-          requires_grad=[False, True])
+    check(
+        lambda a, b: gs.cat([a, b], 1), [(2, 3), (2, 2)], lambda a, b: torch.cat([a, b], 1), requires_grad=[False, True]
+    )
 
 
 @pytest.mark.parametrize("dim", [0, 1, 2, -1])

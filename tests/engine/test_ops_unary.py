@@ -46,15 +46,19 @@ def test_unary_at_boundary_of_domain_matches_torch_forward(op):
     check(lambda x: getattr(x, op)(), [np.array([0.0, 1.0, 4.0]) - (op == "log1p")], forward_only=True)
 
 
-@pytest.mark.parametrize("bounds", [dict(min=-0.5, max=0.5), dict(min=-0.5), dict(max=0.25), dict(min=0.0, max=1.0)],
-                         ids=str)
+@pytest.mark.parametrize(
+    "bounds", [dict(min=-0.5, max=0.5), dict(min=-0.5), dict(max=0.25), dict(min=0.0, max=1.0)], ids=str
+)
 def test_clamp(bounds):
     check(lambda x: x.clamp(**bounds), [(4, 5)])
 
 
 def test_clamp_positional_and_function():
-    check(lambda x: x.clamp(-0.5, 0.5) + gs.clamp(x, -1.0, 1.0), [(4, 5)],
-          lambda x: x.clamp(-0.5, 0.5) + torch.clamp(x, -1.0, 1.0))
+    check(
+        lambda x: x.clamp(-0.5, 0.5) + gs.clamp(x, -1.0, 1.0),
+        [(4, 5)],
+        lambda x: x.clamp(-0.5, 0.5) + torch.clamp(x, -1.0, 1.0),
+    )
 
 
 def test_clamp_passes_grad_at_the_bounds():
@@ -107,8 +111,7 @@ def test_clamp_with_tensor_bounds(bounds):
 def test_where(shapes):
     rng = np.random.default_rng(1)
     mask = rng.random(shapes[0]) > 0.5
-    check(lambda c, a, b: gs.where(c, a, b), [mask, shapes[1], shapes[2]],
-          lambda c, a, b: torch.where(c, a, b))
+    check(lambda c, a, b: gs.where(c, a, b), [mask, shapes[1], shapes[2]], lambda c, a, b: torch.where(c, a, b))
 
 
 def test_where_with_condition_from_comparison():
@@ -131,11 +134,18 @@ MASKED_OUT = {  # ops whose grad is the incoming one where a mask holds, else 0 
 def test_masking_ops_send_zero_where_an_infinite_grad_is_masked_out(op):
     # An inf reaching a masked-out element gives 0 there (not 0 * inf = NaN), and stays inf inside.
     infinite = np.array([INF, -INF, INF, NAN, INF, -INF])
-    check(lambda x, s: MASKED_OUT[op](x) * s, [np.array([-1.0, 2.0, 0.25, -0.75, 0.4, -0.1]), infinite],
-          requires_grad=[True, False])
+    check(
+        lambda x, s: MASKED_OUT[op](x) * s,
+        [np.array([-1.0, 2.0, 0.25, -0.75, 0.4, -0.1]), infinite],
+        requires_grad=[True, False],
+    )
 
 
 def test_max_pool_sends_zero_where_an_infinite_grad_is_masked_out():
     infinite = np.full((1, 1, 2, 2), INF)
-    check(lambda x, s: gs.nn.functional.max_pool2d(x, 2) * s, [(1, 1, 4, 4), infinite],
-          lambda x, s: torch.nn.functional.max_pool2d(x, 2) * s, requires_grad=[True, False])
+    check(
+        lambda x, s: gs.nn.functional.max_pool2d(x, 2) * s,
+        [(1, 1, 4, 4), infinite],
+        lambda x, s: torch.nn.functional.max_pool2d(x, 2) * s,
+        requires_grad=[True, False],
+    )

@@ -49,8 +49,11 @@ def test_accumulating_is_announced_before_adding_into_a_grad_that_is_there():
     with hooks.observe(log):
         (w * 3).sum().backward()
         (w * 3).sum().backward()
-    assert log.events == [("accumulated", "w", [3.0, 3.0]),
-                          ("accumulating", "w", [3.0, 3.0]), ("accumulated", "w", [6.0, 6.0])]
+    assert log.events == [
+        ("accumulated", "w", [3.0, 3.0]),
+        ("accumulating", "w", [3.0, 3.0]),
+        ("accumulated", "w", [6.0, 6.0]),
+    ]
 
 
 def test_zero_grad_and_step_are_announced_around_what_they_do():
@@ -61,8 +64,7 @@ def test_zero_grad_and_step_are_announced_around_what_they_do():
     with hooks.observe(log):
         opt.step()
         opt.zero_grad(set_to_none=False)
-    assert log.events == [("step begun", [[1.0, 2.0]]), ("step ended", [[0.0, 1.0]]),
-                          ("zeroing", "SGD", ["w"], False)]
+    assert log.events == [("step begun", [[1.0, 2.0]]), ("step ended", [[0.0, 1.0]]), ("zeroing", "SGD", ["w"], False)]
     assert w.grad.tolist() == [0.0, 0.0]
 
 
@@ -101,9 +103,14 @@ def test_an_in_place_change_of_a_leaf_that_requires_grad_under_no_grad_is_announ
         w[0] = 3.0
         w.clamp_(max=2.5)
         t -= 1.0  # no grad required: not an update of a parameter
-    assert log.events == [("updating", "w", [1.0, 2.0]), ("updated", "w", [0.5, 1.5]),
-                          ("updating", "w", [0.5, 1.5]), ("updated", "w", [3.0, 1.5]),
-                          ("updating", "w", [3.0, 1.5]), ("updated", "w", [2.5, 1.5])]
+    assert log.events == [
+        ("updating", "w", [1.0, 2.0]),
+        ("updated", "w", [0.5, 1.5]),
+        ("updating", "w", [0.5, 1.5]),
+        ("updated", "w", [3.0, 1.5]),
+        ("updating", "w", [3.0, 1.5]),
+        ("updated", "w", [2.5, 1.5]),
+    ]
 
 
 def test_a_users_optimizer_with_its_own_step_is_announced_once_around_it():

@@ -27,8 +27,11 @@ def _functions() -> list[type]:
 def test_every_function_of_the_engine_has_a_rule():
     functions = _functions()
     assert len(functions) > 90
-    missing = [f"{cls.__module__}.{cls.__qualname__}" for cls in functions
-               if not (isinstance(cls.rule, str) and cls.rule.strip())]
+    missing = [
+        f"{cls.__module__}.{cls.__qualname__}"
+        for cls in functions
+        if not (isinstance(cls.rule, str) and cls.rule.strip())
+    ]
     assert missing == []
 
 

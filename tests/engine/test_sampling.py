@@ -47,10 +47,17 @@ def values(t) -> np.ndarray:
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("probs,n,replacement", [
-    ([0.2, 0.3, 0.5], 2, False), ([0.2, 0.3, 0.5], 7, True), ([[1.0, 2.0, 0.0, 3.0], [0.0, 0.0, 1.0, 1.0]], 2, False),
-    ([[1.0, 2.0], [3.0, 4.0], [5.0, 0.0]], 5, True), (np.ones((0, 3)), 2, False),
-], ids=str)
+@pytest.mark.parametrize(
+    "probs,n,replacement",
+    [
+        ([0.2, 0.3, 0.5], 2, False),
+        ([0.2, 0.3, 0.5], 7, True),
+        ([[1.0, 2.0, 0.0, 3.0], [0.0, 0.0, 1.0, 1.0]], 2, False),
+        ([[1.0, 2.0], [3.0, 4.0], [5.0, 0.0]], 5, True),
+        (np.ones((0, 3)), 2, False),
+    ],
+    ids=str,
+)
 def test_multinomial_shape_and_dtype_as_torch(probs, n, replacement, dtype):
     got = gs.multinomial(gs_tensor(probs, dtype), n, replacement)
     same_kind(got, torch.multinomial(torch_tensor(probs, dtype), n, replacement))
@@ -83,8 +90,8 @@ def test_multinomial_without_replacement_draws_zero_probability_categories_last_
     for _ in range(20):
         got = values(gs.multinomial(gs.tensor(probs), 4))
         for row, torch_row, positive in zip(got, expected, ({1, 3}, {4})):
-            assert set(row[:len(positive)]) == set(torch_row[:len(positive)]) == positive
-            assert len(set(row)) == 4 and not set(row[len(positive):]) & positive
+            assert set(row[: len(positive)]) == set(torch_row[: len(positive)]) == positive
+            assert len(set(row)) == 4 and not set(row[len(positive) :]) & positive
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -107,19 +114,33 @@ def test_multinomial_without_replacement_draws_in_order_of_probability():
     draws = values(gs.multinomial(gs_tensor(np.tile(p, (n, 1))), 2))
     np.testing.assert_allclose(np.bincount(draws[:, 0], minlength=3) / n, p, atol=0.015)
     second_given_first_0 = draws[draws[:, 0] == 0, 1]
-    np.testing.assert_allclose(np.bincount(second_given_first_0, minlength=3)[1:] / len(second_given_first_0),
-                               [0.6, 0.4], atol=0.02)
+    np.testing.assert_allclose(
+        np.bincount(second_given_first_0, minlength=3)[1:] / len(second_given_first_0), [0.6, 0.4], atol=0.02
+    )
 
 
-@pytest.mark.parametrize("probs,args", [
-    ([0.2, 0.3, 0.5], (4,)), ([0.2, 0.3, 0.5], (0,)), ([0.2, 0.3, 0.5], (-1,)), (np.ones((2, 3, 4)), (1,)),
-    (1.0, (1,)), ([-1.0, 2.0], (1,)), ([float("nan"), 2.0], (1,)), ([float("inf"), 2.0], (1,)),
-    ([0.0, 0.0], (1, True)), ([[0.0, 1.0, 0.0], [0.0, 0.0, 0.0]], (1, True)),
-    (np.ones((2, 0)), (2,)), ([0.2, 0.8], (2.0,)),
-], ids=str)
+@pytest.mark.parametrize(
+    "probs,args",
+    [
+        ([0.2, 0.3, 0.5], (4,)),
+        ([0.2, 0.3, 0.5], (0,)),
+        ([0.2, 0.3, 0.5], (-1,)),
+        (np.ones((2, 3, 4)), (1,)),
+        (1.0, (1,)),
+        ([-1.0, 2.0], (1,)),
+        ([float("nan"), 2.0], (1,)),
+        ([float("inf"), 2.0], (1,)),
+        ([0.0, 0.0], (1, True)),
+        ([[0.0, 1.0, 0.0], [0.0, 0.0, 0.0]], (1, True)),
+        (np.ones((2, 0)), (2,)),
+        ([0.2, 0.8], (2.0,)),
+    ],
+    ids=str,
+)
 def test_multinomial_errors_as_torch(probs, args):
-    raises_as_torch(lambda: gs.multinomial(gs_tensor(probs), *args),
-                    lambda: torch.multinomial(torch_tensor(probs), *args))
+    raises_as_torch(
+        lambda: gs.multinomial(gs_tensor(probs), *args), lambda: torch.multinomial(torch_tensor(probs), *args)
+    )
 
 
 def test_multinomial_of_integers_is_refused_as_torch():
@@ -155,15 +176,20 @@ def test_normal_overloads_shape_dtype_and_requires_grad_as_torch(overload, dtype
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_normal_float_mean_and_std_take_dtype(dtype):
-    same_kind(gs.normal(1.0, 2.0, (3,), dtype=getattr(gs, dtype)),
-              torch.normal(1.0, 2.0, (3,), dtype=getattr(torch, dtype)))
+    same_kind(
+        gs.normal(1.0, 2.0, (3,), dtype=getattr(gs, dtype)), torch.normal(1.0, 2.0, (3,), dtype=getattr(torch, dtype))
+    )
 
 
 def test_normal_result_takes_the_mean_dtype():
-    same_kind(gs.normal(gs.zeros(2, dtype=gs.float64), gs.ones(2)),
-              torch.normal(torch.zeros(2, dtype=torch.float64), torch.ones(2)))
-    same_kind(gs.normal(gs.zeros(2), gs.ones(2, dtype=gs.float64)),
-              torch.normal(torch.zeros(2), torch.ones(2, dtype=torch.float64)))
+    same_kind(
+        gs.normal(gs.zeros(2, dtype=gs.float64), gs.ones(2)),
+        torch.normal(torch.zeros(2, dtype=torch.float64), torch.ones(2)),
+    )
+    same_kind(
+        gs.normal(gs.zeros(2), gs.ones(2, dtype=gs.float64)),
+        torch.normal(torch.zeros(2), torch.ones(2, dtype=torch.float64)),
+    )
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -189,12 +215,16 @@ def test_normal_draws_have_the_asked_mean_and_std():
     assert abs(scalar.mean() - 2.0) < 5 * 3.0 / np.sqrt(n) and abs(scalar.std() - 3.0) < 0.05
 
 
-@pytest.mark.parametrize("call", [
-    lambda lib: lib.normal(lib.tensor([1.0, 2.0]), -1.0),
-    lambda lib: lib.normal(lib.tensor([1.0, 2.0]), lib.tensor([-1.0, 1.0])),
-    lambda lib: lib.normal(0.0, lib.tensor(-1.0)),
-    lambda lib: lib.normal(0.0, -1.0, (2,)),
-], ids=["negative float std", "negative tensor std", "negative 0-d std", "negative std with size"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib: lib.normal(lib.tensor([1.0, 2.0]), -1.0),
+        lambda lib: lib.normal(lib.tensor([1.0, 2.0]), lib.tensor([-1.0, 1.0])),
+        lambda lib: lib.normal(0.0, lib.tensor(-1.0)),
+        lambda lib: lib.normal(0.0, -1.0, (2,)),
+    ],
+    ids=["negative float std", "negative tensor std", "negative 0-d std", "negative std with size"],
+)
 def test_normal_errors_as_torch(call):
     raises_as_torch(lambda: call(gs), lambda: call(torch))
 
@@ -221,15 +251,19 @@ def test_normal_refuses_what_torch_refuses():
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("call", [
-    lambda lib, t: lib.bernoulli(t([[0.2, 0.9], [0.0, 1.0]])),
-    lambda lib, t: lib.bernoulli(t([0.2, 0.9], requires_grad=True)),
-    lambda lib, t: lib.bernoulli(t([5.0, 7.0]), 0.5),
-    lambda lib, t: t([0.3, 0.6]).bernoulli(),
-    lambda lib, t: t([0.3, 0.6]).bernoulli(0.4),
-    lambda lib, t: t([[0.0, 0.0, 0.0]]).bernoulli_(0.5),
-    lambda lib, t: t([[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]).bernoulli_(t([0.1, 0.5, 1.0])),
-], ids=["probabilities", "requires grad", "float p", "method", "method with p", "in place", "in place, tensor p"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib, t: lib.bernoulli(t([[0.2, 0.9], [0.0, 1.0]])),
+        lambda lib, t: lib.bernoulli(t([0.2, 0.9], requires_grad=True)),
+        lambda lib, t: lib.bernoulli(t([5.0, 7.0]), 0.5),
+        lambda lib, t: t([0.3, 0.6]).bernoulli(),
+        lambda lib, t: t([0.3, 0.6]).bernoulli(0.4),
+        lambda lib, t: t([[0.0, 0.0, 0.0]]).bernoulli_(0.5),
+        lambda lib, t: t([[0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]).bernoulli_(t([0.1, 0.5, 1.0])),
+    ],
+    ids=["probabilities", "requires grad", "float p", "method", "method with p", "in place", "in place, tensor p"],
+)
 def test_bernoulli_shape_and_dtype_as_torch(call, dtype):
     got = call(gs, lambda v, **kw: gs_tensor(v, dtype, **kw))
     same_kind(got, call(torch, lambda v, **kw: torch_tensor(v, dtype, **kw)))
@@ -238,9 +272,14 @@ def test_bernoulli_shape_and_dtype_as_torch(call, dtype):
 
 @pytest.mark.parametrize("dtype", ["int64", "bool"])
 def test_bernoulli_with_float_p_keeps_an_integer_or_bool_dtype(dtype):
-    same_kind(gs.bernoulli(gs.zeros(4, dtype=getattr(gs, dtype)), 0.5),
-              torch.bernoulli(torch.zeros(4, dtype=getattr(torch, dtype)), 0.5))
-    same_kind(gs.zeros(4, dtype=getattr(gs, dtype)).bernoulli_(0.5), torch.zeros(4, dtype=getattr(torch, dtype)).bernoulli_(0.5))
+    same_kind(
+        gs.bernoulli(gs.zeros(4, dtype=getattr(gs, dtype)), 0.5),
+        torch.bernoulli(torch.zeros(4, dtype=getattr(torch, dtype)), 0.5),
+    )
+    same_kind(
+        gs.zeros(4, dtype=getattr(gs, dtype)).bernoulli_(0.5),
+        torch.zeros(4, dtype=getattr(torch, dtype)).bernoulli_(0.5),
+    )
 
 
 def test_bernoulli_grad_is_zero_as_torch():
@@ -252,8 +291,9 @@ def test_bernoulli_grad_is_zero_as_torch():
 
 
 def test_bernoulli_certain_probabilities_are_exact():
-    np.testing.assert_array_equal(values(gs.bernoulli(gs.tensor([0.0, 1.0]).expand(1000, 2))),
-                                  np.tile([0.0, 1.0], (1000, 1)))
+    np.testing.assert_array_equal(
+        values(gs.bernoulli(gs.tensor([0.0, 1.0]).expand(1000, 2))), np.tile([0.0, 1.0], (1000, 1))
+    )
 
 
 def test_bernoulli_draws_have_the_asked_frequency():
@@ -265,15 +305,19 @@ def test_bernoulli_draws_have_the_asked_frequency():
     assert abs(values(gs.zeros(n, dtype=gs.float64).bernoulli(0.7)).mean() - 0.7) < 5 * 0.5 / np.sqrt(n)
 
 
-@pytest.mark.parametrize("call", [
-    lambda lib: lib.bernoulli(lib.tensor([0.2, 1.5])),
-    lambda lib: lib.bernoulli(lib.tensor([0.2, -0.5])),
-    lambda lib: lib.bernoulli(lib.tensor([0.2, float("nan")])),
-    lambda lib: lib.bernoulli(lib.zeros(3), p=1.5),
-    lambda lib: lib.zeros(3).bernoulli_(2),
-    lambda lib: lib.zeros(3).bernoulli_(lib.tensor([0.1, 1.5, 0.1])),
-    lambda lib: lib.zeros(3, requires_grad=True).bernoulli_(0.5),
-], ids=["p > 1", "p < 0", "nan", "float p > 1", "in place p > 1", "in place tensor p > 1", "leaf"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib: lib.bernoulli(lib.tensor([0.2, 1.5])),
+        lambda lib: lib.bernoulli(lib.tensor([0.2, -0.5])),
+        lambda lib: lib.bernoulli(lib.tensor([0.2, float("nan")])),
+        lambda lib: lib.bernoulli(lib.zeros(3), p=1.5),
+        lambda lib: lib.zeros(3).bernoulli_(2),
+        lambda lib: lib.zeros(3).bernoulli_(lib.tensor([0.1, 1.5, 0.1])),
+        lambda lib: lib.zeros(3, requires_grad=True).bernoulli_(0.5),
+    ],
+    ids=["p > 1", "p < 0", "nan", "float p > 1", "in place p > 1", "in place tensor p > 1", "leaf"],
+)
 def test_bernoulli_errors_as_torch(call):
     raises_as_torch(lambda: call(gs), lambda: call(torch))
 
@@ -283,7 +327,9 @@ def test_bernoulli_refuses_integer_probabilities_and_unfit_p():
     with pytest.raises(NotImplementedError, match=r"bernoulli\(\) is not implemented for int64 tensors"):
         gs.bernoulli(gs.tensor([0, 1]))
     torch_error(lambda: torch.zeros(3).bernoulli_(torch.tensor([0.1, 0.5])))
-    with pytest.raises(RuntimeError, match=r"bernoulli_: output with shape \[3\] doesn't match the broadcast shape \[2\]"):
+    with pytest.raises(
+        RuntimeError, match=r"bernoulli_: output with shape \[3\] doesn't match the broadcast shape \[2\]"
+    ):
         gs.zeros(3).bernoulli_(gs.tensor([0.1, 0.5]))
 
 

@@ -136,8 +136,11 @@ def test_backward_of_one_element_output_creates_grad_implicitly():
 
 
 def test_backward_from_tensor_not_requiring_grad_raises():
-    with pytest.raises(RuntimeError, match=r"^element 0 of tensors does not require grad and does not have a grad_fn: "
-                                           r"set requires_grad=True"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^element 0 of tensors does not require grad and does not have a grad_fn: "
+        r"set requires_grad=True",
+    ):
         gs.tensor(2.0).backward()
 
 
@@ -177,15 +180,17 @@ def test_inplace_change_of_tensor_not_saved_is_allowed():
 
 def test_inplace_on_leaf_requiring_grad_raises():
     w = leaf([1.0, 2.0])
-    with pytest.raises(RuntimeError, match=re.escape(
-            "a leaf Variable that requires grad is being used in an in-place operation.")):
+    with pytest.raises(
+        RuntimeError, match=re.escape("a leaf Variable that requires grad is being used in an in-place operation.")
+    ):
         w.add_(1.0)
 
 
 def test_augmented_assignment_on_leaf_requiring_grad_raises():
     w = leaf([1.0, 2.0])
-    with pytest.raises(RuntimeError, match=re.escape(
-            "a leaf Variable that requires grad is being used in an in-place operation.")):
+    with pytest.raises(
+        RuntimeError, match=re.escape("a leaf Variable that requires grad is being used in an in-place operation.")
+    ):
         w -= 1.0
 
 
@@ -237,8 +242,9 @@ def test_broadcast_mismatch_raises_value_error_naming_op_and_shapes():
         gs.zeros(3, 4) + gs.zeros(5)
 
 
-@pytest.mark.parametrize("op, fn", [("sub", lambda a, b: a - b), ("mul", lambda a, b: a * b),
-                                    ("div", lambda a, b: a / b)])
+@pytest.mark.parametrize(
+    "op, fn", [("sub", lambda a, b: a - b), ("mul", lambda a, b: a * b), ("div", lambda a, b: a / b)]
+)
 def test_broadcast_mismatch_names_each_binary_op(op, fn):
     with pytest.raises(ValueError, match=re.escape(f"{op}: shapes (2, 3) and (4, 3) cannot be broadcast together")):
         fn(gs.ones(2, 3), gs.ones(4, 3))
@@ -306,13 +312,24 @@ def test_backward_through_100000_node_chain_has_no_recursion_error():
 # --- dtype rules --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("data, dtype", [
-    (1.5, "float32"), ([1.0, 2.0], "float32"), ([1, 2.5], "float32"), (3, "int64"), ([[1, 2]], "int64"),
-    (True, "bool"), ([True, False], "bool"),
-    (np.array([1.0]), "float64"), (np.array([1.0], dtype=np.float32), "float32"),
-    (np.array([1], dtype=np.int32), "int32"), (np.array([1], dtype=np.int64), "int64"),
-    (np.float64(2.0), "float64"),
-], ids=str)
+@pytest.mark.parametrize(
+    "data, dtype",
+    [
+        (1.5, "float32"),
+        ([1.0, 2.0], "float32"),
+        ([1, 2.5], "float32"),
+        (3, "int64"),
+        ([[1, 2]], "int64"),
+        (True, "bool"),
+        ([True, False], "bool"),
+        (np.array([1.0]), "float64"),
+        (np.array([1.0], dtype=np.float32), "float32"),
+        (np.array([1], dtype=np.int32), "int32"),
+        (np.array([1], dtype=np.int64), "int64"),
+        (np.float64(2.0), "float64"),
+    ],
+    ids=str,
+)
 def test_tensor_infers_dtype_like_torch(data, dtype):
     assert str(gs.tensor(data).dtype).split(".")[-1] == dtype
     assert str(torch.tensor(data).dtype).split(".")[-1] == dtype
@@ -364,9 +381,19 @@ def test_default_dtype_is_float32():
     assert gs.get_default_dtype() == gs.float32
 
 
-@pytest.mark.parametrize("name, expected", [("float32", "float32"), ("float", "float32"), ("float64", "float64"),
-                                            ("double", "float64"), ("int64", "int64"), ("long", "int64"),
-                                            ("int32", "int32"), ("bool", "bool")])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("float32", "float32"),
+        ("float", "float32"),
+        ("float64", "float64"),
+        ("double", "float64"),
+        ("int64", "int64"),
+        ("long", "int64"),
+        ("int32", "int32"),
+        ("bool", "bool"),
+    ],
+)
 def test_dtype_names_and_aliases(name, expected):
     dtype = getattr(gs, name)
     assert str(dtype) == f"graphscope.{expected}"
@@ -397,9 +424,8 @@ def test_no_grad_as_decorator():
 
 
 def test_no_grad_restores_grad_mode_after_exception():
-    with pytest.raises(KeyError, match="x"):
-        with gs.no_grad():
-            raise KeyError("x")
+    with pytest.raises(KeyError, match="x"), gs.no_grad():
+        raise KeyError("x")
     assert gs.is_grad_enabled()
 
 
@@ -438,9 +464,8 @@ def test_set_grad_enabled_as_context_manager():
     x = leaf([1.0])
     with gs.set_grad_enabled(False):
         y = x * 2
-    with gs.no_grad():
-        with gs.set_grad_enabled(True):
-            z = x * 2
+    with gs.no_grad(), gs.set_grad_enabled(True):
+        z = x * 2
     assert not y.requires_grad and z.requires_grad
     assert gs.is_grad_enabled()
 
@@ -537,8 +562,11 @@ def test_requires_grad_in_place_returns_self():
 
 def test_requires_grad_false_on_non_leaf_raises():
     y = leaf([1.0]) * 2
-    with pytest.raises(RuntimeError, match=r"^you can only change requires_grad flags of leaf variables\. "
-                                           r"Use \.detach\(\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^you can only change requires_grad flags of leaf variables\. "
+        r"Use \.detach\(\)",
+    ):
         y.requires_grad_(False)
 
 
@@ -582,8 +610,11 @@ def test_item_returns_python_number():
 
 
 def test_item_of_many_elements_raises():
-    with pytest.raises(RuntimeError, match=r"^a Tensor with 2 elements cannot be converted to Scalar; "
-                                           r"item\(\) needs exactly one element$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^a Tensor with 2 elements cannot be converted to Scalar; "
+        r"item\(\) needs exactly one element$",
+    ):
         gs.tensor([1.0, 2.0]).item()
 
 
@@ -601,8 +632,11 @@ def test_numpy_returns_array_of_same_dtype():
 
 @pytest.mark.cpu_only  # .numpy() of a CPU tensor
 def test_numpy_on_tensor_requiring_grad_raises():
-    with pytest.raises(RuntimeError, match=r"^Can't call numpy\(\) on Tensor that requires grad\. "
-                                           r"Use tensor\.detach\(\)\.numpy\(\) instead\.$"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Can't call numpy\(\) on Tensor that requires grad\. "
+        r"Use tensor\.detach\(\)\.numpy\(\) instead\.$",
+    ):
         leaf([1.0]).numpy()
 
 

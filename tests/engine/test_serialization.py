@@ -29,7 +29,7 @@ def sample(dtype: str, shape=(3, 4)) -> np.ndarray:
     if dtype.startswith("float"):
         values = rng.standard_normal(shape).astype(dtype)
         flat = values.reshape(-1)
-        flat[:4] = [np.nan, np.inf, -np.inf, -0.0][:flat.size]
+        flat[:4] = [np.nan, np.inf, -np.inf, -0.0][: flat.size]
         return values
     info = np.iinfo(dtype)
     return rng.integers(info.min, info.max, size=shape, dtype=dtype, endpoint=True)
@@ -76,8 +76,10 @@ def float_storage(key="0", location="cpu", numel=4):
 
 
 def rebuild(storage, offset=0, size=(4,), stride=(1,), requires_grad=False, hooks=None):
-    return Call(Global("torch._utils", "_rebuild_tensor_v2"),
-                (storage, offset, size, stride, requires_grad, OrderedDict() if hooks is None else hooks))
+    return Call(
+        Global("torch._utils", "_rebuild_tensor_v2"),
+        (storage, offset, size, stride, requires_grad, OrderedDict() if hooks is None else hooks),
+    )
 
 
 FOUR_FLOATS = np.arange(4, dtype=np.float32).tobytes()
@@ -130,12 +132,20 @@ def test_a_parameter_comes_back_as_a_parameter():
 
 def test_nested_plain_values_come_back_equal():
     value = {
-        "ints": [0, 255, 256, 65535, 65536, -1, 2 ** 31, -(2 ** 31) - 1, 2 ** 70, -(2 ** 2100)],
-        "floats": (1.5, -0.0, float("inf")), "complex": 1 - 2j, "text": "é ✓", "bytes": b"\x00\xff",
-        "empty": ["", b"", (), [], {}, set(), OrderedDict()], "flags": (True, False, None),
-        "ordered": OrderedDict([("b", 1), ("a", 2)]), "set": {1, 2, 3}, "tuple": (1, (2, (3, 4, 5, 6))),
-        "dtypes": [gs.float16, gs.int64, gs.bool], "devices": [gs.device("cpu"), gs.device("cuda:1")],
-        "many": list(range(2500)), 7: "int key",
+        "ints": [0, 255, 256, 65535, 65536, -1, 2**31, -(2**31) - 1, 2**70, -(2**2100)],
+        "floats": (1.5, -0.0, float("inf")),
+        "complex": 1 - 2j,
+        "text": "é ✓",
+        "bytes": b"\x00\xff",
+        "empty": ["", b"", (), [], {}, set(), OrderedDict()],
+        "flags": (True, False, None),
+        "ordered": OrderedDict([("b", 1), ("a", 2)]),
+        "set": {1, 2, 3},
+        "tuple": (1, (2, (3, 4, 5, 6))),
+        "dtypes": [gs.float16, gs.int64, gs.bool],
+        "devices": [gs.device("cpu"), gs.device("cuda:1")],
+        "many": list(range(2500)),
+        7: "int key",
     }
     back = round_trip(value)
     assert back == value
@@ -235,8 +245,8 @@ def test_saved_storages_are_64_byte_aligned_as_torch_writes_them():
     storages = [info for info in records if "/data/" in info.filename]
     assert len(storages) == 3
     for info in storages:
-        name_length = int.from_bytes(data[info.header_offset + 26:info.header_offset + 28], "little")
-        extra_length = int.from_bytes(data[info.header_offset + 28:info.header_offset + 30], "little")
+        name_length = int.from_bytes(data[info.header_offset + 26 : info.header_offset + 28], "little")
+        extra_length = int.from_bytes(data[info.header_offset + 28 : info.header_offset + 30], "little")
         assert (info.header_offset + 30 + name_length + extra_length) % 64 == 0
 
 
@@ -267,30 +277,60 @@ def test_graphscope_loads_what_torch_saved_bit_exact(dtype):
 
 @pytest.mark.cpu_only
 def test_graphscope_writes_the_same_pickle_as_torch():
-    values = {"ints": [1, 300, 70000, -5, 2 ** 70], "text": "é", "pair": (1.5, None, True),
-              "set": {1}, "bytes": b"ab", "complex": 2j, "ordered": OrderedDict(a=1)}
+    values = {
+        "ints": [1, 300, 70000, -5, 2**70],
+        "text": "é",
+        "pair": (1.5, None, True),
+        "set": {1},
+        "bytes": b"ab",
+        "complex": 2j,
+        "ordered": OrderedDict(a=1),
+    }
 
     def records(save, obj):
         z = zipfile.ZipFile(saved(obj, save))
-        return {name.partition("/")[2]: z.read(name) for name in z.namelist()
-                if not name.endswith("serialization_id")}
+        return {name.partition("/")[2]: z.read(name) for name in z.namelist() if not name.endswith("serialization_id")}
 
-    ours = records(gs.save, {**values, "t": gs.tensor([[1.0, 2.0]], requires_grad=True),
-                             "p": gs.nn.Parameter(gs.tensor([3.0, 4.0], dtype=gs.float64)),
-                             "i": gs.tensor([3, 4], dtype=gs.int16), "dtype": gs.float64,
-                             "device": gs.device("cuda:1")})
-    theirs = records(torch.save, {**values, "t": torch.tensor([[1.0, 2.0]], requires_grad=True),
-                                  "p": torch.nn.Parameter(torch.tensor([3.0, 4.0], dtype=torch.float64)),
-                                  "i": torch.tensor([3, 4], dtype=torch.int16), "dtype": torch.float64,
-                                  "device": torch.device("cuda:1")})
+    ours = records(
+        gs.save,
+        {
+            **values,
+            "t": gs.tensor([[1.0, 2.0]], requires_grad=True),
+            "p": gs.nn.Parameter(gs.tensor([3.0, 4.0], dtype=gs.float64)),
+            "i": gs.tensor([3, 4], dtype=gs.int16),
+            "dtype": gs.float64,
+            "device": gs.device("cuda:1"),
+        },
+    )
+    theirs = records(
+        torch.save,
+        {
+            **values,
+            "t": torch.tensor([[1.0, 2.0]], requires_grad=True),
+            "p": torch.nn.Parameter(torch.tensor([3.0, 4.0], dtype=torch.float64)),
+            "i": torch.tensor([3, 4], dtype=torch.int16),
+            "dtype": torch.float64,
+            "device": torch.device("cuda:1"),
+        },
+    )
     assert ours == theirs
 
 
 def test_torch_loads_graphscope_parameters_state_dicts_and_plain_values():
     gs.manual_seed(0)
     model = gs.nn.Linear(2, 3)
-    back = torch.load(saved({"param": model.weight, "state": model.state_dict(), "dtype": gs.int8,
-                             "device": gs.device("cpu"), "x": [1, (2.5, "s")]}), map_location="cpu")
+    back = torch.load(
+        saved(
+            {
+                "param": model.weight,
+                "state": model.state_dict(),
+                "dtype": gs.int8,
+                "device": gs.device("cpu"),
+                "x": [1, (2.5, "s")],
+            }
+        ),
+        map_location="cpu",
+    )
     assert type(back["param"]) is torch.nn.Parameter and back["param"].requires_grad
     assert type(back["state"]) is OrderedDict and list(back["state"]) == ["weight", "bias"]
     assert back["state"]["bias"].numpy().tobytes() == bits(model.bias.detach())
@@ -298,14 +338,21 @@ def test_torch_loads_graphscope_parameters_state_dicts_and_plain_values():
     torch_model = torch.nn.Linear(2, 3)
     torch_model.load_state_dict(back["state"])
     x = np.ones((1, 2), dtype=np.float32)
-    np.testing.assert_allclose(torch_model(torch.from_numpy(x)).detach().numpy(),
-                               np.asarray(model(gs.tensor(x)).detach()), rtol=1e-6)
+    np.testing.assert_allclose(
+        torch_model(torch.from_numpy(x)).detach().numpy(), np.asarray(model(gs.tensor(x)).detach()), rtol=1e-6
+    )
 
 
 def test_graphscope_loads_torch_views_with_offsets_and_strides():
     base = torch.arange(24, dtype=torch.float64).reshape(4, 6)
-    views = {"row": base[2], "column": base[:, 3], "transposed": base.T, "block": base[1:3, 2:5],
-             "expanded": torch.tensor([1.0, 2.0]).expand(3, 2), "scalar": base[3, 4]}
+    views = {
+        "row": base[2],
+        "column": base[:, 3],
+        "transposed": base.T,
+        "block": base[1:3, 2:5],
+        "expanded": torch.tensor([1.0, 2.0]).expand(3, 2),
+        "scalar": base[3, 4],
+    }
     back = gs.load(saved(views, torch.save))
     for name, view in views.items():
         assert back[name].tolist() == view.tolist(), name
@@ -327,8 +374,12 @@ def test_a_torch_state_dict_loads_into_a_graphscope_model():
     model = gs.nn.Sequential(gs.nn.Linear(3, 4), gs.nn.Tanh(), gs.nn.Linear(4, 2))
     model.load_state_dict(state)
     x = np.random.default_rng(1).standard_normal((5, 3)).astype(np.float32)
-    np.testing.assert_allclose(np.asarray(model(gs.tensor(x)).detach()),
-                               torch_model(torch.from_numpy(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(model(gs.tensor(x)).detach()),
+        torch_model(torch.from_numpy(x)).detach().numpy(),
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 @pytest.mark.parametrize("optimizer", ["SGD", "Adam", "AdamW", "RMSprop"])
@@ -353,21 +404,32 @@ def test_optimizer_checkpoints_resume_across_torch_and_graphscope_both_ways(opti
     reference = torch.nn.Linear(3, 2)
     reference_opt = getattr(torch.optim, optimizer)(reference.parameters(), **options)
     step(torch, reference, reference_opt)
-    model, opt = resumed(gs, gs.load(saved({"model": reference.state_dict(), "optim": reference_opt.state_dict()},
-                                           torch.save)))
+    model, opt = resumed(
+        gs, gs.load(saved({"model": reference.state_dict(), "optim": reference_opt.state_dict()}, torch.save))
+    )
     step(gs, model, opt)
     step(torch, reference, reference_opt)
     np.testing.assert_allclose(np.asarray(model.weight.detach()), reference.weight.detach().numpy(), rtol=1e-6)
-    torch_model, torch_opt = resumed(torch, torch.load(saved({"model": model.state_dict(), "optim": opt.state_dict()}),
-                                                       map_location="cpu"))
+    torch_model, torch_opt = resumed(
+        torch, torch.load(saved({"model": model.state_dict(), "optim": opt.state_dict()}), map_location="cpu")
+    )
     step(torch, torch_model, torch_opt)
     step(torch, reference, reference_opt)
     np.testing.assert_allclose(torch_model.weight.detach().numpy(), reference.weight.detach().numpy(), rtol=1e-6)
 
 
 def test_torch_sizes_devices_dtypes_and_parameters_load_as_graphscope_values():
-    back = gs.load(saved({"size": torch.Size([2, 3]), "device": torch.device("cuda", 1),
-                          "dtype": torch.float16, "param": torch.nn.Parameter(torch.ones(2))}, torch.save))
+    back = gs.load(
+        saved(
+            {
+                "size": torch.Size([2, 3]),
+                "device": torch.device("cuda", 1),
+                "dtype": torch.float16,
+                "param": torch.nn.Parameter(torch.ones(2)),
+            },
+            torch.save,
+        )
+    )
     assert back["size"] == (2, 3) and type(back["size"]) is gs.Size
     assert back["device"] == gs.device("cuda:1") and back["dtype"] is gs.float16
     assert type(back["param"]) is gs.nn.Parameter and back["param"].requires_grad
@@ -408,16 +470,21 @@ def test_tensors_come_back_on_the_device_they_were_saved_from_whatever_the_defau
     assert back["cpu"].device == gs.device("cpu") and back["strict"].device == gs.device("strict:0")
 
 
-@pytest.mark.parametrize("map_location", ["cpu", gs.device("cpu"), {"strict:0": "cpu"}, {"strict:0": gs.device("cpu")},
-                                          lambda storage, location: storage],
-                         ids=["str", "device", "dict", "dict-to-device", "callable"])
+@pytest.mark.parametrize(
+    "map_location",
+    ["cpu", gs.device("cpu"), {"strict:0": "cpu"}, {"strict:0": gs.device("cpu")}, lambda storage, location: storage],
+    ids=["str", "device", "dict", "dict-to-device", "callable"],
+)
 def test_map_location_moves_tensors_to_the_cpu(map_location):
     back = round_trip([gs.tensor([1.0, 2.0], device="strict")], map_location=map_location)
     assert back[0].device == gs.device("cpu") and back[0].tolist() == [1.0, 2.0]
 
 
-@pytest.mark.parametrize("map_location", ["strict", {"cpu": "strict"}, lambda storage, location: storage.to("strict")],
-                         ids=["str", "dict", "callable"])
+@pytest.mark.parametrize(
+    "map_location",
+    ["strict", {"cpu": "strict"}, lambda storage, location: storage.to("strict")],
+    ids=["str", "dict", "callable"],
+)
 def test_map_location_moves_tensors_to_another_device(map_location):
     back = round_trip(gs.tensor([[1, 2]], device="cpu"), map_location=map_location)
     assert back.device == gs.device("strict:0") and back.tolist() == [[1, 2]]
@@ -429,8 +496,9 @@ def test_map_location_callable_gets_the_storage_and_its_location_and_none_keeps_
     def record(storage, location):
         calls.append((storage.tolist(), location))
 
-    back = round_trip({"a": gs.tensor([1.0, 2.0], device="cpu"), "b": gs.tensor([3], device="strict")},
-                      map_location=record)
+    back = round_trip(
+        {"a": gs.tensor([1.0, 2.0], device="cpu"), "b": gs.tensor([3], device="strict")}, map_location=record
+    )
     assert calls == [([1.0, 2.0], "cpu"), ([3], "strict:0")]
     assert back["a"].device == gs.device("cpu") and back["b"].device == gs.device("strict:0")
 
@@ -447,9 +515,12 @@ def saved_on(location: str) -> io.BytesIO:
 
 @pytest.mark.skipif(gs.cuda.is_available(), reason="about machines without a GPU")
 def test_loading_cuda_tensors_without_a_gpu_says_to_map_them_to_the_cpu():
-    with pytest.raises(RuntimeError, match=r"Attempting to deserialize object on a CUDA device but "
-                       r"graphscope.cuda.is_available\(\) is False. If you are running on a CPU-only "
-                       r"machine, please use graphscope.load with map_location='cpu'"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Attempting to deserialize object on a CUDA device but "
+        r"graphscope.cuda.is_available\(\) is False. If you are running on a CPU-only "
+        r"machine, please use graphscope.load with map_location='cpu'",
+    ):
         gs.load(saved_on("cuda:0"))
     with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
         gs.load(saved_on("cpu"), map_location="cuda")
@@ -465,24 +536,38 @@ def test_cuda_tensors_load_on_their_gpu_and_an_absent_gpu_index_is_an_error():
     assert round_trip(back).device == gs.device("cuda:0")
     assert round_trip(back, map_location="cpu").device == gs.device("cpu")
     count = gs.cuda.device_count()
-    with pytest.raises(RuntimeError, match=f"on CUDA device {count} but graphscope.cuda.device_count"
-                                           f"\\(\\) is {count}. Please use graphscope.load with map_location"):
+    with pytest.raises(
+        RuntimeError,
+        match=f"on CUDA device {count} but graphscope.cuda.device_count"
+        f"\\(\\) is {count}. Please use graphscope.load with map_location",
+    ):
         gs.load(saved_on(f"cuda:{count}"))
 
 
 def test_an_unknown_saved_location_says_to_use_map_location():
-    with pytest.raises(RuntimeError, match=r"cannot place tensors saved on 'mps': unknown device 'mps'.*"
-                                           r"pass map_location='cpu'"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"cannot place tensors saved on 'mps': unknown device 'mps'.*"
+        r"pass map_location='cpu'",
+    ):
         gs.load(saved_on("mps"))
     assert gs.load(saved_on("mps"), map_location="cpu").device == gs.device("cpu")
 
 
-@pytest.mark.parametrize("map_location, message", [
-    (3, "map_location must be None, a str, a device, a dict or a callable, got int"),
-    ({"cpu": 0}, r"map_location as a dict maps location strings to devices \(e.g. \{'cuda:1': 'cpu'\}\), got 'cpu': 0"),
-    (lambda storage, location: "cpu",
-     r"map_location\(storage, location\) must return a storage \(a tensor in graphscope\) or None, got str"),
-])
+@pytest.mark.parametrize(
+    "map_location, message",
+    [
+        (3, "map_location must be None, a str, a device, a dict or a callable, got int"),
+        (
+            {"cpu": 0},
+            r"map_location as a dict maps location strings to devices \(e.g. \{'cuda:1': 'cpu'\}\), got 'cpu': 0",
+        ),
+        (
+            lambda storage, location: "cpu",
+            r"map_location\(storage, location\) must return a storage \(a tensor in graphscope\) or None, got str",
+        ),
+    ],
+)
 def test_a_bad_map_location_is_a_type_error(map_location, message):
     with pytest.raises(TypeError, match=message):
         round_trip(gs.tensor([1.0]), map_location=map_location)
@@ -495,27 +580,37 @@ class Custom:
     pass
 
 
-@pytest.mark.parametrize("obj, name, hint", [
-    (Custom(), f"{__name__}.Custom", ""),
-    (frozenset({1}), "builtins.frozenset", ""),
-    (bytearray(b"x"), "builtins.bytearray", ""),
-    (np.zeros(2), "numpy.ndarray", ""),
-    ({"model": gs.nn.Linear(1, 1)}, "graphscope.engine.nn.linear.Linear",
-     "; save its state_dict() instead, and load that into a new Linear"),
-])
+@pytest.mark.parametrize(
+    "obj, name, hint",
+    [
+        (Custom(), f"{__name__}.Custom", ""),
+        (frozenset({1}), "builtins.frozenset", ""),
+        (bytearray(b"x"), "builtins.bytearray", ""),
+        (np.zeros(2), "numpy.ndarray", ""),
+        (
+            {"model": gs.nn.Linear(1, 1)},
+            "graphscope.engine.nn.linear.Linear",
+            "; save its state_dict() instead, and load that into a new Linear",
+        ),
+    ],
+)
 def test_save_refuses_what_torch_load_would_not_load_safely(obj, name, hint):
     with pytest.raises(TypeError) as error:
         gs.save(obj, io.BytesIO())
     assert str(error.value) == (
         f"graphscope.save cannot save a {name} object: it saves tensors, Parameters, dtypes, devices "
         "and nested dict, OrderedDict, list, tuple and set of them with str, bytes, int, float, complex, "
-        f"bool and None (what torch.load reads with weights_only=True){hint}")
+        f"bool and None (what torch.load reads with weights_only=True){hint}"
+    )
 
 
 def test_save_refuses_an_optimizer_and_says_to_save_its_state_dict():
     opt = gs.optim.SGD([gs.nn.Parameter(gs.ones(1))], lr=0.1)
-    with pytest.raises(TypeError, match=r"graphscope.engine.optim.sgd.SGD object: .*; save its state_dict\(\) "
-                                        "instead, and load that into a new SGD"):
+    with pytest.raises(
+        TypeError,
+        match=r"graphscope.engine.optim.sgd.SGD object: .*; save its state_dict\(\) "
+        "instead, and load that into a new SGD",
+    ):
         gs.save(opt, io.BytesIO())
 
 
@@ -535,15 +630,27 @@ def test_save_refuses_too_deep_nesting():
         gs.save(value, io.BytesIO())
 
 
-@pytest.mark.parametrize("option, error, message", [
-    ({"pickle_module": pickle}, TypeError, "graphscope.save writes its own pickles: pickle_module must be None"),
-    ({"pickle_protocol": 4}, ValueError,
-     r"graphscope.save writes pickle protocol 2 \(torch.save's default\), got pickle_protocol=4"),
-    ({"_use_new_zipfile_serialization": False}, ValueError,
-     r"graphscope.save writes only torch's zip format \(_use_new_zipfile_serialization=True\), not the legacy one"),
-    ({"_disable_byteorder_record": True}, ValueError,
-     r"graphscope.save always records the byte order \(_disable_byteorder_record=False\)"),
-])
+@pytest.mark.parametrize(
+    "option, error, message",
+    [
+        ({"pickle_module": pickle}, TypeError, "graphscope.save writes its own pickles: pickle_module must be None"),
+        (
+            {"pickle_protocol": 4},
+            ValueError,
+            r"graphscope.save writes pickle protocol 2 \(torch.save's default\), got pickle_protocol=4",
+        ),
+        (
+            {"_use_new_zipfile_serialization": False},
+            ValueError,
+            r"graphscope.save writes only torch's zip format \(_use_new_zipfile_serialization=True\), not the legacy one",
+        ),
+        (
+            {"_disable_byteorder_record": True},
+            ValueError,
+            r"graphscope.save always records the byte order \(_disable_byteorder_record=False\)",
+        ),
+    ],
+)
 def test_save_options_graphscope_does_not_offer_are_errors(option, error, message):
     with pytest.raises(error, match=message):
         gs.save(gs.ones(1), io.BytesIO(), **option)
@@ -551,22 +658,32 @@ def test_save_options_graphscope_does_not_offer_are_errors(option, error, messag
 
 @pytest.mark.parametrize("function, mode", [(lambda f: gs.save(1, f), "write"), (gs.load, "read")])
 def test_save_and_load_need_a_path_or_a_binary_file(function, mode):
-    with pytest.raises(TypeError, match=rf"expected a path \(str or os.PathLike\) or a binary file object "
-                                        rf"with {mode}\(\), got int"):
+    with pytest.raises(
+        TypeError,
+        match=rf"expected a path \(str or os.PathLike\) or a binary file object "
+        rf"with {mode}\(\), got int",
+    ):
         function(3)
 
 
 # --- what graphscope will not load ----------------------------------------------------------------------
 
-REFUSED = ("which graphscope.load does not load{also}: it loads tensors, Parameters, dtypes, devices and "
-           "nested dict, OrderedDict, list, tuple and set of them with str, bytes, int, float, complex, bool "
-           "and None (what torch.load reads with weights_only=True). If the file holds a whole model "
-           "(torch.save(model)), save model.state_dict() instead and load that into the model")
+REFUSED = (
+    "which graphscope.load does not load{also}: it loads tensors, Parameters, dtypes, devices and "
+    "nested dict, OrderedDict, list, tuple and set of them with str, bytes, int, float, complex, bool "
+    "and None (what torch.load reads with weights_only=True). If the file holds a whole model "
+    "(torch.save(model)), save model.state_dict() instead and load that into the model"
+)
 
 
-@pytest.mark.parametrize("weights_only, also", [
-    (None, ""), (True, ""), (False, " (not with weights_only=False either: it never runs code from a file)"),
-])
+@pytest.mark.parametrize(
+    "weights_only, also",
+    [
+        (None, ""),
+        (True, ""),
+        (False, " (not with weights_only=False either: it never runs code from a file)"),
+    ],
+)
 def test_load_refuses_objects_of_other_classes_and_names_them(weights_only, also):
     buffer = io.BytesIO()
     torch.save({"x": Custom()}, buffer)
@@ -580,8 +697,9 @@ def test_load_refuses_a_whole_torch_model(tmp_path):
     torch.save(torch.nn.Linear(1, 1), tmp_path / "model.pt")
     with pytest.raises(pickle.UnpicklingError) as error:
         gs.load(tmp_path / "model.pt")
-    assert str(error.value) == (f"{str(tmp_path / 'model.pt')!r} names torch.nn.modules.linear.Linear, "
-                                + REFUSED.format(also=""))
+    assert str(error.value) == (
+        f"{str(tmp_path / 'model.pt')!r} names torch.nn.modules.linear.Linear, " + REFUSED.format(also="")
+    )
 
 
 def test_load_never_calls_what_a_hostile_file_names():
@@ -597,7 +715,8 @@ def test_load_explains_that_graphscope_lacks_a_dtype(dtype, name):
     assert str(error.value) == (
         f"the file holds {name} data, and graphscope has no {name} dtype (it has float32, float64, "
         "float16, int64, int32, int16, int8, uint8, bool): in PyTorch, convert those tensors (e.g. with "
-        ".float()) before torch.save")
+        ".float()) before torch.save"
+    )
 
 
 def test_load_explains_a_bfloat16_dtype_value_too():
@@ -615,17 +734,27 @@ def test_load_refuses_a_tensor_with_python_attributes():
 def test_load_refuses_a_parameter_with_python_attributes():
     p = torch.nn.Parameter(torch.ones(1))
     p.note = "hi"
-    with pytest.raises(pickle.UnpicklingError, match=r"the file holds a Parameter with Python attributes "
-                                                     r"\['note'\], which graphscope cannot load"):
+    with pytest.raises(
+        pickle.UnpicklingError,
+        match=r"the file holds a Parameter with Python attributes "
+        r"\['note'\], which graphscope cannot load",
+    ):
         gs.load(saved(p, torch.save))
 
 
-@pytest.mark.parametrize("content, reason", [
-    (b"", "it is empty"),
-    (b"hello world", "it is not a zip archive"),
-    (None, "it looks like PyTorch's legacy format from before PyTorch 1.6, which graphscope cannot read: "
-           "load it with PyTorch and save it again with torch.save"),
-], ids=["empty", "text", "legacy"])
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        (b"", "it is empty"),
+        (b"hello world", "it is not a zip archive"),
+        (
+            None,
+            "it looks like PyTorch's legacy format from before PyTorch 1.6, which graphscope cannot read: "
+            "load it with PyTorch and save it again with torch.save",
+        ),
+    ],
+    ids=["empty", "text", "legacy"],
+)
 def test_load_refuses_files_that_are_not_torch_archives(tmp_path, content, reason):
     path = tmp_path / "f.pt"
     if content is None:
@@ -642,9 +771,12 @@ def test_load_refuses_a_torchscript_archive():
     buffer = io.BytesIO()
     torch.jit.save(torch.jit.script(torch.nn.Linear(1, 1)), buffer)
     buffer.seek(0)
-    with pytest.raises(RuntimeError, match=r"the file is a TorchScript archive \(torch.jit.save\), which graphscope "
-                                           r"cannot load: in PyTorch, save the model's state_dict\(\) with "
-                                           "torch.save and load that instead"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"the file is a TorchScript archive \(torch.jit.save\), which graphscope "
+        r"cannot load: in PyTorch, save the model's state_dict\(\) with "
+        "torch.save and load that instead",
+    ):
         gs.load(buffer)
 
 
@@ -652,79 +784,143 @@ def test_load_refuses_a_zip_that_is_not_a_torch_archive():
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as z:
         z.writestr("notes.txt", "hi")
-    with pytest.raises(RuntimeError, match=r"the file is a zip archive but not one written by torch.save or "
-                                           r"graphscope.save \(it has no data.pkl record\)"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"the file is a zip archive but not one written by torch.save or "
+        r"graphscope.save \(it has no data.pkl record\)",
+    ):
         gs.load(buffer)
 
 
-@pytest.mark.parametrize("data, storages, message", [
-    (written(rebuild(float_storage(), size=(3,), stride=(2,))), [FOUR_FLOATS],
-     r"the file is damaged: a tensor of size \(3,\) and stride \(2,\) at offset 0 reaches past its storage of 4"),
-    (written(rebuild(float_storage(), offset=5, size=(0,))), [FOUR_FLOATS],
-     r"a tensor of size \(0,\) and stride \(1,\) at offset 5 reaches past its storage of 4 elements"),
-    (written(rebuild(float_storage(), size=(2, 2), stride=(2,))), [FOUR_FLOATS],
-     r"a tensor's size \(2, 2\) and stride \(2,\) must be equally long tuples of non-negative ints"),
-    (written(rebuild(float_storage(), size=(-1,))), [FOUR_FLOATS], "must be equally long tuples of non-negative"),
-    (written(rebuild("not a storage")), [], "the file is damaged: a tensor needs a storage and an offset"),
-    (written(Call(Global("torch._utils", "_rebuild_parameter"), ([1.0], True, OrderedDict()))), [],
-     "the file is damaged: a Parameter's data must be a tensor, got list"),
-    (written(Call(Global("torch._utils", "_rebuild_parameter"), (rebuild(float_storage()), True, {"h": 1}))),
-     [FOUR_FLOATS], "the file holds a Parameter with backward hooks, which graphscope cannot load"),
-    (written(Call(Global("torch", "Size"), ([1.5],))), [], r"the file is damaged: torch.Size needs ints, got \[1.5\]"),
-    (written(PersistentId(("storage", "FloatStorage", "0", "cpu", 4))), [],
-     r"a persistent id must be \('storage', storage type, key, location, size\), got"),
-    (written([rebuild(float_storage()), rebuild(PersistentId(("storage", Global("torch", "IntStorage"), "0", "cpu", 4)))]),
-     [FOUR_FLOATS], "the file views storage '0' as both float32 and int32, which graphscope cannot load"),
-    (written(rebuild(float_storage(), hooks=OrderedDict(a=1))), [FOUR_FLOATS],
-     r"the file holds a tensor with backward hooks or metadata \(OrderedDict\(\[\('a', 1\)\]\)\), which graphscope"),
-])
+@pytest.mark.parametrize(
+    "data, storages, message",
+    [
+        (
+            written(rebuild(float_storage(), size=(3,), stride=(2,))),
+            [FOUR_FLOATS],
+            r"the file is damaged: a tensor of size \(3,\) and stride \(2,\) at offset 0 reaches past its storage of 4",
+        ),
+        (
+            written(rebuild(float_storage(), offset=5, size=(0,))),
+            [FOUR_FLOATS],
+            r"a tensor of size \(0,\) and stride \(1,\) at offset 5 reaches past its storage of 4 elements",
+        ),
+        (
+            written(rebuild(float_storage(), size=(2, 2), stride=(2,))),
+            [FOUR_FLOATS],
+            r"a tensor's size \(2, 2\) and stride \(2,\) must be equally long tuples of non-negative ints",
+        ),
+        (written(rebuild(float_storage(), size=(-1,))), [FOUR_FLOATS], "must be equally long tuples of non-negative"),
+        (written(rebuild("not a storage")), [], "the file is damaged: a tensor needs a storage and an offset"),
+        (
+            written(Call(Global("torch._utils", "_rebuild_parameter"), ([1.0], True, OrderedDict()))),
+            [],
+            "the file is damaged: a Parameter's data must be a tensor, got list",
+        ),
+        (
+            written(Call(Global("torch._utils", "_rebuild_parameter"), (rebuild(float_storage()), True, {"h": 1}))),
+            [FOUR_FLOATS],
+            "the file holds a Parameter with backward hooks, which graphscope cannot load",
+        ),
+        (
+            written(Call(Global("torch", "Size"), ([1.5],))),
+            [],
+            r"the file is damaged: torch.Size needs ints, got \[1.5\]",
+        ),
+        (
+            written(PersistentId(("storage", "FloatStorage", "0", "cpu", 4))),
+            [],
+            r"a persistent id must be \('storage', storage type, key, location, size\), got",
+        ),
+        (
+            written(
+                [
+                    rebuild(float_storage()),
+                    rebuild(PersistentId(("storage", Global("torch", "IntStorage"), "0", "cpu", 4))),
+                ]
+            ),
+            [FOUR_FLOATS],
+            "the file views storage '0' as both float32 and int32, which graphscope cannot load",
+        ),
+        (
+            written(rebuild(float_storage(), hooks=OrderedDict(a=1))),
+            [FOUR_FLOATS],
+            r"the file holds a tensor with backward hooks or metadata \(OrderedDict\(\[\('a', 1\)\]\)\), which graphscope",
+        ),
+    ],
+)
 def test_load_explains_a_damaged_file(data, storages, message):
     with pytest.raises(pickle.UnpicklingError, match=message):
         gs.load(with_pickle(data, storages))
 
 
-@pytest.mark.parametrize("storages, message", [
-    ([], "the file is damaged: it has no record 'archive/data/0' for storage '0'"),
-    ([b"\x00" * 12], "the file is damaged: storage '0' holds 12 bytes, its tensors need 16"),
-])
+@pytest.mark.parametrize(
+    "storages, message",
+    [
+        ([], "the file is damaged: it has no record 'archive/data/0' for storage '0'"),
+        ([b"\x00" * 12], "the file is damaged: storage '0' holds 12 bytes, its tensors need 16"),
+    ],
+)
 def test_load_explains_a_missing_or_short_storage(storages, message):
     with pytest.raises(RuntimeError, match=message):
         gs.load(with_pickle(written(rebuild(float_storage())), storages))
 
 
-@pytest.mark.parametrize("data, message", [
-    (pickle.dumps({"a": 1}, protocol=0), "unsupported pickle opcode DICT at byte 1: "
-                                          "graphscope.load reads only pickles of plain data"),
-    (b"\x80\x02cbuiltins\nset\n}R.", "damaged pickle: call arguments must be a tuple, got dict"),
-    (b"\x80\x02cbuiltins\nset\n)R}b.", "refusing to set the state of a set object from the file: graphscope.load "
-                                       "sets only an OrderedDict's attributes"),
-    (b"\x80\x02]K\x01\x85R.", r"refusing to call list object \[\]: graphscope.load calls only the allowed globals"),
-    (b"\x80\x02]K\x01", "damaged pickle: it ends before its STOP opcode"),
-    (b"\x80\x02h\x05.", "damaged pickle: memo entry 5 was never stored"),
-    (b"\x80\x02\x86.", r"damaged pickle: opcode TUPLE2 at byte 2 found too few values"),
-    (b"\x80\x02K\x01q\x00u.", r"damaged pickle: opcode SETITEMS at byte 6 found too few values"),
-    (b"\x80\x02K\x01K\x02.", "damaged pickle: STOP with an unfinished stack"),
-    (b"\x80\x02K\x05K\x01K\x02s.", "damaged pickle: SETITEM on a int"),
-    (b"\x80\x02}]K\x01s.", r"damaged pickle: SETITEM with a key that can't be one \(unhashable type: 'list'\)"),
-    (b"\x80\x02\x8f(]\x90.", r"damaged pickle: ADDITEMS with a key that can't be one"),
-    (b"\x80\x02ccollections\nOrderedDict\n)R}X\x04\x00\x00\x00keysK\x01sb.",
-     "refusing to set attribute 'keys' of an OrderedDict from the file: it would hide one of OrderedDict's own"),
-    (b"\x80\x02cbuiltins", "damaged pickle: a GLOBAL name has no end"),
-    (b"\x80\x02c_codecs\nencode\nX\x01\x00\x00\x00aX\x05\x00\x00\x00utf-8\x86R.",
-     "refusing _codecs.encode with 'utf-8': pickles of bytes use 'latin1'"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (
+            pickle.dumps({"a": 1}, protocol=0),
+            "unsupported pickle opcode DICT at byte 1: graphscope.load reads only pickles of plain data",
+        ),
+        (b"\x80\x02cbuiltins\nset\n}R.", "damaged pickle: call arguments must be a tuple, got dict"),
+        (
+            b"\x80\x02cbuiltins\nset\n)R}b.",
+            "refusing to set the state of a set object from the file: graphscope.load "
+            "sets only an OrderedDict's attributes",
+        ),
+        (b"\x80\x02]K\x01\x85R.", r"refusing to call list object \[\]: graphscope.load calls only the allowed globals"),
+        (b"\x80\x02]K\x01", "damaged pickle: it ends before its STOP opcode"),
+        (b"\x80\x02h\x05.", "damaged pickle: memo entry 5 was never stored"),
+        (b"\x80\x02\x86.", r"damaged pickle: opcode TUPLE2 at byte 2 found too few values"),
+        (b"\x80\x02K\x01q\x00u.", r"damaged pickle: opcode SETITEMS at byte 6 found too few values"),
+        (b"\x80\x02K\x01K\x02.", "damaged pickle: STOP with an unfinished stack"),
+        (b"\x80\x02K\x05K\x01K\x02s.", "damaged pickle: SETITEM on a int"),
+        (b"\x80\x02}]K\x01s.", r"damaged pickle: SETITEM with a key that can't be one \(unhashable type: 'list'\)"),
+        (b"\x80\x02\x8f(]\x90.", r"damaged pickle: ADDITEMS with a key that can't be one"),
+        (
+            b"\x80\x02ccollections\nOrderedDict\n)R}X\x04\x00\x00\x00keysK\x01sb.",
+            "refusing to set attribute 'keys' of an OrderedDict from the file: it would hide one of OrderedDict's own",
+        ),
+        (b"\x80\x02cbuiltins", "damaged pickle: a GLOBAL name has no end"),
+        (
+            b"\x80\x02c_codecs\nencode\nX\x01\x00\x00\x00aX\x05\x00\x00\x00utf-8\x86R.",
+            "refusing _codecs.encode with 'utf-8': pickles of bytes use 'latin1'",
+        ),
+    ],
+)
 def test_load_refuses_pickles_that_are_not_plain_data(data, message):
     with pytest.raises(pickle.UnpicklingError, match=message):
         gs.load(with_pickle(data))
 
 
-@pytest.mark.parametrize("options, error, message", [
-    ({"pickle_module": pickle}, TypeError,
-     "graphscope.load reads pickles itself, without running code: pickle_module must be None"),
-    ({"mmap": True}, ValueError, r"graphscope.load does not memory-map files \(mmap=True\): it reads them into memory"),
-    ({"weights_only": "yes"}, TypeError, "weights_only must be a bool or None, got 'yes'"),
-    ({"errors": "strict"}, TypeError, r"load\(\) got unexpected keyword arguments \['errors'\]"),
-])
+@pytest.mark.parametrize(
+    "options, error, message",
+    [
+        (
+            {"pickle_module": pickle},
+            TypeError,
+            "graphscope.load reads pickles itself, without running code: pickle_module must be None",
+        ),
+        (
+            {"mmap": True},
+            ValueError,
+            r"graphscope.load does not memory-map files \(mmap=True\): it reads them into memory",
+        ),
+        ({"weights_only": "yes"}, TypeError, "weights_only must be a bool or None, got 'yes'"),
+        ({"errors": "strict"}, TypeError, r"load\(\) got unexpected keyword arguments \['errors'\]"),
+    ],
+)
 def test_load_options_graphscope_does_not_offer_are_errors(options, error, message):
     with pytest.raises(error, match=message):
         gs.load(saved(gs.ones(1)), **options)
@@ -766,8 +962,11 @@ def test_a_size_or_stride_of_2_63_is_damaged_as_torch_says(size, stride):
 
 def test_a_tensor_of_more_dimensions_than_numpy_holds_is_refused_with_numpys_reason():
     data = written(rebuild(float_storage(), size=(1,) * 65, stride=(1,) * 65))
-    with pytest.raises(pickle.UnpicklingError, match=r"the file holds a tensor of size \(1, 1, 1, 1, 1, 1, \.\.\. "
-                                                     r"\(65 in all\)\), which graphscope cannot hold: .*64"):
+    with pytest.raises(
+        pickle.UnpicklingError,
+        match=r"the file holds a tensor of size \(1, 1, 1, 1, 1, 1, \.\.\. "
+        r"\(65 in all\)\), which graphscope cannot hold: .*64",
+    ):
         gs.load(with_pickle(data, [FOUR_FLOATS]))
 
 

@@ -53,8 +53,20 @@ def _compare(name, got, expected, tol):
         np.testing.assert_array_equal(got_values, expected_values, err_msg=name)
 
 
-def check(fn, specs, torch_fn=None, *, requires_grad=None, dtypes=FLOATS, low=-2.0, high=2.0,
-          forward_only=False, rtol=None, atol=None, seed=0):
+def check(
+    fn,
+    specs,
+    torch_fn=None,
+    *,
+    requires_grad=None,
+    dtypes=FLOATS,
+    low=-2.0,
+    high=2.0,
+    forward_only=False,
+    rtol=None,
+    atol=None,
+    seed=0,
+):
     """Run `fn` on graphscope tensors and `torch_fn` (default: `fn`) on torch tensors; compare.
 
     specs: one entry per input, a shape tuple (random uniform in [low, high)) or a NumPy array

@@ -8,7 +8,6 @@ import pytest
 from tests.graphscope_command import graphscope, script
 from tests.hostile.hostile_helpers import one_line_error
 
-
 # Valid Python that would create MARK when run, and begins as a snapshot does: `{`, naming the format.
 POLYGLOT = '{"format": "graphscope-snapshot", "version": 4} and open(MARK, "w")\n'
 SNAPSHOT_NAMES = ["OK.JSON", "ok.snapshot", "snapshot", "run.json", "model.py"]
@@ -32,8 +31,11 @@ def test_a_snapshot_shaped_file_is_never_run_whatever_its_name(tmp_path, command
     assert not mark.exists()
 
 
-@pytest.mark.parametrize("prefix", ["\ufeff", "\f", "\v \n\t", "\r\n" * 40_000],
-                         ids=["byte-order-mark", "form-feed", "blanks", "blanks-over-a-chunk"])
+@pytest.mark.parametrize(
+    "prefix",
+    ["\ufeff", "\f", "\v \n\t", "\r\n" * 40_000],
+    ids=["byte-order-mark", "form-feed", "blanks", "blanks-over-a-chunk"],
+)
 def test_blanks_or_a_byte_order_mark_do_not_hide_the_brace(tmp_path, prefix):
     path, mark = _polyglot(tmp_path, "data.txt", prefix)
     for command in (("explain", path), ("run", "--headless", path)):
@@ -56,11 +58,14 @@ def test_a_script_named_as_json_is_never_run(tmp_path, command):
 
 @pytest.mark.parametrize("name", ["OK.JSON", "ok.snapshot", "run.json"])
 def test_a_real_snapshot_is_explained_whatever_its_name(tmp_path, name):
-    model = script(tmp_path, """
+    model = script(
+        tmp_path,
+        """
         import graphscope as gs
         w = gs.tensor([1.0, -2.0], requires_grad=True)
         (w * w).sum().backward()
-    """)
+    """,
+    )
     written = tmp_path / "written.json"
     assert graphscope("run", "--headless", "--export", written, model).returncode == 0
     path = tmp_path / name
@@ -76,11 +81,15 @@ def test_a_real_snapshot_is_explained_whatever_its_name(tmp_path, name):
 
 
 def test_a_script_with_another_name_is_run_and_said_so(tmp_path):
-    path = script(tmp_path, """
+    path = script(
+        tmp_path,
+        """
         import graphscope as gs
         w = gs.tensor([3.0], requires_grad=True)
         (w * w).sum().backward()
-    """, name="train")
+    """,
+        name="train",
+    )
     result = graphscope("explain", path)
     assert result.returncode == 0, result.stderr
     assert f"graphscope: {path}: run as a Python script" in result.stderr

@@ -36,12 +36,20 @@ print("loaded")
 
 def load(path, code=LOAD, *args, memory=MEMORY_LIMIT):
     """graphscope.load(path) in a fresh process under the limits; the CompletedProcess."""
+
     def limit():
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 
-    return subprocess.run([sys.executable, "-c", code, str(path), *map(str, args)], capture_output=True, text=True,
-                          timeout=TIME_LIMIT, preexec_fn=limit, cwd=ROOT, check=False,
-                          env=env(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1"))
+    return subprocess.run(
+        [sys.executable, "-c", code, str(path), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=TIME_LIMIT,
+        preexec_fn=limit,
+        cwd=ROOT,
+        check=False,
+        env=env(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1"),
+    )
 
 
 def refused(path, *needles) -> str:
@@ -122,8 +130,9 @@ def test_dup_is_refused_as_torch_refuses_it(tmp_path, use):
     refused(checkpoint(tmp_path, PROTO + use(shared_tuple(dup=True)) + pickle.STOP), "unsupported pickle opcode DUP")
 
 
-@pytest.mark.parametrize("use", [as_key, in_frozenset, in_set, in_builtin_set],
-                         ids=["dict key", "frozenset", "set", "builtins.set"])
+@pytest.mark.parametrize(
+    "use", [as_key, in_frozenset, in_set, in_builtin_set], ids=["dict key", "frozenset", "set", "builtins.set"]
+)
 def test_a_tuple_shared_through_the_memo_is_refused_before_it_is_hashed(tmp_path, use):
     refused(checkpoint(tmp_path, PROTO + use(shared_tuple()) + pickle.STOP), "crafted to stall loaders")
 
@@ -132,16 +141,28 @@ def test_a_tuple_shared_through_the_memo_is_refused_before_it_is_hashed(tmp_path
 def test_keys_crafted_to_share_one_hash_are_refused(tmp_path, use):
     """Ints k * (2**61 - 1) + 1 all hash to 1: each insertion would walk past all the others."""
     keys = b"".join(long1(k * (2**61 - 1) + 1) + (b"" if use is in_set else pickle.NONE) for k in range(1, 50_001))
-    container = (pickle.EMPTY_DICT + pickle.MARK + keys + pickle.SETITEMS if use is as_key
-                 else pickle.EMPTY_SET + pickle.MARK + keys + pickle.ADDITEMS)
+    container = (
+        pickle.EMPTY_DICT + pickle.MARK + keys + pickle.SETITEMS
+        if use is as_key
+        else pickle.EMPTY_SET + pickle.MARK + keys + pickle.ADDITEMS
+    )
     refused(checkpoint(tmp_path, PROTO + container + pickle.STOP), "share one hash")
 
 
 def test_a_dict_set_as_attributes_again_and_again_is_refused(tmp_path):
     state = pickle.EMPTY_DICT + pickle.MARK + b"".join(unicode(f"a{i}") + pickle.NONE for i in range(20_000))
     builds = (pickle.BINGET + b"\x01" + pickle.BUILD) * 100_000
-    data = (PROTO + call("collections", "OrderedDict", pickle.EMPTY_TUPLE) + state + pickle.SETITEMS
-            + pickle.BINPUT + b"\x01" + pickle.BUILD + builds + pickle.STOP)
+    data = (
+        PROTO
+        + call("collections", "OrderedDict", pickle.EMPTY_TUPLE)
+        + state
+        + pickle.SETITEMS
+        + pickle.BINPUT
+        + b"\x01"
+        + pickle.BUILD
+        + builds
+        + pickle.STOP
+    )
     refused(checkpoint(tmp_path, data), "crafted to stall loaders")
 
 
@@ -154,17 +175,23 @@ def test_a_long_text_encoded_again_and_again_is_refused(tmp_path):
 
 @pytest.mark.parametrize("size", [long1(2**40), pickle.BININT + struct.pack("<i", 10**9)], ids=["2**40", "10**9"])
 def test_a_bytearray_of_a_size_instead_of_bytes_is_refused(tmp_path, size):
-    refused(checkpoint(tmp_path, PROTO + call("builtins", "bytearray", size + pickle.TUPLE1) + pickle.STOP), "bytearray")
+    refused(
+        checkpoint(tmp_path, PROTO + call("builtins", "bytearray", size + pickle.TUPLE1) + pickle.STOP), "bytearray"
+    )
 
 
 # --- errors about such values are short (item 3) ------------------------------------------------------
 
 
-@pytest.mark.parametrize("value, needle", [
-    (shared_tuple() + pickle.EMPTY_TUPLE + pickle.REDUCE, "refusing to call tuple object"),
-    (call("torch", "Size", shared_tuple() + pickle.TUPLE1), "torch.Size needs ints"),
-    (shared_tuple() + pickle.BINPERSID, "a persistent id must be"),
-], ids=["REDUCE on a tuple", "torch.Size", "persistent id"])
+@pytest.mark.parametrize(
+    "value, needle",
+    [
+        (shared_tuple() + pickle.EMPTY_TUPLE + pickle.REDUCE, "refusing to call tuple object"),
+        (call("torch", "Size", shared_tuple() + pickle.TUPLE1), "torch.Size needs ints"),
+        (shared_tuple() + pickle.BINPERSID, "a persistent id must be"),
+    ],
+    ids=["REDUCE on a tuple", "torch.Size", "persistent id"],
+)
 def test_an_error_about_a_widely_shared_tuple_is_short(tmp_path, value, needle):
     refused(checkpoint(tmp_path, PROTO + value + pickle.STOP), needle)
 
@@ -172,8 +199,10 @@ def test_an_error_about_a_widely_shared_tuple_is_short(tmp_path, value, needle):
 def test_an_error_about_a_deeply_nested_list_is_short(tmp_path):
     depth = 100_000
     nested = pickle.EMPTY_LIST * depth + pickle.APPEND * (depth - 1)
-    refused(checkpoint(tmp_path, PROTO + nested + pickle.EMPTY_TUPLE + pickle.REDUCE + pickle.STOP),
-            "refusing to call list object")
+    refused(
+        checkpoint(tmp_path, PROTO + nested + pickle.EMPTY_TUPLE + pickle.REDUCE + pickle.STOP),
+        "refusing to call list object",
+    )
 
 
 # --- claimed sizes and nesting depth (item 4) ---------------------------------------------------------
@@ -184,7 +213,7 @@ def central_entry(zip_bytes: bytes, name: str) -> int:
     at = zip_bytes.find(b"PK\x01\x02")
     while at >= 0:
         length = struct.unpack_from("<H", zip_bytes, at + 28)[0]
-        if zip_bytes[at + 46:at + 46 + length] == name.encode():
+        if zip_bytes[at + 46 : at + 46 + length] == name.encode():
             return at
         at = zip_bytes.find(b"PK\x01\x02", at + 4)
     raise KeyError(name)
@@ -233,23 +262,60 @@ def nested_records(count: int, payload: bytes) -> bytes:
     names = [f"archive/data/{i}".encode() for i in range(count)]
     headers, suffix = [], payload
     for name in reversed(names):
-        header = struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, 0, 0, 0, 0x21, zlib.crc32(suffix), len(suffix),
-                             len(suffix), len(name), 0) + name
+        header = (
+            struct.pack(
+                "<4sHHHHHIIIHH",
+                b"PK\x03\x04",
+                20,
+                0,
+                0,
+                0,
+                0x21,
+                zlib.crc32(suffix),
+                len(suffix),
+                len(suffix),
+                len(name),
+                0,
+            )
+            + name
+        )
         headers.append((name, zlib.crc32(suffix), len(suffix)))
         suffix = header + suffix
     headers.reverse()
-    tensors = [rebuild(str(i), numel=size, storage="ByteStorage", size=(size,))
-               for i, (_, _, size) in enumerate(headers)]
+    tensors = [
+        rebuild(str(i), numel=size, storage="ByteStorage", size=(size,)) for i, (_, _, size) in enumerate(headers)
+    ]
     head = io.BytesIO()
     with zipfile.ZipFile(head, "w", zipfile.ZIP_STORED) as z:
         z.writestr("archive/data.pkl", written(tensors))
     pkl = zipfile.ZipFile(head).getinfo("archive/data.pkl")
-    local = head.getvalue()[:head.getvalue().find(b"PK\x01\x02")]
+    local = head.getvalue()[: head.getvalue().find(b"PK\x01\x02")]
     entries, offset = [], len(local)
     for name, crc, size in [(b"archive/data.pkl", pkl.CRC, pkl.file_size)] + headers:
         at = 0 if name.endswith(b".pkl") else offset
-        entries.append(struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 20, 20, 0, 0, 0, 0x21, crc, size, size,
-                                   len(name), 0, 0, 0, 0, 0, at) + name)
+        entries.append(
+            struct.pack(
+                "<4sHHHHHHIIIHHHHHII",
+                b"PK\x01\x02",
+                20,
+                20,
+                0,
+                0,
+                0,
+                0x21,
+                crc,
+                size,
+                size,
+                len(name),
+                0,
+                0,
+                0,
+                0,
+                0,
+                at,
+            )
+            + name
+        )
         if not name.endswith(b".pkl"):
             offset += 30 + len(name)
     directory = b"".join(entries)
@@ -273,19 +339,39 @@ def test_a_record_that_claims_more_than_the_file_holds_is_refused(tmp_path):
 # --- every damage is one line of graphscope's (item 16) -----------------------------------------------
 
 
-@pytest.mark.parametrize("data, needle", [
-    (PROTO + in_frozenset(pickle.EMPTY_LIST) + pickle.STOP, "unhashable type: 'list'"),
-    (PROTO + in_builtin_set(pickle.EMPTY_LIST) + pickle.STOP, "unhashable type: 'list'"),
-    (PROTO + pickle.BINUNICODE + b"\x01\x00\x00\x00\xff" + pickle.STOP, "not valid utf-8"),
-    (PROTO + pickle.GLOBAL + b"mod\xff\nname\n" + pickle.STOP, "not valid utf-8"),
-    (PROTO + pickle.SHORT_BINSTRING + b"\x01\xff" + pickle.STOP, "encoding='latin1'"),
-    (PROTO + call("torch._utils", "_rebuild_tensor_v2", pickle.EMPTY_TUPLE) + pickle.STOP, "missing"),
-    (PROTO + call("torch", "device", unicode("x" * 100_000) + pickle.TUPLE1) + pickle.STOP, "torch.device"),
-    (PROTO + call("builtins", "complex", unicode("1") + pickle.TUPLE1) + pickle.STOP, "complex"),
-    (PROTO + pickle.EMPTY_DICT + pickle.MARK + (pickle.EMPTY_TUPLE + pickle.TUPLE1 * 1000 + pickle.NONE) * 2
-     + pickle.SETITEMS + pickle.STOP, "nested too deeply for Python"),
-], ids=["unhashable in frozenset", "unhashable in set()", "BINUNICODE", "GLOBAL", "Python 2 str",
-        "rebuild without arguments", "unknown device", "complex of a str", "equal keys 1,000 deep"])
+@pytest.mark.parametrize(
+    "data, needle",
+    [
+        (PROTO + in_frozenset(pickle.EMPTY_LIST) + pickle.STOP, "unhashable type: 'list'"),
+        (PROTO + in_builtin_set(pickle.EMPTY_LIST) + pickle.STOP, "unhashable type: 'list'"),
+        (PROTO + pickle.BINUNICODE + b"\x01\x00\x00\x00\xff" + pickle.STOP, "not valid utf-8"),
+        (PROTO + pickle.GLOBAL + b"mod\xff\nname\n" + pickle.STOP, "not valid utf-8"),
+        (PROTO + pickle.SHORT_BINSTRING + b"\x01\xff" + pickle.STOP, "encoding='latin1'"),
+        (PROTO + call("torch._utils", "_rebuild_tensor_v2", pickle.EMPTY_TUPLE) + pickle.STOP, "missing"),
+        (PROTO + call("torch", "device", unicode("x" * 100_000) + pickle.TUPLE1) + pickle.STOP, "torch.device"),
+        (PROTO + call("builtins", "complex", unicode("1") + pickle.TUPLE1) + pickle.STOP, "complex"),
+        (
+            PROTO
+            + pickle.EMPTY_DICT
+            + pickle.MARK
+            + (pickle.EMPTY_TUPLE + pickle.TUPLE1 * 1000 + pickle.NONE) * 2
+            + pickle.SETITEMS
+            + pickle.STOP,
+            "nested too deeply for Python",
+        ),
+    ],
+    ids=[
+        "unhashable in frozenset",
+        "unhashable in set()",
+        "BINUNICODE",
+        "GLOBAL",
+        "Python 2 str",
+        "rebuild without arguments",
+        "unknown device",
+        "complex of a str",
+        "equal keys 1,000 deep",
+    ],
+)
 def test_a_damaged_pickle_is_one_line(tmp_path, data, needle):
     refused(checkpoint(tmp_path, data), needle)
 
@@ -302,7 +388,7 @@ def test_a_record_without_its_header_is_one_line(tmp_path):
     path = checkpoint(tmp_path, written(rebuild()), [b"\x00" * 16])
     data = bytearray(path.read_bytes())
     at = zipfile.ZipFile(path).getinfo("archive/data.pkl").header_offset
-    data[at:at + 4] = b"XXXX"
+    data[at : at + 4] = b"XXXX"
     path.write_bytes(bytes(data))
     refused(path, "archive/data.pkl", "header")
 
@@ -321,7 +407,7 @@ def test_a_damaged_central_directory_is_one_line(tmp_path):
     path = checkpoint(tmp_path, written(rebuild()), [b"\x00" * 16])
     data = bytearray(path.read_bytes())
     at = central_entry(data, "archive/data/0")
-    data[at:at + 4] = b"XXXX"
+    data[at : at + 4] = b"XXXX"
     path.write_bytes(bytes(data))
     refused(path, "damaged")
 
@@ -344,6 +430,7 @@ def test_a_large_checkpoint_loads_in_little_more_memory_than_its_tensors(tmp_pat
     size = 256 * 2**20
     torch.save({"weight": torch.ones(size // 4)}, tmp_path / "big.pt")
     torch.save({"warm": torch.ones(1)}, tmp_path / "small.pt")
-    result = load(tmp_path / "big.pt", LOAD_IN_ROOM, tmp_path / "small.pt", int(size * 1.5),
-                  memory=resource.RLIM_INFINITY)
+    result = load(
+        tmp_path / "big.pt", LOAD_IN_ROOM, tmp_path / "small.pt", int(size * 1.5), memory=resource.RLIM_INFINITY
+    )
     assert result.returncode == 0 and result.stdout.strip() == "loaded", result.stderr[-2000:]

@@ -12,7 +12,6 @@ import pytest
 from tests.graphscope_command import HANG_SECONDS, env, graphscope, script
 from tests.hostile.hostile_helpers import loads, one_line_error
 
-
 TRAIN = textwrap.dedent("""
     import graphscope as gs
     w = gs.ones(3, requires_grad=True)
@@ -37,6 +36,7 @@ def _lines(stderr):
 
 # --- 9: a relative export path is the command's, not the script's -------------------------------
 
+
 @pytest.mark.parametrize("flag, what", EXPORTS)
 def test_a_relative_export_lands_where_the_command_started_not_where_the_script_moved(tmp_path, flag, what):
     start, elsewhere = tmp_path / "start", tmp_path / "elsewhere"
@@ -52,6 +52,7 @@ def test_a_relative_export_lands_where_the_command_started_not_where_the_script_
 
 
 # --- 10: os._exit and crashes ---------------------------------------------------------------------
+
 
 def test_a_script_ending_in_os_exit_still_gets_its_summary_and_export(tmp_path):
     out = tmp_path / "x.json"
@@ -166,8 +167,11 @@ def test_a_script_stopping_gracefully_on_a_signal_behaves_as_under_plain_python(
     plain = _signalled([sys.executable, str(path)], getattr(signal, name), tmp_path)
     assert plain == (0, "running\nstopped gracefully\n", "")
     out = tmp_path / "x.json"
-    code, stdout, stderr = _signalled([sys.executable, "-m", "graphscope", "run", "--headless", "--export",
-                                       str(out), str(path)], getattr(signal, name), tmp_path)
+    code, stdout, stderr = _signalled(
+        [sys.executable, "-m", "graphscope", "run", "--headless", "--export", str(out), str(path)],
+        getattr(signal, name),
+        tmp_path,
+    )
     assert code == 0, stderr[-2000:]
     assert stdout.startswith("running\nstopped gracefully\n") and _lines(stderr) == [f"snapshot written to {out}"]
     record = loads(out)
@@ -202,14 +206,23 @@ FOREVER = """
 """
 
 
-@pytest.mark.parametrize("moment, command, ready", [
-    ("while graphscope loads", [sys.executable, "-c", SLOW_START], "loading"),
-    ("at the script's first line", [sys.executable, "-m", "graphscope"], "started"),
-])
+@pytest.mark.parametrize(
+    "moment, command, ready",
+    [
+        ("while graphscope loads", [sys.executable, "-c", SLOW_START], "loading"),
+        ("at the script's first line", [sys.executable, "-m", "graphscope"], "started"),
+    ],
+)
 def test_ctrl_c_at_any_moment_exits_130_with_one_line_and_an_export_that_loads(tmp_path, moment, command, ready):
     out = tmp_path / "x.json"
-    run = subprocess.Popen([*command, "run", "--headless", "--export", str(out), str(script(tmp_path, FOREVER))],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), cwd=tmp_path)
+    run = subprocess.Popen(
+        [*command, "run", "--headless", "--export", str(out), str(script(tmp_path, FOREVER))],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+        cwd=tmp_path,
+    )
     try:
         assert run.stdout.readline().strip() == ready
         run.send_signal(signal.SIGINT)
@@ -224,6 +237,7 @@ def test_ctrl_c_at_any_moment_exits_130_with_one_line_and_an_export_that_loads(t
 
 
 # --- 14: export paths and the script's streams ---------------------------------------------------
+
 
 @pytest.mark.parametrize("flag, what", EXPORTS)
 def test_an_empty_export_path_is_refused_before_the_script_runs(tmp_path, flag, what):
@@ -242,8 +256,10 @@ def test_a_path_naming_a_folder_is_refused_before_the_script_runs(tmp_path, flag
     assert not ran.exists() and not (tmp_path / "out.json").exists()
 
 
-@pytest.mark.parametrize("name, shown", [("a\nb.json", "a\\x0ab.json"), ("a\x1b[31mb.json", "a\\x1b[31mb.json"),
-                                         ("a\tb.json", "a\\x09b.json")])
+@pytest.mark.parametrize(
+    "name, shown",
+    [("a\nb.json", "a\\x0ab.json"), ("a\x1b[31mb.json", "a\\x1b[31mb.json"), ("a\tb.json", "a\\x09b.json")],
+)
 def test_a_control_character_in_the_path_is_printed_escaped(tmp_path, name, shown):
     result = graphscope("run", "--headless", "--export", name, script(tmp_path, TRAIN), cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
@@ -251,8 +267,9 @@ def test_a_control_character_in_the_path_is_printed_escaped(tmp_path, name, show
     loads(tmp_path / name)
 
 
-@pytest.mark.parametrize("streams", ["sys.stdout = None", "sys.stdout = sys.stderr = None",
-                                     "sys.stdout = open(os.devnull, 'w')"])
+@pytest.mark.parametrize(
+    "streams", ["sys.stdout = None", "sys.stdout = sys.stderr = None", "sys.stdout = open(os.devnull, 'w')"]
+)
 def test_a_script_replacing_its_streams_leaves_graphscopes_output_alone(tmp_path, streams):
     out = tmp_path / "x.json"
     result = graphscope("run", "--headless", "--export", out, script(tmp_path, TRAIN + f"import os, sys\n{streams}\n"))

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from graphscope.trace import snapshot
-from graphscope.trace.snapshot.atomic_file import TEMP_MARK
 from graphscope.trace.record.limits import FIELDS, clamp
 from graphscope.trace.record.model import ACCUMULATED_GRAD, Metadata, Node, Record
-from graphscope.trace.stats.summarize import summarize
 from graphscope.trace.record.summary_table import FULL
 from graphscope.trace.record.tensor_summary import HISTOGRAM_BINS
+from graphscope.trace.snapshot.atomic_file import TEMP_MARK
+from graphscope.trace.stats.summarize import summarize
 from tests.graphscope_command import HANG_SECONDS, env, graphscope, script
 from tests.hostile.hostile_helpers import loads, one_line_error
 
@@ -45,10 +45,20 @@ def _column(values, dtype="int64") -> dict:
 def _with_rows(doc: dict, n: int, dims: list[int], held: int) -> dict:
     """`doc` with its tensor table replaced by `n` float32 rows of shape `dims`, held as `held`."""
     t = doc["tensors"]
-    t.update(count=n, dtype=_column([0] * n), device=_column([0] * n), ndim=_column([len(dims)] * n),
-             dims=_column(dims * n), nan=_column([0] * n), inf=_column([0] * n), held=_column([held] * n),
-             stats=base64.b64encode(np.zeros((n, 6)).tobytes()).decode(), exact=[],
-             histogram=_column([0] * (n * HISTOGRAM_BINS), "uint32"), values={})
+    t.update(
+        count=n,
+        dtype=_column([0] * n),
+        device=_column([0] * n),
+        ndim=_column([len(dims)] * n),
+        dims=_column(dims * n),
+        nan=_column([0] * n),
+        inf=_column([0] * n),
+        held=_column([held] * n),
+        stats=base64.b64encode(np.zeros((n, 6)).tobytes()).decode(),
+        exact=[],
+        histogram=_column([0] * (n * HISTOGRAM_BINS), "uint32"),
+        values={},
+    )
     doc["nodes"]["output"] = _column([-1])
     return doc
 
@@ -71,8 +81,9 @@ def test_full_rows_whose_value_counts_wrap_a_64_bit_sum_are_refused(tmp_path):
     """Four rows of 2**62 values each: their sum wraps to 0, which the empty pools would match."""
     path = _write(tmp_path, _with_rows(_doc(), 4, [2**31, 2**31], FULL))
     for command in ("summary", "explain"):
-        one_line_error(graphscope(command, path, memory=SMALL_READ), 2, str(path), "tensors.values",
-                       "18,446,744,073,709,551,616")
+        one_line_error(
+            graphscope(command, path, memory=SMALL_READ), 2, str(path), "tensors.values", "18,446,744,073,709,551,616"
+        )
 
 
 def test_nan_and_inf_counts_whose_sum_wraps_are_refused(tmp_path):
@@ -80,16 +91,26 @@ def test_nan_and_inf_counts_whose_sum_wraps_are_refused(tmp_path):
     doc["tensors"]["nan"] = _column([2**62])
     doc["tensors"]["inf"] = _column([2**62])
     path = _write(tmp_path, doc)
-    one_line_error(graphscope("summary", path, memory=SMALL_READ), 2, str(path), "tensors.nan[0]",
-                   "4,611,686,018,427,387,904 NaNs and 4,611,686,018,427,387,904 Infs in 6 elements")
+    one_line_error(
+        graphscope("summary", path, memory=SMALL_READ),
+        2,
+        str(path),
+        "tensors.nan[0]",
+        "4,611,686,018,427,387,904 NaNs and 4,611,686,018,427,387,904 Infs in 6 elements",
+    )
 
 
 def test_a_histogram_count_past_the_tensors_elements_is_refused(tmp_path):
     doc = _doc()
     doc["tensors"]["histogram"] = _column([2**62] + [0] * (HISTOGRAM_BINS - 1))
     path = _write(tmp_path, doc)
-    one_line_error(graphscope("summary", path, memory=SMALL_READ), 2, str(path), "tensors.histogram.data",
-                   "row 0: a count of 4,611,686,018,427,387,904 in 6 elements")
+    one_line_error(
+        graphscope("summary", path, memory=SMALL_READ),
+        2,
+        str(path),
+        "tensors.histogram.data",
+        "row 0: a count of 4,611,686,018,427,387,904 in 6 elements",
+    )
 
 
 # --- memory (issue 26, item 6) ------------------------------------------------------------------------
@@ -107,8 +128,7 @@ def _with_json(tmp_path, section: str, junk: bytes, name: str) -> Path:
 def test_json_that_would_take_more_memory_than_the_process_has_is_refused_before_it_is_built(tmp_path):
     """100 MB of empty objects (2.6 GB once parsed) in a process that may take 1.5 GB."""
     path = _with_json(tmp_path, "console", b"[" + b"{}," * (100 * 2**20 // 3) + b"{}]", "objects.json")
-    one_line_error(graphscope("summary", path, memory=1500 * 2**20), 2, str(path), "100.0 MiB", "memory",
-                   "GiB")
+    one_line_error(graphscope("summary", path, memory=1500 * 2**20), 2, str(path), "100.0 MiB", "memory", "GiB")
 
 
 def test_a_long_list_of_numbers_past_the_memory_the_process_has_is_refused_before_it_is_built(tmp_path):
@@ -139,11 +159,17 @@ def test_the_partial_file_of_an_export_killed_mid_write_is_removed_by_the_next_e
         "    return real(fd, data)\n"
         "os.write = write\n"
         "from graphscope.cli import main\n"
-        "sys.exit(main())\n")
+        "sys.exit(main())\n"
+    )
     model = script(tmp_path, TRAIN)
     out = tmp_path / "out.json"
-    killed = subprocess.run([sys.executable, "-c", killed_mid_write, "run", "--headless", "--export", str(out),
-                             str(model)], capture_output=True, env=env(), timeout=HANG_SECONDS, check=False)
+    killed = subprocess.run(
+        [sys.executable, "-c", killed_mid_write, "run", "--headless", "--export", str(out), str(model)],
+        capture_output=True,
+        env=env(),
+        timeout=HANG_SECONDS,
+        check=False,
+    )
     assert killed.returncode == -signal.SIGKILL
     assert [p.name for p in tmp_path.iterdir() if TEMP_MARK in p.name]  # left behind
     result = graphscope("run", "--headless", "--export", out, model)
@@ -156,7 +182,9 @@ def test_the_partial_file_of_an_export_killed_mid_write_is_removed_by_the_next_e
 
 
 def test_the_runs_whose_exports_did_not_load_now_export_what_loads(tmp_path):
-    model = script(tmp_path, """
+    model = script(
+        tmp_path,
+        """
         import sys
         import graphscope as gs
         from graphscope import nn
@@ -176,7 +204,8 @@ def test_the_runs_whose_exports_did_not_load_now_export_what_loads(tmp_path):
         Model()(gs.ones(1, 2)).backward()
         print("p" * (4 * 2**20 + 10))
         sys.exit(2**40 + 3)
-    """)
+    """,
+    )
     out = tmp_path / "out.json"
     result = graphscope("run", "--headless", "--export", out, model, "x" * 70_000)
     assert "snapshot written" in result.stderr, result.stderr[-2000:]
@@ -192,7 +221,7 @@ def test_the_runs_whose_exports_did_not_load_now_export_what_loads(tmp_path):
 # A script that gives every limited field a value of its limit + D characters (its first argument
 # is TEXT + D long), ends as its second argument says: an exit code, or an exception whose type
 # name and message are at their limits + D, or a ValueError of K characters (a traceback's length).
-LIMITED = '''
+LIMITED = """
 import sys
 import graphscope as gs
 from graphscope import nn, optim
@@ -255,14 +284,19 @@ if ending == "error":
 if ending.startswith("traceback:"):
     raise ValueError("t" * int(ending.split(":")[1]))
 sys.exit(int(ending))
-'''
+"""
 
 
 def _limited_run(tmp_path, d: int, ending: str):
     """Run LIMITED at limit + d, ending as `ending` (the script's traceback, if any, printed before
     "snapshot written"); its export, loaded."""
-    source = LIMITED.format(TEXT=TEXT, NAME=NAME, LONG=LONG, VARIABLE="v" * (NAME + d),
-                            LINE="l" * (TEXT + d - len("y = (keep[0] * 4).sum()  # ")))
+    source = LIMITED.format(
+        TEXT=TEXT,
+        NAME=NAME,
+        LONG=LONG,
+        VARIABLE="v" * (NAME + d),
+        LINE="l" * (TEXT + d - len("y = (keep[0] * 4).sum()  # ")),
+    )
     path = script(tmp_path, source, "limited.py")
     out = tmp_path / "limited.json"
     result = graphscope("run", "--headless", "--export", out, path, "a" * (TEXT + d), ending)
@@ -276,8 +310,13 @@ def _held(recorded, given: str, limit: int, keep_end: bool = False) -> None:
     if len(given) <= limit:
         assert given in recorded, (len(given), limit, [len(r) for r in recorded])
         return
-    kept = [r for r in recorded if len(r) == limit and "…[cut from " in r
-            and (r.endswith(given[-20:]) if keep_end else r.startswith(given[:20]))]
+    kept = [
+        r
+        for r in recorded
+        if len(r) == limit
+        and "…[cut from " in r
+        and (r.endswith(given[-20:]) if keep_end else r.startswith(given[:20]))
+    ]
     assert kept, (len(given), limit, [len(r) for r in recorded])
 
 
@@ -309,8 +348,10 @@ def _names_and_texts(record, d: int) -> None:
     assert finding.parameter in _labels(record) and len(finding.message) <= FIELDS["findings.message"]
 
 
-@pytest.mark.parametrize(("d", "code"), [(-1, EXIT_LOW - 1), (0, EXIT_LOW), (1, EXIT_LOW + 1),
-                                         (-1, EXIT_HIGH - 1), (0, EXIT_HIGH), (1, EXIT_HIGH + 1)])
+@pytest.mark.parametrize(
+    ("d", "code"),
+    [(-1, EXIT_LOW - 1), (0, EXIT_LOW), (1, EXIT_LOW + 1), (-1, EXIT_HIGH - 1), (0, EXIT_HIGH), (1, EXIT_HIGH + 1)],
+)
 def test_an_export_at_every_limit_and_one_either_side_loads_with_what_fits(tmp_path, d, code):
     record = _limited_run(tmp_path, d, str(code))
     _names_and_texts(record, d)
@@ -330,15 +371,30 @@ def test_a_traceback_at_its_limit_and_one_either_side_loads_with_its_end(tmp_pat
     around = len(short) - 100  # the traceback beside its message
     for d in (-1, 0, 1):
         traceback = _limited_run(tmp_path, 0, f"traceback:{LONG + d - around}").error.traceback
-        given = short[:-len("t" * 100 + "\n")] + "t" * (LONG + d - around) + "\n"
+        given = short[: -len("t" * 100 + "\n")] + "t" * (LONG + d - around) + "\n"
         _held([traceback], given, FIELDS["error.traceback"], keep_end=True)
 
 
 def test_every_limited_field_is_driven_to_its_limit_by_a_test_above():
-    driven = {"metadata.argv", "metadata.exit_code", "console.text", "error.type", "error.message",
-              "error.traceback", "sites.file", "sites.function", "sites.text", "strings", "passes.grad_norms",
-              "findings.parameter", "optimizer.optimizer", "optimizer.settings", "optimizer.params.label",
-              "optimizer.params.state", "rules"}
+    driven = {
+        "metadata.argv",
+        "metadata.exit_code",
+        "console.text",
+        "error.type",
+        "error.message",
+        "error.traceback",
+        "sites.file",
+        "sites.function",
+        "sites.text",
+        "strings",
+        "passes.grad_norms",
+        "findings.parameter",
+        "optimizer.optimizer",
+        "optimizer.settings",
+        "optimizer.params.label",
+        "optimizer.params.state",
+        "rules",
+    }
     # Under their limits by construction: a path the system can open (PATH_MAX, 4,096) and a
     # finding's message (graphscope's words and at most three names).
     bounded = {"metadata.script", "findings.message"}

@@ -12,7 +12,6 @@ import pytest
 from tests.graphscope_command import HANG_SECONDS, env, graphscope, script
 from tests.hostile.hostile_helpers import loads
 
-
 TRAINING = """
     import graphscope as gs
     w = gs.randn(64, 64, requires_grad=True)
@@ -37,17 +36,20 @@ PREAMBLE = """
     print("running", flush=True)
 """
 STUCK = {
-    "numpy work in flight": PREAMBLE + """
+    "numpy work in flight": PREAMBLE
+    + """
     a = np.random.rand(1500, 1500)
     while True:
         a = np.linalg.inv(a + np.eye(1500))
         (w @ w).sum().backward()
     """,
-    "a pure-Python loop": PREAMBLE + """
+    "a pure-Python loop": PREAMBLE
+    + """
     while True:
         pass
     """,
-    "a loop that catches BaseException": PREAMBLE + """
+    "a loop that catches BaseException": PREAMBLE
+    + """
     while True:
         try:
             (w @ w).tanh().sum().backward()
@@ -61,12 +63,17 @@ def _interrupt(tmp_path, source, delay):
     """Start a headless run, wait for its "running" line and `delay` more seconds, send SIGINT."""
     out = tmp_path / "x.json"
     out.unlink(missing_ok=True)
-    run = subprocess.Popen([sys.executable, "-m", "graphscope", "run", "--headless", "--export", str(out),
-                            str(script(tmp_path, source))], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, env=env())
+    run = subprocess.Popen(
+        [sys.executable, "-m", "graphscope", "run", "--headless", "--export", str(out), str(script(tmp_path, source))],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env(),
+    )
     try:
         assert run.stdout.readline().strip() == "running"
         import time
+
         time.sleep(delay)
         run.send_signal(signal.SIGINT)
         stdout, stderr = run.communicate(timeout=HANG_SECONDS)
@@ -121,8 +128,11 @@ def test_a_script_using_the_engine_from_several_threads_records_its_main_thread(
     record = loads(out)
     assert len(record.passes) == 40  # the main thread's, and only those
     notes = [line for line in result.stderr.splitlines() if "is recorded" in line]
-    assert sorted(notes) == [f"graphscope: thread 'worker{i}' used the engine; only the script's main thread "
-                             "is recorded, so that thread's ops are not in the graph" for i in range(3)]
+    assert sorted(notes) == [
+        f"graphscope: thread 'worker{i}' used the engine; only the script's main thread "
+        "is recorded, so that thread's ops are not in the graph"
+        for i in range(3)
+    ]
     assert [c.text for c in record.console if c.stream == "stderr"] == sorted(notes, key=notes.index)
 
 

@@ -18,9 +18,11 @@ from tests.hostile.hostile_helpers import loads, one_line_error
 def _record(**passes) -> Record:
     site = SourceSite("model.py", 3, "<module>", "loss = model(x)")
     node = Node(0, "tensor", output=summarize(np.arange(6, dtype=np.float32)), site=site)
-    return Record(metadata=Metadata(script="model.py"), nodes={0: node},
-                  passes=[BackwardPass(0, loss=1.5, grad_norms={"w": 0.25}, node_count=1, root=0, order=(0,),
-                                       finished=True)])
+    return Record(
+        metadata=Metadata(script="model.py"),
+        nodes={0: node},
+        passes=[BackwardPass(0, loss=1.5, grad_norms={"w": 0.25}, node_count=1, root=0, order=(0,), finished=True)],
+    )
 
 
 @pytest.mark.parametrize("command", ["summary", "view"])
@@ -57,8 +59,13 @@ def test_a_file_over_the_size_limit_says_its_size_and_how_to_raise_it(tmp_path):
     path = tmp_path / "big.json"
     path.write_text(snapshot.dumps(_record()))
     size = path.stat().st_size
-    line = one_line_error(graphscope("summary", path, GRAPHSCOPE_MAX_SNAPSHOT="1000"), 2, str(path),
-                          f"{size:,} bytes", "GRAPHSCOPE_MAX_SNAPSHOT")
+    line = one_line_error(
+        graphscope("summary", path, GRAPHSCOPE_MAX_SNAPSHOT="1000"),
+        2,
+        str(path),
+        f"{size:,} bytes",
+        "GRAPHSCOPE_MAX_SNAPSHOT",
+    )
     assert "1,000 bytes" in line
     assert graphscope("summary", path, GRAPHSCOPE_MAX_SNAPSHOT=str(size)).returncode == 0
 
@@ -66,8 +73,12 @@ def test_a_file_over_the_size_limit_says_its_size_and_how_to_raise_it(tmp_path):
 def test_a_bad_size_limit_is_one_line(tmp_path):
     path = tmp_path / "s.json"
     path.write_text(snapshot.dumps(_record()))
-    one_line_error(graphscope("summary", path, GRAPHSCOPE_MAX_SNAPSHOT="lots"), 2, "GRAPHSCOPE_MAX_SNAPSHOT",
-                   "not a number of bytes")
+    one_line_error(
+        graphscope("summary", path, GRAPHSCOPE_MAX_SNAPSHOT="lots"),
+        2,
+        "GRAPHSCOPE_MAX_SNAPSHOT",
+        "not a number of bytes",
+    )
 
 
 @pytest.mark.parametrize("where", ["loss", "grad_norms"])
@@ -76,7 +87,7 @@ def test_a_400_digit_integer_as_a_number_is_exit_2_with_its_place(tmp_path, wher
     if where == "loss":
         doc["passes"][0]["loss"] = 10**400
     else:
-        doc["passes"][0]["grad_norms"]["w"] = -10**400
+        doc["passes"][0]["grad_norms"]["w"] = -(10**400)
     path = tmp_path / "huge.json"
     path.write_text(json.dumps(doc))
     place = "passes[0].loss" if where == "loss" else "passes[0].grad_norms['w']"
@@ -89,18 +100,21 @@ def test_a_lone_surrogate_in_a_source_text_is_shown_escaped(tmp_path):
     record.console = []
     path = tmp_path / "s.json"
     snapshot.dump(record, path)
-    assert '\\udfff' in path.read_text()
+    assert "\\udfff" in path.read_text()
     result = graphscope("summary", path)
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
 
 
 def test_a_lone_surrogate_in_the_scripts_error_is_recorded_exported_and_summarised(tmp_path):
-    path = script(tmp_path, """
+    path = script(
+        tmp_path,
+        """
         import graphscope as gs
         w = gs.ones(2, requires_grad=True)
         (w * 3).sum().backward()
         raise ValueError("oops \\udfff")
-    """)
+    """,
+    )
     out = tmp_path / "s.json"
     result = graphscope("run", "--headless", "--export", out, path)
     assert result.returncode == 1 and "snapshot written" in result.stderr, result.stderr[-2000:]
@@ -109,12 +123,15 @@ def test_a_lone_surrogate_in_the_scripts_error_is_recorded_exported_and_summaris
 
 
 def test_losses_at_the_ends_of_the_float_range_are_summarised_and_exported(tmp_path):
-    path = script(tmp_path, """
+    path = script(
+        tmp_path,
+        """
         import graphscope as gs
         w = gs.ones(1, dtype=gs.float64, requires_grad=True)
         for scale in (1.7e308, -1.7e308, 1.7e308, 1.0):
             (w * scale).sum().backward()
-    """)
+    """,
+    )
     out = tmp_path / "s.json"
     result = graphscope("run", "--headless", "--export", out, path)
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr[-2000:]
@@ -128,7 +145,7 @@ def test_generated_damaged_snapshots_are_each_one_clear_error(tmp_path):
     text = snapshot.dumps(_record())
     doc = json.loads(text)
     rng = random.Random(12)
-    bad = [text[:rng.randrange(1, len(text))] for _ in range(40)]
+    bad = [text[: rng.randrange(1, len(text))] for _ in range(40)]
     hostile_values = [None, True, -1, 2**70, 10**400, 1.5, "nan", "\udfff", "\x1b[2J", [], {}, [[[]]], "x" * 5000]
 
     def paths(value, prefix=()):

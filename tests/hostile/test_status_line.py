@@ -11,7 +11,6 @@ import time
 
 from tests.graphscope_command import HANG_SECONDS, env, script
 
-
 STATUS = b"graphscope: running"
 
 
@@ -43,8 +42,14 @@ def _quiet_for(fd, seconds: float, seen: bytearray) -> bytes:
 def _run_on_a_terminal(tmp_path, source):
     """A headless run of `source` with a terminal for stdin, stdout and stderr: (process, terminal)."""
     master, slave = pty.openpty()
-    run = subprocess.Popen([sys.executable, "-m", "graphscope", "run", "--headless", str(script(tmp_path, source))],
-                           stdin=slave, stdout=slave, stderr=slave, env=env(), close_fds=True)
+    run = subprocess.Popen(
+        [sys.executable, "-m", "graphscope", "run", "--headless", str(script(tmp_path, source))],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=env(),
+        close_fds=True,
+    )
     os.close(slave)
     try:
         yield run, master
@@ -57,7 +62,9 @@ def _run_on_a_terminal(tmp_path, source):
 
 def test_the_status_line_waits_while_the_script_reads_a_prompted_answer(tmp_path):
     seen = bytearray()
-    with _run_on_a_terminal(tmp_path, """
+    with _run_on_a_terminal(
+        tmp_path,
+        """
         import time
         import graphscope as gs
         w = gs.ones(2, requires_grad=True)
@@ -65,7 +72,8 @@ def test_the_status_line_waits_while_the_script_reads_a_prompted_answer(tmp_path
         time.sleep(0.6)  # long enough for the status line to be drawn first
         name = input("Your name? ")
         print("hello", name)
-    """) as (run, master):
+    """,
+    ) as (run, master):
         _read_until(master, b"Your name? ", seen)
         assert STATUS in seen  # it was drawn before the prompt...
         assert STATUS not in _quiet_for(master, 1.0, seen)  # ...and not over the prompt since
@@ -78,7 +86,9 @@ def test_the_status_line_waits_while_the_script_reads_a_prompted_answer(tmp_path
 
 def test_the_status_line_waits_while_the_scripts_line_is_unfinished(tmp_path):
     seen = bytearray()
-    with _run_on_a_terminal(tmp_path, """
+    with _run_on_a_terminal(
+        tmp_path,
+        """
         import sys, time
         import graphscope as gs
         w = gs.ones(2, requires_grad=True)
@@ -89,7 +99,8 @@ def test_the_status_line_waits_while_the_scripts_line_is_unfinished(tmp_path):
             (w * 2).sum().backward()
             time.sleep(0.15)
         print("done")
-    """) as (run, master):
+    """,
+    ) as (run, master):
         _read_until(master, b"done", seen)
         assert run.wait(timeout=HANG_SECONDS) == 0
     assert b"progress: done" in seen

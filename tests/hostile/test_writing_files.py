@@ -10,8 +10,8 @@ import textwrap
 import pytest
 
 from graphscope.trace import snapshot
-from graphscope.trace.snapshot.atomic_file import TEMP_MARK, WriteError, write_atomically
 from graphscope.trace.record.model import Metadata, Record
+from graphscope.trace.snapshot.atomic_file import TEMP_MARK, WriteError, write_atomically
 from tests.graphscope_command import env, graphscope, script
 from tests.hostile.hostile_helpers import loads, one_line_error
 
@@ -136,12 +136,18 @@ def test_a_full_disk_mid_write_is_one_line_and_leaves_no_temporary_file(tmp_path
         "    return real(fd, data)\n"
         "os.write = full\n"
         "from graphscope.cli import main\n"
-        "sys.exit(main())\n")
+        "sys.exit(main())\n"
+    )
     out = tmp_path / "out.json"
     out.write_text("the old export")
-    result = subprocess.run([os.sys.executable, "-c", runner, "run", "--headless", "--export", str(out),
-                             str(script(tmp_path, TRAIN))], capture_output=True, text=True, env=env(), timeout=120,
-                            check=False)
+    result = subprocess.run(
+        [os.sys.executable, "-c", runner, "run", "--headless", "--export", str(out), str(script(tmp_path, TRAIN))],
+        capture_output=True,
+        text=True,
+        env=env(),
+        timeout=120,
+        check=False,
+    )
     one_line_error(result, 2, f"cannot write snapshot {out}: No space left on device", "exit code was 0")
     assert out.read_text() == "the old export"
     assert _leftovers(tmp_path) == []

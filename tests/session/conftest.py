@@ -32,8 +32,9 @@ class Driver:
         """Run a command that lets the engine move, then wait for the next pause or the end."""
         count = len(self.states)
         getattr(self.session, name)(*args)
-        return self._until(lambda: len(self.states) > count and session_in(self.session, STOPPED),
-                           f"{name} to take effect")
+        return self._until(
+            lambda: len(self.states) > count and session_in(self.session, STOPPED), f"{name} to take effect"
+        )
 
     def _until(self, condition, what: str):
         wait_until(condition, what, detail=lambda: f"; state is {self.session.state}")

@@ -15,7 +15,8 @@ def test_the_readme_list_is_up_to_date():
     with open(api_list.README, encoding="utf-8") as f:
         text = f.read()
     assert api_list.replaced(text) == text, (
-        f"README.md's supported-API list is out of date: run `{REGENERATE}` and commit README.md")
+        f"README.md's supported-API list is out of date: run `{REGENERATE}` and commit README.md"
+    )
 
 
 def group_of_each_name():
@@ -29,33 +30,36 @@ def test_every_supported_name_is_listed_once():
     assert len(names) == len(set(names))
 
 
-@pytest.mark.parametrize("prefix, name, title", [
-    ("torch", "Tensor", "Tensors"),
-    ("torch.Tensor", "sum", "Tensor methods"),
-    ("torch.Tensor", "shape", "Tensor attributes"),
-    ("torch.Tensor", "@", "Tensor operators"),
-    ("torch", "float32", "dtypes and devices"),
-    ("torch", "cuda.is_available", "dtypes and devices"),
-    ("torch", "zeros", "Creation ops"),
-    ("torch", "cat", "Indexing, slicing, joining, mutating ops"),
-    ("torch", "randn", "Random sampling"),
-    ("torch", "manual_seed", "Random sampling"),
-    ("torch", "exp", "Math operations: pointwise"),
-    ("torch", "sum", "Math operations: reduction"),
-    ("torch", "logsumexp", "Math operations: reduction"),
-    ("torch", "eq", "Math operations: comparison"),
-    ("torch", "matmul", "Math operations: BLAS and LAPACK"),
-    ("torch", "no_grad", "Locally disabling gradient computation"),
-    ("torch.autograd", "grad", "Autograd"),
-    ("torch.nn", "Sequential", "Containers"),
-    ("torch.nn", "ReLU", "Non-linear activations"),
-    ("torch.nn", "Linear", "Linear layers"),
-    ("torch.nn", "LayerNorm", "Normalization layers"),
-    ("torch.nn", "CrossEntropyLoss", "Loss functions"),
-    ("torch.nn.functional", "cross_entropy", "nn.functional"),
-    ("torch.optim", "Adam", "Optimizers"),
-    ("torch.optim.lr_scheduler", "StepLR", "Learning-rate schedulers"),
-])
+@pytest.mark.parametrize(
+    "prefix, name, title",
+    [
+        ("torch", "Tensor", "Tensors"),
+        ("torch.Tensor", "sum", "Tensor methods"),
+        ("torch.Tensor", "shape", "Tensor attributes"),
+        ("torch.Tensor", "@", "Tensor operators"),
+        ("torch", "float32", "dtypes and devices"),
+        ("torch", "cuda.is_available", "dtypes and devices"),
+        ("torch", "zeros", "Creation ops"),
+        ("torch", "cat", "Indexing, slicing, joining, mutating ops"),
+        ("torch", "randn", "Random sampling"),
+        ("torch", "manual_seed", "Random sampling"),
+        ("torch", "exp", "Math operations: pointwise"),
+        ("torch", "sum", "Math operations: reduction"),
+        ("torch", "logsumexp", "Math operations: reduction"),
+        ("torch", "eq", "Math operations: comparison"),
+        ("torch", "matmul", "Math operations: BLAS and LAPACK"),
+        ("torch", "no_grad", "Locally disabling gradient computation"),
+        ("torch.autograd", "grad", "Autograd"),
+        ("torch.nn", "Sequential", "Containers"),
+        ("torch.nn", "ReLU", "Non-linear activations"),
+        ("torch.nn", "Linear", "Linear layers"),
+        ("torch.nn", "LayerNorm", "Normalization layers"),
+        ("torch.nn", "CrossEntropyLoss", "Loss functions"),
+        ("torch.nn.functional", "cross_entropy", "nn.functional"),
+        ("torch.optim", "Adam", "Optimizers"),
+        ("torch.optim.lr_scheduler", "StepLR", "Learning-rate schedulers"),
+    ],
+)
 def test_names_are_grouped_as_pytorchs_docs(prefix, name, title):
     assert group_of_each_name()[(prefix, name)] == title
 

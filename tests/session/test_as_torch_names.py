@@ -6,21 +6,27 @@ import graphscope as gs
 
 
 def test_shapes_dtypes_and_types_print_as_torch_and_the_names_come_back(run_session):
-    driver = run_session("""
+    driver = run_session(
+        """
         import torch
         x = torch.zeros(3, 4)
         print(x.shape, x.size(), x.dtype, torch.float64, x.type(), torch.FloatTensor)
-    """, as_torch=True, pause=False)
+    """,
+        as_torch=True,
+        pause=False,
+    )
     state = driver.done()
     assert state.kind == "finished", driver.session.record.error
     assert driver.session.record.console[0].text.startswith(
-        "torch.Size([3, 4]) torch.Size([3, 4]) torch.float32 torch.float64 torch.FloatTensor <class 'torch.FloatTensor'>")
+        "torch.Size([3, 4]) torch.Size([3, 4]) torch.float32 torch.float64 torch.FloatTensor <class 'torch.FloatTensor'>"
+    )
     assert repr(gs.zeros(3, 4).shape) == "graphscope.Size([3, 4])" and repr(gs.float32) == "graphscope.float32"
 
 
 def test_legacy_and_utility_names_run_unmodified(run_session):
     had_torch = sys.modules.get("torch")
-    driver = run_session("""
+    driver = run_session(
+        """
         import torch
         import torch.nn as nn
         import torch.backends.cudnn as cudnn
@@ -36,7 +42,10 @@ def test_legacy_and_utility_names_run_unmodified(run_session):
         print(clip_grad_norm_([w], 1.0) > 0, torch.backends.cudnn.benchmark, torch.backends.mps.is_available())
         with torch.inference_mode():
             print(x.norm(dim=1, keepdim=True).shape, x.sum(0, keepdims=True).shape)
-    """, as_torch=True, pause=False)
+    """,
+        as_torch=True,
+        pause=False,
+    )
     state = driver.done()
     assert state.kind == "finished", driver.session.record.error
     text = "".join(line.text for line in driver.session.record.console)
@@ -45,12 +54,16 @@ def test_legacy_and_utility_names_run_unmodified(run_session):
 
 
 def test_assignments_reach_the_engines_flags_only(run_session):
-    driver = run_session("""
+    driver = run_session(
+        """
         import torch
         torch.my_value = 3
         torch.backends.cudnn.allow_tf32 = False
         print(torch.my_value, torch.backends.cudnn.allow_tf32)
-    """, as_torch=True, pause=False)
+    """,
+        as_torch=True,
+        pause=False,
+    )
     try:
         assert driver.done().kind == "finished", driver.session.record.error
         assert driver.session.record.console[0].text.startswith("3 False")

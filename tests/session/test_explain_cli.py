@@ -66,8 +66,10 @@ def test_a_script_with_no_backward_pass_is_an_error(tmp_path):
     path = script(tmp_path, "import graphscope as gs\nx = gs.ones(2) * 2\n")
     result = graphscope("explain", path)
     assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr == ("graphscope: the run made no backward pass: nothing to explain (the script must "
-                             "call .backward() on a result that requires grad)\n")
+    assert result.stderr == (
+        "graphscope: the run made no backward pass: nothing to explain (the script must "
+        "call .backward() on a result that requires grad)\n"
+    )
 
 
 def test_no_such_file_is_an_error(tmp_path):
@@ -82,18 +84,23 @@ def test_a_snapshot_is_explained_as_its_script_was(equation_snapshot, equation_e
 
 
 def test_a_snapshot_pass_outside_its_detail_window_says_how_to_get_it(tmp_path):
-    path = script(tmp_path, """
+    path = script(
+        tmp_path,
+        """
         import graphscope as gs
         w = gs.tensor([1.0], requires_grad=True)
         for _ in range(8):
             (w * 3).sum().backward()
-    """)
+    """,
+    )
     snap = tmp_path / "run.json"
     assert graphscope("run", "--headless", "--export", str(snap), path).returncode == 0
     result = graphscope("explain", "--pass", "2", str(snap))
     assert result.returncode == 2
-    assert result.stderr == ("graphscope: pass 2 was not kept in detail in this record (passes kept in detail: "
-                             "0, 5-7); run `graphscope explain --pass 2` on the script to record it\n")
+    assert result.stderr == (
+        "graphscope: pass 2 was not kept in detail in this record (passes kept in detail: "
+        "0, 5-7); run `graphscope explain --pass 2` on the script to record it\n"
+    )
     on_the_script = graphscope("explain", "--pass", "2", path)
     assert on_the_script.returncode == 0 and on_the_script.stdout.startswith(f"Backward pass 2 of {path}")
 
@@ -103,7 +110,9 @@ def test_a_snapshot_takes_no_script_options(equation_snapshot):
     for options in (["--as-torch"], ["--full-values", "100000"]):
         result = graphscope("explain", *options, str(snap))
         assert (result.returncode, result.stderr) == (
-            2, f"graphscope: {snap} is a snapshot: --as-torch, --full-values and arguments go with a script\n")
+            2,
+            f"graphscope: {snap} is a snapshot: --as-torch, --full-values and arguments go with a script\n",
+        )
 
 
 def test_markdown_has_a_heading_per_step_and_the_numbers_in_code_blocks():
@@ -112,7 +121,12 @@ def test_markdown_has_a_heading_per_step_and_the_numbers_in_code_blocks():
     out = result.stdout
     assert out.startswith(f"# Backward pass 0 of `{EQUATION}`\n\n")
     assert re.findall(r"^## Step (\d) of 5: node \d+, `(\w+)`$", out, re.MULTILINE) == [
-        ("1", "sum"), ("2", "sub"), ("3", "pow"), ("4", "mul"), ("5", "pow")]
+        ("1", "sum"),
+        ("2", "sub"),
+        ("3", "pow"),
+        ("4", "mul"),
+        ("5", "pow"),
+    ]
     assert "```python\nQ = 3 * a**3 - b**2\n```" in out
     assert "```text\nrule: d(x²)/dx = 2·x\nb (node 3):\n" in out
     assert "## Where the grads ended up" in out
@@ -120,11 +134,15 @@ def test_markdown_has_a_heading_per_step_and_the_numbers_in_code_blocks():
 
 
 def test_text_from_the_script_stays_literal(tmp_path):
-    path = script(tmp_path, """
+    path = script(
+        tmp_path,
+        """
         import graphscope as gs
         w = gs.tensor([2.0], requires_grad=True)
         (w * w).sum().backward()  # ``` [bold]*not bold*[/bold] \x1b[31m
-    """, name="odd_name_[x].py")
+    """,
+        name="odd_name_[x].py",
+    )
     text = graphscope("explain", path)
     assert text.returncode == 0, text.stderr
     assert "(w * w).sum().backward()  # ``` [bold]*not bold*[/bold] \\x1b[31m" in text.stdout
@@ -135,12 +153,15 @@ def test_text_from_the_script_stays_literal(tmp_path):
 
 
 def test_a_script_that_raises_after_its_backward_is_explained_with_its_traceback(tmp_path):
-    path = script(tmp_path, """
+    path = script(
+        tmp_path,
+        """
         import graphscope as gs
         w = gs.tensor([2.0], requires_grad=True)
         (w * w).sum().backward()
         raise ValueError("after the pass")
-    """)
+    """,
+    )
     result = graphscope("explain", path)
     assert result.returncode == 1
     assert "ValueError: after the pass" in result.stderr
@@ -148,23 +169,29 @@ def test_a_script_that_raises_after_its_backward_is_explained_with_its_traceback
 
 
 def test_as_torch_runs_a_pytorch_script(tmp_path):
-    path = script(tmp_path, """
+    path = script(
+        tmp_path,
+        """
         import torch
         x = torch.tensor([1.0, 2.0], requires_grad=True)
         (x ** 2).sum().backward()
-    """)
+    """,
+    )
     result = graphscope("explain", "--as-torch", path, "an-argument")
     assert result.returncode == 0, result.stderr
     assert "grad_in = [1, 1] × 2·[1, 2] = [2, 4]" in result.stdout
 
 
 def test_the_script_reads_stdin_and_its_output_goes_to_stderr(tmp_path):
-    path = script(tmp_path, """
+    path = script(
+        tmp_path,
+        """
         import graphscope as gs
         w = gs.tensor([float(input("w? "))], requires_grad=True)
         (w * w).sum().backward()
         print("w.grad =", w.grad.tolist())
-    """)
+    """,
+    )
     result = graphscope("explain", path, input="3\n")
     assert result.returncode == 0, result.stderr
     assert "w? w.grad = [6.0]" in result.stderr

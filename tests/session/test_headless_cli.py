@@ -41,12 +41,15 @@ def test_exit_code_is_the_scripts_sys_exit_code(tmp_path):
 
 def test_a_raising_script_exits_1_prints_its_traceback_and_still_exports(tmp_path):
     snap = tmp_path / "crash.json"
-    path = script(tmp_path, """
+    path = script(
+        tmp_path,
+        """
         import graphscope as gs
         w = gs.ones(3, requires_grad=True)
         (w * 2).sum().backward()
         raise ValueError("the script broke")
-    """)
+    """,
+    )
     result = graphscope("run", "--headless", "--export", str(snap), path)
     assert result.returncode == 1
     assert "Traceback" in result.stderr and "ValueError: the script broke" in result.stderr
@@ -91,19 +94,24 @@ def test_summary_of_a_bad_snapshot_is_exit_2_without_a_traceback(tmp_path):
 
 
 def test_as_torch_headless_runs_a_pytorch_script(tmp_path):
-    path = script(tmp_path, """
+    path = script(
+        tmp_path,
+        """
         import torch
         x = torch.ones(2, 2, requires_grad=True)
         (x * 3).sum().backward()
         print("grad", x.grad.tolist())
-    """)
+    """,
+    )
     result = graphscope("run", "--headless", "--as-torch", path)
     assert result.returncode == 0, result.stderr
     assert "grad [[3.0, 3.0], [3.0, 3.0]]" in result.stdout
 
 
 def test_as_torch_headless_saves_and_loads_a_checkpoint(tmp_path):
-    path = script(tmp_path, """
+    path = script(
+        tmp_path,
+        """
         import torch
         model = torch.nn.Linear(2, 1)
         opt = torch.optim.Adam(model.parameters())
@@ -115,7 +123,8 @@ def test_as_torch_headless_saves_and_loads_a_checkpoint(tmp_path):
         fresh.load_state_dict(checkpoint["model"])
         torch.optim.Adam(fresh.parameters()).load_state_dict(checkpoint["optim"])
         print("same", fresh.weight.tolist() == model.weight.tolist())
-    """)
+    """,
+    )
     result = graphscope("run", "--headless", "--as-torch", path, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "same True" in result.stdout

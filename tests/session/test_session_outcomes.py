@@ -12,14 +12,17 @@ def test_sys_exit_code_is_reported_not_raised(run_session):
 
 
 def test_exception_inside_forward_is_reported_with_its_line(run_session):
-    driver = run_session("""
+    driver = run_session(
+        """
         import graphscope as gs
         from graphscope import nn
         class Broken(nn.Module):
             def forward(self, x):
                 return x @ gs.ones(5, 2)
         Broken()(gs.ones(3, 4))
-    """, pause=False)
+    """,
+        pause=False,
+    )
     state = driver.done()
     assert state.kind == "failed" and state.exit_code == 1
     error = driver.session.record.error
@@ -29,7 +32,8 @@ def test_exception_inside_forward_is_reported_with_its_line(run_session):
 
 
 def test_exception_inside_a_custom_function_backward_names_the_node(run_session):
-    driver = run_session("""
+    driver = run_session(
+        """
         import graphscope as gs
         class Fragile(gs.autograd.Function):
             @staticmethod
@@ -40,7 +44,9 @@ def test_exception_inside_a_custom_function_backward_names_the_node(run_session)
                 raise ArithmeticError("backward blew up")
         x = gs.ones(3, requires_grad=True)
         Fragile.apply(x).sum().backward()
-    """, pause=False)
+    """,
+        pause=False,
+    )
     state = driver.done()
     assert state.kind == "failed"
     error = driver.session.record.error
@@ -88,12 +94,15 @@ def test_quit_while_paused_unwinds_within_a_second(run_session):
 
 
 def test_quit_while_running_unwinds_within_a_second(run_session):
-    driver = run_session("""
+    driver = run_session(
+        """
         import graphscope as gs
         w = gs.ones(3, requires_grad=True)
         while True:
             (w * w).sum().backward()
-    """, pause=False)
+    """,
+        pause=False,
+    )
     driver.wait(lambda s: len(driver.session.record.passes) > 5, "the loop to run")
     start = time.monotonic()
     driver.session.quit()
@@ -116,11 +125,15 @@ def test_keyboard_interrupt_is_reported(run_session):
 def test_argv_and_sys_path_are_the_scripts_and_restored(run_session, tmp_path):
     (tmp_path / "helper_module_for_session.py").write_text("VALUE = 42\n")
     before_argv, before_path = sys.argv[:], sys.path[:]
-    driver = run_session("""
+    driver = run_session(
+        """
         import sys
         import helper_module_for_session
         print(sys.argv[1:], helper_module_for_session.VALUE)
-    """, argv=["--epochs", "2"], pause=False)
+    """,
+        argv=["--epochs", "2"],
+        pause=False,
+    )
     driver.done()
     assert driver.session.record.console[0].text.startswith("['--epochs', '2'] 42")
     assert sys.argv == before_argv and sys.path == before_path
@@ -128,7 +141,8 @@ def test_argv_and_sys_path_are_the_scripts_and_restored(run_session, tmp_path):
 
 def test_as_torch_runs_a_pytorch_style_script(run_session):
     had_torch = sys.modules.get("torch")
-    driver = run_session("""
+    driver = run_session(
+        """
         import torch
         import torch.nn as nn
         import torch.nn.functional as F
@@ -142,7 +156,10 @@ def test_as_torch_runs_a_pytorch_style_script(run_session):
             loss.backward()
             optimizer.step()
         print(type(loss).__module__)
-    """, as_torch=True, pause=False)
+    """,
+        as_torch=True,
+        pause=False,
+    )
     state = driver.done()
     assert state.kind == "finished", driver.session.record.error
     assert driver.session.record.console[0].text.startswith("graphscope")
@@ -159,8 +176,10 @@ def test_as_torch_names_what_is_not_supported(run_session):
 
 def test_a_session_run_in_place_runs_its_script_on_the_calling_thread(tmp_path):
     path = tmp_path / "script.py"
-    path.write_text("import signal, threading\nsignal.signal(signal.SIGUSR1, signal.getsignal(signal.SIGUSR1))\n"
-                    "print(threading.current_thread() is threading.main_thread())\n")
+    path.write_text(
+        "import signal, threading\nsignal.signal(signal.SIGUSR1, signal.getsignal(signal.SIGUSR1))\n"
+        "print(threading.current_thread() is threading.main_thread())\n"
+    )
     session = Session(str(path), [], SessionOptions(pause=False))
     session.run()
     assert session.state.kind == "finished" and session.state.exit_code == 0

@@ -186,6 +186,7 @@ def test_run_to_end_records_the_engines_final_grads(run_session, tmp_path):
     record = driver.session.record
     assert len(record.passes) == 3
     import numpy as np
+
     final = np.load(out)
     increments = [g.grad.values for p in record.passes for step in p.steps for g in step.leaf_grads]
     assert len(increments) == 3
@@ -214,7 +215,9 @@ def test_a_snapshot_exported_mid_run_is_stopped_where_it_was_paused(run_session)
     assert (view.state.pass_index, view.state.step) == (0, 1)
     view.step()
     assert (view.state.step, view.state.reason) == (
-        1, "the snapshot ends here: it was exported while the script was paused at pass 0, step 2 of 4")
+        1,
+        "the snapshot ends here: it was exported while the script was paused at pass 0, step 2 of 4",
+    )
     view.continue_()
     assert view.state.reason.startswith("the snapshot ends here")
 
@@ -230,9 +233,13 @@ def test_a_snapshot_exported_at_a_pass_end_says_it_ends_there(run_session):
     view = Debuggee(snapshot.loads(snapshot.dumps(driver.session.record)))
     view.continue_()
     assert (view.state.pass_index, view.state.step) == (0, 4)
-    assert view.state.reason == "the snapshot ends here: it was exported while the script was paused at the end of pass 0"
+    assert (
+        view.state.reason == "the snapshot ends here: it was exported while the script was paused at the end of pass 0"
+    )
     view.step()
-    assert view.state.reason == "the snapshot ends here: it was exported while the script was paused at the end of pass 0"
+    assert (
+        view.state.reason == "the snapshot ends here: it was exported while the script was paused at the end of pass 0"
+    )
 
 
 def test_continue_while_a_step_is_running_takes_over(run_session):

@@ -53,8 +53,11 @@ def test_a_pass_end_reached_by_stepping_is_not_paused_at_twice(run_session):
         state = driver.command("step")
     assert (state.pass_index, state.step, state.reason) == (0, len(order), "end of pass")
     moved = driver.command("continue_")  # the step follows this very moment: on to the next pass's
-    assert (moved.pass_index, moved.step, moved.reason) == (1, len(driver.session.record.passes[1].order),
-                                                            "breakpoint 2: optimizer step")
+    assert (moved.pass_index, moved.step, moved.reason) == (
+        1,
+        len(driver.session.record.passes[1].order),
+        "breakpoint 2: optimizer step",
+    )
 
 
 def test_a_disabled_step_breakpoint_does_not_pause(run_session):
@@ -85,7 +88,8 @@ def test_the_snapshot_pauses_where_the_live_run_paused(run_session, tmp_path, pa
         view.continue_()
         replayed.append(view.state)
     assert [(s.pass_index, s.step, s.reason) for s in replayed[:3]] == [
-        (s.pass_index, s.step, s.reason) for s in seen[:3]]
+        (s.pass_index, s.step, s.reason) for s in seen[:3]
+    ]
     assert seen[3].kind == "finished" and replayed[3].reason == "end of the run"
 
 

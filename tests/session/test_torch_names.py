@@ -7,9 +7,10 @@ import pytest
 
 from tests.graphscope_command import graphscope, script
 
-
-MESSAGE = ("{} is not supported by graphscope yet (this script runs on graphscope's engine because "
-           "of --as-torch); see \"The engine's API\" in graphscope's README for the supported names")
+MESSAGE = (
+    "{} is not supported by graphscope yet (this script runs on graphscope's engine because "
+    "of --as-torch); see \"The engine's API\" in graphscope's README for the supported names"
+)
 
 
 def failure(run_session, source, **options):
@@ -19,16 +20,27 @@ def failure(run_session, source, **options):
     return driver.session.record.error
 
 
-@pytest.mark.parametrize("line, name", [
-    ("torch.ones(3).stft(4)", "torch.Tensor.stft"),
-    ("torch.ones(3).frobnicate()", "torch.Tensor.frobnicate"),
-    ("torch.nn.Parameter(torch.ones(3)).frobnicate", "torch.nn.Parameter.frobnicate"),
-    ("torch.fft.rfft(torch.ones(4))", "torch.fft"),
-    ("torch.cuda.memory_allocated()", "torch.cuda.memory_allocated"),
-    ("torch.random.fork_rng()", "torch.random.fork_rng"),
-    ("torch.optim.SGD([torch.nn.Parameter(torch.ones(2))], lr=0.1).frobnicate()", "torch.optim.SGD.frobnicate"),
-], ids=["tensor-method", "tensor-method-2", "parameter-method", "module-attribute", "namespace-attribute",
-        "submodule-attribute", "optimizer-method"])
+@pytest.mark.parametrize(
+    "line, name",
+    [
+        ("torch.ones(3).stft(4)", "torch.Tensor.stft"),
+        ("torch.ones(3).frobnicate()", "torch.Tensor.frobnicate"),
+        ("torch.nn.Parameter(torch.ones(3)).frobnicate", "torch.nn.Parameter.frobnicate"),
+        ("torch.fft.rfft(torch.ones(4))", "torch.fft"),
+        ("torch.cuda.memory_allocated()", "torch.cuda.memory_allocated"),
+        ("torch.random.fork_rng()", "torch.random.fork_rng"),
+        ("torch.optim.SGD([torch.nn.Parameter(torch.ones(2))], lr=0.1).frobnicate()", "torch.optim.SGD.frobnicate"),
+    ],
+    ids=[
+        "tensor-method",
+        "tensor-method-2",
+        "parameter-method",
+        "module-attribute",
+        "namespace-attribute",
+        "submodule-attribute",
+        "optimizer-method",
+    ],
+)
 def test_a_missing_attribute_is_named(run_session, line, name):
     error = failure(run_session, f"import torch\n{line}\n")
     assert error.type == "UnsupportedTorchName"
@@ -36,29 +48,41 @@ def test_a_missing_attribute_is_named(run_session, line, name):
     assert error.site is not None and error.site.line == 2
 
 
-@pytest.mark.parametrize("line, name", [
-    ("torch.sum(torch.ones(3), dtype=torch.float64, foo=1)", "torch.sum(foo=...)"),
-    ("torch.ones(3).sum(foo=1)", "torch.Tensor.sum(foo=...)"),
-    ("torch.nn.Linear(3, 4, device_mesh=None)", "torch.nn.Linear(device_mesh=...)"),
-    ("F.relu(torch.ones(3), foo=2)", "torch.nn.functional.relu(foo=...)"),
-    ("Linear(3, 4,\n       device_mesh=None)", "torch.nn.Linear(device_mesh=...)"),
-    ("print(torch.optim.SGD(torch.nn.Linear(2, 2).parameters(), lr=0.1, fused=True))",
-     "torch.optim.SGD(fused=...)"),
-], ids=["function", "tensor-method", "class", "functional-alias", "imported-class-two-lines", "nested-call"])
+@pytest.mark.parametrize(
+    "line, name",
+    [
+        ("torch.sum(torch.ones(3), dtype=torch.float64, foo=1)", "torch.sum(foo=...)"),
+        ("torch.ones(3).sum(foo=1)", "torch.Tensor.sum(foo=...)"),
+        ("torch.nn.Linear(3, 4, device_mesh=None)", "torch.nn.Linear(device_mesh=...)"),
+        ("F.relu(torch.ones(3), foo=2)", "torch.nn.functional.relu(foo=...)"),
+        ("Linear(3, 4,\n       device_mesh=None)", "torch.nn.Linear(device_mesh=...)"),
+        (
+            "print(torch.optim.SGD(torch.nn.Linear(2, 2).parameters(), lr=0.1, fused=True))",
+            "torch.optim.SGD(fused=...)",
+        ),
+    ],
+    ids=["function", "tensor-method", "class", "functional-alias", "imported-class-two-lines", "nested-call"],
+)
 def test_an_unknown_keyword_argument_is_named(run_session, line, name):
-    error = failure(run_session, f"import torch\nimport torch.nn.functional as F\nfrom torch.nn import Linear\n{line}\n")
+    error = failure(
+        run_session, f"import torch\nimport torch.nn.functional as F\nfrom torch.nn import Linear\n{line}\n"
+    )
     assert error.type == "UnsupportedTorchName"
     assert error.message == MESSAGE.format(name)
     assert "UnsupportedTorchName: " + MESSAGE.format(name) in error.traceback
 
 
-@pytest.mark.parametrize("line, name", [
-    ("from torch.utils.tensorboard import SummaryWriter", "torch.utils.tensorboard"),
-    ("import torch.utils.tensorboard", "torch.utils.tensorboard"),
-    ("import torch.optim.swa_utils", "torch.optim.swa_utils"),
-    ("from torch.nn import Frobnicate", "torch.nn.Frobnicate"),
-    ("from torch import fft", "torch.fft"),
-], ids=["from-tensorboard", "import-tensorboard", "submodule-of-an-alias", "from-import-name", "from-import-module"])
+@pytest.mark.parametrize(
+    "line, name",
+    [
+        ("from torch.utils.tensorboard import SummaryWriter", "torch.utils.tensorboard"),
+        ("import torch.utils.tensorboard", "torch.utils.tensorboard"),
+        ("import torch.optim.swa_utils", "torch.optim.swa_utils"),
+        ("from torch.nn import Frobnicate", "torch.nn.Frobnicate"),
+        ("from torch import fft", "torch.fft"),
+    ],
+    ids=["from-tensorboard", "import-tensorboard", "submodule-of-an-alias", "from-import-name", "from-import-module"],
+)
 def test_a_missing_module_or_imported_name_is_named(run_session, line, name):
     error = failure(run_session, f"import torch\n{line}\n")
     assert error.type == "UnsupportedTorchName"
@@ -66,25 +90,35 @@ def test_a_missing_module_or_imported_name_is_named(run_session, line, name):
 
 
 def test_a_missing_module_is_still_an_import_error_the_script_can_catch(run_session):
-    driver = run_session("""
+    driver = run_session(
+        """
         import torch
         try:
             from torch.utils.tensorboard import SummaryWriter
         except ImportError as error:
             print("no tensorboard:", type(error).__name__)
         print(hasattr(torch, "fft"), hasattr(torch.ones(2), "stft"), hasattr(torch.ones(2), "sum"))
-    """, as_torch=True, pause=False)
+    """,
+        as_torch=True,
+        pause=False,
+    )
     assert driver.done().kind == "finished", driver.session.record.error
     assert [line.text for line in driver.session.record.console] == [
-        "no tensorboard: UnsupportedTorchModule", "False False True"]
+        "no tensorboard: UnsupportedTorchModule",
+        "False False True",
+    ]
 
 
-@pytest.mark.parametrize("source, kind", [
-    ("def f(a):\n    return a\nf(1, foo=2)\n", "TypeError"),
-    ("class Net(torch.nn.Module):\n    pass\nNet().fc3\n", "AttributeError"),
-    ("torch.ones(2).__frobnicate__\n", "AttributeError"),
-    ("import no_such_module_anywhere\n", "ModuleNotFoundError"),
-], ids=["user-function-keyword", "user-module-attribute", "private-tensor-name", "non-torch-import"])
+@pytest.mark.parametrize(
+    "source, kind",
+    [
+        ("def f(a):\n    return a\nf(1, foo=2)\n", "TypeError"),
+        ("class Net(torch.nn.Module):\n    pass\nNet().fc3\n", "AttributeError"),
+        ("torch.ones(2).__frobnicate__\n", "AttributeError"),
+        ("import no_such_module_anywhere\n", "ModuleNotFoundError"),
+    ],
+    ids=["user-function-keyword", "user-module-attribute", "private-tensor-name", "non-torch-import"],
+)
 def test_the_scripts_own_errors_keep_their_type(run_session, source, kind):
     error = failure(run_session, "import torch\n" + source)
     assert error.type == kind and "not supported by graphscope" not in error.message
@@ -118,7 +152,9 @@ def test_graphscopes_numpy_warnings_are_not_printed_under_as_torch(tmp_path):
 
 
 def test_graphscopes_numpy_warnings_are_printed_without_as_torch(tmp_path):
-    result = graphscope("run", "--headless", script(tmp_path, OVERFLOWS.format(import_torch="import graphscope as torch")))
+    result = graphscope(
+        "run", "--headless", script(tmp_path, OVERFLOWS.format(import_torch="import graphscope as torch"))
+    )
     assert result.returncode == 0, result.stderr
     warnings = [line for line in result.stderr.splitlines() if "Warning" in line]
     assert any("graphscope" in line and "overflow encountered in multiply" in line for line in warnings)

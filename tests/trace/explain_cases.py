@@ -37,8 +37,7 @@ def _op_cases():
             if op in ("softmax", "log_softmax", "prod") and not isinstance(dim, (int, type(None))):
                 continue  # torch takes one dim for these
             kwargs = {} if dim is None else {"dim": dim}
-            cases.append((f"{op} dim={dim}", lambda x, op=op, kw=kwargs: getattr(x, op)(**kw), [(2, 3, 4)],
-                          (0.5, 2.0)))
+            cases.append((f"{op} dim={dim}", lambda x, op=op, kw=kwargs: getattr(x, op)(**kw), [(2, 3, 4)], (0.5, 2.0)))
     for name, (fn, shapes) in op_tables.COMPOSITES.items():
         if name == "indexing and cat":  # it calls gs.cat by name, so it has no torch twin; cat is below
             continue
@@ -114,10 +113,15 @@ def _module_cases():
     for name, options, specs in module_tables.LOSS_MODULES:
         if name == "CosineEmbeddingLoss":  # its target is -1/1 ints and its table spec carries them
             continue
-        cases.append((name, lambda lib, n=name, o=options: getattr(lib, n)(**o),
-                      [rng.uniform(-2, 2, s) for s in specs]))
-    for table in (module_tables.CONV_MODULES, module_tables.POOLING_MODULES, module_tables.BATCHNORM_MODULES,
-                  module_tables.UPSAMPLE):
+        cases.append(
+            (name, lambda lib, n=name, o=options: getattr(lib, n)(**o), [rng.uniform(-2, 2, s) for s in specs])
+        )
+    for table in (
+        module_tables.CONV_MODULES,
+        module_tables.POOLING_MODULES,
+        module_tables.BATCHNORM_MODULES,
+        module_tables.UPSAMPLE,
+    ):
         for name, make, shape in table:
             cases.append((name, make, [rng.uniform(-2, 2, shape)]))
     return cases

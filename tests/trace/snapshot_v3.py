@@ -8,12 +8,12 @@ import json
 import numpy as np
 
 from graphscope.trace.record.model import Record, SourceSite
-from graphscope.trace.snapshot.columns_write import raw
 from graphscope.trace.record.summary_table import STAT_FIELDS
+from graphscope.trace.record.tensor_summary import host_dtype
+from graphscope.trace.snapshot.columns_write import raw
 from graphscope.trace.snapshot.format import FORMAT
 from graphscope.trace.snapshot.write import _leaf_grad, _num, _optimizer_event
 from graphscope.trace.stats.summarize import HISTOGRAM_BINS, TensorSummary
-from graphscope.trace.record.tensor_summary import host_dtype
 
 
 def dumps_v3(record: Record) -> str:
@@ -42,12 +42,14 @@ def _tensor_columns(items: list[TensorSummary], blob) -> dict:
             dropped.append(i)
         else:
             previews.setdefault(host, []).append(s.preview if s.preview.dtype is host else s.preview.astype(host))
-        if type(s.min) is int and not (-2**53 <= s.min <= 2**53 and -2**53 <= s.max <= 2**53):
+        if type(s.min) is int and not (-(2**53) <= s.min <= 2**53 and -(2**53) <= s.max <= 2**53):
             exact.append([i, s.min, s.max])
-    stats = np.array([(s.min, s.max, s.mean, s.std, s.norm, s.zero_fraction) for s in items],
-                     dtype=np.float64).reshape(len(items), len(STAT_FIELDS))
-    counts = np.concatenate([h if h.size else _NO_HISTOGRAM for h in (s.histogram for s in items)]
-                            + [np.zeros(0, dtype=np.int64)]).astype(np.int64, copy=False)
+    stats = np.array([(s.min, s.max, s.mean, s.std, s.norm, s.zero_fraction) for s in items], dtype=np.float64).reshape(
+        len(items), len(STAT_FIELDS)
+    )
+    counts = np.concatenate(
+        [h if h.size else _NO_HISTOGRAM for h in (s.histogram for s in items)] + [np.zeros(0, dtype=np.int64)]
+    ).astype(np.int64, copy=False)
     wide = bool(counts.size) and int(counts.max()) >= 2**32
     return {
         "shape": [list(s.shape) for s in items],
@@ -57,8 +59,10 @@ def _tensor_columns(items: list[TensorSummary], blob) -> dict:
         "inf": [s.inf_count for s in items],
         "stats": blob(raw(stats)),
         "exact": exact,
-        "histogram": {"dtype": "int64" if wide else "uint32",
-                      "data": blob(raw(counts if wide else counts.astype(np.uint32)))},
+        "histogram": {
+            "dtype": "int64" if wide else "uint32",
+            "data": blob(raw(counts if wide else counts.astype(np.uint32))),
+        },
         "full": full,
         "dropped": dropped,
         "preview": {k.name: blob(raw(np.concatenate(v))) for k, v in previews.items()},
@@ -108,36 +112,66 @@ def to_json(record: Record, blob) -> dict:
     passes = []
     for p in record.passes:
         steps = p.steps
-        passes.append({
-            "index": p.index, "loss": _num(p.loss),
-            "grad_norms": {k: _num(v) for k, v in p.grad_norms.items()},
-            "node_count": p.node_count, "detailed": p.detailed, "finished": p.finished,
-            "root": p.root, "order": list(p.order),
-            "steps": {
-                "node": [st.node for st in steps],
-                "grad_output": [add(st.grad_output) for st in steps],
-                "grad_inputs": [[add(g) for g in st.grad_inputs] for st in steps],
-                "leaf_grads": [[_leaf_grad(lg, add) for lg in st.leaf_grads] for st in steps],
-            },
-        })
+        passes.append(
+            {
+                "index": p.index,
+                "loss": _num(p.loss),
+                "grad_norms": {k: _num(v) for k, v in p.grad_norms.items()},
+                "node_count": p.node_count,
+                "detailed": p.detailed,
+                "finished": p.finished,
+                "root": p.root,
+                "order": list(p.order),
+                "steps": {
+                    "node": [st.node for st in steps],
+                    "grad_output": [add(st.grad_output) for st in steps],
+                    "grad_inputs": [[add(g) for g in st.grad_inputs] for st in steps],
+                    "leaf_grads": [[_leaf_grad(lg, add) for lg in st.leaf_grads] for st in steps],
+                },
+            }
+        )
     error = record.error
-    error_json = None if error is None else {
-        "type": error.type, "message": error.message, "traceback": error.traceback,
-        "node": error.node, "site": site(error.site),
-    }
+    error_json = (
+        None
+        if error is None
+        else {
+            "type": error.type,
+            "message": error.message,
+            "traceback": error.traceback,
+            "node": error.node,
+            "site": site(error.site),
+        }
+    )
     optimizer = [_optimizer_event(e, add, site) for e in record.optimizer]
-    findings = [{"kind": f.kind, "message": f.message, "node": f.node, "pass": f.pass_index,
-                 "parameter": f.parameter, "site": site(f.site)} for f in record.findings]
+    findings = [
+        {
+            "kind": f.kind,
+            "message": f.message,
+            "node": f.node,
+            "pass": f.pass_index,
+            "parameter": f.parameter,
+            "site": site(f.site),
+        }
+        for f in record.findings
+    ]
     m = record.metadata
     return {
         "format": FORMAT,
         "version": 3,
         "metadata": {
-            "script": m.script, "argv": list(m.argv), "started": m.started, "finished": m.finished,
-            "exit_code": m.exit_code, "graphscope_version": m.graphscope_version,
-            "python_version": m.python_version, "numpy_version": m.numpy_version,
-            "device": m.device, "keep_first": m.keep_first, "keep_last": m.keep_last,
-            "full_values_limit": m.full_values_limit, "memory_budget": m.memory_budget,
+            "script": m.script,
+            "argv": list(m.argv),
+            "started": m.started,
+            "finished": m.finished,
+            "exit_code": m.exit_code,
+            "graphscope_version": m.graphscope_version,
+            "python_version": m.python_version,
+            "numpy_version": m.numpy_version,
+            "device": m.device,
+            "keep_first": m.keep_first,
+            "keep_last": m.keep_last,
+            "full_values_limit": m.full_values_limit,
+            "memory_budget": m.memory_budget,
         },
         "sites": [{"file": s.file, "line": s.line, "function": s.function, "text": s.text} for s in sites],
         "tensors": _tensor_columns(items, blob),
@@ -151,5 +185,3 @@ def to_json(record: Record, blob) -> dict:
         "trimmed_nodes": record.trimmed_nodes,
         "dropped_console": record.dropped_console,
     }
-
-

@@ -128,7 +128,11 @@ def test_resetting_a_grad_by_hand_is_an_event_with_the_grad_it_cleared():
     a_leaf = next(n.leaf for n in rec.nodes.values() if n.parameter == "a")
     b_leaf = next(n.leaf for n in rec.nodes.values() if n.parameter == "b")
     assert (cleared.kind, cleared.passes, cleared.optimizer, cleared.site.line) == (
-        GRAD_RESET, 1, "", line_of("set to None"))
+        GRAD_RESET,
+        1,
+        "",
+        line_of("set to None"),
+    )
     (change,) = cleared.params
     assert (change.leaf, change.label, values(change.before), change.after) == (a_leaf, "a", [36.0, 81.0], None)
     assert zeroed.kind == GRAD_RESET and zeroed.site.line == line_of("zeroed")

@@ -28,7 +28,7 @@ from graphscope.trace.recording.recorder import Recorder
 from graphscope.trace.stats.summarize import HISTOGRAM_BINS, PREVIEW_SIZE, summarize, summarize_many
 
 pytest.importorskip("array_api_strict", reason="the strict test device needs array-api-strict (the test extra)")
-from tests.engine import strict_device  # noqa: E402
+from tests.engine import strict_device
 
 ROOT = Path(__file__).resolve().parents[2]
 strict_device.register()
@@ -55,13 +55,20 @@ def transfers(monkeypatch):
 
 
 @settings(max_examples=60, deadline=None)
-@given(hnp.arrays(st.sampled_from([np.float32, np.float64]),  # array-api-strict has no float16
-                  hnp.array_shapes(min_dims=0, max_dims=3, max_side=12),
-                  elements=st.floats(-1e4, 1e4, width=16) | st.sampled_from([np.nan, np.inf, -np.inf, 0.0])))
+@given(
+    hnp.arrays(
+        st.sampled_from([np.float32, np.float64]),  # array-api-strict has no float16
+        hnp.array_shapes(min_dims=0, max_dims=3, max_side=12),
+        elements=st.floats(-1e4, 1e4, width=16) | st.sampled_from([np.nan, np.inf, -np.inf, 0.0]),
+    )
+)
 def test_device_summaries_agree_with_the_host_path(a):
     host, device = summarize(a), summarize(on_strict(a))
-    assert device.device == "strict:0" and (device.shape, device.dtype, device.numel) == (host.shape, host.dtype,
-                                                                                          host.numel)
+    assert device.device == "strict:0" and (device.shape, device.dtype, device.numel) == (
+        host.shape,
+        host.dtype,
+        host.numel,
+    )
     for name in ("nan_count", "inf_count", "zero_fraction"):
         assert getattr(device, name) == getattr(host, name), name
     for name in ("min", "max", "mean", "std", "norm"):
@@ -144,10 +151,15 @@ def test_a_run_on_the_device_is_recorded_with_its_grads_dead_units_and_losses(tr
 
 # The trace tests that put tensors through the recorder and the summaries (the snapshot tests
 # work on records alone, whatever device made them).
-ON_DEVICE = ["tests/trace/test_recorder.py", "tests/trace/test_recorder_node_id.py",
-             "tests/trace/test_findings.py", "tests/trace/test_samples_recorded.py",
-             "tests/trace/test_summary_report.py", "tests/trace/test_dot_export.py",
-             "tests/trace/test_tensor_summary.py"]
+ON_DEVICE = [
+    "tests/trace/test_recorder.py",
+    "tests/trace/test_recorder_node_id.py",
+    "tests/trace/test_findings.py",
+    "tests/trace/test_samples_recorded.py",
+    "tests/trace/test_summary_report.py",
+    "tests/trace/test_dot_export.py",
+    "tests/trace/test_tensor_summary.py",
+]
 
 
 @pytest.mark.slow
@@ -161,7 +173,11 @@ def test_the_trace_tests_pass_on_the_strict_device(request):
         # Less the tests marked slow: they are about size (10,000 iterations' memory), which the CPU run
         # checks, and take no device path that the fast tests do not.
         [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "-m", "not slow", *ON_DEVICE],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=900,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert "graphscope test device: strict" in result.stdout or " passed" in result.stdout

@@ -4,8 +4,8 @@ import re
 
 import numpy as np
 
-from graphscope.trace.report.dot import escape, to_dot, write_dot
 from graphscope.trace.record.model import Node, Record
+from graphscope.trace.report.dot import escape, to_dot, write_dot
 from graphscope.trace.stats.summarize import summarize
 
 # What a DOT statement we emit looks like; a label with a stray quote would break the match.
@@ -17,11 +17,13 @@ _EDGE = re.compile(r"^  n(\d+) -> n(\d+);$")
 def _record():
     ok = summarize(np.ones((2, 3), dtype=np.float32))
     bad = summarize(np.array([1.0, np.nan]))
-    return Record(nodes={
-        0: Node(0, "parameter", output=ok, parameter="layers.0.weight", is_leaf=True, requires_grad=True),
-        1: Node(1, "tensor", output=ok, is_leaf=True),
-        2: Node(2, "log", "LogBackward0", (0, 1), output=bad, module='model."evil"\n\\x'),
-    })
+    return Record(
+        nodes={
+            0: Node(0, "parameter", output=ok, parameter="layers.0.weight", is_leaf=True, requires_grad=True),
+            1: Node(1, "tensor", output=ok, is_leaf=True),
+            2: Node(2, "log", "LogBackward0", (0, 1), output=bad, module='model."evil"\n\\x'),
+        }
+    )
 
 
 def _statements(text):

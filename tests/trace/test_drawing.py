@@ -39,4 +39,3 @@ def test_histogram_rows_draw_eighths_top_row_first_and_always_show_a_non_empty_b
     assert rows == ["█   ", "██▁ "]
     assert histogram_rows([4], height=1, bar_width=3) == ["███"]
     assert histogram_rows([0, 0], height=3) == [] == histogram_rows([], height=3)
-

@@ -33,8 +33,11 @@ def test_the_equation_of_the_autograd_tutorial_explained_step_by_step():
     assert sub[1] == "rule: d(a−b)/da = 1    d(a−b)/db = −1"
     assert "  grad_in = [1, 1] × −1 = [-1, -1]" in sub
     assert square[1] == "rule: d(x²)/dx = 2·x"
-    assert square[2:] == ["b (node 3):", "  local  d out/d b = 2·[6, 4] = [12, 8]",
-                          "  grad_in = [-1, -1] × 2·[6, 4] = [-12, -8]"]
+    assert square[2:] == [
+        "b (node 3):",
+        "  local  d out/d b = 2·[6, 4] = [12, 8]",
+        "  grad_in = [-1, -1] × 2·[6, 4] = [-12, -8]",
+    ]
     assert times_three[1] == "rule: d(a·b)/da = b    d(a·b)/db = a"
     assert "  grad_in = [1, 1] × 3 = [3, 3]" in times_three
     assert cube[1] == "rule: d(x³)/dx = 3·x²"
@@ -114,8 +117,10 @@ def test_a_big_tensor_shows_one_element_with_the_statistics_beside_it():
     assert e.element == 5
     (term,) = e.terms
     assert term.formula == "1 × 2·5 = 10"
-    assert e.stats == ["grad_out: shape (3, 4), min 1, max 1, mean 1, std 0, norm 3.4641",
-                       "grad to x: shape (3, 4), min 0, max 22, mean 11"]
+    assert e.stats == [
+        "grad_out: shape (3, 4), min 1, max 1, mean 1, std 0, norm 3.4641",
+        "grad to x: shape (3, 4), min 0, max 22, mean 11",
+    ]
     assert explain_step(record, 0, 1).terms[0].formula == "1 × 2·0 = 0"  # element 0 by default
 
 
@@ -126,9 +131,11 @@ def test_values_not_recorded_are_said_in_words():
 
     _, record, _ = recorded(run, Policy(full_values_limit=8))
     lines = explain_lines(explain_step(record, 0, 1))
-    assert "the values of grad_out (100 elements) were not recorded (run with --full-values 100 to keep them); " \
-           "its statistics: " \
-           "shape (10, 10), min 1, max 1, mean 1, std 0, norm 10" in lines
+    assert (
+        "the values of grad_out (100 elements) were not recorded (run with --full-values 100 to keep them); "
+        "its statistics: "
+        "shape (10, 10), min 1, max 1, mean 1, std 0, norm 10" in lines
+    )
     assert any("were not all recorded" in line for line in lines)
 
 
@@ -216,8 +223,10 @@ def test_rules_travel_in_a_snapshot_and_an_old_one_loads_without_them():
         (a * a).sum().backward()
 
     _, record, _ = recorded(run)
-    assert record.rules == {"mul": "d(a·b)/da = b    d(a·b)/db = a",
-                            "sum": "d sum(x)/dx = 1 (grad spread to every summed element)"}
+    assert record.rules == {
+        "mul": "d(a·b)/da = b    d(a·b)/db = a",
+        "sum": "d sum(x)/dx = 1 (grad spread to every summed element)",
+    }
     assert loads(dumps(record)).rules == record.rules
     doc = json.loads(dumps(record))
     del doc["rules"]
@@ -298,8 +307,13 @@ def _leaf_grads_explained(recorder, record, leaves):
         e = explain_step(record, 0, i)
         for term in e.terms:
             if term.local is not None:
-                np.testing.assert_allclose(_sum_to(term.grad_out * term.local, term.grad_in.shape), term.grad_in,
-                                           rtol=1e-10, atol=1e-12, err_msg=f"local × grad_out at {e.op}")
+                np.testing.assert_allclose(
+                    _sum_to(term.grad_out * term.local, term.grad_in.shape),
+                    term.grad_in,
+                    rtol=1e-10,
+                    atol=1e-12,
+                    err_msg=f"local × grad_out at {e.op}",
+                )
             k = ids.get(term.input)
             if k is not None and term.grad_in is not None:
                 shown[k] = term.grad_in if shown[k] is None else shown[k] + term.grad_in
@@ -365,8 +379,10 @@ def test_mse_loss_writes_out_its_local_factor_with_the_step_s_numbers():
 
     _, record, _ = recorded(run)
     lines = explain_lines(explain_step(record, 0, 0))
-    assert ("  local  d out/d pred = 2·([[0.5, 1.5], [2, -1]] − [[1, 1], [1.5, 0]])/4 = [[-0.25, 0.25], [0.25, -0.5]]"
-            in lines)
+    assert (
+        "  local  d out/d pred = 2·([[0.5, 1.5], [2, -1]] − [[1, 1], [1.5, 0]])/4 = [[-0.25, 0.25], [0.25, -0.5]]"
+        in lines
+    )
     assert "  grad_in = 1 × 2·([[0.5, 1.5], [2, -1]] − [[1, 1], [1.5, 0]])/4 = [[-0.25, 0.25], [0.25, -0.5]]" in lines
 
 
@@ -377,8 +393,10 @@ def test_cross_entropy_writes_out_softmax_minus_onehot_with_the_step_s_numbers()
 
     _, record, _ = recorded(run)
     lines = explain_lines(explain_step(record, 0, 0))
-    assert ("  local  d out/d logits = [[0.231224, 0.628532, 0.140244], [0.0466126, 0.0171478, 0.93624]] − "
-            "[[0, 1, 0], [0, 0, 1]] = [[0.231224, -0.371468, 0.140244], [0.0466126, 0.0171478, -0.0637604]]") in lines
+    assert (
+        "  local  d out/d logits = [[0.231224, 0.628532, 0.140244], [0.0466126, 0.0171478, 0.93624]] − "
+        "[[0, 1, 0], [0, 0, 1]] = [[0.231224, -0.371468, 0.140244], [0.0466126, 0.0171478, -0.0637604]]"
+    ) in lines
 
 
 def test_a_weighted_cross_entropy_shows_its_local_factor_s_numbers_alone():
@@ -400,7 +418,9 @@ def test_the_first_step_says_where_its_grad_out_came_from():
 
     _, record, _ = recorded(run)
     assert "grad_out = [1, 1]  (the gradient passed to backward())" in explain_lines(explain_step(record, 0, 0))
-    assert "grad_out = 1  (1 is the implicit seed of backward() on a scalar)" in explain_lines(explain_step(record, 1, 0))
+    assert "grad_out = 1  (1 is the implicit seed of backward() on a scalar)" in explain_lines(
+        explain_step(record, 1, 0)
+    )
     assert not any("seed" in line or "passed to" in line for line in explain_lines(explain_step(record, 1, 1)))
 
 

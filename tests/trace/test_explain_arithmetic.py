@@ -21,9 +21,7 @@ def _equations(lines: list[str]) -> list[tuple[str, str, str]]:
         text = line.strip().split("  (this element's share")[0]
         if "…" in text or "more)" in text:
             continue
-        if text.startswith("local  d out/d ") and text.count(" = ") == 2:
-            found.append((line, *text.split(" = ")[1:]))
-        elif text.startswith("grad_in = ") and " × " in text:
+        if (text.startswith("local  d out/d ") and text.count(" = ") == 2) or (text.startswith("grad_in = ") and " × " in text):
             found.append((line, *text.split(" = ")[1:]))
         elif "Σ" in text and re.match(r"  \S", line):  # one element's sum of products (not the rule's Σ)
             found.append((line, *text.split(" = ")[-2:]))
@@ -41,7 +39,9 @@ def _check(record):
             for element in (None, 1):
                 for line, expression, result in _equations(explain_lines(explain_step(record, p, i, element))):
                     scale = max(_printed_numbers(expression) + [1.0])
-                    computed, printed = np.broadcast_arrays(value_of(expression), value_of(result))  # as NumPy broadcasts
+                    computed, printed = np.broadcast_arrays(
+                        value_of(expression), value_of(result)
+                    )  # as NumPy broadcasts
                     np.testing.assert_allclose(computed, printed, rtol=1e-4, atol=1e-5 * scale, err_msg=line)
                     checked += 1
     return checked

@@ -20,8 +20,9 @@ C = np.linspace(0.5, 2.0, 12).reshape(3, 4)
 OPTIMIZERS = {
     "sgd": (lambda lib, p: lib.optim.SGD(p, lr=0.1)),
     "sgd momentum": (lambda lib, p: lib.optim.SGD(p, lr=0.1, momentum=0.9)),
-    "sgd nesterov weight decay": (lambda lib, p: lib.optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True,
-                                                               weight_decay=0.01)),
+    "sgd nesterov weight decay": (
+        lambda lib, p: lib.optim.SGD(p, lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)
+    ),
     "adam": (lambda lib, p: lib.optim.Adam(p, lr=0.1)),
     "adam weight decay": (lambda lib, p: lib.optim.Adam(p, lr=0.05, betas=(0.8, 0.99), weight_decay=0.1)),
     "adamw": (lambda lib, p: lib.optim.AdamW(p, lr=0.1, weight_decay=0.1)),
@@ -59,8 +60,10 @@ def torch_history(make):
                 entry["before"], entry["grad"] = value, p.grad.numpy().astype(np.float64).reshape(-1).copy()
             else:
                 entry["after"] = value
-                entry["state"] = {k: (v.numpy().astype(np.float64).reshape(-1).copy() if v.dim() else float(v))
-                                  for k, v in opt.state[p].items()}
+                entry["state"] = {
+                    k: (v.numpy().astype(np.float64).reshape(-1).copy() if v.dim() else float(v))
+                    for k, v in opt.state[p].items()
+                }
 
     train(torch, make, watch)
     return history
@@ -91,8 +94,12 @@ def test_every_number_of_the_rule_is_torchs(name, label, element):
         assert close(n.before, want["before"][element]) and close(n.grad, want["grad"][element])
         assert close(n.after, want["after"][element])
         assert close(n.update, want["after"][element] - want["before"][element])  # the rule gives torch's step
-        np.testing.assert_allclose(change.update.values.reshape(-1)[element],
-                                   want["after"][element] - want["before"][element], rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(
+            change.update.values.reshape(-1)[element],
+            want["after"][element] - want["before"][element],
+            rtol=1e-4,
+            atol=1e-6,
+        )
         state = want["state"]
         if "momentum_buffer" in state:
             assert close(n.buf, state["momentum_buffer"][element])

@@ -26,14 +26,15 @@ def equation_twice_then_zeroed():
 def section(report: str, heading: str) -> str:
     start = report.index(f"\n{heading}\n")
     end = report.find("\n\n", start + 1)
-    return report[start + 1:end if end >= 0 else None]
+    return report[start + 1 : end if end >= 0 else None]
 
 
 def test_the_first_pass_fills_grads_that_were_none():
     report = text_report(recorded(equation_twice_then_zeroed), 0)
     assert section(report, "Where the grads ended up").splitlines()[2:] == [
         "  b (node 3): .grad was None, now [-12, -8]",
-        "  a (node 0): .grad was None, now [36, 81]"]
+        "  a (node 0): .grad was None, now [36, 81]",
+    ]
 
 
 def test_a_second_pass_adds_into_the_grads_the_first_left_and_the_resets_after_it_follow():
@@ -42,14 +43,17 @@ def test_a_second_pass_adds_into_the_grads_the_first_left_and_the_resets_after_i
     a, b = (n.id for n in record.nodes.values() if n.pass_index == 1 and n.parameter in ("a", "b"))
     assert section(report, "Where the grads ended up").splitlines()[2:] == [
         f"  b (node {b}): .grad [-12, -8] + [-12, -8] = [-24, -16]",
-        f"  a (node {a}): .grad [36, 81] + [36, 81] = [72, 162]"]
+        f"  a (node {a}): .grad [36, 81] + [36, 81] = [72, 162]",
+    ]
     assert section(report, "After the pass: the script resets the .grad of a").splitlines()[1:] == [
         f"  {__file__}:{equation_twice_then_zeroed.__code__.co_firstlineno + 5}    a.grad.zero_()",
         "  a: grad reset by the script after backward pass 1",
         "  .grad before   [72, 162]",
-        "  .grad after    zeros"]
-    assert section(report, "After the pass: the script resets the .grad of b").splitlines()[-1] == \
-        "  .grad after    None"
+        "  .grad after    zeros",
+    ]
+    assert (
+        section(report, "After the pass: the script resets the .grad of b").splitlines()[-1] == "  .grad after    None"
+    )
     assert "After the pass" not in text_report(record, 0)
 
 

@@ -114,10 +114,10 @@ def built_ins():
     w = gs.randn(3, 5, requires_grad=True)
     b = gs.randn(5, requires_grad=True)
     scale = gs.randn(4, 1, requires_grad=True)
-    h = (x @ w + b).relu()                  # matmul; add broadcasting (5,) over (4, 5); relu
-    s = (h * scale).softmax(dim=1)          # mul broadcasting (4, 1) over (4, 5); softmax
+    h = (x @ w + b).relu()  # matmul; add broadcasting (5,) over (4, 5); relu
+    s = (h * scale).softmax(dim=1)  # mul broadcasting (4, 1) over (4, 5); softmax
     loss = F.cross_entropy(x @ w, gs.tensor([0, 1, 4, 2]))
-    (s**3).mean(dim=0).sum().backward()     # pow, mean over a dim, sum
+    (s**3).mean(dim=0).sum().backward()  # pow, mean over a dim, sum
     loss.backward()
 
 
@@ -167,8 +167,10 @@ def test_inputs_not_recorded_in_full_cannot_be_checked():
     record, functions = recorded(run)
     result = gradcheck_node(record, node_of(record, "exp"), functions)
     assert not result.checked
-    assert result.reason == ("inputs of 10,000 elements were not recorded in full (limit 4,096): "
-                             "input 0 (x) cannot be rebuilt; run with --full-values 10000 to keep them")
+    assert result.reason == (
+        "inputs of 10,000 elements were not recorded in full (limit 4,096): "
+        "input 0 (x) cannot be rebuilt; run with --full-values 10000 to keep them"
+    )
 
 
 def test_inputs_dropped_by_the_memory_budget_say_so():
@@ -188,8 +190,10 @@ def test_an_op_that_draws_random_numbers_cannot_be_rerun():
 
     record, functions = recorded(run)
     result = gradcheck_node(record, node_of(record, "normal"), functions)
-    assert result.reason == ("normal draws random numbers in its forward: rerunning it draws others, "
-                             "so its backward cannot be checked at the recorded inputs")
+    assert result.reason == (
+        "normal draws random numbers in its forward: rerunning it draws others, "
+        "so its backward cannot be checked at the recorded inputs"
+    )
 
 
 def test_dropout_is_checked_with_the_mask_it_recorded():
@@ -210,8 +214,9 @@ def test_a_keyword_argument_the_record_lacks_is_noticed_not_checked_wrongly():
     record, functions = recorded(run)
     result = gradcheck_node(record, node_of(record, "binary_cross_entropy"), functions)
     assert result.reason.startswith("the rebuilt binary_cross_entropy does not give the recorded output (off by up to ")
-    assert result.reason.endswith("it was called with an argument the record does not hold (a keyword "
-                                  "argument), so it cannot be rerun")
+    assert result.reason.endswith(
+        "it was called with an argument the record does not hold (a keyword argument), so it cannot be rerun"
+    )
 
 
 def test_a_forward_that_needs_a_keyword_says_so():
@@ -222,8 +227,9 @@ def test_a_forward_that_needs_a_keyword_says_so():
     record, functions = recorded(run)
     result = gradcheck_node(record, node_of(record, "cat"), functions)
     assert result.reason.startswith("cat's forward failed at the recorded inputs: TypeError: ")
-    assert result.reason.endswith("(the record holds its positional arguments only; one it took by keyword "
-                                  "is not known)")
+    assert result.reason.endswith(
+        "(the record holds its positional arguments only; one it took by keyword is not known)"
+    )
 
 
 def test_a_kink_matches_a_one_sided_derivative():
@@ -275,7 +281,8 @@ def test_a_dtype_argument_is_rebuilt_and_a_cast_away_from_float64_is_not_checked
             assert gradcheck_node(record, node.id, functions).ok, node
     single = next(n.id for n in record.nodes.values() if n.op == "cast" and n.output.dtype == "float32")
     assert gradcheck_node(record, single, functions).reason == (
-        "cast returns float32 at float64 inputs: it cannot be checked in float64")
+        "cast returns float32 at float64 inputs: it cannot be checked in float64"
+    )
 
 
 def test_an_argument_that_is_no_literal_says_so():
@@ -283,4 +290,5 @@ def test_an_argument_that_is_no_literal_says_so():
     node = next(n for n in record.nodes.values() if n.op == "sum")
     node.args = (("axes", "<object at 0x1>"),) + node.args[1:]
     assert gradcheck_node(record, node.id, functions).reason == (
-        "argument axes=<object at 0x1> is not a literal the record can give back, so sum cannot be rerun")
+        "argument axes=<object at 0x1> is not a literal the record can give back, so sum cannot be rerun"
+    )

@@ -65,8 +65,10 @@ def test_the_update_event_is_at_the_users_line_with_the_grad_it_read_and_the_res
     rec = record(lambda: descend(gs, 1))
     update, zeroed, cleared = rec.optimizer
     assert (update.kind, update.site.line) == (HAND_UPDATE, line_of("update w"))
-    assert [(e.kind, e.site.line) for e in (zeroed, cleared)] == [(GRAD_RESET, line_of("zero w")),
-                                                                  (GRAD_RESET, line_of("clear b"))]
+    assert [(e.kind, e.site.line) for e in (zeroed, cleared)] == [
+        (GRAD_RESET, line_of("zero w")),
+        (GRAD_RESET, line_of("clear b")),
+    ]
     w_grad = torch.tensor(W0, requires_grad=True)
     ((torch.tensor(X) * w_grad).sum() + torch.tensor(B0)).pow(2).sum().backward()
     np.testing.assert_allclose(update.params[0].grad.values, w_grad.grad.tolist(), rtol=1e-6)

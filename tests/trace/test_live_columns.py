@@ -10,6 +10,8 @@ import graphscope as gs
 from graphscope.engine import hooks
 from graphscope.trace.record import live_columns
 from graphscope.trace.record.live_columns import LiveNodes, LiveSummaries
+from graphscope.trace.record.model import Node, SourceSite
+from graphscope.trace.record.node_fields import ROW
 from graphscope.trace.record.node_table import (
     IS_LEAF,
     NONE,
@@ -17,11 +19,9 @@ from graphscope.trace.record.node_table import (
     NodeColumns,
     NodeTable,
 )
-from graphscope.trace.record.model import Node, SourceSite
-from graphscope.trace.record.node_fields import ROW
+from graphscope.trace.record.summary_table import SummaryTable
 from graphscope.trace.recording.recorder import Recorder
 from graphscope.trace.stats.summarize import summarize
-from graphscope.trace.record.summary_table import SummaryTable
 from tests.trace.trace_strategies import summaries
 
 
@@ -69,22 +69,39 @@ def _site():
 
 def _row(nid, op="exp", **values):
     """A row as the recorder adds it (`node_fields.ROW`), the columns not given as an exp node's."""
-    given = {"id": nid, "op": op, "name": "ExpBackward0", "inputs": (), "pass_index": 0, "flags": REQUIRES_GRAD,
-             "parameter": None, "module": "model", "site": _site(), "saved": (), "args": (), **values}
+    given = {
+        "id": nid,
+        "op": op,
+        "name": "ExpBackward0",
+        "inputs": (),
+        "pass_index": 0,
+        "flags": REQUIRES_GRAD,
+        "parameter": None,
+        "module": "model",
+        "site": _site(),
+        "saved": (),
+        "args": (),
+        **values,
+    }
     return tuple(given.get(name, NONE) for name in ROW)
 
 
 def test_rows_read_back_as_nodes_and_columns_as_those_of_the_nodes():
     live = LiveNodes()
-    live.extend([_row(3, "parameter", flags=REQUIRES_GRAD | IS_LEAF, parameter="w", leaf=3),
-                 _row(4, inputs=(3,), saved=("output",), args=(("dim", "1"),))])
+    live.extend(
+        [
+            _row(3, "parameter", flags=REQUIRES_GRAD | IS_LEAF, parameter="w", leaf=3),
+            _row(4, inputs=(3,), saved=("output",), args=(("dim", "1"),)),
+        ]
+    )
     live.extend([_row(9, "relu", inputs=(4, 3))])
     live.set_output(0, summarize(np.arange(3.0)))
     live.set_outputs([2], [summarize(np.zeros((2, 2)))])
     live.set_dead(2, (1, 2))
     nodes = [live.node(live.row(k)) for k in (3, 4, 9)]
-    assert nodes[1] == Node(4, "exp", "ExpBackward0", (3,), 0, None, True, False, None, "model", _site(),
-                            ("output",), None, (("dim", "1"),))
+    assert nodes[1] == Node(
+        4, "exp", "ExpBackward0", (3,), 0, None, True, False, None, "model", _site(), ("output",), None, (("dim", "1"),)
+    )
     assert nodes[0].leaf == 3 and nodes[0].is_leaf and nodes[2].dead_units == (1, 2)
     assert live.row(5) is None and live.row(10) is None and live.row("3") is None
     expected = NodeTable(columns=NodeColumns.from_nodes(nodes))

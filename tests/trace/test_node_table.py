@@ -8,22 +8,40 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graphscope.trace.record.node_table import NodeColumns, NodeTable
 from graphscope.trace.record.model import Node, Record, SourceSite
 from graphscope.trace.record.node_fields import COLUMNS, ROW
-from graphscope.trace.stats.summarize import summarize
+from graphscope.trace.record.node_table import NodeColumns, NodeTable
 from graphscope.trace.record.summary_table import SummaryTable
+from graphscope.trace.stats.summarize import summarize
 from tests.trace.trace_strategies import records, summaries
 
 
 def _nodes():
     site = SourceSite("train.py", 3, "<module>", "y = w * x")
     return {
-        4: Node(4, "parameter", output=summarize(np.arange(3.0)), requires_grad=True, is_leaf=True, parameter="w",
-                module="model", site=site),
+        4: Node(
+            4,
+            "parameter",
+            output=summarize(np.arange(3.0)),
+            requires_grad=True,
+            is_leaf=True,
+            parameter="w",
+            module="model",
+            site=site,
+        ),
         7: Node(7, "constant", "3"),
-        9: Node(9, "pow", "PowBackward0", (4, 7), output=summarize(np.arange(3.0) ** 3), requires_grad=True,
-                site=site, saved=("input:0",), dead_units=(1, 3), args=(("exponent", "3"),)),
+        9: Node(
+            9,
+            "pow",
+            "PowBackward0",
+            (4, 7),
+            output=summarize(np.arange(3.0) ** 3),
+            requires_grad=True,
+            site=site,
+            saved=("input:0",),
+            dead_units=(1, 3),
+            args=(("exponent", "3"),),
+        ),
     }
 
 

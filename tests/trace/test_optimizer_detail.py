@@ -68,8 +68,9 @@ def test_the_steps_kept_in_the_window_are_torchs():
         k = event.passes - 1
         np.testing.assert_allclose(change.before.values, expected[k], rtol=1e-5, atol=1e-7)
         np.testing.assert_allclose(change.after.values, expected[k + 1], rtol=1e-5, atol=1e-7)
-        np.testing.assert_allclose(change.update.values, np.subtract(expected[k + 1], expected[k]), rtol=1e-4,
-                                   atol=1e-7)
+        np.testing.assert_allclose(
+            change.update.values, np.subtract(expected[k + 1], expected[k]), rtol=1e-4, atol=1e-7
+        )
 
 
 class FlushInStep(hooks.Observer):

@@ -62,8 +62,9 @@ def test_each_step_records_before_update_and_after_as_torch_computes_them(name):
         (change,) = event.params
         np.testing.assert_allclose(change.before.values, expected[k], rtol=1e-5, atol=1e-7)
         np.testing.assert_allclose(change.after.values, expected[k + 1], rtol=1e-5, atol=1e-7)
-        np.testing.assert_allclose(change.update.values, np.subtract(expected[k + 1], expected[k]), rtol=1e-4,
-                                   atol=1e-7)
+        np.testing.assert_allclose(
+            change.update.values, np.subtract(expected[k + 1], expected[k]), rtol=1e-4, atol=1e-7
+        )
 
 
 @pytest.mark.parametrize("name", sorted(OPTIMIZERS))
@@ -229,5 +230,4 @@ def test_a_parameter_too_large_to_copy_keeps_its_summaries_but_no_update(monkeyp
     rec, _ = record(lambda: train(gs, OPTIMIZERS["sgd"], 2))
     (change,) = steps_of(rec)[1].params
     assert change.before is not None and change.after is not None and change.update is None
-    np.testing.assert_allclose(change.after.values - change.before.values,
-                               -0.1 * change.grad.values, rtol=1e-4)
+    np.testing.assert_allclose(change.after.values - change.before.values, -0.1 * change.grad.values, rtol=1e-4)

@@ -2,8 +2,8 @@
 
 import pytest
 
-from graphscope.trace.record.optimizer_history import OptimizerHistory
 from graphscope.trace.record.model import OptimizerEvent, ParamChange, SourceSite
+from graphscope.trace.record.optimizer_history import OptimizerHistory
 
 SITE = SourceSite("train.py", 9, "<module>", "opt.step()")
 

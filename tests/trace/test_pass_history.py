@@ -8,8 +8,8 @@ import pytest
 import graphscope as gs
 from graphscope.engine import hooks
 from graphscope.trace import snapshot
-from graphscope.trace.record.pass_history import PassHistory
 from graphscope.trace.record.model import BackwardPass, Record
+from graphscope.trace.record.pass_history import PassHistory
 from graphscope.trace.recording.recorder import Policy, Recorder
 
 PASSES = [

@@ -153,7 +153,7 @@ def test_non_tensor_arguments_are_attributes_of_the_node_not_nodes():
     a = gs.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
 
     def run():
-        ((a ** 3 + 2.5).sum(dim=1, keepdim=True)).sum().backward()
+        ((a**3 + 2.5).sum(dim=1, keepdim=True)).sum().backward()
 
     rec = record(run)
     assert not by_op(rec, CONSTANT)
@@ -365,8 +365,12 @@ def test_console_lines_say_when_they_were_written_pass_step_and_optimizer_events
         recorder.console("stdout", "after step")
     lines = {c.text: (c.pass_index, c.step, c.events) for c in recorder.finish().console}
     # Prints' backward is the second step (after the sum's): two steps begun when it printed.
-    assert lines == {"before": (0, None, 0), "in backward": (1, 2, 0), "after backward": (1, None, 0),
-                     "after step": (1, None, 1)}
+    assert lines == {
+        "before": (0, None, 0),
+        "in backward": (1, 2, 0),
+        "after backward": (1, None, 0),
+        "after step": (1, None, 1),
+    }
 
 
 class Explodes(gs.autograd.Function):
@@ -457,10 +461,14 @@ def test_summaries_of_cuda_tensors_are_computed_on_the_device():
 def test_names_with_control_characters_still_give_a_loadable_snapshot():
     from graphscope.engine.function import Function
 
-    weird = type("Weird\x1b[31m\n", (Function,), {
-        "forward": lambda self, x, k: x * k,
-        "backward": lambda self, grad: (grad, None),
-    })
+    weird = type(
+        "Weird\x1b[31m\n",
+        (Function,),
+        {
+            "forward": lambda self, x, k: x * k,
+            "backward": lambda self, grad: (grad, None),
+        },
+    )
     a = gs.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
     k = gs.tensor([[1.0, 2.0], [3.0, 4.0]]).array  # a raw array on the tensors' device
 

@@ -81,8 +81,11 @@ def odd_graphs():
 
 
 SCRIPTS = [training, accumulating, reused_across_passes, nan_from_the_sixth_pass, odd_graphs]
-POLICIES = {"default": Policy(), "every pass": Policy.every_pass(),
-            "scan every pass": Policy(keep_last=1, scan_every_pass=True)}
+POLICIES = {
+    "default": Policy(),
+    "every pass": Policy.every_pass(),
+    "scan every pass": Policy(keep_last=1, scan_every_pass=True),
+}
 
 
 def _record(script, policy, called: bool):

@@ -18,9 +18,13 @@ def test_no_private_attribute_of_another_object_is_used():
     found = []
     for path in SOURCES:
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
-                    and node.attr not in ENGINE_FIELDS
-                    and not (isinstance(node.value, ast.Name) and node.value.id == "self")):
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and node.attr not in ENGINE_FIELDS
+                and not (isinstance(node.value, ast.Name) and node.value.id == "self")
+            ):
                 found.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
     assert not found
 
@@ -32,5 +36,6 @@ def test_no_recording_class_inherits_from_another():
             if isinstance(node, ast.ClassDef):
                 classes[node.name] = [ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases]
     assert "Recorder" in classes
-    assert {name: [b for b in bases if b in classes] for name, bases in classes.items()
-            if any(b in classes for b in bases)} == {}
+    assert {
+        name: [b for b in bases if b in classes] for name, bases in classes.items() if any(b in classes for b in bases)
+    } == {}

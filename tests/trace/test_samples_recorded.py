@@ -97,4 +97,5 @@ def test_the_export_is_byte_identical_to_the_committed_one(recorded):
         return
     assert digest == digests.get(path.name), (
         f"{path.name}'s export changed. If the snapshot format was meant to change, re-take the digests with "
-        "GRAPHSCOPE_UPDATE_DIGESTS=1 python -m pytest tests/trace/test_samples_recorded.py -k byte_identical")
+        "GRAPHSCOPE_UPDATE_DIGESTS=1 python -m pytest tests/trace/test_samples_recorded.py -k byte_identical"
+    )

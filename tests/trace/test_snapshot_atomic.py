@@ -13,8 +13,8 @@ import pytest
 
 import graphscope
 from graphscope.trace import snapshot
-from graphscope.trace.snapshot.atomic_file import HOST, STALE_SECONDS, TEMP_MARK, WriteError
 from graphscope.trace.record.model import Metadata, Node, Record
+from graphscope.trace.snapshot.atomic_file import HOST, STALE_SECONDS, TEMP_MARK, WriteError
 from graphscope.trace.stats.summarize import summarize
 
 REPO = Path(graphscope.__file__).resolve().parent.parent
@@ -114,9 +114,12 @@ def test_only_partial_files_of_the_same_target_are_removed(tmp_path):
     folder.mkdir()
     longer = tmp_path / f".snap.json{TEMP_MARK}{dead}0123abcd.bak"
     longer.write_text("{")
-    kept = [_partial(tmp_path, "other.json", dead),  # another target
-            _partial(tmp_path, f"snap.json{TEMP_MARK}1", dead),  # a target whose name holds the mark
-            folder, longer]  # not a regular file; not the whole name
+    kept = [
+        _partial(tmp_path, "other.json", dead),  # another target
+        _partial(tmp_path, f"snap.json{TEMP_MARK}1", dead),  # a target whose name holds the mark
+        folder,
+        longer,
+    ]  # not a regular file; not the whole name
     removed = _partial(tmp_path, "snap.json", dead)
     snapshot.dump(Record(), tmp_path / "snap.json")
     assert all(p.exists() for p in kept) and not removed.exists()

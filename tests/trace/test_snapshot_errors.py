@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphscope.trace import snapshot
-from graphscope.trace.snapshot import read as snapshot_read
 from graphscope.trace.record.model import (
     BackwardPass,
     LeafGrad,
@@ -21,6 +20,7 @@ from graphscope.trace.record.model import (
     Step,
 )
 from graphscope.trace.snapshot import SnapshotError
+from graphscope.trace.snapshot import read as snapshot_read
 from graphscope.trace.snapshot.columns_read import ColumnReader
 from graphscope.trace.stats.summarize import summarize
 from tests.trace.snapshot_v3 import dumps_v3
@@ -40,8 +40,9 @@ def _record():
     step = Step(2, s(), [s(), None], [LeafGrad(0, s(), s(), s())])
     change = ParamChange(0, "w", s(), s(), s(), (("momentum_buffer", s()), ("step", "1")), s())
     optimizer = [OptimizerEvent("step", 1, "SGD", (("lr", "0.1"),), site, [change])]
-    return Record(nodes=nodes, passes=[BackwardPass(0, 1.5, {"w": 2.0}, 3, True, True, 2, (2,), [step])],
-                  optimizer=optimizer)
+    return Record(
+        nodes=nodes, passes=[BackwardPass(0, 1.5, {"w": 2.0}, 3, True, True, 2, (2,), [step])], optimizer=optimizer
+    )
 
 
 @pytest.fixture
@@ -177,35 +178,38 @@ def test_missing_key(tmp_path, doc):
     assert e.where == "nodes" and '"op"' in e.problem
 
 
-@pytest.mark.parametrize("path, value, where", [
-    (("nodes", "op", 0), 5, "nodes.op[0]"),
-    (("nodes", "inputs", 2), "0,1", "nodes.inputs[2]"),
-    (("nodes", "inputs", 2, 1), 1.5, "nodes.inputs[2][1]"),
-    (("nodes", "requires_grad", 0), "yes", "nodes.requires_grad[0]"),
-    (("nodes", "op"), ["mul"], "nodes.op"),
-    (("nodes", "output", 1), 99, "nodes.output[1]"),
-    (("nodes", "site", 0), 7, "nodes.site[0]"),
-    (("tensors", "shape", 0, 0), -1, "tensors.shape[0][0]"),
-    (("tensors", "dtype", 1), None, "tensors.dtype[1]"),
-    (("tensors", "nan", 1), 1000, "tensors.nan[1]"),
-    (("tensors", "stats"), "AAAA", "tensors.stats"),
-    (("tensors", "exact"), [[0, 1]], "tensors.exact[0]"),
-    (("tensors", "histogram", "data"), "AAAA", "tensors.histogram.data"),
-    (("tensors", "values", "float32"), "AAAA", "tensors.values.float32"),
-    (("tensors", "preview", "float32"), "!!!!", "tensors.preview.float32"),
-    (("tensors", "values", "pickle"), "AAAA", "tensors.values"),
-    (("passes", 0, "loss"), [1], "passes[0].loss"),
-    (("passes", 0, "steps", "grad_inputs"), {}, "passes[0].steps.grad_inputs"),
-    (("passes", 0, "steps", "grad_output", 0), 99, "passes[0].steps.grad_output[0]"),
-    (("metadata", "argv"), "train.py", "metadata.argv"),
-    (("sites", 0, "line"), "3", "sites[0].line"),
-    (("console",), None, "console"),
-    (("nodes", "leaf", 0), "w", "nodes.leaf[0]"),
-    (("optimizer", 0, "passes"), -1, "optimizer[0].passes"),
-    (("optimizer", 0, "settings", 0), ["lr"], "optimizer[0].settings[0]"),
-    (("optimizer", 0, "params", "before", 0), 999, "optimizer[0].params.before[0]"),
-    (("optimizer", 0, "params", "label"), [], "optimizer[0].params.label"),
-])
+@pytest.mark.parametrize(
+    "path, value, where",
+    [
+        (("nodes", "op", 0), 5, "nodes.op[0]"),
+        (("nodes", "inputs", 2), "0,1", "nodes.inputs[2]"),
+        (("nodes", "inputs", 2, 1), 1.5, "nodes.inputs[2][1]"),
+        (("nodes", "requires_grad", 0), "yes", "nodes.requires_grad[0]"),
+        (("nodes", "op"), ["mul"], "nodes.op"),
+        (("nodes", "output", 1), 99, "nodes.output[1]"),
+        (("nodes", "site", 0), 7, "nodes.site[0]"),
+        (("tensors", "shape", 0, 0), -1, "tensors.shape[0][0]"),
+        (("tensors", "dtype", 1), None, "tensors.dtype[1]"),
+        (("tensors", "nan", 1), 1000, "tensors.nan[1]"),
+        (("tensors", "stats"), "AAAA", "tensors.stats"),
+        (("tensors", "exact"), [[0, 1]], "tensors.exact[0]"),
+        (("tensors", "histogram", "data"), "AAAA", "tensors.histogram.data"),
+        (("tensors", "values", "float32"), "AAAA", "tensors.values.float32"),
+        (("tensors", "preview", "float32"), "!!!!", "tensors.preview.float32"),
+        (("tensors", "values", "pickle"), "AAAA", "tensors.values"),
+        (("passes", 0, "loss"), [1], "passes[0].loss"),
+        (("passes", 0, "steps", "grad_inputs"), {}, "passes[0].steps.grad_inputs"),
+        (("passes", 0, "steps", "grad_output", 0), 99, "passes[0].steps.grad_output[0]"),
+        (("metadata", "argv"), "train.py", "metadata.argv"),
+        (("sites", 0, "line"), "3", "sites[0].line"),
+        (("console",), None, "console"),
+        (("nodes", "leaf", 0), "w", "nodes.leaf[0]"),
+        (("optimizer", 0, "passes"), -1, "optimizer[0].passes"),
+        (("optimizer", 0, "settings", 0), ["lr"], "optimizer[0].settings[0]"),
+        (("optimizer", 0, "params", "before", 0), 999, "optimizer[0].params.before[0]"),
+        (("optimizer", 0, "params", "label"), [], "optimizer[0].params.label"),
+    ],
+)
 def test_wrong_types_name_the_place(tmp_path, doc, path, value, where):
     target = doc
     for key in path[:-1]:
@@ -214,13 +218,16 @@ def test_wrong_types_name_the_place(tmp_path, doc, path, value, where):
     assert _load_doc(tmp_path, doc).where == where
 
 
-@pytest.mark.parametrize("path, where", [
-    (("nodes", "inputs", 2, 0), "nodes.inputs[2][0]"),
-    (("passes", 0, "root"), "passes[0].root"),
-    (("passes", 0, "order", 0), "passes[0].order[0]"),
-    (("passes", 0, "steps", "node", 0), "passes[0].steps.node[0]"),
-    (("passes", 0, "steps", "leaf_grads", 0, 0, 0), "passes[0].steps.leaf_grads[0][0][0]"),
-])
+@pytest.mark.parametrize(
+    "path, where",
+    [
+        (("nodes", "inputs", 2, 0), "nodes.inputs[2][0]"),
+        (("passes", 0, "root"), "passes[0].root"),
+        (("passes", 0, "order", 0), "passes[0].order[0]"),
+        (("passes", 0, "steps", "node", 0), "passes[0].steps.node[0]"),
+        (("passes", 0, "steps", "leaf_grads", 0, 0, 0), "passes[0].steps.leaf_grads[0][0][0]"),
+    ],
+)
 def test_dangling_node_ids(tmp_path, doc, path, where):
     target = doc
     for key in path[:-1]:
@@ -240,25 +247,28 @@ def _column(values, dtype="int64"):
     return {"dtype": dtype, "data": base64.b64encode(np.array(values, dtype=dtype).tobytes()).decode()}
 
 
-@pytest.mark.parametrize("path, value, where, problem", [
-    (("nodes", "op"), _column([0, 1, 99]), "nodes.op[2]", "99 is out of range"),
-    (("nodes", "op", "dtype"), "float64", "nodes.op.dtype", "expected one of"),
-    (("nodes", "op", "data"), "AA==", "nodes.op.data", "holds 1 bytes; 3 uint8 values take 3"),
-    (("nodes", "op", "data"), "!!!!!!!!", "nodes.op.data", "base64 characters"),
-    (("nodes", "id"), _column([0, 1, 0]), "nodes.id[2]", "node id 0 appears twice"),
-    (("nodes", "inputs", "ids"), _column([0, 999]), "nodes.inputs.ids[1]", "node id 999 does not exist"),
-    (("nodes", "inputs", "count"), _column([0, 0, 3]), "nodes.inputs.ids.data", "3 uint8 values take 3"),
-    (("nodes", "output"), _column([0, 1, 99]), "nodes.output[2]", "out of range"),
-    (("nodes", "site"), _column([0, 7, 0]), "nodes.site[1]", "out of range"),
-    (("nodes", "count"), -1, "nodes.count", "out of range"),
-    (("nodes", "flags"), _column([0, 4, 0], "uint8"), "nodes.flags[1]", "out of range"),
-    (("tensors", "nan"), lambda n: _column([0, 1000] + [0] * (n - 2)), "tensors.nan[1]", "1,000 NaNs"),
-    (("tensors", "held"), lambda n: _column([0] * (n - 1) + [3], "uint8"), "tensors.held[-1]", "out of range"),
-    (("tensors", "values", "float32"), "AAAAAA==", "tensors.values.float32", "the tensors use"),
-    (("tensors", "values", "pickle"), "AAAA", "tensors.values", "unknown array dtype"),
-    (("tensors", "stats"), "AAAA", "tensors.stats", "base64 characters"),
-    (("strings", 0), "relu\x1b[2J", "strings[0]", "control characters"),
-])
+@pytest.mark.parametrize(
+    "path, value, where, problem",
+    [
+        (("nodes", "op"), _column([0, 1, 99]), "nodes.op[2]", "99 is out of range"),
+        (("nodes", "op", "dtype"), "float64", "nodes.op.dtype", "expected one of"),
+        (("nodes", "op", "data"), "AA==", "nodes.op.data", "holds 1 bytes; 3 uint8 values take 3"),
+        (("nodes", "op", "data"), "!!!!!!!!", "nodes.op.data", "base64 characters"),
+        (("nodes", "id"), _column([0, 1, 0]), "nodes.id[2]", "node id 0 appears twice"),
+        (("nodes", "inputs", "ids"), _column([0, 999]), "nodes.inputs.ids[1]", "node id 999 does not exist"),
+        (("nodes", "inputs", "count"), _column([0, 0, 3]), "nodes.inputs.ids.data", "3 uint8 values take 3"),
+        (("nodes", "output"), _column([0, 1, 99]), "nodes.output[2]", "out of range"),
+        (("nodes", "site"), _column([0, 7, 0]), "nodes.site[1]", "out of range"),
+        (("nodes", "count"), -1, "nodes.count", "out of range"),
+        (("nodes", "flags"), _column([0, 4, 0], "uint8"), "nodes.flags[1]", "out of range"),
+        (("tensors", "nan"), lambda n: _column([0, 1000] + [0] * (n - 2)), "tensors.nan[1]", "1,000 NaNs"),
+        (("tensors", "held"), lambda n: _column([0] * (n - 1) + [3], "uint8"), "tensors.held[-1]", "out of range"),
+        (("tensors", "values", "float32"), "AAAAAA==", "tensors.values.float32", "the tensors use"),
+        (("tensors", "values", "pickle"), "AAAA", "tensors.values", "unknown array dtype"),
+        (("tensors", "stats"), "AAAA", "tensors.stats", "base64 characters"),
+        (("strings", 0), "relu\x1b[2J", "strings[0]", "control characters"),
+    ],
+)
 def test_bad_columns_name_the_place(tmp_path, columns_doc, path, value, where, problem):
     """(A value made from the tensor count n, and a place [-1], are for the last tensor.)"""
     n = columns_doc["tensors"]["count"]
@@ -318,7 +328,7 @@ def test_bare_nan_is_not_strict_json(tmp_path):
 
 
 def test_deeply_nested_json(tmp_path):
-    assert "nested too deeply" in _load_text(tmp_path, "{\"console\": " + "[" * 200_000 + "]" * 200_000 + "}").problem
+    assert "nested too deeply" in _load_text(tmp_path, '{"console": ' + "[" * 200_000 + "]" * 200_000 + "}").problem
 
 
 def test_a_section_no_snapshot_has_is_refused_before_it_is_parsed(tmp_path, columns_doc):
@@ -384,7 +394,7 @@ def _paths(doc, prefix=()):
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False) | st.text(max_size=8),
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False) | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
     max_leaves=6,
 )
@@ -410,11 +420,15 @@ def test_any_single_change_to_a_valid_snapshot_loads_or_raises_snapshot_error(da
         pass
 
 
-@pytest.mark.parametrize("rules, where, problem", [
-    ([], "rules", "expected an object, found a list"),
-    ({"mul": 3}, "rules.mul", "expected a string, found an integer"),
-    ({"mul\x1b": "d(a·b)/da = b"}, "rules", "contains control characters"),
-], ids=["not an object", "a rule that is not text", "an op name with a control character"])
+@pytest.mark.parametrize(
+    "rules, where, problem",
+    [
+        ([], "rules", "expected an object, found a list"),
+        ({"mul": 3}, "rules.mul", "expected a string, found an integer"),
+        ({"mul\x1b": "d(a·b)/da = b"}, "rules", "contains control characters"),
+    ],
+    ids=["not an object", "a rule that is not text", "an op name with a control character"],
+)
 def test_bad_rules(tmp_path, doc, rules, where, problem):
     doc["rules"] = rules
     e = _load_doc(tmp_path, doc)

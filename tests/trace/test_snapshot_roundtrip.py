@@ -22,6 +22,7 @@ SCHEMA = json.loads(resources.files("graphscope.trace.snapshot").joinpath("schem
 def _strict(text):
     def refuse(name):
         raise AssertionError(f"bare {name} in the JSON")
+
     return json.loads(text, parse_constant=refuse)
 
 
@@ -40,8 +41,10 @@ def test_every_generated_export_is_strict_json_valid_against_the_schema(record):
 
 
 def test_round_trip_through_a_file(tmp_path):
-    record = Record(metadata=Metadata(script="train.py"),
-                    nodes={0: Node(0, "tensor", output=summarize(np.arange(6.0).reshape(2, 3)))})
+    record = Record(
+        metadata=Metadata(script="train.py"),
+        nodes={0: Node(0, "tensor", output=summarize(np.arange(6.0).reshape(2, 3)))},
+    )
     path = tmp_path / "snap.json"
     snapshot.dump(record, path)
     assert snapshot.load(path) == record

@@ -60,8 +60,11 @@ def test_many_parameters_show_the_largest_and_the_smallest():
 
 def test_findings_are_listed_with_their_source_line():
     site = SourceSite("model.py", 43, "nll", "log_sigma = sigma.log()")
-    rec = Record(nodes={0: Node(0, "log")}, passes=[BackwardPass(0, math.nan, {}, 1)],
-                 findings=[Finding("nan-origin", "NaN/Inf born in log", 0, 0, None, site)])
+    rec = Record(
+        nodes={0: Node(0, "log")},
+        passes=[BackwardPass(0, math.nan, {}, 1)],
+        findings=[Finding("nan-origin", "NaN/Inf born in log", 0, 0, None, site)],
+    )
     text = text_of(rec)
     assert "NaN origin" in text and "NaN/Inf born in log" in text
     assert "model.py:43" in text and "log_sigma = sigma.log()" in text
@@ -89,9 +92,12 @@ def test_a_long_error_message_is_shown_cut_with_its_length():
 
 def test_strings_from_the_script_are_shown_literally():
     site = SourceSite("[red]x.py[/]", 1, "f", "print('\x1b[2J')")
-    rec = Record(metadata=Metadata(script="[bold]evil[/bold].py"), nodes={0: Node(0, "[blink]op")},
-                 passes=[BackwardPass(0, 1.0, {"[u]w[/u]": 1.0}, 1)],
-                 findings=[Finding("dead-relu", "[b]m[/b]", 0, 0, None, site)])
+    rec = Record(
+        metadata=Metadata(script="[bold]evil[/bold].py"),
+        nodes={0: Node(0, "[blink]op")},
+        passes=[BackwardPass(0, 1.0, {"[u]w[/u]": 1.0}, 1)],
+        findings=[Finding("dead-relu", "[b]m[/b]", 0, 0, None, site)],
+    )
     text = text_of(rec)
     assert "[bold]evil[/bold].py" in text and "[u]w[/u]" in text and "[red]x.py[/]" in text
     assert "\x1b" not in text and "\\x1b[2J" in text

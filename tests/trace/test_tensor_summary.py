@@ -137,8 +137,13 @@ def test_python_constants_are_summarised_as_scalars():
 
 
 @settings(max_examples=60, deadline=None)
-@given(hnp.arrays(st.sampled_from([np.float32, np.float64]), hnp.array_shapes(max_dims=3, max_side=20),
-                  elements=st.floats(-1e6, 1e6, width=32) | st.sampled_from([np.nan, np.inf, -np.inf, 0.0])))
+@given(
+    hnp.arrays(
+        st.sampled_from([np.float32, np.float64]),
+        hnp.array_shapes(max_dims=3, max_side=20),
+        elements=st.floats(-1e6, 1e6, width=32) | st.sampled_from([np.nan, np.inf, -np.inf, 0.0]),
+    )
+)
 def test_device_path_agrees_with_host_path(a):
     """The reductions written for CuPy, run here with NumPy, give the host path's numbers."""
     host = summarize(a)
@@ -190,10 +195,17 @@ def test_a_nan_constant_counts_as_nan():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(hnp.arrays(st.sampled_from([np.float16, np.float32, np.float64]),
-                           hnp.array_shapes(min_dims=0, max_dims=2, max_side=40),
-                           elements=st.floats(-1e4, 1e4, width=16) | st.sampled_from([np.nan, np.inf, 0.0, 1.0])),
-                min_size=1, max_size=6))
+@given(
+    st.lists(
+        hnp.arrays(
+            st.sampled_from([np.float16, np.float32, np.float64]),
+            hnp.array_shapes(min_dims=0, max_dims=2, max_side=40),
+            elements=st.floats(-1e4, 1e4, width=16) | st.sampled_from([np.nan, np.inf, 0.0, 1.0]),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_summaries_made_in_a_batch_equal_those_made_one_by_one(arrays):
     """summarize_many reduces small float arrays together; each summary is what summarize gives."""
     for a, batched in zip(arrays, summarize_many(arrays)):
@@ -214,8 +226,13 @@ def test_summaries_made_in_a_batch_equal_those_made_one_by_one(arrays):
 
 
 @settings(max_examples=60, deadline=None)
-@given(hnp.arrays(st.sampled_from([np.float16, np.float32, np.float64]), st.integers(2, 9000),
-                  elements=st.floats(-1e4, 1e4, width=16)))
+@given(
+    hnp.arrays(
+        st.sampled_from([np.float16, np.float32, np.float64]),
+        st.integers(2, 9000),
+        elements=st.floats(-1e4, 1e4, width=16),
+    )
+)
 def test_every_histogram_has_16_bins_holding_every_finite_value(a):
     s = summarize(a)
     assert s.histogram.size == 16 and sum(s.histogram) == a.size

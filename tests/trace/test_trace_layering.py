@@ -11,9 +11,11 @@ REPO = Path(graphscope.__file__).resolve().parent.parent
 
 
 def test_importing_the_trace_layer_loads_no_ui_and_no_session():
-    code = ("import sys, graphscope.trace; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual' "
-            "or m.startswith(('graphscope.session', 'graphscope.tui'))))")
+    code = (
+        "import sys, graphscope.trace; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual' "
+        "or m.startswith(('graphscope.session', 'graphscope.tui'))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert out.stdout.strip() == "[]"
 

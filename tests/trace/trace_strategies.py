@@ -68,10 +68,18 @@ def records(draw):
         inputs = tuple(draw(st.lists(st.sampled_from(ids), max_size=3))) if ids else ()
         op = draw(st.one_of(st.sampled_from(LEAF_OPS), names))
         nodes[next_id] = Node(
-            id=next_id, op=op, name=draw(names), inputs=inputs, pass_index=draw(st.integers(0, 3)),
-            output=draw(optional(summaries())), requires_grad=draw(st.booleans()),
-            is_leaf=draw(st.booleans()), parameter=draw(optional(names)), module=draw(optional(names)),
-            site=draw(pick_site), saved=tuple(draw(st.lists(names, max_size=2))),
+            id=next_id,
+            op=op,
+            name=draw(names),
+            inputs=inputs,
+            pass_index=draw(st.integers(0, 3)),
+            output=draw(optional(summaries())),
+            requires_grad=draw(st.booleans()),
+            is_leaf=draw(st.booleans()),
+            parameter=draw(optional(names)),
+            module=draw(optional(names)),
+            site=draw(pick_site),
+            saved=tuple(draw(st.lists(names, max_size=2))),
             dead_units=draw(optional(st.tuples(st.integers(0, 9), st.integers(0, 9)))),
             leaf=draw(optional(st.integers(0, 50))),
         )
@@ -85,41 +93,88 @@ def records(draw):
         steps = []
         if detailed:
             for _ in range(draw(st.integers(0, 3))):
-                steps.append(Step(
-                    node=draw(node_id), grad_output=draw(optional(summaries())),
-                    grad_inputs=draw(st.lists(optional(summaries()), max_size=2)),
-                    leaf_grads=[_leaf_grad(draw, node_id) for _ in range(draw(st.integers(0, 2)))],
-                ))
-        passes.append(BackwardPass(
-            index=index, loss=draw(optional(floats)),
-            grad_norms=draw(st.dictionaries(names, floats, max_size=3)),
-            node_count=draw(st.integers(0, 100)), detailed=detailed, finished=draw(st.booleans()),
-            root=draw(opt_node) if detailed else None,
-            order=tuple(draw(st.lists(node_id, max_size=4))) if detailed else (),
-            steps=steps,
-        ))
+                steps.append(
+                    Step(
+                        node=draw(node_id),
+                        grad_output=draw(optional(summaries())),
+                        grad_inputs=draw(st.lists(optional(summaries()), max_size=2)),
+                        leaf_grads=[_leaf_grad(draw, node_id) for _ in range(draw(st.integers(0, 2)))],
+                    )
+                )
+        passes.append(
+            BackwardPass(
+                index=index,
+                loss=draw(optional(floats)),
+                grad_norms=draw(st.dictionaries(names, floats, max_size=3)),
+                node_count=draw(st.integers(0, 100)),
+                detailed=detailed,
+                finished=draw(st.booleans()),
+                root=draw(opt_node) if detailed else None,
+                order=tuple(draw(st.lists(node_id, max_size=4))) if detailed else (),
+                steps=steps,
+            )
+        )
     metadata = Metadata(
-        script=draw(texts), argv=draw(st.lists(texts, max_size=3)), started=draw(names),
-        finished=draw(names), exit_code=draw(optional(st.integers(-5, 255))),
-        graphscope_version=draw(names), python_version=draw(names), numpy_version=draw(names),
-        device=draw(names), keep_first=draw(st.integers(0, 3)), keep_last=draw(optional(st.integers(0, 5))),
-        full_values_limit=draw(st.integers(0, 5000)), memory_budget=draw(st.integers(0, 2**40)),
+        script=draw(texts),
+        argv=draw(st.lists(texts, max_size=3)),
+        started=draw(names),
+        finished=draw(names),
+        exit_code=draw(optional(st.integers(-5, 255))),
+        graphscope_version=draw(names),
+        python_version=draw(names),
+        numpy_version=draw(names),
+        device=draw(names),
+        keep_first=draw(st.integers(0, 3)),
+        keep_last=draw(optional(st.integers(0, 5))),
+        full_values_limit=draw(st.integers(0, 5000)),
+        memory_budget=draw(st.integers(0, 2**40)),
     )
-    console = [ConsoleLine(draw(st.sampled_from(["stdout", "stderr"])), draw(texts), draw(st.integers(0, 3)),
-                           draw(optional(st.integers(0, 9))), draw(st.integers(0, 4)))
-               for _ in range(draw(st.integers(0, 3)))]
+    console = [
+        ConsoleLine(
+            draw(st.sampled_from(["stdout", "stderr"])),
+            draw(texts),
+            draw(st.integers(0, 3)),
+            draw(optional(st.integers(0, 9))),
+            draw(st.integers(0, 4)),
+        )
+        for _ in range(draw(st.integers(0, 3)))
+    ]
     error = draw(optional(st.builds(ScriptError, names, texts, texts, opt_node, pick_site)))
-    findings = [Finding(draw(st.sampled_from(FINDING_KINDS)), draw(texts), draw(opt_node),
-                        draw(optional(st.integers(0, 3))), draw(optional(names)), draw(pick_site))
-                for _ in range(draw(st.integers(0, 3)))]
-    optimizer = [OptimizerEvent(draw(st.sampled_from(OPTIMIZER_EVENT_KINDS)), draw(st.integers(0, 4)), draw(names),
-                                tuple(draw(st.lists(st.tuples(names, names), max_size=3))), draw(pick_site),
-                                [_param_change(draw) for _ in range(draw(st.integers(0, 2)))])
-                 for _ in range(draw(st.integers(0, 2)))]
-    return Record(metadata=metadata, nodes=nodes, passes=passes, console=console, error=error,
-                  findings=findings, optimizer=optimizer, dropped_values=draw(st.integers(0, 9)),
-                  trimmed_nodes=draw(st.integers(0, 9)), dropped_console=draw(st.integers(0, 9)),
-                  rules=draw(st.dictionaries(names, texts, max_size=3)))
+    findings = [
+        Finding(
+            draw(st.sampled_from(FINDING_KINDS)),
+            draw(texts),
+            draw(opt_node),
+            draw(optional(st.integers(0, 3))),
+            draw(optional(names)),
+            draw(pick_site),
+        )
+        for _ in range(draw(st.integers(0, 3)))
+    ]
+    optimizer = [
+        OptimizerEvent(
+            draw(st.sampled_from(OPTIMIZER_EVENT_KINDS)),
+            draw(st.integers(0, 4)),
+            draw(names),
+            tuple(draw(st.lists(st.tuples(names, names), max_size=3))),
+            draw(pick_site),
+            [_param_change(draw) for _ in range(draw(st.integers(0, 2)))],
+        )
+        for _ in range(draw(st.integers(0, 2)))
+    ]
+    return Record(
+        metadata=metadata,
+        nodes=nodes,
+        passes=passes,
+        console=console,
+        error=error,
+        findings=findings,
+        optimizer=optimizer,
+        dropped_values=draw(st.integers(0, 9)),
+        trimmed_nodes=draw(st.integers(0, 9)),
+        dropped_console=draw(st.integers(0, 9)),
+        rules=draw(st.dictionaries(names, texts, max_size=3)),
+    )
 
 
 def _leaf_grad(draw, node_id) -> LeafGrad:
@@ -132,6 +187,12 @@ def _leaf_grad(draw, node_id) -> LeafGrad:
 
 def _param_change(draw) -> ParamChange:
     state = tuple(draw(st.lists(st.tuples(names, st.one_of(names, summaries())), max_size=2)))
-    return ParamChange(draw(st.integers(0, 50)), draw(names), draw(optional(summaries())),
-                       draw(optional(summaries())), draw(optional(summaries())), state,
-                       draw(optional(summaries())))
+    return ParamChange(
+        draw(st.integers(0, 50)),
+        draw(names),
+        draw(optional(summaries())),
+        draw(optional(summaries())),
+        draw(optional(summaries())),
+        state,
+        draw(optional(summaries())),
+    )

@@ -39,6 +39,7 @@ async def step_into_pass_1(pilot, app, session) -> None:
         await wait_for(pilot, lambda count=count: app.updates > count, what="the step")
         await until_settled(pilot, session)
 
+
 async def test_a_second_backward_without_zeroing_shows_grad_before_added_and_now():
     with live_app(SAMPLES / "gradients_of_an_equation.py", pause=False) as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
@@ -53,9 +54,15 @@ async def test_a_second_backward_without_zeroing_shows_grad_before_added_and_now
             assert "backward() adds into .grad: zero it between passes" in screen_text(app)
             first = leaf_node(session.record, "b", 0)  # the first pass: .grad was None
             await show_tab(pilot, app, first, "tab-grad")
-            await wait_for(pilot, lambda: any(row[-4:] == [".grad", "before", "this", "pass"] or
-                                              row[-5:] == [".grad", "before", "this", "pass", "None"]
-                                              for row in rows_of(screen_text(app))), what="None before pass 0")
+            await wait_for(
+                pilot,
+                lambda: any(
+                    row[-4:] == [".grad", "before", "this", "pass"]
+                    or row[-5:] == [".grad", "before", "this", "pass", "None"]
+                    for row in rows_of(screen_text(app))
+                ),
+                what="None before pass 0",
+            )
             assert "backward() adds into .grad" not in screen_text(app)
 
 
@@ -69,8 +76,16 @@ async def test_the_passes_view_shows_the_optimizer_s_events_between_the_passes()
             await wait_for(pilot, lambda: table.row_count == 3 + 6, what="3 passes and 6 events")
             cells = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
             assert [(row[0], row[2]) for row in cells] == [
-                ("", "zero_grad"), ("0", "17.5"), ("", "step SGD"), ("", "zero_grad"), ("1", "0.22"),
-                ("", "step SGD"), ("", "zero_grad"), ("2", "17.03"), ("", "step SGD")]
+                ("", "zero_grad"),
+                ("0", "17.5"),
+                ("", "step SGD"),
+                ("", "zero_grad"),
+                ("1", "0.22"),
+                ("", "step SGD"),
+                ("", "zero_grad"),
+                ("2", "17.03"),
+                ("", "step SGD"),
+            ]
             table.move_cursor(row=2)
             await wait_for_text(pilot, "optimizer.step()  SGD(lr=0.1, momentum=0.9)")
             await wait_for_text(pilot, "‖update‖")
@@ -110,8 +125,11 @@ async def test_the_timeline_shows_the_events_before_the_pass_it_lists():
             await step_into_pass_1(pilot, app, session)
             await wait_for_text(pilot, "end of pass 1")
             shown = screen_text(app)
-            assert shown.index("↳ optimizer.step()  SGD(lr=0.1") < shown.index("↳ optimizer.zero_grad()  SGD") \
+            assert (
+                shown.index("↳ optimizer.step()  SGD(lr=0.1")
+                < shown.index("↳ optimizer.zero_grad()  SGD")
                 < shown.index("end of pass 1")
+            )
 
 
 async def test_highlighting_an_optimizer_step_in_the_timeline_shows_it_in_the_details_pane():
@@ -146,8 +164,9 @@ async def test_a_step_breakpoint_from_the_dialog_pauses_on_a_parameter_the_step_
             assert [(b.kind, b.describe()) for b in session.breakpoints][-1] == ("step", "optimizer step")
             await pilot.press("escape")
             await pilot.press("c")
-            await wait_for(pilot, lambda: session.state.reason == "breakpoint 2: optimizer step",
-                           what="the step breakpoint")
+            await wait_for(
+                pilot, lambda: session.state.reason == "breakpoint 2: optimizer step", what="the step breakpoint"
+            )
             await until_settled(pilot, session, ("paused",))
             await wait_for_text(pilot, "optimizer.step() runs next (n): it reads this .grad")
             details = app.query_one(NodeDetails)

@@ -37,12 +37,27 @@ class Terminal:
         self.socket = f"graphscope-test-{uuid.uuid4().hex[:8]}"
         env = dict(os.environ, TERM="xterm-256color")
         env.pop("TMUX", None)
-        self.tmux("-f", "/dev/null", "new-session", "-d", "-s", "main", "-x", str(width), "-y", str(height),
-                  "-c", str(cwd), command, env=env)
+        self.tmux(
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "main",
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            "-c",
+            str(cwd),
+            command,
+            env=env,
+        )
 
     def tmux(self, *args: str, env=None) -> str:
-        result = subprocess.run(["tmux", "-L", self.socket, *args], check=False, capture_output=True,
-                                text=True, env=env, timeout=30)
+        result = subprocess.run(
+            ["tmux", "-L", self.socket, *args], check=False, capture_output=True, text=True, env=env, timeout=30
+        )
         return result.stdout
 
     def screen(self) -> str:
@@ -95,7 +110,7 @@ def test_run_step_twice_export_and_quit_in_a_real_terminal(tmp_path):
     # two steps ran before the export (a third may hold the grad the paused node receives)
     assert len(first.steps) in (2, 3)
     assert all(step.grad_inputs for step in first.steps[:2])
-    assert tuple(step.node for step in first.steps) == first.order[:len(first.steps)]
+    assert tuple(step.node for step in first.steps) == first.order[: len(first.steps)]
     assert [p for p in tmp_path.iterdir() if p.suffix == ".json"] == [exported]  # nothing else was written
 
 

@@ -33,8 +33,10 @@ async def test_f_lists_each_finding_with_its_pass_node_and_line(size):
             finding = next(f for f in view.findings if f.kind == ACCUMULATED_GRAD)
             node = session.record.nodes[finding.node]
             prompt = view.get_option_at_index(view.findings.index(finding)).prompt.plain
-            assert prompt.splitlines()[:2] == [f"grads not zeroed  pass {finding.pass_index}",
-                                               f"{node.parameter} #{node.id}  forgot_zero_grad.py:{finding.site.line}"]
+            assert prompt.splitlines()[:2] == [
+                f"grads not zeroed  pass {finding.pass_index}",
+                f"{node.parameter} #{node.id}  forgot_zero_grad.py:{finding.site.line}",
+            ]
             assert "accumulated across" in prompt
             await wait_for_text(pilot, "grads not zeroed")
             bar = "graph modules timeline passes findings" if size[0] >= 120 else "graph mod time pass findings"
@@ -90,8 +92,9 @@ async def test_a_finding_appears_at_the_pause_after_the_run_shows_it():
             await wait_for_text(pilot, NONE_YET[:20])  # pass 0: nothing has piled up yet
             await pilot.press("c")
             await until_settled(pilot, session, ("finished",))
-            await wait_for(pilot, lambda: any(f.kind == ACCUMULATED_GRAD for f in view.findings),
-                           what="the grads not zeroed found")
+            await wait_for(
+                pilot, lambda: any(f.kind == ACCUMULATED_GRAD for f in view.findings), what="the grads not zeroed found"
+            )
             await wait_for_text(pilot, "grads not zeroed")
 
 
@@ -136,8 +139,9 @@ async def test_the_same_keys_show_the_same_findings_live_and_in_the_snapshot(tmp
         for key in FINDINGS_KEYS:
             count = app.updates
             await pilot.press(key)
-            await wait_for(pilot, lambda: app.updates > count and app.moment.state is debuggee.state,
-                           what=f"{key} to take effect")
+            await wait_for(
+                pilot, lambda: app.updates > count and app.moment.state is debuggee.state, what=f"{key} to take effect"
+            )
             seen.append(findings_shown(app))
     assert seen == live
     assert any(kind == NAN_ORIGIN for kind, *_ in live[3])  # `c` stopped at the NaN: found

@@ -20,8 +20,8 @@ def two_consumers() -> Record:
     nodes = {
         1: Node(1, "parameter", "", (), 0, s(a), True, True, "layer.weight"),
         2: Node(2, "mul", "MulBackward0", (1,), 0, s(a * 3), True, args=(("b", "3"),)),
-        3: Node(3, "pow", "PowBackward0", (1,), 0, s(a ** 2), True, args=(("exponent", "2"),)),
-        4: Node(4, "add", "AddBackward0", (2, 3), 0, s(a * 3 + a ** 2), True),
+        3: Node(3, "pow", "PowBackward0", (1,), 0, s(a**2), True, args=(("exponent", "2"),)),
+        4: Node(4, "add", "AddBackward0", (2, 3), 0, s(a * 3 + a**2), True),
         5: Node(5, "sum", "SumBackward0", (4,), 0, s(np.float32(19.0)), True),
     }
     ones = np.ones(2, np.float32)
@@ -75,7 +75,10 @@ def test_a_node_used_twice_by_one_consumer_shows_both_slots_and_the_sum():
     rows = flow_rows(moment, sub)
     mul_step = moment.step_of(mul)
     assert [(r.direction, r.node, r.note) for r in rows[:3]] == [
-        ("in ←", mul, "as input 0"), ("in ←", mul, "as input 1"), ("=", None, "")]
+        ("in ←", mul, "as input 0"),
+        ("in ←", mul, "as input 1"),
+        ("=", None, ""),
+    ]
     assert rows[0].grad is mul_step.grad_inputs[0] and rows[1].grad is mul_step.grad_inputs[1]
     assert rows[2].grad is moment.step_of(sub).grad_output
 

@@ -30,8 +30,11 @@ async def test_g_on_a_wrong_custom_function_shows_the_failure_side_by_side():
             assert worst == 2
             row = next(line for line in shown.splitlines() if "[2]" in line).split()
             at = row.index("[2]")
-            assert row[at + 1:at + 4] == [fit_number(check.analytic[2], NUMBER), fit_number(check.numeric[2], NUMBER),
-                                          fit_number(abs(check.analytic[2] - check.numeric[2]), NUMBER)]
+            assert row[at + 1 : at + 4] == [
+                fit_number(check.analytic[2], NUMBER),
+                fit_number(check.numeric[2], NUMBER),
+                fit_number(abs(check.analytic[2] - check.numeric[2]), NUMBER),
+            ]
             await pilot.press("escape")
             await wait_for(pilot, lambda: not isinstance(app.screen, GradcheckScreen), what="the screen to close")
 

@@ -13,7 +13,8 @@ def test_the_readme_key_table_is_up_to_date():
     with open(key_table.README, encoding="utf-8") as f:
         text = f.read()
     assert key_table.replaced(text) == text, (
-        f"README.md's key table is out of date: run `{REGENERATE}` and commit README.md")
+        f"README.md's key table is out of date: run `{REGENERATE}` and commit README.md"
+    )
 
 
 def test_every_described_key_is_a_row_in_the_table_s_order():

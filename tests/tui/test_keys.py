@@ -21,8 +21,9 @@ def test_every_bound_key_runs_an_action_of_the_app():
 
 def test_the_bindings_are_the_table_s_bound_rows_in_its_order():
     bound = [key for key in keys.KEYS if key.bind]
-    assert [(b.key, b.action, b.description, b.show) for b in GraphscopeApp.BINDINGS] == \
-        [(k.bind, k.action, k.label, k.footer) for k in bound]
+    assert [(b.key, b.action, b.description, b.show) for b in GraphscopeApp.BINDINGS] == [
+        (k.bind, k.action, k.label, k.footer) for k in bound
+    ]
 
 
 def test_every_bound_key_has_a_help_line_or_shares_the_one_before():
@@ -55,21 +56,24 @@ def test_the_palette_runs_bound_actions_with_their_titles():
     assert all(title and help_text for title, help_text, _ in palette)
 
 
-@pytest.mark.parametrize(("action", "kind", "live", "applies"), [
-    ("step", State.STARTING, True, False),
-    ("step", State.PAUSED, True, True),
-    ("step_back", State.RUNNING, True, False),
-    ("step_back", State.FINISHED, False, True),
-    ("interrupt", State.RUNNING, True, True),
-    ("interrupt", State.PAUSED, True, False),
-    ("continue", State.FINISHED, True, False),
-    ("continue", State.FINISHED, False, True),  # a snapshot walks back to the start and on again
-    ("run_to_end", State.FAILED, True, False),
-    ("export", State.RUNNING, True, False),
-    ("export", State.PAUSED, True, True),
-    ("goto_current", State.STARTING, False, False),
-    ("resize_tree", State.STARTING, True, True),
-])
+@pytest.mark.parametrize(
+    ("action", "kind", "live", "applies"),
+    [
+        ("step", State.STARTING, True, False),
+        ("step", State.PAUSED, True, True),
+        ("step_back", State.RUNNING, True, False),
+        ("step_back", State.FINISHED, False, True),
+        ("interrupt", State.RUNNING, True, True),
+        ("interrupt", State.PAUSED, True, False),
+        ("continue", State.FINISHED, True, False),
+        ("continue", State.FINISHED, False, True),  # a snapshot walks back to the start and on again
+        ("run_to_end", State.FAILED, True, False),
+        ("export", State.RUNNING, True, False),
+        ("export", State.PAUSED, True, True),
+        ("goto_current", State.STARTING, False, False),
+        ("resize_tree", State.STARTING, True, True),
+    ],
+)
 def test_when_a_key_applies(action, kind, live, applies):
     assert keys.BY_ACTION[action].applies(kind, live) is applies
 

@@ -2,13 +2,13 @@
 
 import pytest
 
+from graphscope.session import Debuggee
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.breakpoints_screen import BreakpointsScreen
 from graphscope.tui.console_pane import ConsolePane
 from graphscope.tui.find_dialog import FindDialog
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.node_details import NodeDetails
-from graphscope.session import Debuggee
 from tests.hand_records import HOSTILE, hostile_record
 from tests.tui.tui_live import SCRIPTS, live_app, until_settled
 from tests.tui.tui_pilot import wait_for, wait_for_text

@@ -23,8 +23,15 @@ from tests.tui.tui_screen import screen_text
 KEYS = ["n"] * 5 + ["p"] * 2 + ["n"] * 3 + ["c", "!"] + ["p"] * 3 + ["n"] * 2 + ["!"]
 # Keys that move no cursor: nothing to wait for but the screen.
 STILL = ("!",)
-PARTS = ("the stepper", "the Value tab", "the Grad tab", "the Rule tab", "the console", "the passes view",
-         "the graph tree")
+PARTS = (
+    "the stepper",
+    "the Value tab",
+    "the Grad tab",
+    "the Rule tab",
+    "the console",
+    "the passes view",
+    "the graph tree",
+)
 SIZE = (120, 40)
 # The stepper's words for the cursor (the first word, paused / finished, and a snapshot's name differ).
 POSITION = re.compile(r"pass \d+ · (step \d+ of \d+|end of pass \(\d+ steps\))")
@@ -42,8 +49,8 @@ def stepper_position(app) -> str:
 
 def region_text(app, widget) -> str:
     x, y, w, h = widget.region
-    lines = screen_text(app).splitlines()[y:y + h]
-    return "\n".join(line[x:x + w].rstrip() for line in lines)
+    lines = screen_text(app).splitlines()[y : y + h]
+    return "\n".join(line[x : x + w].rstrip() for line in lines)
 
 
 async def capture(pilot, app) -> tuple:
@@ -127,6 +134,7 @@ async def test_the_same_keys_show_the_same_thing_live_and_in_the_snapshot(name, 
     for i, (a, b) in enumerate(zip(live, view)):
         keys = " ".join(["(start)", *KEYS[:i]])
         for part, shown_live, shown_view in zip(PARTS, a, b):
-            assert shown_live == shown_view, \
+            assert shown_live == shown_view, (
                 f"after {keys}: {part} differs\nlive:\n{shown_live}\nsnapshot:\n{shown_view}"
+            )
     assert len(live) == len(view) == len(KEYS) + 1

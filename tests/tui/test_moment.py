@@ -114,8 +114,7 @@ def test_the_findings_at_the_cursor_know_nothing_of_later_passes_nor_of_grad_nor
     end = len(record.passes[1].order)
 
     def exploding(position, step):
-        return [f.pass_index for f in at(record, step=step, position=position).findings()
-                if f.kind == EXPLODING_GRAD]
+        return [f.pass_index for f in at(record, step=step, position=position).findings() if f.kind == EXPLODING_GRAD]
 
     assert exploding(0, len(record.passes[0].order)) == []  # its pass is after the cursor's
     assert exploding(1, 0) == []  # the norms are worked out as the pass ends
@@ -130,8 +129,8 @@ def test_the_console_known_at_the_cursor_is_what_was_written_by_then():
     n = len(record.passes[0].order)
     record.optimizer = [OptimizerEvent("zero_grad", 0), OptimizerEvent("step", 1)]
     record.console = [
-        ConsoleLine("stdout", "forward 0", 0, None, 1),        # before pass 0's backward (after zero_grad)
-        ConsoleLine("stdout", "hook at step 2", 1, 2, 1),      # during it, from step 1's backward
+        ConsoleLine("stdout", "forward 0", 0, None, 1),  # before pass 0's backward (after zero_grad)
+        ConsoleLine("stdout", "hook at step 2", 1, 2, 1),  # during it, from step 1's backward
         ConsoleLine("stdout", "after backward 0", 1, None, 1),  # before optimizer.step()
         ConsoleLine("stdout", "after step", 1, None, 2),
         ConsoleLine("stdout", "forward 1", 1, None, 2),

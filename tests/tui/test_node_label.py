@@ -23,32 +23,38 @@ def op(name, *args, inputs=(1,)):
     return Node(9, name, name.title() + "Backward0", inputs, 0, X, True, args=args)
 
 
-@pytest.mark.parametrize(("node", "row"), [
-    (op("pow", ("exponent", "3")), "pow ³ 2×3 f32"),
-    (op("pow", ("exponent", "-1")), "pow ⁻¹ 2×3 f32"),
-    (op("pow", ("exponent", "0.5")), "pow ^0.5 2×3 f32"),
-    (op("pow", ("exponent", "0.3333333333333333")), "pow ^0.333333 2×3 f32"),
-    (op("mul", ("b", "1234.5678")), "mul ×1234.57 2×3 f32"),
-    (op("mul", ("b", "3")), "mul ×3 2×3 f32"),
-    (op("sub", ("a", "1.0")), "sub 1.0− 2×3 f32"),
-    (op("div", ("b", "2")), "div ÷2 2×3 f32"),
-    (op("sum", ("axes", "(1,)"), ("keepdim", "True")), "sum dim=1 keepdim 2×3 f32"),
-    (op("sum", ("axes", "(0, 1)"), ("keepdim", "False")), "sum dim=(0, 1) 2×3 f32"),
-    (op("mean", ("axes", "None"), ("keepdim", "False")), "mean 2×3 f32"),
-    (op("transpose", ("dim0", "0"), ("dim1", "1")), "transpose dim0=0 dim1=1 2×3 f32"),
-    (op("mul"), "mul 2×3 f32"),
-])
+@pytest.mark.parametrize(
+    ("node", "row"),
+    [
+        (op("pow", ("exponent", "3")), "pow ³ 2×3 f32"),
+        (op("pow", ("exponent", "-1")), "pow ⁻¹ 2×3 f32"),
+        (op("pow", ("exponent", "0.5")), "pow ^0.5 2×3 f32"),
+        (op("pow", ("exponent", "0.3333333333333333")), "pow ^0.333333 2×3 f32"),
+        (op("mul", ("b", "1234.5678")), "mul ×1234.57 2×3 f32"),
+        (op("mul", ("b", "3")), "mul ×3 2×3 f32"),
+        (op("sub", ("a", "1.0")), "sub 1.0− 2×3 f32"),
+        (op("div", ("b", "2")), "div ÷2 2×3 f32"),
+        (op("sum", ("axes", "(1,)"), ("keepdim", "True")), "sum dim=1 keepdim 2×3 f32"),
+        (op("sum", ("axes", "(0, 1)"), ("keepdim", "False")), "sum dim=(0, 1) 2×3 f32"),
+        (op("mean", ("axes", "None"), ("keepdim", "False")), "mean 2×3 f32"),
+        (op("transpose", ("dim0", "0"), ("dim1", "1")), "transpose dim0=0 dim1=1 2×3 f32"),
+        (op("mul"), "mul 2×3 f32"),
+    ],
+)
 def test_a_tree_row_shows_the_distinguishing_argument(node, row):
     assert node_text(node).plain == row
 
 
-@pytest.mark.parametrize(("node", "words"), [
-    (op("pow", ("exponent", "3")), ["exponent 3"]),
-    (op("sum", ("axes", "(1,)"), ("keepdim", "True")), ["dim=1", "keepdim"]),
-    (op("sum", ("axes", "(1,)"), ("keepdim", "False")), ["dim=1"]),
-    (op("mul", ("b", "3")), ["input × 3"]),
-    (op("sub", ("a", "1.0")), ["1.0 − input"]),
-])
+@pytest.mark.parametrize(
+    ("node", "words"),
+    [
+        (op("pow", ("exponent", "3")), ["exponent 3"]),
+        (op("sum", ("axes", "(1,)"), ("keepdim", "True")), ["dim=1", "keepdim"]),
+        (op("sum", ("axes", "(1,)"), ("keepdim", "False")), ["dim=1"]),
+        (op("mul", ("b", "3")), ["input × 3"]),
+        (op("sub", ("a", "1.0")), ["1.0 − input"]),
+    ],
+)
 def test_the_header_words_name_every_argument(node, words):
     assert args_words(node) == words
 
@@ -63,8 +69,7 @@ def test_an_old_snapshots_constant_inputs_are_read_as_arguments():
 
 
 def test_a_truncated_parameter_name_keeps_its_tail():
-    weight = Node(1, "parameter", "", (), 0, s(np.ones((32, 16), np.float32)), True, True,
-                  "linear_relu_stack.0.weight")
+    weight = Node(1, "parameter", "", (), 0, s(np.ones((32, 16), np.float32)), True, True, "linear_relu_stack.0.weight")
     bias = Node(2, "parameter", "", (), 0, s(np.ones(32, np.float32)), True, True, "linear_relu_stack.0.bias")
     assert node_text(weight, width=17).plain == "◆ …stack.0.weight"
     assert node_text(bias, width=15).plain == "◆ …stack.0.bias"
@@ -134,10 +139,13 @@ async def test_the_header_takes_its_new_height_when_shown_while_a_layout_is_pend
         moment = Moment(RecordIndex(record))
         header.show(moment, short)
         pilot.app.screen._clear_arrangement_cache()  # another widget asked for a layout,
-        pilot.app.screen._refresh_layout()            # which lands while the header's request waits
+        pilot.app.screen._refresh_layout()  # which lands while the header's request waits
         header.show(moment, node)
-        await wait_for(pilot, lambda: header.size.height == header.visual.get_height(
-            header.styles, header.content_region.width), what="the header's height to fit its text")
+        await wait_for(
+            pilot,
+            lambda: header.size.height == header.visual.get_height(header.styles, header.content_region.width),
+            what="the header's height to fit its text",
+        )
         assert header.size.height > 3
         assert "keepdim=True)" in screen_text(pilot.app)
 
@@ -148,8 +156,7 @@ async def test_arguments_and_saved_names_from_the_script_stay_literal():
     record = mlp_record(passes=1)
     leaf = next(n for n in record.nodes.values() if n.parameter)
     leaf.parameter = hostile
-    node = Node(9, "pad", "PadBackward0", (leaf.id,), 0, X, True, args=(("mode", repr(hostile)),),
-                saved=("input:0",))
+    node = Node(9, "pad", "PadBackward0", (leaf.id,), 0, X, True, args=(("mode", repr(hostile)),), saved=("input:0",))
     record.nodes[9] = node
     assert hostile in node_text(node).plain
     header = NodeHeader()
@@ -160,8 +167,18 @@ async def test_arguments_and_saved_names_from_the_script_stay_literal():
 
 
 async def test_a_parameters_header_names_it_in_full_and_wraps_its_module_path():
-    weight = Node(1, "parameter", "", (), 0, s(np.ones((4, 32), np.float32)), True, True,
-                  "linear_relu_stack.4.weight", "model.linear_relu_stack.4")
+    weight = Node(
+        1,
+        "parameter",
+        "",
+        (),
+        0,
+        s(np.ones((4, 32), np.float32)),
+        True,
+        True,
+        "linear_relu_stack.4.weight",
+        "model.linear_relu_stack.4",
+    )
     record = mlp_record(passes=1)
     record.nodes[1] = weight
     header = NodeHeader()

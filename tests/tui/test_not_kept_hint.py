@@ -28,8 +28,13 @@ async def back_to(pilot, session, pass_index: int, step: int) -> None:
     while (session.state.pass_index, session.state.step) != (pass_index, step):
         before = (session.state.pass_index, session.state.step)
         await pilot.press("p")
-        await wait_for(pilot, lambda: (session.state.pass_index, session.state.step) != before
-                       and pilot.app.moment.state is session.state, what="a step back")
+        await wait_for(
+            pilot,
+            lambda: (
+                (session.state.pass_index, session.state.step) != before and pilot.app.moment.state is session.state
+            ),
+            what="a step back",
+        )
         assert session.state.pass_index >= pass_index, "p went past the pass"
 
 
@@ -51,8 +56,11 @@ async def test_the_passes_view_says_which_passes_were_not_kept_and_how_to_keep_t
                 await pilot.press("up")
             assert view._rows[table.cursor_row] == ("pass", 5), (table.cursor_row, view._rows)
             await pilot.press("enter")
-            await wait_for_notice(pilot, f"Pass 5 was not kept in full: only its loss and grad norms are in the record "
-                                  f"({HINT} to keep every pass).")
+            await wait_for_notice(
+                pilot,
+                f"Pass 5 was not kept in full: only its loss and grad norms are in the record "
+                f"({HINT} to keep every pass).",
+            )
 
 
 @pytest.mark.slow
@@ -61,8 +69,11 @@ async def test_the_status_line_says_so_where_p_jumps_over_passes_not_kept():
         async with app.run_test(size=(120, 40)) as pilot:
             await continue_to_the_end(pilot, session)
             await back_to(pilot, session, 13, 0)
-            await wait_for(pilot, lambda: "passes 1–12 not kept (run with --keep all)" in stepper(app),
-                           what="the hint at the first step after the passes not kept")
+            await wait_for(
+                pilot,
+                lambda: "passes 1–12 not kept (run with --keep all)" in stepper(app),
+                what="the hint at the first step after the passes not kept",
+            )
             await pilot.press("p")
             await wait_for(pilot, lambda: session.state.pass_index == 0 and "pass 0 · end" in stepper(app))
             assert "passes 1–12 not kept (run with --keep all)" in stepper(app)

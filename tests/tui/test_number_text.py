@@ -46,7 +46,7 @@ def test_a_number_parses_back_within_the_precision_it_shows(magnitude, negative,
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.integers(min_value=-10**40, max_value=10**40), WIDTHS)
+@given(st.integers(min_value=-(10**40), max_value=10**40), WIDTHS)
 def test_an_integer_parses_back_within_the_precision_it_shows(value, width):
     assert_honest(fit_number(value, width), value, width)
 

@@ -55,16 +55,26 @@ async def test_the_graph_says_which_passes_it_does_not_show_and_why():
         tree.show_roots(Moment(index), index.roots())
         await wait_for_text(pilot, "pass 2 · its backward was not kept · 1 output")
         shown = screen_text(pilot.app)
-    order = [shown.index(text) for text in ("pass 0 ", "pass 1 not kept in detail (recording policy)",
-                                            "pass 2 · its backward", "pass 3 not kept in detail", "pass 4 ")]
+    order = [
+        shown.index(text)
+        for text in (
+            "pass 0 ",
+            "pass 1 not kept in detail (recording policy)",
+            "pass 2 · its backward",
+            "pass 3 not kept in detail",
+            "pass 4 ",
+        )
+    ]
     assert order == sorted(order)
     assert "1 outputs" not in shown
 
 
 async def test_a_long_parameter_name_keeps_its_tail_in_the_grad_norms():
     record = mlp_record(passes=1)
-    record.passes[0].grad_norms = {"encoder.layers.11.attention.output.dense.weight": 0.5,
-                                   "encoder.layers.11.attention.output.dense.bias": 0.25}
+    record.passes[0].grad_norms = {
+        "encoder.layers.11.attention.output.dense.weight": 0.5,
+        "encoder.layers.11.attention.output.dense.bias": 0.25,
+    }
     view = PassesView()
     async with WidgetApp(view).run_test(size=(90, 30)) as pilot:
         view.show_passes(Moment(RecordIndex(record)))

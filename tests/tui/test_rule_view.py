@@ -27,7 +27,7 @@ async def step(pilot, app, session, times: int = 1) -> None:
 def details_text(app) -> list[str]:
     """The lines of the right pane, as on screen."""
     x, y, w, h = app.query_one(NodeDetails).region
-    return [line[x:x + w].strip() for line in screen_text(app).splitlines()[y:y + h]]
+    return [line[x : x + w].strip() for line in screen_text(app).splitlines()[y : y + h]]
 
 
 def op_node(record, op: str, pass_index: int = 0) -> int:
@@ -71,7 +71,7 @@ async def test_the_rule_tab_shows_explain_s_lines_for_a_step_that_has_run():
             expected = explain_lines(replace(explain_step(session.record, 0, 1), site=None, steps=5))
             shown = details_text(app)
             start = shown.index(expected[0])
-            assert shown[start:start + len(expected)] == [line.strip() for line in expected]
+            assert shown[start : start + len(expected)] == [line.strip() for line in expected]
 
 
 async def test_moving_in_the_value_table_chooses_the_element_the_rule_explains():
@@ -110,7 +110,9 @@ async def test_moving_in_the_value_table_chooses_the_element_the_rule_explains()
 async def test_every_step_s_rule_is_wrapped_beside_the_scrollbar_so_no_number_is_cut(size, tmp_path):
     # The equation sample with the issue's fractions in b: wider numbers, the same steps.
     sample = (SAMPLES / "gradients_of_an_equation.py").read_text()
-    fractions = sample.replace("gs.tensor([6.0, 4.0], requires_grad=True)", "gs.tensor([6.5, 4.25], requires_grad=True)")
+    fractions = sample.replace(
+        "gs.tensor([6.0, 4.0], requires_grad=True)", "gs.tensor([6.5, 4.25], requires_grad=True)"
+    )
     assert fractions != sample
     script = tmp_path / "equation_fractions.py"
     script.write_text(fractions)

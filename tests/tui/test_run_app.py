@@ -5,9 +5,9 @@ import os
 import pytest
 
 from graphscope.trace import snapshot
+from graphscope.tui.ending import ending
 from graphscope.tui.export_dialog import ExportDialog
 from graphscope.tui.graph_tree import GraphTree
-from graphscope.tui.ending import ending
 from graphscope.tui.node_details import NodeDetails
 from graphscope.tui.stepper import Stepper
 from tests.tui.tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
@@ -86,8 +86,11 @@ async def test_a_burst_of_n_presses_takes_every_step():
             await until_paused(pilot, session)
             await pilot.press(*["n"] * 12)
             # 6 steps and the end of pass 0, then pass 1's first 5 steps
-            await wait_for(pilot, lambda: (session.state.pass_index, session.state.step) == (1, 5)
-                           and app.moment.state is session.state, what="12 steps taken")
+            await wait_for(
+                pilot,
+                lambda: (session.state.pass_index, session.state.step) == (1, 5) and app.moment.state is session.state,
+                what="12 steps taken",
+            )
             await wait_for_text(pilot, "pass 1 · step 6 of 6")
 
 
@@ -107,8 +110,14 @@ async def test_b_then_c_stops_at_the_breakpoint_in_the_next_pass():
             await pilot.press(*"op relu", "enter", "escape")
             await wait_for(pilot, lambda: [b.kind for b in session.breakpoints].count("op") == 1)
             await pilot.press("c")
-            await wait_for(pilot, lambda: session.state.kind == "paused" and session.state.node is not None
-                           and session.record.nodes[session.state.node].op == "relu")
+            await wait_for(
+                pilot,
+                lambda: (
+                    session.state.kind == "paused"
+                    and session.state.node is not None
+                    and session.record.nodes[session.state.node].op == "relu"
+                ),
+            )
             await until_settled(pilot, session)
             assert "breakpoint" in session.state.reason
 
@@ -165,8 +174,11 @@ async def test_q_while_paused_ends_the_script_cleanly():
             await pilot.press("q")
             await wait_for(pilot, lambda: not app.is_running)
         assert session.join(timeout=1)
-        assert app.ending == ("graphscope: training_loop.py stopped by the user at pass 0, step 1 of "
-                              f"{len(session.record.passes[0].order)} (exit code 0)", 0)
+        assert app.ending == (
+            "graphscope: training_loop.py stopped by the user at pass 0, step 1 of "
+            f"{len(session.record.passes[0].order)} (exit code 0)",
+            0,
+        )
 
 
 async def test_q_while_running_ends_the_script_cleanly():
@@ -201,8 +213,7 @@ async def test_exclamation_mark_finds_where_the_nan_was_born():
         async with app.run_test(size=(120, 40)) as pilot:
             await until_paused(pilot, session)
             await pilot.press("exclamation_mark")
-            await wait_for(pilot, lambda: selected(app) is not None
-                           and session.record.nodes[selected(app)].op == "log")
+            await wait_for(pilot, lambda: selected(app) is not None and session.record.nodes[selected(app)].op == "log")
             await wait_for_text(pilot, "s = h.log()")
 
 
@@ -219,8 +230,7 @@ async def test_the_samples_nan_is_caught_by_the_nan_breakpoint():
                 await until_settled(pilot, session)
             assert "NaN" in session.state.reason
             await pilot.press("exclamation_mark")
-            await wait_for(pilot, lambda: selected(app) is not None
-                           and session.record.nodes[selected(app)].op == "log")
+            await wait_for(pilot, lambda: selected(app) is not None and session.record.nodes[selected(app)].op == "log")
 
 
 @pytest.mark.slow
@@ -245,8 +255,13 @@ async def test_slash_finds_a_parameter_of_the_live_model():
         async with app.run_test(size=(120, 40)) as pilot:
             await until_paused(pilot, session)
             await pilot.press("slash", *"linear_relu_stack.4.weight", "enter")
-            await wait_for(pilot, lambda: selected(app) is not None
-                           and session.record.nodes[selected(app)].parameter == "linear_relu_stack.4.weight")
+            await wait_for(
+                pilot,
+                lambda: (
+                    selected(app) is not None
+                    and session.record.nodes[selected(app)].parameter == "linear_relu_stack.4.weight"
+                ),
+            )
 
 
 async def test_a_tensor_too_big_for_the_record_shows_its_kept_preview_live_as_in_a_snapshot():
@@ -272,8 +287,11 @@ async def test_while_running_the_status_bar_follows_the_pass_and_loss_and_esc_in
             await pilot.press("C")
             await wait_for(pilot, lambda: "running · pass" in stepper(app), what="the running pass shown")
             first = int(stepper(app).split("running · pass ")[1].split(" ")[0])
-            await wait_for(pilot, lambda: int(stepper(app).split("running · pass ")[1].split(" ")[0]) > first + 10,
-                           what="the running pass to move on")
+            await wait_for(
+                pilot,
+                lambda: int(stepper(app).split("running · pass ")[1].split(" ")[0]) > first + 10,
+                what="the running pass to move on",
+            )
             assert " · loss " in stepper(app)
             await pilot.press("escape")
             await until_settled(pilot, session, ("paused",))
@@ -300,13 +318,16 @@ async def test_q_leaves_at_once_even_when_the_script_sleeps_and_says_where_it_st
     session = Session(str(SCRIPTS / "sleeps.py"), [str(wake)], SessionOptions(pause=False))
     app = GraphscopeApp(session)
     async with app.run_test() as pilot:
-        await wait_for(pilot, lambda: any(line.text == "sleeping" for line in session.record.console),
-                       what="the script to sleep")
+        await wait_for(
+            pilot, lambda: any(line.text == "sleeping" for line in session.record.console), what="the script to sleep"
+        )
         await pilot.press("q")
         await wait_for(pilot, lambda: not app.is_running, what="the app to leave")
     assert session._thread.is_alive()  # still asleep: the app did not wait for it (a daemon thread)
-    assert app.ending == ("graphscope: sleeps.py stopped by the user while it ran, after 1 backward pass "
-                          "(exit code 0)", 0)
+    assert app.ending == (
+        "graphscope: sleeps.py stopped by the user while it ran, after 1 backward pass (exit code 0)",
+        0,
+    )
     waking = os.open(wake, os.O_WRONLY | os.O_NONBLOCK)  # its reader, the script, still has it open
     os.write(waking, b"x")
     os.close(waking)

@@ -11,11 +11,19 @@ def cube_of_a():
     """y = a ** 3 with `a` a leaf the script called `a`; and a relu of a matmul's output."""
     nodes = {
         1: Node(1, "parameter", "", (), 0, s(np.array([2.0, 3.0], np.float32)), True, True, "a"),
-        2: Node(2, "pow", "PowBackward0", (1,), 0, s(np.array([8.0, 27.0], np.float32)), True,
-                saved=("input:0", "output"), args=(("exponent", "3"),)),
+        2: Node(
+            2,
+            "pow",
+            "PowBackward0",
+            (1,),
+            0,
+            s(np.array([8.0, 27.0], np.float32)),
+            True,
+            saved=("input:0", "output"),
+            args=(("exponent", "3"),),
+        ),
         3: Node(3, "matmul", "MmBackward0", (1, 1), 0, s(np.ones((4, 5), np.float32)), True),
-        4: Node(4, "relu", "ReluBackward0", (3,), 0, s(np.ones((4, 5), np.float32)), True,
-                saved=("input:0", "mask")),
+        4: Node(4, "relu", "ReluBackward0", (3,), 0, s(np.ones((4, 5), np.float32)), True, saved=("input:0", "mask")),
     }
     return nodes
 

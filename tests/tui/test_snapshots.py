@@ -2,9 +2,9 @@
 
 import pytest
 
+from graphscope.session import Debuggee
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.help_screen import HelpScreen
-from graphscope.session import Debuggee
 from tests.hand_records import mlp_record
 from tests.tui.tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
 from tests.tui.tui_pilot import wait_for
@@ -15,6 +15,7 @@ SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "12
 @SIZES
 def test_paused_at_the_first_step(snap_compare, size):
     with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
+
         async def paused(pilot):
             await until_paused(pilot, session)
             await pilot.wait_for_scheduled_animations()  # the tab underline slides to the Rule tab
@@ -25,11 +26,17 @@ def test_paused_at_the_first_step(snap_compare, size):
 @SIZES
 def test_the_nan_origin(snap_compare, size):
     with live_app(SCRIPTS / "nan_origin.py") as (app, session):
+
         async def at_the_origin(pilot):
             await until_paused(pilot, session)
             await pilot.press("exclamation_mark")
-            await wait_for(pilot, lambda: app.query_one("#details").node_id is not None
-                           and session.record.nodes[app.query_one("#details").node_id].op == "log")
+            await wait_for(
+                pilot,
+                lambda: (
+                    app.query_one("#details").node_id is not None
+                    and session.record.nodes[app.query_one("#details").node_id].op == "log"
+                ),
+            )
             await pilot.wait_for_scheduled_animations()
 
         assert snap_compare(app, terminal_size=size, run_before=at_the_origin)
@@ -38,6 +45,7 @@ def test_the_nan_origin(snap_compare, size):
 @SIZES
 def test_a_finished_run(snap_compare, size):
     with live_app(SCRIPTS / "tiny_mlp.py", pause=False) as (app, session):
+
         async def finished(pilot):
             await until_settled(pilot, session, ("finished",))
             await pilot.wait_for_scheduled_animations()
@@ -48,6 +56,7 @@ def test_a_finished_run(snap_compare, size):
 @SIZES
 def test_the_rule_view_while_stepping(snap_compare, size):
     with live_app(SAMPLES / "gradients_of_an_equation.py") as (app, session):
+
         async def three_steps_in(pilot):
             await until_paused(pilot, session)
             for _ in range(3):

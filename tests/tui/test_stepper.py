@@ -22,14 +22,20 @@ def moments() -> dict:
     order = record.passes[last].order
     bad = nan_record()
     return {
-        "paused": Moment(index, SessionState(State.PAUSED, last, 1, len(order), order[1], "first backward pass"),
-                         live=True),
-        "finished": Moment(index, SessionState(State.FINISHED, last, len(order), None, None, "exit code 0", 0),
-                           live=True),
-        "snapshot": Moment(index, SessionState(State.STOPPED, last, 2, None, order[2],
-                                               "breakpoints 1, 2: NaN/Inf; grad norm > 1000")),
-        "nan": Moment(RecordIndex(bad), SessionState(State.PAUSED, 0, 0, 0, bad.passes[0].order[0],
-                                                     "first backward pass"), live=True),
+        "paused": Moment(
+            index, SessionState(State.PAUSED, last, 1, len(order), order[1], "first backward pass"), live=True
+        ),
+        "finished": Moment(
+            index, SessionState(State.FINISHED, last, len(order), None, None, "exit code 0", 0), live=True
+        ),
+        "snapshot": Moment(
+            index, SessionState(State.STOPPED, last, 2, None, order[2], "breakpoints 1, 2: NaN/Inf; grad norm > 1000")
+        ),
+        "nan": Moment(
+            RecordIndex(bad),
+            SessionState(State.PAUSED, 0, 0, 0, bad.passes[0].order[0], "first backward pass"),
+            live=True,
+        ),
     }
 
 
@@ -48,8 +54,9 @@ def test_the_line_fits_its_width_with_every_number_whole(which, width):
 def test_at_80_columns_the_loss_and_the_pass_count_stay():
     record = mlp_record(passes=1)
     order = record.passes[0].order
-    moment = Moment(RecordIndex(record), SessionState(State.PAUSED, 0, 0, 0, order[0], "first backward pass"),
-                    live=True)
+    moment = Moment(
+        RecordIndex(record), SessionState(State.PAUSED, 0, 0, 0, order[0], "first backward pass"), live=True
+    )
     fitted = describe(moment, "", 78).plain
     assert fitted.endswith(f"loss {record.passes[0].loss:.4g} · 1 pass"), fitted
 

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from graphscope.session import Debuggee, NodeKey
 from graphscope.trace import snapshot
 from graphscope.trace.stats.summarize import summarize
 from graphscope.tui.app import GraphscopeApp
@@ -12,7 +13,6 @@ from graphscope.tui.find_dialog import FindDialog
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.help_screen import HelpScreen
 from graphscope.tui.node_details import NodeDetails
-from graphscope.session import Debuggee, NodeKey
 from graphscope.tui.tensor_preview import TensorPreview
 from graphscope.tui.view_bar import ViewBar
 from tests.hand_records import mlp_record, nan_record

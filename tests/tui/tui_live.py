@@ -28,8 +28,12 @@ def live_app(script, argv=(), **options):
 
 async def until_settled(pilot, session, kinds=STOPPED, timeout: float = WAIT_SECONDS) -> None:
     """Until the session is in one of `kinds` and the app has shown that state."""
-    await wait_for(pilot, lambda: session_in(session, kinds) and pilot.app.moment.state is session.state,
-                   timeout, f"the session to be {'/'.join(kinds)} and shown")
+    await wait_for(
+        pilot,
+        lambda: session_in(session, kinds) and pilot.app.moment.state is session.state,
+        timeout,
+        f"the session to be {'/'.join(kinds)} and shown",
+    )
 
 
 async def until_paused(pilot, session, timeout: float = WAIT_SECONDS) -> None:

@@ -12,8 +12,14 @@ from tests.engine.torch_reference import check
 
 def check_functional(name, specs, *args, requires_grad=None, dtypes=("float64", "float32"), seed=0, **kwargs):
     """F.<name>(*inputs, *args, **kwargs) against torch's: forward, dtype, shape and every grad."""
-    check(lambda *t: getattr(F, name)(*t, *args, **kwargs), specs,
-          lambda *t: getattr(TF, name)(*t, *args, **kwargs), requires_grad=requires_grad, dtypes=dtypes, seed=seed)
+    check(
+        lambda *t: getattr(F, name)(*t, *args, **kwargs),
+        specs,
+        lambda *t: getattr(TF, name)(*t, *args, **kwargs),
+        requires_grad=requires_grad,
+        dtypes=dtypes,
+        seed=seed,
+    )
 
 
 def same_error(call, *shapes, dtype="float32"):

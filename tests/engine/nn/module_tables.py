@@ -31,10 +31,19 @@ LAYERS = [
     ("identity", lambda: (nn.Identity(), tnn.Identity()), [(2, 3)]),
     ("layer_norm", lambda: (nn.LayerNorm(4), tnn.LayerNorm(4)), [(3, 4)]),
     ("layer_norm_2d", lambda: (nn.LayerNorm((3, 4)), tnn.LayerNorm((3, 4))), [(2, 3, 4)]),
-    ("layer_norm_no_affine", lambda: (nn.LayerNorm(4, elementwise_affine=False),
-                                      tnn.LayerNorm(4, elementwise_affine=False)), [(3, 4)]),
-    ("mlp", lambda: (nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2)),
-                     tnn.Sequential(tnn.Linear(4, 8), tnn.Tanh(), tnn.Linear(8, 2))), [(6, 4)]),
+    (
+        "layer_norm_no_affine",
+        lambda: (nn.LayerNorm(4, elementwise_affine=False), tnn.LayerNorm(4, elementwise_affine=False)),
+        [(3, 4)],
+    ),
+    (
+        "mlp",
+        lambda: (
+            nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2)),
+            tnn.Sequential(tnn.Linear(4, 8), tnn.Tanh(), tnn.Linear(8, 2)),
+        ),
+        [(6, 4)],
+    ),
 ]
 
 
@@ -45,37 +54,67 @@ def int_targets(n, classes, seed=3):
 
 LOSSES = [
     ("mse", lambda: (nn.MSELoss(), tnn.MSELoss()), lambda: [uniform(4, 3), uniform(4, 3, seed=1)]),
-    ("mse_sum", lambda: (nn.MSELoss(reduction="sum"), tnn.MSELoss(reduction="sum")),
-     lambda: [uniform(4, 3), uniform(4, 3, seed=1)]),
-    ("l1_none", lambda: (nn.L1Loss(reduction="none"), tnn.L1Loss(reduction="none")),
-     lambda: [uniform(4, 3), uniform(4, 3, seed=1)]),
-    ("cross_entropy", lambda: (nn.CrossEntropyLoss(), tnn.CrossEntropyLoss()),
-     lambda: [uniform(6, 5), int_targets(6, 5)]),
-    ("cross_entropy_ignore_smooth",
-     lambda: (nn.CrossEntropyLoss(ignore_index=1, label_smoothing=0.1),
-              tnn.CrossEntropyLoss(ignore_index=1, label_smoothing=0.1)),
-     lambda: [uniform(8, 4), int_targets(8, 4)]),
-    ("cross_entropy_weight_sum",
-     lambda: (nn.CrossEntropyLoss(weight=gs.tensor([1.0, 2.0, 0.5]), reduction="sum"),
-              tnn.CrossEntropyLoss(weight=torch.tensor([1.0, 2.0, 0.5]), reduction="sum")),
-     lambda: [uniform(6, 3), int_targets(6, 3)]),
+    (
+        "mse_sum",
+        lambda: (nn.MSELoss(reduction="sum"), tnn.MSELoss(reduction="sum")),
+        lambda: [uniform(4, 3), uniform(4, 3, seed=1)],
+    ),
+    (
+        "l1_none",
+        lambda: (nn.L1Loss(reduction="none"), tnn.L1Loss(reduction="none")),
+        lambda: [uniform(4, 3), uniform(4, 3, seed=1)],
+    ),
+    (
+        "cross_entropy",
+        lambda: (nn.CrossEntropyLoss(), tnn.CrossEntropyLoss()),
+        lambda: [uniform(6, 5), int_targets(6, 5)],
+    ),
+    (
+        "cross_entropy_ignore_smooth",
+        lambda: (
+            nn.CrossEntropyLoss(ignore_index=1, label_smoothing=0.1),
+            tnn.CrossEntropyLoss(ignore_index=1, label_smoothing=0.1),
+        ),
+        lambda: [uniform(8, 4), int_targets(8, 4)],
+    ),
+    (
+        "cross_entropy_weight_sum",
+        lambda: (
+            nn.CrossEntropyLoss(weight=gs.tensor([1.0, 2.0, 0.5]), reduction="sum"),
+            tnn.CrossEntropyLoss(weight=torch.tensor([1.0, 2.0, 0.5]), reduction="sum"),
+        ),
+        lambda: [uniform(6, 3), int_targets(6, 3)],
+    ),
     ("nll", lambda: (nn.NLLLoss(), tnn.NLLLoss()), lambda: [uniform(6, 5, low=-3, high=0), int_targets(6, 5)]),
-    ("bce", lambda: (nn.BCELoss(), tnn.BCELoss()),
-     lambda: [uniform(4, 3, low=0.05, high=0.95), uniform(4, 3, seed=1, low=0, high=1)]),
-    ("bce_with_logits", lambda: (nn.BCEWithLogitsLoss(), tnn.BCEWithLogitsLoss()),
-     lambda: [uniform(4, 3), uniform(4, 3, seed=1, low=0, high=1)]),
-    ("bce_with_logits_pos_weight",
-     lambda: (nn.BCEWithLogitsLoss(pos_weight=gs.tensor([2.0, 0.5, 1.0])),
-              tnn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0, 0.5, 1.0]))),
-     lambda: [uniform(4, 3), uniform(4, 3, seed=1, low=0, high=1)]),
+    (
+        "bce",
+        lambda: (nn.BCELoss(), tnn.BCELoss()),
+        lambda: [uniform(4, 3, low=0.05, high=0.95), uniform(4, 3, seed=1, low=0, high=1)],
+    ),
+    (
+        "bce_with_logits",
+        lambda: (nn.BCEWithLogitsLoss(), tnn.BCEWithLogitsLoss()),
+        lambda: [uniform(4, 3), uniform(4, 3, seed=1, low=0, high=1)],
+    ),
+    (
+        "bce_with_logits_pos_weight",
+        lambda: (
+            nn.BCEWithLogitsLoss(pos_weight=gs.tensor([2.0, 0.5, 1.0])),
+            tnn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0, 0.5, 1.0])),
+        ),
+        lambda: [uniform(4, 3), uniform(4, 3, seed=1, low=0, high=1)],
+    ),
 ]
 
 
 UPSAMPLE = [
     ("scale", lambda nn: nn.Upsample(scale_factor=2), (2, 3, 4, 5)),
     ("size_bilinear", lambda nn: nn.Upsample(size=(7, 3), mode="bilinear"), (2, 3, 4, 5)),
-    ("scale_tuple_align_corners", lambda nn: nn.Upsample(scale_factor=(1.5, 2), mode="bilinear", align_corners=True),
-     (2, 3, 4, 5)),
+    (
+        "scale_tuple_align_corners",
+        lambda nn: nn.Upsample(scale_factor=(1.5, 2), mode="bilinear", align_corners=True),
+        (2, 3, 4, 5),
+    ),
     ("linear", lambda nn: nn.Upsample(scale_factor=3, mode="linear"), (2, 3, 4)),
 ]
 
@@ -90,8 +129,11 @@ LOSS_MODULES = [
 
 CONV_MODULES = [
     ("conv2d", lambda nn: nn.Conv2d(3, 4, 3), (2, 3, 7, 6)),
-    ("conv2d_all_options", lambda nn: nn.Conv2d(4, 6, (3, 2), stride=(2, 1), padding=(1, 2), dilation=(1, 2),
-                                                groups=2, bias=False), (2, 4, 9, 8)),
+    (
+        "conv2d_all_options",
+        lambda nn: nn.Conv2d(4, 6, (3, 2), stride=(2, 1), padding=(1, 2), dilation=(1, 2), groups=2, bias=False),
+        (2, 4, 9, 8),
+    ),
     ("conv2d_same", lambda nn: nn.Conv2d(3, 4, 3, padding="same"), (2, 3, 6, 5)),
     ("conv2d_reflect", lambda nn: nn.Conv2d(3, 4, 3, padding=1, padding_mode="reflect"), (2, 3, 6, 5)),
     ("conv2d_replicate", lambda nn: nn.Conv2d(3, 4, (3, 5), padding=(1, 2), padding_mode="replicate"), (2, 3, 6, 5)),

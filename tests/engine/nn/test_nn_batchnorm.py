@@ -34,8 +34,11 @@ def test_batch_norm_with_weight_only_or_bias_only_matches_torch():
 @pytest.mark.parametrize("shape", [(5, 3), (4, 3, 5, 2)])
 def test_batch_norm_in_eval_uses_the_running_stats_as_torch(shape):
     var = np.random.default_rng(3).uniform(0.5, 2.0, 3)
-    check(lambda F, x, w, b, m, v: F.batch_norm(x, m, v, w, b, training=False),
-          [shape, (3,), (3,), (3,), var], requires_grad=[True, True, True, False, False])
+    check(
+        lambda F, x, w, b, m, v: F.batch_norm(x, m, v, w, b, training=False),
+        [shape, (3,), (3,), (3,), var],
+        requires_grad=[True, True, True, False, False],
+    )
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -80,8 +83,9 @@ def test_batch_norm_modules_train_then_evaluate_as_torch(name, make, shape, dtyp
 @pytest.mark.parametrize("name, make, shape", BATCHNORM_MODULES, ids=[m[0] for m in BATCHNORM_MODULES])
 def test_batch_norm_modules_have_torchs_state_and_repr(name, make, shape):
     ours, theirs = make(nn), make(tnn)
-    assert [(k, tuple(v.shape), str(v.dtype).split(".")[-1]) for k, v in ours.state_dict().items()] == \
-           [(k, tuple(v.shape), str(v.dtype).split(".")[-1]) for k, v in theirs.state_dict().items()]
+    assert [(k, tuple(v.shape), str(v.dtype).split(".")[-1]) for k, v in ours.state_dict().items()] == [
+        (k, tuple(v.shape), str(v.dtype).split(".")[-1]) for k, v in theirs.state_dict().items()
+    ]
     assert [k for k, _ in ours.named_parameters()] == [k for k, _ in theirs.named_parameters()]
     assert repr(ours) == repr(theirs)
 
@@ -95,8 +99,9 @@ def test_batch_norm_loads_a_trained_torch_state_dict():
     ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
     ours.eval()
     assert int(ours.num_batches_tracked) == 2
-    np.testing.assert_allclose(ours(gs.tensor(x.numpy())).detach().cpu().numpy(), theirs(x).detach().numpy(),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        ours(gs.tensor(x.numpy())).detach().cpu().numpy(), theirs(x).detach().numpy(), rtol=1e-5, atol=1e-6
+    )
 
 
 def test_batch_norm_eval_without_running_stats_normalises_by_the_batch_as_torch():

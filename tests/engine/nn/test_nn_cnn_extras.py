@@ -57,9 +57,14 @@ def test_dropout2d_module_is_reproducible_under_manual_seed_and_prints_as_torch(
     assert repr(layer) == repr(tnn.Dropout2d(0.4))
 
 
-@pytest.mark.parametrize("shape, expected", [((2, 3, 4), "assuming that channel-wise 1D dropout"),
-                                             ((2, 3), "Received a 2-D input to dropout2d"),
-                                             ((2, 3, 4, 5, 6), "Received a 5-D input to dropout2d")])
+@pytest.mark.parametrize(
+    "shape, expected",
+    [
+        ((2, 3, 4), "assuming that channel-wise 1D dropout"),
+        ((2, 3), "Received a 2-D input to dropout2d"),
+        ((2, 3, 4, 5, 6), "Received a 5-D input to dropout2d"),
+    ],
+)
 def test_dropout2d_warns_as_torch_about_inputs_that_are_not_4d(shape, expected):
     with pytest.warns(UserWarning, match=expected) as ours:
         F.dropout2d(gs.ones(*shape))
@@ -75,8 +80,13 @@ def test_dropout2d_of_a_3d_input_drops_whole_rows_as_torch():
     assert np.all(values.min(axis=-1) == values.max(axis=-1))
 
 
-@pytest.mark.parametrize("make", [lambda nn: nn.Dropout2d(1.5), lambda nn: nn.functional.dropout2d(
-    gs.ones(2, 2, 2, 2) if nn is not tnn else torch.ones(2, 2, 2, 2), -0.1)])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda nn: nn.Dropout2d(1.5),
+        lambda nn: nn.functional.dropout2d(gs.ones(2, 2, 2, 2) if nn is not tnn else torch.ones(2, 2, 2, 2), -0.1),
+    ],
+)
 def test_dropout2d_rejects_a_probability_outside_0_1_as_torch(make):
     with pytest.raises(ValueError) as theirs:
         make(tnn)
@@ -108,22 +118,52 @@ def test_upsample_matches_torch(name, make, shape, dtype):
 
 # --- the names a CNN tutorial reaches for ------------------------------------------------------
 
-NN = ["Conv1d", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d", "Dropout2d",
-      "Unflatten", "Flatten", "Upsample"]
-FUNCTIONAL = ["conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d", "batch_norm", "dropout2d", "pad",
-              "interpolate"]
+NN = [
+    "Conv1d",
+    "Conv2d",
+    "MaxPool2d",
+    "AvgPool2d",
+    "AdaptiveAvgPool2d",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "Dropout2d",
+    "Unflatten",
+    "Flatten",
+    "Upsample",
+]
+FUNCTIONAL = [
+    "conv1d",
+    "conv2d",
+    "max_pool2d",
+    "avg_pool2d",
+    "adaptive_avg_pool2d",
+    "batch_norm",
+    "dropout2d",
+    "pad",
+    "interpolate",
+]
 
 
 def test_cnn_names_exist_in_gs_nn_and_gs_nn_functional():
     assert [name for name in NN if not hasattr(gs.nn, name) or name not in gs.nn.__all__] == []
-    assert [name for name in FUNCTIONAL if not hasattr(gs.nn.functional, name)
-            or name not in gs.nn.functional.__all__] == []
+    assert [
+        name for name in FUNCTIONAL if not hasattr(gs.nn.functional, name) or name not in gs.nn.functional.__all__
+    ] == []
 
 
 def test_a_small_cnn_trains_on_a_torch_state_dict_step_for_step_as_torch():
     def build(nn):
-        return nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
-                             nn.Conv2d(4, 6, 3), nn.ReLU(), nn.AdaptiveAvgPool2d(2), nn.Flatten(), nn.Linear(24, 3))
+        return nn.Sequential(
+            nn.Conv2d(1, 4, 3, padding=1),
+            nn.BatchNorm2d(4),
+            nn.ReLU(),
+            nn.MaxPool2d(2),
+            nn.Conv2d(4, 6, 3),
+            nn.ReLU(),
+            nn.AdaptiveAvgPool2d(2),
+            nn.Flatten(),
+            nn.Linear(24, 3),
+        )
 
     torch.manual_seed(0)
     theirs, ours = build(tnn), build(nn)

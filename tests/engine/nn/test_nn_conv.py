@@ -112,8 +112,11 @@ def test_conv2d_dtype_mismatch_names_both_dtypes():
 
 
 def test_conv2d_weight_of_the_wrong_rank_says_what_it_should_be():
-    with pytest.raises(RuntimeError, match=r"Expected 4D weight \(out_channels, in_channels / groups, kH, kW\) "
-                                           r"for conv2d, but got weight of size: \[8, 3, 3\]"):
+    with pytest.raises(
+        RuntimeError,
+        match=r"Expected 4D weight \(out_channels, in_channels / groups, kH, kW\) "
+        r"for conv2d, but got weight of size: \[8, 3, 3\]",
+    ):
         F.conv2d(gs.randn(1, 3, 5, 5), gs.randn(8, 3, 3))
 
 
@@ -136,8 +139,9 @@ def test_conv_modules_match_torch(name, make, shape, dtype):
 @pytest.mark.parametrize("name, make, shape", CONV_MODULES, ids=[m[0] for m in CONV_MODULES])
 def test_conv_modules_have_torchs_parameters_and_repr(name, make, shape):
     ours, theirs = make(nn), make(tnn)
-    assert [(k, tuple(v.shape)) for k, v in ours.state_dict().items()] == \
-           [(k, tuple(v.shape)) for k, v in theirs.state_dict().items()]
+    assert [(k, tuple(v.shape)) for k, v in ours.state_dict().items()] == [
+        (k, tuple(v.shape)) for k, v in theirs.state_dict().items()
+    ]
     assert repr(ours) == repr(theirs)
 
 
@@ -157,8 +161,9 @@ def test_conv2d_loads_a_torch_state_dict_and_computes_the_same():
     ours = nn.Conv2d(3, 5, 3, padding=1)
     ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
     x = np.random.default_rng(0).standard_normal((2, 3, 6, 6)).astype(np.float32)
-    np.testing.assert_allclose(ours(gs.tensor(x)).detach().cpu().numpy(), theirs(torch.tensor(x)).detach().numpy(),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        ours(gs.tensor(x)).detach().cpu().numpy(), theirs(torch.tensor(x)).detach().numpy(), rtol=1e-5, atol=1e-6
+    )
 
 
 MODULE_ERRORS = [
@@ -179,8 +184,11 @@ def test_conv_module_errors_match_torch(name, make):
 
 
 def test_conv_module_rejects_an_unknown_padding_mode_listing_the_valid_ones():
-    with pytest.raises(ValueError, match=r"padding_mode must be one of \{'zeros', 'reflect', 'replicate', "
-                                         r"'circular'\}, but got padding_mode='foo'"):
+    with pytest.raises(
+        ValueError,
+        match=r"padding_mode must be one of \{'zeros', 'reflect', 'replicate', "
+        r"'circular'\}, but got padding_mode='foo'",
+    ):
         nn.Conv2d(4, 8, 3, padding_mode="foo")
 
 

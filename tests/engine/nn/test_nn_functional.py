@@ -163,8 +163,7 @@ def test_cross_entropy_matches_torch(reduction):
 @pytest.mark.parametrize("smoothing", [0.0, 0.1])
 def test_cross_entropy_with_ignore_index_matches_torch(reduction, smoothing):
     t = _targets(8, 5, ignore=-100, count=3)
-    check(lambda x, t: _lib(x).cross_entropy(x, t, reduction=reduction, label_smoothing=smoothing),
-          [(8, 5), t])
+    check(lambda x, t: _lib(x).cross_entropy(x, t, reduction=reduction, label_smoothing=smoothing), [(8, 5), t])
 
 
 def test_cross_entropy_with_a_class_as_ignore_index_matches_torch():
@@ -175,8 +174,10 @@ def test_cross_entropy_with_a_class_as_ignore_index_matches_torch():
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 @pytest.mark.parametrize("smoothing", [0.0, 0.25])
 def test_cross_entropy_label_smoothing_matches_torch(reduction, smoothing):
-    check(lambda x, t: _lib(x).cross_entropy(x, t, reduction=reduction, label_smoothing=smoothing),
-          [(7, 4), _targets(7, 4)])
+    check(
+        lambda x, t: _lib(x).cross_entropy(x, t, reduction=reduction, label_smoothing=smoothing),
+        [(7, 4), _targets(7, 4)],
+    )
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
@@ -184,8 +185,11 @@ def test_cross_entropy_label_smoothing_matches_torch(reduction, smoothing):
 def test_cross_entropy_with_class_weights_matches_torch(reduction, smoothing):
     t = _targets(9, 4, ignore=-100, count=2)
     w = RNG.uniform(0.5, 2.0, size=4)
-    check(lambda x, t, w: _lib(x).cross_entropy(x, t, weight=w, reduction=reduction, label_smoothing=smoothing),
-          [(9, 4), t, w], requires_grad=[True, False, False])
+    check(
+        lambda x, t, w: _lib(x).cross_entropy(x, t, weight=w, reduction=reduction, label_smoothing=smoothing),
+        [(9, 4), t, w],
+        requires_grad=[True, False, False],
+    )
 
 
 INFINITE_LOGITS = np.array([[np.inf, 1.0, 0.0], [-np.inf, 1.0, 0.0], [-np.inf, 1.0, 0.0], [1.0, np.inf, np.inf]])
@@ -195,14 +199,18 @@ INFINITE_LOGITS = np.array([[np.inf, 1.0, 0.0], [-np.inf, 1.0, 0.0], [-np.inf, 1
 @pytest.mark.parametrize("smoothing", [0.0, 0.1])
 def test_cross_entropy_with_infinite_logits_matches_torch(reduction, smoothing):
     # An inf logit gives NaN (inf - inf), a -inf one a loss of inf only when it is the target.
-    check(lambda x, t: _lib(x).cross_entropy(x, t, reduction=reduction, label_smoothing=smoothing),
-          [INFINITE_LOGITS, np.array([0, 0, 1, 0])])
+    check(
+        lambda x, t: _lib(x).cross_entropy(x, t, reduction=reduction, label_smoothing=smoothing),
+        [INFINITE_LOGITS, np.array([0, 0, 1, 0])],
+    )
 
 
 def test_cross_entropy_with_infinite_logits_and_probability_targets_matches_torch():
-    check(lambda x, t: _lib(x).cross_entropy(x, t, reduction="none"),
-          [INFINITE_LOGITS, np.array([[0.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 0.0], [1.0, 0.0, 0.0]])],
-          requires_grad=[True, False])
+    check(
+        lambda x, t: _lib(x).cross_entropy(x, t, reduction="none"),
+        [INFINITE_LOGITS, np.array([[0.0, 1.0, 0.0], [0.0, 1.0, 0.0], [0.5, 0.5, 0.0], [1.0, 0.0, 0.0]])],
+        requires_grad=[True, False],
+    )
 
 
 def test_cross_entropy_over_spatial_dims_matches_torch():
@@ -262,8 +270,7 @@ def test_binary_cross_entropy_matches_torch(reduction):
 def test_binary_cross_entropy_clamps_the_log_at_0_and_1_like_torch():
     p = np.array([0.0, 1.0, 0.5, 1e-50])
     y = np.array([1.0, 0.0, 1.0, 1.0])
-    check(lambda p, y: _lib(p).binary_cross_entropy(p, y), [p, y], dtypes=("float64",),
-          requires_grad=[False, False])
+    check(lambda p, y: _lib(p).binary_cross_entropy(p, y), [p, y], dtypes=("float64",), requires_grad=[False, False])
 
 
 def test_binary_cross_entropy_rejects_values_outside_0_1():
@@ -281,8 +288,11 @@ def test_bce_with_logits_with_weight_and_pos_weight_matches_torch():
     y = (RNG.uniform(0, 1, size=(5, 3)) > 0.5).astype(np.float64)
     w = RNG.uniform(0.5, 2, size=(3,))
     pw = RNG.uniform(0.5, 3, size=(3,))
-    check(lambda x, y, w, pw: _lib(x).binary_cross_entropy_with_logits(x, y, weight=w, pos_weight=pw),
-          [(5, 3), y, w, pw], requires_grad=[True, True, False, False])
+    check(
+        lambda x, y, w, pw: _lib(x).binary_cross_entropy_with_logits(x, y, weight=w, pos_weight=pw),
+        [(5, 3), y, w, pw],
+        requires_grad=[True, True, False, False],
+    )
 
 
 def test_bce_with_logits_is_stable_for_huge_logits():

@@ -33,8 +33,9 @@ def test_layer_norm_with_learned_affine_matches_torch(dtype):
 @pytest.mark.parametrize("padding_idx", [None, 2])
 def test_embedding_matches_torch(dtype, padding_idx):
     ids = np.array([[0, 2, 3], [3, 3, 1]])
-    compare_module(nn.Embedding(5, 4, padding_idx=padding_idx), tnn.Embedding(5, 4, padding_idx=padding_idx),
-                   [ids], dtype)
+    compare_module(
+        nn.Embedding(5, 4, padding_idx=padding_idx), tnn.Embedding(5, 4, padding_idx=padding_idx), [ids], dtype
+    )
 
 
 def test_dropout_in_eval_matches_torch_identity():
@@ -97,14 +98,17 @@ def test_layer_norm_starts_as_ones_and_zeros():
     np.testing.assert_array_equal(layer.bias.detach().cpu().numpy(), np.zeros(6, np.float32))
 
 
-@pytest.mark.parametrize("fn, expected_std", [
-    (lambda t: nn.init.xavier_uniform_(t), math.sqrt(2 / (300 + 200))),
-    (lambda t: nn.init.xavier_normal_(t), math.sqrt(2 / (300 + 200))),
-    (lambda t: nn.init.kaiming_uniform_(t, nonlinearity="relu"), math.sqrt(2 / 300)),
-    (lambda t: nn.init.kaiming_normal_(t, mode="fan_out", nonlinearity="relu"), math.sqrt(2 / 200)),
-    (lambda t: nn.init.normal_(t, 0.0, 0.5), 0.5),
-    (lambda t: nn.init.uniform_(t, -1.0, 1.0), 1 / math.sqrt(3)),
-])
+@pytest.mark.parametrize(
+    "fn, expected_std",
+    [
+        (lambda t: nn.init.xavier_uniform_(t), math.sqrt(2 / (300 + 200))),
+        (lambda t: nn.init.xavier_normal_(t), math.sqrt(2 / (300 + 200))),
+        (lambda t: nn.init.kaiming_uniform_(t, nonlinearity="relu"), math.sqrt(2 / 300)),
+        (lambda t: nn.init.kaiming_normal_(t, mode="fan_out", nonlinearity="relu"), math.sqrt(2 / 200)),
+        (lambda t: nn.init.normal_(t, 0.0, 0.5), 0.5),
+        (lambda t: nn.init.uniform_(t, -1.0, 1.0), 1 / math.sqrt(3)),
+    ],
+)
 def test_init_functions_give_the_documented_spread(fn, expected_std):
     gs.manual_seed(0)
     t = nn.Parameter(gs.empty(200, 300))
@@ -133,12 +137,24 @@ def test_calculate_gain_matches_torch():
 def test_reprs_match_torch():
     def build(lib):
         return lib.Sequential(
-            lib.Flatten(), lib.Linear(4, 8), lib.ReLU(), lib.LeakyReLU(0.2), lib.GELU(), lib.Dropout(0.1),
-            lib.LayerNorm(8), lib.Embedding(10, 3, padding_idx=0), lib.Softmax(dim=1), lib.LogSoftmax(dim=1),
-            lib.Identity(), lib.Tanh(), lib.Sigmoid(), lib.Linear(8, 2, bias=False),
+            lib.Flatten(),
+            lib.Linear(4, 8),
+            lib.ReLU(),
+            lib.LeakyReLU(0.2),
+            lib.GELU(),
+            lib.Dropout(0.1),
+            lib.LayerNorm(8),
+            lib.Embedding(10, 3, padding_idx=0),
+            lib.Softmax(dim=1),
+            lib.LogSoftmax(dim=1),
+            lib.Identity(),
+            lib.Tanh(),
+            lib.Sigmoid(),
+            lib.Linear(8, 2, bias=False),
             lib.ModuleList([lib.Linear(2, 2), lib.Linear(2, 2), lib.Linear(2, 2), lib.ReLU()]),
             lib.ModuleDict({"head": lib.Linear(2, 1)}),
-            lib.CrossEntropyLoss(), lib.MSELoss(),
+            lib.CrossEntropyLoss(),
+            lib.MSELoss(),
         )
 
     assert repr(build(nn)) == repr(build(tnn))

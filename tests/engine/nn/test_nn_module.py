@@ -78,8 +78,12 @@ def test_copied_weights_give_torch_outputs():
     gs_net, torch_net = build_net(nn), build_net(tnn)
     gs_net.load_state_dict(torch_net.state_dict())
     x = np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32)
-    np.testing.assert_allclose(gs_net(gs.tensor(x)).detach().cpu().numpy(), torch_net(torch.tensor(x)).detach().cpu().numpy(),
-                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        gs_net(gs.tensor(x)).detach().cpu().numpy(),
+        torch_net(torch.tensor(x)).detach().cpu().numpy(),
+        rtol=1e-5,
+        atol=1e-6,
+    )
 
 
 def test_state_dict_round_trip_restores_outputs():

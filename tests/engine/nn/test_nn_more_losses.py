@@ -38,8 +38,11 @@ def test_huber_loss(reduction, delta):
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)
 def test_huber_loss_with_weight(reduction):
-    check(lambda x, y, w: _lib(x).huber_loss(x, y, reduction=reduction, weight=w), [(4, 3), (4, 3), (4, 3)],
-          requires_grad=[True, True, False])
+    check(
+        lambda x, y, w: _lib(x).huber_loss(x, y, reduction=reduction, weight=w),
+        [(4, 3), (4, 3), (4, 3)],
+        requires_grad=[True, True, False],
+    )
 
 
 def _log_probabilities(shape, seed):
@@ -58,8 +61,11 @@ def test_kl_div(reduction, log_target):
 
 
 def test_kl_div_with_zero_targets_gives_zero_loss_and_torchs_grads():
-    check(lambda a, b: _lib(a).kl_div(a, b, reduction="sum"), [np.array([-1.0, -2.0, -0.5]), np.array([0.0, 0.5, 0.5])],
-          requires_grad=[True, False])
+    check(
+        lambda a, b: _lib(a).kl_div(a, b, reduction="sum"),
+        [np.array([-1.0, -2.0, -0.5]), np.array([0.0, 0.5, 0.5])],
+        requires_grad=[True, False],
+    )
     x, t = gs.tensor([-1.0, -2.0]), gs.tensor([0.0, 0.5], requires_grad=True)
     F.kl_div(x, t, reduction="sum").backward()
     assert np.isnan(np.asarray(t.grad)[0])  # d/dt t log t at 0, as torch's xlogy: NaN
@@ -74,27 +80,41 @@ def test_kl_div_mean_warns_as_torch():
 @pytest.mark.parametrize("margin", [0.0, 0.3, -0.2])
 def test_cosine_embedding_loss(reduction, margin):
     y = np.array([1, -1, 1, -1, -1])
-    check(lambda a, b, t: _lib(a).cosine_embedding_loss(a, b, t, margin=margin, reduction=reduction), [(5, 4), (5, 4), y])
-    check(lambda a, b, t: _lib(a).cosine_embedding_loss(a, b, t, margin=margin, reduction=reduction),
-          [(4,), (4,), np.array(-1)])
+    check(
+        lambda a, b, t: _lib(a).cosine_embedding_loss(a, b, t, margin=margin, reduction=reduction), [(5, 4), (5, 4), y]
+    )
+    check(
+        lambda a, b, t: _lib(a).cosine_embedding_loss(a, b, t, margin=margin, reduction=reduction),
+        [(4,), (4,), np.array(-1)],
+    )
 
 
 @pytest.mark.parametrize("name, options, specs", LOSS_MODULES, ids=[m[0] for m in LOSS_MODULES])
 def test_loss_modules(name, options, specs):
-    check(lambda *a: (getattr(nn, name) if isinstance(a[0], gs.Tensor) else getattr(torch.nn, name))(**options)(*a),
-          specs)
+    check(
+        lambda *a: (getattr(nn, name) if isinstance(a[0], gs.Tensor) else getattr(torch.nn, name))(**options)(*a), specs
+    )
 
 
 ERRORS = [
-    (lambda: F.smooth_l1_loss(gs.zeros(2), gs.zeros(2), beta=-1), RuntimeError,
-     "smooth_l1_loss does not support negative values for beta"),
-    (lambda: F.huber_loss(gs.zeros(2), gs.zeros(2), delta=0), RuntimeError,
-     "huber_loss does not support non-positive values for delta"),
+    (
+        lambda: F.smooth_l1_loss(gs.zeros(2), gs.zeros(2), beta=-1),
+        RuntimeError,
+        "smooth_l1_loss does not support negative values for beta",
+    ),
+    (
+        lambda: F.huber_loss(gs.zeros(2), gs.zeros(2), delta=0),
+        RuntimeError,
+        "huber_loss does not support non-positive values for delta",
+    ),
     (lambda: F.kl_div(gs.zeros(2), gs.zeros(2), reduction="bad"), ValueError, "bad is not a valid value for reduction"),
     (lambda: F.smooth_l1_loss(gs.zeros(2), gs.zeros(2), reduction="bad"), ValueError, "reduction must be"),
     (lambda: F.huber_loss(gs.zeros(2), gs.zeros(3)), ValueError, "must have the same shape"),
-    (lambda: F.cosine_embedding_loss(gs.ones(2, 3, 1), gs.ones(2, 3, 1), gs.ones(2)), RuntimeError,
-     "1D target tensor expects 2D input tensors, but found inputs with sizes \\[2, 3, 1\\] and \\[2, 3, 1\\]"),
+    (
+        lambda: F.cosine_embedding_loss(gs.ones(2, 3, 1), gs.ones(2, 3, 1), gs.ones(2)),
+        RuntimeError,
+        "1D target tensor expects 2D input tensors, but found inputs with sizes \\[2, 3, 1\\] and \\[2, 3, 1\\]",
+    ),
 ]
 
 

@@ -89,6 +89,9 @@ def test_interpolate_modes_graphscope_lacks_say_so(mode):
 
 
 def test_interpolate_of_integers_asks_for_a_float_input():
-    with pytest.raises(NotImplementedError, match=r"interpolate: .*int64 input is not supported; convert it with "
-                                                  r"\.float\(\)"):
+    with pytest.raises(
+        NotImplementedError,
+        match=r"interpolate: .*int64 input is not supported; convert it with "
+        r"\.float\(\)",
+    ):
         F.interpolate(gs.zeros(1, 1, 4, 4, dtype=gs.int64), size=8)

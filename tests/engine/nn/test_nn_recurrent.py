@@ -91,12 +91,16 @@ LAYERS = [
     ("lstm", "LSTM", {}, (5, 3, 4), None),
     ("lstm_h0_c0", "LSTM", {}, (5, 3, 4), ((1, 3, 6), (1, 3, 6))),
     ("lstm_two_layers", "LSTM", dict(num_layers=2), (4, 2, 4), ((2, 2, 6), (2, 2, 6))),
-    ("lstm_bidirectional_batch_first", "LSTM", dict(bidirectional=True, batch_first=True), (2, 5, 4),
-     ((2, 2, 6), (2, 2, 6))),
+    (
+        "lstm_bidirectional_batch_first",
+        "LSTM",
+        dict(bidirectional=True, batch_first=True),
+        (2, 5, 4),
+        ((2, 2, 6), (2, 2, 6)),
+    ),
     ("lstm_three_layers_bidirectional", "LSTM", dict(num_layers=3, bidirectional=True), (3, 2, 4), None),
     ("lstm_no_bias", "LSTM", dict(bias=False), (4, 2, 4), None),
-    ("lstm_proj", "LSTM", dict(num_layers=2, bidirectional=True, proj_size=3), (4, 2, 4),
-     ((4, 2, 3), (4, 2, 6))),
+    ("lstm_proj", "LSTM", dict(num_layers=2, bidirectional=True, proj_size=3), (4, 2, 4), ((4, 2, 3), (4, 2, 6))),
     ("lstm_unbatched", "LSTM", {}, (5, 4), ((1, 6), (1, 6))),
     ("lstm_unbatched_batch_first_no_state", "LSTM", dict(batch_first=True, num_layers=2), (5, 4), None),
     ("lstm_one_step_batch_of_one", "LSTM", {}, (1, 1, 4), None),
@@ -104,8 +108,13 @@ LAYERS = [
     ("gru_long_sequence_bidirectional", "GRU", dict(bidirectional=True), (23, 2, 4), None),
     ("gru", "GRU", {}, (5, 3, 4), None),
     ("gru_h0", "GRU", {}, (5, 3, 4), (1, 3, 6)),
-    ("gru_two_layers_bidirectional_batch_first", "GRU", dict(num_layers=2, bidirectional=True, batch_first=True),
-     (2, 4, 4), (4, 2, 6)),
+    (
+        "gru_two_layers_bidirectional_batch_first",
+        "GRU",
+        dict(num_layers=2, bidirectional=True, batch_first=True),
+        (2, 4, 4),
+        (4, 2, 6),
+    ),
     ("gru_no_bias", "GRU", dict(bias=False), (4, 2, 4), None),
     ("gru_unbatched", "GRU", dict(num_layers=2), (5, 4), (2, 6)),
     ("rnn_unbatched", "RNN", {}, (5, 4), (1, 6)),
@@ -232,7 +241,8 @@ CONFIGS = [
 def test_parameter_names_shapes_and_repr_match_torch(cls, kwargs):
     gs_module, torch_module = pair(cls, 5, 7, **kwargs)
     assert [(n, tuple(p.shape)) for n, p in gs_module.named_parameters()] == [
-        (n, tuple(p.shape)) for n, p in torch_module.named_parameters()]
+        (n, tuple(p.shape)) for n, p in torch_module.named_parameters()
+    ]
     assert list(gs_module.state_dict()) == list(torch_module.state_dict())
     assert repr(gs_module) == repr(torch_module)
 
@@ -260,7 +270,8 @@ def test_all_weights_lists_each_layer_and_direction_in_torch_order():
     names = {id(p): n for n, p in gs_module.named_parameters()}
     torch_names = {id(p): n for n, p in torch_module.named_parameters()}
     assert [[names[id(p)] for p in group] for group in gs_module.all_weights] == [
-        [torch_names[id(p)] for p in group] for group in torch_module.all_weights]
+        [torch_names[id(p)] for p in group] for group in torch_module.all_weights
+    ]
     assert gs_module.flatten_parameters() is None
 
 
@@ -346,9 +357,11 @@ def test_construction_errors_match_torch(make):
 def _layer_call(cls, x, hx=None, **kwargs):
     def call(m):
         module = getattr(m.nn, cls)(3, 4, **kwargs)
-        args = [m.zeros(*x)] + ([] if hx is None else [tuple(m.zeros(*s) for s in hx) if isinstance(hx[0], tuple)
-                                                       else m.zeros(*hx)])
+        args = [m.zeros(*x)] + (
+            [] if hx is None else [tuple(m.zeros(*s) for s in hx) if isinstance(hx[0], tuple) else m.zeros(*hx)]
+        )
         return module(*args)
+
     return call
 
 
@@ -413,18 +426,29 @@ def test_dtype_mismatch_errors_match_torch(call):
     assert (kind, _dtype_text(message)) == _error(call, torch)
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda: nn.LSTM(3, 4)(gs.zeros(5, 2, 3), gs.zeros(1, 2, 4)),
-     "LSTM: hx must be a tuple (h_0, c_0) of two tensors, got Tensor"),
-    (lambda: nn.LSTM(3, 4)(gs.zeros(5, 2, 3), (gs.zeros(1, 2, 4),)),
-     "LSTM: hx must be a tuple (h_0, c_0) of two tensors, got tuple"),
-    (lambda: nn.LSTMCell(3, 4)(gs.zeros(2, 3), gs.zeros(2, 4)),
-     "LSTMCell: hx must be a tuple (h_0, c_0) of two tensors, got Tensor"),
-    (lambda: nn.RNN(3, 4)(gs.zeros(5, 2, 3), (gs.zeros(1, 2, 4),)), "hx must be a Tensor, got tuple"),
-    (lambda: nn.GRU(3, 4)([[1.0, 2.0, 3.0]]), "input must be a Tensor, got list"),
-    (lambda: nn.GRUCell(3, 4)(gs.zeros(4, 3), gs.zeros(4)),
-     "GRUCell: hidden0 is 1-D but the input is a batch (2-D); give the state a batch dim: shape (4, 4)"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda: nn.LSTM(3, 4)(gs.zeros(5, 2, 3), gs.zeros(1, 2, 4)),
+            "LSTM: hx must be a tuple (h_0, c_0) of two tensors, got Tensor",
+        ),
+        (
+            lambda: nn.LSTM(3, 4)(gs.zeros(5, 2, 3), (gs.zeros(1, 2, 4),)),
+            "LSTM: hx must be a tuple (h_0, c_0) of two tensors, got tuple",
+        ),
+        (
+            lambda: nn.LSTMCell(3, 4)(gs.zeros(2, 3), gs.zeros(2, 4)),
+            "LSTMCell: hx must be a tuple (h_0, c_0) of two tensors, got Tensor",
+        ),
+        (lambda: nn.RNN(3, 4)(gs.zeros(5, 2, 3), (gs.zeros(1, 2, 4),)), "hx must be a Tensor, got tuple"),
+        (lambda: nn.GRU(3, 4)([[1.0, 2.0, 3.0]]), "input must be a Tensor, got list"),
+        (
+            lambda: nn.GRUCell(3, 4)(gs.zeros(4, 3), gs.zeros(4)),
+            "GRUCell: hidden0 is 1-D but the input is a batch (2-D); give the state a batch dim: shape (4, 4)",
+        ),
+    ],
+)
 def test_wrong_kinds_of_state_get_a_clear_error_where_torch_has_none(call, message):
     with pytest.raises((TypeError, RuntimeError)) as info:
         call()

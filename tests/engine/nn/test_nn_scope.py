@@ -55,11 +55,20 @@ def test_outermost_module_is_named_after_its_variable_and_submodules_by_path():
         model(gs.randn(2, 3))
     assert log.events == [
         ("enter", "model"),
-        ("enter", "model.layers.0"), ("enter", "model.layers.0.fc"), ("leave", "model.layers.0.fc"),
-        ("enter", "model.layers.0.act"), ("leave", "model.layers.0.act"), ("leave", "model.layers.0"),
-        ("enter", "model.layers.1"), ("enter", "model.layers.1.fc"), ("leave", "model.layers.1.fc"),
-        ("enter", "model.layers.1.act"), ("leave", "model.layers.1.act"), ("leave", "model.layers.1"),
-        ("enter", "model.head"), ("leave", "model.head"),
+        ("enter", "model.layers.0"),
+        ("enter", "model.layers.0.fc"),
+        ("leave", "model.layers.0.fc"),
+        ("enter", "model.layers.0.act"),
+        ("leave", "model.layers.0.act"),
+        ("leave", "model.layers.0"),
+        ("enter", "model.layers.1"),
+        ("enter", "model.layers.1.fc"),
+        ("leave", "model.layers.1.fc"),
+        ("enter", "model.layers.1.act"),
+        ("leave", "model.layers.1.act"),
+        ("leave", "model.layers.1"),
+        ("enter", "model.head"),
+        ("leave", "model.head"),
         ("leave", "model"),
     ]
 
@@ -187,11 +196,17 @@ def test_node_sites_are_the_users_lines_inside_and_around_graphscope_modules():
     with hooks.observe(log):
         net(gs.randn(3, 2))
         line = inspect.currentframe().f_lineno - 1
-    inner = next(n for n, text in enumerate(inspect.getsource(Scaled).splitlines())
-                 if "inside the user's forward" in text) + inspect.getsourcelines(Scaled)[1]
+    inner = (
+        next(n for n, text in enumerate(inspect.getsource(Scaled).splitlines()) if "inside the user's forward" in text)
+        + inspect.getsourcelines(Scaled)[1]
+    )
     here = "test_node_sites_are_the_users_lines_inside_and_around_graphscope_modules"
-    assert log.sites == [("linear", line, here), ("linear", inner, "forward"), ("mul", inner, "forward"),
-                         ("tanh", line, here)]
+    assert log.sites == [
+        ("linear", line, here),
+        ("linear", inner, "forward"),
+        ("mul", inner, "forward"),
+        ("tanh", line, here),
+    ]
 
 
 def test_a_forward_set_on_an_instance_gets_its_own_lines():

@@ -13,7 +13,7 @@ SCHEDULERS = [
     ("multistep", lambda lib, opt: lib.MultiStepLR(opt, milestones=[2, 5, 5, 9], gamma=0.3)),
     ("exponential", lambda lib, opt: lib.ExponentialLR(opt, gamma=0.9)),
     ("lambda", lambda lib, opt: lib.LambdaLR(opt, lambda epoch: 1 / (1 + epoch))),
-    ("lambda_per_group", lambda lib, opt: lib.LambdaLR(opt, [lambda e: 0.9 ** e, lambda e: 1.0 + e])),
+    ("lambda_per_group", lambda lib, opt: lib.LambdaLR(opt, [lambda e: 0.9**e, lambda e: 1.0 + e])),
     ("cosine", lambda lib, opt: lib.CosineAnnealingLR(opt, T_max=6, eta_min=0.01)),
 ]
 
@@ -33,12 +33,18 @@ def _sequence(lib, make_optimizer, make_scheduler, steps=15):
 @pytest.mark.parametrize("name, make", SCHEDULERS, ids=[s[0] for s in SCHEDULERS])
 def test_schedule_matches_torch(name, make):
     def gs_opt():
-        return optim.SGD([{"params": [nn.Parameter(gs.zeros(1))]}, {"params": [nn.Parameter(gs.zeros(1))], "lr": 0.3}],
-                         lr=0.1)
+        return optim.SGD(
+            [{"params": [nn.Parameter(gs.zeros(1))]}, {"params": [nn.Parameter(gs.zeros(1))], "lr": 0.3}], lr=0.1
+        )
 
     def torch_opt():
-        return torch.optim.SGD([{"params": [torch.nn.Parameter(torch.zeros(1))]},
-                                {"params": [torch.nn.Parameter(torch.zeros(1))], "lr": 0.3}], lr=0.1)
+        return torch.optim.SGD(
+            [
+                {"params": [torch.nn.Parameter(torch.zeros(1))]},
+                {"params": [torch.nn.Parameter(torch.zeros(1))], "lr": 0.3},
+            ],
+            lr=0.1,
+        )
 
     got = _sequence(lr_scheduler, gs_opt, make)
     expected = _sequence(torch.optim.lr_scheduler, torch_opt, make)

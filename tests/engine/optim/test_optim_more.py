@@ -21,8 +21,9 @@ ADAGRAD = [
 
 def _same_parameters(gs_model, torch_model, rtol):
     for (name, gp), (_, tp) in zip(gs_model.named_parameters(), torch_model.named_parameters()):
-        np.testing.assert_allclose(np.asarray(gp.detach()), tp.detach().numpy(), rtol=rtol, atol=rtol * 1e-3,
-                                   err_msg=name)
+        np.testing.assert_allclose(
+            np.asarray(gp.detach()), tp.detach().numpy(), rtol=rtol, atol=rtol * 1e-3, err_msg=name
+        )
 
 
 @pytest.mark.parametrize("name, options", ADAGRAD, ids=[a[0] for a in ADAGRAD])
@@ -30,8 +31,9 @@ def test_adagrad_trajectory_matches_torch_in_float64(name, options):
     gs_model, torch_model = make_pair()
     x, y = data()
     gs_losses = train(gs_model, lambda p: optim.Adagrad(p, **options), gs.tensor(x), gs.tensor(y), gs)
-    torch_losses = train(torch_model, lambda p: torch.optim.Adagrad(p, **options), torch.tensor(x), torch.tensor(y),
-                         torch)
+    torch_losses = train(
+        torch_model, lambda p: torch.optim.Adagrad(p, **options), torch.tensor(x), torch.tensor(y), torch
+    )
     np.testing.assert_allclose(gs_losses, torch_losses, rtol=1e-9, atol=1e-12)
     _same_parameters(gs_model, torch_model, 1e-9)
     if not options.get("maximize"):
@@ -57,11 +59,17 @@ def test_adagrad_state_is_made_at_construction_as_torch():
     assert opt.state[param]["step"] == 0 and opt.state[param]["sum"].tolist() == [0.5, 0.5, 0.5]
 
 
-@pytest.mark.parametrize("options, message", [
-    (dict(lr=-1), "Invalid learning rate: -1"), (dict(lr_decay=-1), "Invalid lr_decay value: -1"),
-    (dict(weight_decay=-1), "Invalid weight_decay value: -1"), (dict(eps=-1), "Invalid epsilon value: -1"),
-    (dict(initial_accumulator_value=-1), "Invalid initial_accumulator_value value: -1"),
-], ids=str)
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(lr=-1), "Invalid learning rate: -1"),
+        (dict(lr_decay=-1), "Invalid lr_decay value: -1"),
+        (dict(weight_decay=-1), "Invalid weight_decay value: -1"),
+        (dict(eps=-1), "Invalid epsilon value: -1"),
+        (dict(initial_accumulator_value=-1), "Invalid initial_accumulator_value value: -1"),
+    ],
+    ids=str,
+)
 def test_adagrad_rejects_bad_options(options, message):
     with pytest.raises(ValueError, match=message):
         optim.Adagrad([nn.Parameter(gs.ones(2))], **options)
@@ -99,8 +107,9 @@ def test_lbfgs_trajectory_matches_torch_in_float64(name, options):
     gs_model, torch_model = make_pair()
     x, y = data()
     gs_losses, gs_opt = _lbfgs_run(gs, gs_model, lambda p: optim.LBFGS(p, **options), gs.tensor(x), gs.tensor(y), 8)
-    torch_losses, torch_opt = _lbfgs_run(torch, torch_model, lambda p: torch.optim.LBFGS(p, **options),
-                                         torch.tensor(x), torch.tensor(y), 8)
+    torch_losses, torch_opt = _lbfgs_run(
+        torch, torch_model, lambda p: torch.optim.LBFGS(p, **options), torch.tensor(x), torch.tensor(y), 8
+    )
     np.testing.assert_allclose(gs_losses, torch_losses, rtol=1e-7, atol=1e-10)
     _same_parameters(gs_model, torch_model, 1e-6)
     gs_state = gs_opt.state[gs_opt.param_groups[0]["params"][0]]
@@ -113,8 +122,9 @@ def test_lbfgs_in_float32_tracks_torch():
     gs_model, torch_model, x, y = _float32_pair()
     options = dict(max_iter=5, line_search_fn="strong_wolfe")
     gs_losses, _ = _lbfgs_run(gs, gs_model, lambda p: optim.LBFGS(p, **options), gs.tensor(x), gs.tensor(y), 3)
-    torch_losses, _ = _lbfgs_run(torch, torch_model, lambda p: torch.optim.LBFGS(p, **options), torch.tensor(x),
-                                 torch.tensor(y), 3)
+    torch_losses, _ = _lbfgs_run(
+        torch, torch_model, lambda p: torch.optim.LBFGS(p, **options), torch.tensor(x), torch.tensor(y), 3
+    )
     np.testing.assert_allclose(gs_losses, torch_losses, rtol=1e-3)
 
 
@@ -154,8 +164,11 @@ def test_lbfgs_errors():
 
 
 def _sgd(lib, momentum=0.9):
-    return lib.optim.SGD([{"params": [lib.nn.Parameter(lib.zeros(1))]},
-                          {"params": [lib.nn.Parameter(lib.zeros(1))], "lr": 0.3}], lr=0.1, momentum=momentum)
+    return lib.optim.SGD(
+        [{"params": [lib.nn.Parameter(lib.zeros(1))]}, {"params": [lib.nn.Parameter(lib.zeros(1))], "lr": 0.3}],
+        lr=0.1,
+        momentum=momentum,
+    )
 
 
 def _same_in_both(record):
@@ -165,8 +178,11 @@ def _same_in_both(record):
 
 
 PLATEAU = [
-    dict(), dict(mode="max", factor=0.5, patience=2), dict(patience=1, cooldown=2, min_lr=0.02),
-    dict(threshold_mode="abs", threshold=0.05, patience=0, min_lr=[0.001, 0.1]), dict(factor=0.5, patience=1, eps=0.04),
+    dict(),
+    dict(mode="max", factor=0.5, patience=2),
+    dict(patience=1, cooldown=2, min_lr=0.02),
+    dict(threshold_mode="abs", threshold=0.05, patience=0, min_lr=[0.001, 0.1]),
+    dict(factor=0.5, patience=1, eps=0.04),
 ]
 METRICS = [1.0, 0.9, 0.95, 0.95, 0.96, 0.85, 0.86, 0.87, 0.88, 0.9, 0.91, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3]
 
@@ -197,8 +213,10 @@ def test_reduce_lr_on_plateau_errors():
 
 
 ONE_CYCLE = [
-    dict(max_lr=1.0, total_steps=20), dict(max_lr=[0.5, 2.0], epochs=4, steps_per_epoch=5, anneal_strategy="linear"),
-    dict(max_lr=1.0, total_steps=30, three_phase=True, pct_start=0.25), dict(max_lr=0.1, total_steps=10, cycle_momentum=False),
+    dict(max_lr=1.0, total_steps=20),
+    dict(max_lr=[0.5, 2.0], epochs=4, steps_per_epoch=5, anneal_strategy="linear"),
+    dict(max_lr=1.0, total_steps=30, three_phase=True, pct_start=0.25),
+    dict(max_lr=0.1, total_steps=10, cycle_momentum=False),
     dict(max_lr=0.3, total_steps=12, base_momentum=0.8, max_momentum=0.9, div_factor=10.0, final_div_factor=100.0),
 ]
 
@@ -207,8 +225,13 @@ ONE_CYCLE = [
 @pytest.mark.parametrize("optimizer", ["sgd", "adam"])
 def test_one_cycle_lr_and_momentum_match_torch(options, optimizer):
     def record(lib, schedulers):
-        opt = _sgd(lib) if optimizer == "sgd" else lib.optim.Adam(
-            [{"params": [lib.nn.Parameter(lib.zeros(1))]}, {"params": [lib.nn.Parameter(lib.zeros(1))]}], lr=0.1)
+        opt = (
+            _sgd(lib)
+            if optimizer == "sgd"
+            else lib.optim.Adam(
+                [{"params": [lib.nn.Parameter(lib.zeros(1))]}, {"params": [lib.nn.Parameter(lib.zeros(1))]}], lr=0.1
+            )
+        )
         scheduler = schedulers.OneCycleLR(opt, **options)
         rows = []
         for _ in range(options.get("total_steps") or options["epochs"] * options["steps_per_epoch"]):
@@ -246,11 +269,13 @@ def test_lambda_lr_with_adam_trains_as_torch():
     gs_model, torch_model = make_pair()
     x, y = data()
     losses = []
-    for lib, model, t, schedulers in ((gs, gs_model, gs.tensor, lr_scheduler),
-                                      (torch, torch_model, torch.tensor, torch.optim.lr_scheduler)):
+    for lib, model, t, schedulers in (
+        (gs, gs_model, gs.tensor, lr_scheduler),
+        (torch, torch_model, torch.tensor, torch.optim.lr_scheduler),
+    ):
         opt_module = optim if lib is gs else torch.optim
         opt = opt_module.Adam(model.parameters(), lr=0.02)
-        scheduler = schedulers.LambdaLR(opt, lambda epoch: 0.9 ** epoch)
+        scheduler = schedulers.LambdaLR(opt, lambda epoch: 0.9**epoch)
         run = []
         for _ in range(STEPS // 5):
             opt.zero_grad()
@@ -280,8 +305,9 @@ def _grads_pair(seed=0):
     return made
 
 
-@pytest.mark.parametrize("max_norm, norm_type", [(1.0, 2.0), (100.0, 2.0), (0.5, 1), (2.0, math.inf), (1.0, 3.0)],
-                         ids=str)
+@pytest.mark.parametrize(
+    "max_norm, norm_type", [(1.0, 2.0), (100.0, 2.0), (0.5, 1), (2.0, math.inf), (1.0, 3.0)], ids=str
+)
 def test_clip_grad_norm_matches_torch(max_norm, norm_type):
     gs_params, torch_params = _grads_pair()
     got = gs.nn.utils.clip_grad_norm_(gs_params, max_norm, norm_type=norm_type)
@@ -294,8 +320,11 @@ def test_clip_grad_norm_matches_torch(max_norm, norm_type):
 
 def test_clip_grad_norm_of_one_tensor_and_of_no_grads():
     gs_params, torch_params = _grads_pair()
-    np.testing.assert_allclose(gs.nn.utils.clip_grad_norm_(gs_params[0], 1.0).item(),
-                               torch.nn.utils.clip_grad_norm_(torch_params[0], 1.0).item(), rtol=1e-12)
+    np.testing.assert_allclose(
+        gs.nn.utils.clip_grad_norm_(gs_params[0], 1.0).item(),
+        torch.nn.utils.clip_grad_norm_(torch_params[0], 1.0).item(),
+        rtol=1e-12,
+    )
     assert gs.nn.utils.clip_grad_norm_([nn.Parameter(gs.ones(2))], 1.0).item() == 0.0
 
 

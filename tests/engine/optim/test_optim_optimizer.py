@@ -128,14 +128,17 @@ def test_a_parameter_in_two_groups_is_refused():
         optim.SGD([{"params": [p]}, {"params": [p]}], lr=0.1)
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: optim.SGD([], lr=0.1), "empty parameter list"),
-    (lambda: optim.SGD([nn.Parameter(gs.zeros(1))], lr=-1), "Invalid learning rate: -1"),
-    (lambda: optim.SGD([nn.Parameter(gs.zeros(1))], lr=0.1, nesterov=True), "Nesterov momentum requires"),
-    (lambda: optim.Adam([nn.Parameter(gs.zeros(1))], betas=(1.0, 0.9)), "Invalid beta parameter at index 0"),
-    (lambda: optim.SGD([(gs.ones(2, requires_grad=True) * 2)], lr=0.1), "non-leaf"),
-    (lambda: optim.SGD({nn.Parameter(gs.zeros(1))}, lr=0.1), "ordered collections"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: optim.SGD([], lr=0.1), "empty parameter list"),
+        (lambda: optim.SGD([nn.Parameter(gs.zeros(1))], lr=-1), "Invalid learning rate: -1"),
+        (lambda: optim.SGD([nn.Parameter(gs.zeros(1))], lr=0.1, nesterov=True), "Nesterov momentum requires"),
+        (lambda: optim.Adam([nn.Parameter(gs.zeros(1))], betas=(1.0, 0.9)), "Invalid beta parameter at index 0"),
+        (lambda: optim.SGD([(gs.ones(2, requires_grad=True) * 2)], lr=0.1), "non-leaf"),
+        (lambda: optim.SGD({nn.Parameter(gs.zeros(1))}, lr=0.1), "ordered collections"),
+    ],
+)
 def test_bad_arguments_give_clear_errors(make, message):
     with pytest.raises((ValueError, TypeError), match=message):
         make()
@@ -177,7 +180,9 @@ def test_state_dict_layout_matches_torch():
     tstate = topt.state_dict()
     assert set(state) == set(tstate) == {"state", "param_groups"}
     assert list(state["state"]) == list(tstate["state"]) == [0]
-    np.testing.assert_allclose(state["state"][0]["momentum_buffer"].cpu().numpy(), tstate["state"][0]["momentum_buffer"].cpu().numpy())
+    np.testing.assert_allclose(
+        state["state"][0]["momentum_buffer"].cpu().numpy(), tstate["state"][0]["momentum_buffer"].cpu().numpy()
+    )
     assert state["param_groups"][0]["params"] == [0]
 
 

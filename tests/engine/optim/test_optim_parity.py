@@ -9,7 +9,6 @@ import graphscope as gs
 from graphscope.engine import nn, optim
 from tests.engine.optim.twin_training import STEPS, data, make_pair, train
 
-
 OPTIMIZERS = [
     ("sgd", "SGD", dict(lr=0.1)),
     ("sgd_momentum", "SGD", dict(lr=0.05, momentum=0.9)),
@@ -32,12 +31,15 @@ def test_training_matches_torch_in_float64(name, cls, options):
     gs_model, torch_model = make_pair()
     x, y = data()
     gs_losses = train(gs_model, lambda p: getattr(optim, cls)(p, **options), gs.tensor(x), gs.tensor(y), gs)
-    torch_losses = train(torch_model, lambda p: getattr(torch.optim, cls)(p, **options),
-                         torch.tensor(x), torch.tensor(y), torch)
+    torch_losses = train(
+        torch_model, lambda p: getattr(torch.optim, cls)(p, **options), torch.tensor(x), torch.tensor(y), torch
+    )
     np.testing.assert_allclose(gs_losses, torch_losses, rtol=1e-9, atol=1e-12)
     for (gname, gp), (tname, tp) in zip(gs_model.named_parameters(), torch_model.named_parameters()):
         assert gname == tname
-        np.testing.assert_allclose(gp.detach().cpu().numpy(), tp.detach().cpu().numpy(), rtol=1e-9, atol=1e-12, err_msg=gname)
+        np.testing.assert_allclose(
+            gp.detach().cpu().numpy(), tp.detach().cpu().numpy(), rtol=1e-9, atol=1e-12, err_msg=gname
+        )
     if not options.get("maximize"):
         assert gs_losses[-1] < gs_losses[0]
 
@@ -63,13 +65,19 @@ def test_param_groups_with_their_own_options_match_torch():
     x, y = data()
 
     def groups(model, lib_optim):
-        return lib_optim.SGD([
-            {"params": model[0].parameters(), "lr": 0.2},
-            {"params": list(model[2].parameters()) + list(model[4].parameters())},
-        ], lr=0.05, momentum=0.9)
+        return lib_optim.SGD(
+            [
+                {"params": model[0].parameters(), "lr": 0.2},
+                {"params": list(model[2].parameters()) + list(model[4].parameters())},
+            ],
+            lr=0.05,
+            momentum=0.9,
+        )
 
     gs_losses = train(gs_model, lambda p: groups(gs_model, optim), gs.tensor(x), gs.tensor(y), gs)
-    torch_losses = train(torch_model, lambda p: groups(torch_model, torch.optim), torch.tensor(x), torch.tensor(y), torch)
+    torch_losses = train(
+        torch_model, lambda p: groups(torch_model, torch.optim), torch.tensor(x), torch.tensor(y), torch
+    )
     np.testing.assert_allclose(gs_losses, torch_losses, rtol=1e-9)
 
 
@@ -79,7 +87,8 @@ def test_float32_training_tracks_torch_closely():
     torch_model.float()
     x, y = data()
     gs_losses = train(gs_model, lambda p: optim.Adam(p, lr=0.01), gs.tensor(x.astype(np.float32)), gs.tensor(y), gs)
-    torch_losses = train(torch_model, lambda p: torch.optim.Adam(p, lr=0.01),
-                         torch.tensor(x.astype(np.float32)), torch.tensor(y), torch)
+    torch_losses = train(
+        torch_model, lambda p: torch.optim.Adam(p, lr=0.01), torch.tensor(x.astype(np.float32)), torch.tensor(y), torch
+    )
     np.testing.assert_allclose(gs_losses, torch_losses, rtol=1e-4)
     assert gs_model[0].weight.dtype == gs.float32

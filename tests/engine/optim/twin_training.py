@@ -12,7 +12,9 @@ STEPS = 50
 def make_pair(seed=0):
     """(graphscope model, torch model): the same MLP with the same weights."""
     torch.manual_seed(seed)
-    torch_model = tnn.Sequential(tnn.Linear(5, 16), tnn.Tanh(), tnn.Linear(16, 16), tnn.ReLU(), tnn.Linear(16, 3)).double()
+    torch_model = tnn.Sequential(
+        tnn.Linear(5, 16), tnn.Tanh(), tnn.Linear(16, 16), tnn.ReLU(), tnn.Linear(16, 3)
+    ).double()
     gs_model = nn.Sequential(nn.Linear(5, 16), nn.Tanh(), nn.Linear(16, 16), nn.ReLU(), nn.Linear(16, 3)).double()
     gs_model.load_state_dict(torch_model.state_dict())
     return gs_model, torch_model

@@ -63,11 +63,15 @@ def test_default_convert_leaves_a_numpy_string_array_alone():
     assert torch_data.default_convert(strings) is strings
 
 
-@pytest.mark.parametrize("batch", [
-    lambda lib: [[1, 2], [3]],
-    lambda lib: [object()],
-    lambda lib: [np.array(["a"])],
-], ids=["unequal sizes", "object", "numpy strings"])
+@pytest.mark.parametrize(
+    "batch",
+    [
+        lambda lib: [[1, 2], [3]],
+        lambda lib: [object()],
+        lambda lib: [np.array(["a"])],
+    ],
+    ids=["unequal sizes", "object", "numpy strings"],
+)
 def test_default_collate_errors_as_torch(batch):
     kind, message = torch_error(lambda: torch_data.default_collate(batch(torch)))
     with pytest.raises(kind) as caught:
@@ -77,8 +81,11 @@ def test_default_collate_errors_as_torch(batch):
 
 def test_default_collate_of_unequal_tensors_says_which():
     torch_error(lambda: torch_data.default_collate([torch.zeros(2), torch.zeros(3)]))
-    with pytest.raises(ValueError, match=r"stack expects each tensor to be equal size, but got \(2,\) at entry 0 "
-                                         r"and \(3,\) at entry 1"):
+    with pytest.raises(
+        ValueError,
+        match=r"stack expects each tensor to be equal size, but got \(2,\) at entry 0 "
+        r"and \(3,\) at entry 1",
+    ):
         data.default_collate([gs.zeros(2), gs.zeros(3)])
 
 

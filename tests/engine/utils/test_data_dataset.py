@@ -24,8 +24,11 @@ def test_tensor_dataset_items_and_length_as_torch(index):
 
 
 def test_tensor_dataset_needs_one_first_dimension():
-    raises_as_torch(lambda: data.TensorDataset(gs.zeros(3), gs.zeros(4)),
-                    lambda: torch_data.TensorDataset(torch.zeros(3), torch.zeros(4)), ValueError)
+    raises_as_torch(
+        lambda: data.TensorDataset(gs.zeros(3), gs.zeros(4)),
+        lambda: torch_data.TensorDataset(torch.zeros(3), torch.zeros(4)),
+        ValueError,
+    )
     with pytest.raises(TypeError, match="TensorDataset takes tensors, got list"):
         data.TensorDataset([1, 2])
 
@@ -59,9 +62,17 @@ def test_subset_as_torch(index):
     assert len(got) == len(expected) == 2
 
 
-@pytest.mark.parametrize("size,lengths", [
-    (10, [3, 7]), (10, [0.33, 0.33, 0.34]), (11, [0.5, 0.5]), (3, [0.1, 0.9]), (10, [0.25, 0.25, 0.5]),
-], ids=str)
+@pytest.mark.parametrize(
+    "size,lengths",
+    [
+        (10, [3, 7]),
+        (10, [0.33, 0.33, 0.34]),
+        (11, [0.5, 0.5]),
+        (3, [0.1, 0.9]),
+        (10, [0.25, 0.25, 0.5]),
+    ],
+    ids=str,
+)
 def test_random_split_lengths_as_torch(size, lengths):
     got = data.random_split(range(size), lengths)
     expected = torch_data.random_split(range(size), lengths)

@@ -33,6 +33,7 @@ class Numbers:
 
 def doubled(lib):
     """A TensorDataset subclass whose own __getitem__ must be used, not the loader's gather of rows."""
+
     class Doubled(lib_data(lib).TensorDataset):
         def __getitem__(self, i):
             x, y = super().__getitem__(i)
@@ -52,15 +53,18 @@ LOADERS = {
     "shuffle=False": lambda lib: lib_data(lib).DataLoader(tensor_dataset(lib), batch_size=3, shuffle=False),
     "sampler list": lambda lib: lib_data(lib).DataLoader(tensor_dataset(lib), batch_size=2, sampler=[9, 8, 7]),
     "batch_sampler": lambda lib: lib_data(lib).DataLoader(
-        tensor_dataset(lib), batch_sampler=lib_data(lib).BatchSampler(range(10), 3, False)),
+        tensor_dataset(lib), batch_sampler=lib_data(lib).BatchSampler(range(10), 3, False)
+    ),
     "collate_fn": lambda lib: lib_data(lib).DataLoader(tensor_dataset(lib, 4), batch_size=2, collate_fn=lambda b: b),
     "mixed samples": lambda lib: lib_data(lib).DataLoader(Numbers(5), batch_size=2),
     "mixed samples, unbatched": lambda lib: lib_data(lib).DataLoader(Numbers(2), batch_size=None),
     "list of dicts": lambda lib: lib_data(lib).DataLoader(
-        [{"x": lib.zeros(2), "y": 1}, {"x": lib.ones(2), "y": 2}, {"x": lib.ones(2), "y": 3}], batch_size=2),
+        [{"x": lib.zeros(2), "y": 1}, {"x": lib.ones(2), "y": 2}, {"x": lib.ones(2), "y": 3}], batch_size=2
+    ),
     "dataset subclass": lambda lib: lib_data(lib).DataLoader(doubled(lib), batch_size=4),
     "subset of a subset": lambda lib: lib_data(lib).DataLoader(
-        lib_data(lib).Subset(lib_data(lib).Subset(tensor_dataset(lib), [9, 7, 1, 4]), [3, 0, 1]), batch_size=2),
+        lib_data(lib).Subset(lib_data(lib).Subset(tensor_dataset(lib), [9, 7, 1, 4]), [3, 0, 1]), batch_size=2
+    ),
     "subset": lambda lib: lib_data(lib).DataLoader(lib_data(lib).Subset(tensor_dataset(lib), [7, 1, 4]), batch_size=2),
 }
 
@@ -88,8 +92,9 @@ class Stream:
         return Sized() if sized else Counting()
 
 
-@pytest.mark.parametrize("options", [dict(batch_size=3), dict(batch_size=3, drop_last=True), dict(batch_size=None),
-                                     dict()], ids=str)
+@pytest.mark.parametrize(
+    "options", [dict(batch_size=3), dict(batch_size=3, drop_last=True), dict(batch_size=None), dict()], ids=str
+)
 def test_iterable_dataset_batches_and_length_as_torch(options):
     got = data.DataLoader(Stream.make(gs, sized=True), **options)
     expected = torch_data.DataLoader(Stream.make(torch, sized=True), **options)
@@ -98,14 +103,18 @@ def test_iterable_dataset_batches_and_length_as_torch(options):
 
 
 def test_iterable_dataset_without_length_has_no_loader_length_as_torch():
-    raises_as_torch(lambda: len(data.DataLoader(Stream.make(gs), batch_size=3)),
-                    lambda: len(torch_data.DataLoader(Stream.make(torch), batch_size=3)))
+    raises_as_torch(
+        lambda: len(data.DataLoader(Stream.make(gs), batch_size=3)),
+        lambda: len(torch_data.DataLoader(Stream.make(torch), batch_size=3)),
+    )
 
 
 @pytest.mark.parametrize("options", [dict(shuffle=True), dict(sampler=[1]), dict(batch_sampler=[[1]])], ids=str)
 def test_iterable_dataset_refuses_an_order_as_torch(options):
-    raises_as_torch(lambda: data.DataLoader(Stream.make(gs), **options),
-                    lambda: torch_data.DataLoader(Stream.make(torch), **options))
+    raises_as_torch(
+        lambda: data.DataLoader(Stream.make(gs), **options),
+        lambda: torch_data.DataLoader(Stream.make(torch), **options),
+    )
 
 
 ERRORS = {
@@ -126,13 +135,18 @@ ERRORS = {
 
 @pytest.mark.parametrize("options", ERRORS)
 def test_option_errors_as_torch(options):
-    raises_as_torch(lambda: data.DataLoader(tensor_dataset(gs), **ERRORS[options]),
-                    lambda: torch_data.DataLoader(tensor_dataset(torch), **ERRORS[options]))
+    raises_as_torch(
+        lambda: data.DataLoader(tensor_dataset(gs), **ERRORS[options]),
+        lambda: torch_data.DataLoader(tensor_dataset(torch), **ERRORS[options]),
+    )
 
 
 def test_workers_are_refused_with_what_to_do():
-    with pytest.raises(NotImplementedError, match=r"DataLoader\(num_workers=2\): graphscope loads batches in the "
-                                                  r"main process only.*pass num_workers=0"):
+    with pytest.raises(
+        NotImplementedError,
+        match=r"DataLoader\(num_workers=2\): graphscope loads batches in the "
+        r"main process only.*pass num_workers=0",
+    ):
         data.DataLoader(tensor_dataset(gs), num_workers=2)
 
 
@@ -161,8 +175,12 @@ def test_shuffle_follows_the_generator_and_the_global_seed():
 def test_loader_attributes_as_torch():
     got = data.DataLoader(tensor_dataset(gs), batch_size=3, drop_last=True)
     expected = torch_data.DataLoader(tensor_dataset(torch), batch_size=3, drop_last=True)
-    assert (got.batch_size, got.drop_last, got.num_workers, got.generator) == \
-           (expected.batch_size, expected.drop_last, expected.num_workers, expected.generator)
+    assert (got.batch_size, got.drop_last, got.num_workers, got.generator) == (
+        expected.batch_size,
+        expected.drop_last,
+        expected.num_workers,
+        expected.generator,
+    )
     assert type(got.sampler).__name__ == type(expected.sampler).__name__ == "SequentialSampler"
     assert type(got.batch_sampler).__name__ == type(expected.batch_sampler).__name__ == "BatchSampler"
     shuffled = data.DataLoader(tensor_dataset(gs), shuffle=True)
@@ -198,6 +216,9 @@ def test_as_torch_aliases_torch_utils_data():
         from torch.utils.data.dataset import Subset
         from torch.utils.data.sampler import SubsetRandomSampler
 
-        assert (default_collate, Subset, SubsetRandomSampler) == (data.default_collate, data.Subset,
-                                                                  data.SubsetRandomSampler)
+        assert (default_collate, Subset, SubsetRandomSampler) == (
+            data.default_collate,
+            data.Subset,
+            data.SubsetRandomSampler,
+        )
     assert torch.utils.data.DataLoader is torch_data.DataLoader

@@ -16,8 +16,9 @@ def test_sequential_sampler_as_torch():
     assert len(data.SequentialSampler(range(5))) == 5
 
 
-@pytest.mark.parametrize("size,batch_size,drop_last", [(5, 2, False), (5, 2, True), (6, 3, True), (2, 5, False),
-                                                       (2, 5, True)], ids=str)
+@pytest.mark.parametrize(
+    "size,batch_size,drop_last", [(5, 2, False), (5, 2, True), (6, 3, True), (2, 5, False), (2, 5, True)], ids=str
+)
 def test_batch_sampler_as_torch(size, batch_size, drop_last):
     got = data.BatchSampler(range(size), batch_size, drop_last)
     expected = torch_data.BatchSampler(range(size), batch_size, drop_last)
@@ -25,20 +26,35 @@ def test_batch_sampler_as_torch(size, batch_size, drop_last):
     assert len(got) == len(expected)
 
 
-@pytest.mark.parametrize("call", [
-    lambda lib: lib.BatchSampler(range(5), 0, False),
-    lambda lib: lib.BatchSampler(range(5), 2.5, False),
-    lambda lib: lib.BatchSampler(range(5), True, False),
-    lambda lib: lib.BatchSampler(range(5), 2, 1),
-    lambda lib: lib.RandomSampler(range(5), replacement=1),
-    lambda lib: lib.RandomSampler(range(5), num_samples=0),
-    lambda lib: lib.RandomSampler(range(5), num_samples=2.0),
-    lambda lib: lib.RandomSampler(range(0)),
-    lambda lib: lib.WeightedRandomSampler([0.0, 1.0], 0),
-    lambda lib: lib.WeightedRandomSampler([0.0, 1.0], 2, replacement=2),
-    lambda lib: lib.WeightedRandomSampler([[0.0, 1.0]], 2),
-], ids=["batch_size 0", "float batch_size", "bool batch_size", "int drop_last", "int replacement", "0 samples",
-        "float samples", "empty dataset", "weighted 0 samples", "weighted int replacement", "2-d weights"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda lib: lib.BatchSampler(range(5), 0, False),
+        lambda lib: lib.BatchSampler(range(5), 2.5, False),
+        lambda lib: lib.BatchSampler(range(5), True, False),
+        lambda lib: lib.BatchSampler(range(5), 2, 1),
+        lambda lib: lib.RandomSampler(range(5), replacement=1),
+        lambda lib: lib.RandomSampler(range(5), num_samples=0),
+        lambda lib: lib.RandomSampler(range(5), num_samples=2.0),
+        lambda lib: lib.RandomSampler(range(0)),
+        lambda lib: lib.WeightedRandomSampler([0.0, 1.0], 0),
+        lambda lib: lib.WeightedRandomSampler([0.0, 1.0], 2, replacement=2),
+        lambda lib: lib.WeightedRandomSampler([[0.0, 1.0]], 2),
+    ],
+    ids=[
+        "batch_size 0",
+        "float batch_size",
+        "bool batch_size",
+        "int drop_last",
+        "int replacement",
+        "0 samples",
+        "float samples",
+        "empty dataset",
+        "weighted 0 samples",
+        "weighted int replacement",
+        "2-d weights",
+    ],
+)
 def test_sampler_errors_as_torch(call):
     raises_as_torch(lambda: call(data), lambda: call(torch_data))
 
@@ -63,12 +79,16 @@ def test_random_sampler_with_replacement_draws_in_range():
     np.testing.assert_allclose(np.bincount(draws) / 4000, 0.25, atol=0.04)
 
 
-@pytest.mark.parametrize("make", [
-    lambda g: data.RandomSampler(range(30), generator=g),
-    lambda g: data.RandomSampler(range(30), replacement=True, num_samples=40, generator=g),
-    lambda g: data.SubsetRandomSampler(list(range(5, 35)), generator=g),
-    lambda g: data.WeightedRandomSampler([1.0, 2.0, 3.0], 20, generator=g),
-], ids=["random", "random with replacement", "subset random", "weighted"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda g: data.RandomSampler(range(30), generator=g),
+        lambda g: data.RandomSampler(range(30), replacement=True, num_samples=40, generator=g),
+        lambda g: data.SubsetRandomSampler(list(range(5, 35)), generator=g),
+        lambda g: data.WeightedRandomSampler([1.0, 2.0, 3.0], 20, generator=g),
+    ],
+    ids=["random", "random with replacement", "subset random", "weighted"],
+)
 def test_random_samplers_follow_their_generator_and_the_global_seed(make):
     def run(g):
         sampler = make(g)
