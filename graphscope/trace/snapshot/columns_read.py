@@ -4,7 +4,11 @@ Every column is checked whole with NumPy; a problem is then named by its first b
 
 from __future__ import annotations
 
+import binascii
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
 
 from ..record.limits import FIELDS, ID_LIMIT
 from ..record.literal import visible
@@ -43,6 +47,24 @@ class ColumnReader(FieldReader):
 
     def count(self, d: dict, where: str) -> int:
         return self.integer(d["count"], where + ".count", 0, ID_LIMIT)
+
+    def array(self, v: object, where: str, dtype: np.dtype[Any], count: int) -> NDArray[Any]:
+        """`count` values of `dtype` from base64 text (or the placeholder of a blob lifted out of it)."""
+        if type(v) is not str:
+            self.fail(where, f"expected base64 text, found {kind_of(v)}")
+        v = self.blobs.get(v, v)
+        expected = 4 * ((count * dtype.itemsize + 2) // 3)
+        if len(v) != expected:
+            self.fail(
+                where, f"expected {expected:,} base64 characters for {count:,} {dtype.name} values, found {len(v):,}"
+            )
+        try:
+            raw = binascii.a2b_base64(v, strict_mode=True)
+        except (binascii.Error, ValueError) as e:
+            self.fail(where, f"not valid base64: {e}")
+        if len(raw) != count * dtype.itemsize:
+            self.fail(where, f"holds {len(raw):,} bytes; {count:,} {dtype.name} values take {count * dtype.itemsize:,}")
+        return np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype, copy=False)
 
     def column(self, d, where: str, count: int, low: int, high: int) -> np.ndarray:
         """An integer column {"dtype", "data"} of `count` values from low to high, as int64."""
