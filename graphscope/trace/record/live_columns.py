@@ -159,15 +159,16 @@ class LiveNodes(NodeColumns):
 
     __slots__ = ("_coder", "_dense", "_gone", "_index", "alive", "changes", "refs", "unused")
 
-    # Its columns are typed arrays, always.
-    id: array[int]
-    op: array[int]
-    flags: array[int]
-    parameter: array[int]
-    leaf: array[int]
-    output: array[int]
-    inputs: array[int]
-    inputs_start: array[int]
+    # Its columns are typed arrays, always, read by NodeColumns' methods as they read NumPy arrays
+    # (by index, slice, len and tolist).
+    id: array[int]  # type: ignore[assignment]
+    op: array[int]  # type: ignore[assignment]
+    flags: array[int]  # type: ignore[assignment]
+    parameter: array[int]  # type: ignore[assignment]
+    leaf: array[int]  # type: ignore[assignment]
+    output: array[int]  # type: ignore[assignment]
+    inputs: array[int]  # type: ignore[assignment]
+    inputs_start: array[int]  # type: ignore[assignment]
     # Its summaries grow one at a time; they read as a SummaryTable's do (rows by index, len,
     # nonfinite), which is all NodeColumns' methods ask of them; the table is `columns().summaries`.
     _summaries: LiveSummaries  # type: ignore[assignment]

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import MISSING, fields
 from itertools import chain
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,12 +32,6 @@ from .node_fields import (
 from .node_fields import Column as FieldColumn
 from .summary_table import SummaryTable
 from .tensor_summary import TensorSummary
-
-if TYPE_CHECKING:
-    from array import array
-
-    # A column as a store holds it: a NumPy array, or in `live_columns.LiveNodes` a growing typed array.
-    IntColumn: TypeAlias = NDArray[np.integer[Any]] | array[int]
 
 _MISSING = -2  # a code not yet given
 
@@ -179,14 +173,14 @@ class NodeColumns:
     __slots__ = ("_first", "_outputs", "_row", "_sorted", "_summaries", *ATTRIBUTES)
 
     # The columns read by name (the others are read through `node_fields.COLUMNS`).
-    id: IntColumn
-    op: IntColumn
-    flags: IntColumn
-    parameter: IntColumn
-    leaf: IntColumn
-    output: IntColumn
-    inputs: IntColumn
-    inputs_start: IntColumn
+    id: NDArray[np.integer[Any]]
+    op: NDArray[np.integer[Any]]
+    flags: NDArray[np.integer[Any]]
+    parameter: NDArray[np.integer[Any]]
+    leaf: NDArray[np.integer[Any]]
+    output: NDArray[np.integer[Any]]
+    inputs: NDArray[np.integer[Any]]
+    inputs_start: NDArray[np.integer[Any]]
     dead: dict[int, tuple[int, int]]
     strings: list[str]
     sites: list[SourceSite]

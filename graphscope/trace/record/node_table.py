@@ -98,9 +98,10 @@ class NodeTable(MutableMapping[int, Node]):
             live = self._live = LiveNodes()
         return live
 
-    def get(self, k: int, default: Node | _T | None = None) -> Node | _T | None:  # type: ignore[override]  # one signature for Mapping.get's two
+    # One signature for Mapping.get's two; a key that is no node's id (None too) gives the default.
+    def get(self, k: int | None, default: Node | _T | None = None) -> Node | _T | None:  # type: ignore[override]
         try:
-            return self[k]
+            return self[k]  # type: ignore[index]  # None: a KeyError, so the default
         except (KeyError, TypeError):
             return default
 
@@ -181,7 +182,7 @@ class NodeTable(MutableMapping[int, Node]):
     def __iter__(self) -> Iterator[int]:
         if self._columns is not None:
             ids = self._columns.id if self._alive is None else self._columns.id[self._alive]
-            yield from ids.tolist()  # type: ignore[union-attr]  # a column, indexed by a mask: a column
+            yield from ids.tolist()
         if self._live is not None:
             yield from self._live.ids()
         yield from self._loose

@@ -26,7 +26,7 @@ from ..record.model import (
 )
 from ..record.node_table import NodeTable
 from ..record.pass_history import PassHistory
-from .fields import kind_of
+from .fields import Json, kind_of
 from .file import read_snapshot_bytes, size_text
 from .format import (
     COLUMNS_VERSION,
@@ -40,7 +40,7 @@ from .parse import parse
 from .rows_read import RowReader
 
 
-def load(path) -> Record:
+def load(path: str | os.PathLike[str]) -> Record:
     """Read and validate a snapshot file; raises SnapshotError for anything wrong with it."""
     path = os.fspath(path)
     try:
@@ -82,7 +82,7 @@ class RecordReader(RowReader):
         "dropped_console",
     )
 
-    def record(self, doc) -> Record:
+    def record(self, doc: Json) -> Record:
         if type(doc) is not dict:
             self.fail("", f"not a graphscope snapshot: the JSON is {kind_of(doc)}, not an object")
         fmt = doc.get("format")
@@ -113,7 +113,9 @@ class RecordReader(RowReader):
         else:
             self.tensors = self.tensor_table(doc["tensors"], "tensors")
             record.nodes = nodes = NodeTable(columns=self.nodes(doc["nodes"], "nodes"))
-        record.passes = passes = PassHistory()  # the passes without detail as rows, as when recorded
+        passes = PassHistory()  # the passes without detail as rows, as when recorded
+        # (a PassHistory reads as the list Record.passes is declared as; the recorder holds one too)
+        record.passes = passes  # type: ignore[assignment]
         for i, p in enumerate(self.seq(doc["passes"], "passes")):
             passes.append(self.backward_pass(p, f"passes[{i}]", nodes))
             if passes.compactable(i):
@@ -135,7 +137,7 @@ class RecordReader(RowReader):
             record.rules = self.rules(doc["rules"], "rules")
         return record
 
-    def rules(self, d, where: str) -> dict[str, str]:
+    def rules(self, d: Json, where: str) -> dict[str, str]:
         """op -> its derivative rule's text."""
         self.obj(d, where, ())
         return {
@@ -143,7 +145,7 @@ class RecordReader(RowReader):
             for op, rule in d.items()
         }
 
-    def source_site(self, d, where: str) -> SourceSite:
+    def source_site(self, d: Json, where: str) -> SourceSite:
         self.obj(d, where, ("file", "line", "function", "text"))
         return SourceSite(
             self.name(d["file"], where + ".file", FIELDS["sites.file"]),
@@ -152,7 +154,7 @@ class RecordReader(RowReader):
             self.text(d["text"], where + ".text", FIELDS["sites.text"]),
         )
 
-    def metadata(self, d, where: str) -> Metadata:
+    def metadata(self, d: Json, where: str) -> Metadata:
         keys = (
             "script",
             "argv",
@@ -189,7 +191,7 @@ class RecordReader(RowReader):
             memory_budget=self.integer(d["memory_budget"], where + ".memory_budget", 0, 2**62),
         )
 
-    def backward_pass(self, d, where: str, nodes) -> BackwardPass:
+    def backward_pass(self, d: Json, where: str, nodes: NodeTable) -> BackwardPass:
         self.obj(
             d, where, ("index", "loss", "grad_norms", "node_count", "detailed", "finished", "root", "order", "steps")
         )
@@ -219,7 +221,7 @@ class RecordReader(RowReader):
             steps=self.steps(d["steps"], where + ".steps", nodes),
         )
 
-    def steps(self, d, where: str, nodes) -> list[Step]:
+    def steps(self, d: Json, where: str, nodes: NodeTable) -> list[Step]:
         self.obj(d, where, ("node", "grad_output", "grad_inputs", "leaf_grads"))
         at = self.seq(d["node"], where + ".node")
         n = len(at)
@@ -260,7 +262,7 @@ class RecordReader(RowReader):
             )
         return out
 
-    def console_line(self, d, where: str) -> ConsoleLine:
+    def console_line(self, d: Json, where: str) -> ConsoleLine:
         stamped = self.version >= CONSOLE_STAMPS_VERSION
         self.obj(d, where, ("stream", "text", "pass") + (("step", "events") if stamped else ()))
         stream = self.name(d["stream"], where + ".stream")
@@ -275,7 +277,7 @@ class RecordReader(RowReader):
             self.integer(d["events"], where + ".events") if stamped else 0,
         )
 
-    def script_error(self, d, where: str, nodes) -> ScriptError:
+    def script_error(self, d: Json, where: str, nodes: NodeTable) -> ScriptError:
         self.obj(d, where, ("type", "message", "traceback", "node", "site"))
         return ScriptError(
             self.name(d["type"], where + ".type", FIELDS["error.type"]),
@@ -285,7 +287,7 @@ class RecordReader(RowReader):
             self.site(d["site"], where + ".site"),
         )
 
-    def finding(self, d, where: str, nodes) -> Finding:
+    def finding(self, d: Json, where: str, nodes: NodeTable) -> Finding:
         self.obj(d, where, ("kind", "message", "node", "pass", "parameter", "site"))
         kind = self.name(d["kind"], where + ".kind")
         if kind not in FINDING_KINDS:
@@ -299,7 +301,7 @@ class RecordReader(RowReader):
             self.site(d["site"], where + ".site"),
         )
 
-    def optimizer_events(self, events, where: str) -> list[OptimizerEvent]:
+    def optimizer_events(self, events: Json, where: str) -> list[OptimizerEvent]:
         out = []
         for i, d in enumerate(self.seq(events, where)):
             at = f"{where}[{i}]"
@@ -314,7 +316,8 @@ class RecordReader(RowReader):
             for j, pair in enumerate(self.seq(d["settings"], at + ".settings")):
                 if type(pair) is not list or len(pair) != 2:
                     self.fail(f"{at}.settings[{j}]", "expected [name, literal]")
-                settings.append(tuple(self.names(pair, f"{at}.settings[{j}]", 2, limit=FIELDS["optimizer.settings"])))
+                name, value = self.names(pair, f"{at}.settings[{j}]", 2, limit=FIELDS["optimizer.settings"])
+                settings.append((name, value))
             out.append(
                 OptimizerEvent(
                     kind,
@@ -327,7 +330,7 @@ class RecordReader(RowReader):
             )
         return out
 
-    def param_changes(self, d, where: str) -> list[ParamChange]:
+    def param_changes(self, d: Json, where: str) -> list[ParamChange]:
         self.obj(d, where, ("leaf", "label", "before", "update", "after", "grad", "state"))
         leaves = self.ints(d["leaf"], where + ".leaf", None)
         n = len(leaves)

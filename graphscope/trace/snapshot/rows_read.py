@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 from itertools import chain
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..record.limits import FIELDS
 from ..record.literal import visible
@@ -16,12 +18,17 @@ from ..record.tensor_summary import host_dtype
 from ..stats.summarize import ARRAY_DTYPES, HISTOGRAM_BINS, PREVIEW_SIZE, TensorSummary
 from .blobs import padding
 from .columns_read import ColumnReader
-from .fields import kind_of
+from .fields import Json, kind_of
 from .format import MAX_ELEMENTS, MAX_NDIM
+
+# (part, dtype name) -> [its values, how many the tensors read so far have taken]
+_Blobs = dict[tuple[str, str], list[Any]]
 
 
 class RowReader(ColumnReader):
     """The tensor table and the nodes of a version 1 to 3 snapshot, for `read.RecordReader`."""
+
+    version: int  # the snapshot's, set by `read.RecordReader.record` before any part is read
 
     _TENSOR_KEYS = (
         "shape",
@@ -38,7 +45,7 @@ class RowReader(ColumnReader):
         "values",
     )
 
-    def tensor_table(self, d, where: str) -> list[TensorSummary]:
+    def tensor_table(self, d: Json, where: str) -> list[TensorSummary]:
         """Version 1 to 3: the tensors as JSON lists (and base64 arrays)."""
         self.obj(d, where, self._TENSOR_KEYS)
         shapes = self.seq(d["shape"], where + ".shape")
@@ -59,10 +66,10 @@ class RowReader(ColumnReader):
         exact, counts = self.exact_and_histograms(d, where, n)
         histograms = counts.astype(np.int64).reshape(n, HISTOGRAM_BINS)
         histograms.flags.writeable = False
-        filled = histograms.any(axis=1).tolist()
+        filled: list[bool] = histograms.any(axis=1).tolist()  # type: ignore[assignment]  # any(axis=1) of 2-D: a list
         full = set(self.ints(d["full"], where + ".full", None, 0, max(n - 1, 0)))
         dropped = set(self.ints(d["dropped"], where + ".dropped", None, 0, max(n - 1, 0)))
-        blobs = {}
+        blobs: _Blobs = {}
         for part in ("preview", "values"):
             given = d[part]
             if type(given) is not dict:
@@ -78,7 +85,7 @@ class RowReader(ColumnReader):
                     self.fail(f"{where}.{part}.{key}", f"not a whole number of {key} values")
                 blobs[part, key] = [self.array(text, f"{where}.{part}.{key}", dtype, raw_len // dtype.itemsize), 0]
         out = []
-        hosts = {}
+        hosts: dict[str, tuple[str, bool]] = {}  # dtype -> (its host dtype, whether integral)
         for i in range(n):
             shape = tuple(shapes[i])
             if len(shape) > MAX_NDIM:
@@ -86,12 +93,12 @@ class RowReader(ColumnReader):
             numel = math.prod(shape)
             if numel > MAX_ELEMENTS:
                 self.fail(f"{where}.shape[{i}]", f"{numel:,} elements is more than the {MAX_ELEMENTS:,} allowed")
-            dtype = dtypes[i]
-            host = hosts.get(dtype)
-            if host is None:
-                kind = np.dtype(dtype).kind if dtype in ARRAY_DTYPES else "f"
-                host = hosts[dtype] = (host_dtype(dtype).name, kind in "iub")
-            host, integral = host
+            dtype_name = dtypes[i]
+            facts = hosts.get(dtype_name)
+            if facts is None:
+                kind = np.dtype(dtype_name).kind if dtype_name in ARRAY_DTYPES else "f"
+                facts = hosts[dtype_name] = (host_dtype(dtype_name).name, kind in "iub")
+            host, integral = facts
             if nans[i] + infs[i] > numel:
                 self.fail(f"{where}.nan[{i}]", f"{nans[i]:,} NaNs and {infs[i]:,} Infs in {numel:,} elements")
             zf = zeros[i]
@@ -111,7 +118,7 @@ class RowReader(ColumnReader):
             out.append(
                 TensorSummary(
                     shape,
-                    dtype,
+                    dtype_name,
                     devices[i],
                     numel,
                     lo,
@@ -133,14 +140,15 @@ class RowReader(ColumnReader):
                 self.fail(f"{where}.{part}.{key}", f"holds {array.size:,} values; the tensors use {used:,}")
         return out
 
-    def take(self, blobs, part: str, dtype: str, count: int, where: str, i: int) -> np.ndarray:
+    def take(self, blobs: _Blobs, part: str, dtype: str, count: int, where: str, i: int) -> NDArray[Any]:
         """The next `count` values of tensor `i` from the `part` blob of `dtype`."""
         entry = blobs.get((part, dtype))
         if entry is None:
             if count == 0:
                 return np.zeros(0, dtype=dtype)
             self.fail(f"{where}.{part}", f"tensor {i} needs {dtype} values, and there are none")
-        array, used = entry
+        array: NDArray[Any] = entry[0]
+        used: int = entry[1]
         if used + count > array.size:
             self.fail(f"{where}.{part}.{dtype}", f"ends before tensor {i}'s {count:,} values")
         entry[1] = used + count
@@ -162,7 +170,7 @@ class RowReader(ColumnReader):
         "dead_units",
     )
 
-    def nodes(self, d, where: str) -> NodeColumns:
+    def nodes(self, d: Json, where: str) -> NodeColumns:
         """Version 1 to 3: the nodes as JSON lists."""
         self.obj(
             d,
@@ -233,7 +241,7 @@ class RowReader(ColumnReader):
             n,
         )
 
-    def arguments(self, rows, where: str, n: int) -> list[tuple]:
+    def arguments(self, rows: Json, where: str, n: int) -> list[tuple[tuple[str, str], ...]]:
         """Each node's [[name, literal], ...]."""
         rows = self.seq(rows, where, n)
         out = []
