@@ -41,7 +41,7 @@ _COUNT_LIMIT = 2**31  # entries of one ragged row (inputs, saved roles, argument
 
 
 class ColumnReader(FieldReader):
-    """The column sections of a snapshot, for `snapshot_read.RecordReader`."""
+    """The column sections of a snapshot (and the base64 arrays they hold), for `read.RecordReader`."""
 
     def strings(self, v: Json, where: str) -> list[str]:
         return self.names(self.seq(v, where), where, None, limit=FIELDS["strings"])
