@@ -8,6 +8,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
+from ..record.live_columns import Scan
 from ..record.model import (
     ACCUMULATED_GRAD,
     DEAD_RELU,
@@ -62,7 +63,7 @@ def _what(node: Node) -> str:
     return node.op if not node.module else f"{node.op} in {node.module}"
 
 
-def _nodes_at(record: Record, scan: NodeColumns, rows: Iterable[int]) -> list[Node]:
+def _nodes_at(record: Record, scan: Scan | NodeColumns, rows: Iterable[int]) -> list[Node]:
     """The nodes at these rows of a scan of the record's nodes (only they are made into Nodes)."""
     return [record.nodes[int(scan.id[r])] for r in rows]
 

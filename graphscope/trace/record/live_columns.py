@@ -5,13 +5,17 @@ from __future__ import annotations
 import operator
 from array import array
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from itertools import accumulate
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .node_columns import Coder, NodeColumns, offsets
 from .node_fields import ARRAYS, COLUMNS, NONE, ROW, ROW_PAIRS, dtype_of
 from .summary_table import DROPPED, SummaryTable, index_ranges
+from .tensor_summary import TensorSummary
 
 # Summaries added one at a time are packed into a table this many at a time.
 PACK = 16384
@@ -27,11 +31,11 @@ class LiveSummaries:
 
     __slots__ = ("_bases", "_dropped", "_loose", "_start", "_tables")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._tables: list[SummaryTable] = []
         self._bases: list[int] = []  # each table's first row
         self._dropped: list[int] = []  # each table's bytes dropped since it was packed
-        self._loose: list = []  # the TensorSummary objects after the tables
+        self._loose: list[TensorSummary] = []  # the TensorSummary objects after the tables
         self._start = 0  # the first loose row
 
     @classmethod
@@ -44,7 +48,7 @@ class LiveSummaries:
     def __len__(self) -> int:
         return self._start + len(self._loose)
 
-    def add(self, summary) -> int:
+    def add(self, summary: TensorSummary) -> int:
         """Append a summary; its row."""
         row = self._start + len(self._loose)
         self._loose.append(summary)
@@ -52,7 +56,7 @@ class LiveSummaries:
             self._pack()
         return row
 
-    def extend(self, summaries: list) -> None:
+    def extend(self, summaries: list[TensorSummary]) -> None:
         """Append summaries (rows len(self) onwards)."""
         self._loose.extend(summaries)
         if len(self._loose) >= PACK:
@@ -70,7 +74,7 @@ class LiveSummaries:
         k = bisect_right(self._bases, row) - 1
         return k, row - self._bases[k]
 
-    def __getitem__(self, row: int):
+    def __getitem__(self, row: int) -> TensorSummary:
         if row >= self._start:
             return self._loose[row - self._start]
         k, i = self._locate(row)
@@ -98,7 +102,7 @@ class LiveSummaries:
                 self._dropped[k] = 0
         return freed
 
-    def nonfinite(self) -> np.ndarray:
+    def nonfinite(self) -> NDArray[np.bool_]:
         """Per row: whether it holds a NaN or an Inf."""
         parts = [t.nonfinite() for t in self._tables]
         parts.append(np.fromiter((s.has_nonfinite for s in self._loose), bool, len(self._loose)))
@@ -124,11 +128,21 @@ class Scan:
 
     __slots__ = ("_nonfinite", "dead", "flags", "id", "leaf", "op", "parameter", "strings")
 
-    def __init__(self, id, op, flags, parameter, leaf, strings, dead, nonfinite):
+    def __init__(
+        self,
+        id: NDArray[np.int64],
+        op: NDArray[np.int32],
+        flags: NDArray[np.uint8],
+        parameter: NDArray[np.int32],
+        leaf: NDArray[np.int64],
+        strings: list[str],
+        dead: dict[int, tuple[int, int]],
+        nonfinite: NDArray[np.bool_],
+    ) -> None:
         self.id, self.op, self.flags, self.parameter, self.leaf = id, op, flags, parameter, leaf
         self.strings, self.dead, self._nonfinite = strings, dead, nonfinite
 
-    def output_nonfinite(self) -> np.ndarray:
+    def output_nonfinite(self) -> NDArray[np.bool_]:
         return self._nonfinite
 
 
@@ -145,7 +159,21 @@ class LiveNodes(NodeColumns):
 
     __slots__ = ("_coder", "_dense", "_gone", "_index", "alive", "changes", "refs", "unused")
 
-    def __init__(self):  # not NodeColumns': the columns start empty and grow
+    # Its columns are typed arrays, always, read by NodeColumns' methods as they read NumPy arrays
+    # (by index, slice, len and tolist).
+    id: array[int]  # type: ignore[assignment]
+    op: array[int]  # type: ignore[assignment]
+    flags: array[int]  # type: ignore[assignment]
+    parameter: array[int]  # type: ignore[assignment]
+    leaf: array[int]  # type: ignore[assignment]
+    output: array[int]  # type: ignore[assignment]
+    inputs: array[int]  # type: ignore[assignment]
+    inputs_start: array[int]  # type: ignore[assignment]
+    # Its summaries grow one at a time; they read as a SummaryTable's do (rows by index, len,
+    # nonfinite), which is all NodeColumns' methods ask of them; the table is `columns().summaries`.
+    _summaries: LiveSummaries  # type: ignore[assignment]
+
+    def __init__(self) -> None:  # not NodeColumns': the columns start empty and grow
         for name in ARRAYS:
             setattr(self, name, array(_TYPECODES[dtype_of(name)], [0] if name.endswith("_start") else []))
         for c in COLUMNS:
@@ -164,11 +192,11 @@ class LiveNodes(NodeColumns):
         self.changes = 0  # counts every change (a reader's cache key)
 
     @property
-    def summaries(self) -> LiveSummaries:
+    def summaries(self) -> LiveSummaries:  # type: ignore[override]  # as `_summaries` above says
         """The outputs' summaries (`output` indexes them)."""
         return self._summaries
 
-    def extend(self, rows: list) -> None:
+    def extend(self, rows: list[tuple[Any, ...]]) -> None:
         """Append node rows, each a tuple of `node_fields.ROW`'s columns, with no output yet."""
         if not rows:
             return
@@ -204,7 +232,7 @@ class LiveNodes(NodeColumns):
         self.dead[r] = dead
         self.changes += 1
 
-    def row(self, k) -> int | None:
+    def row(self, k: object) -> int | None:
         """The row of node id k (None when there is none, or it was deleted)."""
         ids = self.id
         if type(k) is not int:
@@ -225,7 +253,7 @@ class LiveNodes(NodeColumns):
                 return None
         return r if r is not None and self.alive[r] else None
 
-    def set_outputs(self, rows: list[int], summaries: list) -> None:
+    def set_outputs(self, rows: list[int], summaries: list[TensorSummary]) -> None:
         """Give each row its output summary (appended to `summaries` in this order)."""
         if rows:
             first = len(self._summaries)
@@ -236,7 +264,7 @@ class LiveNodes(NodeColumns):
                 output[r] = k
             self.changes += 1
 
-    def set_output(self, r: int, summary) -> int:
+    def set_output(self, r: int, summary: TensorSummary) -> int:
         """Give row r its output summary (appended to `summaries`); the summary's row."""
         s = self._summaries.add(summary)
         self.refs.append(1)
@@ -272,10 +300,10 @@ class LiveNodes(NodeColumns):
         if self._gone >= COMPACT_ROWS and 2 * self._gone > len(self.id):
             self._compact()
 
-    def _taken_columns(self, rows: np.ndarray | None) -> dict:
+    def _taken_columns(self, rows: NDArray[np.int64] | None) -> dict[str, Any]:
         """These rows (None: every row) of every array column as NumPy arrays (a ragged column's
         starts renumbered), and of every ROW_PAIRS column (its rows renumbered)."""
-        out: dict = {}
+        out: dict[str, Any] = {}
         for c in COLUMNS:
             if c.kind == ROW_PAIRS:
                 pairs = getattr(self, c.name)
@@ -311,7 +339,7 @@ class LiveNodes(NodeColumns):
         self._dense = not ids or (ids[-1] - ids[0] == len(ids) - 1 and all(map(operator.lt, ids, ids[1:])))
         self._index = None if all(map(operator.lt, ids, ids[1:])) else dict(zip(ids, range(len(ids))))
 
-    def compact_summaries(self) -> np.ndarray | None:
+    def compact_summaries(self) -> NDArray[np.int64] | None:
         """Once over half the summary rows (and COMPACT_ROWS) are no row's output, leave them out:
         the new row of each old one (NONE: left out), for whoever holds summary rows; else None."""
         if self.unused < COMPACT_ROWS or 2 * self.unused <= len(self._summaries):
@@ -335,7 +363,7 @@ class LiveNodes(NodeColumns):
         """The columns a scan of the nodes reads (findings), without packing the summaries."""
         rows = None if not self._gone else np.array(self.rows(), dtype=np.int64)
 
-        def column(values, dtype):
+        def column(values: array[int], dtype: type[np.integer[Any]]) -> NDArray[Any]:
             a = np.array(values, dtype=dtype)
             return a if rows is None else a[rows]
 
@@ -363,7 +391,7 @@ class LiveNodes(NodeColumns):
         """Rows not deleted."""
         return len(self.id) - self._gone
 
-    def rows(self):
+    def rows(self) -> Sequence[int]:
         """The rows not deleted, in creation order."""
         if not self._gone:
             return range(len(self.id))
@@ -386,7 +414,7 @@ class LiveNodes(NodeColumns):
         return NodeColumns(strings=list(self.strings), sites=list(self.sites), summaries=table, **arrays)
 
 
-def _ragged(starts: array, flat: array, lengths: list, values: list) -> None:
+def _ragged(starts: array[int], flat: array[int], lengths: Sequence[int], values: Sequence[int]) -> None:
     """Append rows to a ragged column: `values` (the rows' values, one after another) to `flat`,
     each row's end (by the rows' `lengths`) to `starts`."""
     starts.extend(accumulate(lengths, initial=len(flat)))
@@ -394,14 +422,14 @@ def _ragged(starts: array, flat: array, lengths: list, values: list) -> None:
     flat.extend(values)
 
 
-def _typed(values: np.ndarray) -> array:
+def _typed(values: NDArray[Any]) -> array[int]:
     """A NumPy array as a typed array (to grow)."""
     out = array(_TYPECODES[values.dtype.name])
     out.frombytes(values.tobytes())
     return out
 
 
-def _taken(column: array, rows: np.ndarray) -> array:
+def _taken(column: array[int], rows: NDArray[np.int64]) -> array[int]:
     """A typed array of these rows of `column`."""
     out = array(column.typecode)
     out.frombytes(np.frombuffer(column, dtype=column.typecode)[rows].tobytes())

@@ -43,7 +43,8 @@ import math
 from dataclasses import dataclass, field
 
 from .equality import Same as _Same
-from .node import Node, SourceSite  # noqa: F401 - Node is read from here with the record's other types
+from .node import Node as Node  # re-exported: Node is read from here with the record's other types
+from .node import SourceSite as SourceSite
 from .node_table import NodeTable
 from .tensor_summary import TensorSummary
 
@@ -216,7 +217,7 @@ class Record(_Same):
     # user's autograd.Function, "custom backward: MyReLU.backward (model.py:12)".
     rules: dict[str, str] = field(default_factory=dict)
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if type(self.nodes) is not NodeTable:
             self.nodes = NodeTable(self.nodes)
 

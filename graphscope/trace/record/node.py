@@ -17,7 +17,7 @@ class SourceSite:
     function: str
     text: str = ""
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.file}:{self.line} in {self.function}"
 
 

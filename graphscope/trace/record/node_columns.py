@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import MISSING, fields
 from itertools import chain
 from operator import attrgetter
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
-from .node import Node
+from .node import Node, SourceSite
 from .node_fields import (
     ATTRIBUTES,
     COLUMNS,
@@ -26,12 +29,14 @@ from .node_fields import (
     TEXT_PAIRS,
     TEXTS,
 )
+from .node_fields import Column as FieldColumn
 from .summary_table import SummaryTable
+from .tensor_summary import TensorSummary
 
 _MISSING = -2  # a code not yet given
 
 
-def offsets(counts) -> np.ndarray:
+def offsets(counts: Iterable[int] | NDArray[np.integer[Any]]) -> NDArray[np.int64]:
     """Row starts (n + 1 of them) of a ragged column from its rows' lengths."""
     counts = np.asarray(counts, dtype=np.int64)
     out = np.zeros(len(counts) + 1, dtype=np.int64)
@@ -48,20 +53,20 @@ class Coder:
 
     __slots__ = ("_codes", "_site_codes", "_site_ids", "_site_objects", "sites", "strings")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.strings: list[str] = []
-        self._codes: dict = {None: NONE}  # text -> its index in strings
-        self.sites: list = []
-        self._site_codes: dict = {None: NONE}
+        self._codes: dict[str | None, int] = {None: NONE}  # text -> its index in strings
+        self.sites: list[SourceSite] = []
+        self._site_codes: dict[SourceSite | None, int] = {None: NONE}
         self._site_ids: dict[int, int] = {id(None): NONE}  # id(site object) -> its index in sites
-        self._site_objects: list = []  # the objects in _site_ids
+        self._site_objects: list[SourceSite | None] = []  # the objects in _site_ids
 
-    def columns(self, values: dict) -> dict[str, list]:
+    def columns(self, values: Mapping[str, Sequence[Any]]) -> dict[str, Sequence[Any]]:
         """Columns' values as the store's arrays hold them, by attribute (a ragged column's rows'
         lengths under its starts' attribute); `values` maps a column's name to its rows' values,
         as `node_fields.ROW` says. Every text is coded in one call, in the columns' order."""
-        out: dict[str, list] = {}
-        texts: list = []
+        out: dict[str, Sequence[Any]] = {}
+        texts: list[str | None] = []
         spans: list[tuple[str, int]] = []
         for name, kind, start, parts in _CODED:
             v = values.get(name)
@@ -93,14 +98,14 @@ class Coder:
             at += count
         return out
 
-    def _code_sites(self, sites) -> list[int]:
+    def _code_sites(self, sites: Sequence[SourceSite | None]) -> list[int]:
         """Each site's index in `sites`, remembered by object (a few SourceSite objects are met
         again and again, and only each new object is hashed; those remembered are held, so that
         their ids stay theirs)."""
         known = self._site_ids
         codes = list(map(known.get, map(id, sites)))
         if None not in codes:
-            return codes
+            return codes  # type: ignore[return-value]  # no None among them, as just checked
         if len(self._site_objects) > 2 * len(self.sites) + 64:  # sites made anew each time: start over
             self._site_objects, self._site_ids = [], {id(None): NONE}
             known = self._site_ids
@@ -110,7 +115,7 @@ class Coder:
         return list(map(known.__getitem__, map(id, sites)))
 
     @staticmethod
-    def _code_all(values: list, codes: dict, table: list) -> list[int]:
+    def _code_all(values: Sequence[Any], codes: dict[Any, int], table: list[Any]) -> list[int]:
         """Each value's index in `table` (by `codes`, which grows with it), NONE for None."""
         get = codes.get
         out = [get(v, _MISSING) for v in values] if table else None  # most are known, once some are
@@ -123,7 +128,7 @@ class Coder:
         return out
 
 
-def _stored(c, nodes: list) -> list | np.ndarray:
+def _stored(c: FieldColumn, nodes: list[Node]) -> list[Any] | NDArray[np.uint8]:
     """Column c's values of these Nodes as a row the recorder adds holds them (`node_fields.ROW`;
     an output as its summary, a ROW_PAIRS column's as a pair or None)."""
     if c.kind == FLAGS:
@@ -138,10 +143,12 @@ def _stored(c, nodes: list) -> list | np.ndarray:
 # Each Node field's place among Node's arguments, and their defaults: `NodeColumns.node` places each
 # value by its field's name (a Node made with keywords takes twice as long; summaries read them all).
 _PLACE = {f.name: k for k, f in enumerate(fields(Node))}
-_DEFAULTS_OF_NODE = [None if f.default is MISSING else f.default for f in fields(Node)]
+_DEFAULTS_OF_NODE: list[Any] = [  # each field's own type
+    None if f.default is MISSING else f.default for f in fields(Node)
+]
 
 
-def _by_kind(*kinds: str) -> tuple:
+def _by_kind(*kinds: str) -> tuple[Any, ...]:
     """The columns of these kinds, as (column, its Node field's place); a ragged column's with its parts."""
     return tuple(
         (c.start, *(p for p, _ in c.parts), _PLACE[c.fields[0]]) if c.kind in RAGGED else (c.name, _PLACE[c.fields[0]])
@@ -165,7 +172,30 @@ class NodeColumns:
 
     __slots__ = ("_first", "_outputs", "_row", "_sorted", "_summaries", *ATTRIBUTES)
 
-    def __init__(self, *, summaries=None, outputs=None, **columns):
+    # The columns read by name (the others are read through `node_fields.COLUMNS`).
+    id: NDArray[np.integer[Any]]
+    op: NDArray[np.integer[Any]]
+    flags: NDArray[np.integer[Any]]
+    parameter: NDArray[np.integer[Any]]
+    leaf: NDArray[np.integer[Any]]
+    output: NDArray[np.integer[Any]]
+    inputs: NDArray[np.integer[Any]]
+    inputs_start: NDArray[np.integer[Any]]
+    dead: dict[int, tuple[int, int]]
+    strings: list[str]
+    sites: list[SourceSite]
+    _first: int | None
+    _row: dict[int, int] | None
+    _summaries: SummaryTable | None
+    _outputs: list[TensorSummary | None] | None
+
+    def __init__(
+        self,
+        *,
+        summaries: SummaryTable | None = None,
+        outputs: list[TensorSummary | None] | None = None,
+        **columns: Any,
+    ) -> None:
         if columns.keys() != set(ATTRIBUTES):
             wrong = sorted(columns.keys() ^ set(ATTRIBUTES))
             raise TypeError(f"NodeColumns takes every column of node_fields.COLUMNS; check {', '.join(wrong)}")
@@ -192,11 +222,12 @@ class NodeColumns:
     def summaries(self) -> SummaryTable:
         """The outputs' summaries as a table (`output` indexes it)."""
         if self._summaries is None:
-            self._summaries = SummaryTable.from_summaries([s for s in self._outputs if s is not None])
+            outputs = self._outputs  # given whenever the summaries are not
+            self._summaries = SummaryTable.from_summaries([s for s in outputs if s is not None])  # type: ignore[union-attr]
             self._outputs = None
         return self._summaries
 
-    def output_nonfinite(self) -> np.ndarray:
+    def output_nonfinite(self) -> NDArray[np.bool_]:
         """Per row: whether its output holds a NaN or an Inf."""
         if self._outputs is not None:
             return np.fromiter((s is not None and s.has_nonfinite for s in self._outputs), bool, len(self))
@@ -207,7 +238,7 @@ class NodeColumns:
         out[present] = bad[output[present]]
         return out
 
-    def row(self, k) -> int | None:
+    def row(self, k: object) -> int | None:
         """The row of node id k, or None."""
         if type(k) is not int:
             if not isinstance(k, (int, np.integer)) or isinstance(k, bool):
@@ -219,9 +250,9 @@ class NodeColumns:
         if self._sorted:
             r = int(np.searchsorted(self.id, k))
             return r if r < len(self.id) and self.id[r] == k else None
-        return self._row.get(k)
+        return self._row.get(k)  # type: ignore[union-attr]  # ids neither dense nor sorted: __init__ made _row
 
-    def rows_of(self, ids: np.ndarray) -> np.ndarray:
+    def rows_of(self, ids: NDArray[np.int64]) -> NDArray[np.int64]:
         """The row of each node id (-1 where there is none)."""
         n = len(self.id)
         if self._first is not None:
@@ -230,7 +261,8 @@ class NodeColumns:
         if self._sorted:
             rows = np.minimum(np.searchsorted(self.id, ids), max(n - 1, 0))
             return np.where((n > 0) & (self.id[rows] == ids), rows, NONE) if n else np.full(len(ids), NONE)
-        return np.fromiter((self._row.get(k, NONE) for k in ids.tolist()), np.int64, len(ids))
+        row = self._row  # ids neither dense nor sorted: __init__ made it
+        return np.fromiter((row.get(k, NONE) for k in ids.tolist()), np.int64, len(ids))  # type: ignore[union-attr]
 
     def node(self, r: int) -> Node:
         """Row r as a Node: the one place a Node is made from columns (each kind of column read alike)."""
@@ -288,22 +320,22 @@ class NodeColumns:
 
     def op_of(self, r: int) -> str:
         """Row r's op, read without making the Node."""
-        return self.strings[self.op[r]]
+        return self.strings[int(self.op[r])]
 
     @classmethod
-    def from_nodes(cls, nodes: list) -> NodeColumns:
+    def from_nodes(cls, nodes: list[Node]) -> NodeColumns:
         """Columns of Node objects (their summaries are kept as they are until `summaries` is asked)."""
         return cls.from_values({c.name: _stored(c, nodes) for c in COLUMNS}, len(nodes))
 
     @classmethod
-    def from_values(cls, values: dict, n: int) -> NodeColumns:
+    def from_values(cls, values: dict[str, Any], n: int) -> NodeColumns:
         """Columns of n rows given column by column: a column's name -> its rows' values, as a row
         the recorder adds holds them (`node_fields.ROW`), an output as its summary, a ROW_PAIRS
         column's as a pair or None. A column not given holds its default in every row."""
         values = {c.name: values[c.name] if c.name in values else [_DEFAULTS[c.kind]] * n for c in COLUMNS}
         coder = Coder()
         coded = coder.columns(values)
-        arrays: dict = {}
+        arrays: dict[str, Any] = {}
         outputs = None
         for c in COLUMNS:
             if c.kind in RAGGED:

@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import ItemsView, Iterator, Mapping, MutableMapping, ValuesView
+from collections.abc import Callable, ItemsView, Iterator, Mapping, MutableMapping, ValuesView
+from typing import TypeVar
 
 import numpy as np
+from numpy.typing import NDArray
 
-from .live_columns import LiveNodes
+from .live_columns import LiveNodes, Scan
+from .node import Node
 from .node_columns import NodeColumns
 from .node_fields import IS_LEAF, NONE, REQUIRES_GRAD
 
 # With the table, the store's terms, where the columns' readers import them.
 __all__ = ["IS_LEAF", "NONE", "REQUIRES_GRAD", "NodeColumns", "NodeTable"]
 
+_T = TypeVar("_T")
+# (Node read from a live row, its fields then)
+_Read = tuple[Node, tuple[object, ...]]
 
-class NodeTable(MutableMapping):
+
+class NodeTable(MutableMapping[int, Node]):
     """node id -> Node, in creation order. Rows read from a snapshot live in `NodeColumns` and are
     made into a Node when read (a fresh one each time: change a node by setting it again). Rows
     the recorder appends live in `LiveNodes` (`live()`, after any column rows): a Node read from
@@ -25,22 +32,23 @@ class NodeTable(MutableMapping):
 
     __slots__ = ("_alive", "_cache", "_columns", "_gone", "_live", "_loose", "_override", "_read", "_version")
 
-    def __init__(self, nodes: Mapping | None = None, columns: NodeColumns | None = None):
+    def __init__(self, nodes: Mapping[int, Node] | None = None, columns: NodeColumns | None = None) -> None:
         self._columns = columns
-        self._alive = None  # bool per column row, once a row is deleted
+        self._alive: NDArray[np.bool_] | None = None  # bool per column row, once a row is deleted
         self._gone = 0
-        self._loose: dict = {}  # id -> Node, not in the columns
-        self._override: dict = {}  # id -> Node, replacing a column row
+        self._loose: dict[int, Node] = {}  # id -> Node, not in the columns
+        self._override: dict[int, Node] = {}  # id -> Node, replacing a column row
         self._version = 0
-        self._cache = None
-        self._live = None  # LiveNodes, once the recorder appends
-        self._read = (-1, {})  # (live.changes, {id: (Node read from a live row since, its fields then)})
+        self._cache: tuple[int, NodeColumns] | None = None
+        self._live: LiveNodes | None = None  # LiveNodes, once the recorder appends
+        # (live.changes, {id: (Node read from a live row since, its fields then)})
+        self._read: tuple[int, dict[int, _Read]] = (-1, {})
         if nodes:
             self._loose.update(nodes)
 
     # --- the mapping -------------------------------------------------------------------------
 
-    def _row(self, k):
+    def _row(self, k: object) -> int | None:
         c = self._columns
         if c is None:
             return None
@@ -49,7 +57,7 @@ class NodeTable(MutableMapping):
             return None
         return r
 
-    def __getitem__(self, k):
+    def __getitem__(self, k: int) -> Node:
         node = self._loose.get(k)
         if node is not None:
             return node
@@ -64,9 +72,9 @@ class NodeTable(MutableMapping):
         r = self._row(k)
         if r is None:
             raise KeyError(k)
-        return self._columns.node(r)
+        return self._columns.node(r)  # type: ignore[union-attr]  # a row: there are columns
 
-    def _live_node(self, live, k, r=None):
+    def _live_node(self, live: LiveNodes, k: int, r: int | None = None) -> Node | None:
         """The Node of live row k (r: its row, when known), the same object until the table changes."""
         stamp, read = self._read
         if stamp != live.changes:
@@ -83,23 +91,25 @@ class NodeTable(MutableMapping):
             return node
         return entry[0]
 
-    def live(self):
+    def live(self) -> LiveNodes:
         """The LiveNodes the recorder appends rows to (made at the first call)."""
-        if self._live is None:
-            self._live = LiveNodes()
-        return self._live
+        live = self._live
+        if live is None:
+            live = self._live = LiveNodes()
+        return live
 
-    def get(self, k, default=None):
+    # One signature for Mapping.get's two; a key that is no node's id (None too) gives the default.
+    def get(self, k: int | None, default: Node | _T | None = None) -> Node | _T | None:  # type: ignore[override]
         try:
-            return self[k]
+            return self[k]  # type: ignore[index]  # None: a KeyError, so the default
         except (KeyError, TypeError):
             return default
 
-    def _object(self, k):
+    def _object(self, k: int) -> Node | None:
         node = self._loose.get(k)
         return node if node is not None else self._override.get(k)
 
-    def inputs_of(self, k) -> tuple[int, ...] | None:
+    def inputs_of(self, k: int) -> tuple[int, ...] | None:
         """Node k's input ids (None when there is no node k), read without making the Node."""
         node = self._object(k)
         if node is not None:
@@ -110,9 +120,9 @@ class NodeTable(MutableMapping):
             if r is not None:
                 return live.inputs_of(r)
         r = self._row(k)
-        return None if r is None else self._columns.inputs_of(r)
+        return None if r is None else self._columns.inputs_of(r)  # type: ignore[union-attr]  # a row: there are columns
 
-    def op_of(self, k) -> str | None:
+    def op_of(self, k: int) -> str | None:
         """Node k's op (None when there is no node k), read without making the Node."""
         node = self._object(k)
         if node is not None:
@@ -123,9 +133,9 @@ class NodeTable(MutableMapping):
             if r is not None:
                 return live.op_of(r)
         r = self._row(k)
-        return None if r is None else self._columns.op_of(r)
+        return None if r is None else self._columns.op_of(r)  # type: ignore[union-attr]  # a row: there are columns
 
-    def __contains__(self, k) -> bool:
+    def __contains__(self, k: object) -> bool:
         try:
             return (
                 k in self._loose
@@ -136,28 +146,29 @@ class NodeTable(MutableMapping):
         except TypeError:
             return False
 
-    def __setitem__(self, k, node) -> None:
+    def __setitem__(self, k: int, node: Node) -> None:
         self._version += 1
         if self._row(k) is not None or (self._live is not None and self._live.row(k) is not None):
             self._override[k] = node
         else:
             self._loose[k] = node
 
-    def __delitem__(self, k) -> None:
+    def __delitem__(self, k: int) -> None:
         live = self._live
         if k in self._loose:
             del self._loose[k]
         elif live is not None and live.row(k) is not None:
             self._override.pop(k, None)
-            live.delete(live.row(k))
+            live.delete(live.row(k))  # type: ignore[arg-type]  # a row, as just asked
         else:
             r = self._row(k)
             if r is None:
                 raise KeyError(k)
             self._override.pop(k, None)
-            if self._alive is None:
-                self._alive = np.ones(len(self._columns), dtype=bool)
-            self._alive[r] = False
+            alive = self._alive
+            if alive is None:
+                alive = self._alive = np.ones(len(self._columns), dtype=np.bool_)  # type: ignore[arg-type]  # a row: there are columns
+            alive[r] = False
             self._gone += 1
         self._version += 1
 
@@ -176,14 +187,14 @@ class NodeTable(MutableMapping):
             yield from self._live.ids()
         yield from self._loose
 
-    def values(self):
+    def values(self) -> _Values:
         """The nodes in creation order (the recorder's objects read as they are: no lookups)."""
         return _Values(self)
 
-    def items(self):
+    def items(self) -> _Items:
         return _Items(self)
 
-    def _rows(self):
+    def _rows(self) -> Iterator[tuple[int, Node]]:
         """(id, Node) of the column rows, then of the nodes set one at a time."""
         c = self._columns
         if c is not None:
@@ -199,15 +210,15 @@ class NodeTable(MutableMapping):
             for r in live.rows():
                 k = live.id[r]
                 node = override.get(k)
-                yield k, (node if node is not None else self._live_node(live, k, r))
+                yield k, (node if node is not None else self._live_node(live, k, r))  # type: ignore[misc]  # a live row: a Node
         yield from self._loose.items()
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, Mapping):
             return NotImplemented
         return len(self) == len(other) and all(k in other and self[k] == other[k] for k in self)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as a dict is
 
     def __repr__(self) -> str:
         return f"NodeTable({len(self):,} nodes)"
@@ -235,7 +246,7 @@ class NodeTable(MutableMapping):
         self._cache = (self.version, built)
         return built
 
-    def scan(self):
+    def scan(self) -> Scan | NodeColumns:
         """What a scan over every node reads (id, op, flags, parameter, leaf, strings, dead,
         output_nonfinite()): a live table's without packing its summaries, else the columns."""
         live = self._live
@@ -253,7 +264,7 @@ class NodeTable(MutableMapping):
         """Whether every Node read from a live row since the last change still equals its row."""
         stamp, read = self._read
         live = self._live
-        if stamp != live.changes:
+        if stamp != live.changes:  # type: ignore[union-attr]  # asked only of a live table
             return True
         return all(
             map(
@@ -280,10 +291,11 @@ class NodeTable(MutableMapping):
         return self._version + (0 if self._live is None else self._live.changes)
 
 
-_getters: dict = {}  # Node's type -> a getter of all its fields at once
+# Node's type -> a getter of all its fields at once
+_getters: dict[type[Node], Callable[[Node], tuple[object, ...]]] = {}
 
 
-def _node_fields(node) -> tuple:
+def _node_fields(node: Node) -> tuple[object, ...]:
     """A Node's field values (the objects themselves), to tell later whether a reader changed it."""
     getter = _getters.get(type(node))
     if getter is None:
@@ -291,19 +303,21 @@ def _node_fields(node) -> tuple:
     return getter(node)
 
 
-def _same_objects(a: tuple, b: tuple) -> bool:
+def _same_objects(a: tuple[object, ...], b: tuple[object, ...]) -> bool:
     return all(map(operator.is_, a, b))
 
 
-class _Values(ValuesView):
+class _Values(ValuesView[Node]):
     __slots__ = ()
+    _mapping: NodeTable  # set by ValuesView
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Node]:
         return (node for _, node in self._mapping._rows())
 
 
-class _Items(ItemsView):
+class _Items(ItemsView[int, Node]):
     __slots__ = ()
+    _mapping: NodeTable  # set by ItemsView
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple[int, Node]]:
         return self._mapping._rows()

@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 import operator
 from itertools import chain
+from typing import Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from .tensor_summary import (
     ARRAY_DTYPES,
@@ -84,24 +86,42 @@ class SummaryTable:
         "stats",
     )
 
+    dims_start: NDArray[np.int64]
+    dims: NDArray[np.int64]
+    numel: NDArray[np.int64]
+    dtype: NDArray[np.integer[Any]]
+    dtypes: list[str]
+    device: NDArray[np.integer[Any]]
+    devices: list[str]
+    stats: NDArray[np.float64]
+    exact: dict[int, tuple[int, int]]
+    nan: NDArray[np.int64]
+    inf: NDArray[np.int64]
+    histogram: NDArray[np.integer[Any]]
+    held: NDArray[np.uint8]
+    start: NDArray[np.int64]
+    pools: dict[str, NDArray[Any]]
+    _hosts: list[tuple[str, bool]]
+    _rows: tuple[NDArray[np.bool_], NDArray[np.bool_]] | None
+
     def __init__(
         self,
-        dims_start,
-        dims,
-        numel,
-        dtype,
-        dtypes,
-        device,
-        devices,
-        stats,
-        exact,
-        nan,
-        inf,
-        histogram,
-        held,
-        start,
-        pools,
-    ):
+        dims_start: NDArray[np.int64],
+        dims: NDArray[np.int64],
+        numel: NDArray[np.int64],
+        dtype: NDArray[np.integer[Any]],
+        dtypes: list[str],
+        device: NDArray[np.integer[Any]],
+        devices: list[str],
+        stats: NDArray[np.float64],
+        exact: dict[int, tuple[int, int]],
+        nan: NDArray[np.int64],
+        inf: NDArray[np.int64],
+        histogram: NDArray[np.integer[Any]],
+        held: NDArray[np.uint8],
+        start: NDArray[np.int64],
+        pools: dict[str, NDArray[Any]],
+    ) -> None:
         self.dims_start, self.dims, self.numel = dims_start, dims, numel
         self.dtype, self.dtypes, self.device, self.devices = dtype, dtypes, device, devices
         self.stats, self.exact, self.nan, self.inf = stats, exact, nan, inf
@@ -109,11 +129,16 @@ class SummaryTable:
         self._hosts = [(host_dtype(d).name, (np.dtype(d).kind if d in ARRAY_DTYPES else "f") in "iub") for d in dtypes]
         self._rows = None  # per row, made once when a row is first read (`_row_facts`)
 
-    def _row_facts(self) -> tuple:
+    def _row_facts(self) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
         """(per row: whether its histogram has counts, whether a statistic is missing), made once."""
-        if self._rows is None:
-            self._rows = (self.histogram.any(axis=1), np.isnan(self.stats).any(axis=1))
-        return self._rows
+        rows = self._rows
+        if rows is None:
+            # any(axis=1) of a 2-D array is an array (NumPy's stubs allow a scalar for any axis)
+            rows = self._rows = cast(
+                "tuple[NDArray[np.bool_], NDArray[np.bool_]]",
+                (self.histogram.any(axis=1), np.isnan(self.stats).any(axis=1)),
+            )
+        return rows
 
     def __len__(self) -> int:
         return len(self.numel)
@@ -167,7 +192,7 @@ class SummaryTable:
             held == DROPPED,
         )
 
-    def _slice(self, host: str, i: int, count: int) -> np.ndarray:
+    def _slice(self, host: str, i: int, count: int) -> NDArray[Any]:
         if not count:
             empty = np.zeros(0, dtype=host)
             empty.flags.writeable = False
@@ -175,12 +200,14 @@ class SummaryTable:
         start = int(self.start[i])
         return self.pools[host][start : start + count]
 
-    def nonfinite(self) -> np.ndarray:
+    def nonfinite(self) -> NDArray[np.bool_]:
         """Per row: whether it holds a NaN or an Inf."""
         return (self.nan > 0) | (self.inf > 0)
 
     @staticmethod
-    def starts(held, numel, dtype, hosts: list[str]) -> tuple[np.ndarray, dict[str, int]]:
+    def starts(
+        held: NDArray[np.uint8], numel: NDArray[np.int64], dtype: NDArray[np.integer[Any]], hosts: list[str]
+    ) -> tuple[NDArray[np.int64], dict[str, int]]:
         """Where each row's values begin in its host dtype's pool (rows packed in order), and each
         pool's length: what a reader checks the pools against (so exact past int64, where a file's
         counts would wrap; the starts are then meaningless, and the reader refuses the file)."""
@@ -253,7 +280,7 @@ class SummaryTable:
         names = list(dtypes)
         hosts = [host_dtype(d).name for d in names]
         start, sizes = cls.starts(held, numel, dtype, hosts)
-        parts: dict[str, list] = {h: [] for h in sizes}
+        parts: dict[str, list[NDArray[Any]]] = {h: [] for h in sizes}
         for v, d, p, h in zip(values, dropped, previews, dtype.tolist()):
             a = v if v is not None else None if d else p
             if a is not None and a.size:
@@ -289,12 +316,12 @@ class SummaryTable:
         count = int(self.numel[i]) if held == FULL else min(int(self.numel[i]), PREVIEW_SIZE)
         return count * np.dtype(self._hosts[int(self.dtype[i])][0]).itemsize
 
-    def _counts(self) -> np.ndarray:
+    def _counts(self) -> NDArray[np.int64]:
         """Per row: how many of its values the pools hold."""
         held, numel = self.held, self.numel
         return np.where(held == FULL, numel, np.where(held == DROPPED, 0, np.minimum(numel, PREVIEW_SIZE)))
 
-    def _values_of(self, host: str) -> np.ndarray:
+    def _values_of(self, host: str) -> NDArray[Any]:
         """The values of the rows kept in `host`'s pool, in row order (a row marked DROPPED since
         the pools were made is left out)."""
         pool = self.pools.get(host)
@@ -306,7 +333,7 @@ class SummaryTable:
             return pool
         return pool[index_ranges(self.start[mine], counts[mine])]
 
-    def take(self, rows) -> SummaryTable:
+    def take(self, rows: ArrayLike) -> SummaryTable:
         """A table of these rows, in this order (its pools hold only their values: a row marked
         DROPPED since the pools were made gives its values back)."""
         rows = np.asarray(rows, dtype=np.int64)
@@ -357,17 +384,20 @@ class SummaryTable:
         hosts = [host_dtype(d).name for d in dtypes]
         wide = np.int64 if any(t.histogram.dtype == np.int64 for t in tables) else np.uint32
         dims_start = [np.zeros(1, dtype=np.int64)]
-        offset, dtype, device, exact, rows = 0, [], [], {}, 0
+        dtype_parts: list[NDArray[np.int32]] = []
+        device: list[NDArray[np.int32]] = []
+        exact: dict[int, tuple[int, int]] = {}
+        offset, rows = 0, 0
         for t in tables:
             dims_start.append(t.dims_start[1:] + offset)
             offset += int(t.dims_start[-1])
-            dtype.append(np.array([dtypes.index(d) for d in t.dtypes] or [0], dtype=np.int32)[t.dtype])
+            dtype_parts.append(np.array([dtypes.index(d) for d in t.dtypes] or [0], dtype=np.int32)[t.dtype])
             device.append(np.array([devices.index(d) for d in t.devices] or [0], dtype=np.int32)[t.device])
             exact.update((i + rows, v) for i, v in t.exact.items())
             rows += len(t)
         held = np.concatenate([t.held for t in tables])
         numel = np.concatenate([t.numel for t in tables])
-        dtype = np.concatenate(dtype)
+        dtype = np.concatenate(dtype_parts)
         start, _ = SummaryTable.starts(held, numel, dtype, hosts)
         pools = {}
         for host in sorted(set(hosts)):
@@ -394,7 +424,7 @@ class SummaryTable:
         )
 
 
-def index_ranges(starts, counts) -> np.ndarray:
+def index_ranges(starts: ArrayLike, counts: ArrayLike) -> NDArray[np.int64]:
     """The indices starts[0]..+counts[0], then starts[1]..+counts[1], ... as one array."""
     counts = np.asarray(counts, dtype=np.int64)
     ends = np.cumsum(counts)

@@ -4,7 +4,11 @@ Every column is checked whole with NumPy; a problem is then named by its first b
 
 from __future__ import annotations
 
+import binascii
+from typing import Any
+
 import numpy as np
+from numpy.typing import NDArray
 
 from ..record.limits import FIELDS, ID_LIMIT
 from ..record.literal import visible
@@ -24,27 +28,46 @@ from ..record.node_fields import (
     TEXT,
     TEXT_PAIRS,
     TEXTS,
+    Column,
 )
 from ..record.summary_table import DROPPED, STAT_FIELDS, SummaryTable
 from ..record.tensor_summary import ARRAY_DTYPES, HISTOGRAM_BINS, host_dtype
 from .blobs import padding
 from .columns_write import INT_DTYPES
-from .fields import FieldReader, kind_of
+from .fields import FieldReader, Json, kind_of
 from .format import MAX_ELEMENTS, MAX_NDIM
 
 _COUNT_LIMIT = 2**31  # entries of one ragged row (inputs, saved roles, arguments)
 
 
 class ColumnReader(FieldReader):
-    """The column sections of a snapshot, for `snapshot_read.RecordReader`."""
+    """The column sections of a snapshot (and the base64 arrays they hold), for `read.RecordReader`."""
 
-    def strings(self, v, where: str) -> list[str]:
+    def strings(self, v: Json, where: str) -> list[str]:
         return self.names(self.seq(v, where), where, None, limit=FIELDS["strings"])
 
-    def count(self, d: dict, where: str) -> int:
+    def count(self, d: dict[str, Json], where: str) -> int:
         return self.integer(d["count"], where + ".count", 0, ID_LIMIT)
 
-    def column(self, d, where: str, count: int, low: int, high: int) -> np.ndarray:
+    def array(self, v: Json, where: str, dtype: np.dtype[Any], count: int) -> NDArray[Any]:
+        """`count` values of `dtype` from base64 text (or the placeholder of a blob lifted out of it)."""
+        if type(v) is not str:
+            self.fail(where, f"expected base64 text, found {kind_of(v)}")
+        v = self.blobs.get(v, v)
+        expected = 4 * ((count * dtype.itemsize + 2) // 3)
+        if len(v) != expected:
+            self.fail(
+                where, f"expected {expected:,} base64 characters for {count:,} {dtype.name} values, found {len(v):,}"
+            )
+        try:
+            raw = binascii.a2b_base64(v, strict_mode=True)
+        except (binascii.Error, ValueError) as e:
+            self.fail(where, f"not valid base64: {e}")
+        if len(raw) != count * dtype.itemsize:
+            self.fail(where, f"holds {len(raw):,} bytes; {count:,} {dtype.name} values take {count * dtype.itemsize:,}")
+        return np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype, copy=False)
+
+    def column(self, d: Json, where: str, count: int, low: int, high: int) -> NDArray[np.int64]:
         """An integer column {"dtype", "data"} of `count` values from low to high, as int64."""
         self.obj(d, where, ("dtype", "data"))
         name = d["dtype"]
@@ -59,14 +82,16 @@ class ColumnReader(FieldReader):
                 self.fail(f"{where}[{i}]", f"{int(a[i])} is out of range ({low} to {high})")
         return a
 
-    def ragged(self, d, where: str, n: int, parts: tuple[str, ...], high: int) -> tuple[np.ndarray, list]:
+    def ragged(
+        self, d: Json, where: str, n: int, parts: tuple[str, ...], high: int
+    ) -> tuple[NDArray[np.int64], list[NDArray[np.int64]]]:
         """(row starts, [each part's flat values]) of a column whose rows are lists."""
         self.obj(d, where, ("count",) + parts)
         starts = self.starts(self.column(d["count"], where + ".count", n, 0, _COUNT_LIMIT), where + ".count")
         total = int(starts[-1])
         return starts, [self.column(d[p], f"{where}.{p}", total, 0, high) for p in parts]
 
-    def starts(self, counts: np.ndarray, where: str) -> np.ndarray:
+    def starts(self, counts: NDArray[np.int64], where: str) -> NDArray[np.int64]:
         """Where each row begins in a flat column, from the rows' lengths (n + 1 entries); refused
         when their total passes what int64 holds exactly (a wrapped sum could match a short column)."""
         if counts.sum(dtype=np.float64) > MAX_ELEMENTS:
@@ -94,7 +119,7 @@ class ColumnReader(FieldReader):
         "values",
     )
 
-    def tensor_columns(self, d, where: str) -> SummaryTable:
+    def tensor_columns(self, d: Json, where: str) -> SummaryTable:
         self.obj(d, where, self._TENSOR_COLUMNS)
         n = self.count(d, where)
         dtypes = self.names(self.seq(d["dtypes"], where + ".dtypes"), where + ".dtypes", None, limit=64)
@@ -120,9 +145,9 @@ class ColumnReader(FieldReader):
             self.fail(f"{where}.stats", f"row {i}: zero_fraction {float(zf[i])!r} is not a fraction from 0 to 1")
         exact, counts = self.exact_and_histograms(d, where, n)
         counts = counts.reshape(n, HISTOGRAM_BINS)
-        over = (counts > numel[:, None]).any(axis=1)
-        if over.any():
-            i = int(np.argmax(over))
+        overfull = (counts > numel[:, None]).any(axis=1)
+        if overfull.any():
+            i = int(np.argmax(overfull))
             self.fail(
                 f"{where}.histogram.data", f"row {i}: a count of {int(counts[i].max()):,} in {numel[i]:,} elements"
             )
@@ -143,9 +168,11 @@ class ColumnReader(FieldReader):
             dims_start, dims, numel, dtype, dtypes, device, devices, stats, exact, nan, inf, counts, held, start, pools
         )
 
-    def exact_and_histograms(self, d: dict, where: str, n: int) -> tuple[dict, np.ndarray]:
+    def exact_and_histograms(
+        self, d: dict[str, Json], where: str, n: int
+    ) -> tuple[dict[int, tuple[int, int]], NDArray[np.integer[Any]]]:
         """A tensor table's exact integer extremes ({row: (min, max)}) and its histogram counts."""
-        exact = {}
+        exact: dict[int, tuple[int, int]] = {}
         for k, row in enumerate(self.seq(d["exact"], where + ".exact")):
             if type(row) is not list or len(row) != 3:
                 self.fail(f"{where}.exact[{k}]", "expected [row, min, max]")
@@ -162,7 +189,9 @@ class ColumnReader(FieldReader):
             self.fail(where + ".histogram.data", "a histogram count is negative")
         return exact, counts
 
-    def _numel(self, dims, dims_start, ndim, where: str) -> np.ndarray:
+    def _numel(
+        self, dims: NDArray[np.int64], dims_start: NDArray[np.int64], ndim: NDArray[np.int64], where: str
+    ) -> NDArray[np.int64]:
         """Elements per row: the product of its dims (1 for a scalar), at most MAX_ELEMENTS."""
         n = len(ndim)
         numel = np.ones(n, dtype=np.int64)
@@ -176,10 +205,10 @@ class ColumnReader(FieldReader):
             numel[shaped] = np.multiply.reduceat(dims, dims_start[shaped])
         return numel
 
-    def pools(self, given, where: str) -> dict[str, np.ndarray]:
+    def pools(self, given: Json, where: str) -> dict[str, NDArray[Any]]:
         if type(given) is not dict:
             self.fail(where, f"expected an object, found {kind_of(given)}")
-        pools = {}
+        pools: dict[str, NDArray[Any]] = {}
         for key, text in given.items():
             if key not in ARRAY_DTYPES:
                 self.fail(where, f"unknown array dtype {visible(key)[:40]!r}")
@@ -196,7 +225,7 @@ class ColumnReader(FieldReader):
 
     # --- nodes -------------------------------------------------------------------------------
 
-    def node_columns(self, d, where: str, strings: list[str], tensors: SummaryTable) -> NodeColumns:
+    def node_columns(self, d: Json, where: str, strings: list[str], tensors: SummaryTable) -> NodeColumns:
         """The node columns, walking `node_fields.COLUMNS`: each checked whole against what its rows
         may hold (a file written before an optional column was added reads it as its default)."""
         self.obj(d, where, ("count",) + tuple(c.key for c in COLUMNS if not c.optional))
@@ -221,7 +250,7 @@ class ColumnReader(FieldReader):
             TEXTS: (0, top),
             TEXT_PAIRS: (0, top),
         }
-        columns: dict = {"id": ids}
+        columns: dict[str, Any] = {"id": ids}
         for c in COLUMNS:
             if c.name == "id":  # read first: the inputs are checked against it
                 continue
@@ -248,7 +277,7 @@ class ColumnReader(FieldReader):
                 columns[c.name] = values.astype(c.dtype, copy=False)
         return NodeColumns(strings=strings, sites=self.sites, summaries=tensors, **columns)
 
-    def _row_pairs(self, d, where: str, c, n: int) -> dict[int, tuple[int, int]]:
+    def _row_pairs(self, d: Json, where: str, c: Column, n: int) -> dict[int, tuple[int, int]]:
         """A ROW_PAIRS column's {row: (a, b)}: its rows, each once, and their two numbers."""
         parts = tuple(key for _, key in c.parts)
         self.obj(d, where, ("count", "rows") + parts)

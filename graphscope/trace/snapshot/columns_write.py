@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import binascii
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from ..record.node_columns import NodeColumns
 from ..record.node_fields import COLUMNS, RAGGED, ROW_PAIRS
@@ -16,15 +19,20 @@ from ..record.summary_table import SummaryTable
 INT_DTYPES = ("uint8", "int8", "uint16", "int16", "int32", "int64")
 _RANGES = [(np.iinfo(d).min, np.iinfo(d).max, d) for d in INT_DTYPES]
 
+# Base64 bytes -> what the document holds in their place (the placeholder `write._pieces` splices).
+Blob = Callable[[bytes], str]
+# A section of the JSON document, as `json.dumps` takes it.
+Json = dict[str, Any]
 
-def raw(array: np.ndarray) -> bytes:
+
+def raw(array: NDArray[Any]) -> bytes:
     """An array's little-endian bytes, base64-encoded."""
     if array.dtype.byteorder == ">" or (array.dtype.byteorder == "=" and sys.byteorder != "little"):
         array = array.astype(array.dtype.newbyteorder("<"))
     return binascii.b2a_base64(np.ascontiguousarray(array).tobytes(), newline=False)
 
 
-def column(values: np.ndarray, blob) -> dict:
+def column(values: NDArray[np.integer[Any]], blob: Blob) -> Json:
     """An integer column as {"dtype": the narrowest that holds it, "data": base64}."""
     name = "uint8"
     if values.size:
@@ -33,14 +41,14 @@ def column(values: np.ndarray, blob) -> dict:
     return {"dtype": name, "data": blob(raw(values.astype(name, copy=False)))}
 
 
-def ragged(starts: np.ndarray, flat: dict[str, np.ndarray], blob) -> dict:
+def ragged(starts: NDArray[np.integer[Any]], flat: dict[str, NDArray[np.integer[Any]]], blob: Blob) -> Json:
     """A column whose rows are lists: each row's length, then the flat values of one or more parts."""
     return {"count": column(np.diff(starts), blob), **{k: column(v, blob) for k, v in flat.items()}}
 
 
-def node_columns(c: NodeColumns, blob) -> dict:
+def node_columns(c: NodeColumns, blob: Blob) -> Json:
     """The node columns, in `node_fields.COLUMNS`' order under their snapshot keys."""
-    out: dict = {"count": len(c)}
+    out: Json = {"count": len(c)}
     for col in COLUMNS:
         if col.kind in RAGGED:
             out[col.key] = ragged(getattr(c, col.start), {key: getattr(c, part) for part, key in col.parts}, blob)
@@ -58,7 +66,7 @@ def node_columns(c: NodeColumns, blob) -> dict:
     return out
 
 
-def tensor_columns(t: SummaryTable, blob) -> dict:
+def tensor_columns(t: SummaryTable, blob: Blob) -> Json:
     histogram = t.histogram
     wide = histogram.dtype == np.int64 and bool(histogram.size) and int(histogram.max()) >= 2**32
     counts = histogram if wide else histogram.astype(np.uint32, copy=False)

@@ -5,13 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Container
 from itertools import chain
-from typing import Any, Literal, NoReturn, TypeVar, cast, overload
+from typing import Any, Literal, NoReturn, Protocol, TypeVar, cast, overload
 
 from ..record.limits import ID_LIMIT, NAME_LIMIT, TEXT_LIMIT
 from ..record.literal import has_control, visible
 from ..record.model import (
     SourceSite,
 )
+from ..record.summary_table import SummaryTable
 from ..stats.summarize import TensorSummary
 from .format import (
     FLOAT_MAX,
@@ -19,6 +20,16 @@ from .format import (
 )
 
 T = TypeVar("T")
+# A value of the parsed JSON, as the file gave it: each reader method checks what it reads.
+Json = Any
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Rows(Protocol[T_co]):
+    """A table read by row: the sites' list, the tensors' list or SummaryTable."""
+
+    def __len__(self) -> int: ...
+    def __getitem__(self, i: int, /) -> T_co: ...
 
 
 def kind_of(v: object) -> str:
@@ -48,7 +59,7 @@ class FieldReader:
         self.source = source
         self.blobs = blobs or {}  # placeholder -> base64 bytes lifted out of the text (snapshot_blobs)
         self.sites: list[SourceSite] = []
-        self.tensors: list[TensorSummary] = []
+        self.tensors: list[TensorSummary] | SummaryTable = []
         self._tensor_views: dict[int, TensorSummary] = {}
 
     def fail(self, where: str, problem: str) -> NoReturn:
@@ -139,13 +150,19 @@ class FieldReader:
                 self._tensor_views[cast(int, v)] = s  # an index: _entry found a row at it
         return s
 
-    def _entry(self, v: object, where: str, table: list[T], what: str) -> T | None:
+    def _entry(self, v: object, where: str, table: Rows[T], what: str) -> T | None:
         """`table[v]` for an index `v` into it (None for null)."""
         if v is None:
             return None
         if type(v) is not int or not 0 <= v < len(table):
             self.fail(where, f"{v!r} is not an index into the {len(table)} {what}")
         return table[v]
+
+    @overload
+    def node_id(self, v: object, where: str, nodes: Container[int], optional: Literal[False]) -> int: ...
+
+    @overload
+    def node_id(self, v: object, where: str, nodes: Container[int], optional: bool = True) -> int | None: ...
 
     def node_id(self, v: object, where: str, nodes: Container[int], optional: bool = True) -> int | None:
         if v is None and optional:

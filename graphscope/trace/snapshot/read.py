@@ -1,17 +1,11 @@
-"""Reading a snapshot: its JSON parsed (`snapshot_parse`), validated and built into the record;
-nothing in it is ever executed.
+"""Reading a snapshot: its JSON parsed (`parse`), validated and built into the record; nothing in it is ever executed.
 
-Over 400 lines: one reader method per part of the record, in the document's order; the
-checks of single values and columns they share are `snapshot_fields`."""
+One reader method per part of the record, in the document's order; the checks of single values and
+columns they share are `fields`, the columns (version 4 on) `columns_read`, the older lists `rows_read`."""
 
 from __future__ import annotations
 
-import binascii
-import math
 import os
-from itertools import chain
-
-import numpy as np
 
 from ..record.limits import FIELDS
 from ..record.literal import visible
@@ -30,31 +24,23 @@ from ..record.model import (
     SourceSite,
     Step,
 )
-from ..record.node_columns import NodeColumns
-from ..record.node_fields import IS_LEAF, NONE, REQUIRES_GRAD
 from ..record.node_table import NodeTable
 from ..record.pass_history import PassHistory
-from ..record.summary_table import STAT_FIELDS
-from ..record.tensor_summary import host_dtype
-from ..stats.summarize import ARRAY_DTYPES, HISTOGRAM_BINS, PREVIEW_SIZE, TensorSummary
-from .blobs import padding
-from .columns_read import ColumnReader
-from .fields import kind_of
+from .fields import Json, kind_of
 from .file import read_snapshot_bytes, size_text
 from .format import (
     COLUMNS_VERSION,
     CONSOLE_STAMPS_VERSION,
     FORMAT,
-    MAX_ELEMENTS,
-    MAX_NDIM,
     VERSION,
     SnapshotError,
     gc_paused,
 )
 from .parse import parse
+from .rows_read import RowReader
 
 
-def load(path) -> Record:
+def load(path: str | os.PathLike[str]) -> Record:
     """Read and validate a snapshot file; raises SnapshotError for anything wrong with it."""
     path = os.fspath(path)
     try:
@@ -77,7 +63,7 @@ def _short_of_memory(source: str, size: int) -> SnapshotError:
     return SnapshotError(source, "", f"not enough memory to read it (the file is {size_text(size)})")
 
 
-class RecordReader(ColumnReader):
+class RecordReader(RowReader):
     """Builds a Record from parsed JSON, checking every value's type, size and references."""
 
     # --- the document ---
@@ -96,7 +82,7 @@ class RecordReader(ColumnReader):
         "dropped_console",
     )
 
-    def record(self, doc) -> Record:
+    def record(self, doc: Json) -> Record:
         if type(doc) is not dict:
             self.fail("", f"not a graphscope snapshot: the JSON is {kind_of(doc)}, not an object")
         fmt = doc.get("format")
@@ -127,7 +113,9 @@ class RecordReader(ColumnReader):
         else:
             self.tensors = self.tensor_table(doc["tensors"], "tensors")
             record.nodes = nodes = NodeTable(columns=self.nodes(doc["nodes"], "nodes"))
-        record.passes = passes = PassHistory()  # the passes without detail as rows, as when recorded
+        passes = PassHistory()  # the passes without detail as rows, as when recorded
+        # (a PassHistory reads as the list Record.passes is declared as; the recorder holds one too)
+        record.passes = passes  # type: ignore[assignment]
         for i, p in enumerate(self.seq(doc["passes"], "passes")):
             passes.append(self.backward_pass(p, f"passes[{i}]", nodes))
             if passes.compactable(i):
@@ -149,7 +137,7 @@ class RecordReader(ColumnReader):
             record.rules = self.rules(doc["rules"], "rules")
         return record
 
-    def rules(self, d, where: str) -> dict[str, str]:
+    def rules(self, d: Json, where: str) -> dict[str, str]:
         """op -> its derivative rule's text."""
         self.obj(d, where, ())
         return {
@@ -157,7 +145,7 @@ class RecordReader(ColumnReader):
             for op, rule in d.items()
         }
 
-    def source_site(self, d, where: str) -> SourceSite:
+    def source_site(self, d: Json, where: str) -> SourceSite:
         self.obj(d, where, ("file", "line", "function", "text"))
         return SourceSite(
             self.name(d["file"], where + ".file", FIELDS["sites.file"]),
@@ -166,7 +154,7 @@ class RecordReader(ColumnReader):
             self.text(d["text"], where + ".text", FIELDS["sites.text"]),
         )
 
-    def metadata(self, d, where: str) -> Metadata:
+    def metadata(self, d: Json, where: str) -> Metadata:
         keys = (
             "script",
             "argv",
@@ -203,248 +191,7 @@ class RecordReader(ColumnReader):
             memory_budget=self.integer(d["memory_budget"], where + ".memory_budget", 0, 2**62),
         )
 
-    _TENSOR_KEYS = (
-        "shape",
-        "dtype",
-        "device",
-        "nan",
-        "inf",
-        "stats",
-        "exact",
-        "histogram",
-        "full",
-        "dropped",
-        "preview",
-        "values",
-    )
-
-    def tensor_table(self, d, where: str) -> list[TensorSummary]:
-        """Version 1 to 3: the tensors as JSON lists (and base64 arrays)."""
-        self.obj(d, where, self._TENSOR_KEYS)
-        shapes = self.seq(d["shape"], where + ".shape")
-        n = len(shapes)
-        self.nested_ints(shapes, where + ".shape", n, 0, MAX_ELEMENTS)
-        dtypes = self.names(d["dtype"], where + ".dtype", n, limit=64)
-        devices = self.names(d["device"], where + ".device", n, limit=64)
-        nans = self.ints(d["nan"], where + ".nan", n, 0, MAX_ELEMENTS)
-        infs = self.ints(d["inf"], where + ".inf", n, 0, MAX_ELEMENTS)
-        stats = self.array(d["stats"], where + ".stats", np.dtype(np.float64), n * len(STAT_FIELDS))
-        stats = stats.reshape(n, len(STAT_FIELDS))
-        missing = np.isnan(stats)
-        columns = stats.T.tolist()
-        for j, column in enumerate(columns):
-            for i in np.flatnonzero(missing[:, j]).tolist():
-                column[i] = None
-        lows, highs, means, stds, norms, zeros = columns
-        exact, counts = self.exact_and_histograms(d, where, n)
-        histograms = counts.astype(np.int64).reshape(n, HISTOGRAM_BINS)
-        histograms.flags.writeable = False
-        filled = histograms.any(axis=1).tolist()
-        full = set(self.ints(d["full"], where + ".full", None, 0, max(n - 1, 0)))
-        dropped = set(self.ints(d["dropped"], where + ".dropped", None, 0, max(n - 1, 0)))
-        blobs = {}
-        for part in ("preview", "values"):
-            given = d[part]
-            if type(given) is not dict:
-                self.fail(f"{where}.{part}", f"expected an object, found {kind_of(given)}")
-            for key, text in given.items():
-                if key not in ARRAY_DTYPES:
-                    self.fail(f"{where}.{part}", f"unknown array dtype {visible(key)[:40]!r}")
-                dtype = np.dtype(key)
-                if type(text) is not str or len(self.blobs.get(text, text)) % 4:
-                    self.fail(f"{where}.{part}.{key}", "expected base64 text")
-                raw_len = len(self.blobs.get(text, text)) // 4 * 3 - padding(self.blobs.get(text, text))
-                if raw_len % dtype.itemsize:
-                    self.fail(f"{where}.{part}.{key}", f"not a whole number of {key} values")
-                blobs[part, key] = [self.array(text, f"{where}.{part}.{key}", dtype, raw_len // dtype.itemsize), 0]
-        out = []
-        hosts = {}
-        for i in range(n):
-            shape = tuple(shapes[i])
-            if len(shape) > MAX_NDIM:
-                self.fail(f"{where}.shape[{i}]", f"{len(shape)} dimensions is more than the {MAX_NDIM} allowed")
-            numel = math.prod(shape)
-            if numel > MAX_ELEMENTS:
-                self.fail(f"{where}.shape[{i}]", f"{numel:,} elements is more than the {MAX_ELEMENTS:,} allowed")
-            dtype = dtypes[i]
-            host = hosts.get(dtype)
-            if host is None:
-                kind = np.dtype(dtype).kind if dtype in ARRAY_DTYPES else "f"
-                host = hosts[dtype] = (host_dtype(dtype).name, kind in "iub")
-            host, integral = host
-            if nans[i] + infs[i] > numel:
-                self.fail(f"{where}.nan[{i}]", f"{nans[i]:,} NaNs and {infs[i]:,} Infs in {numel:,} elements")
-            zf = zeros[i]
-            if zf is None or not 0.0 <= zf <= 1.0:
-                self.fail(f"{where}.stats", f"row {i}: zero_fraction {zf!r} is not a fraction from 0 to 1")
-            lo, hi = lows[i], highs[i]
-            if integral and lo is not None:
-                lo, hi = exact.get(i) or (int(lo), int(hi))
-            values = None
-            if i in full:
-                values = self.take(blobs, "values", host, numel, where, i).reshape(shape)
-                preview = values.reshape(-1)[:PREVIEW_SIZE]
-            elif i in dropped:
-                preview = _NO_VALUES
-            else:
-                preview = self.take(blobs, "preview", host, min(numel, PREVIEW_SIZE), where, i)
-            out.append(
-                TensorSummary(
-                    shape,
-                    dtype,
-                    devices[i],
-                    numel,
-                    lo,
-                    hi,
-                    means[i],
-                    stds[i],
-                    norms[i],
-                    nans[i],
-                    infs[i],
-                    zf,
-                    histograms[i] if filled[i] else _NO_COUNTS,
-                    preview,
-                    values,
-                    i in dropped,
-                )
-            )
-        for (part, key), (array, used) in blobs.items():
-            if used != array.size:
-                self.fail(f"{where}.{part}.{key}", f"holds {array.size:,} values; the tensors use {used:,}")
-        return out
-
-    def take(self, blobs, part: str, dtype: str, count: int, where: str, i: int) -> np.ndarray:
-        """The next `count` values of tensor `i` from the `part` blob of `dtype`."""
-        entry = blobs.get((part, dtype))
-        if entry is None:
-            if count == 0:
-                return np.zeros(0, dtype=dtype)
-            self.fail(f"{where}.{part}", f"tensor {i} needs {dtype} values, and there are none")
-        array, used = entry
-        if used + count > array.size:
-            self.fail(f"{where}.{part}.{dtype}", f"ends before tensor {i}'s {count:,} values")
-        entry[1] = used + count
-        return array[used : used + count]
-
-    def array(self, v, where: str, dtype: np.dtype, count: int) -> np.ndarray:
-        if type(v) is not str:
-            self.fail(where, f"expected base64 text, found {kind_of(v)}")
-        v = self.blobs.get(v, v)
-        expected = 4 * ((count * dtype.itemsize + 2) // 3)
-        if len(v) != expected:
-            self.fail(
-                where, f"expected {expected:,} base64 characters for {count:,} {dtype.name} values, found {len(v):,}"
-            )
-        try:
-            raw = binascii.a2b_base64(v, strict_mode=True)
-        except (binascii.Error, ValueError) as e:
-            self.fail(where, f"not valid base64: {e}")
-        if len(raw) != count * dtype.itemsize:
-            self.fail(where, f"holds {len(raw):,} bytes; {count:,} {dtype.name} values take {count * dtype.itemsize:,}")
-        return np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype, copy=False)
-
-    _NODE_KEYS = (
-        "id",
-        "op",
-        "name",
-        "inputs",
-        "pass",
-        "output",
-        "requires_grad",
-        "is_leaf",
-        "parameter",
-        "module",
-        "site",
-        "saved",
-        "dead_units",
-    )
-
-    def nodes(self, d, where: str) -> NodeColumns:
-        """Version 1 to 3: the nodes as JSON lists."""
-        self.obj(
-            d,
-            where,
-            self._NODE_KEYS + (("args",) if self.version >= 2 else ()) + (("leaf",) if self.version >= 3 else ()),
-        )
-        ids = self.seq(d["id"], where + ".id")
-        n = len(ids)
-        self.ints(ids, where + ".id", n)
-        if len(set(ids)) != n:
-            seen = set()
-            for i, k in enumerate(ids):
-                if k in seen:
-                    self.fail(f"{where}.id[{i}]", f"node id {k} appears twice")
-                seen.add(k)
-        known = set(ids)
-        ops = self.names(d["op"], where + ".op", n, limit=FIELDS["strings"])
-        names = self.names(d["name"], where + ".name", n, limit=FIELDS["strings"])
-        inputs = self.nested_ints(d["inputs"], where + ".inputs", n)
-        if not known.issuperset(chain.from_iterable(inputs)):
-            for i, row in enumerate(inputs):
-                for j, k in enumerate(row):
-                    if k not in known:
-                        self.fail(f"{where}.inputs[{i}][{j}]", f"node id {k} does not exist in the snapshot")
-        passes = self.ints(d["pass"], where + ".pass", n)
-        outputs = self.ints(d["output"], where + ".output", n, 0, len(self.tensors) - 1, nullable=True)
-        requires = self.bools(d["requires_grad"], where + ".requires_grad", n)
-        leaves = self.bools(d["is_leaf"], where + ".is_leaf", n)
-        parameters = self.names(d["parameter"], where + ".parameter", n, nullable=True, limit=FIELDS["strings"])
-        modules = self.names(d["module"], where + ".module", n, nullable=True, limit=FIELDS["strings"])
-        sites = self.ints(d["site"], where + ".site", n, 0, len(self.sites) - 1, nullable=True)
-        saved = self.seq(d["saved"], where + ".saved", n)
-        if not set(map(type, saved)) <= {list}:
-            for i, row in enumerate(saved):
-                self.seq(row, f"{where}.saved[{i}]")
-        flat = list(chain.from_iterable(saved))
-        self.names(flat, where + ".saved", len(flat), limit=FIELDS["strings"])
-        dead = self.seq(d["dead_units"], where + ".dead_units", n)
-        if not set(map(type, dead)) <= {type(None)}:
-            for i, du in enumerate(dead):
-                if du is not None:
-                    if type(du) is not list or len(du) != 2:
-                        self.fail(f"{where}.dead_units[{i}]", "expected null or [dead, units]")
-                    dead[i] = (
-                        self.integer(du[0], f"{where}.dead_units[{i}][0]"),
-                        self.integer(du[1], f"{where}.dead_units[{i}][1]"),
-                    )
-        args = self.arguments(d["args"], where + ".args", n) if self.version >= 2 else [()] * n
-        identities = self.ints(d["leaf"], where + ".leaf", n, nullable=True) if self.version >= 3 else [None] * n
-        tensors, site_list = self.tensors, self.sites
-        return NodeColumns.from_values(
-            {
-                "id": ids,
-                "op": ops,
-                "name": names,
-                "inputs": list(map(tuple, inputs)),
-                "pass_index": passes,
-                "output": [None if o is None else tensors[o] for o in outputs],
-                "flags": [rq * REQUIRES_GRAD | lf * IS_LEAF for rq, lf in zip(requires, leaves)],
-                "parameter": parameters,
-                "module": modules,
-                "site": [None if st is None else site_list[st] for st in sites],
-                "saved": list(map(tuple, saved)),
-                "dead": dead,
-                "args": args,
-                "leaf": [NONE if le is None else le for le in identities],
-            },
-            n,
-        )
-
-    def arguments(self, rows, where: str, n: int) -> list[tuple]:
-        """Each node's [[name, literal], ...]."""
-        rows = self.seq(rows, where, n)
-        out = []
-        for i, row in enumerate(rows):
-            pairs = []
-            for j, pair in enumerate(self.seq(row, f"{where}[{i}]")):
-                if type(pair) is not list or len(pair) != 2:
-                    self.fail(f"{where}[{i}][{j}]", "expected [name, literal]")
-                name, text = self.names(pair, f"{where}[{i}][{j}]", 2, limit=FIELDS["strings"])
-                pairs.append((name, text))
-            out.append(tuple(pairs))
-        return out
-
-    def backward_pass(self, d, where: str, nodes) -> BackwardPass:
+    def backward_pass(self, d: Json, where: str, nodes: NodeTable) -> BackwardPass:
         self.obj(
             d, where, ("index", "loss", "grad_norms", "node_count", "detailed", "finished", "root", "order", "steps")
         )
@@ -474,7 +221,7 @@ class RecordReader(ColumnReader):
             steps=self.steps(d["steps"], where + ".steps", nodes),
         )
 
-    def steps(self, d, where: str, nodes) -> list[Step]:
+    def steps(self, d: Json, where: str, nodes: NodeTable) -> list[Step]:
         self.obj(d, where, ("node", "grad_output", "grad_inputs", "leaf_grads"))
         at = self.seq(d["node"], where + ".node")
         n = len(at)
@@ -515,7 +262,7 @@ class RecordReader(ColumnReader):
             )
         return out
 
-    def console_line(self, d, where: str) -> ConsoleLine:
+    def console_line(self, d: Json, where: str) -> ConsoleLine:
         stamped = self.version >= CONSOLE_STAMPS_VERSION
         self.obj(d, where, ("stream", "text", "pass") + (("step", "events") if stamped else ()))
         stream = self.name(d["stream"], where + ".stream")
@@ -530,7 +277,7 @@ class RecordReader(ColumnReader):
             self.integer(d["events"], where + ".events") if stamped else 0,
         )
 
-    def script_error(self, d, where: str, nodes) -> ScriptError:
+    def script_error(self, d: Json, where: str, nodes: NodeTable) -> ScriptError:
         self.obj(d, where, ("type", "message", "traceback", "node", "site"))
         return ScriptError(
             self.name(d["type"], where + ".type", FIELDS["error.type"]),
@@ -540,7 +287,7 @@ class RecordReader(ColumnReader):
             self.site(d["site"], where + ".site"),
         )
 
-    def finding(self, d, where: str, nodes) -> Finding:
+    def finding(self, d: Json, where: str, nodes: NodeTable) -> Finding:
         self.obj(d, where, ("kind", "message", "node", "pass", "parameter", "site"))
         kind = self.name(d["kind"], where + ".kind")
         if kind not in FINDING_KINDS:
@@ -554,7 +301,7 @@ class RecordReader(ColumnReader):
             self.site(d["site"], where + ".site"),
         )
 
-    def optimizer_events(self, events, where: str) -> list[OptimizerEvent]:
+    def optimizer_events(self, events: Json, where: str) -> list[OptimizerEvent]:
         out = []
         for i, d in enumerate(self.seq(events, where)):
             at = f"{where}[{i}]"
@@ -569,7 +316,8 @@ class RecordReader(ColumnReader):
             for j, pair in enumerate(self.seq(d["settings"], at + ".settings")):
                 if type(pair) is not list or len(pair) != 2:
                     self.fail(f"{at}.settings[{j}]", "expected [name, literal]")
-                settings.append(tuple(self.names(pair, f"{at}.settings[{j}]", 2, limit=FIELDS["optimizer.settings"])))
+                name, value = self.names(pair, f"{at}.settings[{j}]", 2, limit=FIELDS["optimizer.settings"])
+                settings.append((name, value))
             out.append(
                 OptimizerEvent(
                     kind,
@@ -582,7 +330,7 @@ class RecordReader(ColumnReader):
             )
         return out
 
-    def param_changes(self, d, where: str) -> list[ParamChange]:
+    def param_changes(self, d: Json, where: str) -> list[ParamChange]:
         self.obj(d, where, ("leaf", "label", "before", "update", "after", "grad", "state"))
         leaves = self.ints(d["leaf"], where + ".leaf", None)
         n = len(leaves)
@@ -612,9 +360,3 @@ class RecordReader(ColumnReader):
             ParamChange(leaf, label, before, update, after, state, grad)
             for leaf, label, before, update, after, grad, state in zip(leaves, labels, *columns, states)
         ]
-
-
-_NO_VALUES = np.zeros(0, dtype=np.float64)
-_NO_VALUES.flags.writeable = False
-_NO_COUNTS = np.zeros(0, dtype=np.int64)
-_NO_COUNTS.flags.writeable = False

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import uuid
+from collections.abc import Callable
 
 from ..record.model import (
     LeafGrad,
@@ -15,12 +17,15 @@ from ..record.node_table import NodeTable
 from ..record.summary_table import SummaryTable
 from ..record.tensor_summary import TensorSummary
 from .atomic_file import write_atomically
-from .columns_write import node_columns, tensor_columns
+from .columns_write import Blob, Json, node_columns, tensor_columns
 from .format import (
     FORMAT,
     VERSION,
     gc_paused,
 )
+
+# A summary -> its row in the document's tensors (None for None).
+_Add = Callable[[TensorSummary | None], int | None]
 
 
 def dumps(record: Record) -> str:
@@ -28,13 +33,13 @@ def dumps(record: Record) -> str:
     return "".join(p if isinstance(p, str) else p.decode("ascii") for p in _pieces(record))
 
 
-def dump(record: Record, path) -> None:
+def dump(record: Record, path: str | os.PathLike[str]) -> None:
     """Write the record to `path` atomically: a complete new file replaces the old, or nothing
     changes (WriteError, from atomic_file, when it cannot be written)."""
     write_atomically(path, [p.encode("ascii") if isinstance(p, str) else p for p in _pieces(record)], "snapshot")
 
 
-def _pieces(record: Record) -> list:
+def _pieces(record: Record) -> list[str | bytes]:
     """The JSON text in pieces: the document with each base64 array spliced in where its
     placeholder was, so the encoder never scans megabytes of base64 for characters to escape."""
     token = f"@blob-{uuid.uuid4().hex}-"
@@ -48,7 +53,7 @@ def _pieces(record: Record) -> list:
         text = json.dumps(
             to_json(record, blob), ensure_ascii=True, allow_nan=False, check_circular=False, separators=(",", ":")
         )
-    pieces: list = []
+    pieces: list[str | bytes] = []
     for i, raw in enumerate(blobs):
         before, text = text.split(f'"{token}{i}"', 1)
         pieces += [before, b'"', raw, b'"']
@@ -56,21 +61,21 @@ def _pieces(record: Record) -> list:
     return pieces
 
 
-def _num(x):
+def _num(x: float | None) -> float | str | None:
     """A number as strict JSON: non-finite floats become "nan", "inf", "-inf"."""
     if type(x) is float and x - x != 0.0:
         return "nan" if x != x else ("inf" if x > 0 else "-inf")
     return x
 
 
-def _leaf_grad(lg: LeafGrad, add) -> list:
+def _leaf_grad(lg: LeafGrad, add: _Add) -> list[int | None]:
     """[leaf, added, before, now]: `now` is the added grad's row when it is that same summary."""
     added = add(lg.grad)
     now = added if lg.now is lg.grad and added is not None else add(lg.now)
     return [lg.node, added, add(lg.before), now]
 
 
-def _optimizer_event(e: OptimizerEvent, add, site) -> dict:
+def _optimizer_event(e: OptimizerEvent, add: _Add, site: Callable[[SourceSite | None], int | None]) -> Json:
     params = e.params
     return {
         "kind": e.kind,
@@ -85,12 +90,12 @@ def _optimizer_event(e: OptimizerEvent, add, site) -> dict:
             "update": [add(c.update) for c in params],
             "after": [add(c.after) for c in params],
             "grad": [add(c.grad) for c in params],
-            "state": [[[k, v if type(v) is str else add(v)] for k, v in c.state] for c in params],
+            "state": [[[k, v if type(v) is str else add(v)] for k, v in c.state] for c in params],  # type: ignore[arg-type]  # not a str: a summary
         },
     }
 
 
-def to_json(record: Record, blob) -> dict:
+def to_json(record: Record, blob: Blob) -> Json:
     """The record as JSON-ready data: small sections as objects; nodes, steps and summaries as
     columns. `blob` turns base64 bytes into what the document holds (a placeholder `_pieces` splices)."""
     nodes = record.nodes if isinstance(record.nodes, NodeTable) else NodeTable(record.nodes)
@@ -100,7 +105,7 @@ def to_json(record: Record, blob) -> dict:
     for i, x in enumerate(site_list):
         sites.setdefault(x, i)
 
-    def site(x: SourceSite | None):
+    def site(x: SourceSite | None) -> int | None:
         if x is None:
             return None
         i = sites.get(x)
@@ -112,13 +117,13 @@ def to_json(record: Record, blob) -> dict:
     table = columns.summaries  # the nodes' outputs: rows 0..; the steps' grads follow
     items: list[TensorSummary] = []
 
-    def add(s: TensorSummary | None):
+    def add(s: TensorSummary | None) -> int | None:
         if s is None:
             return None
         items.append(s)
         return len(table) + len(items) - 1
 
-    passes = []
+    passes: list[Json] = []
     for p in record.passes:
         steps = p.steps
         passes.append(
