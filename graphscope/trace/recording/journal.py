@@ -4,13 +4,21 @@ journals the recorder still holds (`Journals`)."""
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from graphscope.engine.backend import is_array
 from graphscope.engine.tensor import Tensor
 
-from ..record.model import EXTERNAL
+from ..record.model import EXTERNAL, Step
 from ..record.naming import INPUT_ROLES, name
+from ..stats.device import DeviceArray
+
+if TYPE_CHECKING:
+    from graphscope.engine.function import Function
+    from graphscope.engine.hooks import Site
+
+    from .leaves import Fresh
 
 
 class OpEvent(NamedTuple):
@@ -19,19 +27,19 @@ class OpEvent(NamedTuple):
     overwritten in place and the value is lost."""
 
     id: int
-    names: tuple  # (op, name), fit for the record
-    inputs: tuple  # node ids of its tensor (and raw array) inputs
-    array: Any
-    site: Any
+    names: tuple[str, str]  # (op, name), fit for the record
+    inputs: tuple[int, ...]  # node ids of its tensor (and raw array) inputs
+    array: DeviceArray
+    site: Site | None
     module: str | None
     requires_grad: bool
-    vc: list  # the output's live version counter
+    vc: list[int]  # the output's live version counter
     version: int
-    args: tuple | None  # (name, value) of its non-tensor arguments
-    node: Any  # the Function: what it saved is named from its state (`saved_roles`)
+    args: tuple[tuple[str, Any], ...] | None  # (name, value) of its non-tensor arguments (Any: the script's)
+    node: Function  # what it saved is named from its state (`saved_roles`)
 
 
-def saved_roles(e: OpEvent, state) -> tuple[str, ...]:
+def saved_roles(e: OpEvent, state: Iterable[tuple[str, object]]) -> tuple[str, ...]:
     """The roles of the arrays an op's Function saved for backward: "output", "input:K", or the
     attribute's name, from its state's (name, value) pairs. The state is read just before its
     backward frees it (reading it makes the instance's dict, so not at creation: a forward of
@@ -62,8 +70,8 @@ class LeafEvent(NamedTuple):
     """A leaf tensor was used: `copy` is its value then (shared while it does not change)."""
 
     id: int
-    copy: Any
-    site: Any
+    copy: DeviceArray
+    site: Site | None
     module: str | None
     requires_grad: bool
     label: str | None
@@ -74,8 +82,8 @@ class ConstantEvent(NamedTuple):
     """A non-tensor input: a Python value, or a raw array (an index, a mask), copied."""
 
     id: int
-    value: Any
-    site: Any
+    value: Any  # what the script passed
+    site: Site | None
     module: str | None
 
 
@@ -84,8 +92,8 @@ class ExternalEvent(NamedTuple):
 
     id: int
     name: str
-    copy: Any
-    site: Any
+    copy: DeviceArray | None
+    site: Site | None
     module: str | None
     requires_grad: bool
     op: str = EXTERNAL
@@ -94,8 +102,15 @@ class ExternalEvent(NamedTuple):
 class Seen(NamedTuple):
     """A tensor or Function a journal has seen, and the record node it became."""
 
-    ref: Any  # a weak reference to it
+    ref: Callable[[], object]  # a weak reference to it
     node: int
+
+
+Event = OpEvent | LeafEvent | ConstantEvent | ExternalEvent
+# A backward step: (node id, grad output, grads to its inputs or None until known).
+StepRow = tuple[int, DeviceArray, tuple[DeviceArray | None, ...] | None]
+# A leaf's grad accumulated at a step: (leaf node id, copy of the grad, of .grad before (or None), of .grad after).
+LeafGradRow = tuple[int, DeviceArray, DeviceArray | None, DeviceArray]
 
 
 class Journal:
@@ -126,51 +141,50 @@ class Journal:
         "plans",
     )
 
-    def __init__(self, index: int, first: int = 0):
+    def __init__(self, index: int, first: int = 0) -> None:
         self.index = index
         self.first = first  # the id of its first event (each event takes the next id)
-        self.events: list = []  # the events above in creation order; None once materialised
+        self.events: list[Event | None] = []  # the events above in creation order; None once materialised
         # Function `seq` (unique for the whole run) -> its node: plain ints, no weak references, so
         # a tensor made by an op is found through its `grad_fn` at the cost of one lookup.
         self.made: dict[int, int] = {}
-        self.saved: dict[int, tuple] = {}  # op node id -> its Function's state just before its backward
+        # op node id -> its Function's state just before its backward
+        self.saved: dict[int, tuple[tuple[str, object], ...]] = {}
         self.tensors: dict[int, Seen] = {}  # leaves and unrecorded tensors, by id(tensor)
         self.functions: dict[int, Seen] = {}  # unrecorded Functions without a seq, by id(Function)
         # One backward step as it ran (by calls, or resolved from the tape), until put into the record:
         # (node id, grad output, grads to its inputs or None until known). Plain tuples of ints and arrays,
         # which the cyclic collector stops tracking: a long pass's steps add nothing to its scans.
-        self.resolved: list[tuple] = []
+        self.resolved: list[StepRow] = []
         # Steps the engine wrote while no other observer stepped through backward (hooks'
         # `backward_tape`): [node, grad output, grad inputs, its saved state], resolved into
         # `steps` only when read, which a pass that is trimmed unread never is.
-        self.tape: list[list] = []
+        self.tape: list[list[Any]] = []  # (Any: the engine's mixed lists, as hooks.backward_tape says)
         self.taping = False  # the engine is writing the tape (its last step may be running)
-        self.plans: list[tuple] = []  # (planned Functions, their node ids) of each backward begun
-        self.step_leaves: dict[
-            int, list
-        ] = {}  # step position -> [(leaf node id, copy of its grad, of .grad before (or None), of .grad after)]
-        self.made_step: tuple | None = None  # (position, the record's Step) of the last step put there
+        self.plans: list[tuple[Sequence[Function], tuple[int, ...]]] = []  # (planned Functions, their ids) per backward
+        self.step_leaves: dict[int, list[LeafGradRow]] = {}  # step position -> its leaves' grads
+        self.made_step: tuple[int, Step] | None = None  # (position, the record's Step) of the last step put there
         self.done = 0  # events already turned into nodes
         self.steps_done = 0
         self.materialized = False  # some of it is in the record
         self.referenced: set[int] = set()  # its node ids that later passes refer to
         self.ids: list[int] = []  # node ids put into the record
         self.finite: set[int] = set()  # ids of arrays here already known to hold no NaN/Inf
-        self.fresh: list = []  # (leaf entry, copy) of the leaves copied (not shared) in this pass
+        self.fresh: Fresh = []  # (leaf entry, copy) of the leaves copied (not shared) in this pass
 
     def steps_begun(self) -> int:
         """How many backward steps have begun (the last may be running), without resolving the tape."""
         return len(self.resolved) + len(self.tape)
 
     @property
-    def steps(self) -> list[tuple]:
+    def steps(self) -> list[StepRow]:
         """The backward steps as (node id, grad output, grad inputs), the tape's resolved first."""
         if self.tape:
             self.untape()
         return self.resolved
 
     @steps.setter
-    def steps(self, steps: list) -> None:
+    def steps(self, steps: list[StepRow]) -> None:
         self.resolved, self.tape = steps, []
 
     def untape(self) -> None:
@@ -181,7 +195,7 @@ class Journal:
         done = len(tape) if not self.taping or tape[-1][2] is not None else len(tape) - 1
         if not done:
             return
-        plan = {}
+        plan: dict[Function, int] = {}
         for order, ids in self.plans:
             plan.update(zip(order, ids))
         steps, saved, events, first = self.resolved, self.saved, self.events, self.first
@@ -205,7 +219,7 @@ class Journal:
             steps.append((nid, grad_output, grad_inputs))
         del tape[:done]
 
-    def step_ended(self, grads: tuple):
+    def step_ended(self, grads: tuple[DeviceArray | None, ...]) -> Step | None:
         """The last step's grads to its inputs (its backward returned): filed with it, or, where the
         step is in the record already (the session flushed while paused in it), that Step returned
         for them to be summarised into."""
@@ -217,7 +231,9 @@ class Journal:
         steps[-1] = (nid, grad_output, grads)
         return None
 
-    def leaf_grad(self, nid: int, copy, before, now, grad):
+    def leaf_grad(
+        self, nid: int, copy: DeviceArray, before: DeviceArray | None, now: DeviceArray, grad: DeviceArray
+    ) -> Step | None:
         """A leaf's grad accumulated at the last step: node `nid`, copies of the grad added, of `.grad`
         before (or None) and after; `grad` is the added grad itself, which the step's grads may hold
         (and which user code may change: the copy takes its place). Filed with the step, or, where
@@ -249,14 +265,16 @@ class Journal:
         tape = self.tape
         if not (self.taping and tape and tape[-1][2] is None):
             return None
-        node = tape[-1][0]
+        node: Function = tape[-1][0]
         for order, ids in reversed(self.plans):
             if node in order:
                 return ids[order.index(node)]
         return None
 
 
-def _shared_copy(grads, grad, copy):
+def _shared_copy(
+    grads: tuple[DeviceArray | None, ...] | None, grad: DeviceArray, copy: DeviceArray
+) -> tuple[DeviceArray | None, ...] | None:
     """A step's grads with the leaf's `copy` in place of `grad` itself where it is one of them (the
     step's grad for a leaf may be the array that became `.grad`, which user code may change)."""
     if grads is not None:
@@ -271,7 +289,7 @@ class Journals:
     pass's), whose nodes a new node may still refer to, and those of passes kept for good (the
     first, the pinned), found the same way however long ago they ran."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.current = Journal(0, 0)
         self._recent: deque[Journal] = deque([self.current])
         self._kept: list[Journal] = []
@@ -300,13 +318,13 @@ class Journals:
         recent = self._recent
         return [recent.popleft() for _ in range(len(recent) - window)]
 
-    def lookup_order(self):
+    def lookup_order(self) -> Iterator[Journal]:
         """Journals whose nodes a new node may refer to: the recent ones, newest first, then
         those of passes kept for good."""
         yield from reversed(self._recent)
         yield from self._kept
 
-    def refer(self, fn, seq) -> int | None:
+    def refer(self, fn: Function, seq: int | None) -> int | None:
         """The node a Function became in a held journal, else None; where that is an older pass's,
         noted as referenced there (trimming that pass keeps it)."""
         found = self.find(fn, seq)
@@ -317,7 +335,7 @@ class Journals:
             older.referenced.add(nid)
         return nid
 
-    def node_of(self, obj) -> int | None:
+    def node_of(self, obj: object) -> int | None:
         """The node a live Function or Tensor became in a held journal, else None."""
         if isinstance(obj, Tensor):
             fn = obj.grad_fn
@@ -330,16 +348,16 @@ class Journals:
                     return entry.node
             return None
         seq = getattr(obj, "seq", None)
-        nid = self.current.made.get(seq)  # the current pass: nearly always
+        nid = self.current.made.get(seq)  # type: ignore[arg-type]  # (None, no seq: none) the current pass: nearly always
         if nid is not None:
             return nid
         found = self.find(obj, seq)
         return None if found is None else found[1]
 
-    def find(self, fn, seq):
+    def find(self, fn: object, seq: int | None) -> tuple[Journal, int] | None:
         """(journal, node id) of a Function seen in a recent or kept pass, else None."""
         for j in self.lookup_order():
-            nid = j.made.get(seq)
+            nid = j.made.get(seq)  # type: ignore[arg-type]  # None (a Function without a seq) finds nothing
             if nid is not None:
                 return j, nid
             entry = j.functions.get(id(fn))

@@ -3,11 +3,18 @@ and the captured values held within the memory budget (`CapturedValues`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
+from ..record.live_columns import LiveNodes
 from ..record.model import Record
 from ..record.node_table import NONE
+from ..record.tensor_summary import TensorSummary
 from ..stats.summarize import FULL_VALUES_LIMIT
+
+# What holds captured values: a row of the nodes' summaries, or a summary held elsewhere.
+Held = int | TensorSummary
 
 
 @dataclass(frozen=True)
@@ -35,7 +42,7 @@ class Policy:
     scan_every_pass: bool = False
 
     @classmethod
-    def every_pass(cls, **options) -> Policy:
+    def every_pass(cls, **options: Any) -> Policy:  # (Any: the other fields' values, each its own type)
         """Full detail for every pass."""
         return cls(keep_last=None, **options)
 
@@ -44,7 +51,7 @@ class Pins:
     """The passes kept in full detail whatever the window: the first ones (`keep_first`), the first
     whose values and the first whose grads hold a NaN/Inf, and those the debugger paused in."""
 
-    def __init__(self, keep_first: int):
+    def __init__(self, keep_first: int) -> None:
         self._keep_first = keep_first
         self._pinned: set[int] = set()
         self._nan_value_pass: int | None = None
@@ -84,13 +91,13 @@ class CapturedValues:
     past the memory budget the oldest are dropped and the record counts them. An entry is a row of
     the nodes' summaries (an int) or a summary held elsewhere (a step's, a change's)."""
 
-    def __init__(self, record: Record, budget: int):
+    def __init__(self, record: Record, budget: int) -> None:
         self._record = record
         self._budget = budget
-        self._by_pass: dict[int, list] = {}  # pass -> entries holding captured values
+        self._by_pass: dict[int, list[Held]] = {}  # pass -> entries holding captured values
         self._bytes = 0
 
-    def hold(self, index: int, entries: list, nbytes: int) -> None:
+    def hold(self, index: int, entries: list[Held], nbytes: int) -> None:
         """Pass `index`'s summaries in `entries` capture `nbytes` bytes more."""
         self._by_pass.setdefault(index, []).extend(entries)
         self._bytes += nbytes
@@ -99,11 +106,11 @@ class CapturedValues:
         """Pass `index`'s values are let go of with its detail."""
         self._bytes -= sum(map(self._size, self._by_pass.pop(index, [])))
 
-    def hold_outputs(self, index: int, ids) -> None:
+    def hold_outputs(self, index: int, ids: Iterable[int]) -> None:
         """The output summaries of these nodes (of pass `index`, kept when it was trimmed) stay held."""
         live = self._record.nodes.live()
         rows = (live.row(nid) for nid in ids)
-        survivors = [o for o in (live.output[r] for r in rows if r is not None) if o >= 0]
+        survivors: list[Held] = [o for o in (live.output[r] for r in rows if r is not None) if o >= 0]
         if survivors:
             self._by_pass[index] = survivors
             self._bytes += sum(map(self._size, survivors))
@@ -117,7 +124,7 @@ class CapturedValues:
             self._bytes -= live.summaries.value_bytes(s)
         self._record.nodes.pop(nid, None)
 
-    def renumber(self, renumber: list) -> None:
+    def renumber(self, renumber: list[int]) -> None:
         """The nodes' summary rows were renumbered (old row -> new, NONE: gone)."""
         for entries in self._by_pass.values():
             entries[:] = [
@@ -145,10 +152,13 @@ class CapturedValues:
             if self._bytes <= budget:
                 return
 
-    def _size(self, entry) -> int:
+    def _size(self, entry: Held) -> int:
         """Bytes of values an entry holds."""
-        return self._record.nodes.live().summaries.value_bytes(entry) if type(entry) is int else entry.captured_bytes
+        live: LiveNodes = self._record.nodes.live()
+        # (not an int on the right: a summary)
+        return live.summaries.value_bytes(entry) if type(entry) is int else entry.captured_bytes  # type: ignore[union-attr]
 
-    def _drop(self, entry) -> int:
+    def _drop(self, entry: Held) -> int:
         """Let go of an entry's values; the bytes freed."""
-        return self._record.nodes.live().drop_values(entry) if type(entry) is int else entry.drop_values()
+        live: LiveNodes = self._record.nodes.live()
+        return live.drop_values(entry) if type(entry) is int else entry.drop_values()  # type: ignore[union-attr]

@@ -4,11 +4,15 @@ the passes and the optimizer's events share while the tensor does not change."""
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 
 from graphscope.engine.tensor import Tensor, data_writes
 
 from ..record.naming import Names
-from .journal import Journal
+from ..stats.device import DeviceArray
+
+# (leaf entry, copy) of the leaves copied (not shared) in a pass: its journal's `fresh`.
+Fresh = list[tuple["LeafEntry", DeviceArray]]
 
 
 class LeafEntry:
@@ -31,19 +35,19 @@ class LeafEntry:
         "before",
     )
 
-    def __init__(self, ref):
+    def __init__(self, ref: weakref.ref[Tensor]) -> None:
         self.ref = ref  # a weak reference to the tensor
-        self.array = None  # the array the copy was made of
-        self.version = None  # (its version counter, the engine's `.data` writes) then
-        self.copy = None
+        self.array: DeviceArray | None = None  # the array the copy was made of
+        self.version: tuple[int, int] | None = None  # (its version counter, the engine's `.data` writes) then
+        self.copy: DeviceArray | None = None
         self.finite = False  # the copy is known to hold no NaN/Inf
         self.label: str | None = None
         self.first: int | None = None  # the first record node it became: its identity (Node.leaf)
-        self.grad_array = None  # the `.grad` array `grad_copy` was made of, and its version then
-        self.grad_version = None
-        self.grad_copy = None
+        self.grad_array: DeviceArray | None = None  # the `.grad` array `grad_copy` was made of, and its version then
+        self.grad_version: tuple[int, int] | None = None
+        self.grad_copy: DeviceArray | None = None
         self.grad_key: int | None = None  # the id of the `.grad` array it is known to own (GradOwners)
-        self.before = None  # a copy of `.grad` before the accumulation under way
+        self.before: DeviceArray | None = None  # a copy of `.grad` before the accumulation under way
 
 
 class Leaves:
@@ -51,7 +55,7 @@ class Leaves:
     so `w.grad.zero_()` is known as a reset of w's grad. `keep(array)` makes a copy to summarise later
     (or a summary at once, for a large array)."""
 
-    def __init__(self, keep, names: Names):
+    def __init__(self, keep: Callable[[DeviceArray], DeviceArray], names: Names) -> None:
         self._keep = keep
         self._names = names
         self._entries: dict[int, LeafEntry] = {}  # id(leaf) -> what is known of it
@@ -77,18 +81,18 @@ class Leaves:
             return None
         return leaf
 
-    def copy_value(self, tensor: Tensor, leaf: LeafEntry | None, journal: Journal) -> LeafEntry:
+    def copy_value(self, tensor: Tensor, leaf: LeafEntry | None, fresh: Fresh) -> LeafEntry:
         """The entry of a leaf new to the recorder (`leaf` None or another tensor's) or changed
-        since its last copy, holding a new copy of its value (fresh in `journal`'s pass)."""
+        since its last copy, holding a new copy of its value (noted in `fresh`, its pass's)."""
         if leaf is None or leaf.ref() is not tensor:
             leaf = self.add(tensor)
         array = tensor.array
         copy = self._keep(array)
         leaf.array, leaf.version, leaf.copy, leaf.finite = array, (tensor._vc[0], data_writes[0]), copy, False
-        journal.fresh.append((leaf, copy))
+        fresh.append((leaf, copy))
         return leaf
 
-    def grad_copy(self, leaf: LeafEntry, grad: Tensor):
+    def grad_copy(self, leaf: LeafEntry, grad: Tensor) -> DeviceArray:
         """A copy of the leaf's `.grad` as it is: the last one made, while it has not changed since."""
         array = grad.array
         version = (grad._vc[0], data_writes[0])
@@ -97,7 +101,9 @@ class Leaves:
         leaf.grad_array, leaf.grad_version, leaf.grad_copy = array, version, self._keep(array)
         return leaf.grad_copy
 
-    def value_and_grad(self, p: Tensor, leaf: LeafEntry, grad, writes: int) -> tuple:
+    def value_and_grad(
+        self, p: Tensor, leaf: LeafEntry, grad: Tensor | None, writes: int
+    ) -> tuple[DeviceArray, DeviceArray | None]:
         """Copies of a parameter's value and `.grad` (None without one) before a step: its value,
         the copy its pass holds while it has not changed since; its `.grad`, the copy the last
         accumulation made, likewise."""
@@ -112,13 +118,13 @@ class Leaves:
             return before, leaf.grad_copy
         return before, self.grad_copy(leaf, grad)
 
-    def value_after(self, p: Tensor, leaf: LeafEntry, journal: Journal):
-        """A copy of a parameter's value after a step, which the next forward (`journal`'s pass)
-        shares while the parameter stays as the step left it."""
+    def value_after(self, p: Tensor, leaf: LeafEntry, fresh: Fresh) -> DeviceArray:
+        """A copy of a parameter's value after a step, which the next forward (whose journal's
+        `fresh` it is noted in) shares while the parameter stays as the step left it."""
         array = p.array
         after = self._keep(array)
         leaf.array, leaf.version, leaf.copy, leaf.finite = array, (p._vc[0], data_writes[0]), after, False
-        journal.fresh.append((leaf, after))
+        fresh.append((leaf, after))
         return after
 
     def label(self, t: Tensor) -> str:
@@ -129,7 +135,7 @@ class Leaves:
             leaf.label = label
         return label
 
-    def note_grad(self, leaf: LeafEntry, array) -> None:
+    def note_grad(self, leaf: LeafEntry, array: DeviceArray) -> None:
         """`array` is the leaf's `.grad` now."""
         key = id(array)
         old = leaf.grad_key
@@ -141,7 +147,7 @@ class Leaves:
         owners[key] = leaf
         leaf.grad_key = key
 
-    def grad_owner(self, tensor: Tensor):
+    def grad_owner(self, tensor: Tensor) -> tuple[Tensor, LeafEntry] | None:
         """(the leaf Tensor, its entry) whose `.grad` is `tensor` (or shares its array), else None."""
         leaf = self._grad_owners.get(id(tensor.array))
         t = leaf.ref() if leaf is not None else None

@@ -13,7 +13,8 @@ leaves the detail window drops them, and its events stay rows.
 from __future__ import annotations
 
 from collections import deque
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from graphscope.engine import hooks
 from graphscope.engine.backend import namespace
@@ -21,10 +22,23 @@ from graphscope.engine.tensor import Tensor, data_writes
 
 from ..record.model import GRAD_RESET, HAND_UPDATE, OPTIMIZER_STEP, ZERO_GRAD, ParamChange, Record
 from ..record.naming import Names, name, short_repr
+from ..record.node import SourceSite
+from ..record.optimizer_history import OptimizerHistory
+from ..record.tensor_summary import TensorSummary
+from ..stats.device import DeviceArray
 from ..stats.summarize import Summarized
 from .journal import Journals
 from .keeping import Policy
 from .leaves import LeafEntry, Leaves
+from .summary_work import StateWork, WorkItem
+
+if TYPE_CHECKING:
+    from graphscope.engine.optim.optimizer import Optimizer
+
+# A parameter an event saw: (leaf identity, label, copy of value or `.grad` before, copy of the `.grad` read or None).
+SawParam = tuple[int, str, DeviceArray, DeviceArray | None]
+# An optimizer's state for a parameter: [(name, a copy of a tensor, or a number's literal)].
+StateCopies = list[tuple[str, DeviceArray | str]]
 
 
 class Saw(NamedTuple):
@@ -33,7 +47,7 @@ class Saw(NamedTuple):
     or None) each."""
 
     row: int  # the event's index in record.optimizer
-    params: list
+    params: list[SawParam]
     zeros: bool  # the grads were zeroed in place: `after` is zeros
 
 
@@ -42,7 +56,7 @@ class Stepped(NamedTuple):
     copy before, the optimizer's state for it [(name, copy or literal)] or None) each."""
 
     row: int
-    params: list
+    params: list[tuple[DeviceArray, DeviceArray, StateCopies | None]]
 
 
 _new = tuple.__new__  # the pending tuples are built with it: half the cost of calling their classes
@@ -54,32 +68,49 @@ class OptimizerRecording:
     their pass is put into the record (`work`) or leaves the detail window (`drop_detail`). The
     recorder hands it the engine's optimizer events while it is not sealed."""
 
-    def __init__(self, record: Record, policy: Policy, leaves: Leaves, names: Names, journals: Journals, keep):
+    def __init__(
+        self,
+        record: Record,
+        policy: Policy,
+        leaves: Leaves,
+        names: Names,
+        journals: Journals,
+        keep: Callable[[DeviceArray], DeviceArray],
+    ) -> None:
         self._record = record
+        # The recorder made record.optimizer an OptimizerHistory (Record says only a list).
+        self._history = cast(OptimizerHistory, record.optimizer)
         self._keep_first = policy.keep_first
         self._leaves = leaves
         self._names = names
         self._journals = journals
         self._keep = keep  # array -> a copy to summarise later (see Recorder)
-        self._pending: dict[int, list] = {}  # pass index -> its events' Saw and Stepped copies, until kept or dropped
+        # pass index -> its events' Saw and Stepped copies, until kept or dropped
+        self._pending: dict[int, list[Saw | Stepped]] = {}
         # id(optimizer) -> (pass index, [(row, [(param, leaf, copy before)])]) while it steps
-        self._open_steps: dict = {}
-        self._last_reset = None  # (row, site, passes, leaves) of the last grad reset event
-        self._last_update = None  # (row, passes, leaves) of the last update by hand
-        self._updating = None  # (tensor, leaf, copy of its value, of its grad) while updated by hand
-        self._type_names: dict = {}  # class -> (its __name__, as a name)
-        self._group_settings: dict = {}  # id(param group) -> (its options, their literals)
-        self._held_events: deque = deque()  # (pass index, position in record.optimizer) of events held with parameters
+        self._open_steps: dict[int, tuple[int, list[tuple[int, list[tuple[Tensor, LeafEntry, DeviceArray]]]]]] = {}
+        # (row, site, passes, leaves) of the last grad reset event
+        self._last_reset: tuple[int, SourceSite | None, int, set[int | None]] | None = None
+        # (row, passes, leaves) of the last update by hand
+        self._last_update: tuple[int, int, set[int | None]] | None = None
+        # (tensor, leaf, copy of its value, of its grad) while updated by hand
+        self._updating: tuple[Tensor, LeafEntry, DeviceArray, DeviceArray | None] | None = None
+        self._type_names: dict[type, tuple[str, str]] = {}  # class -> (its __name__, as a name)
+        # id(param group) -> (its options, their literals); Any: the values the script set
+        self._group_settings: dict[int, tuple[list[tuple[str, Any]], tuple[tuple[str, str], ...]]] = {}
+        # (pass index, position in record.optimizer) of events held with parameters
+        self._held_events: deque[tuple[int, int]] = deque()
 
     # --- engine events ------------------------------------------------------------------
     # Once or twice a step with every parameter: written for speed (no calls per parameter but
     # what it must do).
 
-    def grads_zeroing(self, owner, params, set_to_none):
+    def grads_zeroing(self, owner: object, params: Iterable[Tensor], set_to_none: object) -> None:
         set_to_none = bool(set_to_none)
         passes = len(self._record.passes)
         row = self._add_event(ZERO_GRAD, passes, self._type_name(owner), _SET_TO_NONE[set_to_none])
-        entry_of, writes, seen = self._leaves.entry_of, data_writes[0], []
+        seen: list[SawParam] = []
+        entry_of, writes = self._leaves.entry_of, data_writes[0]
         for p in params:
             grad = p._grad
             if grad is None:
@@ -96,22 +127,24 @@ class OptimizerRecording:
         if seen:
             self._pend(passes - 1, _new(Saw, (row, seen, not set_to_none)))
 
-    def grad_clearing(self, tensor):
+    def grad_clearing(self, tensor: Tensor) -> None:
         self._reset_by_user(tensor, self._leaves.known(tensor), zeros=False)
 
-    def tensor_zeroing(self, tensor):
+    def tensor_zeroing(self, tensor: Tensor) -> None:
         found = self._leaves.grad_owner(tensor)
         if found is not None:
             self._reset_by_user(*found, zeros=True)
 
-    def optimizer_step_begun(self, optimizer):
+    def optimizer_step_begun(self, optimizer: Optimizer) -> None:
         passes = len(self._record.passes)
         kind = self._type_name(optimizer)
         entry_of, value_and_grad, writes = self._leaves.entry_of, self._leaves.value_and_grad, data_writes[0]
         steps = []
         for group in optimizer.param_groups:
             row = self._add_event(OPTIMIZER_STEP, passes, kind, self._settings_of(group))
-            seen, changed = [], []
+            seen: list[SawParam] = []
+            changed: list[tuple[Tensor, LeafEntry, DeviceArray]] = []
+            p: Tensor
             for p in group["params"]:
                 grad = p._grad
                 if grad is None:
@@ -127,7 +160,7 @@ class OptimizerRecording:
                 steps.append((row, changed))
         self._open_steps[id(optimizer)] = (passes - 1, steps)
 
-    def optimizer_step_ended(self, optimizer):
+    def optimizer_step_ended(self, optimizer: Optimizer) -> None:
         opened = self._open_steps.pop(id(optimizer), None)
         if opened is None:
             return
@@ -140,14 +173,14 @@ class OptimizerRecording:
                 slot = state.get(p)
                 afters.append(
                     (
-                        self._leaves.value_after(p, leaf, self._journals.current),
+                        self._leaves.value_after(p, leaf, self._journals.current.fresh),
                         before,
                         self._state_copies(slot) if slot else None,
                     )
                 )
             self._pend(index, _new(Stepped, (row, afters)))
 
-    def leaf_updating(self, tensor):
+    def leaf_updating(self, tensor: Tensor) -> None:
         self._updating = None
         leaf = self._leaves.known(tensor)
         passes = len(self._record.passes)
@@ -157,15 +190,15 @@ class OptimizerRecording:
         before, read = self._leaves.value_and_grad(tensor, leaf, grad, data_writes[0])
         self._updating = (tensor, leaf, before, read)
 
-    def leaf_updated(self, tensor):
+    def leaf_updated(self, tensor: Tensor) -> None:
         opened, self._updating = self._updating, None
         if opened is None or opened[0] is not tensor:
             return
         _, leaf, before, read = opened
         passes = len(self._record.passes)
         last = self._last_update  # (its row, passes, the leaves it updated)
-        if last is None or last[0] != len(self._record.optimizer) - 1 or last[1] != passes or leaf.first in last[2]:
-            row = self._record.optimizer.add(HAND_UPDATE, passes, "", (), self._names.site(hooks.user_site()))
+        if last is None or last[0] != len(self._history) - 1 or last[1] != passes or leaf.first in last[2]:
+            row = self._history.add(HAND_UPDATE, passes, "", (), self._names.site(hooks.user_site()))
             last = self._last_update = (row, passes, set())
         last[2].add(leaf.first)
         self._pend(
@@ -174,7 +207,10 @@ class OptimizerRecording:
         )
         self._pend(
             passes - 1,
-            _new(Stepped, (last[0], [(self._leaves.value_after(tensor, leaf, self._journals.current), before, None)])),
+            _new(
+                Stepped,
+                (last[0], [(self._leaves.value_after(tensor, leaf, self._journals.current.fresh), before, None)]),
+            ),
         )
 
     # --- what the rest of the recorder calls --------------------------------------------
@@ -188,20 +224,22 @@ class OptimizerRecording:
         (Passes leave it in order: the events of an earlier pass still here belong to one kept
         for good, a pinned one, and are let go of.)"""
         held = self._held_events
-        events = self._record.optimizer
+        events = self._history
         while held and held[0][0] <= index:
             passed, position = held.popleft()
             if passed == index:
                 events.compact(position, drop_params=True)
         self._pending.pop(index, None)
 
-    def work(self, before: int) -> tuple[list, list, list]:
+    def work(self, before: int) -> tuple[list[WorkItem], list[DeviceArray], list[StateWork]]:
         """The pending events of passes before `before` as ParamChanges in the record, and the
         work of summarising them, to do in one batch with a pass's own: [(target, key, array)],
         the part of it that reuses copies of the pass before (values and grads), and the states
         to finish after it."""
-        work, states, shared = [], [], []
-        history, keep_first, held = self._record.optimizer, self._keep_first, self._held_events
+        work: list[WorkItem] = []
+        states: list[StateWork] = []
+        shared: list[DeviceArray] = []
+        history, keep_first, held = self._history, self._keep_first, self._held_events
         pending = self._pending
         for index in [i for i in pending if i < before]:
             for entry in pending.pop(index):
@@ -220,20 +258,21 @@ class OptimizerRecording:
                         if entry.zeros and type(was) is not Summarized:
                             work.append((change, "after", namespace(was).zeros_like(was)))
                     continue
-                event = history.held(entry.row)
-                if event is None:
+                stepped: Stepped = entry  # type: ignore[assignment]  # not a Saw: a Stepped
+                stepped_event = history.held(stepped.row)
+                if stepped_event is None:
                     continue  # its pass left the detail window while it stepped (closures' passes)
-                for change, (after, was, state) in zip(event.params[-len(entry.params) :], entry.params):
+                for change, (after, was, state) in zip(stepped_event.params[-len(stepped.params) :], stepped.params):
                     work.append((change, "after", after))
                     if type(after) is not Summarized and type(was) is not Summarized:  # else too large
                         work.append((change, "update", namespace(after).subtract(after, was)))
                     if state:
-                        slots = [None] * len(state)
+                        slots: list[TensorSummary | None] = [None] * len(state)
                         work += [(slots, i, value) for i, (_, value) in enumerate(state) if type(value) is not str]
                         states.append((change, state, slots))
         return work, shared, states
 
-    def pending_copies(self):
+    def pending_copies(self) -> Iterator[DeviceArray]:
         """The copies of values and grads that pending changes share with a pass's own."""
         for pending in self._pending.values():
             for entry in pending:
@@ -245,11 +284,11 @@ class OptimizerRecording:
 
     # --- helpers --------------------------------------------------------------------------
 
-    def _add_event(self, kind: str, passes: int, optimizer: str, settings: tuple) -> int:
+    def _add_event(self, kind: str, passes: int, optimizer: str, settings: tuple[tuple[str, str], ...]) -> int:
         """A new event's row in record.optimizer, at the user's line that called it."""
-        return self._record.optimizer.add(kind, passes, optimizer, settings, self._names.site(hooks.user_site()))
+        return self._history.add(kind, passes, optimizer, settings, self._names.site(hooks.user_site()))
 
-    def _type_name(self, obj) -> str:
+    def _type_name(self, obj: object) -> str:
         """The name of an optimizer's (or a module's) class, made once per class."""
         kind = type(obj)
         cached = self._type_names.get(kind)
@@ -257,7 +296,7 @@ class OptimizerRecording:
             cached = self._type_names[kind] = (kind.__name__, name(kind.__name__))
         return cached[1]
 
-    def _pend(self, index: int, entry: tuple) -> None:
+    def _pend(self, index: int, entry: Saw | Stepped) -> None:
         """Keep an event's copies (a Saw or Stepped) to turn into ParamChanges with the next pass
         put into the record, or at a flush."""
         pending = self._pending.get(index)
@@ -266,7 +305,7 @@ class OptimizerRecording:
         else:
             pending.append(entry)
 
-    def _settings_of(self, group: dict) -> tuple:
+    def _settings_of(self, group: dict[str, Any]) -> tuple[tuple[str, str], ...]:  # (Any: what the script set)
         """The group's options as literals, made again only when one of them changed."""
         cached = self._group_settings.get(id(group))
         if cached is not None and len(cached[0]) == len(group) - 1:
@@ -294,13 +333,13 @@ class OptimizerRecording:
         last = self._last_reset  # (its row, site, passes, the leaves it reset)
         if (
             last is None
-            or last[0] != len(self._record.optimizer) - 1
+            or last[0] != len(self._history) - 1
             or last[1] != site
             or last[2] != passes
             or leaf.first in last[3]
         ):
             last = self._last_reset = (
-                self._record.optimizer.add(GRAD_RESET, passes, "", (), site),
+                self._history.add(GRAD_RESET, passes, "", (), site),
                 site,
                 passes,
                 set(),
@@ -312,9 +351,9 @@ class OptimizerRecording:
             _new(Saw, (last[0], [(leaf.first, leaf.label or self._leaves.label(tensor), before, None)], zeros)),
         )
 
-    def _state_copies(self, slot: dict) -> list:
+    def _state_copies(self, slot: dict[object, Any]) -> StateCopies:  # (Any: what the optimizer keeps)
         """The optimizer's state for a parameter: tensors copied, numbers as literals."""
-        out = []
+        out: StateCopies = []
         for key, value in slot.items():
             if isinstance(value, Tensor):
                 out.append((name(str(key)), self._keep(value.array)))
@@ -323,16 +362,17 @@ class OptimizerRecording:
         return out
 
 
-def finish_states(states: list) -> None:
+def finish_states(states: Sequence[StateWork]) -> None:
     """Put each summarised state into its change: tensors as summaries, the rest as literals."""
     for change, entries, slots in states:
-        change.state = tuple((key, value if type(value) is str else s) for (key, value), s in zip(entries, slots))
+        # (a tensor's slot holds its summary by now)
+        change.state = tuple((key, value if type(value) is str else s) for (key, value), s in zip(entries, slots))  # type: ignore[misc]
 
 
 _MISSING = object()
 
 
-def _plain(value) -> bool:
+def _plain(value: Any) -> bool:  # (Any: an option the script set)
     kind = type(value)
     return kind in _PLAIN or (kind is tuple and all(type(v) in _PLAIN for v in value))
 

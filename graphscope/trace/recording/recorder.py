@@ -2,16 +2,16 @@
 
 It journals the engine's events and answers the session's calls; its collaborators own the rest: the
 journals held (`journal.py`), the leaves' copies (`leaves.py`), optimizer events (`optimizer_events.py`),
-putting journals into the record (`materialize.py`), and what detail survives (`retention.py`).
+putting journals into the record (`materialize.py`) and their arrays' summaries (`summary_batches.py`),
+what detail survives (`retention.py`), and the run's facts around the graph (`run_facts.py`).
 """
 
 from __future__ import annotations
 
-import datetime
 import math
-import platform
-import traceback
 import weakref
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,11 +20,9 @@ from graphscope.engine.backend import is_array
 from graphscope.engine.tensor import Tensor, data_writes
 
 from ..analysis import findings
-from ..record.limits import FIELDS, clamp, cut
-from ..record.model import BackwardPass, ConsoleLine, LeafGrad, Metadata, Record, ScriptError
-from ..record.naming import Names, error_site, graphscope_version, name
-from ..record.optimizer_history import OptimizerHistory
-from ..record.pass_history import PassHistory
+from ..record.model import BackwardPass, LeafGrad, Record, ScriptError
+from ..record.naming import Names, name
+from ..stats.device import DeviceArray
 from ..stats.finite import NUMBER, squared_norm, to_host_floats
 from ..stats.summarize import Summarized, summarize_many
 from .journal import ConstantEvent, ExternalEvent, Journals, LeafEvent, OpEvent, Seen
@@ -33,6 +31,15 @@ from .leaves import Leaves
 from .materialize import Materializer, grad_slots, leaf_grad_work
 from .optimizer_events import OptimizerRecording
 from .retention import Retention
+from .run_facts import add_console_line, finished, new_record, other_thread_note, script_error
+from .summary_batches import SummaryBatches
+
+if TYPE_CHECKING:
+    import threading
+
+    from graphscope.engine.function import Function
+    from graphscope.engine.hooks import Site
+    from graphscope.engine.optim.optimizer import Optimizer
 
 __all__ = ["SUMMARIZE_AT_ONCE", "Policy", "Recorder"]
 
@@ -61,24 +68,9 @@ class Recorder(hooks.Observer):
     # ops would interleave with its pass and leave nodes that point nowhere. `other_thread` says so.
     one_thread = True
 
-    def __init__(self, policy: Policy | None = None, script: str = "", argv: list[str] | None = None):
+    def __init__(self, policy: Policy | None = None, script: str = "", argv: list[str] | None = None) -> None:
         self.policy = policy = policy or Policy()
-        self.record = Record(
-            metadata=Metadata(
-                script=cut(script, FIELDS["metadata.script"]),
-                argv=[cut(a, FIELDS["metadata.argv"]) for a in argv or ()],
-                started=datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-                graphscope_version=graphscope_version(),
-                python_version=platform.python_version(),
-                numpy_version=np.__version__,
-                keep_first=policy.keep_first,
-                keep_last=policy.keep_last,
-                full_values_limit=policy.full_values_limit,
-                memory_budget=policy.memory_budget,
-            )
-        )
-        self.record.passes = PassHistory()  # a pass out of the detail window shrinks to a row
-        self.record.optimizer = OptimizerHistory()  # so does an optimizer event
+        self.record = new_record(policy, script, argv)
         self._next_id = 0
         self._names = names = Names(self.record.rules)
         self._module = names.module  # the module whose forward is running (named)
@@ -91,14 +83,15 @@ class Recorder(hooks.Observer):
         self._pins = pins = Pins(policy.keep_first)
         captured = CapturedValues(self.record, policy.memory_budget)
         self._optimizer = optimizer = OptimizerRecording(self.record, policy, leaves, names, journals, self._keep)
+        batches = SummaryBatches(self.record, policy, leaves, optimizer, pins, captured)
         self._materializer = materializer = Materializer(
-            self.record, policy, journals, leaves, names, optimizer, pins, captured
+            self.record, journals, names, optimizer, pins, captured, batches
         )
-        self._summarize_into = materializer.summarize_into
+        self._summarize_into = batches.summarize_into
         self._retention = Retention(self.record, policy, journals, pins, captured, materializer, optimizer)
         self._pass: BackwardPass | None = None
-        self._norms: list = []
-        self._root_array = None
+        self._norms: list[tuple[str, float | DeviceArray]] = []
+        self._root_array: DeviceArray | None = None
         self._stepping: int | None = None  # the node whose backward is running
         self._raised_in: int | None = None  # the node stepped when the last backward raised
         self._sealed = False  # finished for good by `seal`: takes nothing more
@@ -106,15 +99,15 @@ class Recorder(hooks.Observer):
 
     # --- engine events: forward ------------------------------------------------------------
 
-    def leaf_created(self, tensor, site):
+    def leaf_created(self, tensor: Tensor, site: Site | None) -> None:
         self._names.leaf_created(tensor, site)
 
-    def node_created(self, node, inputs, output, site):
+    def node_created(self, node: Function, inputs: Sequence[object], output: Tensor, site: Site | None) -> None:
         j = self._journal
         made = j.made
         module = self._module()
-        ids = []
-        args = None  # (position, value) of the non-tensor arguments
+        ids: list[int] = []
+        args: list[tuple[int, object]] | None = None  # (position, value) of the non-tensor arguments
         for position, x in enumerate(inputs):
             if isinstance(x, Tensor):
                 fn = x.grad_fn  # an op's output is found by its Function's seq: the usual case
@@ -128,7 +121,8 @@ class Recorder(hooks.Observer):
                 args.append((position, x))
         names, arg_names = self._names.op_spec(node)
         if args is not None:
-            args = tuple((arg_names[p] if p < len(arg_names) else f"arg{p}", v) for p, v in args)
+            # (now the event's (name, value) pairs)
+            args = tuple((arg_names[p] if p < len(arg_names) else f"arg{p}", v) for p, v in args)  # type: ignore[assignment]
         nid = self._next_id
         self._next_id = nid + 1
         # The output array is kept, not copied: the engine never writes into an op's output
@@ -153,7 +147,7 @@ class Recorder(hooks.Observer):
                 return nid
         return self._input_node(t, None, self._module())
 
-    def _input_node(self, t: Tensor, site, module=None) -> int:
+    def _input_node(self, t: Tensor, site: Site | None, module: str | None = None) -> int:
         """A tensor input not made by a node of this pass: a leaf (fresh each pass, as its value
         may have changed), a tensor from a recent pass, or one made where the record cannot see."""
         j = self._journal
@@ -178,7 +172,7 @@ class Recorder(hooks.Observer):
                 or leaf.array is not t.array
                 or leaf.version != (t._vc[0], data_writes[0])
             ):  # (a write through `.data` leaves _vc as it was)
-                leaf = self._leaves.copy_value(t, leaf, j)
+                leaf = self._leaves.copy_value(t, leaf, j.fresh)
             elif leaf.finite:
                 j.finite.add(id(leaf.copy))
             if leaf.first is None:
@@ -197,14 +191,14 @@ class Recorder(hooks.Observer):
             j.tensors[key] = Seen(weakref.ref(t), nid)
         return nid
 
-    def _keep(self, array):
+    def _keep(self, array: DeviceArray) -> DeviceArray:
         """A copy of `array` to summarise later; for a large one, its summary now (no copy). The
         collaborators that copy (leaves, optimizer events) are handed it."""
         if array.size > SUMMARIZE_AT_ONCE:
             return Summarized(summarize_many([array], self.policy.full_values_limit)[0])
         return array.copy() if type(array) is _ndarray else backend.copy(array)
 
-    def _constant(self, value, site, module) -> int:
+    def _constant(self, value: Any, site: Site | None, module: str | None) -> int:  # (Any: the script's)
         """A node for a non-tensor input: a Python value, or a raw array (an index, a mask)."""
         nid = self._next_id
         self._next_id = nid + 1
@@ -215,7 +209,7 @@ class Recorder(hooks.Observer):
 
     # --- engine events: backward -----------------------------------------------------------
 
-    def backward_begun(self, root, order):
+    def backward_begun(self, root: Tensor, order: Sequence[Function]) -> None:
         j = self._journal
         p = BackwardPass(len(self.record.passes), node_count=len(j.events))
         self.record.passes.append(p)
@@ -225,13 +219,14 @@ class Recorder(hooks.Observer):
         p.loss = _scalar(root.array)  # known before the first step: a paused pass shows it
         p.root = self._tensor_node(root)
         made = j.made
-        ids = [made.get(getattr(fn, "seq", None)) for fn in order]  # nodes made in this pass: nearly all
+        # (a Function without a seq, None, finds nothing)
+        ids = [made.get(getattr(fn, "seq", None)) for fn in order]  # type: ignore[arg-type]  # made in this pass: nearly all
         if None in ids:
             ids = [self._function_node(fn) if nid is None else nid for fn, nid in zip(order, ids)]
-        p.order = tuple(ids)
+        p.order = tuple(ids)  # type: ignore[arg-type]  # (no None left)
         j.plans.append((order, p.order))
 
-    def backward_tape(self):
+    def backward_tape(self) -> list[list[Any]] | None:
         # Unless another observer steps through backward (the debugger), the engine writes the
         # steps on the journal's tape: no call per node, and nothing resolved for a pass trimmed
         # unread (see Journal.untape).
@@ -241,9 +236,9 @@ class Recorder(hooks.Observer):
         j.taping = True
         return j.tape
 
-    def _function_node(self, fn) -> int:
+    def _function_node(self, fn: Function) -> int:
         seq = getattr(fn, "seq", None)
-        nid = self._journal.made.get(seq)
+        nid = self._journal.made.get(seq)  # type: ignore[arg-type]  # None (no seq) finds nothing
         if nid is not None:  # made in this pass: the usual case
             return nid
         nid = self._refer(fn, seq)
@@ -252,24 +247,15 @@ class Recorder(hooks.Observer):
         nid = self._next_id
         self._next_id = nid + 1
         j = self._journal
-        j.events.append(
-            ExternalEvent(
-                nid,
-                name(f"{fn.name()} (not recorded)"),
-                None,
-                None,
-                self._module(),
-                True,
-                name(getattr(fn, "op", "function")),
-            )
-        )
+        label, op = name(f"{fn.name()} (not recorded)"), name(getattr(fn, "op", "function"))
+        j.events.append(ExternalEvent(nid, label, None, None, self._module(), True, op))
         if seq is None:
             j.functions[id(fn)] = Seen(weakref.ref(fn), nid)
         else:
             j.made[seq] = nid
         return nid
 
-    def before_node(self, node, grad_output):
+    def before_node(self, node: Function, grad_output: DeviceArray) -> None:
         if self._pass is None:
             return
         nid = self._function_node(node)
@@ -284,7 +270,7 @@ class Recorder(hooks.Observer):
         j.steps.append((nid, grad_output, None))
         self._stepping = nid
 
-    def after_node(self, node, grad_inputs):
+    def after_node(self, node: Function, grad_inputs: Sequence[DeviceArray | None]) -> None:
         j = self._journal
         if self._pass is None or not j.steps:
             return
@@ -297,14 +283,15 @@ class Recorder(hooks.Observer):
             # At once: a grad here may become a leaf's `.grad`, which user code may change.
             self._summarize_into(j.index, [(slots, i, g) for i, g in enumerate(grads) if g is not None], at_once=True)
 
-    def leaf_grad_accumulating(self, tensor):
+    def leaf_grad_accumulating(self, tensor: Tensor) -> None:
         if self._pass is None:
             return
         leaves = self._leaves
         leaf = leaves.entry(tensor)
-        leaf.before = leaves.grad_copy(leaf, tensor._grad)
+        # (announced only while `.grad` holds a grad; the engine's slot is typed by its default, None)
+        leaf.before = leaves.grad_copy(leaf, tensor._grad)  # type: ignore[arg-type]
 
-    def leaf_grad_accumulated(self, tensor, grad):
+    def leaf_grad_accumulated(self, tensor: Tensor, grad: DeviceArray) -> None:
         if self._pass is None:
             return
         j = self._journal
@@ -317,7 +304,7 @@ class Recorder(hooks.Observer):
         if leaf is None or leaf.ref() is not tensor:
             leaf = self._leaves.add(tensor)
         before = leaf.before
-        now = tensor._grad
+        now: Tensor = tensor._grad  # type: ignore[assignment]  # (just accumulated: a grad, not the slot's None)
         array = now.array
         if before is None:  # `.grad` after: the added grad itself when nothing was there
             now_copy = copy
@@ -337,7 +324,7 @@ class Recorder(hooks.Observer):
         if tensor.requires_grad:
             self._norms.append((leaf.label or self._leaves.label(tensor), squares))
 
-    def backward_ended(self, root):
+    def backward_ended(self, root: Tensor) -> None:
         p = self._pass
         if p is None:
             return
@@ -361,53 +348,50 @@ class Recorder(hooks.Observer):
 
     # --- engine events: optimizer (recorded by `self._optimizer` while not sealed) -------------
 
-    def grads_zeroing(self, owner, params, set_to_none):
+    def grads_zeroing(self, owner: object, params: list[Tensor], set_to_none: object) -> None:
         if not self._sealed:
             self._optimizer.grads_zeroing(owner, params, set_to_none)
 
-    def grad_clearing(self, tensor):
+    def grad_clearing(self, tensor: Tensor) -> None:
         if not self._sealed:
             self._optimizer.grad_clearing(tensor)
 
-    def tensor_zeroing(self, tensor):
+    def tensor_zeroing(self, tensor: Tensor) -> None:
         if not self._sealed:
             self._optimizer.tensor_zeroing(tensor)
 
-    def optimizer_step_begun(self, optimizer):
+    def optimizer_step_begun(self, optimizer: Optimizer) -> None:
         if not self._sealed:
             self._optimizer.optimizer_step_begun(optimizer)
 
-    def optimizer_step_ended(self, optimizer):
+    def optimizer_step_ended(self, optimizer: Optimizer) -> None:
         if not self._sealed:
             self._optimizer.optimizer_step_ended(optimizer)
 
-    def leaf_updating(self, tensor):
+    def leaf_updating(self, tensor: Tensor) -> None:
         if not self._sealed:
             self._optimizer.leaf_updating(tensor)
 
-    def leaf_updated(self, tensor):
+    def leaf_updated(self, tensor: Tensor) -> None:
         if not self._sealed:
             self._optimizer.leaf_updated(tensor)
 
     # --- what the session tells it ---------------------------------------------------------
 
     @property
-    def functions(self) -> dict:
+    def functions(self) -> dict[str, type[Function]]:
         """op -> the Function class of every op recorded (a user's custom ones included), for
         gradcheck to rebuild a node; read from the names kept once per class, never in the record."""
         return {spec[0][0]: cls for cls, spec in self._names.op_specs().items()}
 
-    def node_id(self, obj) -> int | None:
+    def node_id(self, obj: object) -> int | None:
         """The record id of a live Function or Tensor seen in a recent or kept pass, else None
         (the session maps engine objects to record nodes with it, once per event)."""
         return self._journals.node_of(obj)
 
-    def other_thread(self, thread) -> None:
+    def other_thread(self, thread: threading.Thread) -> None:
         """A thread other than the recorded one used the engine: say so once, in the console."""
-        note = (
-            f"graphscope: thread {name(thread.name)!r} used the engine; only the script's main "
-            "thread is recorded, so that thread's ops are not in the graph"
-        )
+        note = other_thread_note(thread)
         self.notes.append(note)
         self.console("stderr", note)
 
@@ -415,36 +399,15 @@ class Recorder(hooks.Observer):
         """The script wrote `text` to "stdout" or "stderr"."""
         if self._sealed:
             return
-        lines = self.record.console
         step = self._journal.steps_begun() if self._pass is not None else None
-        lines.append(
-            ConsoleLine(
-                stream, cut(text, FIELDS["console.text"]), len(self.record.passes), step, len(self.record.optimizer)
-            )
-        )
-        if len(lines) > self.policy.console_limit:
-            drop = len(lines) - self.policy.console_limit
-            del lines[:drop]
-            self.record.dropped_console += drop
+        add_console_line(self.record, self.policy.console_limit, stream, text, step)
 
     def script_failed(self, error: BaseException, traceback_text: str | None = None) -> ScriptError:
         """The script raised `error`: record it, with the node being stepped if backward was running."""
-        text = (
-            traceback_text
-            if traceback_text is not None
-            else "".join(traceback.format_exception(type(error), error, error.__traceback__))
-        )
-        node = self._stepping if self._stepping is not None else self._raised_in
-        error = ScriptError(
-            name(type(error).__name__, FIELDS["error.type"]),
-            cut(str(error), FIELDS["error.message"]),
-            cut(text, FIELDS["error.traceback"], keep_end=True),
-            node,
-            error_site(error),
-        )
+        failure = script_error(error, traceback_text, self._stepping if self._stepping is not None else self._raised_in)
         if not self._sealed:
-            self.record.error = error
-        return error
+            self.record.error = failure
+        return failure
 
     def flush(self) -> Record:
         """Bring every pass kept in detail into the record and update the findings."""
@@ -471,10 +434,7 @@ class Recorder(hooks.Observer):
 
     def _finish(self, exit_code: int | None) -> Record:
         self._retention.check_held()
-        meta = self.record.metadata
-        meta.finished = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
-        if exit_code is not None:
-            meta.exit_code = clamp(exit_code, FIELDS["metadata.exit_code"])
+        finished(self.record, exit_code)
         return self._flush()
 
     def keep(self, index: int) -> None:
@@ -483,7 +443,7 @@ class Recorder(hooks.Observer):
         self._pins.add(index)
 
 
-def _scalar(array) -> float | None:
+def _scalar(array: DeviceArray | None) -> float | None:
     if array is None or array.size != 1:
         return None
     return float(backend.scalar(array))

@@ -3,9 +3,11 @@ budget of `keeping.py`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from ..record.model import BackwardPass, Record
+from ..record.pass_history import PassHistory
+from ..stats.device import DeviceArray
 from ..stats.finite import any_nonfinite, is_finite
 from .journal import ConstantEvent, Journal, Journals, OpEvent
 from .keeping import CapturedValues, Pins, Policy
@@ -15,7 +17,7 @@ if TYPE_CHECKING:  # collaborators it calls (imported for their types only)
     from .optimizer_events import OptimizerRecording
 
 
-def _event_value(e):
+def _event_value(e: Any) -> DeviceArray:  # (Any: a journal's event, told apart by `kind`, which mypy does not follow)
     """The array (or value) an event holds for a NaN/Inf check; None for an op output
     overwritten in place since."""
     kind = type(e)
@@ -118,7 +120,7 @@ class Retention:
             return
         p.detailed = False
         p.root, p.order, p.steps = None, (), []
-        passes.compact(index)
+        cast(PassHistory, passes).compact(index)  # (the recorder's: Record says only a list)
         self._optimizer.drop_detail(index)
         if j is not None:
             j.steps, j.step_leaves, j.saved = [], {}, {}
@@ -142,7 +144,7 @@ class Retention:
         if p is not None:
             p.detailed = False
             p.root, p.order, p.steps = None, (), []
-            self._record.passes.compact(j.index)
+            cast(PassHistory, self._record.passes).compact(j.index)  # (the recorder's: Record says only a list)
             self._optimizer.drop_detail(j.index)
         keep = self._closure(j, j.referenced)
         j.steps, j.step_leaves = [], {}
@@ -164,10 +166,10 @@ class Retention:
             return
         record = self._record
         nodes, passes = record.nodes, record.passes
-        refs = set()
+        refs: set[int | None] = set()
         for k in nodes:
             if k not in orphans:
-                refs.update(nodes.inputs_of(k))
+                refs.update(nodes.inputs_of(k))  # type: ignore[arg-type]  # a node in the record: it has inputs
         recent = self._journals.recent()
         for j in recent:
             for e in j.events:
@@ -191,7 +193,7 @@ class Retention:
             nid = stack.pop()
             if nid not in keep:
                 keep.add(nid)
-                stack.extend(k for k in nodes.inputs_of(nid) if k in orphans)
+                stack.extend(k for k in nodes.inputs_of(nid) if k in orphans)  # type: ignore[union-attr]  # an orphan: in the record
         for nid in orphans - keep:
             self._captured.delete_node(nid)
         record.trimmed_nodes += len(orphans - keep)
@@ -210,7 +212,8 @@ class Retention:
         if not wanted:
             return set()
         nodes = self._record.nodes
-        inputs = {nid: nodes.inputs_of(nid) for nid in j.ids if nid in nodes}
+        # (nodes in the record: each has its inputs)
+        inputs: dict[int, tuple[int, ...]] = {nid: nodes.inputs_of(nid) for nid in j.ids if nid in nodes}  # type: ignore[misc]
         inputs.update((e.id, e.inputs) for e in j.events if type(e) is OpEvent)
         own = set(inputs) | {e.id for e in j.events if e is not None}
         keep, stack = set(), [nid for nid in wanted if nid in own]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import queue
 import threading
 
+from ..record.tensor_summary import TensorSummary
+from ..stats.device import DeviceArray
 from ..stats.summarize import summarize_many
 
 # Batches waiting for the worker; past that the recording thread summarises a batch itself, so
@@ -19,10 +21,10 @@ class Batch:
 
     __slots__ = ("arrays", "done", "error", "limit", "summaries")
 
-    def __init__(self, arrays: list, limit: int):
+    def __init__(self, arrays: list[DeviceArray], limit: int) -> None:
         self.arrays = arrays
         self.limit = limit
-        self.summaries: list | None = None
+        self.summaries: list[TensorSummary] | None = None
         self.error: BaseException | None = None
         self.done = threading.Event()
 
@@ -31,23 +33,23 @@ class Batch:
             self.summaries = summarize_many(self.arrays, self.limit)
         except Exception as e:  # noqa: BLE001 - handed to the recording thread, which raises it
             self.error = e
-        self.arrays = None
+        self.arrays = None  # type: ignore[assignment]  # let go of: never read again
         self.done.set()
 
-    def result(self) -> list:
+    def result(self) -> list[TensorSummary]:
         """The summaries, waiting for them if the worker is still at it."""
         self.done.wait()
         if self.error is not None:
             raise self.error
-        return self.summaries
+        return self.summaries  # type: ignore[return-value]  # done and no error: `run` set them
 
 
-_queue: queue.Queue = queue.Queue(DEPTH)
+_queue: queue.Queue[Batch] = queue.Queue(DEPTH)
 _started = threading.Lock()
 _worker: threading.Thread | None = None
 
 
-def submit(arrays: list, limit: int) -> Batch:
+def submit(arrays: list[DeviceArray], limit: int) -> Batch:
     """Summarise `arrays` on the worker; at once, here, when DEPTH batches already wait."""
     batch = Batch(arrays, limit)
     try:
