@@ -6,6 +6,7 @@ tests/test_samples_converge.py.
 """
 
 import ast
+import itertools
 import math
 import os
 import re
@@ -40,13 +41,13 @@ def numbers(pattern: str, text: str) -> list[tuple[float, ...]]:
 
 
 def falling(values) -> bool:
-    return len(values) >= 2 and all(b < a for a, b in zip(values, values[1:]))
+    return len(values) >= 2 and all(b < a for a, b in itertools.pairwise(values))
 
 
 def check_fit_a_line(out):
     losses = [loss for _, loss in numbers(r"step +(\d+) +loss ([\d.]+)", out)]
     assert len(losses) == 11 and losses[-1] < 0.01 * losses[0]
-    assert all(b <= a for a, b in zip(losses, losses[1:])), losses
+    assert all(b <= a for a, b in itertools.pairwise(losses)), losses
     ((w, b),) = numbers(r"fitted: y = (-?[\d.]+)x \+ (-?[\d.]+) +\(true line: y = 3x \+ 2\)", out)
     assert w == pytest.approx(3.0, abs=0.1) and b == pytest.approx(2.0, abs=0.1)
 

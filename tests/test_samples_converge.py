@@ -1,6 +1,7 @@
 """The training samples learn: each one's main() is run and its losses / accuracy checked."""
 
 import importlib.util
+import itertools
 import math
 from pathlib import Path
 
@@ -22,7 +23,7 @@ def test_training_loop_loss_falls_and_test_accuracy_is_high():
     history = load("training_loop").main(verbose=False)
     losses = [epoch["train_loss"] for epoch in history]
     assert losses[-1] < 0.4 * losses[0]
-    assert all(b < a * 1.05 for a, b in zip(losses, losses[1:]))  # falls epoch after epoch (small noise allowed)
+    assert all(b < a * 1.05 for a, b in itertools.pairwise(losses))  # falls epoch after epoch (small noise allowed)
     assert history[-1]["accuracy"] >= 0.85
 
 
@@ -48,7 +49,7 @@ def test_char_lstm_loss_falls_far_below_uniform_guessing_and_it_writes_words_of_
     losses = result["losses"]
     assert losses[0] == pytest.approx(result["uniform_loss"], abs=0.3)
     assert losses[-1] < 0.2 * result["uniform_loss"]
-    assert sum(b < a for a, b in zip(losses, losses[1:])) >= 0.9 * (len(losses) - 1)  # falls nearly every epoch
+    assert sum(b < a for a, b in itertools.pairwise(losses)) >= 0.9 * (len(losses) - 1)  # falls nearly every epoch
     words = result["sample"].split()
     known = set(sample.TEXT.replace(".", " ").split())
     assert len(result["sample"]) == 64

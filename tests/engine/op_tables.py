@@ -250,7 +250,7 @@ def custom_functions(lib):
 
         @staticmethod
         def backward(ctx, grad_output):
-            input, weight, bias = ctx.saved_tensors
+            input, weight, _bias = ctx.saved_tensors
             return grad_output @ weight, grad_output.T @ input, grad_output.sum(0)
 
     return {

@@ -265,7 +265,7 @@ def test_next_functions_pairs_have_index_zero():
 
 
 def test_accumulate_grad_variable_is_the_leaf():
-    gs_out, (a, b, c) = _graph(gs)
+    gs_out, (a, b, _c) = _graph(gs)
     add = gs_out.grad_fn.next_functions[0][0]
     mul = add.next_functions[0][0]
     assert mul.next_functions[0][0].variable is a

@@ -73,7 +73,7 @@ def test_as_tensor_of_data_and_of_a_tensor():
 
 
 def test_from_numpy_errors():
-    with pytest.raises(TypeError, match="from_numpy expects a numpy.ndarray, got list"):
+    with pytest.raises(TypeError, match=r"from_numpy expects a numpy\.ndarray, got list"):
         gs.from_numpy([1, 2])
     with pytest.raises(TypeError, match="unsupported dtype"):
         gs.from_numpy(np.array([1, 2], dtype=np.uint16))
@@ -138,7 +138,7 @@ def test_inference_mode_as_context_manager_and_decorator():
 
 
 def test_inference_mode_restores_grad_mode_after_an_error():
-    with pytest.raises(ValueError, match="^inside$"), gs.inference_mode():
+    with pytest.raises(ValueError, match=r"^inside$"), gs.inference_mode():
         raise ValueError("inside")
     assert gs.is_grad_enabled()
 

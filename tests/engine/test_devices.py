@@ -57,7 +57,7 @@ def test_device_names_follow_torch():
 
 
 def test_unknown_device_names_what_is_supported():
-    with pytest.raises(RuntimeError, match="unknown device 'tpu'.*'cpu'"):
+    with pytest.raises(RuntimeError, match=r"unknown device 'tpu'.*'cpu'"):
         gs.device("tpu")
 
 

@@ -1,4 +1,4 @@
-"""torch.Generator and generator=: the same seed gives the same draws, and a generator is independent of the global seed."""
+"""torch.Generator and generator=: a seed gives the same draws; a generator is independent of the global seed."""
 
 import numpy as np
 import pytest

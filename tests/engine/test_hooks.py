@@ -104,7 +104,7 @@ def test_events_pass_the_live_objects():
     assert before_sum is sum_node and before_mul is mul
     np.testing.assert_array_equal(grad_z, 1.0)
     np.testing.assert_array_equal(grad_y, [1.0, 1.0, 1.0])
-    (after_sum, sum_grads), (after_mul, mul_grads) = seen["after"]
+    (_after_sum, sum_grads), (_after_mul, mul_grads) = seen["after"]
     np.testing.assert_array_equal(sum_grads[0], [1.0, 1.0, 1.0])
     np.testing.assert_array_equal(mul_grads[0], [4.0, 5.0, 6.0])
     np.testing.assert_array_equal(mul_grads[1], [1.0, 2.0, 3.0])
@@ -142,7 +142,7 @@ def test_observer_is_removed_when_the_block_raises():
     log = []
     observer = EventLog(log)
     with pytest.raises(ZeroDivisionError, match="division by zero"), hooks.observe(observer):
-        1 / 0
+        1 / 0  # noqa: B018 (the division is what raises inside the block)
     (a * b).sum().backward()
     assert log == [] and observer not in hooks.observers
 
@@ -217,7 +217,7 @@ def test_observer_blocking_in_before_node_is_tolerated():
     def run_backward():
         try:
             (a * b).sum().backward()
-        except BaseException as exc:  # noqa: BLE001 - surfaced by the assertion below
+        except BaseException as exc:  # noqa: BLE001 (surfaced by the assertion below)
             errors.append(exc)
 
     with hooks.observe(gate):

@@ -140,7 +140,7 @@ def test_type_names_and_converts():
         assert gs.zeros(2).type() == torch.zeros(2).type() and repr(gs.FloatTensor) == repr(torch.FloatTensor)
     finally:
         library_name.set_library(previous)
-    with pytest.raises(ValueError, match="invalid type: 'torch.NoSuchTensor'"):
+    with pytest.raises(ValueError, match=r"invalid type: 'torch\.NoSuchTensor'"):
         gs.zeros(2).type("torch.NoSuchTensor")
 
 

@@ -80,9 +80,9 @@ def test_setitem_with_a_python_bool(index):
 )
 def test_a_negative_slice_step_is_refused_as_in_torch(index):
     for lib in (torch, gs):
-        with pytest.raises(ValueError, match="^step must be greater than zero$"):
+        with pytest.raises(ValueError, match=r"^step must be greater than zero$"):
             lib.zeros(4, 4)[index]
-        with pytest.raises(ValueError, match="^step must be greater than zero$"):
+        with pytest.raises(ValueError, match=r"^step must be greater than zero$"):
             lib.zeros(4, 4)[index] = 1.0
 
 

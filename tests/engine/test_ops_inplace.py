@@ -69,7 +69,7 @@ def _sgd_step(lib, lr):
 
 def test_augmented_update_of_leaf_under_no_grad_like_pytorch_tutorial():
     g0, g, g_grad, g_after = _sgd_step(gs, 0.1)
-    t0, t, t_grad, t_after = _sgd_step(torch, 0.1)
+    _t0, _t, t_grad, t_after = _sgd_step(torch, 0.1)
     assert g is g0 and g.is_leaf and g.requires_grad and g.grad_fn is None
     np.testing.assert_allclose(g_grad.cpu().numpy(), t_grad.cpu().numpy(), rtol=1e-6)
     np.testing.assert_allclose(g_after.cpu().numpy(), t_after.cpu().numpy(), rtol=1e-6)

@@ -23,9 +23,9 @@ def test_stable_sort_keeps_the_order_of_equal_values():
     ties = np.array([[2.0, 1.0, 2.0, 1.0, 3.0, 2.0]])
     for descending in (False, True):
         check(
-            lambda x: gs.sort(x, descending=descending, stable=True),
+            lambda x, descending=descending: gs.sort(x, descending=descending, stable=True),
             [ties],
-            lambda x: torch.sort(x, descending=descending, stable=True),
+            lambda x, descending=descending: torch.sort(x, descending=descending, stable=True),
         )
 
 
@@ -34,7 +34,7 @@ NANS = np.array([[1.0, np.nan, -2.0, 3.0], [np.nan, 0.5, 4.0, -1.0], [2.0, 1.0, 
 
 def test_sort_puts_nan_last_ascending_and_first_descending():
     for descending in (False, True):
-        check(lambda x: x.sort(descending=descending), [NANS])
+        check(lambda x, descending=descending: x.sort(descending=descending), [NANS])
 
 
 @pytest.mark.parametrize("largest", [True, False])

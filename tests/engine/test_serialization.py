@@ -626,7 +626,7 @@ def test_save_refuses_too_deep_nesting():
     value = []
     for _ in range(100_000):
         value = [value]
-    with pytest.raises(ValueError, match="graphscope.save: the object is nested too deeply to save"):
+    with pytest.raises(ValueError, match=r"graphscope\.save: the object is nested too deeply to save"):
         gs.save(value, io.BytesIO())
 
 
@@ -642,7 +642,8 @@ def test_save_refuses_too_deep_nesting():
         (
             {"_use_new_zipfile_serialization": False},
             ValueError,
-            r"graphscope.save writes only torch's zip format \(_use_new_zipfile_serialization=True\), not the legacy one",
+            r"graphscope.save writes only torch's zip format "
+            r"\(_use_new_zipfile_serialization=True\), not the legacy one",
         ),
         (
             {"_disable_byteorder_record": True},
@@ -704,7 +705,9 @@ def test_load_refuses_a_whole_torch_model(tmp_path):
 
 def test_load_never_calls_what_a_hostile_file_names():
     hostile = b"\x80\x02cos\nsystem\nX\x04\x00\x00\x00echoq\x00\x85R."
-    with pytest.raises(pickle.UnpicklingError, match="the file names os.system, which graphscope.load does not load"):
+    with pytest.raises(
+        pickle.UnpicklingError, match=r"the file names os\.system, which graphscope\.load does not load"
+    ):
         gs.load(with_pickle(hostile))
 
 
@@ -727,7 +730,7 @@ def test_load_explains_a_bfloat16_dtype_value_too():
 def test_load_refuses_a_tensor_with_python_attributes():
     t = torch.ones(1)
     t.note = "hi"
-    with pytest.raises(pickle.UnpicklingError, match="the file names torch._tensor._rebuild_from_type_v2, which"):
+    with pytest.raises(pickle.UnpicklingError, match=r"the file names torch\._tensor\._rebuild_from_type_v2, which"):
         gs.load(saved(t, torch.save))
 
 
@@ -845,7 +848,8 @@ def test_load_refuses_a_zip_that_is_not_a_torch_archive():
         (
             written(rebuild(float_storage(), hooks=OrderedDict(a=1))),
             [FOUR_FLOATS],
-            r"the file holds a tensor with backward hooks or metadata \(OrderedDict\(\[\('a', 1\)\]\)\), which graphscope",
+            r"the file holds a tensor with backward hooks or metadata "
+            r"\(OrderedDict\(\[\('a', 1\)\]\)\), which graphscope",
         ),
     ],
 )

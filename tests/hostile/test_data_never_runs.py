@@ -44,7 +44,7 @@ def test_blanks_or_a_byte_order_mark_do_not_hide_the_brace(tmp_path, prefix):
 
 
 def test_run_says_a_snapshot_is_not_run_and_how_to_open_it(tmp_path):
-    path, mark = _polyglot(tmp_path, "model.py")
+    path, _mark = _polyglot(tmp_path, "model.py")
     one_line_error(graphscope("run", "--headless", path), 2, str(path), "is a snapshot", "not run", "graphscope view")
 
 

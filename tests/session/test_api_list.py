@@ -25,7 +25,7 @@ def group_of_each_name():
 
 def test_every_supported_name_is_listed_once():
     listed = group_of_each_name()
-    names = [f"{prefix}.{name}" for prefix, name in listed if not prefix == "torch.Tensor" or name.isidentifier()]
+    names = [f"{prefix}.{name}" for prefix, name in listed if prefix != "torch.Tensor" or name.isidentifier()]
     assert sorted(names) == sorted(api_list.supported())
     assert len(names) == len(set(names))
 

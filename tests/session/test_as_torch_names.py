@@ -18,7 +18,8 @@ def test_shapes_dtypes_and_types_print_as_torch_and_the_names_come_back(run_sess
     state = driver.done()
     assert state.kind == "finished", driver.session.record.error
     assert driver.session.record.console[0].text.startswith(
-        "torch.Size([3, 4]) torch.Size([3, 4]) torch.float32 torch.float64 torch.FloatTensor <class 'torch.FloatTensor'>"
+        "torch.Size([3, 4]) torch.Size([3, 4]) torch.float32 torch.float64 "
+        "torch.FloatTensor <class 'torch.FloatTensor'>"
     )
     assert repr(gs.zeros(3, 4).shape) == "graphscope.Size([3, 4])" and repr(gs.float32) == "graphscope.float32"
 

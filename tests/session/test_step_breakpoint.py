@@ -1,4 +1,4 @@
-"""A `step` breakpoint pauses before optimizer.step(), at the end of the pass it follows, live and in the snapshot alike."""
+"""A `step` breakpoint pauses before optimizer.step(), at the end of its pass, live and in the snapshot alike."""
 
 import pytest
 

@@ -167,7 +167,7 @@ def test_the_warning_filter_is_removed_after_the_run(run_session):
     before = warnings.showwarning
     run_session("import torch\n", as_torch=True, pause=False).done()
     assert warnings.showwarning is before
-    assert "torch" not in sys.modules or not type(sys.modules["torch"]).__name__ == "TorchAlias"
+    assert "torch" not in sys.modules or type(sys.modules["torch"]).__name__ != "TorchAlias"
 
 
 def test_a_headless_run_reports_the_unsupported_name(tmp_path):

@@ -92,7 +92,10 @@ def test_the_step_that_completes_a_grad_shows_the_sum_over_its_consumers():
     s = sigma.detach().numpy()
     from_log, from_pow = 1 / s, 2 * s
     total = from_log + from_pow
-    fmt = lambda v: "[" + ", ".join(f"{x:.6g}" for x in v) + "]"
+
+    def fmt(v):
+        return "[" + ", ".join(f"{x:.6g}" for x in v) + "]"
+
     sid = p.order[producer]
     assert line == f"grad(sigmoid#{sid}) = from log {fmt(from_log)} + from pow {fmt(from_pow)} = {fmt(total)}"
 

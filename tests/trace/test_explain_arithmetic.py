@@ -21,7 +21,8 @@ def _equations(lines: list[str]) -> list[tuple[str, str, str]]:
         text = line.strip().split("  (this element's share")[0]
         if "…" in text or "more)" in text:
             continue
-        if (text.startswith("local  d out/d ") and text.count(" = ") == 2) or (text.startswith("grad_in = ") and " × " in text):
+        local = text.startswith("local  d out/d ") and text.count(" = ") == 2
+        if local or (text.startswith("grad_in = ") and " × " in text):
             found.append((line, *text.split(" = ")[1:]))
         elif "Σ" in text and re.match(r"  \S", line):  # one element's sum of products (not the rule's Σ)
             found.append((line, *text.split(" = ")[-2:]))

@@ -1,4 +1,4 @@
-"""Optimizer events are journaled as rows and copies; only the passes kept in detail turn them into parameter changes."""
+"""Optimizer events are journaled as rows and copies; only passes kept in detail turn them into parameter changes."""
 
 import dataclasses
 

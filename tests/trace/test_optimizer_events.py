@@ -1,4 +1,4 @@
-"""optimizer.zero_grad() and optimizer.step() are events in the record, their numbers checked against torch's optimizers."""
+"""optimizer.zero_grad() and optimizer.step() are events in the record, checked against torch's optimizers."""
 
 import numpy as np
 import pytest

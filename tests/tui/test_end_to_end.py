@@ -1,5 +1,6 @@
 """End to end in a real terminal (tmux): the installed `graphscope run` on the training loop sample,
-two steps, an export with `e`, then `q`; the snapshot holds those steps, and quitting exits 0 saying where it stopped."""
+two steps, an export with `e`, then `q`; the snapshot holds those steps,
+and quitting exits 0 saying where it stopped."""
 
 import os
 import shutil

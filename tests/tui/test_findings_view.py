@@ -126,7 +126,7 @@ async def test_the_same_keys_show_the_same_findings_live_and_in_the_snapshot(tmp
             for key in FINDINGS_KEYS:
                 count = app.updates
                 await pilot.press(key)
-                await wait_for(pilot, lambda: app.updates > count, what=f"{key} to take effect")
+                await wait_for(pilot, lambda count=count: app.updates > count, what=f"{key} to take effect")
                 await until_settled(pilot, session)
                 live.append(findings_shown(app))
             snapshot.dump(session.record, export)
@@ -140,7 +140,9 @@ async def test_the_same_keys_show_the_same_findings_live_and_in_the_snapshot(tmp
             count = app.updates
             await pilot.press(key)
             await wait_for(
-                pilot, lambda: app.updates > count and app.moment.state is debuggee.state, what=f"{key} to take effect"
+                pilot,
+                lambda count=count: app.updates > count and app.moment.state is debuggee.state,
+                what=f"{key} to take effect",
             )
             seen.append(findings_shown(app))
     assert seen == live

@@ -1,4 +1,4 @@
-"""Every string from the script is shown literally: `[/]`, `[bold`, `[@click=app.quit]x` neither crash, style nor act."""
+"""Script strings are shown literally: `[/]`, `[bold`, `[@click=app.quit]x` neither crash, style nor act."""
 
 import pytest
 

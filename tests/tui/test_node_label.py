@@ -1,4 +1,7 @@
-"""Nodes are told apart: tree rows show the distinguishing argument and a long parameter name's tail; the header names every argument."""
+"""Nodes are told apart: tree rows show the distinguishing argument and a long parameter name's tail.
+
+The header names every argument.
+"""
 
 import numpy as np
 import pytest

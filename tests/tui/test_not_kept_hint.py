@@ -30,7 +30,7 @@ async def back_to(pilot, session, pass_index: int, step: int) -> None:
         await pilot.press("p")
         await wait_for(
             pilot,
-            lambda: (
+            lambda before=before: (
                 (session.state.pass_index, session.state.step) != before and pilot.app.moment.state is session.state
             ),
             what="a step back",

@@ -226,7 +226,11 @@ async def test_the_samples_nan_is_caught_by_the_nan_breakpoint():
                     break
                 paused_at = session.state
                 await pilot.press("c")
-                await wait_for(pilot, lambda: session.state is not paused_at, what="the continue to leave the pause")
+                await wait_for(
+                    pilot,
+                    lambda paused_at=paused_at: session.state is not paused_at,
+                    what="the continue to leave the pause",
+                )
                 await until_settled(pilot, session)
             assert "NaN" in session.state.reason
             await pilot.press("exclamation_mark")

@@ -1,4 +1,7 @@
-"""The Saved tab names what a node saved as the user knows it: its inputs by their names, its output, its arguments; the engine's arrays apart."""
+"""The Saved tab names what a node saved as the user knows it.
+
+Its inputs by their names, its output, its arguments; the engine's arrays apart.
+"""
 
 import numpy as np
 

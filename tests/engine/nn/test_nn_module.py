@@ -193,7 +193,7 @@ def test_requires_grad_false_freezes_parameters():
 
 def test_assigning_a_plain_tensor_to_a_parameter_name_is_refused():
     model = nn.Linear(2, 2)
-    with pytest.raises(TypeError, match="cannot assign .* as parameter 'weight'"):
+    with pytest.raises(TypeError, match=r"cannot assign .* as parameter 'weight'"):
         model.weight = gs.zeros(2, 2)
 
 
@@ -202,7 +202,7 @@ def test_assigning_before_init_is_refused():
         def __init__(self):
             self.fc = nn.Linear(2, 2)
 
-    with pytest.raises(AttributeError, match="before Module.__init__"):
+    with pytest.raises(AttributeError, match=r"before Module\.__init__"):
         Broken()
 
 

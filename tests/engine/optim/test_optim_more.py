@@ -154,7 +154,7 @@ def test_lbfgs_errors():
         optim.LBFGS(params, line_search_fn="backtracking")
     with pytest.raises(ValueError, match="LBFGS doesn't support per-parameter options"):
         optim.LBFGS([{"params": params}, {"params": [nn.Parameter(gs.ones(1))]}])
-    with pytest.raises(RuntimeError, match="LBFGS.step\\(\\) needs a closure"):
+    with pytest.raises(RuntimeError, match=r"LBFGS\.step\(\) needs a closure"):
         optim.LBFGS(params).step()
     with pytest.raises(ValueError, match="Invalid learning rate: -1"):
         optim.LBFGS(params, lr=-1)
@@ -202,7 +202,7 @@ def test_reduce_lr_on_plateau_matches_torch(options):
 
 def test_reduce_lr_on_plateau_errors():
     opt = _sgd(gs)
-    with pytest.raises(ValueError, match="Factor should be < 1.0"):
+    with pytest.raises(ValueError, match=r"Factor should be < 1\.0"):
         lr_scheduler.ReduceLROnPlateau(opt, factor=1.0)
     with pytest.raises(ValueError, match="mode avg is unknown"):
         lr_scheduler.ReduceLROnPlateau(opt, mode="avg")
@@ -254,14 +254,14 @@ def test_one_cycle_errors():
         lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=5, pct_start=2)
     with pytest.raises(ValueError, match="anneal_strategy must be one of 'cos' or 'linear'"):
         lr_scheduler.OneCycleLR(opt, max_lr=1.0, total_steps=5, anneal_strategy="step")
-    with pytest.raises(ValueError, match="max_lr must have the same length as optimizer.param_groups"):
+    with pytest.raises(ValueError, match=r"max_lr must have the same length as optimizer\.param_groups"):
         lr_scheduler.OneCycleLR(opt, max_lr=[1.0], total_steps=5)
     with pytest.raises(ValueError, match="optimizer must support momentum or beta1"):
         lr_scheduler.OneCycleLR(optim.Adagrad([nn.Parameter(gs.ones(1))]), max_lr=1.0, total_steps=5)
     scheduler = lr_scheduler.OneCycleLR(_sgd(gs), max_lr=1.0, total_steps=2)
     scheduler.step()
     scheduler.step()
-    with pytest.raises(ValueError, match="Tried to step 3 times. The specified number of total steps is 2"):
+    with pytest.raises(ValueError, match=r"Tried to step 3 times\. The specified number of total steps is 2"):
         scheduler.step()
 
 
@@ -331,7 +331,9 @@ def test_clip_grad_norm_of_one_tensor_and_of_no_grads():
 def test_clip_grad_norm_refuses_a_non_finite_norm_when_asked():
     param = nn.Parameter(gs.ones(2))
     param.grad = gs.tensor([math.inf, 1.0])
-    with pytest.raises(RuntimeError, match="The total norm of order 2.0 for gradients from `parameters` is non-finite"):
+    with pytest.raises(
+        RuntimeError, match=r"The total norm of order 2\.0 for gradients from `parameters` is non-finite"
+    ):
         gs.nn.utils.clip_grad_norm_([param], 1.0, error_if_nonfinite=True)
 
 
