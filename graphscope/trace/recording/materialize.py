@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 from ..record.model import CONSTANT, PARAMETER, TENSOR, LeafGrad, Record, Step
 from ..record.naming import Names, short_repr
@@ -157,7 +157,8 @@ class Materializer:
                     live.extend(rows)
                     rows = []
                     add = rows.append
-                    row = live.set_output(len(live) - 1, summarize_value(value))
+                    summary = cast(TensorSummary, summarize_value(value))  # a Python number always has one
+                    row = live.set_output(len(live) - 1, summary)
                     self._captured.hold(index, [row], 0)
                 elif hasattr(value, "dtype") and hasattr(value, "shape"):
                     work.append((NODE, nid, value))
