@@ -6,21 +6,16 @@ README.md between the two api-list marker comments (a test fails while they diff
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import inspect
-import os
 import sys
 import textwrap
 import types
 
 from graphscope.engine.tensor import Tensor
+from graphscope.readme_section import ReadmeSection
 
 from .torch_alias import ALIASES
-
-START = "<!-- api-list: start -->"
-END = "<!-- api-list: end -->"
-README = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "README.md")
 
 # Names of the `torch` module that graphscope has but that are graphscope's own, not PyTorch's.
 GRAPHSCOPE_ONLY = {"engine", "hooks"}
@@ -260,37 +255,18 @@ def groups() -> dict[str, tuple[str, list[str]]]:
     }
 
 
-def render() -> str:
-    """The README's list, as Markdown between the markers."""
-    lines = [START]
+def _lines() -> list[str]:
+    """The list's lines: one wrapped bullet per group."""
+    lines = []
     for title, (prefix, names) in groups().items():
         text = f"- **{title}** (`{prefix}`): " + ", ".join(f"`{n}`" for n in names)
         lines += textwrap.wrap(text, 100, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False)
-    lines.append(END)
-    return "\n".join(lines)
+    return lines
 
 
-def replaced(readme_text: str) -> str:
-    """`readme_text` with its list regenerated (a ValueError when the markers are missing)."""
-    start, end = readme_text.find(START), readme_text.find(END)
-    if start < 0 or end < start:
-        raise ValueError(f"README has no api-list markers: add the two lines\n{START}\n{END}")
-    return readme_text[:start] + render() + readme_text[end + len(END) :]
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true", help=f"rewrite the list in {README}")
-    args = parser.parse_args(argv)
-    if not args.write:
-        print(render())
-        return 0
-    with open(README, encoding="utf-8") as f:
-        text = f.read()
-    with open(README, "w", encoding="utf-8") as f:
-        f.write(replaced(text))
-    return 0
+SECTION = ReadmeSection("api-list", "list", _lines)
+render, replaced = SECTION.render, SECTION.replaced
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(SECTION.main(None, __doc__.splitlines()[0]))

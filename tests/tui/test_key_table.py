@@ -4,13 +4,14 @@ import dataclasses
 
 import pytest
 
+from graphscope.readme_section import README
 from graphscope.tui import key_table, keys
 
 REGENERATE = "python -m graphscope.tui.key_table --write"
 
 
 def test_the_readme_key_table_is_up_to_date():
-    with open(key_table.README, encoding="utf-8") as f:
+    with open(README, encoding="utf-8") as f:
         text = f.read()
     assert key_table.replaced(text) == text, (
         f"README.md's key table is out of date: run `{REGENERATE}` and commit README.md"
