@@ -280,7 +280,7 @@ class NodeTable(MutableMapping[int, Node]):
         if self._loose or self._override or self._alive is not None or self._live is not None:
             columns = self.columns()
             if columns._outputs is not None:
-                columns.summaries  # noqa: B018 - the summaries become columns too
+                columns.summaries  # noqa: B018 (the summaries become columns too)
             self._version = self.version + 1
             self._columns, self._alive, self._gone, self._live = columns, None, 0, None
             self._loose, self._override, self._cache = {}, {}, None

@@ -31,7 +31,7 @@ class Batch:
     def run(self) -> None:
         try:
             self.summaries = summarize_many(self.arrays, self.limit)
-        except Exception as e:  # noqa: BLE001 - handed to the recording thread, which raises it
+        except Exception as e:  # noqa: BLE001 (handed to the recording thread, which raises it)
             self.error = e
         self.arrays = None  # type: ignore[assignment]  # let go of: never read again
         self.done.set()
