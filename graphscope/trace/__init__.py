@@ -1,5 +1,8 @@
 """The trace layer: the record of a run (plain data), the recorder that fills it, and its snapshot JSON.
 
+Its rooms, each one kind of thing (record, stats, snapshot, report, analysis, explain, recording), and
+their order are drawn in docs/architecture.md; this module is the layer's public face.
+
 recorder = Recorder(Policy(), script="train.py", argv=["train.py"])
 with graphscope.engine.hooks.observe(recorder):
     ...                                   # the script runs

@@ -1,5 +1,5 @@
-"""Snapshot JSON: the record written atomically (`snapshot_write`), read back with errors naming
-file, place and problem (`snapshot_read`); this module is the public face of both."""
+"""Snapshot JSON: the record written atomically (`write`), read back with errors naming
+file, place and problem (`read`); this module is the public face of both."""
 
 from .format import FORMAT, VERSION, SnapshotError
 from .read import load, loads

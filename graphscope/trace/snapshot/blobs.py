@@ -4,7 +4,7 @@ copies hundreds of megabytes into Python strings; the reader decodes each from t
 A lifted array is a string value of a key only arrays have ("data", "stats", or an array dtype's
 name), at least MIN_LIFTED characters of base64; it becomes a placeholder string that names it.
 The JSON's structure is unchanged (a string stays a string), so the document reads the same; an
-error the parser finds is located again in the whole text (`snapshot_read`)."""
+error the parser finds is located again in the whole text (`read`)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 
 FORMAT = "graphscope-snapshot"
 # 2: nodes.args (non-tensor arguments). 3: nodes.leaf, leaf grads before/now, optimizer events.
-# 4: strings; nodes and tensors as base64 columns (the record's own, `record.py`). 5: console lines'
+# 4: strings; nodes and tensors as base64 columns (the record's own, `record/node_fields.py`). 5: console lines'
 # step and events (when each was written). Files of every earlier version still load.
 VERSION = 5
 COLUMNS_VERSION = 4  # the first version whose nodes and tensors are binary columns

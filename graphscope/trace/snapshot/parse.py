@@ -48,7 +48,7 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 
 def parse(data: bytes | str, source: str) -> tuple[object, dict[str, memoryview]]:
     """(the parsed document, placeholder -> the base64 bytes of each array lifted out of it
-    (`snapshot_blobs`)); from bytes, refused when parsing would not fit in memory."""
+    (`blobs`)); from bytes, refused when parsing would not fit in memory."""
     blobs: dict[str, memoryview] = {}
     if isinstance(data, (bytes, bytearray)):
         if not data or data.isspace():
