@@ -71,15 +71,12 @@ def build(n: int, steps: bool) -> Record:
             nodes[i] = Node(
                 i,
                 "parameter",
-                "",
-                (),
-                0,
-                summary(i),
-                True,
-                True,
-                f"layers.{i // 10}.weight",
-                f"model.layers.{i // 10}",
-                sites[i % 20],
+                output=summary(i),
+                requires_grad=True,
+                is_leaf=True,
+                parameter=f"layers.{i // 10}.weight",
+                module=f"model.layers.{i // 10}",
+                site=sites[i % 20],
             )
         else:
             op = OPS[i % len(OPS)]
@@ -88,14 +85,11 @@ def build(n: int, steps: bool) -> Record:
                 op,
                 f"{op.title()}Backward0",
                 (i - 1, i - i % 10),
-                0,
-                summary(i),
-                True,
-                False,
-                None,
-                f"model.layers.{i // 10}",
-                sites[i % 20],
-                ("self", "other"),
+                output=summary(i),
+                requires_grad=True,
+                module=f"model.layers.{i // 10}",
+                site=sites[i % 20],
+                saved=("self", "other"),
             )
     # Record takes a dict of nodes and makes its NodeTable (__post_init__); its field is typed as the table.
     record = Record(metadata=Metadata(script="/home/user/project/train.py"), nodes=nodes)  # type: ignore[arg-type]

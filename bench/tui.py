@@ -26,17 +26,16 @@ from textual.widgets import Input
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from fresh_process import run_fresh  # bench/fresh_process.py, beside this file
+from snapshot import build  # bench/snapshot.py: the same deep record is loaded and painted
 
 from graphscope.session import Debuggee, Session, SessionOptions
 from graphscope.trace import snapshot
-from graphscope.trace.record.model import Metadata, Node, Record, SourceSite
-from graphscope.trace.stats.summarize import summarize
+from graphscope.trace.record.model import Record
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.find_dialog import FindDialog
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.launch import load_for_viewing
 
-OPS = ("matmul", "add", "relu", "mul", "sum", "exp", "log", "softmax")
 QUERIES = ("matmul", "layers.4242", "#50000", "train.py:15", "softmaxbackward0", "no such thing", "a")
 
 TINY_MLP = textwrap.dedent("""
@@ -71,47 +70,6 @@ class TimedApp(GraphscopeApp):
     def _apply(self, state, now: bool = False) -> None:
         super()._apply(state, now)
         self.call_after_refresh(lambda: self.paints.append((time.perf_counter(), state)))
-
-
-def build(n: int) -> Record:
-    """A record shaped like a deep model's forward: op nodes fed by the previous node and a parameter."""
-    rng = np.random.default_rng(0)
-    pool = [summarize(rng.standard_normal((64, 256)).astype(np.float32), full_values_limit=0) for _ in range(64)]
-    sites = [SourceSite("/home/user/project/train.py", 10 + i, "forward", f"h = layer{i}(h)") for i in range(20)]
-    nodes = {}
-    for i in range(n):
-        if i % 10 == 0:
-            nodes[i] = Node(
-                i,
-                "parameter",
-                "",
-                (),
-                0,
-                pool[i % 64],
-                True,
-                True,
-                f"layers.{i // 10}.weight",
-                f"model.layers.{i // 10}",
-                sites[i % 20],
-            )
-        else:
-            op = OPS[i % len(OPS)]
-            nodes[i] = Node(
-                i,
-                op,
-                f"{op.title()}Backward0",
-                (i - 1, i - i % 10),
-                0,
-                pool[i % 64],
-                True,
-                False,
-                None,
-                f"model.layers.{i // 10}",
-                sites[i % 20],
-                ("self", "other"),
-            )
-    # Record takes a dict of nodes and makes its NodeTable (__post_init__); its field is typed as the table.
-    return Record(metadata=Metadata(script="/home/user/project/train.py"), nodes=nodes)  # type: ignore[arg-type]
 
 
 async def until(predicate, timeout: float = 30.0) -> None:
@@ -256,7 +214,7 @@ def main() -> None:
     parser.add_argument("--million", action="store_true", help="also open a 1,000,000-node snapshot")
     args = parser.parse_args()
 
-    record = build(args.nodes)
+    record = build(args.nodes, steps=False)
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "big.json")
         snapshot.dump(record, path)
@@ -278,7 +236,7 @@ def main() -> None:
     report("resident memory, graph shown and indexed (MB)", fresh[3] / 1e6, 250, "")
     print(f"  {'peak memory (MB)':<44} {fresh[4] / 1e6:8.1f}")
     if args.million:
-        from snapshot import build_columns  # bench/snapshot.py
+        from snapshot import build_columns
 
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "million.json")

@@ -220,15 +220,12 @@ def big_record(n: int = 100_000) -> Record:
             nodes[i] = Node(
                 i,
                 "parameter",
-                "",
-                (),
-                0,
-                pool[i % 16],
-                True,
-                True,
-                f"layers.{i // 10}.weight",
-                f"model.layers.{i // 10}",
-                sites[i % 20],
+                output=pool[i % 16],
+                requires_grad=True,
+                is_leaf=True,
+                parameter=f"layers.{i // 10}.weight",
+                module=f"model.layers.{i // 10}",
+                site=sites[i % 20],
             )
         else:
             op = ops[i % len(ops)]
@@ -237,13 +234,10 @@ def big_record(n: int = 100_000) -> Record:
                 op,
                 f"{op.title()}Backward0",
                 (i - 1, i - i % 10),
-                0,
-                pool[i % 16],
-                True,
-                False,
-                None,
-                f"model.layers.{i // 10}",
-                sites[i % 20],
-                ("self", "other"),
+                output=pool[i % 16],
+                requires_grad=True,
+                module=f"model.layers.{i // 10}",
+                site=sites[i % 20],
+                saved=("self", "other"),
             )
     return Record(metadata=Metadata(script="/home/user/train.py"), nodes=nodes)
