@@ -14,7 +14,7 @@ from .tensor import Tensor, wrap
 
 _ndarray = backend.CPU_ARRAY  # NumPy arrays skip the device checks
 _NO_GRADS = itertools.repeat(None)  # the input grads of a node that received no grad
-_SECOND_BACKWARD = (
+SECOND_BACKWARD = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you call "
     ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
@@ -56,7 +56,8 @@ def plan(root):
 _creation_order = operator.attrgetter("seq")
 
 
-def _seed(root: Tensor, gradient):
+def seed_grad(root: Tensor, gradient):
+    """The array backward starts from: ones for a scalar root, else `gradient` checked against the root."""
     if gradient is None:
         if root.array.size != 1:
             raise RuntimeError(
@@ -144,21 +145,22 @@ class _GradStore:
 
 def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=False, inputs=None, capture=None):
     """Backpropagate from `root`; with `capture` (a dict id(tensor) -> None), fill it instead of `.grad`."""
-    if create_graph:
-        raise NotImplementedError(
-            "create_graph=True (higher-order gradients) is not supported by graphscope's engine yet"
-        )
     if not root.requires_grad:
         raise RuntimeError(
             "element 0 of tensors does not require grad and does not have a grad_fn: "
             "set requires_grad=True on the inputs you want gradients for"
         )
-    seed = _seed(root, gradient)
     if inputs is not None:
         inputs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
         capture_only = {id(t) for t in inputs}
     else:
         capture_only = None
+    if create_graph:  # the grads as graph nodes: a walk of its own, on Tensors (autograd imports this module)
+        from .autograd.graph_backward import run_graph_backward
+
+        run_graph_backward(root, gradient, retain_graph, capture_only, capture)
+        return
+    seed = seed_grad(root, gradient)
     store = _GradStore()
     if root.grad_fn is None:
         _finish_leaf(root, seed, store, capture, capture_only)
@@ -190,10 +192,10 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                     tape.append(step)
                 for position, version in node.versions:
                     if node.inputs[position]._vc[0] != version:
-                        _check_versions(node)
+                        check_versions(node)
                 saved_output = node.output_version
                 if saved_output is not None and saved_output[0][0] != saved_output[1]:
-                    _check_versions(node)
+                    check_versions(node)
                 grad_inputs = node.backward(grad)
                 if tape is not None:
                     step[2] = grad_inputs
@@ -246,7 +248,7 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
             announce("backward_ended", root)
 
 
-def _check_versions(node) -> None:
+def check_versions(node) -> None:
     """Refuse to run a node whose saved inputs (or saved output) were modified in place since its forward."""
     for position, version in node.versions:
         tensor = node.inputs[position]
@@ -281,8 +283,8 @@ def _node_backward(node, grad, watching, store, capture, tape=None):
         step = [node, grad, None, node.__dict__.copy()]
         tape.append(step)
     if node.released:
-        raise RuntimeError(_SECOND_BACKWARD)
-    _check_versions(node)
+        raise RuntimeError(SECOND_BACKWARD)
+    check_versions(node)
     grad_inputs = node.backward(grad)
     if watching:
         announce("after_node", node, grad_inputs)

@@ -369,9 +369,8 @@ class Tensor:
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the grads of this tensor w.r.t. the graph's leaves and add them to their `.grad`."""
-        _backward.run_backward(
-            self, gradient, retain_graph=bool(retain_graph), create_graph=create_graph, inputs=inputs
-        )
+        retain = create_graph if retain_graph is None else retain_graph  # as PyTorch: a graph of grads keeps the graph
+        _backward.run_backward(self, gradient, retain_graph=bool(retain), create_graph=create_graph, inputs=inputs)
 
     # --- printing --------------------------------------------------------------------------
 

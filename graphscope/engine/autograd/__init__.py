@@ -7,7 +7,7 @@ from .grad import grad
 from .jacobian_check import GradcheckError, gradcheck
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None):
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """torch.autograd.backward: call .backward() on each tensor with its grad."""
     from ..tensor import Tensor
 
@@ -18,7 +18,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, inputs=None):
         else ((grad_tensors,) if isinstance(grad_tensors, Tensor) else tuple(grad_tensors))
     )
     for n, (t, g) in enumerate(zip(tensors, grad_tensors), 1):
-        t.backward(g, retain_graph=retain_graph or n < len(tensors), inputs=inputs)
+        keep = (create_graph if retain_graph is None else retain_graph) or n < len(tensors)
+        t.backward(g, retain_graph=keep, create_graph=create_graph, inputs=inputs)
 
 
 __all__ = [

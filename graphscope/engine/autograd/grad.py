@@ -34,7 +34,8 @@ def grad(
     totals = {}
     for n, (output, seed) in enumerate(zip(outputs, grad_outputs), 1):
         capture = dict.fromkeys(keys)
-        keep = bool(retain_graph) or n < len(outputs)  # later outputs may share this graph
+        # later outputs may share this graph; a graph of grads keeps it by default, as PyTorch
+        keep = bool(create_graph if retain_graph is None else retain_graph) or n < len(outputs)
         run_backward(output, seed, retain_graph=keep, create_graph=create_graph, capture=capture)
         for key, value in capture.items():
             if value is not None:
@@ -43,12 +44,12 @@ def grad(
     for i, (t, key) in enumerate(zip(inputs, keys)):
         value = totals.get(key)
         if value is None:
-            if materialize_grads:
-                value = backend.namespace(t.array).zeros_like(t.array)
-            elif not allow_unused:
+            if not materialize_grads and not allow_unused:
                 raise RuntimeError(
                     f"One of the differentiated Tensors (input {i}) appears to not have been used "
                     "in the graph. Set allow_unused=True if this is the desired behavior."
                 )
-        result.append(None if value is None else wrap(backend.copy(value)))
+            result.append(wrap(backend.namespace(t.array).zeros_like(t.array)) if materialize_grads else None)
+        else:  # under create_graph a Tensor already, the end of the grads' graph
+            result.append(value if create_graph else wrap(backend.copy(value)))
     return tuple(result)

@@ -1,0 +1,434 @@
+"""Each op's backward written again as Tensor ops, keyed by its Function class, for create_graph=True.
+
+A Function's own `backward` runs on raw arrays: quick, and invisible to autograd. Under
+`backward(create_graph=True)` the engine runs the rule here instead, so the grads it produces are
+graph nodes themselves and can be differentiated again (gradient penalties, Hessian-vector
+products). An op without a rule here still gives its grads, through `NotDifferentiable`, whose own
+backward says which op it was.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from .. import backend
+from ..function import Function
+from ..nn.functional_ops import Dropout, Linear
+from ..nn.loss_ops import CrossEntropy, MSELoss
+from ..ops.arithmetic import Add, Div, Mul, Pow, Sub, Where
+from ..ops.indexing import GetItem, MaskedFill, Narrow, is_basic
+from ..ops.matmul import Matmul
+from ..ops.reduction import Mean, Sum
+from ..ops.shape import Cat, Expand, Permute, Reshape, Stack
+from ..ops.softmax import LogSoftmax, Softmax
+from ..ops.unary import Abs, Cast, Clone, Cos, Exp, Log, Log1p, Neg, Relu, Rsqrt, Sigmoid, Sin, Sqrt, Tanh, cast
+from ..tensor import Tensor, wrap
+
+_new = object.__new__
+
+
+class IndexScatter(Function):
+    """x[index]'s grad put back into x's shape (GetItem's backward) as a node of its own, so the
+    grad of an index can be differentiated again: its backward gathers at the index."""
+
+    op = "index_backward"
+    reads_inputs = ()
+
+    def forward(self, grad, shape, index):
+        self.index = index
+        # GetItem's backward, on a GetItem holding the state its forward would have saved
+        source = _new(GetItem)
+        source.shape, source.dtype, source.index, source.basic = shape, grad.dtype, index, is_basic(index)
+        return source.backward(grad)[0]
+
+    rule = "the grad of x[i] scattered back into x's shape;  d/dgrad = grad gathered at i"
+
+    def backward(self, grad):
+        return _new(GetItem).forward(grad, self.index), None, None
+
+
+class NotDifferentiable(Function):
+    """The grad an op without a rule here gave under create_graph (computed on arrays): a node
+    linked to what it was computed from, whose backward refuses, naming the op."""
+
+    op = "not_differentiable"
+    reads_inputs = ()
+
+    def forward(self, *arrays, result, of):
+        self.of = of
+        return result
+
+    rule = "the grad of an op whose backward graphscope cannot differentiate yet"
+
+    def backward(self, grad):
+        raise RuntimeError(
+            f"create_graph=True: the backward of {self.of} is not differentiable in graphscope yet "
+            "(its grads were computed on plain arrays); take this gradient without create_graph, "
+            "or build the op from differentiable ones (add, mul, exp, matmul, ...)"
+        )
+
+
+def differentiable_backward(node: Function, grad: Tensor) -> tuple[Tensor | None, ...]:
+    """`node`'s grads for each of its inputs (None where none flows), as Tensors made by graph ops."""
+    rule = _rule_for(type(node))
+    if rule is not None:
+        return rule(node, grad)
+    arrays = node.backward(grad.array)
+    sources = [grad] + [x for x in node.inputs if isinstance(x, Tensor)]
+    of = f"{node.op} ({node.name()})"
+    return tuple(None if g is None else NotDifferentiable.apply(*sources, result=g, of=of) for g in arrays)
+
+
+def _rule_for(cls: type) -> Callable[[Function, Tensor], tuple[Tensor | None, ...]] | None:
+    """The rule of `cls`, or of the class it inherits its backward from (view's for flatten)."""
+    rule = RULES.get(cls)
+    if rule is None:
+        for base in cls.__mro__[1:]:
+            if base in RULES and base.backward is cls.backward:  # type: ignore[attr-defined]
+                rule = RULES[cls] = RULES[base]
+                break
+    return rule
+
+
+def _output(node: Function) -> Tensor:
+    """The node's saved output as the Tensor it was, made by `node`: differentiating through it
+    reaches the node's inputs (exp's second derivative is exp again)."""
+    out = wrap(node.out, requires_grad=True, grad_fn=node)  # type: ignore[attr-defined]
+    if node.output_version is not None:
+        out._vc = node.output_version[0]
+    return out
+
+
+def _needed(node: Function, *grads: Callable[[], Tensor] | None) -> tuple[Tensor | None, ...]:
+    """Each input's grad made by its function of `grads` where that input needs one, else None
+    (a grad nobody needs is never made: it would be a node of its own in the record)."""
+    return tuple(None if make is None or not need else make() for make, need in zip(grads, node.needs_input_grad))
+
+
+def _masked(grad: Tensor, where) -> Tensor:
+    """`grad` with 0 where the array `where` is true."""
+    return MaskedFill.apply(grad, where, 0)
+
+
+def _axes(axis) -> tuple | None:
+    return None if axis is None else (axis,)
+
+
+# --- elementwise -------------------------------------------------------------------------------
+
+
+def _add(node, g):
+    return _needed(node, lambda: g, lambda: g)
+
+
+def _sub(node, g):
+    return _needed(node, lambda: g, lambda: -g)
+
+
+def _mul(node, g):
+    a, b = node.inputs
+    return _needed(node, lambda: g * b, lambda: g * a)
+
+
+def _div(node, g):
+    a, b = node.inputs
+    return _needed(node, lambda: g / b, lambda: -g * a / (b * b))
+
+
+def _pow(node, g):
+    a, b = node.inputs
+    need_a, need_b = node.needs_input_grad
+    grad_a = grad_b = None
+    if need_a:
+        if isinstance(b, Tensor):
+            grad_a = _masked(g * b * a ** (b - 1), node.b == 0)
+        else:
+            grad_a = g * (b * a ** (b - 1)) if b != 0 else g * 0
+    if need_b:
+        log_a = a.log() if isinstance(a, Tensor) else math.log(a) if a > 0 else -math.inf if a == 0 else math.nan
+        grad_b = g * _masked(_output(node) * log_a, (node.a == 0) & (node.b >= 0))
+    return grad_a, grad_b
+
+
+def _neg(node, g):
+    return (-g,)
+
+
+def _exp(node, g):
+    return (g * _output(node),)
+
+
+def _log(node, g):
+    return (g / node.inputs[0],)
+
+
+def _log1p(node, g):
+    return (g / (1 + node.inputs[0]),)
+
+
+def _sqrt(node, g):
+    return (g / (2 * _output(node)),)
+
+
+def _rsqrt(node, g):
+    return (g * -0.5 * _output(node) ** 3,)
+
+
+def _abs(node, g):
+    return (g * node.inputs[0].sign(),)
+
+
+def _sin(node, g):
+    return (g * node.inputs[0].cos(),)
+
+
+def _cos(node, g):
+    return (-g * node.inputs[0].sin(),)
+
+
+def _tanh(node, g):
+    out = _output(node)
+    return (g * (1 - out * out),)
+
+
+def _sigmoid(node, g):
+    out = _output(node)
+    return (g * out * (1 - out),)
+
+
+def _relu(node, g):
+    return (_masked(g, ~(node.out > 0)),)
+
+
+def _where(node, g):
+    condition = node.condition
+    return _needed(node, None, lambda: _masked(g, ~condition), lambda: _masked(g, condition))
+
+
+def _clone(node, g):
+    return (g,)
+
+
+def _cast(node, g):
+    return cast(g, node.source), None
+
+
+def _dropout(node, g):
+    return Mul.apply(g, node.mask), None
+
+
+# --- reductions and shapes ---------------------------------------------------------------------
+
+
+def _expand_back(g: Tensor, shape, axes, keepdim) -> Tensor:
+    """A reduced grad reshaped to broadcast against the input's `shape`, then expanded to it."""
+    if axes is None:
+        g = Reshape.apply(g, (1,) * len(shape))
+    elif not keepdim:
+        g = Reshape.apply(g, tuple(1 if i in axes else n for i, n in enumerate(shape)))
+    return Expand.apply(g, shape)
+
+
+def _sum(node, g):
+    return (_expand_back(g, node.shape, node.axes, node.keepdim),) + (None,) * (len(node.inputs) - 1)
+
+
+def _mean(node, g):
+    return (_expand_back(g / node.count, node.shape, node.axes, node.keepdim),) + (None,) * (len(node.inputs) - 1)
+
+
+def _reshape(node, g):
+    return Reshape.apply(g, node.shape), None
+
+
+def _permute(node, g):
+    inverse = [0] * len(node.axes)
+    for i, a in enumerate(node.axes):
+        inverse[a] = i
+    return Permute.apply(g, tuple(inverse)), None
+
+
+def _expand(node, g):
+    return g, None  # the engine sums it back to the input's shape
+
+
+def _getitem(node, g):
+    return IndexScatter.apply(g, node.shape, node.index), None
+
+
+def _index_scatter(node, g):
+    return GetItem.apply(g, node.index), None, None
+
+
+def _cat(node, g):
+    indices, start = [], 0
+    for size in node.sizes:
+        indices.append((slice(None),) * node.axis + (slice(start, start + size), Ellipsis))
+        start += size
+    return _needed(node, *(lambda index=index: GetItem.apply(g, index) for index in indices))
+
+
+def _stack(node, g):
+    before = (slice(None),) * node.axis
+    return _needed(node, *(lambda i=i: GetItem.apply(g, before + (i, Ellipsis)) for i in range(len(node.inputs))))
+
+
+# --- matrix products ---------------------------------------------------------------------------
+
+
+def _matmul(node, g):
+    a, b = node.inputs
+    if a.ndim == 1 and b.ndim == 1:
+        return _needed(node, lambda: g * b, lambda: g * a)
+    # Lift 1-D operands to matrices, as matmul itself does; the engine sums batch dims back down.
+    a2 = a.unsqueeze(0) if a.ndim == 1 else a
+    b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+    g2 = g.unsqueeze(-2) if a.ndim == 1 else g
+    g2 = g2.unsqueeze(-1) if b.ndim == 1 else g2
+    need_a, need_b = node.needs_input_grad
+    grad_a = grad_b = None
+    if need_a:
+        grad_a = g2 @ b2.mT
+        if a.ndim == 1:
+            grad_a = grad_a.reshape(-1, a.shape[0]).sum(0)
+    if need_b:
+        grad_b = a2.mT @ g2
+        if b.ndim == 1:
+            grad_b = grad_b.reshape(-1, b.shape[0]).sum(0)
+    return grad_a, grad_b
+
+
+def _linear(node, g):
+    x, weight = node.inputs[0], node.inputs[1]
+    needs = node.needs_input_grad
+    gx = g @ weight if needs[0] else None
+    g2 = g if g.ndim == 2 else g.reshape(-1, weight.shape[0])
+    gw = g2.mT @ (x if x.ndim == 2 else x.reshape(-1, weight.shape[1])) if needs[1] else None
+    if len(needs) == 2:
+        return gx, gw
+    return gx, gw, (g2.sum(0) if needs[2] else None)
+
+
+# --- softmax and losses ------------------------------------------------------------------------
+
+
+def _softmax(node, g):
+    out = _output(node)
+    return out * (g - Sum.apply(g * out, _axes(node.axis), True)), None
+
+
+def _log_softmax(node, g):
+    return g - _output(node).exp() * Sum.apply(g, _axes(node.axis), True), None
+
+
+def _mse_loss(node, g):
+    x, y = node.inputs[:2]
+    if node.reduction == "mean" and node.diff.size:
+        g = g / node.diff.size
+    grad = 2.0 * g * (x - y)
+    return _needed(node, lambda: grad, lambda: -grad) + (None,) * (len(node.inputs) - 2)
+
+
+def _classes_last(x: Tensor) -> Tensor:
+    """(M, C) view of an (N, C, d1, ...) / (N, C) / (C,) tensor, classes on the last axis."""
+    if x.ndim == 2:
+        return x
+    if x.ndim == 1:
+        return Reshape.apply(x, (1, -1))
+    return Reshape.apply(Permute.apply(x, (0, *range(2, x.ndim), 1)), (-1, x.shape[1]))
+
+
+def _classes_back(g2: Tensor, shape) -> Tensor:
+    """Undo `_classes_last` on a grad of shape (M, C)."""
+    if len(shape) == 2:
+        return g2
+    if len(shape) == 1:
+        return Reshape.apply(g2, tuple(shape))
+    moved = Reshape.apply(g2, (shape[0], *shape[2:], shape[1]))
+    return Permute.apply(moved, (0, len(shape) - 1, *range(1, len(shape) - 1)))
+
+
+def _cross_entropy(node, g):
+    # The fused rule, dz = (softmax(z)·Σq − q)·scale, with q each row's target weights: a one-hot
+    # row (times its class weight, smoothed) for class targets, the given probabilities for soft ones.
+    logits = node.inputs[0]
+    z = _classes_last(logits)
+    if node.reduction == "none":
+        scale = g.reshape(-1, 1)
+    elif node.reduction == "mean":
+        denominator = node.denominator
+        scale = g / (denominator if isinstance(denominator, (int, float)) else wrap(denominator))
+    else:
+        scale = g
+    if node.soft:  # the target's probabilities, smoothed and weighted as forward did (they may require grad)
+        q = _classes_last(node.inputs[1])
+        if node.eps:
+            q = q * (1.0 - node.eps) + node.eps / q.shape[1]
+        if node.weight is not None:
+            q = q * wrap(node.weight)
+    else:
+        q = _class_weights(node)
+        if node.ignored is not None:
+            scale = scale * wrap(backend.reshape(backend.astype(~node.ignored, node.logp.dtype), (-1, 1)))
+    needs = node.needs_input_grad
+    grad_z = None
+    if needs[0]:
+        grad_z = _classes_back((Softmax.apply(z, 1) * q.sum(1, keepdim=True) - q) * scale, node.shape)
+    grad_target = None
+    if len(needs) > 1 and needs[1]:
+        factor = 1.0 - node.eps if node.weight is None else wrap(node.weight) * (1.0 - node.eps)
+        grad_target = _classes_back(-LogSoftmax.apply(z, 1) * factor * scale, node.shape)
+    return (grad_z, grad_target) + (None,) * (len(needs) - 2)
+
+
+def _class_weights(node) -> Tensor:
+    """Each row's target weights for class targets: (1 − eps)·w[t] at the target, eps/C·w everywhere."""
+    logp, t, eps, weight = node.logp, node.t, node.eps, node.weight
+    rows, classes = logp.shape
+    q = backend.zeros((rows, classes), logp.dtype, like=logp)
+    backend.put(q, (node.rows, t), (1.0 - eps) * (1.0 if node.w_t is None else node.w_t))
+    if eps:
+        q = q + (eps / classes) * (1.0 if weight is None else weight)
+    return wrap(q)
+
+
+RULES: dict[type, Callable[[Function, Tensor], tuple[Tensor | None, ...]]] = {
+    Add: _add,
+    Sub: _sub,
+    Mul: _mul,
+    Div: _div,
+    Pow: _pow,
+    Neg: _neg,
+    Exp: _exp,
+    Log: _log,
+    Log1p: _log1p,
+    Sqrt: _sqrt,
+    Rsqrt: _rsqrt,
+    Abs: _abs,
+    Sin: _sin,
+    Cos: _cos,
+    Tanh: _tanh,
+    Sigmoid: _sigmoid,
+    Relu: _relu,
+    Where: _where,
+    Clone: _clone,
+    Cast: _cast,
+    Dropout: _dropout,
+    Sum: _sum,
+    Mean: _mean,
+    Reshape: _reshape,
+    Permute: _permute,
+    Expand: _expand,
+    GetItem: _getitem,
+    Narrow: _getitem,
+    IndexScatter: _index_scatter,
+    Cat: _cat,
+    Stack: _stack,
+    Matmul: _matmul,
+    Linear: _linear,
+    Softmax: _softmax,
+    LogSoftmax: _log_softmax,
+    MSELoss: _mse_loss,
+    CrossEntropy: _cross_entropy,
+}
