@@ -268,3 +268,27 @@ def test_a_tensor_hook_sees_and_may_replace_a_grad_with_a_grad_fn():
     (second,) = gs.autograd.grad(g.sum(), x)
     np.testing.assert_allclose(second.numpy(), [2.0, -4.0])
     assert seen == [False]  # the seed is a plain tensor
+
+
+def _cube(lib):
+    class Cube(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x**3
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * 3 * x**2
+
+    return Cube
+
+
+def test_a_custom_functions_backward_is_differentiated_when_built_from_ops():
+    case = lambda L, a: (_cube(L).apply(a) * a).sum()  # noqa: E731 (a case as the table's)
+    gs_inputs, torch_inputs = _both([np.array([0.5, -1.0, 2.0])])
+    grads, seconds = _grad_of_grad(gs, case, gs_inputs)
+    expected_grads, expected_seconds = _grad_of_grad(torch, case, torch_inputs)
+    _close(grads[0], expected_grads[0], "grad")
+    _close(seconds[0], expected_seconds[0], "second grad")

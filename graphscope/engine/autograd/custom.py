@@ -66,7 +66,13 @@ class CustomNode(Node):
 
     def backward(self, grad):
         with grad_mode.no_grad():
-            result = self.function_cls.backward(self.ctx, wrap(grad))
+            grads = self.tensor_grads(wrap(grad))
+        return tuple(None if g is None else g.array for g in grads)
+
+    def tensor_grads(self, grad):
+        """The user's backward on `grad`, its grads checked and shaped as the inputs: a graph of its
+        own when grad mode is on (create_graph), a Tensor or None for each input."""
+        result = self.function_cls.backward(self.ctx, grad)
         result = result if isinstance(result, tuple) else (result,)
         if len(result) != len(self.inputs):
             raise RuntimeError(
@@ -85,7 +91,7 @@ class CustomNode(Node):
                     f"function {self.name()} returned an invalid gradient at index {i} - got "
                     f"{list(g.shape)} but expected shape compatible with {list(t.shape)}"
                 )
-            grads.append(g.array.reshape(t.shape) if g.shape != t.shape else g.array)
+            grads.append(g.reshape(t.shape) if g.shape != t.shape else g)
         return tuple(grads)
 
     def saved_arrays(self) -> dict:

@@ -24,6 +24,7 @@ from ..ops.shape import Cat, Expand, Permute, Reshape, Stack
 from ..ops.softmax import LogSoftmax, Softmax
 from ..ops.unary import Abs, Cast, Clone, Cos, Exp, Log, Log1p, Neg, Relu, Rsqrt, Sigmoid, Sin, Sqrt, Tanh, cast
 from ..tensor import Tensor, wrap
+from .custom import CustomNode
 
 _new = object.__new__
 
@@ -212,6 +213,10 @@ def _clone(node, g):
 
 def _cast(node, g):
     return cast(g, node.source), None
+
+
+def _custom(node, g):
+    return node.tensor_grads(g)  # the user's backward, run under grad mode: its ops are the graph
 
 
 def _dropout(node, g):
@@ -415,6 +420,7 @@ RULES: dict[type, Callable[[Function, Tensor], tuple[Tensor | None, ...]]] = {
     Clone: _clone,
     Cast: _cast,
     Dropout: _dropout,
+    CustomNode: _custom,
     Sum: _sum,
     Mean: _mean,
     Reshape: _reshape,
