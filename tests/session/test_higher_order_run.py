@@ -43,3 +43,31 @@ def test_a_gradient_penalty_run_records_each_backward_as_a_pass_and_explains_the
     explained = graphscope("explain", "--pass", "1", snap)
     assert explained.returncode == 0, explained.stderr
     assert "(slope,) = gs.autograd.grad(out.sum(), x, create_graph=True)" in explained.stdout
+
+
+DOUBLE_BACKWARD = """
+    import graphscope as gs
+    x = gs.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = (x.exp() * x).sum()
+    (slope,) = gs.autograd.grad(y, x, create_graph=True)
+    (slope * slope).sum().backward()
+    print("grad", x.grad.tolist())
+"""
+
+
+def test_a_live_session_steps_through_the_first_backward_then_the_second_as_the_next_pass(run_session):
+    driver = run_session(DOUBLE_BACKWARD)
+    state = driver.paused()
+    record = driver.session.record
+    assert (state.pass_index, record.nodes[state.node].op) == (0, "sum")
+    while state.pass_index == 0:
+        state = driver.command("step")  # each step of the first backward makes the grad's nodes
+    assert (state.pass_index, state.step) == (1, 0)
+    second = record.passes[1]
+    made = [n.op for n in record.nodes.values() if n.site is not None and n.site.line == 5 and n.requires_grad]
+    assert sorted(made) == ["add", "mul", "mul", "mul"]  # the rules' nodes: slope = eˣ·x + eˣ
+    assert [record.nodes[n].op for n in second.order][:2] == ["sum", "mul"]  # (slope * slope).sum()
+    done = driver.command("continue_")
+    assert done.kind == "finished" and done.exit_code == 0
+    assert len(second.steps) == len(second.order)
+    assert any(line.text.startswith("grad [") for line in record.console)
