@@ -3,8 +3,9 @@
 A Function's own `backward` runs on raw arrays: quick, and invisible to autograd. Under
 `backward(create_graph=True)` the engine runs the rule here instead, so the grads it produces are
 graph nodes themselves and can be differentiated again (gradient penalties, Hessian-vector
-products). An op without a rule here still gives its grads, through `NotDifferentiable`, whose own
-backward says which op it was.
+products). Where a grad is not built from other ops, the nodes of `grad_nodes.py` stand for it; an
+op without a rule here still gives its grads, through `NotDifferentiable`, whose own backward says
+which op it was.
 """
 
 from __future__ import annotations
@@ -14,74 +15,40 @@ from collections.abc import Callable
 
 from .. import backend
 from ..function import Function
-from ..nn.functional_ops import Dropout, Linear
+from ..nn.functional_ops import Dropout, LeakyReLU, Linear
 from ..nn.loss_ops import CrossEntropy, MSELoss
-from ..ops.arithmetic import Add, Div, Mul, Pow, Sub, Where
-from ..ops.indexing import GetItem, MaskedFill, Narrow, is_basic
+from ..ops.arithmetic import Add, Div, Maximum, Minimum, Mul, Pow, Sub, Where
+from ..ops.indexing import Gather, GetItem, MaskedFill, Narrow
 from ..ops.matmul import Matmul
-from ..ops.reduction import Mean, Sum
-from ..ops.shape import Cat, Expand, Permute, Reshape, Stack
+from ..ops.norms import VectorNorm
+from ..ops.reduction import Mean, Sum, expand_back
+from ..ops.reorder import Cumsum, Flip, Roll, Triangle
+from ..ops.shape import Cat, Expand, Permute, Repeat, Reshape, Stack
 from ..ops.softmax import LogSoftmax, Softmax
-from ..ops.unary import Abs, Cast, Clone, Cos, Exp, Log, Log1p, Neg, Relu, Rsqrt, Sigmoid, Sin, Sqrt, Tanh, cast
+from ..ops.unary import Abs, Cast, Clamp, Clone, Cos, Exp, Log, Log1p, Neg, Relu, Rsqrt, Sigmoid, Sin, Sqrt, Tanh, cast
 from ..tensor import Tensor, wrap
 from .custom import CustomNode
+from .grad_nodes import Adjoint, ConstantFactor, NotDifferentiable, adjoint_of, constant_factor_of
 
-_new = object.__new__
-
-
-class IndexScatter(Function):
-    """x[index]'s grad put back into x's shape (GetItem's backward) as a node of its own, so the
-    grad of an index can be differentiated again: its backward gathers at the index."""
-
-    op = "index_backward"
-    reads_inputs = ()
-
-    def forward(self, grad, shape, index):
-        self.index = index
-        # GetItem's backward, on a GetItem holding the state its forward would have saved
-        source = _new(GetItem)
-        source.shape, source.dtype, source.index, source.basic = shape, grad.dtype, index, is_basic(index)
-        return source.backward(grad)[0]
-
-    rule = "the grad of x[i] scattered back into x's shape;  d/dgrad = grad gathered at i"
-
-    def backward(self, grad):
-        return _new(GetItem).forward(grad, self.index), None, None
-
-
-class NotDifferentiable(Function):
-    """The grad an op without a rule here gave under create_graph (computed on arrays): a node
-    linked to what it was computed from, whose backward refuses, naming the op."""
-
-    op = "not_differentiable"
-    reads_inputs = ()
-
-    def forward(self, *arrays, result, of):
-        self.of = of
-        return result
-
-    rule = "the grad of an op whose backward graphscope cannot differentiate yet"
-
-    def backward(self, grad):
-        raise RuntimeError(
-            f"create_graph=True: the backward of {self.of} is not differentiable in graphscope yet "
-            "(its grads were computed on plain arrays); take this gradient without create_graph, "
-            "or build the op from differentiable ones (add, mul, exp, matmul, ...)"
-        )
+# A rule: (node, the grad of its output) -> a grad for each input (None where none flows), or None
+# when the rule does not cover the node's arguments.
+Rule = Callable[[Function, Tensor], tuple[Tensor | None, ...] | None]
 
 
 def differentiable_backward(node: Function, grad: Tensor) -> tuple[Tensor | None, ...]:
     """`node`'s grads for each of its inputs (None where none flows), as Tensors made by graph ops."""
     rule = _rule_for(type(node))
     if rule is not None:
-        return rule(node, grad)
+        grads = rule(node, grad)
+        if grads is not None:  # (None: not for these arguments, a norm of p < 1)
+            return grads
     arrays = node.backward(grad.array)
     sources = [grad] + [x for x in node.inputs if isinstance(x, Tensor)]
     of = f"{node.op} ({node.name()})"
     return tuple(None if g is None else NotDifferentiable.apply(*sources, result=g, of=of) for g in arrays)
 
 
-def _rule_for(cls: type) -> Callable[[Function, Tensor], tuple[Tensor | None, ...]] | None:
+def _rule_for(cls: type) -> Rule | None:
     """The rule of `cls`, or of the class it inherits its backward from (view's for flatten)."""
     rule = RULES.get(cls)
     if rule is None:
@@ -198,13 +165,13 @@ def _sigmoid(node, g):
     return (g * out * (1 - out),)
 
 
-def _relu(node, g):
-    return (_masked(g, ~(node.out > 0)),)
-
-
-def _where(node, g):
-    condition = node.condition
-    return _needed(node, None, lambda: _masked(g, ~condition), lambda: _masked(g, condition))
+def _constant_factor(node, g):
+    """An op whose derivative is constant per element: each input's grad a ConstantFactor node."""
+    made = constant_factor_of(type(node))
+    return tuple(
+        made.apply(g, of=node, position=k) if need and isinstance(x, Tensor) else None
+        for k, (x, need) in enumerate(zip(node.inputs, node.needs_input_grad))
+    )
 
 
 def _clone(node, g):
@@ -217,10 +184,6 @@ def _cast(node, g):
 
 def _custom(node, g):
     return node.tensor_grads(g)  # the user's backward, run under grad mode: its ops are the graph
-
-
-def _dropout(node, g):
-    return Mul.apply(g, node.mask), None
 
 
 # --- reductions and shapes ---------------------------------------------------------------------
@@ -243,6 +206,21 @@ def _mean(node, g):
     return (_expand_back(g / node.count, node.shape, node.axes, node.keepdim),) + (None,) * (len(node.inputs) - 1)
 
 
+def _vector_norm(node, g):
+    x, p = node.inputs[0], node.p
+    if p < 1:
+        return None
+    g = _expand_back(g, x.shape, node.axes, node.keepdim)
+    if p == 1:
+        return (g * x.sign(), None, None, None)
+    # where the norm is 0 its grad is 0, as torch
+    zero = expand_back(node.out == 0, x.shape, node.axes, node.keepdim)
+    safe = MaskedFill.apply(_expand_back(_output(node), x.shape, node.axes, node.keepdim), zero, 1)
+    if p == 2:
+        return (x * _masked(g / safe, zero), None, None, None)
+    return (x.sign() * x.abs() ** (p - 1) * _masked(g / safe ** (p - 1), zero), None, None, None)
+
+
 def _reshape(node, g):
     return Reshape.apply(g, node.shape), None
 
@@ -258,12 +236,14 @@ def _expand(node, g):
     return g, None  # the engine sums it back to the input's shape
 
 
-def _getitem(node, g):
-    return IndexScatter.apply(g, node.shape, node.index), None
+def _linear_in_input(node, g):
+    """An op linear in its one tensor input: its grad is an Adjoint node."""
+    args = node.inputs[1:]
+    return (adjoint_of(type(node)).apply(g, tuple(node.inputs[0].shape), *args),) + (None,) * len(args)
 
 
-def _index_scatter(node, g):
-    return GetItem.apply(g, node.index), None, None
+def _adjoint(node, g):
+    return (node.of.apply(g, *node.args), None) + (None,) * len(node.args)
 
 
 def _cat(node, g):
@@ -398,7 +378,7 @@ def _class_weights(node) -> Tensor:
     return wrap(q)
 
 
-RULES: dict[type, Callable[[Function, Tensor], tuple[Tensor | None, ...]]] = {
+RULES: dict[type, Rule] = {
     Add: _add,
     Sub: _sub,
     Mul: _mul,
@@ -415,20 +395,33 @@ RULES: dict[type, Callable[[Function, Tensor], tuple[Tensor | None, ...]]] = {
     Cos: _cos,
     Tanh: _tanh,
     Sigmoid: _sigmoid,
-    Relu: _relu,
-    Where: _where,
+    Relu: _constant_factor,
+    LeakyReLU: _constant_factor,
+    Clamp: _constant_factor,
+    Maximum: _constant_factor,
+    Minimum: _constant_factor,
+    Where: _constant_factor,
+    MaskedFill: _constant_factor,
+    Dropout: _constant_factor,
+    VectorNorm: _vector_norm,
+    ConstantFactor: _constant_factor,
     Clone: _clone,
     Cast: _cast,
-    Dropout: _dropout,
     CustomNode: _custom,
     Sum: _sum,
     Mean: _mean,
     Reshape: _reshape,
     Permute: _permute,
     Expand: _expand,
-    GetItem: _getitem,
-    Narrow: _getitem,
-    IndexScatter: _index_scatter,
+    GetItem: _linear_in_input,
+    Narrow: _linear_in_input,
+    Gather: _linear_in_input,
+    Repeat: _linear_in_input,
+    Flip: _linear_in_input,
+    Roll: _linear_in_input,
+    Triangle: _linear_in_input,
+    Cumsum: _linear_in_input,
+    Adjoint: _adjoint,
     Cat: _cat,
     Stack: _stack,
     Matmul: _matmul,
