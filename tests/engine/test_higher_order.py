@@ -74,6 +74,9 @@ CASES = [
     ("minimum", lambda L, a, b: (L.minimum(a, b * b) ** 3).sum(), [(6,), (6,)]),
     ("where", lambda L, a, b: (L.where(a > 0, a * a, b) ** 3).sum(), [(6,), (6,)]),
     ("masked_fill", lambda L, a: (a.masked_fill(a > 0.5, 2.0) ** 3).sum(), [(6,)]),
+    ("var", lambda L, a: (a.var(1) ** 2).sum(), [(3, 4)]),
+    ("var of all, biased", lambda L, a: a.var(unbiased=False) ** 2, [(3, 4)]),
+    ("std", lambda L, a: (a.std(0, keepdim=True) ** 3 * a).sum(), [(3, 4)]),
     ("2-norm over a dim", lambda L, a: (a.norm(2, dim=1) ** 3).sum(), [(3, 4)]),
     ("2-norm of all", lambda L, a: a.norm() ** 3, [(3, 4)]),
     ("1-norm", lambda L, a: (a.norm(1, dim=0, keepdim=True) ** 3 * a).sum(), [(3, 4)]),
@@ -264,7 +267,7 @@ def test_autograd_grad_with_create_graph_keeps_the_graph_for_a_second_grad():
 
 
 UNCOVERED = [
-    ("var", "var", "VarBackward0", lambda x: x.var()),
+    ("prod", "prod", "ProdBackward0", lambda x: x.prod()),
     ("a norm of p < 1", "vectornorm", "VectorNormBackward0", lambda x: x.norm(0.5)),
 ]
 

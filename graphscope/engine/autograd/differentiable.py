@@ -21,7 +21,7 @@ from ..ops.arithmetic import Add, Div, Maximum, Minimum, Mul, Pow, Sub, Where
 from ..ops.indexing import Gather, GetItem, MaskedFill, Narrow
 from ..ops.matmul import Matmul
 from ..ops.norms import VectorNorm
-from ..ops.reduction import Mean, Sum, expand_back
+from ..ops.reduction import Mean, Std, Sum, Var, expand_back
 from ..ops.reorder import Cumsum, Flip, Roll, Triangle
 from ..ops.shape import Cat, Expand, Permute, Repeat, Reshape, Stack
 from ..ops.softmax import LogSoftmax, Softmax
@@ -204,6 +204,27 @@ def _sum(node, g):
 
 def _mean(node, g):
     return (_expand_back(g / node.count, node.shape, node.axes, node.keepdim),) + (None,) * (len(node.inputs) - 1)
+
+
+def _centered_over_n(node) -> Tensor:
+    """var's and std's x − mean(x) over n − correction (inf where that is 0, as torch)."""
+    x = node.inputs[0]
+    axes = tuple(range(x.ndim)) if node.axes is None else node.axes  # (Mean's backward wants axes with keepdim)
+    n = math.prod(x.shape[a] for a in axes) - node.correction
+    return (x - Mean.apply(x, axes, True)) * (1 / n if n else math.inf)
+
+
+def _var(node, g):
+    g = _expand_back(g, node.inputs[0].shape, node.axes, node.keepdim)
+    return (2 * g * _centered_over_n(node), None, None, None)
+
+
+def _std(node, g):
+    # where the std is 0 its grad is 0, as torch
+    zero = expand_back(node.out == 0, node.inputs[0].shape, node.axes, node.keepdim)
+    out = MaskedFill.apply(_expand_back(_output(node), node.inputs[0].shape, node.axes, node.keepdim), zero, 1)
+    g = _expand_back(g, node.inputs[0].shape, node.axes, node.keepdim)
+    return (_masked(g / out, zero) * _centered_over_n(node), None, None, None)
 
 
 def _vector_norm(node, g):
@@ -404,6 +425,8 @@ RULES: dict[type, Rule] = {
     MaskedFill: _constant_factor,
     Dropout: _constant_factor,
     VectorNorm: _vector_norm,
+    Var: _var,
+    Std: _std,
     ConstantFactor: _constant_factor,
     Clone: _clone,
     Cast: _cast,
