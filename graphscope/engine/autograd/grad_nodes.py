@@ -21,6 +21,7 @@ class Adjoint(Function):
 
     of: ClassVar[type[Function]]
     reads_inputs = ()
+    rule = "the grad of a linear op put back into its input's shape;  its own grad: the op on the grad's grad"
 
     def forward(self, grad, shape, *args):
         self.args = args
@@ -47,6 +48,7 @@ class ConstantFactor(Function):
     derivative of the factor itself is 0. One subclass per op, made by `constant_factor_of`."""
 
     reads_inputs = ()
+    rule = "the grad of an elementwise op: grad times the op's derivative, a constant factor per element"
 
     def forward(self, grad, *, of, position):
         self.of, self.position = of, position
