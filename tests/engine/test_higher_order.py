@@ -136,6 +136,22 @@ CASES = [
         lambda L, x, t: F(L).cross_entropy(x, t, ignore_index=1),
         [(4, 3), np.array([0, 1, 1, 2])],
     ),
+    (
+        "nll_loss of log_softmax",
+        lambda L, x, t: F(L).nll_loss(F(L).log_softmax(x * x, 1), t, weight=L.tensor([0.5, 1.0, 2.0]).double()),
+        [(4, 3), np.array([0, 2, 1, 2])],
+    ),
+    (
+        "nll_loss summed, ignoring a target",
+        lambda L, x, t: F(L).nll_loss(x.tanh(), t, ignore_index=0, reduction="sum"),
+        [(2, 3, 2), np.array([[0, 2], [1, 1]])],
+    ),
+    (
+        "nll_loss unreduced",
+        lambda L, x, t: (F(L).nll_loss(x, t, reduction="none") ** 3).sum(),
+        [(3, 4), np.array([3, 0, 1])],
+    ),
+    ("sign, floor, ceil, round", lambda L, a: (a * (a.sign() + a.floor() + a.ceil() + a.round())).sum(), [(6,)]),
     ("cross_entropy with probabilities", lambda L, x, p: F(L).cross_entropy(x, p.softmax(1)), [(4, 3), (4, 3)]),
     (
         "cross_entropy with smoothed, weighted probabilities",

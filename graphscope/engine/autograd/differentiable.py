@@ -16,16 +16,35 @@ from collections.abc import Callable
 from .. import backend
 from ..function import Function
 from ..nn.functional_ops import Dropout, LeakyReLU, Linear
-from ..nn.loss_ops import CrossEntropy, MSELoss
+from ..nn.loss_ops import CrossEntropy, MSELoss, NLLLoss
 from ..ops.arithmetic import Add, Div, Maximum, Minimum, Mul, Pow, Sub, Where
 from ..ops.indexing import Gather, GetItem, MaskedFill, Narrow
 from ..ops.matmul import Matmul
 from ..ops.norms import VectorNorm
 from ..ops.reduction import Mean, Std, Sum, Var, expand_back
 from ..ops.reorder import Cumsum, Flip, Roll, Triangle
+from ..ops.rounding import Ceil, Floor, Round
 from ..ops.shape import Cat, Expand, Permute, Repeat, Reshape, Stack
 from ..ops.softmax import LogSoftmax, Softmax
-from ..ops.unary import Abs, Cast, Clamp, Clone, Cos, Exp, Log, Log1p, Neg, Relu, Rsqrt, Sigmoid, Sin, Sqrt, Tanh, cast
+from ..ops.unary import (
+    Abs,
+    Cast,
+    Clamp,
+    Clone,
+    Cos,
+    Exp,
+    Log,
+    Log1p,
+    Neg,
+    Relu,
+    Rsqrt,
+    Sigmoid,
+    Sign,
+    Sin,
+    Sqrt,
+    Tanh,
+    cast,
+)
 from ..tensor import Tensor, wrap
 from .custom import CustomNode
 from .grad_nodes import Adjoint, ConstantFactor, NotDifferentiable, adjoint_of, constant_factor_of
@@ -388,6 +407,21 @@ def _cross_entropy(node, g):
     return (grad_z, grad_target) + (None,) * (len(needs) - 2)
 
 
+def _nll_loss(node, g):
+    # linear in its input: each row's grad is −w[t]·scale at the target class, whatever the input
+    shape = node.shape
+    rows, classes = node.t.shape[0], shape[1] if len(shape) >= 2 else shape[0]
+    picked = backend.zeros((rows, classes), node.dtype, like=node.t)
+    backend.put(picked, (backend.arange(rows, like=node.t), node.t), -node.w_t)
+    if node.reduction == "none":
+        scale = Reshape.apply(g, (-1, 1))
+    elif node.reduction == "mean":
+        scale = g / wrap(node.denominator)
+    else:
+        scale = g
+    return (_classes_back(wrap(picked) * scale, shape),) + (None,) * (len(node.inputs) - 1)
+
+
 def _class_weights(node) -> Tensor:
     """Each row's target weights for class targets: (1 − eps)·w[t] at the target, eps/C·w everywhere."""
     logp, t, eps, weight = node.logp, node.t, node.eps, node.weight
@@ -424,6 +458,10 @@ RULES: dict[type, Rule] = {
     Where: _constant_factor,
     MaskedFill: _constant_factor,
     Dropout: _constant_factor,
+    Sign: _constant_factor,
+    Floor: _constant_factor,
+    Ceil: _constant_factor,
+    Round: _constant_factor,
     VectorNorm: _vector_norm,
     Var: _var,
     Std: _std,
@@ -453,4 +491,5 @@ RULES: dict[type, Rule] = {
     LogSoftmax: _log_softmax,
     MSELoss: _mse_loss,
     CrossEntropy: _cross_entropy,
+    NLLLoss: _nll_loss,
 }
