@@ -3,20 +3,17 @@
 A Function's own `backward` runs on raw arrays: quick, and invisible to autograd. Under
 `backward(create_graph=True)` the engine runs the rule here instead, so the grads it produces are
 graph nodes themselves and can be differentiated again (gradient penalties, Hessian-vector
-products). Where a grad is not built from other ops, the nodes of `grad_nodes.py` stand for it; an
-op without a rule here still gives its grads, through `NotDifferentiable`, whose own backward says
-which op it was.
+products); softmax's and the losses' rules are in `loss_rules.py`. Where a grad is not built from
+other ops, the nodes of `grad_nodes.py` stand for it; an op without a rule still gives its grads,
+through `NotDifferentiable`, whose own backward says which op it was.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
-from .. import backend
 from ..function import Function
 from ..nn.functional_ops import Dropout, LeakyReLU, Linear
-from ..nn.loss_ops import CrossEntropy, MSELoss, NLLLoss
 from ..ops.arithmetic import Add, Div, Maximum, Minimum, Mul, Pow, Sub, Where
 from ..ops.indexing import Gather, GetItem, MaskedFill, Narrow
 from ..ops.matmul import Matmul
@@ -25,7 +22,6 @@ from ..ops.reduction import Mean, Std, Sum, Var, expand_back
 from ..ops.reorder import Cumsum, Flip, Roll, Triangle
 from ..ops.rounding import Ceil, Floor, Round
 from ..ops.shape import Cat, Expand, Permute, Repeat, Reshape, Stack
-from ..ops.softmax import LogSoftmax, Softmax
 from ..ops.unary import (
     Abs,
     Cast,
@@ -45,13 +41,11 @@ from ..ops.unary import (
     Tanh,
     cast,
 )
-from ..tensor import Tensor, wrap
+from ..tensor import Tensor
 from .custom import CustomNode
 from .grad_nodes import Adjoint, ConstantFactor, NotDifferentiable, adjoint_of, constant_factor_of
-
-# A rule: (node, the grad of its output) -> a grad for each input (None where none flows), or None
-# when the rule does not cover the node's arguments.
-Rule = Callable[[Function, Tensor], tuple[Tensor | None, ...] | None]
+from .loss_rules import LOSS_RULES
+from .rule_parts import Rule, expand_back_to, masked, needed, output_tensor
 
 
 def differentiable_backward(node: Function, grad: Tensor) -> tuple[Tensor | None, ...]:
@@ -78,49 +72,25 @@ def _rule_for(cls: type) -> Rule | None:
     return rule
 
 
-def _output(node: Function) -> Tensor:
-    """The node's saved output as the Tensor it was, made by `node`: differentiating through it
-    reaches the node's inputs (exp's second derivative is exp again)."""
-    out = wrap(node.out, requires_grad=True, grad_fn=node)  # type: ignore[attr-defined]
-    if node.output_version is not None:
-        out._vc = node.output_version[0]
-    return out
-
-
-def _needed(node: Function, *grads: Callable[[], Tensor] | None) -> tuple[Tensor | None, ...]:
-    """Each input's grad made by its function of `grads` where that input needs one, else None
-    (a grad nobody needs is never made: it would be a node of its own in the record)."""
-    return tuple(None if make is None or not need else make() for make, need in zip(grads, node.needs_input_grad))
-
-
-def _masked(grad: Tensor, where) -> Tensor:
-    """`grad` with 0 where the array `where` is true."""
-    return MaskedFill.apply(grad, where, 0)
-
-
-def _axes(axis) -> tuple | None:
-    return None if axis is None else (axis,)
-
-
 # --- elementwise -------------------------------------------------------------------------------
 
 
 def _add(node, g):
-    return _needed(node, lambda: g, lambda: g)
+    return needed(node, lambda: g, lambda: g)
 
 
 def _sub(node, g):
-    return _needed(node, lambda: g, lambda: -g)
+    return needed(node, lambda: g, lambda: -g)
 
 
 def _mul(node, g):
     a, b = node.inputs
-    return _needed(node, lambda: g * b, lambda: g * a)
+    return needed(node, lambda: g * b, lambda: g * a)
 
 
 def _div(node, g):
     a, b = node.inputs
-    return _needed(node, lambda: g / b, lambda: -g * a / (b * b))
+    return needed(node, lambda: g / b, lambda: -g * a / (b * b))
 
 
 def _pow(node, g):
@@ -129,12 +99,12 @@ def _pow(node, g):
     grad_a = grad_b = None
     if need_a:
         if isinstance(b, Tensor):
-            grad_a = _masked(g * b * a ** (b - 1), node.b == 0)
+            grad_a = masked(g * b * a ** (b - 1), node.b == 0)
         else:
             grad_a = g * (b * a ** (b - 1)) if b != 0 else g * 0
     if need_b:
         log_a = a.log() if isinstance(a, Tensor) else math.log(a) if a > 0 else -math.inf if a == 0 else math.nan
-        grad_b = g * _masked(_output(node) * log_a, (node.a == 0) & (node.b >= 0))
+        grad_b = g * masked(output_tensor(node) * log_a, (node.a == 0) & (node.b >= 0))
     return grad_a, grad_b
 
 
@@ -143,7 +113,7 @@ def _neg(node, g):
 
 
 def _exp(node, g):
-    return (g * _output(node),)
+    return (g * output_tensor(node),)
 
 
 def _log(node, g):
@@ -155,11 +125,11 @@ def _log1p(node, g):
 
 
 def _sqrt(node, g):
-    return (g / (2 * _output(node)),)
+    return (g / (2 * output_tensor(node)),)
 
 
 def _rsqrt(node, g):
-    return (g * -0.5 * _output(node) ** 3,)
+    return (g * -0.5 * output_tensor(node) ** 3,)
 
 
 def _abs(node, g):
@@ -175,12 +145,12 @@ def _cos(node, g):
 
 
 def _tanh(node, g):
-    out = _output(node)
+    out = output_tensor(node)
     return (g * (1 - out * out),)
 
 
 def _sigmoid(node, g):
-    out = _output(node)
+    out = output_tensor(node)
     return (g * out * (1 - out),)
 
 
@@ -208,21 +178,12 @@ def _custom(node, g):
 # --- reductions and shapes ---------------------------------------------------------------------
 
 
-def _expand_back(g: Tensor, shape, axes, keepdim) -> Tensor:
-    """A reduced grad reshaped to broadcast against the input's `shape`, then expanded to it."""
-    if axes is None:
-        g = Reshape.apply(g, (1,) * len(shape))
-    elif not keepdim:
-        g = Reshape.apply(g, tuple(1 if i in axes else n for i, n in enumerate(shape)))
-    return Expand.apply(g, shape)
-
-
 def _sum(node, g):
-    return (_expand_back(g, node.shape, node.axes, node.keepdim),) + (None,) * (len(node.inputs) - 1)
+    return (expand_back_to(g, node.shape, node.axes, node.keepdim),) + (None,) * (len(node.inputs) - 1)
 
 
 def _mean(node, g):
-    return (_expand_back(g / node.count, node.shape, node.axes, node.keepdim),) + (None,) * (len(node.inputs) - 1)
+    return (expand_back_to(g / node.count, node.shape, node.axes, node.keepdim),) + (None,) * (len(node.inputs) - 1)
 
 
 def _centered_over_n(node) -> Tensor:
@@ -234,31 +195,31 @@ def _centered_over_n(node) -> Tensor:
 
 
 def _var(node, g):
-    g = _expand_back(g, node.inputs[0].shape, node.axes, node.keepdim)
+    g = expand_back_to(g, node.inputs[0].shape, node.axes, node.keepdim)
     return (2 * g * _centered_over_n(node), None, None, None)
 
 
 def _std(node, g):
     # where the std is 0 its grad is 0, as torch
     zero = expand_back(node.out == 0, node.inputs[0].shape, node.axes, node.keepdim)
-    out = MaskedFill.apply(_expand_back(_output(node), node.inputs[0].shape, node.axes, node.keepdim), zero, 1)
-    g = _expand_back(g, node.inputs[0].shape, node.axes, node.keepdim)
-    return (_masked(g / out, zero) * _centered_over_n(node), None, None, None)
+    out = MaskedFill.apply(expand_back_to(output_tensor(node), node.inputs[0].shape, node.axes, node.keepdim), zero, 1)
+    g = expand_back_to(g, node.inputs[0].shape, node.axes, node.keepdim)
+    return (masked(g / out, zero) * _centered_over_n(node), None, None, None)
 
 
 def _vector_norm(node, g):
     x, p = node.inputs[0], node.p
     if p < 1:
         return None
-    g = _expand_back(g, x.shape, node.axes, node.keepdim)
+    g = expand_back_to(g, x.shape, node.axes, node.keepdim)
     if p == 1:
         return (g * x.sign(), None, None, None)
     # where the norm is 0 its grad is 0, as torch
     zero = expand_back(node.out == 0, x.shape, node.axes, node.keepdim)
-    safe = MaskedFill.apply(_expand_back(_output(node), x.shape, node.axes, node.keepdim), zero, 1)
+    safe = MaskedFill.apply(expand_back_to(output_tensor(node), x.shape, node.axes, node.keepdim), zero, 1)
     if p == 2:
-        return (x * _masked(g / safe, zero), None, None, None)
-    return (x.sign() * x.abs() ** (p - 1) * _masked(g / safe ** (p - 1), zero), None, None, None)
+        return (x * masked(g / safe, zero), None, None, None)
+    return (x.sign() * x.abs() ** (p - 1) * masked(g / safe ** (p - 1), zero), None, None, None)
 
 
 def _reshape(node, g):
@@ -291,12 +252,12 @@ def _cat(node, g):
     for size in node.sizes:
         indices.append((slice(None),) * node.axis + (slice(start, start + size), Ellipsis))
         start += size
-    return _needed(node, *(lambda index=index: GetItem.apply(g, index) for index in indices))
+    return needed(node, *(lambda index=index: GetItem.apply(g, index) for index in indices))
 
 
 def _stack(node, g):
     before = (slice(None),) * node.axis
-    return _needed(node, *(lambda i=i: GetItem.apply(g, before + (i, Ellipsis)) for i in range(len(node.inputs))))
+    return needed(node, *(lambda i=i: GetItem.apply(g, before + (i, Ellipsis)) for i in range(len(node.inputs))))
 
 
 # --- matrix products ---------------------------------------------------------------------------
@@ -305,7 +266,7 @@ def _stack(node, g):
 def _matmul(node, g):
     a, b = node.inputs
     if a.ndim == 1 and b.ndim == 1:
-        return _needed(node, lambda: g * b, lambda: g * a)
+        return needed(node, lambda: g * b, lambda: g * a)
     # Lift 1-D operands to matrices, as matmul itself does; the engine sums batch dims back down.
     a2 = a.unsqueeze(0) if a.ndim == 1 else a
     b2 = b.unsqueeze(-1) if b.ndim == 1 else b
@@ -333,104 +294,6 @@ def _linear(node, g):
     if len(needs) == 2:
         return gx, gw
     return gx, gw, (g2.sum(0) if needs[2] else None)
-
-
-# --- softmax and losses ------------------------------------------------------------------------
-
-
-def _softmax(node, g):
-    out = _output(node)
-    return out * (g - Sum.apply(g * out, _axes(node.axis), True)), None
-
-
-def _log_softmax(node, g):
-    return g - _output(node).exp() * Sum.apply(g, _axes(node.axis), True), None
-
-
-def _mse_loss(node, g):
-    x, y = node.inputs[:2]
-    if node.reduction == "mean" and node.diff.size:
-        g = g / node.diff.size
-    grad = 2.0 * g * (x - y)
-    return _needed(node, lambda: grad, lambda: -grad) + (None,) * (len(node.inputs) - 2)
-
-
-def _classes_last(x: Tensor) -> Tensor:
-    """(M, C) view of an (N, C, d1, ...) / (N, C) / (C,) tensor, classes on the last axis."""
-    if x.ndim == 2:
-        return x
-    if x.ndim == 1:
-        return Reshape.apply(x, (1, -1))
-    return Reshape.apply(Permute.apply(x, (0, *range(2, x.ndim), 1)), (-1, x.shape[1]))
-
-
-def _classes_back(g2: Tensor, shape) -> Tensor:
-    """Undo `_classes_last` on a grad of shape (M, C)."""
-    if len(shape) == 2:
-        return g2
-    if len(shape) == 1:
-        return Reshape.apply(g2, tuple(shape))
-    moved = Reshape.apply(g2, (shape[0], *shape[2:], shape[1]))
-    return Permute.apply(moved, (0, len(shape) - 1, *range(1, len(shape) - 1)))
-
-
-def _cross_entropy(node, g):
-    # The fused rule, dz = (softmax(z)·Σq − q)·scale, with q each row's target weights: a one-hot
-    # row (times its class weight, smoothed) for class targets, the given probabilities for soft ones.
-    logits = node.inputs[0]
-    z = _classes_last(logits)
-    if node.reduction == "none":
-        scale = g.reshape(-1, 1)
-    elif node.reduction == "mean":
-        denominator = node.denominator
-        scale = g / (denominator if isinstance(denominator, (int, float)) else wrap(denominator))
-    else:
-        scale = g
-    if node.soft:  # the target's probabilities, smoothed and weighted as forward did (they may require grad)
-        q = _classes_last(node.inputs[1])
-        if node.eps:
-            q = q * (1.0 - node.eps) + node.eps / q.shape[1]
-        if node.weight is not None:
-            q = q * wrap(node.weight)
-    else:
-        q = _class_weights(node)
-        if node.ignored is not None:
-            scale = scale * wrap(backend.reshape(backend.astype(~node.ignored, node.logp.dtype), (-1, 1)))
-    needs = node.needs_input_grad
-    grad_z = None
-    if needs[0]:
-        grad_z = _classes_back((Softmax.apply(z, 1) * q.sum(1, keepdim=True) - q) * scale, node.shape)
-    grad_target = None
-    if len(needs) > 1 and needs[1]:
-        factor = 1.0 - node.eps if node.weight is None else wrap(node.weight) * (1.0 - node.eps)
-        grad_target = _classes_back(-LogSoftmax.apply(z, 1) * factor * scale, node.shape)
-    return (grad_z, grad_target) + (None,) * (len(needs) - 2)
-
-
-def _nll_loss(node, g):
-    # linear in its input: each row's grad is −w[t]·scale at the target class, whatever the input
-    shape = node.shape
-    rows, classes = node.t.shape[0], shape[1] if len(shape) >= 2 else shape[0]
-    picked = backend.zeros((rows, classes), node.dtype, like=node.t)
-    backend.put(picked, (backend.arange(rows, like=node.t), node.t), -node.w_t)
-    if node.reduction == "none":
-        scale = Reshape.apply(g, (-1, 1))
-    elif node.reduction == "mean":
-        scale = g / wrap(node.denominator)
-    else:
-        scale = g
-    return (_classes_back(wrap(picked) * scale, shape),) + (None,) * (len(node.inputs) - 1)
-
-
-def _class_weights(node) -> Tensor:
-    """Each row's target weights for class targets: (1 − eps)·w[t] at the target, eps/C·w everywhere."""
-    logp, t, eps, weight = node.logp, node.t, node.eps, node.weight
-    rows, classes = logp.shape
-    q = backend.zeros((rows, classes), logp.dtype, like=logp)
-    backend.put(q, (node.rows, t), (1.0 - eps) * (1.0 if node.w_t is None else node.w_t))
-    if eps:
-        q = q + (eps / classes) * (1.0 if weight is None else weight)
-    return wrap(q)
 
 
 RULES: dict[type, Rule] = {
@@ -487,9 +350,5 @@ RULES: dict[type, Rule] = {
     Stack: _stack,
     Matmul: _matmul,
     Linear: _linear,
-    Softmax: _softmax,
-    LogSoftmax: _log_softmax,
-    MSELoss: _mse_loss,
-    CrossEntropy: _cross_entropy,
-    NLLLoss: _nll_loss,
+    **LOSS_RULES,
 }
