@@ -123,6 +123,8 @@ CASES = [
     ("cat", lambda L, a, b: (L.cat([a, b], 1) ** 3 * L.arange(5.0)).sum(), [(2, 3), (2, 2)]),
     ("stack", lambda L, a, b: (L.stack([a, b], 0) ** 3).sum() * 2, [(2, 3), (2, 3)]),
     ("softmax", lambda L, a: (a.softmax(1) * L.arange(4.0)).sum(), [(3, 4)]),
+    ("logsumexp", lambda L, a: (a.logsumexp(1) ** 2).sum(), [(3, 4)]),
+    ("logsumexp keepdim", lambda L, a: (L.logsumexp(a, (0, 1), keepdim=True) ** 2 * a).sum(), [(3, 4)]),
     ("log_softmax", lambda L, a: (a.log_softmax(-1) ** 2).sum(), [(3, 4)]),
     ("mse_loss", lambda L, x, y: F(L).mse_loss(x.tanh(), y), [(3, 4), (3, 4)]),
     ("mse_loss summed", lambda L, x, y: F(L).mse_loss(x * x, y, reduction="sum"), [(3, 4), (3, 4)]),

@@ -7,7 +7,7 @@ from .. import backend
 from ..nn.loss_ops import CrossEntropy, MSELoss, NLLLoss
 from ..ops.reduction import Sum
 from ..ops.shape import Permute, Reshape
-from ..ops.softmax import LogSoftmax, Softmax
+from ..ops.softmax import LogSoftmax, LogSumExp, Softmax
 from ..tensor import Tensor, wrap
 from .rule_parts import Rule, axes_of, needed, output_tensor
 
@@ -19,6 +19,18 @@ def _softmax(node, g):
 
 def _log_softmax(node, g):
     return g - output_tensor(node).exp() * Sum.apply(g, axes_of(node.axis), True), None
+
+
+def _logsumexp(node, g):
+    # d logsumexp(x)/dx = exp(x − logsumexp(x)), with the output kept over the reduced axes
+    kept = node.out.shape
+    out = output_tensor(node, None if node.keepdim else backend.reshape(node.out, _squeezed(kept, node.axes)))
+    out, g = Reshape.apply(out, kept), Reshape.apply(g, kept)
+    return g * (node.inputs[0] - out).exp(), None, None
+
+
+def _squeezed(shape, axes) -> tuple:
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
 
 
 def _mse_loss(node, g):
@@ -110,6 +122,7 @@ def _class_weights(node) -> Tensor:
 LOSS_RULES: dict[type, Rule] = {
     Softmax: _softmax,
     LogSoftmax: _log_softmax,
+    LogSumExp: _logsumexp,
     MSELoss: _mse_loss,
     CrossEntropy: _cross_entropy,
     NLLLoss: _nll_loss,

@@ -15,10 +15,11 @@ from ..tensor import Tensor, wrap
 Rule = Callable[[Function, Tensor], tuple[Tensor | None, ...] | None]
 
 
-def output_tensor(node: Function) -> Tensor:
-    """The node's saved output as the Tensor it was, made by `node`: differentiating through it
-    reaches the node's inputs (exp's second derivative is exp again)."""
-    out = wrap(node.out, requires_grad=True, grad_fn=node)  # type: ignore[attr-defined]
+def output_tensor(node: Function, array=None) -> Tensor:
+    """The node's saved output (or `array`, its output saved in another shape) as the Tensor it
+    was, made by `node`: differentiating through it reaches the node's inputs (exp's second
+    derivative is exp again)."""
+    out = wrap(node.out if array is None else array, requires_grad=True, grad_fn=node)  # type: ignore[attr-defined]
     if node.output_version is not None:
         out._vc = node.output_version[0]
     return out
