@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from graphscope.engine import hooks
 from graphscope.engine.size import Size
 
-from .limits import FIELDS, NAME_LIMIT, cut
-from .literal import escaped, has_control, visible
+from .limits import FIELDS, NAME_LIMIT, cut, fit
+from .literal import visible
 from .model import SourceSite
 
 if TYPE_CHECKING:
@@ -39,10 +39,7 @@ def _nobody() -> None:
 def name(text: str, limit: int = NAME_LIMIT) -> str:
     """A string fit for a name in the record (and a snapshot): control characters escaped, cut to
     `limit` characters."""
-    text = str(text)
-    if has_control(text):
-        text = escaped(text)
-    return cut(text, limit)
+    return fit(str(text), limit, name=True)
 
 
 def short_repr(value: object, limit: int = 100) -> str:

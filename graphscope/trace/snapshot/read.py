@@ -141,7 +141,7 @@ class RecordReader(RowReader):
         """op -> its derivative rule's text."""
         self.obj(d, where, ())
         return {
-            self.name(op, where): self.text(rule, f"{where}.{visible(op[:80])}", FIELDS["rules"])
+            self.name(op, where, FIELDS["rules.op"]): self.text(rule, f"{where}.{visible(op[:80])}", FIELDS["rules"])
             for op, rule in d.items()
         }
 
@@ -178,13 +178,15 @@ class RecordReader(RowReader):
         return Metadata(
             script=self.text(d["script"], where + ".script", FIELDS["metadata.script"]),
             argv=argv,
-            started=self.name(d["started"], where + ".started"),
-            finished=self.name(d["finished"], where + ".finished"),
+            started=self.name(d["started"], where + ".started", FIELDS["metadata.started"]),
+            finished=self.name(d["finished"], where + ".finished", FIELDS["metadata.finished"]),
             exit_code=self.opt_integer(d["exit_code"], where + ".exit_code", *FIELDS["metadata.exit_code"]),
-            graphscope_version=self.name(d["graphscope_version"], where + ".graphscope_version"),
-            python_version=self.name(d["python_version"], where + ".python_version"),
-            numpy_version=self.name(d["numpy_version"], where + ".numpy_version"),
-            device=self.name(d["device"], where + ".device"),
+            graphscope_version=self.name(
+                d["graphscope_version"], where + ".graphscope_version", FIELDS["metadata.graphscope_version"]
+            ),
+            python_version=self.name(d["python_version"], where + ".python_version", FIELDS["metadata.python_version"]),
+            numpy_version=self.name(d["numpy_version"], where + ".numpy_version", FIELDS["metadata.numpy_version"]),
+            device=self.name(d["device"], where + ".device", FIELDS["metadata.device"]),
             keep_first=self.integer(d["keep_first"], where + ".keep_first"),
             keep_last=self.opt_integer(d["keep_last"], where + ".keep_last"),
             full_values_limit=self.integer(d["full_values_limit"], where + ".full_values_limit"),
