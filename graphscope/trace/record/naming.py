@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import linecache
 import os
@@ -14,6 +15,8 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from graphscope.engine import hooks
+from graphscope.engine.autograd.custom import CustomNode
+from graphscope.engine.function import Function
 from graphscope.engine.size import Size
 
 from .limits import FIELDS, NAME_LIMIT, cut, fit
@@ -21,7 +24,6 @@ from .literal import visible
 from .model import SourceSite
 
 if TYPE_CHECKING:
-    from graphscope.engine.function import Function
     from graphscope.engine.nn.module import Module
     from graphscope.engine.tensor import Tensor
 
@@ -66,6 +68,20 @@ def argument_names(cls: type) -> tuple[str, ...]:
         return ()
     positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     return tuple(positional[1:])  # past self (or a custom Function's ctx)
+
+
+@functools.cache  # the engine's classes are all defined once it is imported
+def engine_functions() -> dict[str, type[Function]]:
+    """op -> the engine's Function subclass. A user's custom Function is not among them: its op is
+    its class's name, and only a live run knows that class."""
+    found: dict[str, type[Function]] = {}
+    todo = list(Function.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo += cls.__subclasses__()
+        if not issubclass(cls, CustomNode):
+            found[cls.op] = cls
+    return found
 
 
 def variable_name(t: object) -> str | None:

@@ -26,6 +26,7 @@ from ..record.model import (
 )
 from ..record.node_table import NodeTable
 from ..record.pass_history import PassHistory
+from .consistency import check_consistency
 from .fields import Json, kind_of
 from .file import read_snapshot_bytes, size_text
 from .format import (
@@ -54,7 +55,9 @@ def loads(data: str | bytes, source: str = "<snapshot>") -> Record:
     try:
         doc, blobs = parse(data, source)
         with gc_paused():
-            return RecordReader(source, blobs).record(doc)
+            record = RecordReader(source, blobs).record(doc)
+        check_consistency(record, source)
+        return record
     except MemoryError:  # building what the estimate did not foresee
         raise _short_of_memory(source, len(data)) from None
 
