@@ -36,11 +36,14 @@ def check_consistency(record: Record, source: str) -> None:
     parts of `record`, read from `source`, disagree."""
     try:
         nodes = record.nodes.columns()
-        shapes = _Shapes(nodes)
         _check_nodes(nodes)
+        shapes = None  # made for the first pass with steps
         for i, p in enumerate(record.passes):
-            if p.detailed:
+            if p.detailed and p.steps:
+                shapes = shapes or _Shapes(nodes)
                 _check_pass(p, f"passes[{i}]", shapes)
+            elif len(p.steps) > len(p.order):
+                raise Disagreement(f"passes[{i}].steps", f"{len(p.steps)} steps for {len(p.order)} nodes of the order")
         for i, event in enumerate(record.optimizer):
             _check_event(event, f"optimizer[{i}]")
     except Disagreement as d:
@@ -52,28 +55,50 @@ def _text(shape: Shape | None) -> str:
 
 
 class _Shapes:
-    """Each node's output shape and inputs, read from the columns."""
+    """Each node's output shape and inputs, by row, read from the columns (as lists: a pass is read one
+    step at a time) and made once per node."""
 
     def __init__(self, nodes: NodeColumns) -> None:
         self.nodes = nodes
         table = nodes.summaries
-        self._starts, self._dims = table.dims_start, table.dims
+        self._starts, self._dims = table.dims_start.tolist(), table.dims.tolist()
+        self._outputs: list[int] = np.asarray(nodes.output).tolist()
+        self._input_starts: list[int] = np.asarray(nodes.inputs_start).tolist()
+        inputs = np.asarray(nodes.inputs, dtype=np.int64)
+        self._inputs: list[int] = inputs.tolist()
+        self._input_rows: list[int] = nodes.rows_of(inputs).tolist()
+        self._ops: list[int] = np.asarray(nodes.op).tolist()
+        self._shapes: dict[int, Shape | None] = {}
+        self._rules: dict[tuple[str, tuple[Shape | None, ...], Shape | None], str | None] = {}
 
-    def row(self, node: int) -> int:
-        r = self.nodes.row(node)
-        assert r is not None  # the reader checked every id a pass names
-        return r
+    def rows(self, ids: list[int]) -> list[int]:
+        """The rows of node ids (every one checked to exist by the reader)."""
+        rows: list[int] = self.nodes.rows_of(np.array(ids, dtype=np.int64)).tolist()
+        return rows
 
     def output(self, r: int) -> Shape | None:
         """Row r's output shape (None: no summary)."""
-        k = int(self.nodes.output[r])
-        if k < 0:
-            return None
-        a, b = int(self._starts[k]), int(self._starts[k + 1])
-        return tuple(self._dims[a:b].tolist())
+        if r in self._shapes:
+            return self._shapes[r]
+        k = self._outputs[r]
+        shape = None if k < 0 else tuple(self._dims[self._starts[k] : self._starts[k + 1]])
+        self._shapes[r] = shape
+        return shape
 
-    def of(self, node: int) -> Shape | None:
-        return self.output(self.row(node))
+    def inputs(self, r: int) -> tuple[list[int], tuple[Shape | None, ...]]:
+        """Row r's input ids and their output shapes."""
+        a, b = self._input_starts[r], self._input_starts[r + 1]
+        return self._inputs[a:b], tuple(self.output(k) for k in self._input_rows[a:b])
+
+    def op(self, r: int) -> str:
+        return self.nodes.strings[self._ops[r]]
+
+    def rule(self, op: str, ins: tuple[Shape | None, ...], out: Shape | None) -> str | None:
+        """_op_rule's answer, worked out once per op and shapes."""
+        key = (op, ins, out)
+        if key not in self._rules:
+            self._rules[key] = _op_rule(op, ins, out)
+        return self._rules[key]
 
 
 def _check_nodes(nodes: NodeColumns) -> None:
@@ -119,34 +144,37 @@ def _check_pass(p: BackwardPass, where: str, shapes: _Shapes) -> None:
     are the grads of, its node's inputs fit for its op."""
     if len(p.steps) > len(p.order):
         raise Disagreement(f"{where}.steps", f"{len(p.steps)} steps for the {len(p.order)} nodes of the order")
-    nodes = shapes.nodes
-    for i, s in enumerate(p.steps):
-        at = f"{where}.steps"
-        if s.node != p.order[i]:
-            raise Disagreement(f"{at}.node[{i}]", f"step {i} is node {s.node}'s, but order[{i}] is node {p.order[i]}")
-        r = shapes.row(s.node)
+    at = f"{where}.steps"
+    steps, order = p.steps, p.order
+    rows = shapes.rows([s.node for s in steps])
+    for i, s in enumerate(steps):
+        if s.node != order[i]:
+            raise Disagreement(f"{at}.node[{i}]", f"step {i} is node {s.node}'s, but order[{i}] is node {order[i]}")
+        r = rows[i]
         out = shapes.output(r)
-        inputs = nodes.inputs_of(r)
-        ins = [shapes.of(k) for k in inputs]
-        _same(s.grad_output, out, f"{at}.grad_output[{i}]", f"node {s.node}'s output")
+        inputs, ins = shapes.inputs(r)
+        if not _same(s.grad_output, out):
+            raise _unlike(s.grad_output, out, f"{at}.grad_output[{i}]", f"node {s.node}'s output")
         if len(s.grad_inputs) > len(inputs):
             raise Disagreement(
                 f"{at}.grad_inputs[{i}]", f"{len(s.grad_inputs)} grads for node {s.node}'s {len(inputs)} inputs"
             )
         for j, g in enumerate(s.grad_inputs):
-            if g is not None and ins[j] is not None and not _sums_to(tuple(g.shape), ins[j]):
+            if g is not None and not _sums_to(g.shape, ins[j]):
                 raise Disagreement(
                     f"{at}.grad_inputs[{i}][{j}]",
                     f"a grad of {_text(tuple(g.shape))} for node {s.node}'s input {j} (node {inputs[j]}), "
                     f"of {_text(ins[j])}",
                 )
         for j, lg in enumerate(s.leaf_grads):
-            leaf = shapes.of(lg.node)
+            leaf = shapes.output(shapes.rows([lg.node])[0])
             for k, g in enumerate((lg.grad, lg.before, lg.now)):
-                _same(g, leaf, f"{at}.leaf_grads[{i}][{j}][{k + 1}]", f"leaf node {lg.node}")
-        problem = _op_rule(nodes.op_of(r), ins, out)
+                if not _same(g, leaf):
+                    raise _unlike(g, leaf, f"{at}.leaf_grads[{i}][{j}][{k + 1}]", f"leaf node {lg.node}")
+        op = shapes.op(r)
+        problem = shapes.rule(op, ins, out)
         if problem is not None:
-            raise Disagreement(f"nodes.inputs[{r}]", f"node {s.node} ({nodes.op_of(r)}): {problem}")
+            raise Disagreement(f"nodes.inputs[{r}]", f"node {s.node} ({op}): {problem}")
 
 
 def _sums_to(grad: Shape, shape: Shape | None) -> bool:
@@ -154,17 +182,23 @@ def _sums_to(grad: Shape, shape: Shape | None) -> bool:
     (the engine sums it down as it passes it on)."""
     if shape is None or grad == shape:
         return True
+    grad = tuple(grad)
     extra = len(grad) - len(shape)
     return extra >= 0 and all(n in (1, m) for n, m in zip(shape, grad[extra:]))
 
 
-def _same(summary: TensorSummary | None, shape: Shape | None, where: str, whose: str) -> None:
-    """A grad's summary of the shape of the tensor it is the grad of (when both are recorded)."""
-    if summary is not None and shape is not None and tuple(summary.shape) != shape:
-        raise Disagreement(where, f"a grad of {_text(tuple(summary.shape))} for {whose}, of {_text(shape)}")
+def _same(summary: TensorSummary | None, shape: Shape | None) -> bool:
+    """Whether a grad's summary has the shape of the tensor it is the grad of (or either is not recorded)."""
+    return summary is None or shape is None or summary.shape == shape or tuple(summary.shape) == shape
 
 
-def _op_rule(op: str, ins: list[Shape | None], out: Shape | None) -> str | None:
+def _unlike(summary: TensorSummary | None, shape: Shape | None, where: str, whose: str) -> Disagreement:
+    """The disagreement of a grad of another shape than the tensor it is the grad of."""
+    given = None if summary is None else tuple(summary.shape)
+    return Disagreement(where, f"a grad of {_text(given)} for {whose}, of {_text(shape)}")
+
+
+def _op_rule(op: str, ins: tuple[Shape | None, ...], out: Shape | None) -> str | None:
     """What is wrong with an op's input and output shapes, where its rule can say (an elementwise op
     broadcasts its inputs to its output; a matrix product's inner sizes agree); None when nothing is."""
     cls: Any = engine_functions().get(op)

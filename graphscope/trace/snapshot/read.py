@@ -56,8 +56,8 @@ def loads(data: str | bytes, source: str = "<snapshot>") -> Record:
         doc, blobs = parse(data, source)
         with gc_paused():
             record = RecordReader(source, blobs).record(doc)
-        check_consistency(record, source)
-        return record
+            check_consistency(record, source)
+            return record
     except MemoryError:  # building what the estimate did not foresee
         raise _short_of_memory(source, len(data)) from None
 
