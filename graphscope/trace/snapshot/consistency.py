@@ -1,6 +1,6 @@
 """A loaded snapshot's parts checked against each other (each was checked alone as it was read): a node's
 inputs against its op's shape rule, the grads of each step against the shapes of the nodes they belong
-to, saved roles and leaf identities against the nodes, an optimizer step's tensors against each other.
+to, saved roles against the nodes, an optimizer step's tensors against each other.
 
 The readers of a record (explain, gradcheck, the app's panes) compute with these shapes; a file whose
 columns disagree is refused here in one line, with the place, rather than failing deep in NumPy."""
@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from ..record.model import BackwardPass, OptimizerEvent, Record
 from ..record.naming import INPUT_ROLES, engine_functions
 from ..record.node_columns import NodeColumns
-from ..record.node_fields import COLUMNS, NONE
+from ..record.node_fields import COLUMNS
 from ..record.tensor_summary import TensorSummary
 from .format import SnapshotError
 
@@ -102,8 +102,8 @@ class _Shapes:
 
 
 def _check_nodes(nodes: NodeColumns) -> None:
-    """Each node's inputs made before it (a graph has no cycle), its saved roles naming inputs it has,
-    its leaf identity a node of the record."""
+    """Each node's inputs made before it (a graph has no cycle), its saved roles naming inputs it has
+    (a leaf identity may name a node trimmed with its pass: it is not checked)."""
     ids = np.asarray(nodes.id, dtype=np.int64)
     starts = np.asarray(nodes.inputs_start, dtype=np.int64)
     counts = np.diff(starts)
@@ -124,11 +124,6 @@ def _check_nodes(nodes: NodeColumns) -> None:
         r = int(saver[wrong[0]])
         role = nodes.strings[int(saved[wrong[0]])]
         raise Disagreement(f"nodes.saved[{r}]", f"node {ids[r]} saves {role!r} but has {counts[r]} inputs")
-    leaf = np.asarray(nodes.leaf, dtype=np.int64)
-    unknown = np.flatnonzero((leaf != NONE) & ~np.isin(leaf, ids))
-    if unknown.size:
-        r = int(unknown[0])
-        raise Disagreement(f"nodes.leaf[{r}]", f"node {ids[r]}'s leaf identity {leaf[r]} is not a node of the record")
 
 
 def _input_of(role: str) -> int:
