@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+import graphscope as gs
 from graphscope.session.explain_run import explain
 from graphscope.trace import snapshot
 from graphscope.trace.analysis.node_gradcheck import gradcheck_node
@@ -19,6 +20,7 @@ from graphscope.trace.snapshot import SnapshotError
 from tests.graphscope_command import graphscope
 from tests.hand_records import mlp_record, s
 from tests.hostile.hostile_helpers import one_line_error
+from tests.trace.trace_helpers import recorded
 
 INCONSISTENT = "this snapshot is inconsistent at "
 
@@ -166,3 +168,26 @@ def test_explain_of_a_snapshot_that_disagrees_exits_2_with_one_line(tmp_path, ca
     assert explain(str(path)) == 2
     err = capsys.readouterr().err.strip()
     assert INCONSISTENT in err and "\n" not in err
+
+
+def test_a_users_function_named_as_an_engine_op_is_held_to_its_own_rule_not_the_engines(tmp_path):
+    class Pair(gs.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a[:2] + b[:2]  # (3,) and (4,) to (2,): no elementwise op's shapes
+
+        @staticmethod
+        def backward(ctx, g):
+            return gs.zeros(3), gs.zeros(4)
+
+    Pair.__name__ = "mul"
+
+    def run():
+        a, b = gs.ones(3, requires_grad=True), gs.ones(4, requires_grad=True)
+        Pair.apply(a, b).sum().backward()
+
+    record = recorded(run)[1]
+    assert "mul" in {n.op for n in record.nodes.values()}
+    path = tmp_path / "custom.json"
+    snapshot.dump(record, path)
+    assert snapshot.load(path).nodes == record.nodes

@@ -24,11 +24,10 @@ from ..analysis.rebuild import NotRebuilt, argument_value, forward_layout
 from ..record.inconsistent import disagreement
 from ..record.keep_option import full_values_hint
 from ..record.model import LEAF_OPS, BackwardPass, Node, Record, SourceSite, Step
-from ..record.naming import argument_names, engine_functions
+from ..record.naming import CUSTOM_RULE, argument_names, engine_functions
 from ..stats.summarize import TensorSummary
 
 SMALL = 8  # tensors up to this many elements are shown whole; larger ones one element at a time
-CUSTOM = "custom backward:"  # how a user's autograd.Function's rule begins
 
 
 @dataclass(eq=False, slots=True)
@@ -96,7 +95,7 @@ def _explained(record: Record, p: BackwardPass, pass_index: int, step: int, elem
             notes=[f"node {s.node} is no longer in the record"],
         )
     rule = record.rules.get(node.op, "")
-    custom = rule if rule.startswith(CUSTOM) else None
+    custom = rule if rule.startswith(CUSTOM_RULE) else None
     cls = None if custom else engine_functions().get(node.op)  # a user's Function: only its recorded numbers
     args = _arguments(node)
     if cls is not None:

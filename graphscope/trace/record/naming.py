@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 OpSpec = tuple[tuple[str, str], tuple[str, ...]]  # ((op, name), its arguments' names)
 
+CUSTOM_RULE = "custom backward:"  # how a user's autograd.Function's rule begins (its op is no engine op)
 INPUT_ROLES = tuple(f"input:{k}" for k in range(8))  # "input:K" for the first inputs, made once
 _scopes = hooks.scopes  # the engine's module scopes, per thread
 
