@@ -51,7 +51,7 @@ OPS = ("matmul", "add", "relu", "mul", "sum", "exp", "log", "softmax")
 
 def _pool():
     rng = np.random.default_rng(0)
-    return [summarize(rng.standard_normal((64, 256)).astype(np.float32), full_values_limit=0) for _ in range(64)]
+    return [summarize(rng.standard_normal((128, 128)).astype(np.float32), full_values_limit=0) for _ in range(64)]
 
 
 def _sites():

@@ -6,6 +6,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from graphscope.trace.explain.optimizer_step import explain_change
+from graphscope.trace.record.inconsistent import InconsistentRecord
 
 from .moment import Moment
 from .node_label import one_line
@@ -95,4 +96,8 @@ def leaf_events_text(moment: Moment, node, element: int = 0) -> Text:
 def change_text(moment: Moment, event, change, element: int = 0) -> Text:
     """explain_optim's lines: a step's before, update (the rule with the numbers) and after; a
     reset's `.grad` before and after."""
-    return Text("\n".join("  " + line for line in explain_change(moment.record, event, change, element)))
+    try:
+        lines = explain_change(moment.record, event, change, element)
+    except InconsistentRecord as error:  # a snapshot edited by hand: one line, not a traceback
+        lines = [str(error)]
+    return Text("\n".join("  " + line for line in lines))

@@ -8,6 +8,7 @@ from dataclasses import replace
 from rich.text import Text
 
 from graphscope.trace.explain.step import explain_lines, explain_step
+from graphscope.trace.record.inconsistent import InconsistentRecord
 from graphscope.trace.record.model import CONSTANT
 
 from .grad_accumulation import accumulation_text
@@ -52,7 +53,10 @@ def rule_text(moment: Moment, node_id: int | None, element: int = 0) -> Text:
 def _lines(record, position: int, i: int, element: int | None, total: int) -> list[str]:
     """explain_lines of a step, counted out of the whole pass (the record at the cursor holds only
     the steps taken) and without the source line (the header above shows it)."""
-    return explain_lines(replace(explain_step(record, position, i, element), site=None, steps=total))
+    try:
+        return explain_lines(replace(explain_step(record, position, i, element), site=None, steps=total))
+    except InconsistentRecord as error:  # a snapshot edited by hand: one line, not a traceback
+        return [str(error)]
 
 
 def _leaf(moment: Moment, node, element: int):

@@ -36,7 +36,7 @@ def _record():
     nodes = {
         0: Node(0, "parameter", output=s(), requires_grad=True, is_leaf=True, parameter="w", site=site, leaf=0),
         1: Node(1, "tensor", output=s(100), is_leaf=True, site=site),
-        2: Node(2, "mul", "MulBackward0", (0, 1), output=s(), requires_grad=True, site=site, saved=("a", "b")),
+        2: Node(2, "mul", "MulBackward0", (0, 0), output=s(), requires_grad=True, site=site, saved=("a", "b")),
     }
     step = Step(2, s(), [s(), None], [LeafGrad(0, s(), s(), s())])
     change = ParamChange(0, "w", s(), s(), s(), (("momentum_buffer", s()), ("step", "1")), s())

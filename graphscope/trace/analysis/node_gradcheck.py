@@ -27,10 +27,11 @@ from graphscope.engine.backward import sum_to_shape as _sum_to
 from graphscope.engine.function import Function
 from graphscope.engine.tensor import Tensor, wrap
 
+from ..record.inconsistent import InconsistentRecord, disagreement
 from ..record.keep_option import full_values_hint
 from ..record.model import LEAF_OPS, Node, Record
-from ..record.naming import argument_names
-from .rebuild import NotRebuilt, engine_functions, forward_layout
+from ..record.naming import argument_names, engine_functions
+from .rebuild import NotRebuilt, forward_layout
 
 EPS = 1e-6  # the central difference's step
 ATOL, RTOL = 1e-5, 1e-3  # an element passes when |analytic - numeric| <= ATOL + RTOL·|numeric|
@@ -94,10 +95,11 @@ def gradcheck_node(record: Record, node_id: int, functions: Functions | None = N
     if node is None:
         return GradcheckResult(node_id, "", reason=f"node {node_id} is not in the record")
     try:
-        with hooks.debugger_thread():  # a recorder of a paused live run does not hear the check
+        # (a recorder of a paused live run does not hear the check)
+        with hooks.debugger_thread(), disagreement(f"node {node_id}"):
             run = _Rebuilt(record, node, functions or {})
             return GradcheckResult(node_id, node.op, tuple(run.check(k) for k in run.checked))
-    except _CannotCheck as why:
+    except (_CannotCheck, InconsistentRecord) as why:
         return GradcheckResult(node_id, node.op, reason=str(why))
 
 

@@ -4,14 +4,10 @@ its non-tensor arguments from their literals, and where its tensor inputs go in 
 from __future__ import annotations
 
 import ast
-import functools
 import math
 from typing import Any
 
 import numpy as np
-
-from graphscope.engine.autograd.custom import CustomNode
-from graphscope.engine.function import Function
 
 from ..record.model import Node
 from ..record.naming import argument_names
@@ -20,20 +16,6 @@ from ..record.tensor_summary import ARRAY_DTYPES
 
 class NotRebuilt(ValueError):
     """What of a node cannot be rebuilt from the record, in words for the user."""
-
-
-@functools.cache  # the engine's classes are all defined once it is imported
-def engine_functions() -> dict[str, type[Function]]:
-    """op -> the engine's Function subclass. A user's custom Function is not among them: its op is
-    its class's name, and only a live run knows that class."""
-    found: dict[str, type[Function]] = {}
-    todo = list(Function.__subclasses__())
-    while todo:
-        cls = todo.pop()
-        todo += cls.__subclasses__()
-        if not issubclass(cls, CustomNode):
-            found[cls.op] = cls
-    return found
 
 
 def forward_layout(cls: type, node: Node) -> tuple[dict[int, object], list[int]]:

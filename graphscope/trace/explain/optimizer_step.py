@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
+from ..record.inconsistent import disagreement
 from ..record.model import (
     GRAD_RESET,
     HAND_UPDATE,
@@ -49,7 +50,15 @@ class ChangeNumbers:
 
 
 def explain_change(record: Record, event: OptimizerEvent, change: ParamChange, element: int | None = None) -> list[str]:
-    """Plain text lines for one parameter of an optimizer event: before, the rule with the numbers, after."""
+    """Plain text lines for one parameter of an optimizer event: before, the rule with the numbers, after;
+    InconsistentRecord (a ValueError) when the record's numbers for it disagree."""
+    at = next((i for i, e in enumerate(record.optimizer) if e is event), None)
+    with disagreement(f"optimizer[{at}], parameter {change.label[:80]!r}"):
+        return _change_lines(record, event, change, element)
+
+
+def _change_lines(record: Record, event: OptimizerEvent, change: ParamChange, element: int | None) -> list[str]:
+    """explain_change's work."""
     if event.kind in (ZERO_GRAD, GRAD_RESET):
         return _explain_reset(event, change, element)
     summary = change.before or change.after

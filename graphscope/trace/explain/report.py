@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..record.inconsistent import InconsistentRecord
 from ..record.literal import escaped, visible
 from ..record.model import (
     GRAD_RESET,
@@ -114,7 +115,10 @@ def sections(record: Record, pass_index: int) -> tuple[Words, list[Words], list[
 
 
 def _step(record: Record, pass_index: int, step: int) -> Section:
-    e = explain_step(record, pass_index, step)
+    try:
+        e = explain_step(record, pass_index, step)
+    except InconsistentRecord as error:
+        raise ExplainError(str(error)) from None
     lines = explain_lines(e)
     if lines and lines[0].startswith(f"step {step + 1} of "):
         lines = lines[1:]  # the heading says it
@@ -154,7 +158,10 @@ def _event(record: Record, event: OptimizerEvent) -> Section:
         heading = ("After the pass: ", Name(f"{event.optimizer}.{call}" if event.optimizer else call))
     section = Section(heading, event.site)
     for k, change in enumerate(event.params):
-        section.numbers += [""] * (k > 0) + explain_change(record, event, change)
+        try:
+            section.numbers += [""] * (k > 0) + explain_change(record, event, change)
+        except InconsistentRecord as error:
+            raise ExplainError(str(error)) from None
     if not event.params:
         section.numbers.append("its parameters' values were not kept (the pass is outside the recording's detail)")
     return section

@@ -20,14 +20,14 @@ import numpy as np
 
 from graphscope.engine.function import Function
 
-from ..analysis.rebuild import NotRebuilt, argument_value, engine_functions, forward_layout
+from ..analysis.rebuild import NotRebuilt, argument_value, forward_layout
+from ..record.inconsistent import disagreement
 from ..record.keep_option import full_values_hint
 from ..record.model import LEAF_OPS, BackwardPass, Node, Record, SourceSite, Step
-from ..record.naming import argument_names
+from ..record.naming import CUSTOM_RULE, argument_names, engine_functions
 from ..stats.summarize import TensorSummary
 
 SMALL = 8  # tensors up to this many elements are shown whole; larger ones one element at a time
-CUSTOM = "custom backward:"  # how a user's autograd.Function's rule begins
 
 
 @dataclass(eq=False, slots=True)
@@ -69,12 +69,19 @@ class StepExplanation:
 
 
 def explain_step(record: Record, pass_index: int, step: int, element: int | None = None) -> StepExplanation:
-    """Explain step `step` of backward pass `pass_index` (the node order[step]'s backward)."""
+    """Explain step `step` of backward pass `pass_index` (the node order[step]'s backward);
+    InconsistentRecord (a ValueError) when the record's numbers for it disagree."""
     p = record.passes[pass_index]
     if not p.detailed:
         raise ValueError(f"pass {pass_index} was not kept in detail: its steps are not in the record")
     if not 0 <= step < len(p.steps):
         raise IndexError(f"pass {pass_index} has {len(p.steps)} recorded steps; step {step} is out of range")
+    with disagreement(f"passes[{pass_index}].steps[{step}]"):
+        return _explained(record, p, pass_index, step, element)
+
+
+def _explained(record: Record, p: BackwardPass, pass_index: int, step: int, element: int | None) -> StepExplanation:
+    """explain_step's work, on a step that exists."""
     s = p.steps[step]
     node = record.nodes.get(s.node)
     if node is None:  # trimmed with an older pass (the record only grows, but drops old detail)
@@ -88,7 +95,7 @@ def explain_step(record: Record, pass_index: int, step: int, element: int | None
             notes=[f"node {s.node} is no longer in the record"],
         )
     rule = record.rules.get(node.op, "")
-    custom = rule if rule.startswith(CUSTOM) else None
+    custom = rule if rule.startswith(CUSTOM_RULE) else None
     cls = None if custom else engine_functions().get(node.op)  # a user's Function: only its recorded numbers
     args = _arguments(node)
     if cls is not None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from .literal import escaped, has_control
+
 NAME_LIMIT = 4096  # characters of a name or a path
 TEXT_LIMIT = 65536  # of free text: a source line, an argument, a message
 LONG_TEXT_LIMIT = 4 * 2**20  # of a whole text: a traceback, one console write
@@ -18,6 +20,12 @@ _Fields = TypedDict(
         "metadata.script": int,
         "metadata.argv": int,
         "metadata.exit_code": tuple[int, int],
+        "metadata.started": int,
+        "metadata.finished": int,
+        "metadata.graphscope_version": int,
+        "metadata.python_version": int,
+        "metadata.numpy_version": int,
+        "metadata.device": int,
         "console.text": int,
         "error.type": int,
         "error.message": int,
@@ -34,15 +42,23 @@ _Fields = TypedDict(
         "optimizer.params.label": int,
         "optimizer.params.state": int,
         "rules": int,
+        "rules.op": int,
     },
 )
 
-# Each place in a snapshot that holds what a script gave (directly or through a name it chose),
-# and its limit: characters of a string, or the (lowest, highest) of an integer.
+# Each place in a snapshot that holds a string or what a script gave (directly or through a name it
+# chose), and its limit: characters of a string, or the (lowest, highest) of an integer. The writer
+# fits each string to its limit (`fit`), the reader refuses one past it.
 FIELDS: _Fields = {
     "metadata.script": TEXT_LIMIT,
     "metadata.argv": TEXT_LIMIT,
     "metadata.exit_code": EXIT_CODES,
+    "metadata.started": NAME_LIMIT,  # graphscope's own words: a time, versions, a device's name
+    "metadata.finished": NAME_LIMIT,
+    "metadata.graphscope_version": NAME_LIMIT,
+    "metadata.python_version": NAME_LIMIT,
+    "metadata.numpy_version": NAME_LIMIT,
+    "metadata.device": NAME_LIMIT,
     "console.text": LONG_TEXT_LIMIT,
     "error.type": NAME_LIMIT,
     "error.message": LONG_TEXT_LIMIT,
@@ -58,8 +74,24 @@ FIELDS: _Fields = {
     "optimizer.settings": NAME_LIMIT,
     "optimizer.params.label": NAME_LIMIT,
     "optimizer.params.state": NAME_LIMIT,
-    "rules": TEXT_LIMIT,  # keyed by op names (NAME_LIMIT)
+    "rules": TEXT_LIMIT,  # keyed by op names (rules.op)
+    "rules.op": NAME_LIMIT,
 }
+
+# The string fields of free text (any character, shown literally); every other string field is a
+# name, which holds no control character (the writer escapes them).
+TEXTS = frozenset(
+    {
+        "metadata.script",
+        "metadata.argv",
+        "console.text",
+        "error.message",
+        "error.traceback",
+        "sites.text",
+        "findings.message",
+        "rules",
+    }
+)
 
 
 def cut(text: str, limit: int, keep_end: bool = False) -> str:
@@ -70,6 +102,14 @@ def cut(text: str, limit: int, keep_end: bool = False) -> str:
     mark = f"…[cut from {len(text):,} characters]"
     keep = limit - len(mark)  # every limit is far longer than its mark
     return mark + text[-keep:] if keep_end else text[:keep] + mark
+
+
+def fit(text: str, limit: int, name: bool = False, keep_end: bool = False) -> str:
+    """`text` as a record holds it: for a `name`, its control characters escaped; then cut to
+    `limit` characters and marked (see `cut`)."""
+    if name and has_control(text):
+        text = escaped(text)
+    return cut(text, limit, keep_end)
 
 
 def clamp(value: int, bounds: tuple[int, int]) -> int:

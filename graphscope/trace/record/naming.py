@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import linecache
 import os
@@ -14,19 +15,21 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from graphscope.engine import hooks
+from graphscope.engine.autograd.custom import CustomNode
+from graphscope.engine.function import Function
 from graphscope.engine.size import Size
 
-from .limits import FIELDS, NAME_LIMIT, cut
-from .literal import escaped, has_control, visible
+from .limits import FIELDS, NAME_LIMIT, cut, fit
+from .literal import visible
 from .model import SourceSite
 
 if TYPE_CHECKING:
-    from graphscope.engine.function import Function
     from graphscope.engine.nn.module import Module
     from graphscope.engine.tensor import Tensor
 
 OpSpec = tuple[tuple[str, str], tuple[str, ...]]  # ((op, name), its arguments' names)
 
+CUSTOM_RULE = "custom backward:"  # how a user's autograd.Function's rule begins (its op is no engine op)
 INPUT_ROLES = tuple(f"input:{k}" for k in range(8))  # "input:K" for the first inputs, made once
 _scopes = hooks.scopes  # the engine's module scopes, per thread
 
@@ -39,10 +42,7 @@ def _nobody() -> None:
 def name(text: str, limit: int = NAME_LIMIT) -> str:
     """A string fit for a name in the record (and a snapshot): control characters escaped, cut to
     `limit` characters."""
-    text = str(text)
-    if has_control(text):
-        text = escaped(text)
-    return cut(text, limit)
+    return fit(str(text), limit, name=True)
 
 
 def short_repr(value: object, limit: int = 100) -> str:
@@ -69,6 +69,20 @@ def argument_names(cls: type) -> tuple[str, ...]:
         return ()
     positional = [p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     return tuple(positional[1:])  # past self (or a custom Function's ctx)
+
+
+@functools.cache  # the engine's classes are all defined once it is imported
+def engine_functions() -> dict[str, type[Function]]:
+    """op -> the engine's Function subclass. A user's custom Function is not among them: its op is
+    its class's name, and only a live run knows that class."""
+    found: dict[str, type[Function]] = {}
+    todo = list(Function.__subclasses__())
+    while todo:
+        cls = todo.pop()
+        todo += cls.__subclasses__()
+        if not issubclass(cls, CustomNode):
+            found[cls.op] = cls
+    return found
 
 
 def variable_name(t: object) -> str | None:

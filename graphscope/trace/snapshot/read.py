@@ -26,6 +26,7 @@ from ..record.model import (
 )
 from ..record.node_table import NodeTable
 from ..record.pass_history import PassHistory
+from .consistency import check_consistency
 from .fields import Json, kind_of
 from .file import read_snapshot_bytes, size_text
 from .format import (
@@ -54,7 +55,9 @@ def loads(data: str | bytes, source: str = "<snapshot>") -> Record:
     try:
         doc, blobs = parse(data, source)
         with gc_paused():
-            return RecordReader(source, blobs).record(doc)
+            record = RecordReader(source, blobs).record(doc)
+            check_consistency(record, source)
+            return record
     except MemoryError:  # building what the estimate did not foresee
         raise _short_of_memory(source, len(data)) from None
 
@@ -141,7 +144,7 @@ class RecordReader(RowReader):
         """op -> its derivative rule's text."""
         self.obj(d, where, ())
         return {
-            self.name(op, where): self.text(rule, f"{where}.{visible(op[:80])}", FIELDS["rules"])
+            self.name(op, where, FIELDS["rules.op"]): self.text(rule, f"{where}.{visible(op[:80])}", FIELDS["rules"])
             for op, rule in d.items()
         }
 
@@ -178,13 +181,15 @@ class RecordReader(RowReader):
         return Metadata(
             script=self.text(d["script"], where + ".script", FIELDS["metadata.script"]),
             argv=argv,
-            started=self.name(d["started"], where + ".started"),
-            finished=self.name(d["finished"], where + ".finished"),
+            started=self.name(d["started"], where + ".started", FIELDS["metadata.started"]),
+            finished=self.name(d["finished"], where + ".finished", FIELDS["metadata.finished"]),
             exit_code=self.opt_integer(d["exit_code"], where + ".exit_code", *FIELDS["metadata.exit_code"]),
-            graphscope_version=self.name(d["graphscope_version"], where + ".graphscope_version"),
-            python_version=self.name(d["python_version"], where + ".python_version"),
-            numpy_version=self.name(d["numpy_version"], where + ".numpy_version"),
-            device=self.name(d["device"], where + ".device"),
+            graphscope_version=self.name(
+                d["graphscope_version"], where + ".graphscope_version", FIELDS["metadata.graphscope_version"]
+            ),
+            python_version=self.name(d["python_version"], where + ".python_version", FIELDS["metadata.python_version"]),
+            numpy_version=self.name(d["numpy_version"], where + ".numpy_version", FIELDS["metadata.numpy_version"]),
+            device=self.name(d["device"], where + ".device", FIELDS["metadata.device"]),
             keep_first=self.integer(d["keep_first"], where + ".keep_first"),
             keep_last=self.opt_integer(d["keep_last"], where + ".keep_last"),
             full_values_limit=self.integer(d["full_values_limit"], where + ".full_values_limit"),

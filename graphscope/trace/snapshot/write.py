@@ -7,6 +7,8 @@ import os
 import uuid
 from collections.abc import Callable
 
+from ..record.limits import FIELDS, clamp, fit
+from ..record.literal import has_control
 from ..record.model import (
     LeafGrad,
     OptimizerEvent,
@@ -68,6 +70,23 @@ def _num(x: float | None) -> float | str | None:
     return x
 
 
+def _name(text: str, limit: int) -> str:
+    """A name as the reader takes it: control characters escaped, cut to `limit` and marked."""
+    return fit(text, limit, name=True)
+
+
+def _text(text: str, limit: int, keep_end: bool = False) -> str:
+    """Free text as the reader takes it: cut to `limit` and marked (a traceback keeps its end)."""
+    return fit(text, limit, keep_end=keep_end)
+
+
+def _names(texts: list[str], limit: int) -> list[str]:
+    """A list of names fit for the reader: as it is when every one already fits (the usual case)."""
+    if not texts or (max(map(len, texts)) <= limit and not has_control("".join(texts))):
+        return texts
+    return [_name(t, limit) for t in texts]
+
+
 def _leaf_grad(lg: LeafGrad, add: _Add) -> list[int | None]:
     """[leaf, added, before, now]: `now` is the added grad's row when it is that same summary."""
     added = add(lg.grad)
@@ -80,19 +99,25 @@ def _optimizer_event(e: OptimizerEvent, add: _Add, site: Callable[[SourceSite | 
     return {
         "kind": e.kind,
         "passes": e.passes,
-        "optimizer": e.optimizer,
-        "settings": [list(kv) for kv in e.settings],
+        "optimizer": _name(e.optimizer, FIELDS["optimizer.optimizer"]),
+        "settings": [_names(list(kv), FIELDS["optimizer.settings"]) for kv in e.settings],
         "site": site(e.site),
         "params": {
             "leaf": [c.leaf for c in params],
-            "label": [c.label for c in params],
+            "label": _names([c.label for c in params], FIELDS["optimizer.params.label"]),
             "before": [add(c.before) for c in params],
             "update": [add(c.update) for c in params],
             "after": [add(c.after) for c in params],
             "grad": [add(c.grad) for c in params],
-            "state": [[[k, v if type(v) is str else add(v)] for k, v in c.state] for c in params],  # type: ignore[arg-type]  # not a str: a summary
+            "state": [[_state(k, v, add) for k, v in c.state] for c in params],
         },
     }
+
+
+def _state(key: str, value: TensorSummary | str, add: _Add) -> list[str | int | None]:
+    """[name, a literal or the summary's row] of an optimizer's state entry."""
+    limit = FIELDS["optimizer.params.state"]
+    return [_name(key, limit), _name(value, limit) if isinstance(value, str) else add(value)]
 
 
 def to_json(record: Record, blob: Blob) -> Json:
@@ -130,7 +155,7 @@ def to_json(record: Record, blob: Blob) -> Json:
             {
                 "index": p.index,
                 "loss": _num(p.loss),
-                "grad_norms": {k: _num(v) for k, v in p.grad_norms.items()},
+                "grad_norms": {_name(k, FIELDS["passes.grad_norms"]): _num(v) for k, v in p.grad_norms.items()},
                 "node_count": p.node_count,
                 "detailed": p.detailed,
                 "finished": p.finished,
@@ -149,9 +174,9 @@ def to_json(record: Record, blob: Blob) -> Json:
         None
         if error is None
         else {
-            "type": error.type,
-            "message": error.message,
-            "traceback": error.traceback,
+            "type": _name(error.type, FIELDS["error.type"]),
+            "message": _text(error.message, FIELDS["error.message"]),
+            "traceback": _text(error.traceback, FIELDS["error.traceback"], keep_end=True),
             "node": error.node,
             "site": site(error.site),
         }
@@ -159,10 +184,10 @@ def to_json(record: Record, blob: Blob) -> Json:
     findings = [
         {
             "kind": f.kind,
-            "message": f.message,
+            "message": _text(f.message, FIELDS["findings.message"]),
             "node": f.node,
             "pass": f.pass_index,
-            "parameter": f.parameter,
+            "parameter": None if f.parameter is None else _name(f.parameter, FIELDS["findings.parameter"]),
             "site": site(f.site),
         }
         for f in record.findings
@@ -173,27 +198,41 @@ def to_json(record: Record, blob: Blob) -> Json:
         "format": FORMAT,
         "version": VERSION,
         "metadata": {
-            "script": m.script,
-            "argv": list(m.argv),
-            "started": m.started,
-            "finished": m.finished,
-            "exit_code": m.exit_code,
-            "graphscope_version": m.graphscope_version,
-            "python_version": m.python_version,
-            "numpy_version": m.numpy_version,
-            "device": m.device,
+            "script": _text(m.script, FIELDS["metadata.script"]),
+            "argv": [_text(a, FIELDS["metadata.argv"]) for a in m.argv],
+            "started": _name(m.started, FIELDS["metadata.started"]),
+            "finished": _name(m.finished, FIELDS["metadata.finished"]),
+            "exit_code": m.exit_code if m.exit_code is None else clamp(m.exit_code, FIELDS["metadata.exit_code"]),
+            "graphscope_version": _name(m.graphscope_version, FIELDS["metadata.graphscope_version"]),
+            "python_version": _name(m.python_version, FIELDS["metadata.python_version"]),
+            "numpy_version": _name(m.numpy_version, FIELDS["metadata.numpy_version"]),
+            "device": _name(m.device, FIELDS["metadata.device"]),
             "keep_first": m.keep_first,
             "keep_last": m.keep_last,
             "full_values_limit": m.full_values_limit,
             "memory_budget": m.memory_budget,
         },
-        "sites": [{"file": s.file, "line": s.line, "function": s.function, "text": s.text} for s in site_list],
-        "strings": list(columns.strings),
+        "sites": [
+            {
+                "file": _name(s.file, FIELDS["sites.file"]),
+                "line": s.line,
+                "function": _name(s.function, FIELDS["sites.function"]),
+                "text": _text(s.text, FIELDS["sites.text"]),
+            }
+            for s in site_list
+        ],
+        "strings": _names(list(columns.strings), FIELDS["strings"]),
         "tensors": tensor_columns(table.concat(SummaryTable.from_summaries(items)) if items else table, blob),
         "nodes": node_columns(columns, blob),
         "passes": passes,
         "console": [
-            {"stream": c.stream, "text": c.text, "pass": c.pass_index, "step": c.step, "events": c.events}
+            {
+                "stream": c.stream,
+                "text": _text(c.text, FIELDS["console.text"]),
+                "pass": c.pass_index,
+                "step": c.step,
+                "events": c.events,
+            }
             for c in record.console
         ],
         "error": error_json,
@@ -202,5 +241,5 @@ def to_json(record: Record, blob: Blob) -> Json:
         "dropped_values": record.dropped_values,
         "trimmed_nodes": record.trimmed_nodes,
         "dropped_console": record.dropped_console,
-        "rules": dict(record.rules),
+        "rules": {_name(op, FIELDS["rules.op"]): _text(rule, FIELDS["rules"]) for op, rule in record.rules.items()},
     }

@@ -1,0 +1,226 @@
+"""A loaded snapshot's parts checked against each other (each was checked alone as it was read): a node's
+inputs against its op's shape rule, the grads of each step against the shapes of the nodes they belong
+to, saved roles against the nodes, an optimizer step's tensors against each other.
+
+The readers of a record (explain, gradcheck, the app's panes) compute with these shapes; a file whose
+columns disagree is refused here in one line, with the place, rather than failing deep in NumPy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..record.model import BackwardPass, OptimizerEvent, Record
+from ..record.naming import CUSTOM_RULE, INPUT_ROLES, engine_functions
+from ..record.node_columns import NodeColumns
+from ..record.node_fields import COLUMNS
+from ..record.tensor_summary import TensorSummary
+from .format import SnapshotError
+
+Shape = tuple[int, ...]
+_SAVED = next(c for c in COLUMNS if c.name == "saved")  # its roles: read through the table
+
+
+class Disagreement(Exception):
+    """The first place where a record's parts disagree, and how."""
+
+    def __init__(self, where: str, problem: str) -> None:
+        self.where, self.problem = where, problem
+        super().__init__(f"{where}: {problem}")
+
+
+def check_consistency(record: Record, source: str) -> None:
+    """SnapshotError ("this snapshot is inconsistent at <place>: <how>") at the first place where the
+    parts of `record`, read from `source`, disagree."""
+    try:
+        nodes = record.nodes.columns()
+        _check_nodes(nodes)
+        shapes = None  # made for the first pass with steps
+        for i, p in enumerate(record.passes):
+            if p.steps:
+                shapes = shapes or _Shapes(nodes, record.rules)
+                _check_pass(p, f"passes[{i}]", shapes)
+        for i, event in enumerate(record.optimizer):
+            _check_event(event, f"optimizer[{i}]")
+    except Disagreement as d:
+        raise SnapshotError(source, "", f"this snapshot is inconsistent at {d.where}: {d.problem}") from None
+
+
+def _text(shape: Shape | None) -> str:
+    return "no tensor" if shape is None else f"shape {shape}" if shape else "a scalar"
+
+
+class _Shapes:
+    """Each node's output shape and inputs, by row, read from the columns (as lists: a pass is read one
+    step at a time) and made once per node."""
+
+    def __init__(self, nodes: NodeColumns, rules: dict[str, str]) -> None:
+        self.nodes, self._recorded_rules = nodes, rules
+        table = nodes.summaries
+        self._starts, self._dims = table.dims_start.tolist(), table.dims.tolist()
+        self._outputs: list[int] = np.asarray(nodes.output).tolist()
+        self._input_starts: list[int] = np.asarray(nodes.inputs_start).tolist()
+        inputs = np.asarray(nodes.inputs, dtype=np.int64)
+        self._inputs: list[int] = inputs.tolist()
+        self._input_rows: list[int] = nodes.rows_of(inputs).tolist()
+        self._ops: list[int] = np.asarray(nodes.op).tolist()
+        self._shapes: dict[int, Shape | None] = {}
+        self._rules: dict[tuple[str, tuple[Shape | None, ...], Shape | None], str | None] = {}
+
+    def rows(self, ids: list[int]) -> list[int]:
+        """The rows of node ids (every one checked to exist by the reader)."""
+        rows: list[int] = self.nodes.rows_of(np.array(ids, dtype=np.int64)).tolist()
+        return rows
+
+    def output(self, r: int) -> Shape | None:
+        """Row r's output shape (None: no summary)."""
+        if r in self._shapes:
+            return self._shapes[r]
+        k = self._outputs[r]
+        shape = None if k < 0 else tuple(self._dims[self._starts[k] : self._starts[k + 1]])
+        self._shapes[r] = shape
+        return shape
+
+    def inputs(self, r: int) -> tuple[list[int], tuple[Shape | None, ...]]:
+        """Row r's input ids and their output shapes."""
+        a, b = self._input_starts[r], self._input_starts[r + 1]
+        return self._inputs[a:b], tuple(self.output(k) for k in self._input_rows[a:b])
+
+    def op(self, r: int) -> str:
+        return self.nodes.strings[self._ops[r]]
+
+    def rule(self, op: str, ins: tuple[Shape | None, ...], out: Shape | None) -> str | None:
+        """_op_rule's answer, worked out once per op and shapes."""
+        key = (op, ins, out)
+        if key not in self._rules:  # (a user's Function may be named as an engine op: its rule is its own)
+            custom = self._recorded_rules.get(op, "").startswith(CUSTOM_RULE)
+            self._rules[key] = None if custom else _op_rule(op, ins, out)
+        return self._rules[key]
+
+
+def _check_nodes(nodes: NodeColumns) -> None:
+    """Each node's inputs made before it (a graph has no cycle), its saved roles naming inputs it has
+    (a leaf identity may name a node trimmed with its pass: it is not checked)."""
+    ids = np.asarray(nodes.id, dtype=np.int64)
+    starts = np.asarray(nodes.inputs_start, dtype=np.int64)
+    counts = np.diff(starts)
+    owner = np.repeat(np.arange(len(ids)), counts)
+    later = np.flatnonzero(np.asarray(nodes.inputs, dtype=np.int64) >= ids[owner])
+    if later.size:
+        j = int(later[0])
+        r = int(owner[j])
+        raise Disagreement(
+            f"nodes.inputs[{r}]", f"node {ids[r]}'s input {j - starts[r]} is node {nodes.inputs[j]}, not made before it"
+        )
+    role_input = np.array([_input_of(s) for s in nodes.strings] + [-1], dtype=np.int64)
+    saved = np.asarray(getattr(nodes, _SAVED.parts[0][0]), dtype=np.int64)
+    saved_start: NDArray[np.int64] = np.asarray(getattr(nodes, _SAVED.start), dtype=np.int64)
+    saver = np.repeat(np.arange(len(ids)), np.diff(saved_start))
+    wrong = np.flatnonzero(role_input[saved] >= counts[saver]) if saved.size else saved
+    if wrong.size:
+        r = int(saver[wrong[0]])
+        role = nodes.strings[int(saved[wrong[0]])]
+        raise Disagreement(f"nodes.saved[{r}]", f"node {ids[r]} saves {role!r} but has {counts[r]} inputs")
+
+
+def _input_of(role: str) -> int:
+    """K of a role "input:K"; -1 for any other role (or text)."""
+    if role in INPUT_ROLES:
+        return INPUT_ROLES.index(role)
+    head, _, k = role.partition(":")
+    return int(k) if head == "input" and k.isdigit() and len(k) < 10 else -1
+
+
+def _check_pass(p: BackwardPass, where: str, shapes: _Shapes) -> None:
+    """Each step the node its place in the order names, its grads of the shapes of the tensors they
+    are the grads of, its node's inputs fit for its op."""
+    if len(p.steps) > len(p.order):
+        raise Disagreement(f"{where}.steps", f"{len(p.steps)} steps for the {len(p.order)} nodes of the order")
+    at = f"{where}.steps"
+    steps, order = p.steps, p.order
+    rows = shapes.rows([s.node for s in steps])
+    for i, s in enumerate(steps):
+        if s.node != order[i]:
+            raise Disagreement(f"{at}.node[{i}]", f"step {i} is node {s.node}'s, but order[{i}] is node {order[i]}")
+        r = rows[i]
+        out = shapes.output(r)
+        inputs, ins = shapes.inputs(r)
+        if not _same(s.grad_output, out):
+            raise _unlike(s.grad_output, out, f"{at}.grad_output[{i}]", f"node {s.node}'s output")
+        if len(s.grad_inputs) > len(inputs):
+            raise Disagreement(
+                f"{at}.grad_inputs[{i}]", f"{len(s.grad_inputs)} grads for node {s.node}'s {len(inputs)} inputs"
+            )
+        for j, g in enumerate(s.grad_inputs):
+            if g is not None and not _sums_to(g.shape, ins[j]):
+                raise Disagreement(
+                    f"{at}.grad_inputs[{i}][{j}]",
+                    f"a grad of {_text(tuple(g.shape))} for node {s.node}'s input {j} (node {inputs[j]}), "
+                    f"of {_text(ins[j])}",
+                )
+        for j, lg in enumerate(s.leaf_grads):
+            leaf = shapes.output(shapes.rows([lg.node])[0])
+            for k, g in enumerate((lg.grad, lg.before, lg.now)):
+                if not _same(g, leaf):
+                    raise _unlike(g, leaf, f"{at}.leaf_grads[{i}][{j}][{k + 1}]", f"leaf node {lg.node}")
+        op = shapes.op(r)
+        problem = shapes.rule(op, ins, out)
+        if problem is not None:
+            raise Disagreement(f"nodes.inputs[{r}]", f"node {s.node} ({op}): {problem}")
+
+
+def _sums_to(grad: Shape, shape: Shape | None) -> bool:
+    """Whether a grad of shape `grad` is one for a tensor of `shape`: the same, or broadcast from it
+    (the engine sums it down as it passes it on)."""
+    if shape is None or grad == shape:
+        return True
+    grad = tuple(grad)
+    extra = len(grad) - len(shape)
+    return extra >= 0 and all(n in (1, m) for n, m in zip(shape, grad[extra:]))
+
+
+def _same(summary: TensorSummary | None, shape: Shape | None) -> bool:
+    """Whether a grad's summary has the shape of the tensor it is the grad of (or either is not recorded)."""
+    return summary is None or shape is None or summary.shape == shape or tuple(summary.shape) == shape
+
+
+def _unlike(summary: TensorSummary | None, shape: Shape | None, where: str, whose: str) -> Disagreement:
+    """The disagreement of a grad of another shape than the tensor it is the grad of."""
+    given = None if summary is None else tuple(summary.shape)
+    return Disagreement(where, f"a grad of {_text(given)} for {whose}, of {_text(shape)}")
+
+
+def _op_rule(op: str, ins: tuple[Shape | None, ...], out: Shape | None) -> str | None:
+    """What is wrong with an op's input and output shapes, where its rule can say (an elementwise op
+    broadcasts its inputs to its output; a matrix product's inner sizes agree); None when nothing is."""
+    cls: Any = engine_functions().get(op)
+    if cls is None or any(s is None for s in ins) or out is None:
+        return None
+    known: list[Shape] = [s for s in ins if s is not None]
+    if cls.elementwise and known:
+        try:
+            broadcast = np.broadcast_shapes(*known)
+        except ValueError:
+            return f"inputs of {', '.join(map(str, known))} do not broadcast"
+        if broadcast != out:
+            return f"inputs of {', '.join(map(str, known))} broadcast to {broadcast}, not to its output's {out}"
+    if op == "matmul" and len(known) == 2:
+        a, b = known
+        if not a or not b:
+            return "a matrix product of a scalar"
+        inner = b[0] if len(b) == 1 else b[-2]
+        if a[-1] != inner:
+            return f"a matrix product of {a} and {b}: inner sizes {a[-1]} and {inner} differ"
+    return None
+
+
+def _check_event(event: OptimizerEvent, where: str) -> None:
+    """A parameter's value before, its update, its value after and its grad: one shape."""
+    for i, change in enumerate(event.params):
+        tensors = {k: getattr(change, k) for k in ("before", "update", "after", "grad")}
+        shapes = {k: tuple(v.shape) for k, v in tensors.items() if v is not None}
+        if len(set(shapes.values())) > 1:
+            told = ", ".join(f"{k} {_text(v)}" for k, v in shapes.items())
+            raise Disagreement(f"{where}.params[{i}]", f"parameter {change.label[:80]!r}: {told}")
