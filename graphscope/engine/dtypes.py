@@ -100,21 +100,23 @@ def default_float_numpy() -> np.dtype:
 
 
 def promote(da: dtype, a_ndim: int, db: dtype, b_ndim: int) -> dtype:
-    """PyTorch's result dtype for two tensors: higher category wins; 0-d tensors defer within one."""
+    """PyTorch's result dtype for two tensors: of one rank class (both zero-dim or both not) the
+    wider type wins; else a zero-dim tensor counts only when its category is higher."""
     if da is db:
         return da
-    ka, kb = da._kind, db._kind
-    if ka != kb:
-        winner, winner_ndim, other_ndim = (da, a_ndim, b_ndim) if ka > kb else (db, b_ndim, a_ndim)
-        if winner_ndim == 0 and other_ndim != 0:
-            # A 0-d tensor of a higher category gives that category's default dtype.
-            return _default_float if winner._kind == _FLOAT else int64
-        return winner
-    if a_ndim == 0 and b_ndim != 0:
-        return db
-    if b_ndim == 0 and a_ndim != 0:
-        return da
-    return BY_NUMPY[np.promote_types(da.numpy, db.numpy)]
+    if (a_ndim == 0) is (b_ndim == 0):
+        return promote_types(da, db)
+    return _combine(da, db) if b_ndim == 0 else _combine(db, da)
+
+
+def _combine(higher: dtype, lower: dtype) -> dtype:
+    """c10's combine_categories: the dtype of operands of a higher priority class (`higher`: a
+    dimensioned tensor) against a lower one (`lower`: a zero-dim tensor or a Python number)."""
+    if higher._kind == _FLOAT:
+        return higher
+    if higher._kind == _BOOL or lower._kind == _FLOAT:
+        return promote_types(higher, lower)
+    return higher
 
 
 def promote_types(da: dtype, db: dtype) -> dtype:

@@ -16,7 +16,7 @@ def _compare(op, a, b, compute):
     try:
         return wrap(compute(x, y))
     except ValueError:
-        raise broadcast_error(op, a, b) or ValueError(f"{op}: cannot compare these operands") from None
+        raise broadcast_error(op, a, b) or RuntimeError(f"{op}: cannot compare these operands") from None
 
 
 @method("eq")

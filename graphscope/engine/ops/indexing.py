@@ -309,15 +309,15 @@ def gather(input: Tensor, dim, index: Tensor):
     if not backend.same_device(index.array, input.array):
         raise device_error("gather", input.device, index.device)
     if index.ndim != input.ndim:
-        raise ValueError(f"gather: index has {index.ndim} dims but input has {input.ndim}; they must match")
+        raise RuntimeError(f"gather: index has {index.ndim} dims but input has {input.ndim}; they must match")
     for d, (n, m) in enumerate(zip(index.shape, input.shape)):
         if d != axis and n > m:
-            raise ValueError(
+            raise RuntimeError(
                 f"gather: index shape {tuple(index.shape)} exceeds input shape {tuple(input.shape)} in dim {d}"
             )
     xp = namespace(index.array)
     if index.numel() and (int(xp.min(index.array)) < 0 or int(xp.max(index.array)) >= input.shape[axis]):
-        raise IndexError(f"gather: index out of range: values must be in [0, {input.shape[axis]}) for dim {axis}")
+        raise RuntimeError(f"gather: index out of range: values must be in [0, {input.shape[axis]}) for dim {axis}")
     return Gather.apply(input, axis, index.array)
 
 
@@ -345,6 +345,6 @@ def masked_fill(input: Tensor, mask, value):
     try:
         return MaskedFill.apply(input, mask_array(mask, input), value)
     except ValueError:
-        raise ValueError(
+        raise RuntimeError(
             f"masked_fill: mask of shape {tuple(mask.shape)} cannot be broadcast to {tuple(input.shape)}"
         ) from None

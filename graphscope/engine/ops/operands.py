@@ -75,8 +75,26 @@ def binary_operands(op: str, a, b, float_result=False):
     return _promoted_operands(op, a, b, float_result)
 
 
+BOOL_SUBTRACTION = (
+    "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+    "invert a mask, use the `~` or `logical_not()` operator instead."
+)
+BOOLS_SUBTRACTION = (
+    "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+    "`logical_xor()` operator instead."
+)
+
+
+def is_bool(value) -> bool:
+    """Whether `value` is a Python bool or a bool tensor."""
+    return type(value) is bool or (isinstance(value, Tensor) and backend.dtype_kind(value.array) == "b")
+
+
 def _promoted_operands(op, a, b, float_result):
     from .unary import cast
+
+    if op == "sub" and (is_bool(a) or is_bool(b)):  # torch refuses a bool on either side, before promotion
+        raise RuntimeError(BOOLS_SUBTRACTION if is_bool(a) and is_bool(b) else BOOL_SUBTRACTION)
 
     if isinstance(a, Tensor):
         if isinstance(b, Tensor):
@@ -122,11 +140,11 @@ def shape_of(value) -> tuple:
     return tuple(value.shape) if isinstance(value, Tensor) else ()
 
 
-def broadcast_error(op: str, a, b) -> ValueError | None:
-    """A clear error when two operands' shapes do not broadcast, or None if they do."""
+def broadcast_error(op: str, a, b) -> RuntimeError | None:
+    """A clear error when two operands' shapes do not broadcast (torch's RuntimeError), or None if they do."""
     sa, sb = shape_of(a), shape_of(b)
     try:
         np.broadcast_shapes(sa, sb)
     except ValueError:
-        return ValueError(f"{op}: shapes {sa} and {sb} cannot be broadcast together")
+        return RuntimeError(f"{op}: shapes {sa} and {sb} cannot be broadcast together")
     return None

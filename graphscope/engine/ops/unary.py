@@ -14,7 +14,13 @@ class Neg(Function):
     reads_inputs = ()
 
     def forward(self, x):
-        return -x
+        try:
+            return -x
+        except TypeError:  # NumPy refuses a bool array: torch's RuntimeError, with its advice
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                "invert a mask, use the `~` or `logical_not()` operator instead."
+            ) from None
 
     rule = "d(−x)/dx = −1"
     elementwise = True
