@@ -126,6 +126,27 @@ def promote_types(da: dtype, db: dtype) -> dtype:
     return BY_NUMPY[np.promote_types(da.numpy, db.numpy)]
 
 
+def wrapped(d: dtype, value: int) -> int:
+    """The Python int `value` as a C cast into the integer dtype `d` leaves it (modulo 2**bits): how
+    torch writes -1 into a uint8 tensor (255), where NumPy raises OverflowError."""
+    bits = d.itemsize * 8
+    value %= 1 << bits
+    if d.numpy.kind == "i" and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def checked(d: dtype, value: int) -> int:
+    """The Python int `value` written into the integer dtype `d` (fill_, x[i] = v), as torch checks
+    it: in range, or for an unsigned type a negative down to -max that wraps; else RuntimeError."""
+    bits = d.itemsize * 8
+    signed = d.numpy.kind == "i"
+    largest = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+    if value > largest or value < (-largest - 1 if signed else -largest):
+        raise RuntimeError(f"value cannot be converted to type {d.name} without overflow: {value}")
+    return wrapped(d, value)
+
+
 def scalar_result(d: dtype, scalar) -> dtype:
     """The result dtype of (tensor of dtype `d`) op (Python scalar), as PyTorch."""
     if isinstance(scalar, bool):

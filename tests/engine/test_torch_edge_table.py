@@ -209,6 +209,61 @@ MORE_ERRORS = {
     "view of a permuted tensor, dims kept apart": lambda lib: lib.ones(2, 3, 4).permute(1, 0, 2).view(6, 4),
 }
 
+# Python integers that do not fit an integer tensor's dtype wrap around, as a C cast (NumPy raises).
+WRAPPING = {
+    "uint8 tensor + -1": lambda lib: lib.zeros(2, dtype=lib.uint8) + (-1),
+    "uint8 tensor + 300": lambda lib: lib.zeros(2, dtype=lib.uint8) + 300,
+    "int8 tensor * 200": lambda lib: lib.ones(2, dtype=lib.int8) * 200,
+    "-1 - uint8 tensor": lambda lib: -1 - lib.ones(2, dtype=lib.uint8),
+    "uint8 tensor == -1": lambda lib: lib.zeros(2, dtype=lib.uint8) == -1,
+    "int16 tensor fill_(70000) overflows": lambda lib: lib.zeros(2, dtype=lib.int16).fill_(70000),
+    "uint8 tensor fill_(-1)": lambda lib: lib.zeros(2, dtype=lib.uint8).fill_(-1),
+    "uint8 tensor fill_(-256) overflows": lambda lib: lib.zeros(2, dtype=lib.uint8).fill_(-256),
+    "int8 tensor setitem 128 overflows": lambda lib: _set(lib.zeros(2, dtype=lib.int8), 0, 128),
+    "uint8 tensor setitem -1": lambda lib: _set(lib.zeros(2, dtype=lib.uint8), 0, -1),
+    "uint8 masked_fill -1": lambda lib: lib.zeros(2, dtype=lib.uint8).masked_fill(lib.tensor([True, False]), -1),
+    "uint8 clamp(min=-1)": lambda lib: lib.zeros(2, dtype=lib.uint8).clamp(min=-1),
+    "uint8 add_(-1)": lambda lib: lib.zeros(2, dtype=lib.uint8).add_(-1),
+}
+
+# Bitwise operators: logical on bools, bitwise on integers, refused on floats.
+BITWISE = {
+    "int & int": lambda lib: lib.tensor([1, 2, 6]) & lib.tensor([3, 3, 4]),
+    "int | bool tensor": lambda lib: lib.tensor([1, 2]) | lib.tensor([True, False]),
+    "bool & 1": lambda lib: lib.tensor([True, False]) & 1,
+    "int ^ int": lambda lib: lib.tensor([1, 2]) ^ lib.tensor([3, 3]),
+    "bool ^ bool": lambda lib: lib.tensor([True, False]) ^ lib.tensor([True, True]),
+    "~int": lambda lib: ~lib.tensor([1, -2], dtype=lib.int32),
+    "~bool": lambda lib: ~lib.tensor([True, False]),
+    "~float": lambda lib: ~lib.tensor([1.0]),
+    "float & float": lambda lib: lib.tensor([1.0]) & lib.tensor([1.0]),
+    "bool | bool": lambda lib: lib.tensor([True, False]) | lib.tensor([False, False]),
+}
+
+OTHERS = {
+    "where of two Python floats": lambda lib: lib.where(lib.tensor([True, False]), 1.0, 0.0),
+    "where of a float and an int": lambda lib: lib.where(lib.tensor([True, False]), 1.0, 0),
+    "where of two ints": lambda lib: lib.where(lib.tensor([True, False]), 1, 0),
+    "where of two bools": lambda lib: lib.where(lib.tensor([True, False]), True, False),
+    "cat of 0-d tensors": lambda lib: lib.cat([lib.tensor(1.0), lib.tensor(2.0)]),
+    "arange with a step of the wrong sign": lambda lib: lib.arange(0, 5, -1),
+    "arange(5, 5)": lambda lib: lib.arange(5, 5),
+    "float() of two elements": lambda lib: float(lib.ones(2)),
+    "int() of two elements": lambda lib: int(lib.ones(2)),
+    "item() of two elements": lambda lib: lib.ones(2).item(),
+    "linear with the wrong in_features": lambda lib: lib.nn.functional.linear(lib.ones(2, 4), lib.ones(2, 3)),
+    "mse_loss of shapes that do not broadcast": lambda lib: lib.nn.functional.mse_loss(lib.ones(2, 3), lib.ones(4, 3)),
+    "cross_entropy of probabilities of another shape": lambda lib: lib.nn.functional.cross_entropy(
+        lib.ones(2, 3), lib.ones(2, 4)
+    ),
+}
+
+
+def _set(tensor, index, value):
+    tensor[index] = value
+    return tensor
+
+
 # Rows whose message graphscope keeps as torch's (its first sentence, at least).
 TORCH_MESSAGES = {
     "bool - bool",
@@ -250,7 +305,7 @@ EMPTY = {
     "norm of an empty tensor": lambda lib: lib.ones(0).norm(),
 }
 
-CASES = {**PROMOTION, **CREATION, **ERRORS, **MORE_ERRORS, **EMPTY}
+CASES = {**PROMOTION, **CREATION, **ERRORS, **MORE_ERRORS, **WRAPPING, **BITWISE, **OTHERS, **EMPTY}
 
 
 def _builtin_type(error: BaseException) -> str:
@@ -283,6 +338,7 @@ def _same_values(got, expected) -> bool:
     return bool(np.array_equal(got, expected))
 
 
+@pytest.mark.filterwarnings("ignore:Using a target size")  # torch warns before it raises
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_engine_matches_torch(case):
     got, expected = _outcome(gs, CASES[case]), _outcome(torch, CASES[case])

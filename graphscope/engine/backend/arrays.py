@@ -337,7 +337,7 @@ def updater(op: str):
         if type(array) is _ndarray:
             try:
                 ufunc(array, operand, out=array)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 return False
             return True
         return _type_of(array).update(op, array, operand)

@@ -172,7 +172,7 @@ def check_same_shape(input, target, name):
     """torch's error when a loss's input and target differ in device or shape."""
     check_devices(name, input, target)
     if input.array.shape != target.array.shape:  # the arrays' shapes: no Size objects per loss call
-        raise ValueError(
+        raise RuntimeError(
             f"{name}: input of shape {tuple(input.shape)} and target of shape {tuple(target.shape)} "
             "differ; they must have the same shape"
         )

@@ -95,7 +95,7 @@ class CrossEntropy(Function):
 
         if backend.is_floating(target):  # class probabilities
             if tuple(target.shape) != tuple(shape):
-                raise ValueError(
+                raise RuntimeError(
                     f"cross_entropy: probability targets must have the input's shape {tuple(shape)}, "
                     f"got {tuple(target.shape)}"
                 )

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
-from ..backend import dtype_of, is_array, namespace
+from .. import dtypes
+from ..backend import dtype_of, from_data, is_array, namespace
 from ..dtypes import bool_
 from ..function import Function
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap
 from .operands import BOOLS_SUBTRACTION, binary_operands, broadcast_error, check_devices, is_bool
 from .tensor_methods import method, method_only
 
@@ -273,6 +274,9 @@ def where(condition, input, other):
     """Elements of `input` where `condition` holds, else of `other` (either may be a Python scalar)."""
     if not isinstance(condition, Tensor):
         raise TypeError(f"where: condition must be a bool Tensor, got {type(condition).__name__}")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        # Two Python numbers: each a 0-d tensor of its type's default dtype, then promoted (as torch).
+        input, other = (_scalar_tensor(v, condition) for v in (input, other))
     input, other = binary_operands("where", input, other)
     check_devices("where", condition, input, other)
     cond = condition.array
@@ -286,6 +290,13 @@ def where(condition, input, other):
         raise RuntimeError(
             f"where: shapes {tuple(cond.shape)}, {shape_of(input)} and {shape_of(other)} cannot be broadcast together"
         ) from None
+
+
+def _scalar_tensor(value, like: Tensor) -> Tensor:
+    """A Python number as a 0-d tensor on `like`'s device, in its type's default dtype."""
+    if not isinstance(value, (bool, int, float)):
+        raise TypeError(f"where: expected a Tensor or a number, got {type(value).__name__}")
+    return wrap(from_data(value, like.device, dtypes.to_numpy(type(value))))
 
 
 radd = _reflected(Add, "add", "__radd__")

@@ -336,7 +336,7 @@ def fill_value(value, like: Tensor):
     dtype = like.dtype
     if dtype.is_floating_point:
         return float(value)
-    return bool(value) if dtype is dtypes.bool_ else int(value)
+    return bool(value) if dtype is dtypes.bool_ else dtypes.checked(dtype, int(value))
 
 
 @method("masked_fill")

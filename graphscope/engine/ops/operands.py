@@ -115,6 +115,7 @@ def _promoted_operands(op, a, b, float_result):
             target = dtypes.scalar_result(da, b)
             if target is not da:
                 a = cast(a, target)
+            b = _in_range(b, target)
         else:
             return _promoted_operands(op, a, as_tensor_like(b, a), float_result)
     elif isinstance(b, Tensor):
@@ -125,6 +126,7 @@ def _promoted_operands(op, a, b, float_result):
             target = dtypes.scalar_result(db, a)
             if target is not db:
                 b = cast(b, target)
+            a = _in_range(a, target)
         else:
             return _promoted_operands(op, as_tensor_like(a, b), b, float_result)
     else:
@@ -134,6 +136,14 @@ def _promoted_operands(op, a, b, float_result):
             if isinstance(t, Tensor) and not backend.is_floating(t.array):
                 return binary_operands(op, *[cast(x, dtypes.get_default_dtype()) if x is t else x for x in (a, b)])
     return a, b
+
+
+def _in_range(scalar, target: dtypes.dtype):
+    """A Python int scalar wrapped into an integer dtype's range, as torch converts it (uint8 + -1
+    adds 255); NumPy would raise OverflowError."""
+    if type(scalar) is int and not target.is_floating_point and target is not dtypes.bool_:
+        return dtypes.wrapped(target, scalar)
+    return scalar
 
 
 def shape_of(value) -> tuple:

@@ -305,6 +305,9 @@ def _same_kind(op, tensors):
 
 def cat(tensors, dim=0):
     tensors = _same_kind("cat", tensors)
+    for i, x in enumerate(tensors):
+        if x.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated; use stack")
     axis = normalize_dim(dim, tensors[0].ndim)
     for i, x in enumerate(tensors):
         if (

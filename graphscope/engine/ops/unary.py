@@ -345,8 +345,11 @@ def clamp(input, min=None, max=None):
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         input, min, max = _promoted_bounds(input, min, max)
-    elif not backend.is_floating(input.array) and (isinstance(min, float) or isinstance(max, float)):
-        input = as_floating(input)
+    elif not backend.is_floating(input.array):
+        if isinstance(min, float) or isinstance(max, float):
+            input = as_floating(input)
+        elif input.dtype is not dtypes.bool_:  # int bounds wrap into the tensor's dtype, as torch converts them
+            min, max = (b if b is None else dtypes.wrapped(input.dtype, int(b)) for b in (min, max))
     return Clamp.apply(input, min, max)
 
 
