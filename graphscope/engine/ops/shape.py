@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 
 from .. import backend, dtypes
-from ..backend import namespace
+from ..backend import CPU_ARRAY, namespace
 from ..dims import normalize_dim
 from ..function import Function
 from ..tensor import Tensor
@@ -151,27 +151,32 @@ def _shape_of(shape) -> tuple:
 
 @method("reshape")
 def reshape(input, *shape):
-    shape = _shape_of(_sizes(shape))
-    try:
-        out = Reshape.apply(input, shape)
-    except ValueError:
-        raise RuntimeError(
-            f"reshape: shape {tuple(input.shape)} ({input.numel()} elements) cannot become {shape}"
-        ) from None
-    return view_of(out, input)
+    return _reshaped(input, _shape_of(_sizes(shape)))
 
 
 @method("view")
 def view(input, *shape):
     """reshape that never copies: strides that cannot give the new shape are refused, as torch."""
     sizes = _shape_of(_sizes(shape))
-    if not backend.viewable(input.array, sizes):
+    array = input.array
+    if not (type(array) is CPU_ARRAY and array.flags.c_contiguous) and not backend.viewable(array, sizes):
         raise RuntimeError(
             "view size is not compatible with input tensor's size and stride (at least one dimension spans "
             f"across two contiguous subspaces). A tensor of shape {tuple(input.shape)}, transposed, permuted "
             f"or sliced, cannot be viewed as {sizes} without a copy: use .reshape(...) or .contiguous().view(...)"
         )
-    return reshape(input, sizes)
+    return _reshaped(input, sizes)
+
+
+def _reshaped(input, sizes: tuple) -> Tensor:
+    """`input` as `sizes` (a view of it), or torch's RuntimeError naming both shapes."""
+    try:
+        out = Reshape.apply(input, sizes)
+    except ValueError:
+        raise RuntimeError(
+            f"reshape: shape {tuple(input.shape)} ({input.numel()} elements) cannot become {sizes}"
+        ) from None
+    return view_of(out, input)
 
 
 @method_only("view_as")
