@@ -281,6 +281,11 @@ def where(condition, input, other):
     check_devices("where", condition, input, other)
     cond = condition.array
     if dtype_of(cond) is not bool_:
+        if dtype_of(cond) is not dtypes.uint8:  # torch still takes a uint8 mask (deprecated), nothing else
+            raise RuntimeError(
+                f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                f"{dtype_of(cond).name}; compare first (x > 0) or convert with .bool()"
+            )
         cond = cond != 0
     try:
         return Where.apply(cond, input, other)
