@@ -265,6 +265,36 @@ OTHERS = {
     ),
 }
 
+# nn's errors of torch's types: RuntimeError from shapes, ValueError where torch checks sizes itself.
+NN_ERRORS = {
+    "cross_entropy of a 2-d class target": lambda lib: lib.nn.functional.cross_entropy(
+        lib.ones(2, 3), lib.tensor([[0], [1]])
+    ),
+    "cross_entropy of another batch size": lambda lib: lib.nn.functional.cross_entropy(
+        lib.ones(2, 3), lib.tensor([0, 1, 2])
+    ),
+    "cross_entropy of a wrong spatial target": lambda lib: lib.nn.functional.cross_entropy(
+        lib.ones(2, 3, 4), lib.zeros(2, 5, dtype=lib.int64)
+    ),
+    "nll_loss of another batch size": lambda lib: lib.nn.functional.nll_loss(lib.ones(2, 3), lib.tensor([0, 1, 2])),
+    "layer_norm of another normalized_shape": lambda lib: lib.nn.functional.layer_norm(lib.ones(2, 3), (4,)),
+    "embedding of float indices": lambda lib: lib.nn.functional.embedding(lib.tensor([0.0]), lib.ones(3, 2)),
+    "binary_cross_entropy of a value above 1": lambda lib: lib.nn.functional.binary_cross_entropy(
+        lib.tensor([1.5]), lib.tensor([1.0])
+    ),
+    "binary_cross_entropy of shapes that differ": lambda lib: lib.nn.functional.binary_cross_entropy(
+        lib.tensor([0.5, 0.5]), lib.tensor([1.0])
+    ),
+    "binary_cross_entropy_with_logits of shapes that differ": lambda lib: (
+        lib.nn.functional.binary_cross_entropy_with_logits(lib.ones(2), lib.ones(3))
+    ),
+    "l1_loss of shapes that differ": lambda lib: lib.nn.functional.l1_loss(lib.ones(2), lib.ones(3)),
+    "huber_loss of shapes that differ": lambda lib: lib.nn.functional.huber_loss(lib.ones(2), lib.ones(3)),
+    "kl_div of shapes that differ": lambda lib: lib.nn.functional.kl_div(lib.ones(2), lib.ones(3)),
+    "masked_fill of a float mask": lambda lib: lib.ones(2).masked_fill(lib.ones(2), 0.0),
+    "masked_fill of a list mask": lambda lib: lib.ones(2).masked_fill([True, False], 0.0),
+}
+
 
 def _set(tensor, index, value):
     tensor[index] = value
@@ -335,7 +365,7 @@ EMPTY = {
     "norm of an empty tensor": lambda lib: lib.ones(0).norm(),
 }
 
-CASES = {**PROMOTION, **CREATION, **ERRORS, **MORE_ERRORS, **WRAPPING, **BITWISE, **OTHERS, **EMPTY}
+CASES = {**PROMOTION, **CREATION, **ERRORS, **MORE_ERRORS, **WRAPPING, **BITWISE, **OTHERS, **NN_ERRORS, **EMPTY}
 
 
 def _builtin_type(error: BaseException) -> str:
@@ -368,7 +398,7 @@ def _same_values(got, expected) -> bool:
     return bool(np.array_equal(got, expected))
 
 
-@pytest.mark.filterwarnings("ignore:Using a target size")  # torch warns before it raises
+@pytest.mark.filterwarnings("ignore:Using a target size", "ignore:reduction")  # torch warns before it raises
 @pytest.mark.parametrize("case", list(CASES))
 def test_the_engine_matches_torch(case):
     got, expected = _outcome(gs, CASES[case]), _outcome(torch, CASES[case])

@@ -220,7 +220,7 @@ class LayerNorm(Function):
         xp = namespace(x)
         k = len(normalized_shape)
         if tuple(x.shape[x.ndim - k :]) != tuple(normalized_shape):
-            raise ValueError(
+            raise RuntimeError(
                 f"layer_norm: input of shape {tuple(x.shape)} does not end in normalized_shape "
                 f"{tuple(normalized_shape)}"
             )

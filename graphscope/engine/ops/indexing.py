@@ -322,8 +322,10 @@ def gather(input: Tensor, dim, index: Tensor):
 
 
 def mask_array(mask, like: Tensor):
-    if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
-        raise TypeError("masked_fill: mask must be a bool tensor (e.g. x > 0)")
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"masked_fill: mask must be a bool tensor (e.g. x > 0), not {type(mask).__name__}")
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError(f"masked_fill: mask must be a bool tensor (e.g. x > 0), got {mask.dtype.name}")
     if not backend.same_device(mask.array, like.array):
         raise device_error("masked_fill", like.device, mask.device)
     return mask.array
