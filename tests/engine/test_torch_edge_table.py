@@ -291,6 +291,11 @@ NN_ERRORS = {
     "l1_loss of shapes that differ": lambda lib: lib.nn.functional.l1_loss(lib.ones(2), lib.ones(3)),
     "huber_loss of shapes that differ": lambda lib: lib.nn.functional.huber_loss(lib.ones(2), lib.ones(3)),
     "kl_div of shapes that differ": lambda lib: lib.nn.functional.kl_div(lib.ones(2), lib.ones(3)),
+    "linear with a 1-d weight": lambda lib: lib.nn.functional.linear(lib.ones(2, 3), lib.ones(3)),
+    "linear with a 1-d weight and a bias": lambda lib: lib.nn.functional.linear(
+        lib.ones(2, 3), lib.ones(3), lib.tensor(0.5)
+    ),
+    "linear with a 3-d weight": lambda lib: lib.nn.functional.linear(lib.ones(2, 3), lib.ones(1, 3, 3)),
     "masked_fill of a float mask": lambda lib: lib.ones(2).masked_fill(lib.ones(2), 0.0),
     "masked_fill of a list mask": lambda lib: lib.ones(2).masked_fill([True, False], 0.0),
 }

@@ -52,8 +52,15 @@ __all__ += list(_ELEMENTWISE)
 
 
 def linear(input, weight, bias=None):
-    """input @ weight.T + bias (one fused node)."""
+    """input @ weight.T + bias (one fused node); a 1-d weight without a bias is input @ weight (as torch)."""
     tensor_input(input, "linear")
+    if tensor_input(weight, "linear", "weight").ndim != 2:
+        if weight.ndim != 1 or bias is not None:
+            raise RuntimeError(
+                f"linear: weight must be a matrix (out_features, in_features), got shape {tuple(weight.shape)}"
+                + (" with a bias" if weight.ndim == 1 else "")
+            )
+        return input @ weight
     if bias is None:
         return P.Linear.apply(input, weight)
     return P.Linear.apply(input, weight, bias)
