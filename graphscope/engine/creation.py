@@ -132,8 +132,12 @@ def sizes_of(size) -> tuple:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     for n in size:
-        if not isinstance(n, (int, np.integer)) or n < 0:
-            raise ValueError(f"sizes must be non-negative integers, got {tuple(size)}")
+        if not isinstance(n, (int, np.integer)):
+            raise TypeError(f"sizes must be integers, got {tuple(size)}")
+        if n < 0:
+            raise RuntimeError(
+                f"Trying to create tensor with negative dimension {n}: sizes must be non-negative, got {tuple(size)}"
+            )
     return tuple(int(n) for n in size)
 
 
@@ -243,7 +247,11 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if end is None:
         start, end = 0, start
     if step == 0:
-        raise ValueError("arange: step must be nonzero")
+        raise RuntimeError("arange: step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError(
+            f"arange: upper bound and lower bound inconsistent with step sign ({start} to {end} by {step})"
+        )
     if dtype is None:
         is_float = any(isinstance(v, float) for v in (start, end, step))
         dtype = dtypes.get_default_dtype() if is_float else dtypes.int64
@@ -275,7 +283,7 @@ def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=Fa
     elif high is None:
         low, high = 0, low
     if high <= low:
-        raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+        raise RuntimeError(f"randint: high ({high}) must be greater than low ({low})")
     dtype = dtypes.int64 if dtype is None else dtypes.from_any(dtype)
     return _finish(drawing(generator, device, "randint").integers(low, high, sizes_of((size,)), dtype), requires_grad)
 

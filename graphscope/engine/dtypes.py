@@ -100,21 +100,23 @@ def default_float_numpy() -> np.dtype:
 
 
 def promote(da: dtype, a_ndim: int, db: dtype, b_ndim: int) -> dtype:
-    """PyTorch's result dtype for two tensors: higher category wins; 0-d tensors defer within one."""
+    """PyTorch's result dtype for two tensors: of one rank class (both zero-dim or both not) the
+    wider type wins; else a zero-dim tensor counts only when its category is higher."""
     if da is db:
         return da
-    ka, kb = da._kind, db._kind
-    if ka != kb:
-        winner, winner_ndim, other_ndim = (da, a_ndim, b_ndim) if ka > kb else (db, b_ndim, a_ndim)
-        if winner_ndim == 0 and other_ndim != 0:
-            # A 0-d tensor of a higher category gives that category's default dtype.
-            return _default_float if winner._kind == _FLOAT else int64
-        return winner
-    if a_ndim == 0 and b_ndim != 0:
-        return db
-    if b_ndim == 0 and a_ndim != 0:
-        return da
-    return BY_NUMPY[np.promote_types(da.numpy, db.numpy)]
+    if (a_ndim == 0) is (b_ndim == 0):
+        return promote_types(da, db)
+    return _combine(da, db) if b_ndim == 0 else _combine(db, da)
+
+
+def _combine(higher: dtype, lower: dtype) -> dtype:
+    """c10's combine_categories: the dtype of operands of a higher priority class (`higher`: a
+    dimensioned tensor) against a lower one (`lower`: a zero-dim tensor or a Python number)."""
+    if higher._kind == _FLOAT:
+        return higher
+    if higher._kind == _BOOL or lower._kind == _FLOAT:
+        return promote_types(higher, lower)
+    return higher
 
 
 def promote_types(da: dtype, db: dtype) -> dtype:
@@ -122,6 +124,27 @@ def promote_types(da: dtype, db: dtype) -> dtype:
     if da._kind != db._kind:
         return da if da._kind > db._kind else db
     return BY_NUMPY[np.promote_types(da.numpy, db.numpy)]
+
+
+def wrapped(d: dtype, value: int) -> int:
+    """The Python int `value` as a C cast into the integer dtype `d` leaves it (modulo 2**bits): how
+    torch writes -1 into a uint8 tensor (255), where NumPy raises OverflowError."""
+    bits = d.itemsize * 8
+    value %= 1 << bits
+    if d.numpy.kind == "i" and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+def checked(d: dtype, value: int) -> int:
+    """The Python int `value` written into the integer dtype `d` (fill_, x[i] = v), as torch checks
+    it: in range, or for an unsigned type a negative down to -max that wraps; else RuntimeError."""
+    bits = d.itemsize * 8
+    signed = d.numpy.kind == "i"
+    largest = (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+    if value > largest or value < (-largest - 1 if signed else -largest):
+        raise RuntimeError(f"value cannot be converted to type {d.name} without overflow: {value}")
+    return wrapped(d, value)
 
 
 def scalar_result(d: dtype, scalar) -> dtype:

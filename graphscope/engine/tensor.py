@@ -241,10 +241,18 @@ class Tensor:
         return bool(self.item())
 
     def __float__(self):
-        return float(self.item())
+        return float(self._one_element())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._one_element())
+
+    def _one_element(self):
+        """The value of a one-element tensor; torch's ValueError (not item()'s RuntimeError) else."""
+        if self.array.size != 1:
+            raise ValueError(
+                f"only one element tensors can be converted to Python scalars; this one has {self.array.size}"
+            )
+        return backend.scalar(self.array)
 
     def __index__(self):
         if self.dtype.is_floating_point or self.array.size != 1:

@@ -26,7 +26,7 @@ def test_exception_inside_forward_is_reported_with_its_line(run_session):
     state = driver.done()
     assert state.kind == "failed" and state.exit_code == 1
     error = driver.session.record.error
-    assert error.type == "ValueError" and "inner dimensions 4 and 5 differ" in error.message
+    assert error.type == "RuntimeError" and "inner dimensions 4 and 5 differ" in error.message
     assert error.site is not None and error.site.line == 6
     assert "script.py" in error.traceback and "graphscope/engine" not in error.traceback.split("\n")[1]
 

@@ -53,6 +53,7 @@ from .arrays import (
     to_device,
     to_host,
     updater,
+    viewable,
     writeable,
     zeros,
 )

@@ -168,6 +168,21 @@ def reshape(array, shape):
     return _type_of(array).xp.reshape(array, shape)
 
 
+def viewable(array, shape) -> bool:
+    """Whether `array` can take `shape` without a copy (torch's view), or the sizes do not fit
+    (reshape says so): a contiguous array always can; a transposed or sliced one may not. Device
+    arrays are taken as viewable (their reshape copies where it must)."""
+    if type(array) is not _ndarray or array.flags.c_contiguous:
+        return True
+    try:
+        array.view().shape = shape
+    except AttributeError:  # NumPy's "incompatible shape for in-place modification"
+        return False
+    except ValueError:
+        return True
+    return True
+
+
 def permute_dims(array, axes):
     """xp.permute_dims(array, axes); NumPy's transpose method is the fast spelling."""
     if type(array) is _ndarray:
@@ -322,7 +337,7 @@ def updater(op: str):
         if type(array) is _ndarray:
             try:
                 ufunc(array, operand, out=array)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 return False
             return True
         return _type_of(array).update(op, array, operand)

@@ -52,8 +52,15 @@ __all__ += list(_ELEMENTWISE)
 
 
 def linear(input, weight, bias=None):
-    """input @ weight.T + bias (one fused node)."""
+    """input @ weight.T + bias (one fused node); a 1-d weight without a bias is input @ weight (as torch)."""
     tensor_input(input, "linear")
+    if tensor_input(weight, "linear", "weight").ndim != 2:
+        if weight.ndim != 1 or bias is not None:
+            raise RuntimeError(
+                f"linear: weight must be a matrix (out_features, in_features), got shape {tuple(weight.shape)}"
+                + (" with a bias" if weight.ndim == 1 else "")
+            )
+        return input @ weight
     if bias is None:
         return P.Linear.apply(input, weight)
     return P.Linear.apply(input, weight, bias)
@@ -124,7 +131,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None):
     tensor_input(input, "embedding")
     indices = input.array
     if input.is_floating_point() or input.dtype is dtypes.bool_:
-        raise TypeError(f"embedding: indices must be an integer tensor (int64), got {input.dtype}")
+        raise RuntimeError(f"embedding: indices must be an integer tensor (int64), got {input.dtype}")
     check_devices("embedding", weight, input)
     count = weight.shape[0]
     xp = namespace(indices)
@@ -168,11 +175,12 @@ def one_hot(tensor, num_classes=-1):
 # --- losses -----------------------------------------------------------------------------------
 
 
-def check_same_shape(input, target, name):
-    """torch's error when a loss's input and target differ in device or shape."""
+def check_same_shape(input, target, name, error: type[Exception] = RuntimeError):
+    """torch's error when a loss's input and target differ in device or shape (`error`: torch's
+    type for this loss, RuntimeError from broadcasting, ValueError from the binary cross-entropies)."""
     check_devices(name, input, target)
     if input.array.shape != target.array.shape:  # the arrays' shapes: no Size objects per loss call
-        raise ValueError(
+        raise error(
             f"{name}: input of shape {tuple(input.shape)} and target of shape {tuple(target.shape)} "
             "differ; they must have the same shape"
         )
@@ -227,6 +235,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         tensor_input(input, "binary_cross_entropy"),
         tensor_input(target, "binary_cross_entropy", "target"),
         "binary_cross_entropy",
+        ValueError,
     )
     return L.BinaryCrossEntropy.apply(input, target, weight, reduction=reduction)
 
@@ -240,6 +249,7 @@ def binary_cross_entropy_with_logits(
         tensor_input(input, "binary_cross_entropy_with_logits"),
         tensor_input(target, "binary_cross_entropy_with_logits", "target"),
         "binary_cross_entropy_with_logits",
+        ValueError,
     )
     return L.BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction=reduction)
 

@@ -28,7 +28,7 @@ class Linear(Function):
 
     def forward(self, x, weight, bias=None):
         if x.ndim == 0 or x.shape[-1] != weight.shape[1]:
-            raise ValueError(
+            raise RuntimeError(
                 f"linear: input of shape {tuple(x.shape)} does not match weight of shape "
                 f"{tuple(weight.shape)}: the input's last dimension must equal in_features="
                 f"{weight.shape[1]}"
@@ -220,7 +220,7 @@ class LayerNorm(Function):
         xp = namespace(x)
         k = len(normalized_shape)
         if tuple(x.shape[x.ndim - k :]) != tuple(normalized_shape):
-            raise ValueError(
+            raise RuntimeError(
                 f"layer_norm: input of shape {tuple(x.shape)} does not end in normalized_shape "
                 f"{tuple(normalized_shape)}"
             )

@@ -49,7 +49,9 @@ def _check_class_target(x, target, name):
         )
     expected = (x.shape[0],) + tuple(x.shape[2:]) if x.ndim >= 2 else ()
     if tuple(target.shape) != expected:
-        raise ValueError(
+        # torch's types: ValueError for another batch size (or any target of a 1-d input), else RuntimeError
+        batch_differs = x.ndim < 2 or (target.ndim >= 1 and target.shape[0] != x.shape[0])
+        raise (ValueError if batch_differs else RuntimeError)(
             f"{name}: input of shape {tuple(x.shape)} needs a target of shape {expected}, got {tuple(target.shape)}"
         )
 
@@ -95,7 +97,7 @@ class CrossEntropy(Function):
 
         if backend.is_floating(target):  # class probabilities
             if tuple(target.shape) != tuple(shape):
-                raise ValueError(
+                raise RuntimeError(
                     f"cross_entropy: probability targets must have the input's shape {tuple(shape)}, "
                     f"got {tuple(target.shape)}"
                 )
@@ -312,7 +314,7 @@ class BinaryCrossEntropy(Function):
     def forward(self, p, y, weight=None, reduction="mean"):
         xp = namespace(p)
         if bool(xp.any((p < 0) | (p > 1))):
-            raise ValueError(
+            raise RuntimeError(
                 "binary_cross_entropy: all input values must be between 0 and 1 "
                 "(apply sigmoid first, or use binary_cross_entropy_with_logits)"
             )

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 
-from ..backend import dtype_of, is_array, namespace
+from .. import dtypes
+from ..backend import dtype_of, from_data, is_array, namespace
 from ..dtypes import bool_
 from ..function import Function
-from ..tensor import Tensor
-from .operands import binary_operands, broadcast_error, check_devices
+from ..tensor import Tensor, wrap
+from .operands import BOOLS_SUBTRACTION, binary_operands, broadcast_error, check_devices, is_bool
 from .tensor_methods import method, method_only
 
 
@@ -30,7 +31,10 @@ class Sub(Function):
     reads_inputs = ()
 
     def forward(self, a, b):
-        return a - b
+        try:
+            return a - b
+        except TypeError:  # two bool arrays (the promotion's fast path lets them through)
+            raise RuntimeError(BOOLS_SUBTRACTION) from None
 
     rule = "d(a−b)/da = 1    d(a−b)/db = −1"
     elementwise = True
@@ -75,11 +79,18 @@ class Pow(Function):
 
     def forward(self, a, b):
         self.a, self.b = a, b
-        if is_array(b):
-            self.out = out = a**b  # kept for the exponent's grad
+        try:
+            if is_array(b):
+                self.out = out = a**b  # kept for the exponent's grad
+                self.saves_output = True
+                return out
+            return a * a if b == 2 else a**b
+        except ValueError:  # NumPy refuses integers to negative integer powers
+            if not is_array(b):
+                raise RuntimeError("Integers to negative integer powers are not allowed.") from None
+            self.out = out = _integer_power(a, b)
             self.saves_output = True
             return out
-        return a * a if b == 2 else a**b
 
     rule = "d(xⁿ)/dx = n·xⁿ⁻¹    d(xⁿ)/dn = xⁿ·ln x"
     elementwise = True
@@ -116,6 +127,15 @@ class Pow(Function):
         if not isinstance(n, (int, float)) or isinstance(n, bool):
             return cls.local
         return (f"{_number(n)}·{{input}}{_superscript(n - 1)}", "")
+
+
+def _integer_power(a, b):
+    """a ** b for integer arrays with negative exponents among `b`, as torch computes them: 1 and -1
+    keep their magnitude, every other base goes to 0."""
+    xp = namespace(b)
+    out = a ** xp.where(b < 0, 0, b)
+    negative = xp.where(a == 1, 1, xp.where(a == -1, xp.where(b % 2 == 0, 1, -1), 0))
+    return xp.where(b < 0, negative, out).astype(out.dtype)
 
 
 _SUPERSCRIPTS = str.maketrans("0123456789-.", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻·")
@@ -236,6 +256,7 @@ def div(input, other):
 
 @method("pow", "__pow__")
 def pow(input, exponent):
+    _refuse_bool_power(input, exponent)
     return binary(Pow, "pow", input, exponent)
 
 
@@ -253,26 +274,53 @@ def where(condition, input, other):
     """Elements of `input` where `condition` holds, else of `other` (either may be a Python scalar)."""
     if not isinstance(condition, Tensor):
         raise TypeError(f"where: condition must be a bool Tensor, got {type(condition).__name__}")
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        # Two Python numbers: each a 0-d tensor of its type's default dtype, then promoted (as torch).
+        input, other = (_scalar_tensor(v, condition) for v in (input, other))
     input, other = binary_operands("where", input, other)
     check_devices("where", condition, input, other)
     cond = condition.array
     if dtype_of(cond) is not bool_:
+        if dtype_of(cond) is not dtypes.uint8:  # torch still takes a uint8 mask (deprecated), nothing else
+            raise RuntimeError(
+                f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                f"{dtype_of(cond).name}; compare first (x > 0) or convert with .bool()"
+            )
         cond = cond != 0
     try:
         return Where.apply(cond, input, other)
     except ValueError:
         from .operands import shape_of
 
-        raise ValueError(
+        raise RuntimeError(
             f"where: shapes {tuple(cond.shape)}, {shape_of(input)} and {shape_of(other)} cannot be broadcast together"
         ) from None
+
+
+def _scalar_tensor(value, like: Tensor) -> Tensor:
+    """A Python number as a 0-d tensor on `like`'s device, in its type's default dtype."""
+    if not isinstance(value, (bool, int, float)):
+        raise TypeError(f"where: expected a Tensor or a number, got {type(value).__name__}")
+    return wrap(from_data(value, like.device, dtypes.to_numpy(type(value))))
 
 
 radd = _reflected(Add, "add", "__radd__")
 rsub = _reflected(Sub, "sub", "__rsub__")
 rmul = _reflected(Mul, "mul", "__rmul__")
 rdiv = _reflected(Div, "div", "__rtruediv__", float_result=True)
-rpow = _reflected(Pow, "pow", "__rpow__")
+
+
+@method_only("__rpow__")
+def rpow(input, other):
+    """number ** tensor."""
+    _refuse_bool_power(other, input)
+    return binary(Pow, "pow", other, input)
+
+
+def _refuse_bool_power(input, exponent) -> None:
+    """torch has no pow of a bool by a bool (NumPy would give int8)."""
+    if is_bool(input) and is_bool(exponent):
+        raise NotImplementedError("pow is not implemented for a bool base and a bool exponent; convert with .int()")
 
 
 @method_only("where")

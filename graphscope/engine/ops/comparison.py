@@ -1,4 +1,4 @@
-"""Comparisons and logical ops: bool results that carry no gradient."""
+"""Comparisons, logical and bitwise ops: results that carry no gradient."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def _compare(op, a, b, compute):
     try:
         return wrap(compute(x, y))
     except ValueError:
-        raise broadcast_error(op, a, b) or ValueError(f"{op}: cannot compare these operands") from None
+        raise broadcast_error(op, a, b) or RuntimeError(f"{op}: cannot compare these operands") from None
 
 
 @method("eq")
@@ -61,19 +61,53 @@ def ge(input, other):
     return _compare("ge", input, other, lambda x, y: x >= y)
 
 
-@method("__and__")
 def logical_and(input, other):
     return _compare("logical_and", input, other, lambda x, y: (x != 0) & (y != 0))
 
 
-@method("__or__")
 def logical_or(input, other):
     return _compare("logical_or", input, other, lambda x, y: (x != 0) | (y != 0))
 
 
-@method("__invert__")
 def logical_not(input):
     return wrap(input.array == 0)
+
+
+def _bitwise(op, a, b, compute):
+    """`compute` on two bool or integer operands, promoted as torch does (bool & int is an int);
+    torch has no bitwise op on floats."""
+    for value in (a, b):
+        if (isinstance(value, Tensor) and backend.is_floating(value.array)) or isinstance(value, float):
+            raise NotImplementedError(
+                f"{op} is not implemented for floating point operands; compare first (x > 0) or convert with .int()"
+            )
+    return _compare(op, a, b, compute)
+
+
+@method_only("__and__")
+def and_operator(input, other):
+    """x & y: logical and of bool tensors, bitwise and of integers (as torch)."""
+    return _bitwise("bitwise_and", input, other, lambda x, y: x & y)
+
+
+@method_only("__or__")
+def or_operator(input, other):
+    """x | y: logical or of bool tensors, bitwise or of integers (as torch)."""
+    return _bitwise("bitwise_or", input, other, lambda x, y: x | y)
+
+
+@method_only("__xor__")
+def xor_operator(input, other):
+    """x ^ y: logical xor of bool tensors, bitwise xor of integers (as torch)."""
+    return _bitwise("bitwise_xor", input, other, lambda x, y: x ^ y)
+
+
+@method_only("__invert__")
+def invert_operator(input):
+    """~x: logical not of a bool tensor, bitwise not of integers (as torch)."""
+    if backend.is_floating(input.array):
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return wrap(~input.array)
 
 
 @method("isnan")

@@ -309,21 +309,23 @@ def gather(input: Tensor, dim, index: Tensor):
     if not backend.same_device(index.array, input.array):
         raise device_error("gather", input.device, index.device)
     if index.ndim != input.ndim:
-        raise ValueError(f"gather: index has {index.ndim} dims but input has {input.ndim}; they must match")
+        raise RuntimeError(f"gather: index has {index.ndim} dims but input has {input.ndim}; they must match")
     for d, (n, m) in enumerate(zip(index.shape, input.shape)):
         if d != axis and n > m:
-            raise ValueError(
+            raise RuntimeError(
                 f"gather: index shape {tuple(index.shape)} exceeds input shape {tuple(input.shape)} in dim {d}"
             )
     xp = namespace(index.array)
     if index.numel() and (int(xp.min(index.array)) < 0 or int(xp.max(index.array)) >= input.shape[axis]):
-        raise IndexError(f"gather: index out of range: values must be in [0, {input.shape[axis]}) for dim {axis}")
+        raise RuntimeError(f"gather: index out of range: values must be in [0, {input.shape[axis]}) for dim {axis}")
     return Gather.apply(input, axis, index.array)
 
 
 def mask_array(mask, like: Tensor):
-    if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
-        raise TypeError("masked_fill: mask must be a bool tensor (e.g. x > 0)")
+    if not isinstance(mask, Tensor):
+        raise TypeError(f"masked_fill: mask must be a bool tensor (e.g. x > 0), not {type(mask).__name__}")
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError(f"masked_fill: mask must be a bool tensor (e.g. x > 0), got {mask.dtype.name}")
     if not backend.same_device(mask.array, like.array):
         raise device_error("masked_fill", like.device, mask.device)
     return mask.array
@@ -336,7 +338,7 @@ def fill_value(value, like: Tensor):
     dtype = like.dtype
     if dtype.is_floating_point:
         return float(value)
-    return bool(value) if dtype is dtypes.bool_ else int(value)
+    return bool(value) if dtype is dtypes.bool_ else dtypes.checked(dtype, int(value))
 
 
 @method("masked_fill")
@@ -345,6 +347,6 @@ def masked_fill(input: Tensor, mask, value):
     try:
         return MaskedFill.apply(input, mask_array(mask, input), value)
     except ValueError:
-        raise ValueError(
+        raise RuntimeError(
             f"masked_fill: mask of shape {tuple(mask.shape)} cannot be broadcast to {tuple(input.shape)}"
         ) from None

@@ -27,7 +27,13 @@ def _check_tracked_target(target: Tensor, op: str) -> None:
             "a leaf Variable that requires grad is being used in an in-place operation. "
             f"({op}: wrap parameter updates in `with graphscope.no_grad():`)"
         )
-    if target._base is not None:
+    base = target._base
+    if base is not None and base.requires_grad and base.grad_fn is None:
+        raise RuntimeError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation. "
+            f"({op}: wrap parameter updates in `with graphscope.no_grad():`)"
+        )
+    if base is not None:
         raise RuntimeError(
             f"{op}: in-place operations on a view of a tensor that is part of the graph are not "
             "supported by graphscope yet; use the out-of-place form (e.g. y = x + 1)"
@@ -274,7 +280,7 @@ def setitem(input: Tensor, index, value) -> None:
         else:
             indexing.put(array, index, values)
     except ValueError as error:
-        raise ValueError(f"setitem on a tensor of shape {tuple(input.shape)}: {error}") from None
+        raise RuntimeError(f"setitem on a tensor of shape {tuple(input.shape)}: {error}") from None
     input._vc[0] += 1
 
 

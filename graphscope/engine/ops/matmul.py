@@ -69,18 +69,18 @@ def same_dtype(op, a, b):
 
 
 def _check_shapes(a, b) -> None:
-    """The ValueError for shapes that matmul cannot multiply; nothing when they fit."""
+    """The RuntimeError (as torch) for shapes that matmul cannot multiply; nothing when they fit."""
     sa, sb = tuple(a.shape), tuple(b.shape)
     if len(sa) == 0 or len(sb) == 0:
-        raise ValueError(f"matmul: both arguments need at least 1 dimension, got shapes {sa} and {sb}")
+        raise RuntimeError(f"matmul: both arguments need at least 1 dimension, got shapes {sa} and {sb}")
     inner_a = sa[-1]
     inner_b = sb[0] if len(sb) == 1 else sb[-2]
     if inner_a != inner_b:
-        raise ValueError(f"matmul: {sa} @ {sb}: inner dimensions {inner_a} and {inner_b} differ")
+        raise RuntimeError(f"matmul: {sa} @ {sb}: inner dimensions {inner_a} and {inner_b} differ")
     try:
         np.broadcast_shapes(sa[:-2], sb[:-2])
     except ValueError:
-        raise ValueError(
+        raise RuntimeError(
             f"matmul: {sa} @ {sb}: batch dimensions {sa[:-2]} and {sb[:-2]} cannot be broadcast together"
         ) from None
 

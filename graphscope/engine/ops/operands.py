@@ -75,8 +75,26 @@ def binary_operands(op: str, a, b, float_result=False):
     return _promoted_operands(op, a, b, float_result)
 
 
+BOOL_SUBTRACTION = (
+    "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+    "invert a mask, use the `~` or `logical_not()` operator instead."
+)
+BOOLS_SUBTRACTION = (
+    "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+    "`logical_xor()` operator instead."
+)
+
+
+def is_bool(value) -> bool:
+    """Whether `value` is a Python bool or a bool tensor."""
+    return type(value) is bool or (isinstance(value, Tensor) and backend.dtype_kind(value.array) == "b")
+
+
 def _promoted_operands(op, a, b, float_result):
     from .unary import cast
+
+    if op == "sub" and (is_bool(a) or is_bool(b)):  # torch refuses a bool on either side, before promotion
+        raise RuntimeError(BOOLS_SUBTRACTION if is_bool(a) and is_bool(b) else BOOL_SUBTRACTION)
 
     if isinstance(a, Tensor):
         if isinstance(b, Tensor):
@@ -97,6 +115,7 @@ def _promoted_operands(op, a, b, float_result):
             target = dtypes.scalar_result(da, b)
             if target is not da:
                 a = cast(a, target)
+            b = _in_range(b, target)
         else:
             return _promoted_operands(op, a, as_tensor_like(b, a), float_result)
     elif isinstance(b, Tensor):
@@ -107,6 +126,7 @@ def _promoted_operands(op, a, b, float_result):
             target = dtypes.scalar_result(db, a)
             if target is not db:
                 b = cast(b, target)
+            a = _in_range(a, target)
         else:
             return _promoted_operands(op, as_tensor_like(a, b), b, float_result)
     else:
@@ -118,15 +138,23 @@ def _promoted_operands(op, a, b, float_result):
     return a, b
 
 
+def _in_range(scalar, target: dtypes.dtype):
+    """A Python int scalar wrapped into an integer dtype's range, as torch converts it (uint8 + -1
+    adds 255); NumPy would raise OverflowError."""
+    if type(scalar) is int and not target.is_floating_point and target is not dtypes.bool_:
+        return dtypes.wrapped(target, scalar)
+    return scalar
+
+
 def shape_of(value) -> tuple:
     return tuple(value.shape) if isinstance(value, Tensor) else ()
 
 
-def broadcast_error(op: str, a, b) -> ValueError | None:
-    """A clear error when two operands' shapes do not broadcast, or None if they do."""
+def broadcast_error(op: str, a, b) -> RuntimeError | None:
+    """A clear error when two operands' shapes do not broadcast (torch's RuntimeError), or None if they do."""
     sa, sb = shape_of(a), shape_of(b)
     try:
         np.broadcast_shapes(sa, sb)
     except ValueError:
-        return ValueError(f"{op}: shapes {sa} and {sb} cannot be broadcast together")
+        return RuntimeError(f"{op}: shapes {sa} and {sb} cannot be broadcast together")
     return None

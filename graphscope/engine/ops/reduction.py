@@ -266,16 +266,28 @@ def prod(input, dim=None, keepdim=False):
     return Prod.apply(input, dims(dim, input.ndim), keepdim)
 
 
-def _nonempty(input, op):
-    if input.array.size == 0:
-        raise RuntimeError(f"{op}(): expected a non-empty tensor, got shape {tuple(input.shape)}")
+def _nonempty(input, op, axes, whole_error=RuntimeError):
+    """torch's refusals for an empty tensor: a reduction over all of it (`axes` None or ()) raises
+    `whole_error`, one over a dim of size 0 IndexError; over other dims its result is empty."""
+    if input.array.size:
+        return
+    if not axes and axes != 0:
+        raise whole_error(
+            f"{op}(): expected a non-empty tensor, got shape {tuple(input.shape)}; "
+            "give the reduction dim with the 'dim' argument"
+        )
+    for axis in (axes,) if isinstance(axes, int) else axes:
+        if input.shape[axis] == 0:
+            raise IndexError(
+                f"{op}(): expected reduction dim {axis} to have non-zero size, got shape {tuple(input.shape)}"
+            )
 
 
 @method("amax", keepdims=True)
 def amax(input, dim=(), keepdim=False):
     tensor_input(input, "amax")
     axes = dims(dim, input.ndim)
-    _nonempty(input, "amax")
+    _nonempty(input, "amax", axes)
     return Amax.apply(input, axes, keepdim, True)
 
 
@@ -283,7 +295,7 @@ def amax(input, dim=(), keepdim=False):
 def amin(input, dim=(), keepdim=False):
     tensor_input(input, "amin")
     axes = dims(dim, input.ndim)
-    _nonempty(input, "amin")
+    _nonempty(input, "amin", axes)
     return Amin.apply(input, axes, keepdim, False)
 
 
@@ -294,10 +306,11 @@ def _max_min(input, dim, keepdim, largest):
 
         return (maximum if largest else minimum)(input, dim)
     tensor_input(input, op)
-    _nonempty(input, op)
     if dim is None:
+        _nonempty(input, op, None)
         return (Max if largest else Min).apply(input, None, False, largest)
     axis = normalize_dim(dim, input.ndim)
+    _nonempty(input, op, axis)
     xp = namespace(input.array)
     int64 = backend.native_dtype(dtypes.int64, input.array)
     if input.ndim == 0:
@@ -322,16 +335,16 @@ def min(input, dim=None, keepdim=False):
 def _arg(input, dim, keepdim, largest):
     op = "argmax" if largest else "argmin"
     tensor_input(input, op)
-    _nonempty(input, op)
+    axis = None if dim is None else normalize_dim(dim, input.ndim)
+    _nonempty(input, op, axis, IndexError)
     xp = namespace(input.array)
     fn = xp.argmax if largest else xp.argmin
     int64 = backend.native_dtype(dtypes.int64, input.array)
-    if dim is None:
+    if axis is None:
         out = xp.asarray(fn(backend.reshape(input.array, (-1,))))
         if keepdim:
             out = backend.reshape(out, (1,) * input.ndim)
         return wrap(backend.astype(out, int64, copy=False))
-    axis = normalize_dim(dim, input.ndim)
     return wrap(backend.astype(fn(input.array, axis=axis, keepdims=keepdim), int64, copy=False))
 
 

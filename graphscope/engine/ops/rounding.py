@@ -127,7 +127,7 @@ def _checked(op, input, other):
     a, b = binary_operands(op, input, other)
     kind = backend.dtype_of((a if isinstance(a, Tensor) else b).array)
     if kind is dtypes.bool_:
-        raise RuntimeError(f"{op} is not implemented for bool tensors; convert them with .int() first")
+        raise NotImplementedError(f"{op} is not implemented for bool tensors; convert them with .int() first")
     if not kind.is_floating_point:
         divisor = b.array if isinstance(b, Tensor) else b
         if bool(namespace(divisor).any(divisor == 0)) if isinstance(b, Tensor) else b == 0:

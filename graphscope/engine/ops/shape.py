@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 
 from .. import backend, dtypes
-from ..backend import namespace
+from ..backend import CPU_ARRAY, namespace
 from ..dims import normalize_dim
 from ..function import Function
 from ..tensor import Tensor
@@ -149,19 +149,34 @@ def _shape_of(shape) -> tuple:
     return tuple(int(n) for n in shape)
 
 
-@method("reshape", "view")
+@method("reshape")
 def reshape(input, *shape):
-    shape = _shape_of(_sizes(shape))
+    return _reshaped(input, _shape_of(_sizes(shape)))
+
+
+@method("view")
+def view(input, *shape):
+    """reshape that never copies: strides that cannot give the new shape are refused, as torch."""
+    sizes = _shape_of(_sizes(shape))
+    array = input.array
+    if not (type(array) is CPU_ARRAY and array.flags.c_contiguous) and not backend.viewable(array, sizes):
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+            f"across two contiguous subspaces). A tensor of shape {tuple(input.shape)}, transposed, permuted "
+            f"or sliced, cannot be viewed as {sizes} without a copy: use .reshape(...) or .contiguous().view(...)"
+        )
+    return _reshaped(input, sizes)
+
+
+def _reshaped(input, sizes: tuple) -> Tensor:
+    """`input` as `sizes` (a view of it), or torch's RuntimeError naming both shapes."""
     try:
-        out = Reshape.apply(input, shape)
+        out = Reshape.apply(input, sizes)
     except ValueError:
-        raise ValueError(
-            f"reshape: shape {tuple(input.shape)} ({input.numel()} elements) cannot become {shape}"
+        raise RuntimeError(
+            f"reshape: shape {tuple(input.shape)} ({input.numel()} elements) cannot become {sizes}"
         ) from None
     return view_of(out, input)
-
-
-view = reshape
 
 
 @method_only("view_as")
@@ -183,7 +198,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     start = normalize_dim(start_dim, input.ndim)
     end = normalize_dim(end_dim, input.ndim)
     if start > end:
-        raise ValueError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
+        raise RuntimeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
     shape = input.shape[:start] + (-1,) + input.shape[end + 1 :]
     if input.numel() == 0:
         n = 1
@@ -214,7 +229,7 @@ def unsqueeze(input, dim):
 def permute(input, *dims):
     axes = tuple(normalize_dim(d, input.ndim) for d in _sizes(dims))
     if sorted(axes) != list(range(input.ndim)):
-        raise ValueError(f"permute: dims {tuple(_sizes(dims))} are not a permutation of {input.ndim} dims")
+        raise RuntimeError(f"permute: dims {tuple(_sizes(dims))} are not a permutation of {input.ndim} dims")
     return view_of(Permute.apply(input, axes), input)
 
 
@@ -244,7 +259,7 @@ def matrix_transposed(input):
 @method("t")
 def t(input):
     if input.ndim > 2:
-        raise ValueError(f"t() expects a tensor with <= 2 dimensions, but it has {input.ndim}; use transpose()")
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but it has {input.ndim}; use transpose()")
     return transpose(input, 0, 1) if input.ndim == 2 else input
 
 
@@ -252,7 +267,7 @@ def t(input):
 def expand(input, *sizes):
     sizes = _sizes(sizes)
     if len(sizes) < input.ndim:
-        raise ValueError(
+        raise RuntimeError(
             f"expand: the number of sizes ({len(sizes)}) must be at least the tensor's dims ({input.ndim})"
         )
     lead = len(sizes) - input.ndim
@@ -260,7 +275,7 @@ def expand(input, *sizes):
     try:
         out = Expand.apply(input, shape)
     except ValueError:
-        raise ValueError(f"expand: shape {tuple(input.shape)} cannot be expanded to {tuple(sizes)}") from None
+        raise RuntimeError(f"expand: shape {tuple(input.shape)} cannot be expanded to {tuple(sizes)}") from None
     return view_of(out, input)
 
 
@@ -274,7 +289,7 @@ def expand_as(self, other):
 def repeat(input, *sizes):
     repeats = _shape_of(_sizes(sizes))
     if len(repeats) < input.ndim:
-        raise ValueError(
+        raise RuntimeError(
             f"repeat: the number of repeats ({len(repeats)}) must be at least the tensor's dims ({input.ndim})"
         )
     return Repeat.apply(input, repeats)
@@ -284,7 +299,7 @@ def _same_kind(op, tensors):
     """The tensors on one device, promoted to one dtype (as torch.cat / torch.stack)."""
     tensors = list(tensors)
     if not tensors:
-        raise ValueError(f"{op}() expects a non-empty list of tensors")
+        raise (ValueError if op == "cat" else RuntimeError)(f"{op}() expects a non-empty list of tensors")  # as torch
     for x in tensors:
         if not isinstance(x, Tensor):
             raise TypeError(f"{op}() expects a list of Tensors, got an element of type {type(x).__name__}")
@@ -295,13 +310,16 @@ def _same_kind(op, tensors):
 
 def cat(tensors, dim=0):
     tensors = _same_kind("cat", tensors)
+    for i, x in enumerate(tensors):
+        if x.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated; use stack")
     axis = normalize_dim(dim, tensors[0].ndim)
     for i, x in enumerate(tensors):
         if (
             x.ndim != tensors[0].ndim
             or x.shape[:axis] + x.shape[axis + 1 :] != tensors[0].shape[:axis] + tensors[0].shape[axis + 1 :]
         ):
-            raise ValueError(
+            raise RuntimeError(
                 f"cat: sizes of tensors must match except in dimension {axis}: tensor 0 has shape "
                 f"{tuple(tensors[0].shape)} but tensor {i} has shape {tuple(x.shape)}"
             )
@@ -316,7 +334,7 @@ def stack(tensors, dim=0):
     axis = normalize_dim(dim, tensors[0].ndim, extra=1)
     for i, x in enumerate(tensors):
         if x.shape != tensors[0].shape:
-            raise ValueError(
+            raise RuntimeError(
                 f"stack expects each tensor to be equal size, but got {tuple(tensors[0].shape)} at "
                 f"entry 0 and {tuple(x.shape)} at entry {i}"
             )
@@ -331,12 +349,12 @@ def split(input, split_size_or_sections, dim=0):
     length = input.shape[axis]
     if isinstance(split_size_or_sections, int):
         if split_size_or_sections <= 0:
-            raise ValueError(f"split: split_size must be positive, got {split_size_or_sections}")
+            raise RuntimeError(f"split: split_size must be positive, got {split_size_or_sections}")
         sizes = [min(split_size_or_sections, length - s) for s in range(0, length, split_size_or_sections)]
     else:
         sizes = list(split_size_or_sections)
         if sum(sizes) != length:
-            raise ValueError(f"split: sections {sizes} sum to {sum(sizes)} but dimension {axis} has size {length}")
+            raise RuntimeError(f"split: sections {sizes} sum to {sum(sizes)} but dimension {axis} has size {length}")
     parts, start = [], 0
     for size in sizes:
         parts.append(narrow(input, axis, start, size))
@@ -347,7 +365,7 @@ def split(input, split_size_or_sections, dim=0):
 @method("chunk")
 def chunk(input, chunks, dim=0):
     if chunks <= 0:
-        raise ValueError(f"chunk: chunks must be positive, got {chunks}")
+        raise RuntimeError(f"chunk: chunks must be positive, got {chunks}")
     length = input.shape[normalize_dim(dim, input.ndim)]
     size = -(-length // chunks) if length else 1
     return split(input, size, dim)

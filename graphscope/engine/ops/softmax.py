@@ -12,13 +12,16 @@ from .unary import as_floating
 
 
 def _shift(x, axis):
-    """x minus its max along `axis`: an inf logit makes its row NaN (inf - inf), as in torch."""
-    return x - namespace(x).max(x, axis=axis, keepdims=True)
+    """x minus its max along `axis`: an inf logit makes its row NaN (inf - inf), as in torch; an
+    empty x has no max and needs no shift."""
+    return x - namespace(x).max(x, axis=axis, keepdims=True) if x.size else x
 
 
 def _finite_shift(x, axes):
     """x minus its max, with an infinite max taken as 0 (torch's logsumexp: the sum of [inf, 1] is inf)."""
     xp = namespace(x)
+    if not x.size:  # no max to take: a shift of 0, so that the empty sum gives log 0 = -inf (as torch)
+        return x, backend.sum(x, axis=axes, keepdims=True)
     m = xp.max(x, axis=axes, keepdims=True)
     m = xp.where(xp.isfinite(m), m, 0)
     return x - m, m

@@ -14,7 +14,13 @@ class Neg(Function):
     reads_inputs = ()
 
     def forward(self, x):
-        return -x
+        try:
+            return -x
+        except TypeError:  # NumPy refuses a bool array: torch's RuntimeError, with its advice
+            raise RuntimeError(
+                "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                "invert a mask, use the `~` or `logical_not()` operator instead."
+            ) from None
 
     rule = "d(−x)/dx = −1"
     elementwise = True
@@ -339,8 +345,11 @@ def clamp(input, min=None, max=None):
         raise RuntimeError("clamp: at least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         input, min, max = _promoted_bounds(input, min, max)
-    elif not backend.is_floating(input.array) and (isinstance(min, float) or isinstance(max, float)):
-        input = as_floating(input)
+    elif not backend.is_floating(input.array):
+        if isinstance(min, float) or isinstance(max, float):
+            input = as_floating(input)
+        elif input.dtype is not dtypes.bool_:  # int bounds wrap into the tensor's dtype, as torch converts them
+            min, max = (b if b is None else dtypes.wrapped(input.dtype, int(b)) for b in (min, max))
     return Clamp.apply(input, min, max)
 
 

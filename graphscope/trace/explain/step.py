@@ -258,7 +258,7 @@ def _local(cls: type[Function], node: Node, values: list[np.ndarray | None]) -> 
         with np.errstate(all="ignore"):
             factors: list[np.ndarray | None] = cls.local_factors(arrays)
             return factors
-    except (TypeError, ValueError, ArithmeticError, AttributeError, IndexError):
+    except (TypeError, ValueError, RuntimeError, ArithmeticError, AttributeError, IndexError):
         # an argument the record holds only as text: no numbers, the rule stands
         return None
 
@@ -424,7 +424,7 @@ def _fill(
         if wanted - known.keys():
             known.update(cls.local_values(arrays, args))
         filled = {key: _operand_text(known[key], factor.shape, element) for key in wanted}
-    except (KeyError, TypeError, ValueError, ArithmeticError, AttributeError, IndexError):
+    except (KeyError, TypeError, ValueError, RuntimeError, ArithmeticError, AttributeError, IndexError):
         return values_text(factor, element)
     return _PLACEHOLDER.sub(lambda m: _placed(filled[m.group(1)], template, m.start(), m.end()), template)
 

@@ -109,7 +109,7 @@ def test_a_module_held_by_an_attribute_of_self_takes_the_attribute_name():
 def test_module_left_is_announced_when_forward_raises():
     model = nn.Linear(2, 2)
     log = ScopeLog()
-    with hooks.observe(log), pytest.raises(ValueError, match=r"^linear: input of shape \(3, 5\) does not match"):
+    with hooks.observe(log), pytest.raises(RuntimeError, match=r"^linear: input of shape \(3, 5\) does not match"):
         model(gs.randn(3, 5))
     assert log.events == [("enter", "model"), ("leave", "model")]
     assert scope.scopes.stack == []

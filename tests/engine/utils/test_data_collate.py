@@ -82,7 +82,7 @@ def test_default_collate_errors_as_torch(batch):
 def test_default_collate_of_unequal_tensors_says_which():
     torch_error(lambda: torch_data.default_collate([torch.zeros(2), torch.zeros(3)]))
     with pytest.raises(
-        ValueError,
+        RuntimeError,
         match=r"stack expects each tensor to be equal size, but got \(2,\) at entry 0 "
         r"and \(3,\) at entry 1",
     ):
