@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 # What NumPy and the engine raise when a record's arrays disagree (shapes that do not broadcast,
-# a reshape to another size, an index past an axis, the square root of a negative "squared" state).
-DISAGREEMENTS = (ValueError, IndexError, TypeError, ArithmeticError, KeyError)
+# a reshape to another size, an index past an axis, the square root of a negative "squared" state);
+# the engine raises torch's types, RuntimeError for shapes among them.
+DISAGREEMENTS = (ValueError, IndexError, TypeError, ArithmeticError, KeyError, RuntimeError)
 
 
 class InconsistentRecord(ValueError):
