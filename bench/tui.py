@@ -240,7 +240,7 @@ def main() -> None:
 
         with tempfile.TemporaryDirectory() as folder:
             path = os.path.join(folder, "million.json")
-            snapshot.dump(build_columns(1_000_000), path)
+            snapshot.dump(build_columns(1_000_000, steps=True), path)
             size = os.path.getsize(path)
             big = app_process(path)
         print(

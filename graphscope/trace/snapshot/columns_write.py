@@ -1,4 +1,4 @@
-"""Writing the record's columns (nodes, tensors, strings) into a snapshot: one base64 array per column."""
+"""Writing the record's columns (nodes, steps, tensors, strings) into a snapshot: one base64 array per column."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 
 from ..record.node_columns import NodeColumns
 from ..record.node_fields import COLUMNS, RAGGED, ROW_PAIRS
+from ..record.step_table import NONE, StepColumns
 from ..record.summary_table import SummaryTable
 
 # The integer dtypes a column may be written in, narrowest first: the writer takes the first
@@ -64,6 +65,31 @@ def node_columns(c: NodeColumns, blob: Blob) -> Json:
         else:
             out[col.key] = column(np.asarray(getattr(c, col.name)), blob)
     return out
+
+
+def step_table(c: StepColumns, first: int, blob: Blob) -> Json:
+    """A pass's step columns, their summaries' rows moved to where that table begins among the
+    document's tensors (`first`); -1 for None."""
+
+    def rows(a: NDArray[np.int64]) -> NDArray[np.int64]:
+        return np.where(a >= 0, a + first, NONE) if first else a
+
+    return {
+        "count": len(c),
+        "node": column(c.node, blob),
+        "grad_output": column(rows(c.grad_output), blob),
+        "grad_inputs": ragged(c.inputs_start, {"rows": rows(c.inputs)}, blob),
+        "leaf_grads": ragged(
+            c.leaves_start,
+            {
+                "node": c.leaf_node,
+                "grad": rows(c.leaf_grad),
+                "before": rows(c.leaf_before),
+                "now": rows(c.leaf_now),
+            },
+            blob,
+        ),
+    }
 
 
 def tensor_columns(t: SummaryTable, blob: Blob) -> Json:
