@@ -34,7 +34,7 @@ from ..record.step_table import StepColumns
 from ..record.summary_table import DROPPED, STAT_FIELDS, SummaryTable
 from ..record.tensor_summary import ARRAY_DTYPES, HISTOGRAM_BINS, host_dtype
 from .blobs import padding
-from .columns_write import INT_DTYPES
+from .columns_write import HISTOGRAM_DTYPES, INT_DTYPES
 from .fields import FieldReader, Json, kind_of
 from .format import MAX_ELEMENTS, MAX_NDIM
 
@@ -191,8 +191,8 @@ class ColumnReader(FieldReader):
                 self.integer(row[2], f"{where}.exact[{k}][2]", -(2**64), 2**64),
             )
         hist = self.obj(d["histogram"], where + ".histogram", ("dtype", "data"))
-        if hist["dtype"] not in ("uint32", "int64"):
-            self.fail(where + ".histogram.dtype", 'expected "uint32" or "int64"')
+        if hist["dtype"] not in HISTOGRAM_DTYPES:
+            self.fail(where + ".histogram.dtype", f"expected one of {', '.join(HISTOGRAM_DTYPES)}")
         counts = self.array(hist["data"], where + ".histogram.data", np.dtype(hist["dtype"]), n * HISTOGRAM_BINS)
         if counts.dtype.kind == "i" and counts.size and counts.min() < 0:
             self.fail(where + ".histogram.data", "a histogram count is negative")
