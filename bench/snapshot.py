@@ -180,7 +180,8 @@ def build_columns(n: int, steps: bool = False) -> Record:
         grads = np.minimum(np.stack([node + 1, node + 2], axis=1).reshape(-1), n - 1)
         none = np.zeros(0, dtype=np.int64)
         two = np.arange(len(node) + 1, dtype=np.int64) * 2  # two grad inputs a step, no leaf grads
-        table = StepColumns(node, node.copy(), two, grads, np.zeros(len(node) + 1, np.int64), *[none] * 4, summaries)
+        no_leaves = np.zeros(len(node) + 1, np.int64)
+        table = StepColumns(node, node.copy(), two, grads, no_leaves, none, none, none, none, summaries)
         order = tuple(node.tolist())
         record.passes = [BackwardPass(0, 0.5, {}, n, True, True, order[0], order, StepTable(table))]
     return record
