@@ -21,12 +21,14 @@ def _rows(values: list[int], counts: list[int]) -> list[list[int]]:
 
 
 def as_version_5(doc: dict) -> dict:
-    """The document as version 5 wrote it: each pass's steps as lists of tensor rows (null for none)."""
+    """The document as version 5 wrote it: each pass's order as a list of node ids, and its steps
+    as lists of tensor rows (null for none)."""
 
     def row(v: int) -> int | None:
         return None if v < 0 else v
 
     for p in doc["passes"]:
+        p["order"] = _values(p["order"])
         st = p["steps"]
         inputs = st["grad_inputs"]
         leaves = st["leaf_grads"]

@@ -78,7 +78,7 @@ def test_a_snapshot_holds_the_steps_as_columns_and_reads_them_without_a_summary_
     record = _record(_steps())
     doc = json.loads(snapshot.dumps(record))
     st = doc["passes"][0]["steps"]
-    assert st["count"] == 3 and set(st["grad_inputs"]) == {"count", "rows"}
+    assert st["count"] == 3 and set(st["grad_inputs"]) == {"count", "rows"} and doc["passes"][0]["order"]["count"] == 3
     loaded = snapshot.loads(json.dumps(doc))
     assert loaded == record
     steps = loaded.passes[0].steps
@@ -106,6 +106,7 @@ def test_a_version_5_file_with_steps_as_lists_still_loads():
     "key, part, value, where, problem",
     [
         ("node", None, [9, 2, 1], "passes[0].steps.node[0]", "node id 9 does not exist"),
+        ("order", None, [3, 2, 8], "passes[0].order[2]", "node id 8 does not exist"),
         ("grad_output", None, [99, -1, -1], "passes[0].steps.grad_output[0]", "out of range"),
         ("grad_inputs", "rows", [0, -2, 0], "passes[0].steps.grad_inputs.rows[1]", "out of range"),
         ("leaf_grads", "node", [0, 7, 0], "passes[0].steps.leaf_grads.node[1]", "node id 7 does not exist"),
@@ -114,10 +115,13 @@ def test_a_version_5_file_with_steps_as_lists_still_loads():
 )
 def test_a_bad_step_column_names_its_place(key, part, value, where, problem):
     doc = json.loads(snapshot.dumps(_record(_steps())))
-    target = doc["passes"][0]["steps"][key]
+    section = doc["passes"][0] if key == "order" else doc["passes"][0]["steps"]
+    target = section[key]
     column = {"dtype": "int64", "data": base64.b64encode(np.array(value, np.int64).tobytes()).decode()}
-    if part is None:
-        doc["passes"][0]["steps"][key] = column
+    if key == "order":
+        target.update(column)
+    elif part is None:
+        section[key] = column
     else:
         target[part] = column
     with pytest.raises(SnapshotError) as info:

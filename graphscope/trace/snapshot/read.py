@@ -10,7 +10,7 @@ import os
 import numpy as np
 from numpy.typing import NDArray
 
-from ..record.limits import FIELDS
+from ..record.limits import FIELDS, ID_LIMIT
 from ..record.literal import visible
 from ..record.model import (
     FINDING_KINDS,
@@ -210,8 +210,12 @@ class RecordReader(RowReader):
             if v is None:
                 self.fail(f"{where}.grad_norms[{visible(k)!r}]", "expected a number, found null")
             grad_norms[k] = v
-        order = self.ints(d["order"], where + ".order", None)
-        self.known(np.array(order, dtype=np.int64), nodes.columns().id, where + ".order")
+        if self.version >= STEPS_VERSION:  # a column with its count
+            given = self.obj(d["order"], where + ".order", ("count",))
+            order = self.column(given, where + ".order", self.count(given, where + ".order"), 0, ID_LIMIT)
+        else:
+            order = np.array(self.ints(d["order"], where + ".order", None), dtype=np.int64)
+        self.known(order, nodes.columns().id, where + ".order")
         return BackwardPass(
             index=self.integer(d["index"], where + ".index"),
             loss=self.real(d["loss"], where + ".loss"),
@@ -220,7 +224,7 @@ class RecordReader(RowReader):
             detailed=self.boolean(d["detailed"], where + ".detailed"),
             finished=self.boolean(d["finished"], where + ".finished"),
             root=self.node_id(d["root"], where + ".root", nodes),
-            order=tuple(order),
+            order=tuple(order.tolist()),
             steps=StepTable(
                 self.step_columns(d["steps"], where + ".steps", nodes.columns().id, self.step_summaries())
                 if self.version >= STEPS_VERSION

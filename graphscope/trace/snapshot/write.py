@@ -8,6 +8,8 @@ import re
 import uuid
 from collections.abc import Callable
 
+import numpy as np
+
 from ..record.model import (
     OptimizerEvent,
     Record,
@@ -18,7 +20,7 @@ from ..record.step_table import step_columns
 from ..record.summary_table import SummaryTable
 from ..record.tensor_summary import TensorSummary
 from .atomic_file import write_atomically
-from .columns_write import Blob, Json, node_columns, step_table, tensor_columns
+from .columns_write import Blob, Json, column, node_columns, step_table, tensor_columns
 from .format import (
     FORMAT,
     VERSION,
@@ -128,7 +130,7 @@ def to_json(record: Record, blob: Blob) -> Json:
                 "detailed": p.detailed,
                 "finished": p.finished,
                 "root": p.root,
-                "order": list(p.order),
+                "order": {"count": len(p.order), **column(np.array(p.order, dtype=np.int64), blob)},
                 "steps": step_table(steps, sum(len(t) for t in tables[:shared]), blob),
             }
         )
