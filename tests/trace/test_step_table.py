@@ -136,3 +136,17 @@ def test_nan_grad_is_found_in_a_loaded_record_from_its_columns():
     found = nan_grad(loaded)
     assert found is not None and found.node == 2 and "input 0: 1 NaN of 2 values" in found.message
     assert "backward step 2" in found.message
+
+
+def test_a_step_of_a_node_between_sparse_ids_is_refused():
+    nodes = {k: Node(k, "tensor", output=s(1.0), is_leaf=True, requires_grad=True) for k in (0, 5, 9)}
+    record = Record(nodes=nodes, passes=[BackwardPass(0, 1.0, {}, 3, True, True, 9, (9, 5), [Step(9), Step(5)])])
+    doc = json.loads(snapshot.dumps(record))
+    assert snapshot.loads(json.dumps(doc)) == record
+    doc["passes"][0]["steps"]["node"] = {
+        "dtype": "int64",
+        "data": base64.b64encode(np.array([9, 3]).tobytes()).decode(),
+    }
+    with pytest.raises(SnapshotError) as info:
+        snapshot.loads(json.dumps(doc))
+    assert info.value.where == "passes[0].steps.node[1]" and "node id 3 does not exist" in info.value.problem

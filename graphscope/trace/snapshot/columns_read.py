@@ -95,7 +95,10 @@ class ColumnReader(FieldReader):
 
     def known(self, node: NDArray[np.int64], ids: NDArray[np.integer[Any]], where: str) -> None:
         """Refuse a node id that is not one of the snapshot's nodes (named by its place, `where[i]`)."""
-        missing = ~np.isin(node, ids)
+        if len(ids) and int(ids[-1]) - int(ids[0]) == len(ids) - 1 and bool((np.diff(ids) > 0).all()):
+            missing = (node < ids[0]) | (node > ids[-1])  # ids first, first + 1, ...: a range (the usual case)
+        else:
+            missing = ~np.isin(node, ids)
         if missing.any():
             i = int(np.argmax(missing))
             self.fail(f"{where}[{i}]", f"node id {int(node[i])} does not exist in the snapshot")
