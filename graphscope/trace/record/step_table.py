@@ -12,10 +12,9 @@ from numpy.typing import NDArray
 from .equality import Same
 from .held_rows import HeldRows
 from .node_columns import offsets
+from .node_fields import NONE  # a summary column's entry for None, as in the node columns
 from .summary_table import SummaryTable
 from .tensor_summary import TensorSummary
-
-NONE = -1  # a summary column's entry for None
 
 
 @dataclass(eq=False, slots=True)

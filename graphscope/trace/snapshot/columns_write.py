@@ -11,8 +11,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..record.node_columns import NodeColumns
-from ..record.node_fields import COLUMNS, RAGGED, ROW_PAIRS
-from ..record.step_table import NONE, StepColumns
+from ..record.node_fields import COLUMNS, NONE, RAGGED, ROW_PAIRS
+from ..record.step_table import StepColumns
 from ..record.summary_table import SummaryTable
 
 # The integer dtypes a column may be written in, narrowest first: the writer takes the first

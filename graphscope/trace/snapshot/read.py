@@ -26,9 +26,10 @@ from ..record.model import (
     SourceSite,
 )
 from ..record.node_columns import offsets
+from ..record.node_fields import NONE
 from ..record.node_table import NodeTable
 from ..record.pass_history import PassHistory
-from ..record.step_table import NONE, StepColumns, StepTable
+from ..record.step_table import StepColumns, StepTable
 from ..record.summary_table import SummaryTable
 from .fields import Json, kind_of
 from .file import read_snapshot_bytes, size_text
