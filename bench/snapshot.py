@@ -1,12 +1,13 @@
-"""Snapshot speed and size on a 100,000-node record (issue 15's targets): load <= 1.5x `json.load` of the
-same file and under 1 s; export < 0.5 s at <= 700 bytes per node; the peak memory of a load <= 1.2x that
-of `json.load` (issue 26), each in a fresh process; and, with --million, a 1,000,000-node snapshot loaded
-in a fresh process (its load time and peak memory; bench/tui.py adds the first paint).
+"""Snapshot speed and size on a 100,000-node record with its backward pass (a step, with its grad output
+and grad inputs, for every op node), issue 15's and 21's targets: load <= 1.5x `json.load` of the same
+file and under 1 s; export < 0.5 s at <= 700 bytes per node; the peak memory of a load <= 1.2x that of
+`json.load` (issue 26), each in a fresh process; and, with --million, a 1,000,000-node snapshot with a
+step each loaded in a fresh process (its load time and peak memory; bench/chain_read.py adds the first
+paint).
 
-Run: python3 bench/snapshot.py [--nodes N] [--steps] [--million]
---steps adds one backward pass with a step (grad output, grad inputs) for every op node,
-which is more than the targets are stated for; its figures are printed for information.
-Export is timed twice: a record of Node objects (as the recorder makes it) and a loaded one
+Run: python3 bench/snapshot.py [--nodes N] [--no-steps] [--million]
+--no-steps also measures the record without its backward pass.
+Export is timed twice: a record of Node and Step objects (as the recorder makes it) and a loaded one
 (its columns written as they are).
 """
 
@@ -43,6 +44,7 @@ from graphscope.trace.record.node_table import (
     NodeColumns,
     NodeTable,
 )
+from graphscope.trace.record.step_table import StepColumns, StepTable
 from graphscope.trace.record.summary_table import SummaryTable
 from graphscope.trace.stats.summarize import summarize
 
@@ -111,8 +113,9 @@ def build(n: int, steps: bool) -> Record:
     return record
 
 
-def build_columns(n: int) -> Record:
-    """The same record as `build`, made straight as columns (a million nodes in seconds)."""
+def build_columns(n: int, steps: bool = False) -> Record:
+    """The same record as `build`, made straight as columns (a million nodes in seconds); with
+    `steps`, its backward pass too, as step columns whose grads are rows of the nodes' summaries."""
     pool = SummaryTable.from_summaries(_pool())
     rows = np.arange(n) % 64
     host = pool.dtypes[0]
@@ -171,7 +174,17 @@ def build_columns(n: int) -> Record:
         sites=_sites(),
         summaries=summaries,
     )
-    return Record(metadata=Metadata(script="/home/user/project/train.py"), nodes=NodeTable(columns=columns))
+    record = Record(metadata=Metadata(script="/home/user/project/train.py"), nodes=NodeTable(columns=columns))
+    if steps:
+        node = op_rows[::-1].copy()
+        grads = np.minimum(np.stack([node + 1, node + 2], axis=1).reshape(-1), n - 1)
+        none = np.zeros(0, dtype=np.int64)
+        two = np.arange(len(node) + 1, dtype=np.int64) * 2  # two grad inputs a step, no leaf grads
+        no_leaves = np.zeros(len(node) + 1, np.int64)
+        table = StepColumns(node, node.copy(), two, grads, no_leaves, none, none, none, none, summaries)
+        order = tuple(node.tolist())
+        record.passes = [BackwardPass(0, 0.5, {}, n, True, True, order[0], order, StepTable(table))]
+    return record
 
 
 def report(name: str, figure: float, target: float, unit: str) -> None:
@@ -218,7 +231,7 @@ def measure(n: int, steps: bool) -> None:
     print(f"  {'  (json.load itself)':<40} {parse:9.2f} s")
     report("peak memory, load / json.load (fresh)", peak_load / peak_parse, 1.2, "x")
     print(f"  {'  (their peaks, MB)':<40} {peak_load / 1e6:5.0f} / {peak_parse / 1e6:.0f}")
-    report("export, a record of Node objects (once)", export, 0.5, "s")
+    report("export, a record of objects (once)", export, 0.5, "s")
     report("export, a loaded (columnar) record", export_columns, 0.5, "s")
     report("bytes per node", size / n, 700, "B")
 
@@ -249,7 +262,7 @@ print(took, int(status["VmHWM"].split()[0]) * 1024, int(status["VmRSS"].split()[
 
 
 def million(n: int) -> None:
-    record = build_columns(n)
+    record = build_columns(n, steps=True)
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "million.json")
         t0 = time.perf_counter()
@@ -259,7 +272,7 @@ def million(n: int) -> None:
         del record
         out = run_fresh(MILLION, path)
     took, peak, rss = float(out[0]), int(out[1]), int(out[2])
-    print(f"{n:,} nodes: {size / 2**20:.0f} MiB, {size / n:.0f} B per node; export {export:.2f} s (columns)")
+    print(f"{n:,} nodes and steps: {size / 2**20:.0f} MiB, {size / n:.0f} B per node; export {export:.2f} s (columns)")
     report("load in a fresh process (s)", took, 5.0, "s")
     report("its peak memory (GB)", peak / 1e9, 1.5, "GB")
     print(f"  {'  (resident after the load)':<40} {rss / 1e9:9.2f} GB")
@@ -268,12 +281,12 @@ def million(n: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=100_000)
-    parser.add_argument("--steps", action="store_true", help="also measure a record with a full backward pass")
-    parser.add_argument("--million", action="store_true", help="also load a 1,000,000-node snapshot")
+    parser.add_argument("--no-steps", action="store_true", help="also measure a record without a backward pass")
+    parser.add_argument("--million", action="store_true", help="also load a 1,000,000-node, 1,000,000-step snapshot")
     args = parser.parse_args()
-    measure(args.nodes, False)
-    if args.steps:
-        measure(args.nodes, True)
+    measure(args.nodes, True)
+    if args.no_steps:
+        measure(args.nodes, False)
     if args.million:
         million(1_000_000)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from graphscope.session import Breakpoint, SessionState, State
 from graphscope.trace.analysis.findings import find
 from graphscope.trace.record.model import OPTIMIZER_STEP, Step
+from graphscope.trace.record.step_table import step_table
 
 from .record_index import RecordIndex
 
@@ -148,14 +149,8 @@ class Moment:
         if state is None or state.pass_index is None or not 0 <= state.pass_index < len(passes):
             return []
         nodes = self.record.nodes
-        return list(
-            dict.fromkeys(
-                lg.node
-                for step in passes[state.pass_index].steps
-                for lg in step.leaf_grads
-                if lg.node in nodes and nodes[lg.node].requires_grad
-            )
-        )
+        leaves = step_table(passes[state.pass_index].steps).leaves()
+        return [k for k in leaves if k in nodes and nodes[k].requires_grad]
 
     def known_record(self):
         """The record as far as it has happened at the cursor, for code that reads a whole record
@@ -172,9 +167,7 @@ class Moment:
             return record
         position, cursor = state.pass_index, state.step
         p = record.passes[position]
-        steps = list(p.steps[:cursor])
-        if cursor < len(p.steps):
-            steps.append(Step(p.steps[cursor].node, p.steps[cursor].grad_output))
+        steps = step_table(p.steps).until(cursor)
         passes = list(record.passes)
         passes[position] = replace(p, steps=steps)
         return replace(record, passes=passes)

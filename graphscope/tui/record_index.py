@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from graphscope.trace.record.model import NAN_ORIGIN, LeafGrad, Record
+from graphscope.trace.record.step_table import step_table
 
 # How many matches a search reports in full (the count covers them all).
 SEARCH_LIMIT = 500
@@ -44,8 +45,7 @@ class RecordIndex:
 
     def __init__(self, record: Record):
         self.record = record
-        self._positions: dict[int, tuple[int, dict[int, int]]] = {}
-        self._leaf_grads: dict[int, tuple[tuple, dict[int, list[tuple[int, LeafGrad]]]]] = {}
+        self._positions: dict[int, tuple[int, OrderPositions]] = {}
         self._pass_by_index: tuple[int, dict[int, int]] = (-1, {})
         self._consumers: tuple[tuple, Consumers] | None = None
         self._haystack: tuple[tuple, SearchTables] | None = None
@@ -63,13 +63,13 @@ class RecordIndex:
             self._pass_by_index = (len(passes), table)
         return table.get(pass_index)
 
-    def positions(self, position: int) -> dict[int, int]:
+    def positions(self, position: int) -> OrderPositions:
         """node id -> its place in the planned backward order of record.passes[position]."""
         p = self.record.passes[position]
         key = id(p.order)
         cached = self._positions.get(position)
         if cached is None or cached[0] != key:
-            cached = (key, {n: i for i, n in enumerate(p.order)})
+            cached = (key, OrderPositions(p.order))
             self._positions[position] = cached
         return cached[1]
 
@@ -92,18 +92,7 @@ class RecordIndex:
         position = self.pass_list_index(node.pass_index)
         if position is None:
             return []
-        steps = self.record.passes[position].steps
-        # The step at a paused frontier gains its leaf grads after it was first recorded.
-        key = (len(steps), len(steps[-1].leaf_grads) if steps else 0)
-        cached = self._leaf_grads.get(position)
-        if cached is None or cached[0] != key:
-            table: dict[int, list[tuple[int, LeafGrad]]] = {}
-            for i, step in enumerate(list(steps)):
-                for lg in step.leaf_grads:
-                    table.setdefault(lg.node, []).append((i, lg))
-            cached = (key, table)
-            self._leaf_grads[position] = cached
-        return cached[1].get(node_id, [])
+        return step_table(self.record.passes[position].steps).leaf_grads_of(node_id)
 
     # --- the graph ----------------------------------------------------------------------------
 
@@ -184,11 +173,10 @@ class RecordIndex:
             if first.size:
                 return int(c.id[first[0]])
         for p in list(record.passes):
-            for step in list(p.steps):
-                if step.grad_output is not None and step.grad_output.has_nonfinite:
-                    continue
-                if any(g is not None and g.has_nonfinite for g in step.grad_inputs):
-                    return step.node
+            output, inputs, _ = step_table(p.steps).nonfinite()
+            turned = np.flatnonzero(inputs & ~output)  # a finite grad in, a NaN or an Inf out
+            if turned.size:
+                return p.steps[int(turned[0])].node
         return None
 
     def search(self, query: str) -> SearchResult:
@@ -254,6 +242,20 @@ class RecordIndex:
         if self._haystack is None or self._haystack[0] != key:
             self._haystack = (key, SearchTables(self._columns()))
         return self._haystack[1]
+
+
+class OrderPositions:
+    """node id -> its place in a planned backward order, held as two arrays (the ids sorted, and
+    where each stood); read like a dict with `get`. A million-step order costs 16 bytes a step."""
+
+    def __init__(self, order: tuple[int, ...]):
+        ids = np.fromiter(order, np.int64, len(order))
+        self._places = np.argsort(ids, kind="stable")
+        self._ids = ids[self._places]
+
+    def get(self, node_id: int, default: int | None = None) -> int | None:
+        k = int(np.searchsorted(self._ids, node_id))
+        return int(self._places[k]) if k < len(self._ids) and self._ids[k] == node_id else default
 
 
 class Consumers:

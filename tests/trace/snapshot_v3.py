@@ -12,13 +12,20 @@ from graphscope.trace.record.summary_table import STAT_FIELDS
 from graphscope.trace.record.tensor_summary import host_dtype
 from graphscope.trace.snapshot.columns_write import raw
 from graphscope.trace.snapshot.format import FORMAT
-from graphscope.trace.snapshot.write import _leaf_grad, _num, _optimizer_event
+from graphscope.trace.snapshot.write import _num, _optimizer_event
 from graphscope.trace.stats.summarize import HISTOGRAM_BINS, TensorSummary
 
 
 def dumps_v3(record: Record) -> str:
     """The record as a version 3 snapshot's text."""
     return json.dumps(to_json(record, lambda raw: raw.decode("ascii")), allow_nan=False, separators=(",", ":"))
+
+
+def _leaf_grad(lg, add) -> list:
+    """[leaf, added, before, now]: `now` is the added grad's row when it is that same summary."""
+    added = add(lg.grad)
+    now = added if lg.now is lg.grad and added is not None else add(lg.now)
+    return [lg.node, added, add(lg.before), now]
 
 
 _NO_HISTOGRAM = np.zeros(HISTOGRAM_BINS, dtype=np.int64)

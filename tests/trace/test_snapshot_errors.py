@@ -267,6 +267,12 @@ def _column(values, dtype="int64"):
         (("tensors", "values", "float32"), "AAAAAA==", "tensors.values.float32", "the tensors use"),
         (("tensors", "values", "pickle"), "AAAA", "tensors.values", "unknown array dtype"),
         (("tensors", "stats"), "AAAA", "tensors.stats", "base64 characters"),
+        (
+            ("tensors", "histogram"),
+            lambda n: _column([0] * 16 + [200] + [0] * (16 * n - 17), "uint8"),
+            "tensors.histogram.data",
+            "row 1: a count of 200 in",
+        ),
         (("strings", 0), "relu\x1b[2J", "strings[0]", "control characters"),
     ],
 )

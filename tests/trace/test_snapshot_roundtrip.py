@@ -90,3 +90,13 @@ def test_the_schema_states_the_limits_of_the_limits_table():
 
 def test_the_schema_names_the_sections_a_reader_takes():
     assert set(SCHEMA["properties"]) == SECTIONS and SCHEMA["additionalProperties"] is False
+
+
+@pytest.mark.parametrize("size, dtype", [(3, "uint8"), (300, "uint8"), (5000, "uint16")])
+def test_histogram_counts_are_written_in_the_narrowest_dtype_that_holds_them(size, dtype):
+    # 300 distinct values: no bin holds 256; 5,000 zeros: all in one bin
+    values = np.zeros(size, dtype=np.float32) if size == 5000 else np.arange(size, dtype=np.float32)
+    record = Record(nodes={0: Node(0, "tensor", output=summarize(values), is_leaf=True)})
+    doc = _strict(snapshot.dumps(record))
+    assert doc["tensors"]["histogram"]["dtype"] == dtype
+    assert snapshot.loads(json.dumps(doc)) == record

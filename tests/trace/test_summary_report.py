@@ -107,3 +107,18 @@ def test_sparkline_marks_nan_and_averages_long_runs():
     assert loss_sparkline([3.0, 2.0, 1.0]) == "█▅▁"
     assert loss_sparkline([1.0, math.nan]).endswith("×")
     assert len(loss_sparkline([float(i) for i in range(1000)], width=50)) == 50
+
+
+def test_the_nodes_made_after_the_last_backward_are_counted_recorded_and_loaded():
+    gs.manual_seed(0)
+    w = gs.randn(3, requires_grad=True)
+    recorder = Recorder(script="train.py", argv=["train.py"])
+    with hooks.observe(recorder):
+        (w * 2.0).sum().backward()
+        (w + 1.0).exp().sum()  # a forward with no backward after pass 0
+    rec = recorder.finish(0)
+    lines = [
+        next(line for line in text_of(r).splitlines() if line.startswith("nodes"))
+        for r in (rec, snapshot.loads(snapshot.dumps(rec)))
+    ]
+    assert lines[0] == lines[1] and lines[0].endswith(" after the last backward")

@@ -25,6 +25,7 @@ from ..record.model import (
     SourceSite,
 )
 from ..record.node_table import IS_LEAF, NodeColumns
+from ..record.step_table import step_table
 from ..record.tensor_summary import TensorSummary
 from ..report.summary_render import format_number
 
@@ -107,13 +108,9 @@ def nan_grad(record: Record) -> Finding | None:
     """The first backward step whose grads hold a NaN or Inf."""
     nodes = record.nodes
     for p in record.passes:
-        for number, step in enumerate(p.steps):
-            if not (
-                _bad(step.grad_output)
-                or any(map(_bad, step.grad_inputs))
-                or any(_bad(lg.grad) for lg in step.leaf_grads)
-            ):
-                continue
+        output, inputs, leaves = step_table(p.steps).nonfinite()
+        for number in np.flatnonzero(output | inputs | leaves)[:1].tolist():  # only that step is made
+            step = p.steps[number]
             node = nodes.get(step.node)
             what = _what(node) if node is not None else f"node {step.node}"
             where = f"(pass {p.index}, backward step {number + 1})"

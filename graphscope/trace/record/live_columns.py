@@ -122,11 +122,11 @@ _TYPECODES = {"int64": _INT64, "int32": _INT32, "uint8": "B"}  # a column's NumP
 
 
 class Scan:
-    """What a scan over every node reads (the findings), row per node in creation order: the id,
-    op, flags, parameter and leaf columns (`strings` indices as in NodeColumns), dead units by
-    row, and whether each output holds a NaN or an Inf."""
+    """What a scan over every node reads (the findings, the summary), row per node in creation
+    order: the id, op, flags, parameter, leaf and pass columns (`strings` indices as in
+    NodeColumns), dead units by row, and whether each output holds a NaN or an Inf."""
 
-    __slots__ = ("_nonfinite", "dead", "flags", "id", "leaf", "op", "parameter", "strings")
+    __slots__ = ("_nonfinite", "dead", "flags", "id", "leaf", "op", "parameter", "pass_index", "strings")
 
     def __init__(
         self,
@@ -138,8 +138,10 @@ class Scan:
         strings: list[str],
         dead: dict[int, tuple[int, int]],
         nonfinite: NDArray[np.bool_],
+        pass_index: NDArray[np.int64],
     ) -> None:
         self.id, self.op, self.flags, self.parameter, self.leaf = id, op, flags, parameter, leaf
+        self.pass_index = pass_index
         self.strings, self.dead, self._nonfinite = strings, dead, nonfinite
 
     def output_nonfinite(self) -> NDArray[np.bool_]:
@@ -166,6 +168,7 @@ class LiveNodes(NodeColumns):
     flags: array[int]  # type: ignore[assignment]
     parameter: array[int]  # type: ignore[assignment]
     leaf: array[int]  # type: ignore[assignment]
+    pass_index: array[int]  # type: ignore[assignment]
     output: array[int]  # type: ignore[assignment]
     inputs: array[int]  # type: ignore[assignment]
     inputs_start: array[int]  # type: ignore[assignment]
@@ -360,7 +363,7 @@ class LiveNodes(NodeColumns):
         return remap
 
     def scan(self) -> Scan:
-        """The columns a scan of the nodes reads (findings), without packing the summaries."""
+        """The columns a scan of the nodes reads (findings, the summary), without packing the summaries."""
         rows = None if not self._gone else np.array(self.rows(), dtype=np.int64)
 
         def column(values: array[int], dtype: type[np.integer[Any]]) -> NDArray[Any]:
@@ -384,6 +387,7 @@ class LiveNodes(NodeColumns):
             self.strings,
             dict(dead),
             nonfinite,
+            column(self.pass_index, np.int64),
         )
 
     @property

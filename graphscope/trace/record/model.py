@@ -1,8 +1,9 @@
 """The record of a run: what the TUI, the summary and the snapshot read.
 
-Its readable types are the dataclasses below (Node and SourceSite in `node.py`, TensorSummary, Step,
-...). The nodes and their output summaries, the bulk of a big record, are held as columns underneath
-(`record.nodes` is a `NodeTable`), and a Node or TensorSummary is made when one is read:
+Its readable types are the dataclasses below (Node and SourceSite in `node.py`, Step and LeafGrad in
+`step_table.py`, TensorSummary, ...). The nodes and their output summaries, the bulk of a big record,
+are held as columns underneath (`record.nodes` is a `NodeTable`), and a Node or TensorSummary is made
+when one is read:
 
     record.nodes[7]                 a Node (a new object at each read of a column row)
     record.nodes.columns()          a NodeColumns, one entry per node in creation order:
@@ -32,9 +33,25 @@ in a `LiveSummaries` whose newest rows are the summary objects until 16,384 are 
 SummaryTable); a node's output and dead units are filled in when its batch of summaries is stored.
 A Node read from a live row is kept until the recorder next changes the table, so a reader may
 change it. A node set with `record.nodes[k] = Node(...)` is kept as that object until
-`record.nodes.seal()`. Passes, steps and the small sections are objects.
+`record.nodes.seal()`.
 
-Each imports only those before it: node, node_fields, node_columns, live_columns, node_table, model.
+A pass's backward steps are columns too (`pass.steps` is a `StepTable`, `step_table.py`, read as the
+list of Steps it stands for; `steps.columns()` is a StepColumns, one entry per step in the order
+they ran, its summary entries rows of `summaries` or -1 for None):
+      node          int64           the node whose backward ran
+      grad_output   int64           the grad it received
+      inputs        int64, ragged   the grads it passed to its inputs: by inputs_start
+      leaf_node, leaf_grad, leaf_before, leaf_now   int64, ragged by leaves_start: each grad
+                                    accumulated into a leaf, what it added, `.grad` before, after
+      summaries     SummaryTable    a loaded record's: the snapshot's one table, shared with the nodes
+A Step (and its LeafGrads) is made when read; a recording appends its steps to the table as the
+objects (their summaries are filled in as their batches are computed). Code that reads every step
+(findings, the index, the summary) asks the table (`nonfinite`, `leaf_grads_of`, `leaves`, `until`),
+which reads the columns with NumPy. Passes out of the detail window are rows of `PassHistory`; the
+small sections are objects.
+
+Each imports only those before it: node, node_fields, node_columns, live_columns, node_table,
+step_table, model.
 """
 
 from __future__ import annotations
@@ -46,6 +63,9 @@ from .equality import Same as _Same
 from .node import Node as Node  # re-exported: Node is read from here with the record's other types
 from .node import SourceSite as SourceSite
 from .node_table import NodeTable
+from .step_table import LeafGrad as LeafGrad  # re-exported, as Node
+from .step_table import Step as Step
+from .step_table import StepTable
 from .tensor_summary import TensorSummary
 
 # Finding kinds, in the order the summary lists them.
@@ -80,27 +100,6 @@ LEAF_OPS = (PARAMETER, TENSOR, CONSTANT, EXTERNAL)
 
 
 @dataclass(eq=False, slots=True)
-class LeafGrad(_Same):
-    """A grad accumulated into a leaf's `.grad` during a backward step: what was there, what
-    this pass added, what is there now."""
-
-    node: int
-    grad: TensorSummary | None = None  # what this pass added
-    before: TensorSummary | None = None  # `.grad` just before (None: it was None)
-    now: TensorSummary | None = None  # `.grad` right after
-
-
-@dataclass(eq=False, slots=True)
-class Step(_Same):
-    """One node's backward: the grad it received and the grads it passed to its inputs."""
-
-    node: int
-    grad_output: TensorSummary | None = None
-    grad_inputs: list[TensorSummary | None] = field(default_factory=list)  # aligned with inputs
-    leaf_grads: list[LeafGrad] = field(default_factory=list)
-
-
-@dataclass(eq=False, slots=True)
 class BackwardPass(_Same):
     """One `backward()` call. Loss and grad norms are kept for every pass; the rest only in detail."""
 
@@ -112,7 +111,8 @@ class BackwardPass(_Same):
     finished: bool = False  # backward_ended was seen
     root: int | None = None
     order: tuple[int, ...] = ()  # the planned order of nodes
-    steps: list[Step] = field(default_factory=list)
+    # the steps run so far, in order: a StepTable (columns, and the steps a recording appends) or a list
+    steps: StepTable | list[Step] = field(default_factory=StepTable)
 
 
 @dataclass(eq=False, slots=True)

@@ -178,6 +178,7 @@ class NodeColumns:
     flags: NDArray[np.integer[Any]]
     parameter: NDArray[np.integer[Any]]
     leaf: NDArray[np.integer[Any]]
+    pass_index: NDArray[np.integer[Any]]
     output: NDArray[np.integer[Any]]
     inputs: NDArray[np.integer[Any]]
     inputs_start: NDArray[np.integer[Any]]

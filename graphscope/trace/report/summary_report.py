@@ -59,7 +59,7 @@ def _overview(record: Record) -> Table:
         shown = ", ".join(str(i) for i in detailed[:8]) + (" …" if len(detailed) > 8 else "")
         kept = f"  (full detail kept for pass{'es' if len(detailed) != 1 else ''} {shown})"
     grid.add_row("passes", f"{len(passes):,} backward pass{'es' if len(passes) != 1 else ''} recorded{kept}")
-    trailing = sum(1 for n in record.nodes.values() if n.pass_index >= len(passes))
+    trailing = int((record.nodes.scan().pass_index >= len(passes)).sum())
     nodes = _nodes_per_pass(record)
     if trailing:
         nodes = f"{nodes}; " if nodes else ""

@@ -1,4 +1,4 @@
-"""Reading a snapshot's columns (strings, tensors, nodes; version 4 on) into the record's own columns.
+"""Reading a snapshot's columns (strings, tensors, nodes: version 4 on; steps: 6 on) into the record's own columns.
 
 Every column is checked whole with NumPy; a problem is then named by its first bad place."""
 
@@ -30,13 +30,15 @@ from ..record.node_fields import (
     TEXTS,
     Column,
 )
+from ..record.step_table import StepColumns
 from ..record.summary_table import DROPPED, STAT_FIELDS, SummaryTable
 from ..record.tensor_summary import ARRAY_DTYPES, HISTOGRAM_BINS, host_dtype
 from .blobs import padding
-from .columns_write import INT_DTYPES
+from .columns_write import HISTOGRAM_DTYPES, INT_DTYPES
 from .fields import FieldReader, Json, kind_of
 from .format import MAX_ELEMENTS, MAX_NDIM
 
+LEAF_PARTS = ("grad", "before", "now")  # a leaf grad's summaries, beside its node, in a snapshot's steps
 _COUNT_LIMIT = 2**31  # entries of one ragged row (inputs, saved roles, arguments)
 
 
@@ -83,13 +85,23 @@ class ColumnReader(FieldReader):
         return a
 
     def ragged(
-        self, d: Json, where: str, n: int, parts: tuple[str, ...], high: int
+        self, d: Json, where: str, n: int, parts: tuple[str, ...], high: int, low: int = 0
     ) -> tuple[NDArray[np.int64], list[NDArray[np.int64]]]:
-        """(row starts, [each part's flat values]) of a column whose rows are lists."""
+        """(row starts, [each part's flat values, from low to high]) of a column whose rows are lists."""
         self.obj(d, where, ("count",) + parts)
         starts = self.starts(self.column(d["count"], where + ".count", n, 0, _COUNT_LIMIT), where + ".count")
         total = int(starts[-1])
-        return starts, [self.column(d[p], f"{where}.{p}", total, 0, high) for p in parts]
+        return starts, [self.column(d[p], f"{where}.{p}", total, low, high) for p in parts]
+
+    def known(self, node: NDArray[np.int64], ids: NDArray[np.integer[Any]], where: str) -> None:
+        """Refuse a node id that is not one of the snapshot's nodes (named by its place, `where[i]`)."""
+        if len(ids) and int(ids[-1]) - int(ids[0]) == len(ids) - 1 and bool((np.diff(ids) > 0).all()):
+            missing = (node < ids[0]) | (node > ids[-1])  # ids first, first + 1, ...: a range (the usual case)
+        else:
+            missing = ~np.isin(node, ids)
+        if missing.any():
+            i = int(np.argmax(missing))
+            self.fail(f"{where}[{i}]", f"node id {int(node[i])} does not exist in the snapshot")
 
     def starts(self, counts: NDArray[np.int64], where: str) -> NDArray[np.int64]:
         """Where each row begins in a flat column, from the rows' lengths (n + 1 entries); refused
@@ -145,7 +157,7 @@ class ColumnReader(FieldReader):
             self.fail(f"{where}.stats", f"row {i}: zero_fraction {float(zf[i])!r} is not a fraction from 0 to 1")
         exact, counts = self.exact_and_histograms(d, where, n)
         counts = counts.reshape(n, HISTOGRAM_BINS)
-        overfull = (counts > numel[:, None]).any(axis=1)
+        overfull = (counts.max(axis=1) > numel) if n else np.zeros(0, dtype=bool)  # one reduce, not a compare per count
         if overfull.any():
             i = int(np.argmax(overfull))
             self.fail(
@@ -182,8 +194,8 @@ class ColumnReader(FieldReader):
                 self.integer(row[2], f"{where}.exact[{k}][2]", -(2**64), 2**64),
             )
         hist = self.obj(d["histogram"], where + ".histogram", ("dtype", "data"))
-        if hist["dtype"] not in ("uint32", "int64"):
-            self.fail(where + ".histogram.dtype", 'expected "uint32" or "int64"')
+        if hist["dtype"] not in HISTOGRAM_DTYPES:
+            self.fail(where + ".histogram.dtype", f"expected one of {', '.join(HISTOGRAM_DTYPES)}")
         counts = self.array(hist["data"], where + ".histogram.data", np.dtype(hist["dtype"]), n * HISTOGRAM_BINS)
         if counts.dtype.kind == "i" and counts.size and counts.min() < 0:
             self.fail(where + ".histogram.data", "a histogram count is negative")
@@ -222,6 +234,24 @@ class ColumnReader(FieldReader):
             pool.flags.writeable = False
             pools[key] = pool
         return pools
+
+    # --- steps ---------------------------------------------------------------------------------
+
+    def step_columns(self, d: Json, where: str, ids: NDArray[np.integer[Any]], tensors: SummaryTable) -> StepColumns:
+        """A pass's steps (version 6 on): node ids among `ids`, grads as rows of `tensors` or -1."""
+        self.obj(d, where, ("count", "node", "grad_output", "grad_inputs", "leaf_grads"))
+        n = self.count(d, where)
+        top = len(tensors) - 1
+        node = self.column(d["node"], where + ".node", n, 0, ID_LIMIT)
+        self.known(node, ids, where + ".node")
+        grad_output = self.column(d["grad_output"], where + ".grad_output", n, NONE, top)
+        inputs_start, (inputs,) = self.ragged(d["grad_inputs"], where + ".grad_inputs", n, ("rows",), top, NONE)
+        at = where + ".leaf_grads"
+        leaves = self.obj(d["leaf_grads"], at, ("count", "node", "grad", "before", "now"))
+        leaves_start, (leaf,) = self.ragged(leaves, at, n, ("node",), ID_LIMIT)
+        self.known(leaf, ids, at + ".node")
+        grad, before, now = (self.column(leaves[key], f"{at}.{key}", len(leaf), NONE, top) for key in LEAF_PARTS)
+        return StepColumns(node, grad_output, inputs_start, inputs, leaves_start, leaf, grad, before, now, tensors)
 
     # --- nodes -------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Writing the record's columns (nodes, tensors, strings) into a snapshot: one base64 array per column."""
+"""Writing the record's columns (nodes, steps, tensors, strings) into a snapshot: one base64 array per column."""
 
 from __future__ import annotations
 
@@ -11,13 +11,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..record.node_columns import NodeColumns
-from ..record.node_fields import COLUMNS, RAGGED, ROW_PAIRS
+from ..record.node_fields import COLUMNS, NONE, RAGGED, ROW_PAIRS
+from ..record.step_table import StepColumns
 from ..record.summary_table import SummaryTable
 
 # The integer dtypes a column may be written in, narrowest first: the writer takes the first
 # that holds every value (a reader widens it again).
 INT_DTYPES = ("uint8", "int8", "uint16", "int16", "int32", "int64")
 _RANGES = [(np.iinfo(d).min, np.iinfo(d).max, d) for d in INT_DTYPES]
+# The dtypes histogram counts may be written in, narrowest first (uint8 and uint16 from version 6 on:
+# most tensors a backward step keeps are small, and their counts were three quarters zero bytes).
+HISTOGRAM_DTYPES = ("uint8", "uint16", "uint32", "int64")
 
 # Base64 bytes -> what the document holds in their place (the placeholder `write._pieces` splices).
 Blob = Callable[[bytes], str]
@@ -66,10 +70,35 @@ def node_columns(c: NodeColumns, blob: Blob) -> Json:
     return out
 
 
+def step_table(c: StepColumns, first: int, blob: Blob) -> Json:
+    """A pass's step columns, their summaries' rows moved to where that table begins among the
+    document's tensors (`first`); -1 for None."""
+
+    def rows(a: NDArray[np.int64]) -> NDArray[np.int64]:
+        return np.where(a >= 0, a + first, NONE) if first else a
+
+    return {
+        "count": len(c),
+        "node": column(c.node, blob),
+        "grad_output": column(rows(c.grad_output), blob),
+        "grad_inputs": ragged(c.inputs_start, {"rows": rows(c.inputs)}, blob),
+        "leaf_grads": ragged(
+            c.leaves_start,
+            {
+                "node": c.leaf_node,
+                "grad": rows(c.leaf_grad),
+                "before": rows(c.leaf_before),
+                "now": rows(c.leaf_now),
+            },
+            blob,
+        ),
+    }
+
+
 def tensor_columns(t: SummaryTable, blob: Blob) -> Json:
     histogram = t.histogram
-    wide = histogram.dtype == np.int64 and bool(histogram.size) and int(histogram.max()) >= 2**32
-    counts = histogram if wide else histogram.astype(np.uint32, copy=False)
+    top = int(histogram.max()) if histogram.size else 0
+    counts = histogram.astype(next(d for d in HISTOGRAM_DTYPES if top <= np.iinfo(d).max), copy=False)
     return {
         "count": len(t),
         "dtypes": list(t.dtypes),

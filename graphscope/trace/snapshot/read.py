@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import os
 
-from ..record.limits import FIELDS
+import numpy as np
+from numpy.typing import NDArray
+
+from ..record.limits import FIELDS, ID_LIMIT
 from ..record.literal import visible
 from ..record.model import (
     FINDING_KINDS,
@@ -15,17 +18,19 @@ from ..record.model import (
     BackwardPass,
     ConsoleLine,
     Finding,
-    LeafGrad,
     Metadata,
     OptimizerEvent,
     ParamChange,
     Record,
     ScriptError,
     SourceSite,
-    Step,
 )
+from ..record.node_columns import offsets
+from ..record.node_fields import NONE
 from ..record.node_table import NodeTable
 from ..record.pass_history import PassHistory
+from ..record.step_table import StepColumns, StepTable
+from ..record.summary_table import SummaryTable
 from .consistency import check_consistency
 from .fields import Json, kind_of
 from .file import read_snapshot_bytes, size_text
@@ -33,6 +38,7 @@ from .format import (
     COLUMNS_VERSION,
     CONSOLE_STAMPS_VERSION,
     FORMAT,
+    STEPS_VERSION,
     VERSION,
     SnapshotError,
     gc_paused,
@@ -210,10 +216,12 @@ class RecordReader(RowReader):
             if v is None:
                 self.fail(f"{where}.grad_norms[{visible(k)!r}]", "expected a number, found null")
             grad_norms[k] = v
-        order = self.seq(d["order"], where + ".order")
-        if not all(type(k) is int and k in nodes for k in order):
-            for j, k in enumerate(order):
-                self.node_id(k, f"{where}.order[{j}]", nodes, optional=False)
+        if self.version >= STEPS_VERSION:  # a column with its count
+            given = self.obj(d["order"], where + ".order", ("count",))
+            order = self.column(given, where + ".order", self.count(given, where + ".order"), 0, ID_LIMIT)
+        else:
+            order = np.array(self.ints(d["order"], where + ".order", None), dtype=np.int64)
+        self.known(order, nodes.columns().id, where + ".order")
         return BackwardPass(
             index=self.integer(d["index"], where + ".index"),
             loss=self.real(d["loss"], where + ".loss"),
@@ -222,50 +230,61 @@ class RecordReader(RowReader):
             detailed=self.boolean(d["detailed"], where + ".detailed"),
             finished=self.boolean(d["finished"], where + ".finished"),
             root=self.node_id(d["root"], where + ".root", nodes),
-            order=tuple(order),
-            steps=self.steps(d["steps"], where + ".steps", nodes),
+            order=tuple(order.tolist()),
+            steps=StepTable(
+                self.step_columns(d["steps"], where + ".steps", nodes.columns().id, self.step_summaries())
+                if self.version >= STEPS_VERSION
+                else self.step_lists(d["steps"], where + ".steps", nodes)
+            ),
         )
 
-    def steps(self, d: Json, where: str, nodes: NodeTable) -> list[Step]:
+    def step_lists(self, d: Json, where: str, nodes: NodeTable) -> StepColumns:
+        """A pass's steps as versions before 6 wrote them (lists), checked and made into columns."""
         self.obj(d, where, ("node", "grad_output", "grad_inputs", "leaf_grads"))
-        at = self.seq(d["node"], where + ".node")
+        at = self.ints(d["node"], where + ".node", None)
         n = len(at)
-        if not all(type(k) is int and k in nodes for k in at):
-            for i, k in enumerate(at):
-                self.node_id(k, f"{where}.node[{i}]", nodes, optional=False)
-        grad_outputs = self.seq(d["grad_output"], where + ".grad_output", n)
+        self.known(np.array(at, dtype=np.int64), nodes.columns().id, where + ".node")
+        top = len(self.tensors) - 1
+        grad_output = self.ints(d["grad_output"], where + ".grad_output", n, 0, top, nullable=True)
         grad_inputs = self.seq(d["grad_inputs"], where + ".grad_inputs", n)
         leaf_grads = self.seq(d["leaf_grads"], where + ".leaf_grads", n)
-        tensor = self.tensor
         width, shape = (
             (4, "[node id, then tensor indexes or null: added, before, now]")
             if self.version >= 3
             else (2, "[node id, tensor index or null]")
         )
-        out = []
+        inputs: list[int | None] = []
+        leaves: list[tuple[int, int | None, int | None, int | None]] = []
         for i in range(n):
-            gi = self.seq(grad_inputs[i], f"{where}.grad_inputs[{i}]")
+            inputs += self.ints(grad_inputs[i], f"{where}.grad_inputs[{i}]", None, 0, top, nullable=True)
             lg = self.seq(leaf_grads[i], f"{where}.leaf_grads[{i}]")
-            leaves = []
             for j, row in enumerate(lg):
                 place = f"{where}.leaf_grads[{i}][{j}]"
                 if type(row) is not list or len(row) != width:
                     self.fail(place, f"expected {shape}")
-                leaves.append(
-                    LeafGrad(
-                        self.node_id(row[0], place + "[0]", nodes, False),
-                        *[tensor(row[k], f"{place}[{k}]") for k in range(1, width)],
-                    )
-                )
-            out.append(
-                Step(
-                    at[i],
-                    tensor(grad_outputs[i], f"{where}.grad_output[{i}]"),
-                    [tensor(g, f"{where}.grad_inputs[{i}][{j}]") for j, g in enumerate(gi)],
-                    leaves,
-                )
-            )
-        return out
+                leaf = self.node_id(row[0], place + "[0]", nodes, False)
+                grads = [self.opt_integer(row[k], f"{place}[{k}]", 0, top) for k in range(1, width)]
+                leaves.append((leaf, grads[0], *grads[1:], *[None] * (4 - width)))  # type: ignore[arg-type]  # four in all
+        leaf_columns = np.array([[NONE if v is None else v for v in row] for row in leaves], np.int64).reshape(-1, 4)
+        return StepColumns(
+            np.array(at, dtype=np.int64),
+            _rows(grad_output),
+            offsets([len(g) for g in grad_inputs]),
+            _rows(inputs),
+            offsets([len(g) for g in leaf_grads]),
+            leaf_columns[:, 0].copy(),
+            leaf_columns[:, 1].copy(),
+            leaf_columns[:, 2].copy(),
+            leaf_columns[:, 3].copy(),
+            self.step_summaries(),
+        )
+
+    def step_summaries(self) -> SummaryTable:
+        """The tensors as the steps' rows point into them: the document's table (before version 4,
+        its list of summaries, made into a table once)."""
+        if not isinstance(self.tensors, SummaryTable):
+            self.tensors = SummaryTable.from_summaries(self.tensors)
+        return self.tensors
 
     def console_line(self, d: Json, where: str) -> ConsoleLine:
         stamped = self.version >= CONSOLE_STAMPS_VERSION
@@ -365,3 +384,8 @@ class RecordReader(RowReader):
             ParamChange(leaf, label, before, update, after, state, grad)
             for leaf, label, before, update, after, grad, state in zip(leaves, labels, *columns, states)
         ]
+
+
+def _rows(values: list[int | None]) -> NDArray[np.int64]:
+    """Summary rows from a list (None: NONE)."""
+    return np.array([NONE if v is None else v for v in values], dtype=np.int64)

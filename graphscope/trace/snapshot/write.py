@@ -4,22 +4,25 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import uuid
 from collections.abc import Callable
+
+import numpy as np
 
 from ..record.limits import FIELDS, clamp, fit
 from ..record.literal import has_control
 from ..record.model import (
-    LeafGrad,
     OptimizerEvent,
     Record,
     SourceSite,
 )
 from ..record.node_table import NodeTable
+from ..record.step_table import step_columns
 from ..record.summary_table import SummaryTable
 from ..record.tensor_summary import TensorSummary
 from .atomic_file import write_atomically
-from .columns_write import Blob, Json, node_columns, tensor_columns
+from .columns_write import Blob, Json, column, node_columns, step_table, tensor_columns
 from .format import (
     FORMAT,
     VERSION,
@@ -56,10 +59,10 @@ def _pieces(record: Record) -> list[str | bytes]:
             to_json(record, blob), ensure_ascii=True, allow_nan=False, check_circular=False, separators=(",", ":")
         )
     pieces: list[str | bytes] = []
-    for i, raw in enumerate(blobs):
-        before, text = text.split(f'"{token}{i}"', 1)
-        pieces += [before, b'"', raw, b'"']
-    pieces.append(text)
+    parts = re.split(f'"{token}([0-9]+)"', text)  # text, blob number, text, ... (in the document's order)
+    for k in range(1, len(parts), 2):
+        pieces += [parts[k - 1], b'"', blobs[int(parts[k])], b'"']
+    pieces.append(parts[-1])
     return pieces
 
 
@@ -85,13 +88,6 @@ def _names(texts: list[str], limit: int) -> list[str]:
     if not texts or (max(map(len, texts)) <= limit and not has_control("".join(texts))):
         return texts
     return [_name(t, limit) for t in texts]
-
-
-def _leaf_grad(lg: LeafGrad, add: _Add) -> list[int | None]:
-    """[leaf, added, before, now]: `now` is the added grad's row when it is that same summary."""
-    added = add(lg.grad)
-    now = added if lg.now is lg.grad and added is not None else add(lg.now)
-    return [lg.node, added, add(lg.before), now]
 
 
 def _optimizer_event(e: OptimizerEvent, add: _Add, site: Callable[[SourceSite | None], int | None]) -> Json:
@@ -139,18 +135,17 @@ def to_json(record: Record, blob: Blob) -> Json:
             site_list.append(x)
         return i
 
-    table = columns.summaries  # the nodes' outputs: rows 0..; the steps' grads follow
-    items: list[TensorSummary] = []
-
-    def add(s: TensorSummary | None) -> int | None:
-        if s is None:
-            return None
-        items.append(s)
-        return len(table) + len(items) - 1
-
+    table = columns.summaries  # the nodes' outputs: rows 0..; the steps' grads follow, then the optimizer's
+    tables: list[SummaryTable] = [table]  # the tables the document's tensors are, one after another
+    rows = len(table)
     passes: list[Json] = []
     for p in record.passes:
-        steps = p.steps
+        steps = step_columns(p.steps)
+        shared = next((k for k, t in enumerate(tables) if t is steps.summaries), None)
+        if shared is None:  # the steps' own summaries (a recording's) go after the rest
+            shared = len(tables)
+            tables.append(steps.summaries)
+            rows += len(steps.summaries)
         passes.append(
             {
                 "index": p.index,
@@ -160,15 +155,18 @@ def to_json(record: Record, blob: Blob) -> Json:
                 "detailed": p.detailed,
                 "finished": p.finished,
                 "root": p.root,
-                "order": list(p.order),
-                "steps": {
-                    "node": [st.node for st in steps],
-                    "grad_output": [add(st.grad_output) for st in steps],
-                    "grad_inputs": [[add(g) for g in st.grad_inputs] for st in steps],
-                    "leaf_grads": [[_leaf_grad(lg, add) for lg in st.leaf_grads] for st in steps],
-                },
+                "order": {"count": len(p.order), **column(np.array(p.order, dtype=np.int64), blob)},
+                "steps": step_table(steps, sum(len(t) for t in tables[:shared]), blob),
             }
         )
+    items: list[TensorSummary] = []
+
+    def add(s: TensorSummary | None) -> int | None:
+        if s is None:
+            return None
+        items.append(s)
+        return rows + len(items) - 1
+
     error = record.error
     error_json = (
         None
@@ -222,7 +220,12 @@ def to_json(record: Record, blob: Blob) -> Json:
             for s in site_list
         ],
         "strings": _names(list(columns.strings), FIELDS["strings"]),
-        "tensors": tensor_columns(table.concat(SummaryTable.from_summaries(items)) if items else table, blob),
+        "tensors": tensor_columns(
+            SummaryTable.concat_all([*tables, SummaryTable.from_summaries(items)])
+            if len(tables) > 1 or items
+            else table,
+            blob,
+        ),
         "nodes": node_columns(columns, blob),
         "passes": passes,
         "console": [

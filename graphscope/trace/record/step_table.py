@@ -1,0 +1,291 @@
+"""StepTable: a backward pass's steps held as columns, each made into a Step when read."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import chain
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .equality import Same
+from .held_rows import HeldRows
+from .node_columns import offsets
+from .node_fields import NONE  # a summary column's entry for None, as in the node columns
+from .summary_table import SummaryTable
+from .tensor_summary import TensorSummary
+
+
+@dataclass(eq=False, slots=True)
+class LeafGrad(Same):
+    """A grad accumulated into a leaf's `.grad` during a backward step: what was there, what
+    this pass added, what is there now."""
+
+    node: int
+    grad: TensorSummary | None = None  # what this pass added
+    before: TensorSummary | None = None  # `.grad` just before (None: it was None)
+    now: TensorSummary | None = None  # `.grad` right after
+
+
+@dataclass(eq=False, slots=True)
+class Step(Same):
+    """One node's backward: the grad it received and the grads it passed to its inputs."""
+
+    node: int
+    grad_output: TensorSummary | None = None
+    grad_inputs: list[TensorSummary | None] = field(default_factory=list)  # aligned with inputs
+    leaf_grads: list[LeafGrad] = field(default_factory=list)
+
+
+class StepColumns:
+    """A pass's steps as columns, one entry per step in the order they ran (summary entries are
+    rows of `summaries`, NONE for None):
+
+      node          int64            the node whose backward ran
+      grad_output   int64            the grad it received
+      inputs        int64, ragged    the grads it passed on: inputs[inputs_start[i]:inputs_start[i+1]]
+      leaf_node     int64, ragged    the leaves grads were accumulated into, by leaves_start
+      leaf_grad, leaf_before, leaf_now  int64, by leaves_start   what was added, `.grad` before, after
+      summaries     SummaryTable     (a loaded record's: the snapshot's one table, shared with the nodes)
+    """
+
+    __slots__ = (
+        "grad_output",
+        "inputs",
+        "inputs_start",
+        "leaf_before",
+        "leaf_grad",
+        "leaf_node",
+        "leaf_now",
+        "leaves_start",
+        "node",
+        "summaries",
+    )
+
+    def __init__(
+        self,
+        node: NDArray[np.int64],
+        grad_output: NDArray[np.int64],
+        inputs_start: NDArray[np.int64],
+        inputs: NDArray[np.int64],
+        leaves_start: NDArray[np.int64],
+        leaf_node: NDArray[np.int64],
+        leaf_grad: NDArray[np.int64],
+        leaf_before: NDArray[np.int64],
+        leaf_now: NDArray[np.int64],
+        summaries: SummaryTable,
+    ) -> None:
+        self.node, self.grad_output, self.inputs_start, self.inputs = node, grad_output, inputs_start, inputs
+        self.leaves_start, self.leaf_node = leaves_start, leaf_node
+        self.leaf_grad, self.leaf_before, self.leaf_now = leaf_grad, leaf_before, leaf_now
+        self.summaries = summaries
+
+    def __len__(self) -> int:
+        return len(self.node)
+
+    def step(self, i: int) -> Step:
+        """Step i, made from its rows (a leaf grad's `now` is its `grad` when they share a row)."""
+        table = self.summaries
+
+        def summary(row: int) -> TensorSummary | None:
+            return None if row < 0 else table[row]
+
+        a, b = self.inputs_start[i : i + 2].tolist()
+        c, d = self.leaves_start[i : i + 2].tolist()
+        leaves = []
+        for leaf, grad, before, now in zip(
+            self.leaf_node[c:d].tolist(),
+            self.leaf_grad[c:d].tolist(),
+            self.leaf_before[c:d].tolist(),
+            self.leaf_now[c:d].tolist(),
+        ):
+            added = summary(grad)
+            leaves.append(LeafGrad(leaf, added, summary(before), added if now == grad and now >= 0 else summary(now)))
+        return Step(
+            int(self.node[i]),
+            summary(int(self.grad_output[i])),
+            [summary(r) for r in self.inputs[a:b].tolist()],
+            leaves,
+        )
+
+    def nonfinite(self) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]]:
+        """Per step: whether its grad output, any of its grad inputs, any grad it added to a leaf
+        holds a NaN or an Inf."""
+        bad = np.append(self.summaries.nonfinite(), False)  # the last: NONE
+        return (
+            bad[self.grad_output],
+            _any_per_row(bad[self.inputs], self.inputs_start),
+            _any_per_row(bad[self.leaf_grad], self.leaves_start),
+        )
+
+    def head(self, count: int) -> StepColumns:
+        """The first `count` steps (views of these columns)."""
+        a, b = int(self.inputs_start[count]), int(self.leaves_start[count])
+        return StepColumns(
+            self.node[:count],
+            self.grad_output[:count],
+            self.inputs_start[: count + 1],
+            self.inputs[:a],
+            self.leaves_start[: count + 1],
+            self.leaf_node[:b],
+            self.leaf_grad[:b],
+            self.leaf_before[:b],
+            self.leaf_now[:b],
+            self.summaries,
+        )
+
+    @classmethod
+    def from_steps(cls, steps: Sequence[Step]) -> StepColumns:
+        """The steps as columns (their summaries copied into one table)."""
+        items: list[TensorSummary] = []
+
+        def add(s: TensorSummary | None) -> int:
+            if s is None:
+                return NONE
+            items.append(s)
+            return len(items) - 1
+
+        node = np.fromiter((st.node for st in steps), np.int64, len(steps))
+        grad_output = np.fromiter((add(st.grad_output) for st in steps), np.int64, len(steps))
+        inputs_start = offsets([len(st.grad_inputs) for st in steps])
+        inputs = np.fromiter((add(g) for st in steps for g in st.grad_inputs), np.int64, int(inputs_start[-1]))
+        leaves = list(chain.from_iterable(st.leaf_grads for st in steps))
+        leaves_start = offsets([len(st.leaf_grads) for st in steps])
+        rows = []
+        for lg in leaves:
+            grad = add(lg.grad)
+            before = add(lg.before)
+            rows.append((lg.node, grad, before, grad if lg.now is lg.grad and grad >= 0 else add(lg.now)))
+        leaf = np.array(rows, dtype=np.int64).reshape(-1, 4)
+        return cls(
+            node,
+            grad_output,
+            inputs_start,
+            inputs,
+            leaves_start,
+            leaf[:, 0].copy(),
+            leaf[:, 1].copy(),
+            leaf[:, 2].copy(),
+            leaf[:, 3].copy(),
+            SummaryTable.from_summaries(items),
+        )
+
+
+def _any_per_row(flags: NDArray[np.bool_], starts: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """Per row of a ragged column: whether any of its entries is set."""
+    counts = np.add.reduceat(np.append(flags, False).astype(np.int64), starts[:-1]) if len(starts) > 1 else None
+    if counts is None:
+        return np.zeros(0, dtype=bool)
+    counts[np.diff(starts) == 0] = 0  # reduceat gives an empty row the next entry
+    return counts > 0
+
+
+class StepTable(HeldRows[Step]):
+    """`pass.steps`, read like the list of Steps it replaces: rows of StepColumns (a loaded pass's),
+    each made into a Step when read, then the steps a recording appends, held as the objects (its
+    summaries fill them in as their batches are computed). The scans below read the columns with
+    NumPy and only the held steps one by one."""
+
+    _what = "step"
+
+    def __init__(self, columns: StepColumns | None = None, steps: Iterable[Step] = ()) -> None:
+        super().__init__()
+        self._columns = columns
+        self._rows = 0 if columns is None else len(columns)
+        self._count = self._rows
+        self._leaf_index: tuple[tuple[int, int], dict[int, list[tuple[int, LeafGrad]]]] = ((-1, -1), {})
+        for st in steps:
+            self.append(st)
+
+    def append(self, step: Step) -> None:
+        """Add the next step, held as the object."""
+        self._held[self._count] = step
+        self._count += 1
+
+    def __len__(self) -> int:
+        return self._count
+
+    def _row(self, i: int) -> Step:
+        assert self._columns is not None  # the rows before the held ones are the columns'
+        return self._columns.step(i)
+
+    def _held_steps(self) -> list[Step]:
+        return [self._held[i] for i in range(self._rows, self._count)]
+
+    def columns(self) -> StepColumns:
+        """Every step as columns (the stored ones while none is held; else made from the steps)."""
+        if self._columns is not None and not self._held:
+            return self._columns
+        return StepColumns.from_steps(list(self))
+
+    def nonfinite(self) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]]:
+        """Per step: whether its grad output, any of its grad inputs, any grad it added to a leaf
+        holds a NaN or an Inf."""
+        held = self._held_steps()
+        parts = [
+            np.fromiter((_bad(st.grad_output) for st in held), bool, len(held)),
+            np.fromiter((any(map(_bad, st.grad_inputs)) for st in held), bool, len(held)),
+            np.fromiter((any(_bad(lg.grad) for lg in st.leaf_grads) for st in held), bool, len(held)),
+        ]
+        if self._columns is not None:
+            parts = [np.concatenate([c, h]) for c, h in zip(self._columns.nonfinite(), parts)]
+        return parts[0], parts[1], parts[2]
+
+    def leaf_grads_of(self, leaf: int) -> list[tuple[int, LeafGrad]]:
+        """(step, its LeafGrad) of each grad accumulated into node `leaf`, in step order."""
+        out = []
+        c = self._columns
+        if c is not None:
+            at = np.flatnonzero(c.leaf_node == leaf)
+            steps = np.searchsorted(c.leaves_start, at, side="right") - 1
+            for k, i in zip(at.tolist(), steps.tolist()):
+                out.append((i, c.step(i).leaf_grads[k - int(c.leaves_start[i])]))
+        return out + self._held_leaf_grads().get(leaf, [])
+
+    def _held_leaf_grads(self) -> dict[int, list[tuple[int, LeafGrad]]]:
+        """leaf -> (step, LeafGrad) of the held steps, kept until a step is appended or the last
+        one gains a leaf grad (a step paused at gains them after it was appended)."""
+        last = self._held.get(self._count - 1)
+        key = (self._count, len(last.leaf_grads) if last is not None else 0)
+        if self._leaf_index[0] != key:
+            table: dict[int, list[tuple[int, LeafGrad]]] = {}
+            for i in range(self._rows, self._count):
+                for lg in self._held[i].leaf_grads:
+                    table.setdefault(lg.node, []).append((i, lg))
+            self._leaf_index = (key, table)
+        return self._leaf_index[1]
+
+    def leaves(self) -> list[int]:
+        """The leaves grads were accumulated into, each once, in the order of their first."""
+        c = self._columns
+        first = [] if c is None else c.leaf_node[np.sort(np.unique(c.leaf_node, return_index=True)[1])].tolist()
+        held = [lg.node for st in self._held_steps() for lg in st.leaf_grads]
+        return list(dict.fromkeys(first + held))
+
+    def until(self, cursor: int) -> StepTable:
+        """The steps as a pause before step `cursor` knows them: those before it, then step `cursor`
+        holding the grad it receives but nothing its backward passes on."""
+        c = self._columns
+        rows = min(cursor, self._rows)
+        out = StepTable(
+            None if c is None else c.head(rows), (self._held[i] for i in range(rows, min(cursor, self._count)))
+        )
+        if cursor < self._count:
+            current = self[cursor]
+            out.append(Step(current.node, current.grad_output))
+        return out
+
+
+def step_table(steps: Sequence[Step]) -> StepTable:
+    """A pass's steps as a StepTable (a list of Steps is wrapped, its objects held as they are)."""
+    return steps if isinstance(steps, StepTable) else StepTable(steps=steps)
+
+
+def step_columns(steps: Sequence[Step]) -> StepColumns:
+    """A pass's steps as columns, whether a StepTable or a list of Steps."""
+    return step_table(steps).columns()
+
+
+def _bad(s: TensorSummary | None) -> bool:
+    return s is not None and (s.nan_count > 0 or s.inf_count > 0)
