@@ -57,6 +57,7 @@ class Session(Debuggee):
         self.recorder = Recorder(self.options.policy, script, self.argv)
         self._life = State.STARTING  # never STOPPED: that is a snapshot's
         self._edge: tuple[int, int] | None = None  # (pass position, step) where the script is held
+        self._edge_created: int | None = None  # held in this node's creation (a stop in the forward)
         self._running: Mode | None = None  # the mode of the run in progress
         self._queued = 0  # steps asked for while a step was running
         self._answers: queue.Queue[str | None] = queue.Queue()  # what the user typed for input()
@@ -89,13 +90,22 @@ class Session(Debuggee):
             return None
         return self._edge if self._edge is not None else (-1, 0)
 
+    def _forward_frontier(self) -> int | None:
+        if self._life.over:
+            return None
+        if self._edge is None or self._life.busy:
+            return -1  # running: what it writes is not read
+        return self._edge_created if self._edge_created is not None else None
+
     def _advance(self, mode: Mode) -> bool:
         with self._lock:
             if self._life.over:
                 return False
             if self._life == State.PAUSED:
                 assert self._edge is not None  # _paused set it
-                self._position, self._step = self._edge  # the cursor catches up with the script
+                position, step = self._edge  # the cursor catches up with the script
+                self._position, self._step = (position if position >= 0 else None), step
+                self._created = self._edge_created
                 self._running = mode
                 self._life = State.RUNNING
                 self.gate.release(mode)
@@ -128,17 +138,18 @@ class Session(Debuggee):
                 self._running = Mode.STEP
                 self.gate.interrupt()
 
-    def _paused(self, position: int, step: int, reason: str) -> None:
-        """The gate holds the script here (script thread)."""
+    def _paused(self, position: int, step: int, reason: str, created: int | None = None) -> None:
+        """The gate holds the script here (script thread): before a backward step, or in the
+        creation of node `created`."""
         with self._lock:
-            self._edge = (position, step)
+            self._edge, self._edge_created = (position, step), created
             if self._queued and not self.gate.quitting:
                 self._queued -= 1
                 self.gate.release(Mode.STEP)
                 return
             self._life = State.PAUSED
             self._running = None
-            self._position, self._step = position, step
+            self._position, self._step, self._created = (position if position >= 0 else None), step, created
         self._changed(reason)
 
     # --- lifecycle -----------------------------------------------------------------------
@@ -210,7 +221,8 @@ class Session(Debuggee):
         self.recorder.finish(exit_code)
         with self._lock:
             self._life = State.FAILED if error is not None else State.FINISHED
-            self._edge, self._running, self._queued = None, None, 0
+            self._edge, self._edge_created, self._running, self._queued = None, None, None, 0
+            self._created = None
             walkable = self._walkable()
             if walkable:  # the script ran past the last stop: the cursor is at the end of the run
                 self._position = walkable[-1]

@@ -194,7 +194,7 @@ class GraphscopeApp(App[None]):
         record = self.index.record
         target = None
         if state is not None:
-            key = (state.pass_index, state.step, state.kind)
+            key = (state.pass_index, state.step, state.kind, state.created)
             if state.node is not None and key != self._followed:
                 target = state.node
             elif (
