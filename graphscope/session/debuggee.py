@@ -12,6 +12,7 @@ from graphscope.trace.analysis.node_gradcheck import GradcheckResult, gradcheck_
 from graphscope.trace.record.model import OPTIMIZER_STEP
 
 from .breakpoint import Breakpoint, hit_reason
+from .evaluator import Evaluation, FrameInfo, record_answer
 from .forward_stops import ForwardNodes, RecordFacts, TimeKey
 from .state import Mode, SessionState, State
 
@@ -111,6 +112,28 @@ class Debuggee:
 
     def answer(self, text: str | None) -> None:
         """Nothing runs, so nothing reads input."""
+
+    def evaluate(self, text: str) -> Evaluation:
+        """A line typed at a pause: a snapshot has no frame to run it in, so it answers from the
+        record (a node by `#id` or name); a live session evaluates it in the script's frame."""
+        return record_answer(self.record, text)
+
+    def completions(self, prefix: str) -> list[str]:
+        """What a typed name may go on to (a snapshot: none)."""
+        return []
+
+    def move_frame(self, delta: int) -> str:
+        """Up (+1) or down (-1) the script's frames: a snapshot has none."""
+        return "no frames in a snapshot: the script is not running"
+
+    def frames(self) -> list[FrameInfo]:
+        """The script's frames at the pause, innermost first (a snapshot: none)."""
+        return []
+
+    @property
+    def frame_level(self) -> int:
+        """Which of `frames()` expressions are evaluated in (0: the innermost)."""
+        return 0
 
     def gradcheck(self, node_id: int) -> GradcheckResult:
         """Check a node's backward numerically at its recorded inputs (it takes a while: call it

@@ -17,6 +17,7 @@ from graphscope.trace.recording.recorder import Policy, Recorder
 
 from .console_capture import ConsoleCapture
 from .debuggee import Debuggee
+from .evaluator import Evaluation, Evaluator, FrameInfo
 from .numpy_warnings import QuietNumpyWarnings
 from .script_runner import Outcome, SessionQuit, run_script
 from .state import Mode, State
@@ -66,11 +67,35 @@ class Session(Debuggee):
         self.gate = StepGate(self.recorder, lambda: self._breakpoints, self._paused, pause=self.options.pause)
         self._thread: threading.Thread | None = None  # the thread the script runs on, once it does
         self._finishing = False
+        self.evaluator = Evaluator(self._paused_thread)
 
     @property
     def thread(self) -> threading.Thread | None:
         """The thread the script runs on (None before it does): whose frames show where it is."""
         return self._thread
+
+    def _paused_thread(self) -> threading.Thread | None:
+        """The script's thread while it is held at a stop (its frames can be looked at), else None."""
+        return self._thread if self._life == State.PAUSED else None
+
+    # --- the paused script's frames ------------------------------------------------------------
+
+    def evaluate(self, text: str) -> Evaluation:
+        """Evaluate a line in the paused script's chosen frame (see Evaluator.evaluate)."""
+        return self.evaluator.evaluate(text)
+
+    def completions(self, prefix: str) -> list[str]:
+        return self.evaluator.completions(prefix)
+
+    def move_frame(self, delta: int) -> str:
+        return self.evaluator.move(delta)
+
+    def frames(self) -> list[FrameInfo]:
+        return self.evaluator.where()
+
+    @property
+    def frame_level(self) -> int:
+        return self.evaluator.level
 
     @property
     def functions(self) -> dict[str, type]:
@@ -148,6 +173,7 @@ class Session(Debuggee):
                 self.gate.release(Mode.STEP)
                 return
             self._life = State.PAUSED
+            self.evaluator.reset()
             self._running = None
             self._position, self._step, self._created = (position if position >= 0 else None), step, created
         self._changed(reason)

@@ -28,8 +28,7 @@ def test_the_default_nan_breakpoint_stops_where_the_forward_makes_the_nan(run_se
 
 
 def test_a_step_from_a_forward_stop_goes_op_by_op_then_into_the_backward(run_session):
-    driver = run_session(path=TRAINING, argv=["1"], pause=False)
-    driver.session.add_breakpoint(Breakpoint.parse("op:linear"))
+    driver = run_session(path=TRAINING, argv=["1"], pause=False, breakpoints=["op:linear"])
     first = driver.paused()
     record = driver.session.record
     assert record.nodes[first.created].op == "linear" and first.reason == "breakpoint 2: op linear, created"
@@ -46,8 +45,7 @@ def test_a_step_from_a_forward_stop_goes_op_by_op_then_into_the_backward(run_ses
 
 
 def test_a_step_back_from_a_forward_stop_walks_back_through_the_nodes_made(run_session):
-    driver = run_session(path=TRAINING, argv=["1"], pause=False)
-    driver.session.add_breakpoint(Breakpoint.parse("op:cross_entropy"))
+    driver = run_session(path=TRAINING, argv=["1"], pause=False, breakpoints=["op:cross_entropy"])
     state = driver.paused()
     back = driver.command("step_back")
     assert back.created == state.created - 2 and driver.session.record.nodes[back.created].op == "linear"
@@ -56,8 +54,8 @@ def test_a_step_back_from_a_forward_stop_walks_back_through_the_nodes_made(run_s
 
 
 def test_a_conditional_breakpoint_stops_only_where_its_condition_holds(run_session):
-    driver = run_session(path=NAN, pause=False, break_on_nan=False)
-    bp = driver.session.add_breakpoint(Breakpoint.parse("op:log if value any nan"))
+    driver = run_session(path=NAN, pause=False, break_on_nan=False, breakpoints=["op:log if value any nan"])
+    bp = driver.session.breakpoints[0]
     state = driver.paused()
     record = driver.session.record
     node = record.nodes[state.created]
@@ -68,8 +66,7 @@ def test_a_conditional_breakpoint_stops_only_where_its_condition_holds(run_sessi
 
 
 def test_a_grad_condition_stops_before_the_backward_step_where_it_holds(run_session):
-    driver = run_session(path=NAN, pause=False, break_on_nan=False)
-    driver.session.add_breakpoint(Breakpoint.parse("backward:any if grad norm > 1000"))
+    driver = run_session(path=NAN, pause=False, break_on_nan=False, breakpoints=["backward:any if grad norm > 1000"])
     state = driver.paused()
     record = driver.session.record
     steps = record.passes[state.pass_index].steps
@@ -79,9 +76,7 @@ def test_a_grad_condition_stops_before_the_backward_step_where_it_holds(run_sess
 
 def test_a_snapshot_stops_where_the_live_run_stopped(run_session, tmp_path):
     breakpoints = ["op:log if value any nan", "backward:any if grad norm > 1000", "nan"]
-    driver = run_session(path=NAN, pause=False, break_on_nan=False)
-    for text in breakpoints:
-        driver.session.add_breakpoint(Breakpoint.parse(text))
+    driver = run_session(path=NAN, pause=False, break_on_nan=False, breakpoints=breakpoints)
     live = [driver.paused()]
     while live[-1].kind == "paused":
         live.append(driver.command("continue_"))
