@@ -68,6 +68,7 @@ class Session(Debuggee):
         self._thread: threading.Thread | None = None  # the thread the script runs on, once it does
         self._finishing = False
         self.evaluator = Evaluator(self._paused_thread)
+        self.failure: BaseException | None = None  # what the script raised, once it has (for pdb)
 
     @property
     def thread(self) -> threading.Thread | None:
@@ -242,6 +243,7 @@ class Session(Debuggee):
         else:
             exit_code, reason = outcome.exit_code, f"exit code {outcome.exit_code}"
             if outcome.error is not None:
+                self.failure = outcome.error
                 error = self.recorder.script_failed(outcome.error, outcome.traceback)
                 reason = f"{error.type}: {error.message}"
         self.recorder.finish(exit_code)
