@@ -84,10 +84,9 @@ class ExpressionLine(Vertical):
     the script's frame, a snapshot answers from the record), and the answers show above it."""
 
     DEFAULT_CSS = """
-    ExpressionLine { display: none; height: auto; max-height: 12; border-top: solid $accent; }
+    ExpressionLine { display: none; height: auto; max-height: 16; border-top: solid $accent; }
     ExpressionLine.-open { display: block; }
-    ExpressionLine > RichLog { height: auto; max-height: 8; background: $surface; }
-    ExpressionLine > ExpressionInput { height: 1; border: none; padding: 0 1; }
+    ExpressionLine > RichLog { height: auto; max-height: 12; background: $surface; }
     """
 
     class Closed(Message):
