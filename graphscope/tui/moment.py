@@ -208,7 +208,14 @@ class Moment:
             passes[position] = replace(passes[position], grad_norms={})  # worked out as the pass ends
         found = find(replace(record, passes=passes, optimizer=self.optimizer_events()))
         last = passes[position].index
-        return [f for f in found if f.pass_index is None or f.pass_index <= last]
+        made, created = self._made_in(), state.created
+        return [
+            f
+            for f in found
+            if f.pass_index is None
+            or f.pass_index <= last
+            or (f.pass_index == made and created is not None and f.node is not None and f.node <= created)
+        ]  # held in a forward: what its nodes made by then show (the NaN born there)
 
     def optimizer_events(self) -> list:
         """The optimizer's (and the script's `.grad` reset) events that have happened at the cursor:
