@@ -27,6 +27,21 @@ def _add_run(subcommands) -> None:
     )
     p.add_argument("--device", metavar="D", help="default device for tensors the script creates (cpu, cuda)")
     p.add_argument("--no-pause", action="store_true", help="do not pause at the first backward node")
+    p.add_argument(
+        "--break",
+        dest="breaks",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="a breakpoint: op:log, module:model.fc, line:model.py:42, nan, grad_norm:10, step; stops where the "
+        "forward makes the node unless backward: comes first; ' if max > 1e3' adds a condition (repeatable; "
+        "headless: each stop is printed)",
+    )
+    p.add_argument(
+        "--post-mortem",
+        action="store_true",
+        help="(headless) open pdb at each --break stop and where the script raised",
+    )
     _add_recording_options(p, keep=True)
     p.add_argument("script", help="the Python script to run")
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
@@ -53,11 +68,19 @@ def _run(args) -> int:
                 device=args.device,
                 held=held,
                 policy=args.policy,
+                breakpoints=args.breakpoints,
+                post_mortem=args.post_mortem,
             )
     from graphscope.tui.launch import run
 
     return run(
-        args.script, args.args, as_torch=args.as_torch, device=args.device, pause=not args.no_pause, policy=args.policy
+        args.script,
+        args.args,
+        as_torch=args.as_torch,
+        device=args.device,
+        pause=not args.no_pause,
+        policy=args.policy,
+        breakpoints=args.breakpoints,
     )
 
 
@@ -70,6 +93,16 @@ def _run_problem(args) -> str | None:
         return escaped(problem)
     if not args.headless and (args.export is not None or args.dot is not None or args.fail_on_nan):
         return "--export, --dot and --fail-on-nan go with --headless (in the app, press e to export)"
+    if not args.headless and args.post_mortem:
+        return "--post-mortem goes with --headless (in the app, press : at a stop to evaluate Python there)"
+    from graphscope.session.breakpoint import Breakpoint
+
+    args.breakpoints = []
+    for spec in args.breaks:
+        try:
+            args.breakpoints.append(Breakpoint.parse(spec))
+        except ValueError as error:
+            return f"--break {escaped(spec)}: {escaped(str(error))}"
     for flag, name in (("--export", "export"), ("--dot", "dot")):
         if getattr(args, name) is not None:
             from graphscope.session.export_path import ExportPathError, export_path

@@ -86,6 +86,14 @@ def test_the_grad_norm_the_readme_quotes_is_the_runs(record):
     assert any(f.kind == EXPLODING_GRAD and name in f.message for f in record.findings)
 
 
+def test_the_forward_stop_is_the_log_of_a_negative_sigma_with_as_many_bad_values_as_the_readme_says(record):
+    passed, line = claim(r"`forward of pass (\d+)` and names the node made \(`log made at exploding_nan.py:(\d+)`\)")
+    node = log_node(record)
+    assert node.pass_index == int(passed) and node.site.line == int(line)
+    (bad,) = claim(r"`\(sigma <= 0\).sum\(\).item\(\)` says (\d+) values went non-positive")
+    assert int(bad) == node.output.nan_count  # log of each non-positive sigma is NaN (or -inf at 0)
+
+
 def test_the_first_nan_step_is_the_loss_and_bang_finds_the_log_of_a_negative_sigma(record):
     claim(r"first backward step whose value or grad holds a NaN: the loss")
     p = nan_pass(record)

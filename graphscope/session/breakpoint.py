@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol, cast
+from typing import TYPE_CHECKING, NamedTuple, Protocol, cast
 
-BREAKPOINT_KINDS = ("node", "op", "module", "line", "nan", "grad_norm", "step")
+from .condition import Condition
+
+if TYPE_CHECKING:
+    from graphscope.trace import TensorSummary
+
+BREAKPOINT_KINDS = ("node", "op", "module", "line", "any", "nan", "grad_norm", "step")
 # Kinds that look at values or events, never at where a node was made.
 _NOT_SITES = ("nan", "grad_norm", "step")
+# When a breakpoint on a node stops: before its backward runs, or when the forward creates it.
+AT = ("backward", "forward")
 
 
 class NodeKey(NamedTuple):
@@ -26,9 +33,12 @@ class NodeKey(NamedTuple):
 
 
 class Facts(Protocol):
-    """What a breakpoint looks at for the node at one backward step: the same questions answered
-    from live arrays (a running script) or from the record's summaries (a snapshot)."""
+    """What a breakpoint looks at for the node at one backward step, or at its creation in the
+    forward (`forward`): the same questions answered from live arrays (a running script) or from
+    the record's summaries (a snapshot)."""
 
+    @property
+    def forward(self) -> bool: ...
     @property
     def op(self) -> str: ...
     @property
@@ -41,6 +51,8 @@ class Facts(Protocol):
     def value_nonfinite(self) -> bool: ...
     def grad_nonfinite(self) -> bool: ...
     def grad_norm(self) -> float | None: ...
+    def inputs_nonfinite(self) -> bool: ...
+    def summary(self, target: str) -> TensorSummary | None: ...
 
 
 @dataclass(frozen=True)
@@ -48,12 +60,19 @@ class Breakpoint:
     """Pause before a backward step whose node matches: by identity (`NodeKey`), op, module path
     or source line (`model.py:42`), or on a condition: a NaN/Inf in the node's value or incoming
     grad, an incoming grad whose norm is above a threshold (or not finite). A `step` breakpoint
-    pauses before `optimizer.step()` instead, at the end of the backward pass it follows."""
+    pauses before `optimizer.step()` instead, at the end of the backward pass it follows.
+
+    With `at="forward"` a breakpoint on a node (node, op, module, line, any) stops when the forward
+    creates a matching node instead, the script held inside that op; a NaN/Inf breakpoint stops
+    at both: at the op whose output holds a NaN/Inf made of finite inputs, and before a backward
+    step as above. A `condition` on the node's value or grad must hold too."""
 
     kind: str
     value: object = None
     enabled: bool = True
     id: int = 0
+    at: str = "backward"
+    condition: Condition | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in BREAKPOINT_KINDS:
@@ -68,19 +87,71 @@ class Breakpoint:
             raise ValueError(f"a node breakpoint needs a NodeKey (op, file, line, module), got {self.value!r}")
         if self.kind in ("op", "module") and (not isinstance(self.value, str) or not self.value):
             raise ValueError(f"an {self.kind} breakpoint needs a name, got {self.value!r}")
+        if self.at not in AT:
+            raise ValueError(f"a breakpoint stops at {' or '.join(AT)}, got {self.at!r}")
+        if self.kind == "any" and self.condition is None:
+            raise ValueError("an 'any' breakpoint needs a condition, e.g. any if value max > 1e3")
+
+    @classmethod
+    def parse(cls, text: str) -> Breakpoint:
+        """A breakpoint as typed after --break: `op:log`, `module:model.fc`, `line:model.py:42`
+        (or `model.py:42`), `nan`, `grad_norm:10`, `step`, `any`; a node breakpoint stops where
+        the forward creates the node unless `backward:` comes first; `... if max > 1e3` adds a
+        condition (see `Condition.parse`)."""
+        spec, _, condition_text = text.partition(" if ")
+        condition = Condition.parse(condition_text) if condition_text.strip() else None
+        at, spec = "forward", spec.strip()
+        for word in AT:
+            if spec.startswith(word + ":"):
+                at, spec = word, spec[len(word) + 1 :]
+        kind, _, value = spec.partition(":")
+        kind = kind.replace("-", "_")
+        if kind in ("nan", "step", "any") and not value:
+            return cls(kind, None, at=at, condition=condition)
+        if kind == "grad_norm":
+            try:
+                return cls(kind, float(value), at="backward", condition=condition)
+            except ValueError:
+                raise ValueError(f"grad_norm needs a number, as grad_norm:10; got {text!r}") from None
+        if kind in ("op", "module", "line") and value:
+            return cls(kind, value, at=at, condition=condition)
+        file, _, line = spec.rpartition(":")
+        if file and line.isdigit():
+            return cls("line", spec, at=at, condition=condition)
+        raise ValueError(
+            f"a breakpoint looks like op:log, module:model.fc, line:model.py:42, nan, grad_norm:10, step or "
+            f"any, with 'backward:' before it to stop before backward steps and ' if max > 1e3' after it; got {text!r}"
+        )
 
     def describe(self) -> str:
         if self.kind == "nan":
-            return "NaN/Inf"
-        if self.kind == "grad_norm":
-            return f"grad norm > {self.value:g}"
-        if self.kind == "step":
-            return "optimizer step"
-        return f"{self.kind} {self.value}"
+            words = "NaN/Inf"
+        elif self.kind == "grad_norm":
+            words = f"grad norm > {self.value:g}"
+        elif self.kind == "step":
+            words = "optimizer step"
+        elif self.kind == "any":
+            words = "any node"
+        else:
+            words = f"{self.kind} {self.value}"
+        if self.at == "forward" and self.kind not in _NOT_SITES:
+            words += ", created"
+        return words if self.condition is None else f"{words} if {self.condition}"
+
+    def stops_forward(self) -> bool:
+        """Whether it can stop where the forward creates a node."""
+        return self.kind == "nan" or (self.at == "forward" and self.kind not in _NOT_SITES)
 
     def matches(self, facts: Facts) -> bool:
-        """Whether the node at this step hits the breakpoint (enabled or not: callers check); a
-        `step` breakpoint matches no node (`pauses_at_step` says where it does)."""
+        """Whether the node at this step (or at its creation) hits the breakpoint (enabled or not:
+        callers check); a `step` breakpoint matches no node (`pauses_at_step` says where it does)."""
+        if facts.forward != (self.at == "forward") and self.kind != "nan":
+            return False
+        if not self._matches_kind(facts):
+            return False
+        return self.condition is None or self.condition.holds(facts.summary(self.condition.target))
+
+    def _matches_kind(self, facts: Facts) -> bool:
         kind, value = self.kind, self.value
         if kind == "op":
             return facts.op == value
@@ -91,6 +162,10 @@ class Breakpoint:
             return line_matches(str(value), facts.file, facts.line)
         if kind == "node":
             return (facts.op, facts.file or "", facts.line or 0, facts.module) == value
+        if kind == "any":
+            return True
+        if kind == "nan" and facts.forward:  # where a NaN/Inf is born, not where it flows on
+            return facts.value_nonfinite() and not facts.inputs_nonfinite()
         if kind == "nan":
             return facts.grad_nonfinite() or facts.value_nonfinite()
         if kind == "grad_norm":
@@ -106,9 +181,9 @@ class Breakpoint:
 
     def matches_site(self, op: str, module: str | None, file: str | None, line: int | None) -> bool:
         """The part of `matches` that needs no values: for marking nodes and for "matches nothing yet"."""
-        if self.kind in _NOT_SITES:
+        if self.kind in _NOT_SITES or self.kind == "any":
             return False
-        return self.matches(_Where(op, module, file, line))
+        return self._matches_kind(_Where(op, module, file, line))
 
 
 def hit_reason(hits: list[Breakpoint]) -> str:
@@ -128,9 +203,16 @@ class _Where(NamedTuple):
     module: str | None
     file: str | None
     line: int | None
+    forward: bool = False
 
     def value_nonfinite(self) -> bool:
         return False
+
+    def inputs_nonfinite(self) -> bool:
+        return False
+
+    def summary(self, target: str) -> TensorSummary | None:
+        return None
 
     def grad_nonfinite(self) -> bool:
         return False

@@ -12,43 +12,26 @@ from graphscope.trace.analysis.node_gradcheck import GradcheckResult, gradcheck_
 from graphscope.trace.record.model import OPTIMIZER_STEP
 
 from .breakpoint import Breakpoint, hit_reason
+from .evaluator import Evaluation, FrameInfo, record_answer
+from .forward_stops import ForwardNodes, RecordFacts, TimeKey
 from .state import Mode, SessionState, State
 
 if TYPE_CHECKING:
-    from graphscope.trace import Node, Record, Step
+    from graphscope.trace import Record
 
 Listener = Callable[[SessionState], object]  # what it returns is not looked at
 Position = tuple[int, int]  # (position in record.passes, step)
-
-
-class RecordFacts:
-    """A breakpoint's questions about the node at one recorded step, answered from the summaries."""
-
-    __slots__ = ("op", "module", "file", "line", "_value", "_grad")
-
-    def __init__(self, node: Node, step: Step | None) -> None:
-        self.op, self.module = node.op, node.module
-        site = node.site
-        self.file: str | None = site.file if site is not None else None
-        self.line: int | None = site.line if site is not None else None
-        self._value = node.output
-        self._grad = step.grad_output if step is not None else None
-
-    def value_nonfinite(self) -> bool:
-        return self._value is not None and self._value.has_nonfinite
-
-    def grad_nonfinite(self) -> bool:
-        return self._grad is not None and self._grad.has_nonfinite
-
-    def grad_norm(self) -> float | None:
-        return None if self._grad is None else self._grad.norm
+Cursor = tuple[int | None, int, int | None]  # (position, step, node created: a stop in the forward)
 
 
 class Debuggee:
-    """A cursor (position in record.passes, step) over the passes whose backward was kept in full.
+    """A cursor (position in record.passes, step) over the passes whose backward was kept in full,
+    or at a node's creation in a forward (`_created`).
 
     Step `s` of a pass is the moment before its `s`-th node's backward runs; step `len(order)`
-    is the pass's end (every grad, leaf grads included, known). The commands move the cursor
+    is the pass's end (every grad, leaf grads included, known). A stop in the forward is the
+    moment an op's node was created (its value known, nothing after it): stepping from there goes
+    op by op, to the backward of its pass when that comes first. The commands move the cursor
     over what is recorded; where the record ends, `_advance` asks for more (a live session
     runs its script; a snapshot has nothing more). Listeners get every new state.
     """
@@ -68,6 +51,8 @@ class Debuggee:
         first = self._walkable()
         self._position: int | None = first[0] if first else None
         self._step = 0
+        self._created: int | None = None  # the cursor is at this node's creation (a stop in the forward)
+        self._made = ForwardNodes(record)
         if break_on_nan:  # on by default in the app: listed and toggleable like any other
             self.add_breakpoint(Breakpoint("nan"))
         self.state = self._make_state(self._initial_reason())
@@ -93,6 +78,11 @@ class Debuggee:
     def _advance(self, mode: Mode) -> bool:
         """Run on to the next stop of `mode`; False when nothing is left."""
         return False
+
+    def _forward_frontier(self) -> int | None:
+        """The last node created that the record holds at the moment the script is at (None: all of
+        it; -1: none, the script running)."""
+        return None
 
     # --- the commands ----------------------------------------------------------------------------
 
@@ -123,6 +113,28 @@ class Debuggee:
     def answer(self, text: str | None) -> None:
         """Nothing runs, so nothing reads input."""
 
+    def evaluate(self, text: str) -> Evaluation:
+        """A line typed at a pause: a snapshot has no frame to run it in, so it answers from the
+        record (a node by `#id` or name); a live session evaluates it in the script's frame."""
+        return record_answer(self.record, text)
+
+    def completions(self, prefix: str) -> list[str]:
+        """What a typed name may go on to (a snapshot: none)."""
+        return []
+
+    def move_frame(self, delta: int) -> str:
+        """Up (+1) or down (-1) the script's frames: a snapshot has none."""
+        return "no frames in a snapshot: the script is not running"
+
+    def frames(self) -> list[FrameInfo]:
+        """The script's frames at the pause, innermost first (a snapshot: none)."""
+        return []
+
+    @property
+    def frame_level(self) -> int:
+        """Which of `frames()` expressions are evaluated in (0: the innermost)."""
+        return 0
+
     def gradcheck(self, node_id: int) -> GradcheckResult:
         """Check a node's backward numerically at its recorded inputs (it takes a while: call it
         from a worker thread, while the script is paused or over)."""
@@ -131,9 +143,9 @@ class Debuggee:
     def step(self) -> None:
         """One step forward: the next node, the pass's end, then the next kept pass's first node."""
         with self._lock:
-            nxt = self._next(self._position, self._step)
-            if nxt is not None and self._recorded(*nxt):
-                self._move_to(*nxt, "step")
+            nxt = self._next_cursor()
+            if nxt is not None and self._cursor_recorded(nxt):
+                self._move_to(nxt[0], nxt[1], "step", nxt[2])
                 return
         if not self._advance(Mode.STEP):
             self._changed(self._end_reason("the run is over: nothing more to step"))
@@ -141,11 +153,15 @@ class Debuggee:
     def step_back(self) -> None:
         """One step back in time (nothing runs): the previous step, or the end of the previous kept pass."""
         with self._lock:
-            prev = self._previous(self._position, self._step)
-            if prev is None:
+            if self._created is not None:
+                back = self._previous_forward(self._created)
+            else:
+                prev = self._previous(self._position, self._step)
+                back = None if prev is None else (prev[0], prev[1], None)
+            if back is None:
                 self._changed("nothing earlier in the record")
                 return
-            self._move_to(*prev, "step back")
+            self._move_to(back[0], back[1], "step back", back[2])
 
     def goto(self, step: int) -> None:
         """A step of the cursor's pass that has been recorded."""
@@ -175,17 +191,26 @@ class Debuggee:
         """On to the next step that hits an enabled breakpoint, or to the end of the run."""
         with self._lock:
             position, step = self._position, self._step
+            if self._created is not None:  # the backward walk starts before its pass's first step
+                position, step = self._backward_before(self._created)
+            forward = self._made.first_hit(self._cursor_key(), self._breakpoints, self._created_recorded)
             while True:
                 nxt = self._next(position, step)
                 if nxt is None or not self._recorded(*nxt):
+                    break
+                if forward is not None and self._backward_key(*nxt) > forward[0]:
                     break
                 position, step = nxt
                 hit = self._hit(position, step)
                 if hit is not None:
                     self._move_to(position, step, hit)
                     return
+            if forward is not None:
+                _key, created, reason = forward
+                self._move_to(position, step, reason, created)
+                return
             if self._frontier() is not None:
-                self._position, self._step = position, step  # caught up with the script
+                self._position, self._step, self._created = position, step, None  # caught up with the script
         if not self._advance(Mode.CONTINUE):
             self._to_end(self._end_reason("end of the run"))
 
@@ -231,6 +256,68 @@ class Debuggee:
         return True
 
     # --- moving ------------------------------------------------------------------------------------
+
+    # --- stops in the forward ------------------------------------------------------------------
+
+    def _created_recorded(self, node_id: int) -> bool:
+        limit = self._forward_frontier()
+        return (limit is None or node_id <= limit) and node_id in self.record.nodes
+
+    def _backward_key(self, position: int, step: int) -> TimeKey:
+        return (self.record.passes[position].index, 1, step)
+
+    def _cursor_key(self) -> TimeKey:
+        if self._created is not None:
+            return self._made.key(self._created)
+        if self._position is None:
+            return (-1, 1, 0)
+        return self._backward_key(self._position, self._step)
+
+    def _position_of(self, pass_index: int) -> int | None:
+        """The position of the walkable pass with this index, if there is one."""
+        for i in self._walkable():
+            if self.record.passes[i].index == pass_index:
+                return i
+        return None
+
+    def _backward_before(self, created: int) -> Position | tuple[None, int]:
+        """Where a walk of the backward steps starts from a node's creation: the end of the last
+        walkable pass before the node's (None: before the first)."""
+        pass_index = self._made.key(created)[0]
+        earlier = [i for i in self._walkable() if self.record.passes[i].index < pass_index]
+        return (earlier[-1], len(self.record.passes[earlier[-1]].order)) if earlier else (None, 0)
+
+    def _next_cursor(self) -> Cursor | None:
+        """Where a step goes: from a backward step the next (as `_next`), from a node's creation the
+        next node created, or its pass's backward when that comes first."""
+        created = self._created
+        if created is None:
+            nxt = self._next(self._position, self._step)
+            return None if nxt is None else (nxt[0], nxt[1], None)
+        following = self._made.after(created)
+        pass_index = self._made.key(created)[0]
+        position = self._position_of(pass_index)
+        if position is not None and (following is None or self._made.key(following)[0] > pass_index):
+            return (position, 0, None)
+        return None if following is None else (position, 0, following)
+
+    def _previous_forward(self, created: int) -> Cursor | None:
+        """A step back from a node's creation: the node created before it in its pass's forward,
+        else the end of the walkable pass before, else the node created before it."""
+        before = self._made.before(created)
+        pass_index = self._made.key(created)[0]
+        if before is not None and self._made.key(before)[0] == pass_index:
+            return (self._position, self._step, before)
+        position, step = self._backward_before(created)
+        if position is not None and (before is None or self.record.passes[position].index >= self._made.key(before)[0]):
+            return (position, step, None)
+        return None if before is None else (position, 0, before)
+
+    def _cursor_recorded(self, cursor: Cursor) -> bool:
+        position, step, created = cursor
+        if created is not None:
+            return self._created_recorded(created)
+        return position is not None and self._recorded(position, step)
 
     def _walkable(self) -> list[int]:
         """Positions of the passes whose backward can be walked: kept in full, with a planned order."""
@@ -310,20 +397,33 @@ class Debuggee:
         else:
             self._changed(reason)
 
-    def _move_to(self, position: int, step: int, reason: str) -> None:
+    def _move_to(self, position: int | None, step: int, reason: str, created: int | None = None) -> None:
         with self._lock:
-            self._position, self._step = position, step
+            self._position, self._step, self._created = position, step, created
         self._changed(reason)
 
     def _make_state(self, reason: str) -> SessionState:
         position, step = self._position, self._step
+        kind = self._kind()
         node = frontier = None
+        if self._created is not None:  # what has happened: up to the end of the pass before its own
+            position, step = self._backward_before(self._created)
+            if position is not None:
+                frontier = len(self.record.passes[position].order)
+            return SessionState(
+                kind,
+                position,
+                step if position is not None else None,
+                frontier,
+                self._created,
+                reason,
+                created=self._created,
+            )
         if position is not None:
             order = self.record.passes[position].order
             node = order[step] if step < len(order) else None
             edge = self._frontier()
             frontier = edge[1] if edge is not None and edge[0] == position else len(order)
-        kind = self._kind()
         return SessionState(
             kind=kind,
             pass_index=position,

@@ -23,7 +23,10 @@ from graphscope.trace.report import dot
 from graphscope.trace.report.summary_report import print_summary
 from graphscope.trace.snapshot.atomic_file import WriteError
 
+from .breakpoint import Breakpoint
 from .death_notice import DeathNotice
+from .headless_stops import StopPrinter
+from .headless_stops import post_mortem as post_mortem_at
 from .session import Session, SessionOptions
 from .state import SessionState
 from .status_line import StatusLine
@@ -77,6 +80,8 @@ def run_headless(
     device: str | None = None,
     held: Held | None = None,
     policy: Policy | None = None,
+    breakpoints: Sequence[Breakpoint] = (),
+    post_mortem: bool = False,
 ) -> int:
     """Run `script`; write the snapshot and DOT files (also when it raised, was interrupted or
     called os._exit); print the summary to the stdout and stderr of the start, whatever the
@@ -104,6 +109,8 @@ def run_headless(
         policy=policy,
         exports=(("snapshot", export), ("graph", dot_path)),
         held=held,
+        breakpoints=breakpoints,
+        post_mortem=post_mortem,
     )
 
 
@@ -118,6 +125,8 @@ def run_recorded(
     policy: Policy | None = None,
     exports: Exports = (),
     held: Held | None = None,
+    breakpoints: Sequence[Breakpoint] = (),
+    post_mortem: bool = False,
 ) -> int:
     """Run `script` under the recorder with no UI on this thread (the main thread: as under plain
     python, its signal handlers work), with a status line on a terminal's stderr; print its
@@ -125,12 +134,17 @@ def run_recorded(
     answer is the exit code. The run ends once, by what comes first: the script's end, Ctrl-C (it
     stops the script at its next engine event: exit 130) or os._exit. `exports`, (what, path)
     pairs, are named on stderr when they could not be written; `held` (its `pressed`) is a Ctrl-C
-    that came before the run could act on it."""
+    that came before the run could act on it. At each of `breakpoints` the stop is printed (and with
+    `post_mortem` pdb opens there, and where the script raised)."""
     session = Session(
         script,
         list(argv),
         SessionOptions(as_torch=as_torch, device=device, pause=False, break_on_nan=False, echo=echo, policy=policy),
     )
+    for breakpoint in breakpoints:
+        session.add_breakpoint(breakpoint)
+    if breakpoints or post_mortem:
+        session.add_listener(StopPrinter(session, sys.stdout, post_mortem))
     terminal = StatusLine() if sys.stderr.isatty() else None
     ending = _Ending(session, report, exports, terminal)
     watch = _Watch(session, ending, terminal)
@@ -141,6 +155,8 @@ def run_recorded(
                 session.gate.quit()  # Ctrl-C came before the script started: it never runs
             with _OsExit(ending):
                 session.run()
+            if post_mortem:
+                post_mortem_at(session.failure)
             ctrl_c.take_back()  # from a script that took Ctrl-C for itself
             watch.ended()
         return ending.script_ended()

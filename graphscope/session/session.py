@@ -17,6 +17,7 @@ from graphscope.trace.recording.recorder import Policy, Recorder
 
 from .console_capture import ConsoleCapture
 from .debuggee import Debuggee
+from .evaluator import Evaluation, Evaluator, FrameInfo
 from .numpy_warnings import QuietNumpyWarnings
 from .script_runner import Outcome, SessionQuit, run_script
 from .state import Mode, State
@@ -57,6 +58,7 @@ class Session(Debuggee):
         self.recorder = Recorder(self.options.policy, script, self.argv)
         self._life = State.STARTING  # never STOPPED: that is a snapshot's
         self._edge: tuple[int, int] | None = None  # (pass position, step) where the script is held
+        self._edge_created: int | None = None  # held in this node's creation (a stop in the forward)
         self._running: Mode | None = None  # the mode of the run in progress
         self._queued = 0  # steps asked for while a step was running
         self._answers: queue.Queue[str | None] = queue.Queue()  # what the user typed for input()
@@ -65,11 +67,36 @@ class Session(Debuggee):
         self.gate = StepGate(self.recorder, lambda: self._breakpoints, self._paused, pause=self.options.pause)
         self._thread: threading.Thread | None = None  # the thread the script runs on, once it does
         self._finishing = False
+        self.evaluator = Evaluator(self._paused_thread)
+        self.failure: BaseException | None = None  # what the script raised, once it has (for pdb)
 
     @property
     def thread(self) -> threading.Thread | None:
         """The thread the script runs on (None before it does): whose frames show where it is."""
         return self._thread
+
+    def _paused_thread(self) -> threading.Thread | None:
+        """The script's thread while it is held at a stop (its frames can be looked at), else None."""
+        return self._thread if self._life == State.PAUSED else None
+
+    # --- the paused script's frames ------------------------------------------------------------
+
+    def evaluate(self, text: str) -> Evaluation:
+        """Evaluate a line in the paused script's chosen frame (see Evaluator.evaluate)."""
+        return self.evaluator.evaluate(text)
+
+    def completions(self, prefix: str) -> list[str]:
+        return self.evaluator.completions(prefix)
+
+    def move_frame(self, delta: int) -> str:
+        return self.evaluator.move(delta)
+
+    def frames(self) -> list[FrameInfo]:
+        return self.evaluator.where()
+
+    @property
+    def frame_level(self) -> int:
+        return self.evaluator.level
 
     @property
     def functions(self) -> dict[str, type]:
@@ -89,13 +116,22 @@ class Session(Debuggee):
             return None
         return self._edge if self._edge is not None else (-1, 0)
 
+    def _forward_frontier(self) -> int | None:
+        if self._life.over:
+            return None
+        if self._edge is None or self._life.busy:
+            return -1  # running: what it writes is not read
+        return self._edge_created if self._edge_created is not None else None
+
     def _advance(self, mode: Mode) -> bool:
         with self._lock:
             if self._life.over:
                 return False
             if self._life == State.PAUSED:
                 assert self._edge is not None  # _paused set it
-                self._position, self._step = self._edge  # the cursor catches up with the script
+                position, step = self._edge  # the cursor catches up with the script
+                self._position, self._step = (position if position >= 0 else None), step
+                self._created = self._edge_created
                 self._running = mode
                 self._life = State.RUNNING
                 self.gate.release(mode)
@@ -128,17 +164,19 @@ class Session(Debuggee):
                 self._running = Mode.STEP
                 self.gate.interrupt()
 
-    def _paused(self, position: int, step: int, reason: str) -> None:
-        """The gate holds the script here (script thread)."""
+    def _paused(self, position: int, step: int, reason: str, created: int | None = None) -> None:
+        """The gate holds the script here (script thread): before a backward step, or in the
+        creation of node `created`."""
         with self._lock:
-            self._edge = (position, step)
+            self._edge, self._edge_created = (position, step), created
             if self._queued and not self.gate.quitting:
                 self._queued -= 1
                 self.gate.release(Mode.STEP)
                 return
             self._life = State.PAUSED
+            self.evaluator.reset()
             self._running = None
-            self._position, self._step = position, step
+            self._position, self._step, self._created = (position if position >= 0 else None), step, created
         self._changed(reason)
 
     # --- lifecycle -----------------------------------------------------------------------
@@ -205,12 +243,14 @@ class Session(Debuggee):
         else:
             exit_code, reason = outcome.exit_code, f"exit code {outcome.exit_code}"
             if outcome.error is not None:
+                self.failure = outcome.error
                 error = self.recorder.script_failed(outcome.error, outcome.traceback)
                 reason = f"{error.type}: {error.message}"
         self.recorder.finish(exit_code)
         with self._lock:
             self._life = State.FAILED if error is not None else State.FINISHED
-            self._edge, self._running, self._queued = None, None, 0
+            self._edge, self._edge_created, self._running, self._queued = None, None, None, 0
+            self._created = None
             walkable = self._walkable()
             if walkable:  # the script ran past the last stop: the cursor is at the end of the run
                 self._position = walkable[-1]

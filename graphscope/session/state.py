@@ -47,6 +47,7 @@ class SessionState:
     reason: str = ""  # why it paused, or how it ended
     exit_code: int | None = None
     error: object | None = None  # the record's ScriptError when the script raised
+    created: int | None = None  # at a stop in the forward: the node whose creation it is held in (also `node`)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", State(self.kind))  # a plain "paused" becomes State.PAUSED

@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from graphscope.engine.hooks import Observer, Site, current_module
 from graphscope.trace.stats.finite import any_nonfinite, grad_norm
+from graphscope.trace.stats.summarize import summarize
 
 from .breakpoint import Breakpoint, hit_reason
 from .script_runner import SessionQuit
 from .state import Mode
 
 if TYPE_CHECKING:
-    from graphscope.trace import Recorder
+    from graphscope.trace import Recorder, TensorSummary
 
 
 # What the gate reads of the engine's objects (the session observes them; it does not import them).
@@ -58,6 +59,7 @@ class LiveFacts:
     same rules the record's summaries follow (a value overwritten in place is not looked at)."""
 
     __slots__ = ("op", "module", "file", "line", "_value", "_grad", "_pass_nonfinite")
+    forward = False
 
     def __init__(self, watched: Watched, grad: object, pass_nonfinite: Callable[[], bool]) -> None:
         self.op, self.module = watched.op, watched.module
@@ -77,13 +79,54 @@ class LiveFacts:
     def grad_norm(self) -> float | None:
         return None if self._grad is None else grad_norm(self._grad)
 
+    def inputs_nonfinite(self) -> bool:
+        return False
+
+    def summary(self, target: str) -> TensorSummary | None:
+        array = self._value if target == "value" else self._grad
+        return None if array is None else summarize(array)
+
+
+class CreatedFacts:
+    """A breakpoint's questions about a node the forward has just created, answered from its live
+    output and inputs (it has no grad yet)."""
+
+    __slots__ = ("op", "module", "file", "line", "_value", "_inputs")
+    forward = True
+
+    def __init__(self, watched: Watched, inputs: Sequence[object]) -> None:
+        self.op, self.module = watched.op, watched.module
+        site = watched.site
+        self.file: str | None = site.file if site is not None else None
+        self.line: int | None = site.line if site is not None else None
+        self._value = watched.array
+        self._inputs = inputs
+
+    def value_nonfinite(self) -> bool:
+        return any_nonfinite([self._value])
+
+    def grad_nonfinite(self) -> bool:
+        return False
+
+    def grad_norm(self) -> float | None:
+        return None
+
+    def inputs_nonfinite(self) -> bool:
+        arrays = [array for x in self._inputs if (array := getattr(x, "array", None)) is not None]
+        return any_nonfinite(arrays)
+
+    def summary(self, target: str) -> TensorSummary | None:
+        return summarize(self._value) if target == "value" else None
+
 
 class StepGate(Observer):
     """Pauses the script thread where the mode and the breakpoints say, and reports each pause.
 
     The script thread calls the Observer events; the session calls `release` and `quit` from any
-    thread. `on_pause(pass position, frontier step, reason)` is called on the script
-    thread before it blocks; it may release the gate at once (a queued command).
+    thread. `on_pause(pass position, frontier step, reason, created)` is called on the script
+    thread before it blocks (`created`: the id of the node whose creation it is held in, at a
+    stop in the forward; else None); it may release the gate at once (a queued command). A step
+    from a stop in the forward stops at the next node created (or the backward's first step).
     """
 
     one_thread = True  # it holds the script's thread only: other threads run on, unrecorded
@@ -92,7 +135,7 @@ class StepGate(Observer):
         self,
         recorder: Recorder,
         breakpoints: Callable[[], Sequence[Breakpoint]],
-        on_pause: Callable[[int, int, str], None],
+        on_pause: Callable[[int, int, str, int | None], None],
         pause: bool = True,
     ) -> None:
         self.recorder = recorder
@@ -110,6 +153,8 @@ class StepGate(Observer):
         self.at_pass_end = False  # paused at this pass's end already (a step breakpoint stops there once)
         self.watched: dict[int | None, Watched] = {}  # node id -> what breakpoints look at (this pass's forward)
         self._pass_nonfinite: bool | None = None
+        self.paused_forward = False  # held at a node's creation now
+        self.forward_stepping = False  # a step from a stop in the forward: the next node created stops
 
     # --- engine events (script thread) ---------------------------------------------------
 
@@ -117,7 +162,19 @@ class StepGate(Observer):
         self._check_quit()
         node_id = self.recorder.node_id(node)
         counter = output._vc
-        self.watched[node_id] = Watched(node.op, current_module(), site, output.array, counter, counter[0])
+        watched = self.watched[node_id] = Watched(node.op, current_module(), site, output.array, counter, counter[0])
+        mode = self.mode
+        if mode == Mode.RUN or node_id is None:
+            return
+        if mode == Mode.STEP and self.forward_stepping:
+            self._pause(self._stepped("step"), node_id)
+            return
+        breakpoints = [bp for bp in self.breakpoints() if bp.enabled and bp.stops_forward()]
+        if breakpoints:
+            facts = CreatedFacts(watched, inputs)
+            reason = hit_reason([bp for bp in breakpoints if bp.matches(facts)])
+            if reason:
+                self._pause(reason, node_id)
 
     def backward_begun(self, root: object, order: Sequence[object]) -> None:
         self._check_quit()
@@ -190,14 +247,17 @@ class StepGate(Observer):
             self._pass_nonfinite = any_nonfinite([w.array for w in self.watched.values() if w.current()])
         return self._pass_nonfinite
 
-    def _pause(self, reason: str) -> None:
-        """Block the script thread until the session releases it (or the user quits)."""
+    def _pause(self, reason: str, created: int | None = None) -> None:
+        """Block the script thread until the session releases it (or the user quits); `created`:
+        held in that node's creation, in the forward of the pass to come."""
         self.first = False
-        self.recorder.keep(self.recorder.record.passes[self.pass_position].index)
+        passes = self.recorder.record.passes
+        self.recorder.keep(len(passes) if created is not None else passes[self.pass_position].index)
         self.recorder.flush()  # the record is complete up to here before anyone looks at it
         with self.cond:
             self.released = False
-        self.on_pause(self.pass_position, self.frontier, reason)
+            self.paused_forward = created is not None
+        self.on_pause(self.pass_position, self.frontier, reason, created)
         with self.cond:
             while not self.released and not self.quitting:
                 self.cond.wait(POLL_SECONDS)
@@ -215,6 +275,8 @@ class StepGate(Observer):
         with self.cond:
             self.mode = mode
             self.interrupted = False
+            self.forward_stepping = mode == Mode.STEP and self.paused_forward
+            self.paused_forward = False
             self.released = True
             self.cond.notify_all()
 

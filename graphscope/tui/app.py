@@ -25,6 +25,7 @@ from .breakpoints_screen import BreakpointsScreen
 from .console_pane import ConsolePane
 from .ending import ending
 from .export_dialog import ExportDialog, default_export_path
+from .expression_line import ExpressionLine
 from .find_dialog import FindDialog
 from .findings_view import FindingsView
 from .gradcheck_screen import GradcheckScreen
@@ -93,6 +94,7 @@ class GraphscopeApp(App[None]):
             yield NodeDetails(id="details")
         yield Stepper(id="stepper")
         yield ConsolePane(id="console")
+        yield ExpressionLine(self.debuggee, id="expression-line")
         yield ScriptInput(id="script-input")
         yield Footer(compact=True)
 
@@ -194,7 +196,7 @@ class GraphscopeApp(App[None]):
         record = self.index.record
         target = None
         if state is not None:
-            key = (state.pass_index, state.step, state.kind)
+            key = (state.pass_index, state.step, state.kind, state.created)
             if state.node is not None and key != self._followed:
                 target = state.node
             elif (
@@ -301,6 +303,12 @@ class GraphscopeApp(App[None]):
             self.query_one(GraphTree).focus()  # Escape leaves the input line: the keys are the debugger's again
             return
         self.debuggee.interrupt()
+
+    def action_expression(self) -> None:
+        self.query_one(ExpressionLine).open()
+
+    def on_expression_line_closed(self, _message: ExpressionLine.Closed) -> None:
+        self.query_one(GraphTree).focus()
 
     def on_script_input_answered(self, message: ScriptInput.Answered) -> None:
         self.debuggee.answer(message.text)

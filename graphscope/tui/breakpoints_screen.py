@@ -3,6 +3,7 @@ grad norm or the optimizer's step."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import ClassVar, cast
 
@@ -17,6 +18,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Input, Static
 
 from graphscope.session import Breakpoint, NodeKey
+from graphscope.session.condition import Condition
 
 from .node_label import one_line
 
@@ -27,8 +29,22 @@ _LINE = re.compile(r"^\S+:\d+$")
 def parse_breakpoint(text: str, record) -> Breakpoint:
     """`op matmul`, `module model.layers.1`, `line model.py:42` (or just `model.py:42`), `node 12`
     (that node of the record, in every pass), `nan`, `grad_norm 10`, `step` (before each
-    optimizer.step()); raises ValueError saying what is wrong."""
-    text = text.strip()
+    optimizer.step()); `created op log` stops where the forward makes the node instead of before
+    its backward; `... if value max > 1e3` (or `any if grad norm > 10`) adds a condition; raises
+    ValueError saying what is wrong."""
+    text, _, condition = text.strip().partition(" if ")
+    created = text.startswith("created ")
+    bp = _parse_kind(text.removeprefix("created ").strip() if created else text, record, condition.strip())
+    return dataclasses.replace(bp, at="forward" if created else bp.at)
+
+
+def _parse_kind(text: str, record, condition: str) -> Breakpoint:
+    if text == "any":
+        if not condition:
+            raise ValueError("any needs a condition, e.g. any if grad norm > 10")
+        return Breakpoint("any", None, condition=Condition.parse(condition))
+    if condition:
+        return dataclasses.replace(_parse_kind(text, record, ""), condition=Condition.parse(condition))
     if not text:
         raise ValueError("type a breakpoint, e.g. op matmul")
     kind, _, value = text.partition(" ")

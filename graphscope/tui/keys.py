@@ -236,6 +236,18 @@ KEYS = (
         "Write the record as JSON (e)",
         idle_live_in=NOT_STARTED | {State.RUNNING},
     ),
+    Key(
+        THE_RUN,
+        ":",
+        "python at a pause, in the script's own frame (up / down / where / all; ↑↓ history, tab completes)",
+        "colon",
+        "expression",
+        "Python",
+        False,
+        "Evaluate Python",
+        "Evaluate an expression in the paused script's frame (:)",
+        idle_live_in=NOT_STARTED | {State.RUNNING},
+    ),
     Key(THE_RUN, "?", "this help", "question_mark", "help", "Help", True, "Help", "Every key and marker (?)"),
     Key(
         THE_RUN,

@@ -47,6 +47,7 @@ def run(
     device: str | None = None,
     pause: bool = True,
     policy=None,
+    breakpoints=(),
 ) -> int:
     """Run `script` under the debugger; say on stderr how it ended and return its exit status (the
     script's own when it ended by itself, 0 when the user stopped it: see `ending`)."""
@@ -66,6 +67,8 @@ def run(
         argv=list(argv or []),
         options=SessionOptions(as_torch=as_torch, device=device, pause=pause, policy=policy),
     )
+    for breakpoint in breakpoints:  # --break: listed in the app with the NaN/Inf one
+        session.add_breakpoint(breakpoint)
     app = GraphscopeApp(session)
     try:
         app.run()

@@ -61,11 +61,26 @@ class Moment:
         """The cursor's step when it is in the pass at `position`; -1 for a pass after the cursor's
         (stepped back to: none of its backward has happened); else None (all of it shows)."""
         state = self.state
+        made = self._made_in()
+        if made is not None and self.record.passes[position].index >= made:
+            return -1  # held in a forward: its pass's backward, and later ones, have not begun
         if state is None or state.step is None or state.pass_index is None:
             return None
         if position > state.pass_index:
             return -1
         return state.step if position == state.pass_index else None
+
+    def _made_in(self) -> int | None:
+        """At a stop in a forward: the index of the pass whose forward it is (else None)."""
+        state = self.state
+        made = self.record.nodes.get(state.created) if state is not None and state.created is not None else None
+        return None if made is None else made.pass_index
+
+    def before_backward_of(self, node_id: int) -> bool:
+        """Whether the cursor is held in a forward whose pass's backward would give the node its grad."""
+        made = self._made_in()
+        node = self.record.nodes.get(node_id) if made is not None else None
+        return node is not None and node.pass_index >= made
 
     def step_of(self, node_id: int) -> Step | None:
         """The node's backward step as far as it has happened at the cursor: None before it, its
@@ -186,13 +201,25 @@ class Moment:
             passes[position] = replace(passes[position], grad_norms={})  # worked out as the pass ends
         found = find(replace(record, passes=passes, optimizer=self.optimizer_events()))
         last = passes[position].index
-        return [f for f in found if f.pass_index is None or f.pass_index <= last]
+        made, created = self._made_in(), state.created
+        return [
+            f
+            for f in found
+            if f.pass_index is None
+            or f.pass_index <= last
+            or (f.pass_index == made and created is not None and f.node is not None and f.node <= created)
+        ]  # held in a forward: what its nodes made by then show (the NaN born there)
 
     def optimizer_events(self) -> list:
         """The optimizer's (and the script's `.grad` reset) events that have happened at the cursor:
         those before the cursor's pass began; all of them at the end of a run that is over (a
         snapshot walks back and forth over the same events as its live run)."""
         events = list(self.record.optimizer)
+        made = self._made_in()
+        if made is not None:
+            # Held in the forward of pass `made`: the events of the passes before, and the optimizer
+            # step that ended the last (a zero_grad of this pass may come after the stop: not shown).
+            return [e for e in events if e.passes < made or (e.passes == made and e.kind == OPTIMIZER_STEP)]
         if self._all_known():
             return events
         last = self.record.passes[self._cursor_at()[0]].index
@@ -240,6 +267,9 @@ class Moment:
         before its pass's backward, during it up to the cursor's step, and, paused before
         `optimizer.step()`, after the backward up to that step."""
         lines = list(self.record.console)
+        made = self._made_in()
+        if made is not None:  # held in the forward of pass `made`: the lines written up to it
+            return [line for line in lines if line.pass_index <= made]
         if self._all_known():
             return lines
         position, step = self._cursor_at()
@@ -270,7 +300,11 @@ class Moment:
         return known
 
     def known_roots(self, roots: list) -> list:
-        """The graph's roots (`RecordIndex.roots`) of the passes begun by the cursor's moment."""
+        """The graph's roots (`RecordIndex.roots`) of the passes begun by the cursor's moment; held in a
+        forward, its graph as made by then."""
+        made = self._made_in()
+        if made is not None and self.state is not None and self.state.created is not None:
+            return [r for r in roots if r.pass_index < made] + [self.index.forward_until(self.state.created)]
         if self._all_known():
             return roots
         last = self.record.passes[self._cursor_at()[0]].index

@@ -162,6 +162,8 @@ class NodeDetails(Vertical):
             grad = moment.grad_of(node.id)
             if grad is not None:
                 absent = ""
+            elif moment.before_backward_of(node.id):
+                absent = "No grad yet: the script is held in the forward, before this pass's backward."
             elif moment.index.step_position(node.id) is not None:
                 absent = "No grad yet: its backward step has not run (press n to step)."
             elif not node.requires_grad:

@@ -143,6 +143,16 @@ class RecordIndex:
         result.sort(key=lambda r: r.pass_index)
         return result
 
+    def forward_until(self, created: int) -> Root:
+        """The forward under way when node `created` was made: its pass's nodes made by then that no
+        other of them consumed (what a live run's roots show at that moment)."""
+        c = self._columns()
+        pass_index = int(c.pass_index[c.id == created][0]) if np.any(c.id == created) else 0
+        made = c.id[(c.pass_index == pass_index) & (c.id <= created)].tolist()
+        nodes = self.record.nodes
+        consumed = {i for node_id in made for i in (nodes.inputs_of(node_id) or ())}
+        return Root(pass_index, None, tuple(i for i in made if i not in consumed))
+
     def consumers(self) -> Consumers:
         """input node id -> the node ids that consumed it (rebuilt when the record has grown)."""
         key = self._nodes_key()

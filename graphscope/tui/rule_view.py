@@ -27,18 +27,16 @@ def rule_text(moment: Moment, node_id: int | None, element: int = 0) -> Text:
         return Text("")
     if node.op == CONSTANT:
         return Text(f"A Python value passed to an op ({one_line(node.name)}): it has no grad and no rule.", "dim")
+    rule = record.rules.get(node.op, "")
+    if not node.is_leaf and moment.before_backward_of(node.id):
+        return _not_run(rule, "Held in the forward: this pass's backward has not begun (c runs on to it).")
     found = moment.index.step_position(node.id)
     if found is None:
         return _leaf(moment, node, element)
     position, i = found
-    rule = record.rules.get(node.op, "")
     step = moment.step_of(node.id)
     if step is None:
-        parts = [Text(line, "bold") for line in rule.splitlines()] if rule else []
-        parts.append(
-            Text("Its backward has not run yet: step to it (n) to see the chain rule with its numbers.", "dim")
-        )
-        return Text("\n").join(parts)
+        return _not_run(rule, "Its backward has not run yet: step to it (n) to see the chain rule with its numbers.")
     chosen = element if node.output is not None and node.output.numel > WHOLE else None
     known = moment.known_record()
     total = len(record.passes[position].order)
@@ -47,6 +45,13 @@ def rule_text(moment: Moment, node_id: int | None, element: int = 0) -> Text:
         # while stepping, the numbers of the step just taken are what one wants to read
         parts.append(Text("\nThe step just taken:", "bold"))
         parts += [Text(line) for line in _lines(known, position, i - 1, None, total)]
+    return Text("\n").join(parts)
+
+
+def _not_run(rule: str, why: str) -> Text:
+    """The rule alone, and why its numbers are not known yet."""
+    parts = [Text(line, "bold") for line in rule.splitlines()] if rule else []
+    parts.append(Text(why, "dim"))
     return Text("\n").join(parts)
 
 

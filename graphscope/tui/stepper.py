@@ -70,7 +70,12 @@ def parts(moment: Moment, source: str = "") -> list[Part]:
             out += [SEP, Part(f"pass {done[-1].index}")]
             out += _loss(done[-1].loss)
         return out
-    if state.pass_index is not None and state.pass_index < len(passes):
+    made = record.nodes.get(state.created) if state.created is not None else None
+    if made is not None:  # held in the forward, where this op was just made
+        where = f" at {os.path.basename(made.site.file)}:{made.site.line}" if made.site is not None else ""
+        out += [SEP, Part(f"forward of pass {made.pass_index}", "bold", f"fwd {made.pass_index}")]
+        out += [SEP, Part(one_line(f"#{made.id} {made.op} made{where}"), "bold", one_line(made.op), OP_CUT)]
+    elif state.pass_index is not None and state.pass_index < len(passes):
         p = passes[state.pass_index]
         out += [SEP, Part(f"pass {p.index}")]
         if state.step is not None:
@@ -89,7 +94,7 @@ def parts(moment: Moment, source: str = "") -> list[Part]:
         reason = one_line(state.reason)
         # Short: the words before the colon (`breakpoints 1, 2`, `the snapshot ends here`), the rest is detail.
         out += [SEP, Part(reason, "yellow", reason.partition(": ")[0], REASON_CUT)]  # why it stopped here
-    if state.pass_index is not None and state.pass_index < len(passes):
+    if made is None and state.pass_index is not None and state.pass_index < len(passes):
         out += _loss(passes[state.pass_index].loss)
         out += [SEP, Part(plural(len(passes), "pass", "passes"), "dim")]
         skipped = not_kept_beside(passes, state.pass_index, state.step)

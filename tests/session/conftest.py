@@ -4,7 +4,7 @@ import textwrap
 
 import pytest
 
-from graphscope.session import Session, SessionOptions
+from graphscope.session import Breakpoint, Session, SessionOptions
 from tests.waiting import ENDED, STOPPED, WAIT_SECONDS, session_in, wait_until
 
 
@@ -43,14 +43,17 @@ class Driver:
 
 @pytest.fixture
 def run_session(tmp_path):
-    """run_session(source or path, argv=(), **options) -> a started Driver (quit at teardown)."""
+    """run_session(source or path, argv=(), breakpoints=(texts for Breakpoint.parse), **options) -> a
+    started Driver (quit at teardown)."""
     drivers = []
 
-    def start(source=None, path=None, argv=(), **options):
+    def start(source=None, path=None, argv=(), breakpoints=(), **options):
         if path is None:
             path = tmp_path / "script.py"
             path.write_text(textwrap.dedent(source))
         driver = Driver(Session(str(path), list(argv), SessionOptions(**options)))
+        for text in breakpoints:  # before the script starts: it may reach them at once
+            driver.session.add_breakpoint(Breakpoint.parse(text))
         drivers.append(driver)
         driver.session.start()
         return driver

@@ -160,8 +160,10 @@ def test_listing_toggling_and_removing_breakpoints(run_session):
 def test_continue_stops_at_the_first_nan(run_session):
     driver = run_session(path=os.path.join(SAMPLES, "exploding_nan.py"))
     driver.paused()
-    state = driver.command("continue_")  # no stop at the end of the pass: on to the NaN
-    assert state.kind == "paused" and "NaN" in state.reason and state.pass_index > 0
+    born = driver.command("continue_")  # no stop at the end of the pass: on to the NaN, where it is made
+    assert born.kind == "paused" and "NaN" in born.reason and born.created is not None
+    state = driver.command("continue_")  # then where it reaches the backward
+    assert state.kind == "paused" and "NaN" in state.reason and state.pass_index > 0 and state.created is None
     record = driver.session.record
     node = record.nodes[state.node]
     step = record.passes[state.pass_index].steps[state.step]

@@ -34,7 +34,7 @@ PARTS = (
 )
 SIZE = (120, 40)
 # The stepper's words for the cursor (the first word, paused / finished, and a snapshot's name differ).
-POSITION = re.compile(r"pass \d+ · (step \d+ of \d+|end of pass \(\d+ steps\))")
+POSITION = re.compile(r"pass \d+ · (step \d+ of \d+|end of pass \(\d+ steps\))|forward of pass \d+ · #\d+ \w+ made")
 LOSS = re.compile(r"loss \S+")
 
 
