@@ -6,14 +6,20 @@ import time
 
 from tests.tui.tui_screen import screen_text
 
+# Each ask lets every widget drain its messages and may render the whole screen: a few milliseconds
+# of CPU taken from the script's thread and the other tests. Ask soon, then less often.
+FIRST_ASK, MOST_BETWEEN_ASKS = 0.01, 0.05
+
 
 async def wait_for(pilot, predicate, timeout: float = 10.0, what: str = "") -> None:
     """Let the app run until `predicate()` is true; fail with `what` (and the screen) after `timeout`."""
     deadline = time.monotonic() + timeout
+    between = FIRST_ASK
     while not predicate():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what or predicate}\n{screen_text(pilot.app)}")
-        await pilot.pause(0.01)
+        await pilot.pause(between)
+        between = min(2 * between, MOST_BETWEEN_ASKS)
 
 
 async def wait_for_text(pilot, text: str, timeout: float = 10.0) -> None:
