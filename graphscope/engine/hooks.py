@@ -235,16 +235,22 @@ def user_site() -> Site:
         if site is not None:
             return site
     frame: FrameType | None = sys._getframe(1)
-    internal = _internal_code
+    known = _code_sites
     while frame is not None:
         code = frame.f_code
-        inside = internal.get(code)
-        if inside is None:
-            inside = internal[code] = code.co_filename.startswith(PACKAGE_DIR)
-        if not inside:
-            return Site(code.co_filename, frame.f_lineno, code.co_name)
+        lines = known.get(code)
+        if lines is None:
+            if len(known) >= _CODE_SITES_LIMIT:
+                known.clear()
+            lines = known[code] = False if code.co_filename.startswith(PACKAGE_DIR) else {}
+        if lines is not False:
+            line = frame.f_lineno
+            site = lines.get(line)
+            if site is None:
+                site = lines[line] = Site(code.co_filename, line, code.co_name)
+            return site
         frame = frame.f_back
-    return Site("<unknown>", 0, "<unknown>")
+    return _UNKNOWN_SITE
 
 
 class _Scopes(threading.local):
@@ -258,8 +264,11 @@ class _Scopes(threading.local):
 scopes = _Scopes()
 
 
-# code object -> whether it belongs to the graphscope package (asked once per function).
-_internal_code: dict = {}
+# code object -> False where it belongs to the graphscope package (asked once per function), else the
+# Sites of its lines met so far: a source site made once per code location, not once per op.
+_code_sites: dict = {}
+_CODE_SITES_LIMIT = 1 << 16  # functions remembered before starting afresh (scripts run again and again)
+_UNKNOWN_SITE = Site("<unknown>", 0, "<unknown>")
 
 
 def current_module() -> str | None:

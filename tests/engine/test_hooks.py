@@ -200,6 +200,19 @@ def test_site_of_operator_inside_a_user_helper_is_the_helper_line():
     assert [(s.file, s.line, s.function) for s in observer.sites] == [(__file__, line, "helper")]
 
 
+def test_a_site_is_made_once_per_code_location_and_told_apart_by_line():
+    a, b = _leaves()
+    observer = SiteLog()
+    with hooks.observe(observer):
+        for _ in range(3):
+            a * b
+            a + b
+    first, second = observer.sites[:2]
+    assert first.line + 1 == second.line
+    assert all(site is first for site in observer.sites[0::2])  # one Site object per line, not per op
+    assert all(site is second for site in observer.sites[1::2])
+
+
 def test_observer_blocking_in_before_node_is_tolerated():
     a, b = _leaves()
 
