@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from types import FrameType
+    from types import CodeType, FrameType
 
 # Installed observers in install order. The engine tests this list's truth once per op,
 # so it is mutated in place and never rebound.
@@ -242,8 +242,8 @@ def user_site() -> Site:
         if lines is None:
             if len(known) >= _CODE_SITES_LIMIT:
                 known.clear()
-            lines = known[code] = False if code.co_filename.startswith(PACKAGE_DIR) else {}
-        if lines is not False:
+            lines = known[code] = _INTERNAL if code.co_filename.startswith(PACKAGE_DIR) else {}
+        if lines is not _INTERNAL:
             line = frame.f_lineno
             site = lines.get(line)
             if site is None:
@@ -264,9 +264,10 @@ class _Scopes(threading.local):
 scopes = _Scopes()
 
 
-# code object -> False where it belongs to the graphscope package (asked once per function), else the
-# Sites of its lines met so far: a source site made once per code location, not once per op.
-_code_sites: dict = {}
+# code object -> `_INTERNAL` where it belongs to the graphscope package (asked once per function), else
+# the Sites of its lines met so far: a source site made once per code location, not once per op.
+_code_sites: dict[CodeType, dict[int, Site]] = {}
+_INTERNAL: dict[int, Site] = {}  # (never written: it marks graphscope's own code)
 _CODE_SITES_LIMIT = 1 << 16  # functions remembered before starting afresh (scripts run again and again)
 _UNKNOWN_SITE = Site("<unknown>", 0, "<unknown>")
 
