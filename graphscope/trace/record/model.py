@@ -35,6 +35,12 @@ change it. A node set with `record.nodes[k] = Node(...)` is kept as that object 
 `record.nodes.seal()`. Passes, steps and the small sections are objects.
 
 Each imports only those before it: node, node_fields, node_columns, live_columns, node_table, model.
+
+A live record is filled from the recorder's journals (`trace/recording/journal.py`), one per pass:
+its raw events (an op's output array by reference with its version, a leaf's copy shared across
+passes while the leaf is unchanged, input ids, the Site made once per code location) and its
+backward steps as the engine taped them. A journal becomes rows here only for a pass kept in detail;
+the others are dropped whole, so the record never holds what the detail window lets go.
 """
 
 from __future__ import annotations
