@@ -360,6 +360,41 @@ def test_a_debugger_thread_is_neither_heard_nor_reported_by_a_one_thread_observe
     assert (mine.created, mine.others) == ([], ["worker"])
 
 
+def test_on_its_own_thread_a_one_thread_observer_is_called_with_no_wrapper_between():
+    mine = OneThread()
+    with hooks.observe(mine):
+        (handler,) = hooks.handlers("node_created")
+        assert handler == mine.node_created  # its bound method: the announcer checked the thread once
+        seen = []
+        thread = threading.Thread(target=lambda: seen.append(hooks.handlers("node_created")))
+        thread.start()
+        thread.join()
+        assert seen[0][0] != mine.node_created  # another thread's goes through the check that reports it
+
+
+def test_one_thread_observers_installed_by_two_threads_each_hear_their_own():
+    main, other = OneThread(), OneThread()
+    w = gs.ones(2, requires_grad=True)
+    installed, done = threading.Event(), threading.Event()
+
+    def second():
+        with hooks.observe(other):
+            installed.set()
+            done.wait(5)
+            (w * 2).sum()
+
+    with hooks.observe(main):
+        thread = threading.Thread(target=second, name="second")
+        thread.start()
+        installed.wait(5)
+        (w * 3).sum()
+        done.set()
+        thread.join()
+    assert main.created == [threading.current_thread().name] * 2  # (a mul and a sum)
+    assert other.created == ["second"] * 2
+    assert (main.others, other.others) == (["second"], [threading.current_thread().name])
+
+
 def test_uninstalling_an_observer_twice_is_harmless():
     observer = hooks.Observer()
     hooks.install(observer)
