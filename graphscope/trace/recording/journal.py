@@ -211,8 +211,14 @@ class Journal:
             plan.update(zip(order, ids))
         steps, saved, events, first = self.resolved, self.saved, self.events, self.first
         known = len(events)
-        for step in tape[:done]:
-            node, grad_output, grad_inputs, state = step[:4]
+        for position in range(done):
+            step = tape[position]
+            if len(step) == 4:  # (the usual step: no leaf grads after its four)
+                node, grad_output, grad_inputs, state = step
+                leaves = None
+            else:
+                node, grad_output, grad_inputs, state = step[:4]
+                leaves = step[4:]  # the leaf grads it accumulated: (leaf node, copy, before, now)
             nid = plan[node]
             k = nid - first
             e = events[k] if 0 <= k < known else None
@@ -225,8 +231,8 @@ class Journal:
                     grad_inputs = tuple(
                         [g for x, g in zip(node.inputs, grad_inputs) if isinstance(x, Tensor) or is_array(x)]
                     )
-            if len(step) > 4:  # the leaf grads it accumulated: (leaf node, copy, before, now)
-                self.step_leaves[len(steps)] = step[4:]
+            if leaves is not None:
+                self.step_leaves[len(steps)] = leaves
             steps.append((nid, grad_output, grad_inputs))
         del tape[:done]
 
