@@ -17,9 +17,10 @@ from graphscope.engine.backend import namespace
 
 from ..record.live_columns import LiveNodes
 from ..record.model import Record
+from ..record.summary_rows import AnySummary, SummaryRow
 from ..record.tensor_summary import TensorSummary
 from ..stats.device import DeviceArray
-from ..stats.summarize import summarize_many
+from ..stats.summarize import summarize_rows
 from . import summary_worker
 from .keeping import CapturedValues, Pins, Policy
 from .leaves import Leaves
@@ -51,12 +52,12 @@ class PendingBatch:
     guards: Sequence[Guard]
     arrays: list[DeviceArray]
     slots: list[int]
-    ready: dict[int, TensorSummary | _Later]
+    ready: dict[int, AnySummary | _Later]
     todo: list[int]
     batch: list[DeviceArray]
     shared: Sequence[DeviceArray]
     states: Sequence[StateWork]
-    summaries: list[TensorSummary] | summary_worker.Batch | None = None
+    summaries: list[AnySummary] | summary_worker.Batch | None = None
     batch_ids: frozenset[int] | None = None
 
     def ids(self) -> frozenset[int]:
@@ -87,9 +88,9 @@ class SummaryBatches:
         self._pins = pins
         self._captured = captured
         # id(leaf copy) -> (copy, its summary)
-        self._leaf_summaries: dict[int, tuple[DeviceArray, TensorSummary]] = {}
+        self._leaf_summaries: dict[int, tuple[DeviceArray, AnySummary]] = {}
         # id(leaf copy's summary) -> (summary, row in the nodes' summaries)
-        self._summary_rows: dict[int, tuple[TensorSummary, int]] = {}
+        self._summary_rows: dict[int, tuple[AnySummary, int]] = {}
         self._pending: deque[PendingBatch] = deque()  # batches of summaries not yet stored, oldest first
         self._deferred: list[PendingBatch] = []  # of those, the small ones not yet summarised
         self._deferred_elements = 0
@@ -130,7 +131,7 @@ class SummaryBatches:
         slot_of: dict[int, int] = {}
         arrays: list[DeviceArray] = []
         slots: list[int] = []
-        ready: dict[int, TensorSummary | _Later] = {}
+        ready: dict[int, AnySummary | _Later] = {}
         for _, _, raw in work:
             k = id(raw)
             i = slot_of.get(k)
@@ -160,7 +161,7 @@ class SummaryBatches:
             self._deferred_elements += elements
         else:
             entry.guards = ()  # summarised now: the outputs' versions were checked a moment ago
-            entry.summaries = summarize_many(batch, limit)
+            entry.summaries = summarize_rows(batch, limit)
         self._pending.append(entry)
         if len(self._deferred) >= DEFERRED_PASSES or self._deferred_elements >= BACKGROUND_ELEMENTS:
             self._summarize_deferred()
@@ -171,7 +172,7 @@ class SummaryBatches:
         entries, self._deferred, self._deferred_elements = self._deferred, [], 0
         if not entries:
             return
-        summaries = summarize_many([a for e in entries for a in e.batch], self._policy.full_values_limit)
+        summaries = summarize_rows([a for e in entries for a in e.batch], self._policy.full_values_limit)
         start = 0
         for e in entries:
             e.summaries = summaries[start : start + len(e.batch)]
@@ -208,7 +209,7 @@ class SummaryBatches:
         # (summarised by the time it is stored: a list, or the worker's batch; never None)
         fresh_summaries = pending if type(pending) is list else pending.result()  # type: ignore[union-attr]
         # Every slot is filled below: from `ready`, or by this batch's summaries.
-        summaries: list[TensorSummary] = [None] * len(arrays)  # type: ignore[list-item]
+        summaries: list[AnySummary] = [None] * len(arrays)  # type: ignore[list-item]
         known = self._leaf_summaries
         for i, s in ready.items():
             if s is LATER:  # stored by the batch before that summarised it
@@ -242,7 +243,7 @@ class SummaryBatches:
         row_of = live.row
         rows = self._summary_rows
         given: list[int] = []  # node rows given a new output summary
-        outputs: list[TensorSummary] = []  # and those summaries
+        outputs: list[AnySummary] = []  # and those summaries (a batch's rows left as rows)
         next_row = len(live.summaries)
         relus = []
         added = 0
@@ -268,6 +269,8 @@ class SummaryBatches:
                 if target is relu and raw.ndim >= 2:
                     relus.append((r, raw))
             else:
+                if type(s) is SummaryRow:  # a step's or an event's field holds the summary itself
+                    s = s.summary()
                 entry_held = s
                 if type(key) is str:
                     if stale and id(target) in stale:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import queue
 import threading
 
-from ..record.tensor_summary import TensorSummary
+from ..record.summary_rows import AnySummary
 from ..stats.device import DeviceArray
-from ..stats.summarize import summarize_many
+from ..stats.summarize import summarize_rows
 
 # Batches waiting for the worker; past that the recording thread summarises a batch itself, so
 # a run that makes arrays faster than they are summarised holds at most this many in waiting.
@@ -24,19 +24,19 @@ class Batch:
     def __init__(self, arrays: list[DeviceArray], limit: int) -> None:
         self.arrays = arrays
         self.limit = limit
-        self.summaries: list[TensorSummary] | None = None
+        self.summaries: list[AnySummary] | None = None
         self.error: BaseException | None = None
         self.done = threading.Event()
 
     def run(self) -> None:
         try:
-            self.summaries = summarize_many(self.arrays, self.limit)
+            self.summaries = summarize_rows(self.arrays, self.limit)
         except Exception as e:  # noqa: BLE001 (handed to the recording thread, which raises it)
             self.error = e
         self.arrays = None  # type: ignore[assignment]  # let go of: never read again
         self.done.set()
 
-    def result(self) -> list[TensorSummary]:
+    def result(self) -> list[AnySummary]:
         """The summaries, waiting for them if the worker is still at it."""
         self.done.wait()
         if self.error is not None:

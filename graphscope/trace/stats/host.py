@@ -11,6 +11,7 @@ from numpy.typing import DTypeLike, NDArray
 
 from graphscope.engine.backend import numpy_dtype_name as dtype_name
 
+from ..record.summary_rows import BatchColumns, SummaryRow
 from ..record.tensor_summary import (
     HISTOGRAM_BINS,
     HISTOGRAM_EXACT,
@@ -23,10 +24,11 @@ from ..record.tensor_summary import (
 _Job = tuple[np.ndarray, float, float, int]
 
 
-def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]:
+def batch_rows(arrays: list[np.ndarray], limit: int) -> list[TensorSummary | SummaryRow]:
     """Statistics of many small float arrays of one dtype from segmented reductions over their
-    concatenation; their values become read-only views of that one host buffer (the arrays
-    themselves are not kept). Arrays holding a NaN or Inf are summarised one by one.
+    concatenation, as rows of one BatchColumns (a TensorSummary made only when a row is read);
+    their values are read-only views of that one host buffer (the arrays themselves are not
+    kept). Arrays holding a NaN or Inf are summarised one by one, as TensorSummary objects.
 
     A training loop summarises the same layout (the same sizes in the same order) pass after
     pass: the layout's index arrays are kept, and the float work happens in per-thread buffers,
@@ -45,12 +47,12 @@ def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]
     if not np.isfinite(squares).all():  # a NaN or Inf (or a float64 square's overflow) somewhere
         finite = np.isfinite(squares)
         bad, good = np.flatnonzero(~finite).tolist(), np.flatnonzero(finite).tolist()
-        result: list[TensorSummary | None] = [None] * count
+        result: list[TensorSummary | SummaryRow | None] = [None] * count
         for i, s in zip(bad, summarize_hosts([arrays[i] for i in bad], limit)):
             result[i] = s
         if good:
-            for i, s in zip(good, summarize_batch([arrays[i] for i in good], limit)):
-                result[i] = s
+            for i, r in zip(good, batch_rows([arrays[i] for i in good], limit)):
+                result[i] = r
         return result  # type: ignore[return-value]  # every index is bad or good: none is left None
     cat.flags.writeable = False
     lows = np.minimum.reduceat(flat, starts)
@@ -75,38 +77,22 @@ def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]
     index += offsets  # the array's own 16 bins
     hist = np.bincount(index, minlength=HISTOGRAM_BINS * count).reshape(count, HISTOGRAM_BINS)
     hist.flags.writeable = False
-    stds = np.sqrt(spreads / np.maximum(sizes - 1, 1)).tolist()
-    norms = np.sqrt(squares).tolist()
-    fractions = (zeros / sizes).tolist()
-    name = dtype_name(cat.dtype)
-    out: list[TensorSummary] = []
-    append = out.append
-    start = 0
-    for a, row, n, lo, hi, mean, sd, norm, zf in zip(
-        arrays, hist, sizes.tolist(), lows.tolist(), highs.tolist(), means.tolist(), stds, norms, fractions
-    ):
-        view = cat[start : start + n]
-        start += n
-        append(
-            TensorSummary(
-                a.shape,
-                name,
-                "cpu",
-                n,
-                lo,
-                hi,
-                mean,
-                sd if n > 1 else None,
-                norm,
-                0,
-                0,
-                zf,
-                row,
-                view if n <= PREVIEW_SIZE else view[:PREVIEW_SIZE],
-                None if n > limit else view if a.ndim == 1 else view.reshape(a.shape),
-            )
-        )
-    return out
+    columns = BatchColumns(
+        cat,
+        dtype_name(cat.dtype),
+        limit,
+        [a.shape for a in arrays],
+        sizes.tolist(),
+        starts.tolist(),
+        lows.tolist(),
+        highs.tolist(),
+        means.tolist(),
+        np.sqrt(spreads / np.maximum(sizes - 1, 1)).tolist(),
+        np.sqrt(squares).tolist(),
+        (zeros / sizes).tolist(),
+        hist,
+    )
+    return [SummaryRow(columns, k) for k in range(count)]
 
 
 _layouts: dict[tuple[int, ...], _Layout] = {}  # tuple of sizes -> (sizes, starts, each element's first bin)
