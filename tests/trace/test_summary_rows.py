@@ -10,6 +10,7 @@ from graphscope.engine import hooks
 from graphscope.trace.record.live_columns import LiveSummaries
 from graphscope.trace.record.summary_rows import BatchColumns, SummaryRow, packed
 from graphscope.trace.record.summary_table import SummaryTable
+from graphscope.trace.record.tensor_summary import TensorSummary
 from graphscope.trace.recording.recorder import Policy, Recorder
 from graphscope.trace.stats.summarize import summarize, summarize_rows
 
@@ -116,3 +117,11 @@ def test_a_recorded_node_output_is_kept_as_a_row_never_made_a_summary(monkeypatc
     assert made_rows == [] and len(table) >= len(set(outputs)) > 10
     relu = next(n for n in recorder.record.nodes.values() if n.op == "relu")
     assert relu.output.shape == (16, 8) and relu.output.values is not None
+
+
+def test_arrays_not_wanted_as_rows_come_back_as_summaries_made_at_once():
+    arrays = [np.arange(4, dtype=np.float32), np.ones((2, 2), dtype=np.float32), np.array([1.0, np.inf], np.float32)]
+    items = summarize_rows(arrays, 4096, [True, False, True])
+    assert [type(s) for s in items] == [SummaryRow, TensorSummary, TensorSummary]  # (the Inf: summarised alone)
+    assert items[1] == summarize_rows(arrays, 4096)[1].summary()
+    assert [type(s) for s in summarize_rows(arrays[:2], 4096, [False, False])] == [TensorSummary, TensorSummary]

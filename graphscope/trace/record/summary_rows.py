@@ -38,26 +38,44 @@ class BatchColumns:
 
     def summary(self, k: int) -> TensorSummary:
         """Array k's summary (its preview and values views of `flat`)."""
-        n, start = self.sizes[k], self.starts[k]
-        shape = self.shapes[k]
-        view = self.flat[start : start + n]
-        return TensorSummary(
-            shape,
-            self.dtype,
-            "cpu",
-            n,
-            self.lows[k],
-            self.highs[k],
-            self.means[k],
-            self.stds[k] if n > 1 else None,
-            self.norms[k],
-            0,
-            0,
-            self.zero_fractions[k],
-            self.histogram[k],
-            view if n <= PREVIEW_SIZE else view[:PREVIEW_SIZE],
-            None if n > self.limit else view if len(shape) == 1 else view.reshape(shape),
+        return self.summaries([k])[0]
+
+    def summaries(self, ks: list[int]) -> list[TensorSummary]:
+        """The summaries of arrays `ks` (their previews and values views of `flat`)."""
+        flat, limit, name = self.flat, self.limit, self.dtype
+        shapes, sizes, starts, histogram = self.shapes, self.sizes, self.starts, self.histogram
+        lows, highs, means, stds, norms, zeros = (
+            self.lows,
+            self.highs,
+            self.means,
+            self.stds,
+            self.norms,
+            self.zero_fractions,
         )
+        out = []
+        for k in ks:
+            n, start, shape = sizes[k], starts[k], shapes[k]
+            view = flat[start : start + n]
+            out.append(
+                TensorSummary(
+                    shape,
+                    name,
+                    "cpu",
+                    n,
+                    lows[k],
+                    highs[k],
+                    means[k],
+                    stds[k] if n > 1 else None,
+                    norms[k],
+                    0,
+                    0,
+                    zeros[k],
+                    histogram[k],
+                    view if n <= PREVIEW_SIZE else view[:PREVIEW_SIZE],
+                    None if n > limit else view if len(shape) == 1 else view.reshape(shape),
+                )
+            )
+        return out
 
     def held(self, k: int) -> int:
         """How many of array k's values a summary holds (every one, or its preview)."""

@@ -55,8 +55,9 @@ class Materializer:
 
     def materialize(self, j: Journal) -> None:
         """Turn the journal's new events and steps into record nodes and steps, with summaries."""
-        with collector_paused():  # (resolving a long tape makes a tuple per step)
-            j.untape()  # first: its steps say which of its ops' saved state to put into the record
+        if j.tape:  # (most calls find none: every pass's journal is asked, or the steps came one by one)
+            with collector_paused():  # (resolving a long tape makes a tuple per step)
+                j.untape()  # first: its steps say which of its ops' saved state to put into the record
         if self._pins.for_good(j.index):
             self._journals.keep_for_good(j)
         if j.done == len(j.events) and j.steps_done == len(j.steps):

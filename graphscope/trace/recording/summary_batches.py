@@ -55,6 +55,7 @@ class PendingBatch:
     ready: dict[int, AnySummary | _Later]
     todo: list[int]
     batch: list[DeviceArray]
+    rows: list[bool]  # per array of `batch`: only node outputs hold it (a row of its batch's columns will do)
     shared: Sequence[DeviceArray]
     states: Sequence[StateWork]
     summaries: list[AnySummary] | summary_worker.Batch | None = None
@@ -132,7 +133,9 @@ class SummaryBatches:
         arrays: list[DeviceArray] = []
         slots: list[int] = []
         ready: dict[int, AnySummary | _Later] = {}
-        for _, _, raw in work:
+        node, relu = NODE, RELU
+        objects: set[int] = set()  # slots a field holds (a step's, a leaf grad's, an event's): a summary object
+        for target, _, raw in work:
             k = id(raw)
             i = slot_of.get(k)
             if i is None:
@@ -142,6 +145,8 @@ class SummaryBatches:
                 if cached is not None and cached[0] is raw:
                     ready[i] = cached[1]
             slots.append(i)
+            if target is not node and target is not relu:
+                objects.add(i)
         if shared and self._pending:  # the pass before's copies may be in a batch not yet stored
             for k in map(id, shared):
                 i = slot_of.get(k)
@@ -151,17 +156,18 @@ class SummaryBatches:
                     self._awaited.add(k)
         todo = [i for i in range(len(arrays)) if i not in ready]
         batch = [arrays[i] for i in todo]
+        rows = [i not in objects for i in todo]
         limit = self._policy.full_values_limit
         elements = _host_elements(batch) if self._policy.keep_last is None and not at_once else 0
-        entry = PendingBatch(index, work, guards, arrays, slots, ready, todo, batch, shared, states)
+        entry = PendingBatch(index, work, guards, arrays, slots, ready, todo, batch, rows, shared, states)
         if elements >= BACKGROUND_ELEMENTS:
-            entry.summaries = summary_worker.submit(batch, limit)
+            entry.summaries = summary_worker.submit(batch, limit, rows)
         elif elements:
             self._deferred.append(entry)
             self._deferred_elements += elements
         else:
             entry.guards = ()  # summarised now: the outputs' versions were checked a moment ago
-            entry.summaries = summarize_rows(batch, limit)
+            entry.summaries = summarize_rows(batch, limit, rows)
         self._pending.append(entry)
         if len(self._deferred) >= DEFERRED_PASSES or self._deferred_elements >= BACKGROUND_ELEMENTS:
             self._summarize_deferred()
@@ -172,7 +178,9 @@ class SummaryBatches:
         entries, self._deferred, self._deferred_elements = self._deferred, [], 0
         if not entries:
             return
-        summaries = summarize_rows([a for e in entries for a in e.batch], self._policy.full_values_limit)
+        summaries = summarize_rows(
+            [a for e in entries for a in e.batch], self._policy.full_values_limit, [r for e in entries for r in e.rows]
+        )
         start = 0
         for e in entries:
             e.summaries = summaries[start : start + len(e.batch)]

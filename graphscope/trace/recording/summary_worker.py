@@ -19,18 +19,19 @@ class Batch:
     """Arrays to summarise and, once `done`, their summaries (or the error that stopped them).
     The arrays must not change until then: they are copies, or op outputs (never written)."""
 
-    __slots__ = ("arrays", "done", "error", "limit", "summaries")
+    __slots__ = ("arrays", "done", "error", "limit", "rows", "summaries")
 
-    def __init__(self, arrays: list[DeviceArray], limit: int) -> None:
+    def __init__(self, arrays: list[DeviceArray], limit: int, rows: list[bool] | None = None) -> None:
         self.arrays = arrays
         self.limit = limit
+        self.rows = rows  # as summarize_rows takes them
         self.summaries: list[AnySummary] | None = None
         self.error: BaseException | None = None
         self.done = threading.Event()
 
     def run(self) -> None:
         try:
-            self.summaries = summarize_rows(self.arrays, self.limit)
+            self.summaries = summarize_rows(self.arrays, self.limit, self.rows)
         except Exception as e:  # noqa: BLE001 (handed to the recording thread, which raises it)
             self.error = e
         self.arrays = None  # type: ignore[assignment]  # let go of: never read again
@@ -49,9 +50,9 @@ _started = threading.Lock()
 _worker: threading.Thread | None = None
 
 
-def submit(arrays: list[DeviceArray], limit: int) -> Batch:
-    """Summarise `arrays` on the worker; at once, here, when DEPTH batches already wait."""
-    batch = Batch(arrays, limit)
+def submit(arrays: list[DeviceArray], limit: int, rows: list[bool] | None = None) -> Batch:
+    """Summarise `arrays` (`summarize_rows`) on the worker; at once, here, when DEPTH batches already wait."""
+    batch = Batch(arrays, limit, rows)
     try:
         _queue.put_nowait(batch)
     except queue.Full:

@@ -24,9 +24,12 @@ from ..record.tensor_summary import (
 _Job = tuple[np.ndarray, float, float, int]
 
 
-def batch_rows(arrays: list[np.ndarray], limit: int) -> list[TensorSummary | SummaryRow]:
+def batch_rows(
+    arrays: list[np.ndarray], limit: int, rows: Sequence[bool] | None = None
+) -> list[TensorSummary | SummaryRow]:
     """Statistics of many small float arrays of one dtype from segmented reductions over their
-    concatenation, as rows of one BatchColumns (a TensorSummary made only when a row is read);
+    concatenation, as rows of one BatchColumns (a TensorSummary made only when a row is read),
+    or, where `rows` says False, as TensorSummary objects made at once;
     their values are read-only views of that one host buffer (the arrays themselves are not
     kept). Arrays holding a NaN or Inf are summarised one by one, as TensorSummary objects.
 
@@ -51,7 +54,7 @@ def batch_rows(arrays: list[np.ndarray], limit: int) -> list[TensorSummary | Sum
         for i, s in zip(bad, summarize_hosts([arrays[i] for i in bad], limit)):
             result[i] = s
         if good:
-            for i, r in zip(good, batch_rows([arrays[i] for i in good], limit)):
+            for i, r in zip(good, batch_rows([arrays[i] for i in good], limit, rows and [rows[i] for i in good])):
                 result[i] = r
         return result  # type: ignore[return-value]  # every index is bad or good: none is left None
     cat.flags.writeable = False
@@ -92,7 +95,10 @@ def batch_rows(arrays: list[np.ndarray], limit: int) -> list[TensorSummary | Sum
         (zeros / sizes).tolist(),
         hist,
     )
-    return [SummaryRow(columns, k) for k in range(count)]
+    if rows is None or all(rows):
+        return [SummaryRow(columns, k) for k in range(count)]
+    made = iter(columns.summaries([k for k in range(count) if not rows[k]]))
+    return [SummaryRow(columns, k) if wanted else next(made) for k, wanted in enumerate(rows)]
 
 
 _layouts: dict[tuple[int, ...], _Layout] = {}  # tuple of sizes -> (sizes, starts, each element's first bin)

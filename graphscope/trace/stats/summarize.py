@@ -99,11 +99,14 @@ def summarize_many(
 
 
 def summarize_rows(
-    arrays: Sequence[DeviceArray | Summarized], full_values_limit: int = FULL_VALUES_LIMIT
+    arrays: Sequence[DeviceArray | Summarized],
+    full_values_limit: int = FULL_VALUES_LIMIT,
+    rows: Sequence[bool] | None = None,
 ) -> list[TensorSummary | SummaryRow]:
     """Summaries of many device arrays at once. Small float NumPy arrays are reduced together,
     a batch per dtype (one segmented pass per statistic instead of a dozen small calls each),
-    and come back as rows of their batch's columns (a SummaryRow, made a TensorSummary when read);
+    and come back as rows of their batch's columns (a SummaryRow, made a TensorSummary when read)
+    where `rows` says so (all of them when None), else as summaries made at once;
     other NumPy arrays one by one, their histograms binned together; the arrays of each other
     device are summarised there as one batch, with a couple of copies to the host."""
     out: list[TensorSummary | SummaryRow | None] = [None] * len(arrays)
@@ -134,7 +137,8 @@ def summarize_rows(
             out[i] = s
     for indices in batches.values():
         alike = cast(list[np.ndarray], [arrays[i] for i in indices])  # NumPy arrays, as sorted above
-        for i, r in zip(indices, batch_rows(alike, full_values_limit)):
+        wanted = None if rows is None else [rows[i] for i in indices]
+        for i, r in zip(indices, batch_rows(alike, full_values_limit, wanted)):
             out[i] = r
     if singles:
         for i, s in zip(singles, summarize_hosts([np.asarray(arrays[i]) for i in singles], full_values_limit)):
