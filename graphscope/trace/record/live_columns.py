@@ -14,7 +14,6 @@ from numpy.typing import NDArray
 
 from .node_columns import Coder, NodeColumns, offsets
 from .node_fields import ARRAYS, COLUMNS, NONE, ROW, ROW_PAIRS, dtype_of
-from .summary_rows import AnySummary, SummaryRow, packed
 from .summary_table import DROPPED, SummaryTable, index_ranges
 from .tensor_summary import TensorSummary
 
@@ -26,8 +25,7 @@ COMPACT_ROWS = 4096
 
 class LiveSummaries:
     """Summaries added one at a time; each keeps its row number for good. The newest are the
-    summaries added (TensorSummary objects, or rows of a batch's columns read as one), until PACK
-    of them are packed into a SummaryTable. Dropping a
+    TensorSummary objects added, until PACK of them are packed into a SummaryTable. Dropping a
     packed row's values marks it DROPPED; a table gives the memory back once half its values
     are dropped (it is repacked)."""
 
@@ -37,7 +35,7 @@ class LiveSummaries:
         self._tables: list[SummaryTable] = []
         self._bases: list[int] = []  # each table's first row
         self._dropped: list[int] = []  # each table's bytes dropped since it was packed
-        self._loose: list[AnySummary] = []  # the summaries after the tables
+        self._loose: list[TensorSummary] = []  # the TensorSummary objects after the tables
         self._start = 0  # the first loose row
 
     @classmethod
@@ -50,7 +48,7 @@ class LiveSummaries:
     def __len__(self) -> int:
         return self._start + len(self._loose)
 
-    def add(self, summary: AnySummary) -> int:
+    def add(self, summary: TensorSummary) -> int:
         """Append a summary; its row."""
         row = self._start + len(self._loose)
         self._loose.append(summary)
@@ -58,7 +56,7 @@ class LiveSummaries:
             self._pack()
         return row
 
-    def extend(self, summaries: list[AnySummary]) -> None:
+    def extend(self, summaries: list[TensorSummary]) -> None:
         """Append summaries (rows len(self) onwards)."""
         self._loose.extend(summaries)
         if len(self._loose) >= PACK:
@@ -66,7 +64,7 @@ class LiveSummaries:
 
     def _pack(self) -> None:
         if self._loose:
-            self._tables.append(packed(self._loose))
+            self._tables.append(SummaryTable.from_summaries(self._loose))
             self._bases.append(self._start)
             self._dropped.append(0)
             self._start += len(self._loose)
@@ -78,8 +76,7 @@ class LiveSummaries:
 
     def __getitem__(self, row: int) -> TensorSummary:
         if row >= self._start:
-            s = self._loose[row - self._start]
-            return s.summary() if type(s) is SummaryRow else s
+            return self._loose[row - self._start]
         k, i = self._locate(row)
         return self._tables[k][i]
 
@@ -256,7 +253,7 @@ class LiveNodes(NodeColumns):
                 return None
         return r if r is not None and self.alive[r] else None
 
-    def set_outputs(self, rows: list[int], summaries: list[AnySummary]) -> None:
+    def set_outputs(self, rows: list[int], summaries: list[TensorSummary]) -> None:
         """Give each row its output summary (appended to `summaries` in this order)."""
         if rows:
             first = len(self._summaries)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Sequence
 from itertools import chain
 from typing import Any, cast
 
@@ -223,7 +222,7 @@ class SummaryTable:
         return start, sizes
 
     @classmethod
-    def from_summaries(cls, items: Sequence[TensorSummary]) -> SummaryTable:
+    def from_summaries(cls, items: list[TensorSummary]) -> SummaryTable:
         """The summaries as a table (their arrays copied into the pools)."""
         n = len(items)
         if n:  # each field across the items, read in one pass

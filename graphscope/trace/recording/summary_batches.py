@@ -17,10 +17,9 @@ from graphscope.engine.backend import namespace
 
 from ..record.live_columns import LiveNodes
 from ..record.model import Record
-from ..record.summary_rows import AnySummary, SummaryRow
 from ..record.tensor_summary import TensorSummary
 from ..stats.device import DeviceArray
-from ..stats.summarize import summarize_rows
+from ..stats.summarize import summarize_many
 from . import summary_worker
 from .keeping import CapturedValues, Pins, Policy
 from .leaves import Leaves
@@ -52,13 +51,12 @@ class PendingBatch:
     guards: Sequence[Guard]
     arrays: list[DeviceArray]
     slots: list[int]
-    ready: dict[int, AnySummary | _Later]
+    ready: dict[int, TensorSummary | _Later]
     todo: list[int]
     batch: list[DeviceArray]
-    rows: list[bool]  # per array of `batch`: only node outputs hold it (a row of its batch's columns will do)
     shared: Sequence[DeviceArray]
     states: Sequence[StateWork]
-    summaries: list[AnySummary] | summary_worker.Batch | None = None
+    summaries: list[TensorSummary] | summary_worker.Batch | None = None
     batch_ids: frozenset[int] | None = None
 
     def ids(self) -> frozenset[int]:
@@ -89,9 +87,9 @@ class SummaryBatches:
         self._pins = pins
         self._captured = captured
         # id(leaf copy) -> (copy, its summary)
-        self._leaf_summaries: dict[int, tuple[DeviceArray, AnySummary]] = {}
+        self._leaf_summaries: dict[int, tuple[DeviceArray, TensorSummary]] = {}
         # id(leaf copy's summary) -> (summary, row in the nodes' summaries)
-        self._summary_rows: dict[int, tuple[AnySummary, int]] = {}
+        self._summary_rows: dict[int, tuple[TensorSummary, int]] = {}
         self._pending: deque[PendingBatch] = deque()  # batches of summaries not yet stored, oldest first
         self._deferred: list[PendingBatch] = []  # of those, the small ones not yet summarised
         self._deferred_elements = 0
@@ -132,10 +130,8 @@ class SummaryBatches:
         slot_of: dict[int, int] = {}
         arrays: list[DeviceArray] = []
         slots: list[int] = []
-        ready: dict[int, AnySummary | _Later] = {}
-        node, relu = NODE, RELU
-        objects: set[int] = set()  # slots a field holds (a step's, a leaf grad's, an event's): a summary object
-        for target, _, raw in work:
+        ready: dict[int, TensorSummary | _Later] = {}
+        for _, _, raw in work:
             k = id(raw)
             i = slot_of.get(k)
             if i is None:
@@ -145,8 +141,6 @@ class SummaryBatches:
                 if cached is not None and cached[0] is raw:
                     ready[i] = cached[1]
             slots.append(i)
-            if target is not node and target is not relu:
-                objects.add(i)
         if shared and self._pending:  # the pass before's copies may be in a batch not yet stored
             for k in map(id, shared):
                 i = slot_of.get(k)
@@ -156,18 +150,17 @@ class SummaryBatches:
                     self._awaited.add(k)
         todo = [i for i in range(len(arrays)) if i not in ready]
         batch = [arrays[i] for i in todo]
-        rows = [i not in objects for i in todo]
         limit = self._policy.full_values_limit
         elements = _host_elements(batch) if self._policy.keep_last is None and not at_once else 0
-        entry = PendingBatch(index, work, guards, arrays, slots, ready, todo, batch, rows, shared, states)
+        entry = PendingBatch(index, work, guards, arrays, slots, ready, todo, batch, shared, states)
         if elements >= BACKGROUND_ELEMENTS:
-            entry.summaries = summary_worker.submit(batch, limit, rows)
+            entry.summaries = summary_worker.submit(batch, limit)
         elif elements:
             self._deferred.append(entry)
             self._deferred_elements += elements
         else:
             entry.guards = ()  # summarised now: the outputs' versions were checked a moment ago
-            entry.summaries = summarize_rows(batch, limit, rows)
+            entry.summaries = summarize_many(batch, limit)
         self._pending.append(entry)
         if len(self._deferred) >= DEFERRED_PASSES or self._deferred_elements >= BACKGROUND_ELEMENTS:
             self._summarize_deferred()
@@ -178,9 +171,7 @@ class SummaryBatches:
         entries, self._deferred, self._deferred_elements = self._deferred, [], 0
         if not entries:
             return
-        summaries = summarize_rows(
-            [a for e in entries for a in e.batch], self._policy.full_values_limit, [r for e in entries for r in e.rows]
-        )
+        summaries = summarize_many([a for e in entries for a in e.batch], self._policy.full_values_limit)
         start = 0
         for e in entries:
             e.summaries = summaries[start : start + len(e.batch)]
@@ -217,7 +208,7 @@ class SummaryBatches:
         # (summarised by the time it is stored: a list, or the worker's batch; never None)
         fresh_summaries = pending if type(pending) is list else pending.result()  # type: ignore[union-attr]
         # Every slot is filled below: from `ready`, or by this batch's summaries.
-        summaries: list[AnySummary] = [None] * len(arrays)  # type: ignore[list-item]
+        summaries: list[TensorSummary] = [None] * len(arrays)  # type: ignore[list-item]
         known = self._leaf_summaries
         for i, s in ready.items():
             if s is LATER:  # stored by the batch before that summarised it
@@ -251,7 +242,7 @@ class SummaryBatches:
         row_of = live.row
         rows = self._summary_rows
         given: list[int] = []  # node rows given a new output summary
-        outputs: list[AnySummary] = []  # and those summaries (a batch's rows left as rows)
+        outputs: list[TensorSummary] = []  # and those summaries
         next_row = len(live.summaries)
         relus = []
         added = 0
@@ -277,8 +268,6 @@ class SummaryBatches:
                 if target is relu and raw.ndim >= 2:
                     relus.append((r, raw))
             else:
-                if type(s) is SummaryRow:  # a step's or an event's field holds the summary itself
-                    s = s.summary()
                 entry_held = s
                 if type(key) is str:
                     if stale and id(target) in stale:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import queue
 import threading
 
-from ..record.summary_rows import AnySummary
+from ..record.tensor_summary import TensorSummary
 from ..stats.device import DeviceArray
-from ..stats.summarize import summarize_rows
+from ..stats.summarize import summarize_many
 
 # Batches waiting for the worker; past that the recording thread summarises a batch itself, so
 # a run that makes arrays faster than they are summarised holds at most this many in waiting.
@@ -19,25 +19,24 @@ class Batch:
     """Arrays to summarise and, once `done`, their summaries (or the error that stopped them).
     The arrays must not change until then: they are copies, or op outputs (never written)."""
 
-    __slots__ = ("arrays", "done", "error", "limit", "rows", "summaries")
+    __slots__ = ("arrays", "done", "error", "limit", "summaries")
 
-    def __init__(self, arrays: list[DeviceArray], limit: int, rows: list[bool] | None = None) -> None:
+    def __init__(self, arrays: list[DeviceArray], limit: int) -> None:
         self.arrays = arrays
         self.limit = limit
-        self.rows = rows  # as summarize_rows takes them
-        self.summaries: list[AnySummary] | None = None
+        self.summaries: list[TensorSummary] | None = None
         self.error: BaseException | None = None
         self.done = threading.Event()
 
     def run(self) -> None:
         try:
-            self.summaries = summarize_rows(self.arrays, self.limit, self.rows)
+            self.summaries = summarize_many(self.arrays, self.limit)
         except Exception as e:  # noqa: BLE001 (handed to the recording thread, which raises it)
             self.error = e
         self.arrays = None  # type: ignore[assignment]  # let go of: never read again
         self.done.set()
 
-    def result(self) -> list[AnySummary]:
+    def result(self) -> list[TensorSummary]:
         """The summaries, waiting for them if the worker is still at it."""
         self.done.wait()
         if self.error is not None:
@@ -50,9 +49,9 @@ _started = threading.Lock()
 _worker: threading.Thread | None = None
 
 
-def submit(arrays: list[DeviceArray], limit: int, rows: list[bool] | None = None) -> Batch:
-    """Summarise `arrays` (`summarize_rows`) on the worker; at once, here, when DEPTH batches already wait."""
-    batch = Batch(arrays, limit, rows)
+def submit(arrays: list[DeviceArray], limit: int) -> Batch:
+    """Summarise `arrays` on the worker; at once, here, when DEPTH batches already wait."""
+    batch = Batch(arrays, limit)
     try:
         _queue.put_nowait(batch)
     except queue.Full:

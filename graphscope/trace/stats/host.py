@@ -11,7 +11,6 @@ from numpy.typing import DTypeLike, NDArray
 
 from graphscope.engine.backend import numpy_dtype_name as dtype_name
 
-from ..record.summary_rows import BatchColumns, SummaryRow
 from ..record.tensor_summary import (
     HISTOGRAM_BINS,
     HISTOGRAM_EXACT,
@@ -24,14 +23,10 @@ from ..record.tensor_summary import (
 _Job = tuple[np.ndarray, float, float, int]
 
 
-def batch_rows(
-    arrays: list[np.ndarray], limit: int, rows: Sequence[bool] | None = None
-) -> list[TensorSummary | SummaryRow]:
+def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]:
     """Statistics of many small float arrays of one dtype from segmented reductions over their
-    concatenation, as rows of one BatchColumns (a TensorSummary made only when a row is read),
-    or, where `rows` says False, as TensorSummary objects made at once;
-    their values are read-only views of that one host buffer (the arrays themselves are not
-    kept). Arrays holding a NaN or Inf are summarised one by one, as TensorSummary objects.
+    concatenation; their values become read-only views of that one host buffer (the arrays
+    themselves are not kept). Arrays holding a NaN or Inf are summarised one by one.
 
     A training loop summarises the same layout (the same sizes in the same order) pass after
     pass: the layout's index arrays are kept, and the float work happens in per-thread buffers,
@@ -50,12 +45,12 @@ def batch_rows(
     if not np.isfinite(squares).all():  # a NaN or Inf (or a float64 square's overflow) somewhere
         finite = np.isfinite(squares)
         bad, good = np.flatnonzero(~finite).tolist(), np.flatnonzero(finite).tolist()
-        result: list[TensorSummary | SummaryRow | None] = [None] * count
+        result: list[TensorSummary | None] = [None] * count
         for i, s in zip(bad, summarize_hosts([arrays[i] for i in bad], limit)):
             result[i] = s
         if good:
-            for i, r in zip(good, batch_rows([arrays[i] for i in good], limit, rows and [rows[i] for i in good])):
-                result[i] = r
+            for i, s in zip(good, summarize_batch([arrays[i] for i in good], limit)):
+                result[i] = s
         return result  # type: ignore[return-value]  # every index is bad or good: none is left None
     cat.flags.writeable = False
     lows = np.minimum.reduceat(flat, starts)
@@ -80,25 +75,38 @@ def batch_rows(
     index += offsets  # the array's own 16 bins
     hist = np.bincount(index, minlength=HISTOGRAM_BINS * count).reshape(count, HISTOGRAM_BINS)
     hist.flags.writeable = False
-    columns = BatchColumns(
-        cat,
-        dtype_name(cat.dtype),
-        limit,
-        [a.shape for a in arrays],
-        sizes.tolist(),
-        starts.tolist(),
-        lows.tolist(),
-        highs.tolist(),
-        means.tolist(),
-        np.sqrt(spreads / np.maximum(sizes - 1, 1)).tolist(),
-        np.sqrt(squares).tolist(),
-        (zeros / sizes).tolist(),
-        hist,
-    )
-    if rows is None or all(rows):
-        return [SummaryRow(columns, k) for k in range(count)]
-    made = iter(columns.summaries([k for k in range(count) if not rows[k]]))
-    return [SummaryRow(columns, k) if wanted else next(made) for k, wanted in enumerate(rows)]
+    stds = np.sqrt(spreads / np.maximum(sizes - 1, 1)).tolist()
+    norms = np.sqrt(squares).tolist()
+    fractions = (zeros / sizes).tolist()
+    name = dtype_name(cat.dtype)
+    out: list[TensorSummary] = []
+    append = out.append
+    start = 0
+    for a, row, n, lo, hi, mean, sd, norm, zf in zip(
+        arrays, hist, sizes.tolist(), lows.tolist(), highs.tolist(), means.tolist(), stds, norms, fractions
+    ):
+        view = cat[start : start + n]
+        start += n
+        append(
+            TensorSummary(
+                a.shape,
+                name,
+                "cpu",
+                n,
+                lo,
+                hi,
+                mean,
+                sd if n > 1 else None,
+                norm,
+                0,
+                0,
+                zf,
+                row,
+                view if n <= PREVIEW_SIZE else view[:PREVIEW_SIZE],
+                None if n > limit else view if a.ndim == 1 else view.reshape(a.shape),
+            )
+        )
+    return out
 
 
 _layouts: dict[tuple[int, ...], _Layout] = {}  # tuple of sizes -> (sizes, starts, each element's first bin)

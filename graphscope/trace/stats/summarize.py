@@ -14,7 +14,6 @@ import numpy as np
 from graphscope.engine.backend import device_of
 from graphscope.engine.backend import numpy_dtype_name as dtype_name
 
-from ..record.summary_rows import SummaryRow
 from ..record.tensor_summary import (
     ARRAY_DTYPES,
     FULL_VALUES_LIMIT,
@@ -26,9 +25,9 @@ from ..record.tensor_summary import (
 from .device import DeviceArray, summarize_on_device, summarize_on_device_batch
 from .host import (
     PIECE,
-    batch_rows,
     counts,
     single_bin,
+    summarize_batch,
     summarize_host,
     summarize_hosts,
 )
@@ -46,7 +45,6 @@ __all__ = [
     "dtype_name",
     "summarize",
     "summarize_many",
-    "summarize_rows",
     "summarize_on_device",
     "summarize_value",
 ]
@@ -94,22 +92,11 @@ BATCH_LIMIT = 4096  # arrays up to this size share the vectorised statistics of 
 def summarize_many(
     arrays: Sequence[DeviceArray | Summarized], full_values_limit: int = FULL_VALUES_LIMIT
 ) -> list[TensorSummary]:
-    """Summaries of many device arrays at once (`summarize_rows`, every row made a summary)."""
-    return [s.summary() if type(s) is SummaryRow else s for s in summarize_rows(arrays, full_values_limit)]
-
-
-def summarize_rows(
-    arrays: Sequence[DeviceArray | Summarized],
-    full_values_limit: int = FULL_VALUES_LIMIT,
-    rows: Sequence[bool] | None = None,
-) -> list[TensorSummary | SummaryRow]:
     """Summaries of many device arrays at once. Small float NumPy arrays are reduced together,
-    a batch per dtype (one segmented pass per statistic instead of a dozen small calls each),
-    and come back as rows of their batch's columns (a SummaryRow, made a TensorSummary when read)
-    where `rows` says so (all of them when None), else as summaries made at once;
+    a batch per dtype (one segmented pass per statistic instead of a dozen small calls each);
     other NumPy arrays one by one, their histograms binned together; the arrays of each other
     device are summarised there as one batch, with a couple of copies to the host."""
-    out: list[TensorSummary | SummaryRow | None] = [None] * len(arrays)
+    out: list[TensorSummary | None] = [None] * len(arrays)
     batches: dict[np.dtype, list[int]] = {}  # NumPy dtype -> indices of its small float arrays
     devices: dict[object, list[int]] = {}  # device -> indices of its arrays (not NumPy's)
     singles: list[int] = []  # indices of the other NumPy arrays, reduced one by one
@@ -137,9 +124,8 @@ def summarize_rows(
             out[i] = s
     for indices in batches.values():
         alike = cast(list[np.ndarray], [arrays[i] for i in indices])  # NumPy arrays, as sorted above
-        wanted = None if rows is None else [rows[i] for i in indices]
-        for i, r in zip(indices, batch_rows(alike, full_values_limit, wanted)):
-            out[i] = r
+        for i, s in zip(indices, summarize_batch(alike, full_values_limit)):
+            out[i] = s
     if singles:
         for i, s in zip(singles, summarize_hosts([np.asarray(arrays[i]) for i in singles], full_values_limit)):
             out[i] = s
