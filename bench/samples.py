@@ -4,11 +4,16 @@ Each sample runs with its own default arguments (what a user runs), plainly and 
 the default policy and with every pass kept (`--keep all`); the runs are interleaved so drifting machine
 load hits each alike. Prints each sample's median wall seconds and the ratios of wall and CPU time (user +
 system of the process: steadier on a shared machine, and it leaves out helper processes graphscope does
-not wait for), then the largest ratio of each policy (target for making `--keep all` the default: at most
-1.5x on every sample). Both sides start a fresh interpreter and import the engine, so the ratio is what
-the debugger adds. BLAS runs on one thread unless --blas-threads says otherwise (see bench/trace.py).
+not wait for), each wall ratio against its target (issue 21: at most 1.3x with the default policy and
+1.6x with every pass kept), then the largest ratio of each policy. By default it measures the five
+samples issue 21 names, with the issue's figures beside today's; a sample named on the command line is
+held to the same targets. Both sides start a fresh interpreter and import the engine, so the ratio is
+what the debugger adds. graphscope's modules are compiled first (into the checkout's __pycache__, which git
+ignores), as an installed package's are, unless --cold-imports. BLAS runs on one thread unless
+--blas-threads says otherwise (see bench/trace.py).
 
-Run: python3 bench/samples.py [--repeats 3] [--export] [--root CHECKOUT] [--blas-threads N] [sample.py ...]
+Run: python3 bench/samples.py [--repeats 3] [--export] [--root CHECKOUT] [--blas-threads N] [--cold-imports]
+       [sample.py ...]
 (--root measures another checkout's graphscope, e.g. the one before a change.)
 """
 
@@ -25,7 +30,21 @@ import time
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLES = os.path.join(HERE, "samples")
-TARGET = 1.5
+# Wall ratio to `python sample.py` per policy (issue 21), on every sample.
+TARGETS = {"default policy": 1.3, "keep all": 1.6}
+# The samples issue 21 measured, and its figures then (default policy), printed beside today's.
+MEASURED_THEN = {
+    "training_loop.py": 2.16,
+    "char_lstm.py": 2.58,
+    "small_cnn.py": 1.61,
+    "spiral_classifier.py": 1.39,
+    "char_bigram_mlp.py": 1.52,
+}
+
+
+def verdict(ratio: float, target: float) -> str:
+    """`ratio` against `target`, as the table prints it."""
+    return f"{ratio:5.2f}x (<= {target}x {'ok' if ratio <= target else 'OVER'})"
 
 
 def timed(command: list[str], env: dict) -> tuple[float, float]:
@@ -46,7 +65,12 @@ def main() -> None:
     parser.add_argument("--export", action="store_true", help="recorded runs also write their snapshot")
     parser.add_argument("--root", default=HERE, help="the checkout whose graphscope is measured")
     parser.add_argument("--blas-threads", default="1")
-    parser.add_argument("samples", nargs="*", help="sample file names (default: every sample)")
+    parser.add_argument(
+        "--cold-imports",
+        action="store_true",
+        help="leave graphscope's modules uncompiled (as PYTHONDONTWRITEBYTECODE leaves a checkout)",
+    )
+    parser.add_argument("samples", nargs="*", help="sample file names (default: the five issue 21 names)")
     args = parser.parse_args()
     threads = args.blas_threads
     env = dict(
@@ -56,7 +80,14 @@ def main() -> None:
         OMP_NUM_THREADS=threads,
         MKL_NUM_THREADS=threads,
     )
-    names = args.samples or sorted(n for n in os.listdir(SAMPLES) if n.endswith(".py"))
+    if not args.cold_imports:
+        # An installed graphscope has its modules compiled (pip does it), as NumPy's and the standard
+        # library's are: without that, `graphscope run` compiles its session and report modules on every
+        # start, a cost `python sample.py` (which imports the engine alone) pays less of.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        package = os.path.join(os.path.abspath(args.root), "graphscope")
+        subprocess.run([sys.executable, "-m", "compileall", "-q", package], env=env, check=True)
+    names = args.samples or list(MEASURED_THEN)
     with tempfile.TemporaryDirectory() as folder:
         headless = [
             sys.executable,
@@ -82,10 +113,14 @@ def main() -> None:
             for label in worst:
                 ratio = wall[label] / wall["plain"]
                 worst[label] = max(worst[label], ratio)
-                cells.append(f"{label} {wall[label]:6.2f} s {ratio:5.2f}x (cpu {cpu[label] / cpu['plain']:5.2f}x)")
-            print(f"  {name:30s} " + "   ".join(cells), flush=True)
+                cpu_ratio = cpu[label] / cpu["plain"]
+                cells.append(f"{label} {wall[label]:6.2f} s {verdict(ratio, TARGETS[label])} (cpu {cpu_ratio:5.2f}x)")
+            then = MEASURED_THEN.get(name)
+            if then is not None:
+                cells.append(f"(issue 21 measured {then}x)")
+            print(f"  {name:24s} " + "   ".join(cells), flush=True)
     for label, ratio in worst.items():
-        print(f"largest wall ratio, {label}: {ratio:.2f}x (target <= {TARGET}x: {'ok' if ratio <= TARGET else 'OVER'})")
+        print(f"largest wall ratio, {label}: {verdict(ratio, TARGETS[label])}")
 
 
 if __name__ == "__main__":

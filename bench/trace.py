@@ -4,7 +4,9 @@ Targets (ratios to the unrecorded loop, measured in the same run): the default p
 1.5x for both; full detail for every pass at most 2.5x (tiny) and 1.5x (mid). A recorded run's
 time includes `finish()`, which summarises whatever is still pending. The "silent observer"
 row is an observer that ignores every event: the engine's own cost of announcing them, which
-every recording pays before doing anything.
+every recording pays before doing anything. The "default + step gate" row adds the session's
+StepGate, running on (no breakpoint), as `graphscope run` (headless or not) installs it: the gate
+hears every op and backward step, so the engine calls the recorder per step instead of taping.
 
 BLAS runs on one thread unless --blas-threads says otherwise: on a shared machine a
 multi-threaded BLAS contending with other processes makes single runs swing tenfold.
@@ -31,6 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import graphscope as gs
 from graphscope import nn, optim
 from graphscope.engine import hooks
+from graphscope.session.step_gate import StepGate
 from graphscope.trace.recording.recorder import Policy, Recorder
 
 MODELS: dict[str, dict[str, Any]] = {
@@ -106,6 +109,12 @@ def timed(name: str, steps: int, policy) -> float:
     elif policy == "silent":
         with hooks.observe(Silent()):
             train(model, optimizer, loss_fn, x, y, steps)
+    elif policy == "gate":
+        recorder = Recorder(Policy())
+        gate = StepGate(recorder, list, lambda *_: None, pause=False)
+        with hooks.observe(recorder), hooks.observe(gate):
+            train(model, optimizer, loss_fn, x, y, steps)
+        recorder.finish()
     else:
         recorder = Recorder(policy)
         with hooks.observe(recorder):
@@ -124,6 +133,7 @@ def main() -> None:
         ("unrecorded", None),
         ("silent observer", "silent"),
         ("default policy", Policy()),
+        ("default + step gate", "gate"),
         ("every pass", Policy.every_pass()),
     ]
     targets = {
@@ -142,7 +152,7 @@ def main() -> None:
         print(f"{name} MLP {'->'.join(map(str, MODELS[name]['sizes']))}, {args.steps} steps, median of {args.repeats}:")
         for label, _ in configs:
             t = statistics.median(times[label])
-            line = f"  {label:15s} {t * 1000:8.1f} ms   {t / base:5.2f}x"
+            line = f"  {label:19s} {t * 1000:8.1f} ms   {t / base:5.2f}x"
             target = targets.get((name, label))
             if target is not None:
                 line += f"   (target <= {target}x: {'ok' if t / base <= target else 'OVER'})"

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from types import FrameType
+    from types import CodeType, FrameType
 
 # Installed observers in install order. The engine tests this list's truth once per op,
 # so it is mutated in place and never rebound.
@@ -37,11 +37,21 @@ EVENTS = (
 )
 
 # Per event, the handlers of the installed observers that override it (rebuilt, never mutated,
-# so an observer may uninstall itself mid-event). Events nobody handles cost one lookup.
+# so an observer may uninstall itself mid-event). Events nobody handles cost one lookup. These are
+# the handlers for the thread in `owner_thread` (see `handlers`); any other thread's are elsewhere.
 handlers_by_event: dict = {event: () for event in EVENTS}
+# The thread that installed every one_thread observer, whose events go to their handlers as they are
+# (one thread check per announcement, no wrapper per handler); None when no one_thread observer is
+# installed (every thread hears the same handlers) or when two threads installed some (each
+# one_thread observer's handlers then check the thread themselves, in `handlers_by_event` too).
+owner_thread: list = [None]
+# Per event, the handlers for a thread other than `owner_thread[0]`: a one_thread observer's checks
+# the thread, to tell the observer of it once (`Observer.other_thread`). Rebuilt with `handlers_by_event`.
+_elsewhere_by_event: dict = {event: () for event in EVENTS}
 # The one observer that steps through backward by a tape (see `Observer.backward_tape`): its
-# `backward_tape`, behind its thread check; None when there is none. Rebuilt with `handlers_by_event`.
-_taping: list = [None]
+# `backward_tape` for the owner thread and for the others (behind its thread check); None when there
+# is none. Rebuilt with `handlers_by_event`.
+_taping: list = [None, None]
 # Whether an installed observer handles leaf_updating or leaf_updated: in-place ops on a leaf that
 # requires grad check it (after `observers`) before announcing. Rebuilt with `handlers_by_event`.
 leaf_updates: list = [False]
@@ -164,6 +174,7 @@ def uninstall(observer: Observer) -> None:
 
 
 _installing = threading.Lock()
+get_ident = threading.get_ident
 # Threads on which the debugger itself runs engine code (a gradcheck in the app's worker): not the
 # script's, so a one_thread observer does not report them (see `debugger_thread`).
 _debugger_threads: weakref.WeakSet = weakref.WeakSet()
@@ -188,11 +199,15 @@ def _rebuild() -> None:
     # observer (a debugger that pauses there) then needs those calls.
     steppers = [o for o in observers if _overrides(o, "before_node") or _overrides(o, "after_node")]
     taper = steppers[0] if len(steppers) == 1 and _overrides(steppers[0], "backward_tape") else None
+    owners = {_owners[id(o)][0] for o in observers if o.one_thread}
+    owner = owner_thread[0] = owners.pop() if len(owners) == 1 else None
     for event in EVENTS:
-        handlers_by_event[event] = tuple(
-            _handler(o, event) for o in observers if _overrides(o, event) and not (o is taper and event in _TAPED)
-        )
-    _taping[0] = None if taper is None else _handler(taper, "backward_tape")
+        heard = [o for o in observers if _overrides(o, event) and not (o is taper and event in _TAPED)]
+        handlers_by_event[event] = tuple(_handler(o, event, owner) for o in heard)
+        _elsewhere_by_event[event] = tuple(_handler(o, event) for o in heard)
+    _taping[:] = (
+        [None, None] if taper is None else [_handler(taper, "backward_tape", owner), _handler(taper, "backward_tape")]
+    )
     leaf_updates[0] = bool(handlers_by_event["leaf_updating"] or handlers_by_event["leaf_updated"])
 
 
@@ -204,10 +219,12 @@ def _overrides(observer: Observer, event: str) -> bool:
     return getattr(type(observer), event, base) is not base
 
 
-def _handler(observer: Observer, event: str):
-    """The observer's handler of `event`: as is, or (one_thread) behind a check of the thread."""
+def _handler(observer: Observer, event: str, heard_thread: int | None = None):
+    """The observer's handler of `event`: as is, or (one_thread) behind a check of the thread, unless
+    it is the handler for `heard_thread` (the announcer checked the thread: see `handlers`), the thread
+    that installed it."""
     handler = getattr(observer, event)
-    if not observer.one_thread:
+    if not observer.one_thread or heard_thread == _owners[id(observer)][0]:
         return handler
     (owner, told), get_ident = _owners[id(observer)], threading.get_ident
 
@@ -235,16 +252,22 @@ def user_site() -> Site:
         if site is not None:
             return site
     frame: FrameType | None = sys._getframe(1)
-    internal = _internal_code
+    known = _code_sites
     while frame is not None:
         code = frame.f_code
-        inside = internal.get(code)
-        if inside is None:
-            inside = internal[code] = code.co_filename.startswith(PACKAGE_DIR)
-        if not inside:
-            return Site(code.co_filename, frame.f_lineno, code.co_name)
+        lines = known.get(code)
+        if lines is None:
+            if len(known) >= _CODE_SITES_LIMIT:
+                known.clear()
+            lines = known[code] = _INTERNAL if code.co_filename.startswith(PACKAGE_DIR) else {}
+        if lines is not _INTERNAL:
+            line = frame.f_lineno
+            site = lines.get(line)
+            if site is None:
+                site = lines[line] = Site(code.co_filename, line, code.co_name)
+            return site
         frame = frame.f_back
-    return Site("<unknown>", 0, "<unknown>")
+    return _UNKNOWN_SITE
 
 
 class _Scopes(threading.local):
@@ -258,8 +281,12 @@ class _Scopes(threading.local):
 scopes = _Scopes()
 
 
-# code object -> whether it belongs to the graphscope package (asked once per function).
-_internal_code: dict = {}
+# code object -> `_INTERNAL` where it belongs to the graphscope package (asked once per function), else
+# the Sites of its lines met so far: a source site made once per code location, not once per op.
+_code_sites: dict[CodeType, dict[int, Site]] = {}
+_INTERNAL: dict[int, Site] = {}  # (never written: it marks graphscope's own code)
+_CODE_SITES_LIMIT = 1 << 16  # functions remembered before starting afresh (scripts run again and again)
+_UNKNOWN_SITE = Site("<unknown>", 0, "<unknown>")
 
 
 def current_module() -> str | None:
@@ -268,35 +295,54 @@ def current_module() -> str | None:
     return stack[-1][2] if stack else None
 
 
+def handlers(event: str) -> tuple:
+    """The handlers of `event` for the calling thread (an announcer that calls them itself asks here)."""
+    found = handlers_by_event[event]
+    owner = owner_thread[0]
+    return found if not found or owner is None or get_ident() == owner else _elsewhere_by_event[event]
+
+
 def announce(event: str, *args) -> None:
     """Call `event` on every installed observer that handles it (callers check `observers` first)."""
-    for handler in handlers_by_event[event]:
-        handler(*args)
+    found = handlers_by_event[event]
+    if found:
+        owner = owner_thread[0]
+        for handler in found if owner is None or get_ident() == owner else _elsewhere_by_event[event]:
+            handler(*args)
 
 
 def announce_leaf_created(tensor) -> None:
     """leaf_created, with the user's source site found only when someone listens."""
-    handlers = handlers_by_event["leaf_created"]
-    if handlers:
+    found = handlers_by_event["leaf_created"]
+    if found:
+        owner = owner_thread[0]
+        if owner is not None and get_ident() != owner:
+            found = _elsewhere_by_event["leaf_created"]
         site = user_site()
-        for handler in handlers:
+        for handler in found:
             handler(tensor, site)
 
 
 def announce_node_created(node, inputs, output) -> None:
     """node_created, with the user's source site found only when someone listens."""
-    handlers = handlers_by_event["node_created"]
-    if handlers:
+    found = handlers_by_event["node_created"]
+    if found:
+        owner = owner_thread[0]
+        if owner is not None and get_ident() != owner:
+            found = _elsewhere_by_event["node_created"]
         site = user_site()
-        for handler in handlers:
+        for handler in found:
             handler(node, inputs, output, site)
 
 
 def backward_tape():
     """The tape the engine appends this backward pass's steps to, or None (see
     `Observer.backward_tape`; the engine asks once per pass, after announcing backward_begun)."""
-    taping = _taping[0]
-    return None if taping is None else taping()
+    here, elsewhere = _taping
+    if here is None:
+        return None
+    owner = owner_thread[0]
+    return here() if owner is None or get_ident() == owner else elsewhere()
 
 
 def handled(*events: str) -> bool:

@@ -200,6 +200,19 @@ def test_site_of_operator_inside_a_user_helper_is_the_helper_line():
     assert [(s.file, s.line, s.function) for s in observer.sites] == [(__file__, line, "helper")]
 
 
+def test_a_site_is_made_once_per_code_location_and_told_apart_by_line():
+    a, b = _leaves()
+    observer = SiteLog()
+    with hooks.observe(observer):
+        for _ in range(3):
+            a * b
+            a + b
+    first, second = observer.sites[:2]
+    assert first.line + 1 == second.line
+    assert all(site is first for site in observer.sites[0::2])  # one Site object per line, not per op
+    assert all(site is second for site in observer.sites[1::2])
+
+
 def test_observer_blocking_in_before_node_is_tolerated():
     a, b = _leaves()
 
@@ -345,6 +358,41 @@ def test_a_debugger_thread_is_neither_heard_nor_reported_by_a_one_thread_observe
         thread.start()
         thread.join()
     assert (mine.created, mine.others) == ([], ["worker"])
+
+
+def test_on_its_own_thread_a_one_thread_observer_is_called_with_no_wrapper_between():
+    mine = OneThread()
+    with hooks.observe(mine):
+        (handler,) = hooks.handlers("node_created")
+        assert handler == mine.node_created  # its bound method: the announcer checked the thread once
+        seen = []
+        thread = threading.Thread(target=lambda: seen.append(hooks.handlers("node_created")))
+        thread.start()
+        thread.join()
+        assert seen[0][0] != mine.node_created  # another thread's goes through the check that reports it
+
+
+def test_one_thread_observers_installed_by_two_threads_each_hear_their_own():
+    main, other = OneThread(), OneThread()
+    w = gs.ones(2, requires_grad=True)
+    installed, done = threading.Event(), threading.Event()
+
+    def second():
+        with hooks.observe(other):
+            installed.set()
+            done.wait(5)
+            (w * 2).sum()
+
+    with hooks.observe(main):
+        thread = threading.Thread(target=second, name="second")
+        thread.start()
+        installed.wait(5)
+        (w * 3).sum()
+        done.set()
+        thread.join()
+    assert main.created == [threading.current_thread().name] * 2  # (a mul and a sum)
+    assert other.created == ["second"] * 2
+    assert (main.others, other.others) == (["second"], [threading.current_thread().name])
 
 
 def test_uninstalling_an_observer_twice_is_harmless():

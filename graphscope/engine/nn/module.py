@@ -11,7 +11,7 @@ from collections import OrderedDict, namedtuple
 from typing import Any
 
 from .. import backend, dtypes
-from ..hooks import announce, handlers_by_event, observers
+from ..hooks import announce, handlers, handlers_by_event, observers
 from ..tensor import Tensor, to_arguments
 from . import scope
 from .parameter import Parameter
@@ -95,14 +95,14 @@ class Module:
     def _call_with_hooks(self, args, kwargs):
         if not self._has_hooks:  # an observer and no hooks: the common case while recording
             name = scope.enter(self)
-            for handler in handlers_by_event["module_entered"]:
+            for handler in handlers("module_entered") if handlers_by_event["module_entered"] else ():
                 handler(self, name)
             try:
                 return self.forward(*args, **kwargs)
             finally:
                 scope.leave()
                 if observers:
-                    for handler in handlers_by_event["module_left"]:
+                    for handler in handlers("module_left") if handlers_by_event["module_left"] else ():
                         handler(self, name)
         entered = None
         if observers:

@@ -50,6 +50,12 @@ objects (their summaries are filled in as their batches are computed). Code that
 which reads the columns with NumPy. Passes out of the detail window are rows of `PassHistory`; the
 small sections are objects.
 
+A live record is filled from the recorder's journals (`trace/recording/journal.py`), one per pass:
+its raw events (an op's output array by reference with its version, a leaf's copy shared across
+passes while the leaf is unchanged, input ids, the Site made once per code location) and its
+backward steps as the engine taped them. A journal becomes rows here only for a pass kept in detail;
+the others are dropped whole, so the record never holds what the detail window lets go.
+
 Each imports only those before it: node, node_fields, node_columns, live_columns, node_table,
 step_table, model.
 """

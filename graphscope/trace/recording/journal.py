@@ -50,7 +50,9 @@ def saved_roles(e: OpEvent, state: Iterable[tuple[str, object]]) -> tuple[str, .
     for key, value in state:
         if value is out:
             saved.append("output")
-        elif is_array(value):  # (not a setting: a number, the versions of its inputs)
+        elif type(value) in _NOT_ARRAYS:  # a setting: a number, the versions of its inputs
+            continue
+        elif is_array(value):
             if arrays is None:
                 arrays = [
                     x.array if isinstance(x, Tensor) else x
@@ -62,8 +64,17 @@ def saved_roles(e: OpEvent, state: Iterable[tuple[str, object]]) -> tuple[str, .
                     saved.append(INPUT_ROLES[k] if k < len(INPUT_ROLES) else f"input:{k}")
                     break
             else:
-                saved.append(name(key))
+                role = _attribute_roles.get(key)
+                if role is None:
+                    if len(_attribute_roles) > 4096:
+                        _attribute_roles.clear()
+                    role = _attribute_roles[key] = name(key)
+                saved.append(role)
     return tuple(saved)
+
+
+_NOT_ARRAYS = frozenset((tuple, int, float, bool, type(None), str))  # what a Function's state holds besides arrays
+_attribute_roles: dict[str, str] = {}  # a saved attribute's name -> its role, fit for the record (made once)
 
 
 class LeafEvent(NamedTuple):
@@ -148,8 +159,8 @@ class Journal:
         # Function `seq` (unique for the whole run) -> its node: plain ints, no weak references, so
         # a tensor made by an op is found through its `grad_fn` at the cost of one lookup.
         self.made: dict[int, int] = {}
-        # op node id -> its Function's state just before its backward
-        self.saved: dict[int, tuple[tuple[str, object], ...]] = {}
+        # op node id -> its Function's state just before its backward (a copy of its `__dict__`)
+        self.saved: dict[int, dict[str, object]] = {}
         self.tensors: dict[int, Seen] = {}  # leaves and unrecorded tensors, by id(tensor)
         self.functions: dict[int, Seen] = {}  # unrecorded Functions without a seq, by id(Function)
         # One backward step as it ran (by calls, or resolved from the tape), until put into the record:
@@ -200,13 +211,19 @@ class Journal:
             plan.update(zip(order, ids))
         steps, saved, events, first = self.resolved, self.saved, self.events, self.first
         known = len(events)
-        for step in tape[:done]:
-            node, grad_output, grad_inputs, state = step[:4]
+        for position in range(done):
+            step = tape[position]
+            if len(step) == 4:  # (the usual step: no leaf grads after its four)
+                node, grad_output, grad_inputs, state = step
+                leaves = None
+            else:
+                node, grad_output, grad_inputs, state = step[:4]
+                leaves = step[4:]  # the leaf grads it accumulated: (leaf node, copy, before, now)
             nid = plan[node]
             k = nid - first
             e = events[k] if 0 <= k < known else None
             if type(e) is OpEvent and e.id == nid:  # its own pass's op, not yet in the record: keep what it saved
-                saved[nid] = tuple(state.items())
+                saved[nid] = state  # (the engine's copy, the journal's own)
             if grad_inputs is not None:  # aligned with the recorded inputs: none for non-tensor arguments
                 if type(e) is OpEvent and len(e.inputs) == len(node.inputs) == len(grad_inputs):
                     grad_inputs = tuple(grad_inputs)  # (every input a tensor or an array: the usual case)
@@ -214,8 +231,8 @@ class Journal:
                     grad_inputs = tuple(
                         [g for x, g in zip(node.inputs, grad_inputs) if isinstance(x, Tensor) or is_array(x)]
                     )
-            if len(step) > 4:  # the leaf grads it accumulated: (leaf node, copy, before, now)
-                self.step_leaves[len(steps)] = step[4:]
+            if leaves is not None:
+                self.step_leaves[len(steps)] = leaves
             steps.append((nid, grad_output, grad_inputs))
         del tape[:done]
 

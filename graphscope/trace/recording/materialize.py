@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from ..record.model import CONSTANT, PARAMETER, TENSOR, LeafGrad, Record, Step
+from ..record.model import CONSTANT, PARAMETER, TENSOR, LeafGrad, Record, SourceSite, Step
 from ..record.naming import Names, short_repr
 from ..record.node_table import IS_LEAF, NONE, REQUIRES_GRAD
 from ..record.tensor_summary import TensorSummary
@@ -19,6 +19,9 @@ from .keeping import CapturedValues, Pins
 from .optimizer_events import OptimizerRecording
 from .summary_batches import SummaryBatches
 from .summary_work import NODE, RELU, Guard, StateWork, WorkItem
+
+if TYPE_CHECKING:
+    from graphscope.engine.hooks import Site
 
 
 class Materializer:
@@ -52,7 +55,9 @@ class Materializer:
 
     def materialize(self, j: Journal) -> None:
         """Turn the journal's new events and steps into record nodes and steps, with summaries."""
-        j.untape()  # first: its steps say which of its ops' saved state to put into the record
+        if j.tape:  # (most calls find none: every pass's journal is asked, or the steps came one by one)
+            with collector_paused():  # (resolving a long tape makes a tuple per step)
+                j.untape()  # first: its steps say which of its ops' saved state to put into the record
         if self._pins.for_good(j.index):
             self._journals.keep_for_good(j)
         if j.done == len(j.events) and j.steps_done == len(j.steps):
@@ -82,6 +87,8 @@ class Materializer:
     def _materialize_new(self, j: Journal) -> None:
         live = self._record.nodes.live()
         site_of = self._names.site
+        sites: dict[Site | None, SourceSite | None] = {}  # an op's Site -> the record's (a call less per op)
+        ids = j.ids
         rows: list[tuple[object, ...]] = []
         work: list[WorkItem] = []
         guards: list[Guard] = []
@@ -98,6 +105,10 @@ class Materializer:
             nid = e.id
             if kind is OpEvent:
                 op, name = e.names
+                source = sites.get(e.site, sites)
+                if source is sites:
+                    source = sites[e.site] = site_of(e.site)
+                state = saved.pop(nid, None)
                 add(
                     (
                         nid,
@@ -108,8 +119,8 @@ class Materializer:
                         REQUIRES_GRAD if e.requires_grad else 0,
                         None,
                         e.module,
-                        site_of(e.site),
-                        _saved(e, saved.pop(nid, None)),
+                        source,
+                        _saved(e) if state is None else saved_roles(e, state.items()),
                         () if e.args is None else tuple((k, _repr_of(v, reprs)) for k, v in e.args),
                         NONE,
                     )
@@ -181,7 +192,7 @@ class Materializer:
                 )
                 if e.copy is not None:
                     work.append((NODE, nid, e.copy))
-            j.ids.append(nid)
+            ids.append(nid)
             if len(work) >= CHUNK:
                 live.extend(rows)
                 rows = []
@@ -259,14 +270,10 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _saved(e: OpEvent, state: Iterable[tuple[str, object]] | None) -> tuple[str, ...]:
-    """What an op saved: from its state kept before its backward, or read now if its backward
+def _saved(e: OpEvent) -> tuple[str, ...]:
+    """What an op saved, when no state was kept before its backward: read now if its backward
     has not run (nothing once a backward freed it)."""
-    if state is None:
-        if e.node.released:
-            return ()
-        state = e.node.__dict__.items()
-    return saved_roles(e, state)
+    return () if e.node.released else saved_roles(e, e.node.__dict__.items())
 
 
 def _repr_of(value: object, reprs: dict[int, str]) -> str:

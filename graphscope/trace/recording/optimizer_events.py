@@ -96,6 +96,7 @@ class OptimizerRecording:
         # (tensor, leaf, copy of its value, of its grad) while updated by hand
         self._updating: tuple[Tensor, LeafEntry, DeviceArray, DeviceArray | None] | None = None
         self._type_names: dict[type, tuple[str, str]] = {}  # class -> (its __name__, as a name)
+        self._state_names: dict[str, str] = {}  # an optimizer state's key -> it as a name
         # id(param group) -> (its options, their literals); Any: the values the script set
         self._group_settings: dict[int, tuple[list[tuple[str, Any]], tuple[tuple[str, str], ...]]] = {}
         # (pass index, position in record.optimizer) of events held with parameters
@@ -354,12 +355,27 @@ class OptimizerRecording:
     def _state_copies(self, slot: dict[object, Any]) -> StateCopies:  # (Any: what the optimizer keeps)
         """The optimizer's state for a parameter: tensors copied, numbers as literals."""
         out: StateCopies = []
+        names = self._state_names
         for key, value in slot.items():
             if isinstance(value, Tensor):
-                out.append((name(str(key)), self._keep(value.array)))
+                label = names.get(key) if type(key) is str else None
+                out.append((label or self._state_name(key), self._keep(value.array)))
             elif isinstance(value, (int, float)):
-                out.append((name(str(key)), short_repr(value)))
+                label = names.get(key) if type(key) is str else None
+                # A plain number's repr is its literal (short_repr's own, without its work: a step count)
+                text = repr(value) if type(value) in _NUMBERS else None
+                literal = text if text is not None and len(text) <= 100 else short_repr(value)
+                out.append((label or self._state_name(key), literal))
         return out
+
+    def _state_name(self, key: object) -> str:
+        """A state entry's key as a name, made once per key (a string key: every step asks again)."""
+        label = name(str(key))
+        if type(key) is str:
+            if len(self._state_names) > 1024:
+                self._state_names.clear()
+            self._state_names[key] = label
+        return label
 
 
 def finish_states(states: Sequence[StateWork]) -> None:
@@ -370,6 +386,7 @@ def finish_states(states: Sequence[StateWork]) -> None:
 
 
 _MISSING = object()
+_NUMBERS = (int, float, bool)  # (exactly these types: a subclass may have a repr of its own)
 
 
 def _plain(value: Any) -> bool:  # (Any: an option the script set)

@@ -264,7 +264,7 @@ class Recorder(hooks.Observer):
         if 0 <= k < len(j.events):  # its own pass's op, not yet in the record: keep its state
             e = j.events[k]
             if type(e) is OpEvent and e.id == nid:
-                j.saved[nid] = tuple(node.__dict__.items())
+                j.saved[nid] = node.__dict__.copy()
         # Grads are kept, not copied: the engine makes each one new and never writes into it,
         # except a leaf's, which becomes `.grad` (copied in leaf_grad_accumulated).
         j.steps.append((nid, grad_output, None))

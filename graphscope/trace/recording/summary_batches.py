@@ -57,6 +57,13 @@ class PendingBatch:
     shared: Sequence[DeviceArray]
     states: Sequence[StateWork]
     summaries: list[TensorSummary] | summary_worker.Batch | None = None
+    batch_ids: frozenset[int] | None = None
+
+    def ids(self) -> frozenset[int]:
+        """The ids of the arrays this batch summarises (made once, when a later batch asks)."""
+        if self.batch_ids is None:
+            self.batch_ids = frozenset(map(id, self.batch))
+        return self.batch_ids
 
 
 class SummaryBatches:
@@ -135,10 +142,11 @@ class SummaryBatches:
                     ready[i] = cached[1]
             slots.append(i)
         if shared and self._pending:  # the pass before's copies may be in a batch not yet stored
-            waiting = {id(a): a for e in self._pending for a in e.batch}
+            waiting = frozenset().union(*[e.ids() for e in self._pending])
             for k in map(id, shared):
                 i = slot_of.get(k)
-                if i is not None and i not in ready and waiting.get(k) is arrays[i]:
+                # (an id a pending batch holds is that same array: the batch keeps it alive)
+                if i is not None and i not in ready and k in waiting:
                     ready[i] = LATER
                     self._awaited.add(k)
         todo = [i for i in range(len(arrays)) if i not in ready]
