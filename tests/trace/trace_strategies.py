@@ -1,4 +1,5 @@
-"""Hypothesis strategies for records: real summaries of generated arrays, hostile text, consistent node ids."""
+"""Hypothesis strategies for records: real summaries of generated arrays, hostile text, consistent node ids,
+and grads of the shapes of the tensors they are the grads of (the loader refuses a record whose parts disagree)."""
 
 import numpy as np
 from hypothesis import strategies as st
@@ -21,6 +22,7 @@ from graphscope.trace.record.model import (
     SourceSite,
     Step,
 )
+from graphscope.trace.record.naming import engine_functions
 from graphscope.trace.stats.summarize import summarize
 
 # Names never hold control characters (the loader refuses them); free text may hold anything.
@@ -32,9 +34,11 @@ DTYPES = ("float32", "float64", "float16", "int64", "int32", "bool")
 
 
 @st.composite
-def summaries(draw):
+def summaries(draw, shape=None):
+    """A summary of a generated array (of `shape` when given)."""
     dtype = np.dtype(draw(st.sampled_from(DTYPES)))
-    shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=6))
+    if shape is None:
+        shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=6))
     if dtype.kind == "f":
         elements = st.floats(width=dtype.itemsize * 8, allow_nan=True, allow_infinity=True)
     elif dtype.kind == "i":
@@ -54,7 +58,14 @@ def optional(strategy):
     return st.one_of(st.none(), strategy)
 
 
+def grads(of):
+    """A grad's summary, or None, for a tensor summarised as `of` (any shape where it has none)."""
+    return optional(summaries(None if of is None else tuple(of.shape)))
+
+
 sites = st.builds(SourceSite, names, st.integers(0, 10**6), names, texts)
+# An op named as an engine op is held to its shape rule: generated ops are other names.
+ops = st.one_of(st.sampled_from(LEAF_OPS), names.filter(lambda n: n not in engine_functions()))
 
 
 @st.composite
@@ -66,7 +77,7 @@ def records(draw):
     for _ in range(draw(st.integers(0, 8))):
         ids = list(nodes)
         inputs = tuple(draw(st.lists(st.sampled_from(ids), max_size=3))) if ids else ()
-        op = draw(st.one_of(st.sampled_from(LEAF_OPS), names))
+        op = draw(ops)
         nodes[next_id] = Node(
             id=next_id,
             op=op,
@@ -79,7 +90,7 @@ def records(draw):
             parameter=draw(optional(names)),
             module=draw(optional(names)),
             site=draw(pick_site),
-            saved=tuple(draw(st.lists(names, max_size=2))),
+            saved=tuple(draw(st.lists(names.filter(lambda n: not n.startswith("input:")), max_size=2))),
             dead_units=draw(optional(st.tuples(st.integers(0, 9), st.integers(0, 9)))),
             leaf=draw(optional(st.integers(0, 50))),
         )
@@ -91,16 +102,8 @@ def records(draw):
     for index in range(draw(st.integers(0, 3))):
         detailed = bool(ids) and draw(st.booleans())
         steps = []
-        if detailed:
-            for _ in range(draw(st.integers(0, 3))):
-                steps.append(
-                    Step(
-                        node=draw(node_id),
-                        grad_output=draw(optional(summaries())),
-                        grad_inputs=draw(st.lists(optional(summaries()), max_size=2)),
-                        leaf_grads=[_leaf_grad(draw, node_id) for _ in range(draw(st.integers(0, 2)))],
-                    )
-                )
+        order = tuple(draw(st.lists(node_id, max_size=4))) if detailed else ()
+        steps = [_step(draw, nodes, node, node_id) for node in order[: draw(st.integers(0, len(order)))]]
         passes.append(
             BackwardPass(
                 index=index,
@@ -110,7 +113,7 @@ def records(draw):
                 detailed=detailed,
                 finished=draw(st.booleans()),
                 root=draw(opt_node) if detailed else None,
-                order=tuple(draw(st.lists(node_id, max_size=4))) if detailed else (),
+                order=order,
                 steps=steps,
             )
         )
@@ -177,22 +180,29 @@ def records(draw):
     )
 
 
-def _leaf_grad(draw, node_id) -> LeafGrad:
+def _step(draw, nodes, node, node_id) -> Step:
+    """The step of `node`: grads of its output's and its inputs' shapes, and leaf grads."""
+    inputs = nodes[node].inputs
+    return Step(
+        node=node,
+        grad_output=draw(grads(nodes[node].output)),
+        grad_inputs=[draw(grads(nodes[k].output)) for k in inputs[: draw(st.integers(0, min(len(inputs), 2)))]],
+        leaf_grads=[_leaf_grad(draw, nodes, draw(node_id)) for _ in range(draw(st.integers(0, 2)))],
+    )
+
+
+def _leaf_grad(draw, nodes, leaf) -> LeafGrad:
     """A leaf grad whose `now` is sometimes the added grad's own summary (nothing was there before)."""
-    grad = draw(optional(summaries()))
+    of = nodes[leaf].output
+    grad = draw(grads(of))
     if draw(st.booleans()):
-        return LeafGrad(draw(node_id), grad, None, grad)
-    return LeafGrad(draw(node_id), grad, draw(optional(summaries())), draw(optional(summaries())))
+        return LeafGrad(leaf, grad, None, grad)
+    return LeafGrad(leaf, grad, draw(grads(of)), draw(grads(of)))
 
 
 def _param_change(draw) -> ParamChange:
+    """A parameter's change: its value before, update, value after and grad of one shape."""
     state = tuple(draw(st.lists(st.tuples(names, st.one_of(names, summaries())), max_size=2)))
-    return ParamChange(
-        draw(st.integers(0, 50)),
-        draw(names),
-        draw(optional(summaries())),
-        draw(optional(summaries())),
-        draw(optional(summaries())),
-        state,
-        draw(optional(summaries())),
-    )
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=6))
+    before, update, after, grad = (draw(optional(summaries(shape))) for _ in range(4))
+    return ParamChange(draw(st.integers(0, 50)), draw(names), before, update, after, state, grad)
