@@ -23,6 +23,12 @@ def test_reduction_over_dims(op, dim, keepdim):
     check(_reduce(op, dim, keepdim), [(2, 3, 4)])
 
 
+@pytest.mark.parametrize("op", ["sum", "mean"])
+def test_reduction_over_every_dim_kept_as_ones(op):
+    """dim=None with keepdim=True: a (1, 1, 1) result whose grad is spread back (a ValueError once)."""
+    check(lambda x: getattr(x, op)(dim=None, keepdim=True), [(2, 3, 4)])
+
+
 @pytest.mark.parametrize("op", ["sum", "mean", "amax", "amin", "prod", "max", "min"])
 def test_reduction_of_0d_tensor(op):
     check(lambda x: getattr(x, op)(), [()])

@@ -44,8 +44,8 @@ class Sum(Function):
     rule = "d sum(x)/dx = 1 (grad spread to every summed element)"
 
     def backward(self, grad):
-        if self.axes is None:
-            return backend.fill(self.shape, grad), None, None, None
+        if self.axes is None:  # (keepdim: the grad of all ones's dims is one value too)
+            return backend.fill(self.shape, backend.reshape(grad, ())), None, None, None
         g = expand_back(grad, self.shape, self.axes, self.keepdim)
         return namespace(grad).broadcast_to(g, self.shape), None, None, None
 
@@ -62,7 +62,7 @@ class Mean(Function):
 
     def backward(self, grad):
         if self.axes is None:
-            return backend.fill(self.shape, grad / self.count), None, None
+            return backend.fill(self.shape, backend.reshape(grad, ()) / self.count), None, None
         g = expand_back(grad, self.shape, self.axes, self.keepdim) / self.count
         return namespace(grad).broadcast_to(g, self.shape), None, None
 
