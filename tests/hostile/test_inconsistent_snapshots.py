@@ -191,3 +191,23 @@ def test_a_users_function_named_as_an_engine_op_is_held_to_its_own_rule_not_the_
     path = tmp_path / "custom.json"
     snapshot.dump(record, path)
     assert snapshot.load(path).nodes == record.nodes
+
+
+@pytest.mark.parametrize("late", [1, 700, 1499])
+def test_a_disagreement_deep_in_a_long_pass_is_found_by_the_column_scan(late, tmp_path):
+    """The loader scans a pass's steps as columns and checks only the steps the scan flags: a grad of
+    the wrong shape at any step of a 1,500-step pass is still refused at that step."""
+
+    def chain():
+        h = gs.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        for _ in range(750):
+            h = h * 0.5 + 1.0
+        h.sum().backward()
+
+    record = recorded(chain)[1]
+    steps = list(record.passes[0].steps)
+    steps[late] = dataclasses.replace(steps[late], grad_output=s([1.0, 2.0]))  # (2,): the nodes hold (3,)
+    record.passes[0].steps = steps
+    node = steps[late].node
+    message = _refused(record, tmp_path, f"passes[0].steps.grad_output[{late}]")
+    assert f"a grad of shape (2,) for node {node}'s output, of shape (3,)" in message

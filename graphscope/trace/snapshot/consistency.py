@@ -12,14 +12,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..record.model import BackwardPass, OptimizerEvent, Record
+from ..record.model import BackwardPass, OptimizerEvent, Record, Step
 from ..record.naming import CUSTOM_RULE, INPUT_ROLES, engine_functions
 from ..record.node_columns import NodeColumns
 from ..record.node_fields import COLUMNS
+from ..record.step_table import StepColumns, step_columns
+from ..record.summary_table import SummaryTable
 from ..record.tensor_summary import TensorSummary
 from .format import SnapshotError
 
 Shape = tuple[int, ...]
+_FEW = 4  # inputs of a node whose op's rule is worked out once per shapes (more: checked one by one)
 _SAVED = next(c for c in COLUMNS if c.name == "saved")  # its roles: read through the table
 
 
@@ -91,6 +94,46 @@ class _Shapes:
     def op(self, r: int) -> str:
         return self.nodes.strings[self._ops[r]]
 
+    def shape_ids(self, steps: SummaryTable) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """An id per row of `steps` and of the nodes' table, the same id for the same shape (one
+        past the end: -1, for an entry of None)."""
+        tables = [steps] if steps is self.nodes.summaries else [steps, self.nodes.summaries]
+        padded = [_padded_shapes(t) for t in tables]
+        width = max((m.shape[1] for m in padded), default=1)
+        stacked = np.vstack([np.pad(m, ((0, 0), (0, width - m.shape[1])), constant_values=-1) for m in padded])
+        ids = _row_ids(stacked)
+        cut = len(tables[0])
+        step_ids, node_ids = ids[:cut], ids[cut:] if len(tables) > 1 else ids[:cut]
+        return np.append(step_ids, -1), np.append(node_ids, -1)
+
+    def rule_refused(self, rows: NDArray[np.int64], out: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Per entry of `rows` (node rows): whether its op's rule may refuse its shapes, worked out
+        once per (op, output shape, input shapes) from `out`, each row's output shape id (a node of
+        more than a few inputs is taken as may)."""
+        kept, index = np.unique(rows, return_inverse=True)
+        refused = np.ones(len(kept), dtype=bool)
+        few = (kept >= 0) & (np.diff(np.asarray(self.nodes.inputs_start, dtype=np.int64))[kept] <= _FEW)
+        few_rows = kept[few]
+        starts = np.asarray(self.nodes.inputs_start, dtype=np.int64)[few_rows]
+        keys = np.full((len(few_rows), _FEW + 2), -2, dtype=np.int64)
+        keys[:, 0] = np.asarray(self.nodes.op)[few_rows]
+        keys[:, 1] = out[few_rows]
+        input_rows = np.asarray(self._input_rows, dtype=np.int64)
+        for j in range(_FEW):
+            has = starts + j < np.asarray(self.nodes.inputs_start, dtype=np.int64)[few_rows + 1]
+            keys[has, j + 2] = out[input_rows[starts[has] + j]]
+        answers = np.ones(len(few_rows), dtype=bool)
+        if len(few_rows):
+            back = _row_ids(keys)
+            first = np.zeros(int(back.max()) + 1, dtype=np.int64)
+            first[back[::-1]] = np.arange(len(back) - 1, -1, -1)  # a row of each key (any: its shapes are the same)
+            said = np.array(
+                [self.rule(self.op(r), self.inputs(r)[1], self.output(r)) is not None for r in few_rows[first].tolist()]
+            )
+            answers = said[back]
+        refused[few] = answers
+        return refused[index.reshape(-1)]
+
     def rule(self, op: str, ins: tuple[Shape | None, ...], out: Shape | None) -> str | None:
         """_op_rule's answer, worked out once per op and shapes."""
         key = (op, ins, out)
@@ -135,40 +178,102 @@ def _input_of(role: str) -> int:
 
 def _check_pass(p: BackwardPass, where: str, shapes: _Shapes) -> None:
     """Each step the node its place in the order names, its grads of the shapes of the tensors they
-    are the grads of, its node's inputs fit for its op."""
+    are the grads of, its node's inputs fit for its op. The steps are scanned as columns first; only
+    those the scan flags are read as Steps and checked one by one (so the first disagreement, and its
+    words, are the same as a check of every step would give)."""
     if len(p.steps) > len(p.order):
         raise Disagreement(f"{where}.steps", f"{len(p.steps)} steps for the {len(p.order)} nodes of the order")
-    at = f"{where}.steps"
-    steps, order = p.steps, p.order
-    rows = shapes.rows([s.node for s in steps])
-    for i, s in enumerate(steps):
-        if s.node != order[i]:
-            raise Disagreement(f"{at}.node[{i}]", f"step {i} is node {s.node}'s, but order[{i}] is node {order[i]}")
-        r = rows[i]
-        out = shapes.output(r)
-        inputs, ins = shapes.inputs(r)
-        if not _same(s.grad_output, out):
-            raise _unlike(s.grad_output, out, f"{at}.grad_output[{i}]", f"node {s.node}'s output")
-        if len(s.grad_inputs) > len(inputs):
+    columns = step_columns(p.steps)
+    rows: list[int] = shapes.nodes.rows_of(np.asarray(columns.node, dtype=np.int64)).tolist()
+    for i in np.flatnonzero(_suspects(columns, np.asarray(p.order[: len(columns)], dtype=np.int64), shapes)).tolist():
+        _check_step(p.steps[i], i, p.order[i], rows[i], f"{where}.steps", shapes)
+
+
+def _suspects(steps: StepColumns, order: NDArray[np.int64], shapes: _Shapes) -> NDArray[np.bool_]:
+    """Per step: whether any of its checks may fail (a shape not the same as its tensor's, more grads
+    than inputs, another node than the order's, an op whose shapes its rule refuses); every step
+    that fails one is among them."""
+    nodes = shapes.nodes
+    step_shape, node_shape = shapes.shape_ids(steps.summaries)
+    rows = nodes.rows_of(np.asarray(steps.node, dtype=np.int64))
+    out = np.append(node_shape[np.asarray(nodes.output, dtype=np.int64)], -1)  # a node row's output shape id
+    node_starts = np.asarray(nodes.inputs_start, dtype=np.int64)
+    node_inputs = np.asarray(nodes.inputs, dtype=np.int64)
+    input_count = np.diff(node_starts)[rows]
+    suspect: NDArray[np.bool_] = (np.asarray(steps.node) != order) | _differ(step_shape[steps.grad_output], out[rows])
+    grads = np.diff(steps.inputs_start)
+    suspect |= grads > input_count
+    owner = np.repeat(np.arange(len(rows)), grads)
+    j = np.arange(len(steps.inputs)) - np.repeat(steps.inputs_start[:-1], grads)
+    fits = j < input_count[owner]
+    at = np.where(fits, node_starts[rows[owner]] + j, 0)
+    given = out[nodes.rows_of(node_inputs[at])] if len(node_inputs) else np.full(len(at), -1)
+    suspect[owner[fits & _differ(step_shape[steps.inputs], given)]] = True
+    leaves = np.diff(steps.leaves_start)
+    leaf_owner = np.repeat(np.arange(len(rows)), leaves)
+    leaf = out[nodes.rows_of(np.asarray(steps.leaf_node, dtype=np.int64))]
+    for column in (steps.leaf_grad, steps.leaf_before, steps.leaf_now):
+        suspect[leaf_owner[_differ(step_shape[column], leaf)]] = True
+    suspect |= shapes.rule_refused(rows, out)
+    return suspect
+
+
+def _row_ids(matrix: NDArray[np.int64]) -> NDArray[np.int64]:
+    """An id per row of `matrix`, the same for equal rows (0, 1, ... in sorted order of the rows)."""
+    if not len(matrix):
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort(matrix.T[::-1])
+    ordered = matrix[order]
+    ids = np.empty(len(matrix), dtype=np.int64)
+    ids[order] = np.concatenate([[0], np.cumsum(np.any(ordered[1:] != ordered[:-1], axis=1))])
+    return ids
+
+
+def _padded_shapes(table: SummaryTable) -> NDArray[np.int64]:
+    """Each row's shape as a row of a matrix: its rank, then its dims, then -1s."""
+    ranks = np.diff(table.dims_start)
+    width = int(ranks.max(initial=0)) + 1
+    matrix = np.full((len(ranks), width), -1, dtype=np.int64)
+    matrix[:, 0] = ranks
+    owner = np.repeat(np.arange(len(ranks)), ranks)
+    matrix[owner, 1 + np.arange(len(table.dims)) - table.dims_start[:-1][owner]] = table.dims
+    return matrix
+
+
+def _differ(a: NDArray[np.int64], b: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """Where two shape ids are both known (>= 0) and not the same shape."""
+    differ: NDArray[np.bool_] = (a >= 0) & (b >= 0) & (a != b)
+    return differ
+
+
+def _check_step(s: Step, i: int, node: int, r: int, at: str, shapes: _Shapes) -> None:
+    """Step i (of node row r; `node` is the order's i-th) checked against its node and its op."""
+    if s.node != node:
+        raise Disagreement(f"{at}.node[{i}]", f"step {i} is node {s.node}'s, but order[{i}] is node {node}")
+    out = shapes.output(r)
+    inputs, ins = shapes.inputs(r)
+    if not _same(s.grad_output, out):
+        raise _unlike(s.grad_output, out, f"{at}.grad_output[{i}]", f"node {s.node}'s output")
+    if len(s.grad_inputs) > len(inputs):
+        raise Disagreement(
+            f"{at}.grad_inputs[{i}]", f"{len(s.grad_inputs)} grads for node {s.node}'s {len(inputs)} inputs"
+        )
+    for j, g in enumerate(s.grad_inputs):
+        if g is not None and not _sums_to(g.shape, ins[j]):
             raise Disagreement(
-                f"{at}.grad_inputs[{i}]", f"{len(s.grad_inputs)} grads for node {s.node}'s {len(inputs)} inputs"
+                f"{at}.grad_inputs[{i}][{j}]",
+                f"a grad of {_text(tuple(g.shape))} for node {s.node}'s input {j} (node {inputs[j]}), "
+                f"of {_text(ins[j])}",
             )
-        for j, g in enumerate(s.grad_inputs):
-            if g is not None and not _sums_to(g.shape, ins[j]):
-                raise Disagreement(
-                    f"{at}.grad_inputs[{i}][{j}]",
-                    f"a grad of {_text(tuple(g.shape))} for node {s.node}'s input {j} (node {inputs[j]}), "
-                    f"of {_text(ins[j])}",
-                )
-        for j, lg in enumerate(s.leaf_grads):
-            leaf = shapes.output(shapes.rows([lg.node])[0])
-            for k, g in enumerate((lg.grad, lg.before, lg.now)):
-                if not _same(g, leaf):
-                    raise _unlike(g, leaf, f"{at}.leaf_grads[{i}][{j}][{k + 1}]", f"leaf node {lg.node}")
-        op = shapes.op(r)
-        problem = shapes.rule(op, ins, out)
-        if problem is not None:
-            raise Disagreement(f"nodes.inputs[{r}]", f"node {s.node} ({op}): {problem}")
+    for j, lg in enumerate(s.leaf_grads):
+        leaf = shapes.output(shapes.rows([lg.node])[0])
+        for k, g in enumerate((lg.grad, lg.before, lg.now)):
+            if not _same(g, leaf):
+                raise _unlike(g, leaf, f"{at}.leaf_grads[{i}][{j}][{k + 1}]", f"leaf node {lg.node}")
+    op = shapes.op(r)
+    problem = shapes.rule(op, ins, out)
+    if problem is not None:
+        raise Disagreement(f"nodes.inputs[{r}]", f"node {s.node} ({op}): {problem}")
 
 
 def _sums_to(grad: Shape, shape: Shape | None) -> bool:
