@@ -57,7 +57,7 @@ backward steps as the engine taped them. A journal becomes rows here only for a 
 the others are dropped whole, so the record never holds what the detail window lets go.
 
 Each imports only those before it: node, node_fields, node_columns, live_columns, node_table,
-step_table, model.
+step_table, training, model.
 """
 
 from __future__ import annotations
@@ -73,6 +73,7 @@ from .step_table import LeafGrad as LeafGrad  # re-exported, as Node
 from .step_table import Step as Step
 from .step_table import StepTable
 from .tensor_summary import TensorSummary
+from .training import TrainingSeries
 
 # Finding kinds, in the order the summary lists them.
 NAN_ORIGIN = "nan-origin"
@@ -222,6 +223,8 @@ class Record(_Same):
     # op -> the derivative rule its Function's backward applies ("d(a·b)/da = b"), or, for a
     # user's autograd.Function, "custom backward: MyReLU.backward (model.py:12)".
     rules: dict[str, str] = field(default_factory=dict)
+    # per-pass figures kept for every pass (loss, grad norms, update ratios, activations, logged scalars)
+    training: TrainingSeries = field(default_factory=TrainingSeries)
 
     def __post_init__(self) -> None:
         if type(self.nodes) is not NodeTable:
