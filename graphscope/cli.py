@@ -174,6 +174,40 @@ def _summary(args) -> int:
     return 0
 
 
+def _add_diff(subcommands) -> None:
+    p = subcommands.add_parser(
+        "diff",
+        help="compare two snapshots: the first node, backward step and parameter where they differ",
+        description="Compare two runs' snapshots. Nodes are matched by pass, op, module, source line and "
+        "occurrence (not by id), so two runs of one script match. Reports the first node whose value "
+        "differs, the first backward step whose grad differs, and the parameters' differences per pass. "
+        "Exit status: 0 when they agree, 1 when they differ, 2 on bad input.",
+    )
+    p.add_argument("a", help="the first snapshot JSON")
+    p.add_argument("b", help="the second snapshot JSON")
+    p.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default 1e-5)")
+    p.add_argument("--atol", type=float, default=1e-8, help="absolute tolerance (default 1e-8)")
+    p.set_defaults(handler=_diff)
+
+
+def _diff(args) -> int:
+    from graphscope.trace.analysis.run_diff import diff
+    from graphscope.trace.report.run_diff_report import print_diff
+    from graphscope.trace.snapshot import SnapshotError, load
+
+    if not (args.rtol >= 0 and args.atol >= 0):  # also refuses NaN
+        print("graphscope: --rtol and --atol must be numbers >= 0", file=sys.stderr)
+        return 2
+    try:
+        a, b = load(args.a), load(args.b)
+    except SnapshotError as error:
+        print(f"graphscope: {error}", file=sys.stderr)
+        return 2
+    result = diff(a, b, args.rtol, args.atol)
+    print_diff(result, args.a, args.b)
+    return 0 if result.agree else 1
+
+
 def _add_explain(subcommands) -> None:
     p = subcommands.add_parser(
         "explain",
@@ -274,7 +308,7 @@ def _add_recording_options(p, *, keep: bool) -> None:
 
 # Each entry adds one subcommand. Handlers import their layer (session, trace, tui) inside the
 # function, so `graphscope --version` stays fast and never loads Textual.
-SUBCOMMANDS: tuple = (_add_run, _add_view, _add_summary, _add_explain)
+SUBCOMMANDS: tuple = (_add_run, _add_view, _add_summary, _add_diff, _add_explain)
 
 
 def build_parser() -> argparse.ArgumentParser:

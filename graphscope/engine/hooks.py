@@ -255,11 +255,12 @@ def user_site() -> Site:
     known = _code_sites
     while frame is not None:
         code = frame.f_code
-        lines = known.get(code)
-        if lines is None:
+        entry = known.get(id(code))
+        if entry is None or entry[0] is not code:
             if len(known) >= _CODE_SITES_LIMIT:
                 known.clear()
-            lines = known[code] = _INTERNAL if code.co_filename.startswith(PACKAGE_DIR) else {}
+            entry = known[id(code)] = (code, _INTERNAL if code.co_filename.startswith(PACKAGE_DIR) else {})
+        lines = entry[1]
         if lines is not _INTERNAL:
             line = frame.f_lineno
             site = lines.get(line)
@@ -281,9 +282,11 @@ class _Scopes(threading.local):
 scopes = _Scopes()
 
 
-# code object -> `_INTERNAL` where it belongs to the graphscope package (asked once per function), else
-# the Sites of its lines met so far: a source site made once per code location, not once per op.
-_code_sites: dict[CodeType, dict[int, Site]] = {}
+# id of a code object -> (the code object, `_INTERNAL` where it belongs to the graphscope package (asked once
+# per function), else the Sites of its lines met so far): a source site made once per code location, not once
+# per op. Keyed by identity: code objects compare equal by their code alone, so two files holding the same
+# function would share the first one's file name. The entry holds its code object, so its id is not reused.
+_code_sites: dict[int, tuple[CodeType, dict[int, Site]]] = {}
 _INTERNAL: dict[int, Site] = {}  # (never written: it marks graphscope's own code)
 _CODE_SITES_LIMIT = 1 << 16  # functions remembered before starting afresh (scripts run again and again)
 _UNKNOWN_SITE = Site("<unknown>", 0, "<unknown>")

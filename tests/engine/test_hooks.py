@@ -1,6 +1,7 @@
 """Observer hooks: exact event order, several observers, removal, user sites, and blocking observers."""
 
 import inspect
+import runpy
 import threading
 
 import numpy as np
@@ -417,3 +418,14 @@ def test_an_observer_of_leaf_grad_accumulating_alone_hears_it():
     with hooks.observe(Accumulating()):
         (w * 3).sum().backward()
     assert heard == [w]
+
+
+def test_two_files_with_the_same_code_each_give_their_own_file_as_the_site(tmp_path):
+    # Code objects compare equal by their code alone: a site remembered per code object would give the
+    # second file the first one's name.
+    sites = []
+    for name in ("a.py", "b.py"):
+        path = tmp_path / name
+        path.write_text("from graphscope.engine import hooks\nsite = hooks.user_site()\n")
+        sites.append(runpy.run_path(str(path))["site"])
+    assert [s.file for s in sites] == [str(tmp_path / "a.py"), str(tmp_path / "b.py")]
