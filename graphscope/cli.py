@@ -148,7 +148,14 @@ def _add_view(subcommands) -> None:
         description="Browse a saved run (a snapshot JSON) in the debugger.",
     )
     p.add_argument("snapshot", help="the snapshot JSON written by `run --headless --export` or the app")
-    p.set_defaults(handler=lambda args: __import__("graphscope.tui.launch", fromlist=["view"]).view(args.snapshot))
+    p.add_argument(
+        "--against",
+        metavar="OTHER",
+        help="another run's snapshot: mark each node whose value differs from it (≠) and show both side by side",
+    )
+    p.set_defaults(
+        handler=lambda args: __import__("graphscope.tui.launch", fromlist=["view"]).view(args.snapshot, args.against)
+    )
 
 
 def _add_summary(subcommands) -> None:

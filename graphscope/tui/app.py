@@ -19,6 +19,7 @@ from textual.widgets import Footer
 
 from graphscope.session import Breakpoint, NodeKey, State
 from graphscope.trace import snapshot
+from graphscope.trace.record.comparison import Against
 
 from . import keys
 from .breakpoints_screen import BreakpointsScreen
@@ -70,13 +71,14 @@ class GraphscopeApp(App[None]):
 
     TITLE = "graphscope"
 
-    def __init__(self, debuggee):
+    def __init__(self, debuggee, against: Against | None = None):
         super().__init__()
+        self.against = against  # the run held against this one (`view --against`), or None
         self.debuggee = debuggee
         self.source = debuggee.source  # the script or snapshot shown, as the user named it
         self.live = debuggee.live
         self.index = RecordIndex(debuggee.record)
-        self.moment = Moment(self.index, None, (), self.live)
+        self.moment = Moment(self.index, None, (), self.live, against)
         self._state_lock = threading.Lock()
         self._state_posted = False
         self._followed: tuple | None = None
@@ -91,7 +93,7 @@ class GraphscopeApp(App[None]):
         with Horizontal(id="main"):
             self.views = Views(self.index, self.moment, id="left")
             yield self.views
-            yield NodeDetails(id="details")
+            yield NodeDetails(id="details", against=self.against is not None)
         yield Stepper(id="stepper")
         yield ConsolePane(id="console")
         yield ExpressionLine(self.debuggee, id="expression-line")
@@ -153,7 +155,7 @@ class GraphscopeApp(App[None]):
         )
 
     def _moment(self, state) -> Moment:
-        self.moment = Moment(self.index, state, tuple(self.debuggee.breakpoints), self.live)
+        self.moment = Moment(self.index, state, tuple(self.debuggee.breakpoints), self.live, self.against)
         self.views.moment = self.moment
         return self.moment
 

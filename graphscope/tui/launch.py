@@ -22,12 +22,16 @@ def load_for_viewing(path: str):
     return record
 
 
-def view(path: str) -> int:
-    """Open a snapshot in the debugger; an unreadable one is reported (exit 2) before any screen is drawn."""
+def view(path: str, against: str | None = None) -> int:
+    """Open a snapshot in the debugger, with another run held against it when `against` names one; an
+    unreadable one is reported (exit 2) before any screen is drawn."""
+    from graphscope.trace.analysis.run_diff import diff
+    from graphscope.trace.record.comparison import Against
     from graphscope.trace.snapshot import SnapshotError
 
     try:
         record = load_for_viewing(path)
+        other = load_for_viewing(against) if against is not None else None
     except SnapshotError as e:
         print(f"graphscope: {e}", file=sys.stderr)
         return 2
@@ -35,7 +39,8 @@ def view(path: str) -> int:
 
     from .app import GraphscopeApp
 
-    GraphscopeApp(Debuggee(record, path, break_on_nan=True)).run()
+    held = Against(against, other, diff(record, other)) if against is not None and other is not None else None
+    GraphscopeApp(Debuggee(record, path, break_on_nan=True), against=held).run()
     return 0
 
 

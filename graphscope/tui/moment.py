@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 
 from graphscope.session import Breakpoint, SessionState, State
 from graphscope.trace.analysis.findings import find
+from graphscope.trace.record.comparison import Against
 from graphscope.trace.record.model import OPTIMIZER_STEP, Step
 from graphscope.trace.record.step_table import step_table
 
@@ -28,7 +29,7 @@ def _written_at(line) -> tuple[int, int, int]:
 
 
 # One-character markers a row of a graph view can carry.
-CURRENT, BREAKPOINT, STEPPED, NONFINITE, FAILED, PARAMETER = "▶", "●", "✓", "!", "✗", "◆"
+CURRENT, BREAKPOINT, STEPPED, NONFINITE, FAILED, PARAMETER, DIFFERS = "▶", "●", "✓", "!", "✗", "◆", "≠"
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,7 @@ class Marks:
     stepped: bool = False
     nonfinite: bool = False
     failed: bool = False
+    differs: bool = False  # its value differs from its match in the run held against this one
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +52,7 @@ class Moment:
     state: SessionState | None = None  # None before the first
     breakpoints: tuple[Breakpoint, ...] = ()
     live: bool = False  # a running session (True) or a loaded snapshot (False)
+    against: Against | None = None  # the run held against this one (`view --against`)
 
     @property
     def record(self):
@@ -351,4 +354,5 @@ class Moment:
             stepped=self.stepped(node_id),
             nonfinite=self.nonfinite(node_id),
             failed=error is not None and error.node == node_id,
+            differs=self.against is not None and node_id in self.against.diff.nodes,
         )

@@ -11,6 +11,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 
 from graphscope.trace.record.model import CONSTANT
 
+from .against_view import AgainstView
 from .event_details import EventDetails
 from .grad_accumulation import GradAccumulation
 from .grad_flow import GradFlow
@@ -40,13 +41,15 @@ class NodeDetails(Vertical):
     }
     """
 
-    def __init__(self, *, id: str | None = None):
+    def __init__(self, *, id: str | None = None, against: bool = False):
         super().__init__(id=id)
+        self.against = against  # an Against tab, first while not stepping: a run is held against this one
         self.node_id: int | None = None
         self.element = 0  # the flat index of the element under the tables' cursor
         self._target: tuple | None = None
         self._drawn: set[str] = set()
-        self._tab_for = {True: "tab-rule", False: "tab-value"}  # on a backward step or not: the tab to show
+        # on a backward step or not: the tab to show
+        self._tab_for = {True: "tab-rule", False: "tab-against" if against else "tab-value"}
         self._stepping = False
         self._switching: str | None = None  # a tab this pane activated itself (not the user's choice)
 
@@ -67,6 +70,9 @@ class NodeDetails(Vertical):
                 yield Static(id="saved")
             with TabPane("Source", id="tab-source"), VerticalScroll():
                 yield SourceView()
+            if self.against:
+                with TabPane("Against", id="tab-against"), VerticalScroll():
+                    yield AgainstView()
 
     def on_mount(self) -> None:
         self._showing_event(False)
@@ -179,6 +185,8 @@ class NodeDetails(Vertical):
             self.query_one("#saved", Static).update(saved_text(node, moment.record.nodes))
         elif tab == "tab-source":
             self.query_one(SourceView).show(node.site if node is not None else None)
+        elif tab == "tab-against" and moment.against is not None:
+            self.query_one(AgainstView).show(moment.against, node)
 
 
 def saved_text(node, nodes) -> Text:

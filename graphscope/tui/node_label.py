@@ -8,7 +8,7 @@ from graphscope.trace.record.literal import visible
 from graphscope.trace.record.model import CONSTANT, PARAMETER, Node
 from graphscope.trace.stats.summarize import TensorSummary
 
-from .moment import BREAKPOINT, CURRENT, FAILED, NONFINITE, STEPPED, Marks
+from .moment import BREAKPOINT, CURRENT, DIFFERS, FAILED, NONFINITE, STEPPED, Marks
 from .moment import PARAMETER as PARAMETER_MARK
 from .node_args import args_row
 
@@ -48,10 +48,19 @@ def short_dtype(dtype: str) -> str:
 
 
 def marks_text(marks: Marks) -> Text:
-    """Three marker columns: current or breakpoint, stepped, NaN/Inf or failed."""
+    """Three marker columns: current or breakpoint, stepped, NaN/Inf or failed (else differs from the run held
+    against this one)."""
     first = (CURRENT, "bold yellow") if marks.current else (BREAKPOINT, "bold red") if marks.breakpoint else (" ", "")
     second = (STEPPED, "green") if marks.stepped else (" ", "")
-    third = (FAILED, "bold red") if marks.failed else (NONFINITE, "bold red") if marks.nonfinite else (" ", "")
+    third = (
+        (FAILED, "bold red")
+        if marks.failed
+        else (NONFINITE, "bold red")
+        if marks.nonfinite
+        else (DIFFERS, "bold magenta")
+        if marks.differs
+        else (" ", "")
+    )
     if marks.current and marks.breakpoint:
         first = (CURRENT, "bold yellow on red")
     return Text.assemble(first, second, third)

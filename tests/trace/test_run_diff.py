@@ -11,7 +11,8 @@ from rich.console import Console
 from graphscope.cli import main
 from graphscope.engine import hooks
 from graphscope.trace import snapshot
-from graphscope.trace.analysis.run_diff import SUMMARY, VALUES, compare, diff
+from graphscope.trace.analysis.run_diff import compare, diff
+from graphscope.trace.record.comparison import SUMMARY, VALUES
 from graphscope.trace.record.model import PARAMETER
 from graphscope.trace.recording.recorder import Policy, Recorder
 from graphscope.trace.report.run_diff_report import render

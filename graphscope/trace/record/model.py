@@ -57,7 +57,7 @@ backward steps as the engine taped them. A journal becomes rows here only for a 
 the others are dropped whole, so the record never holds what the detail window lets go.
 
 Each imports only those before it: node, node_fields, node_columns, live_columns, node_table,
-step_table, training, model.
+step_table, training, model, comparison.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from ..analysis.run_diff import Difference, NodeDifference, RunDiff, StepDifference
+from ..record.comparison import Difference, NodeDifference, RunDiff, StepDifference
 from ..record.model import PARAMETER, Node
 from ..record.tensor_summary import TensorSummary
 from .literal import literal
@@ -42,8 +42,9 @@ def _summary_text(label: str, s: TensorSummary | None) -> Text:
     return text
 
 
-def _difference_text(d: Difference, a: TensorSummary | None, b: TensorSummary | None) -> Text:
-    text = Text(f"    {d.what} (compared by {d.basis})", "yellow")
+def difference_text(d: Difference, a: TensorSummary | None, b: TensorSummary | None) -> Text:
+    """How two tensors differ, in one line: what, on which basis, the largest gap and the first element apart."""
+    text = Text(f"{d.what} (compared by {d.basis})", "yellow")
     if d.max_abs is not None:
         text.append(f": max |a − b| {format_number(d.max_abs)}", "yellow")
     if d.element is not None:
@@ -67,7 +68,7 @@ def _first_node(d: NodeDifference) -> Group:
         Text.assemble("  ", _node_text(d.a), "" if d.a.id == d.b.id else f"  (b: #{d.b.id})"),
         _summary_text("a", a),
         _summary_text("b", b),
-        _difference_text(d.difference, a, b),
+        Text.assemble("    ", difference_text(d.difference, a, b)),
     )
 
 
@@ -77,7 +78,7 @@ def _first_step(s: StepDifference) -> Group:
         Text(f"  pass {s.pass_index}, step {s.position}: node #{s.a_node} (b: #{s.b_node}), the {s.grad}"),
         _summary_text("a", s.a),
         _summary_text("b", s.b),
-        _difference_text(s.difference, s.a, s.b),
+        Text.assemble("    ", difference_text(s.difference, s.a, s.b)),
     )
 
 
