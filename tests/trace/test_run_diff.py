@@ -110,6 +110,17 @@ def test_a_changed_learning_rate_agrees_on_the_first_pass_and_parts_after_the_fi
     assert {row.name for row in result.parameters} == {"weight", "bias"}
     assert all(row.value is not None for row in result.parameters)
     assert all(d.a.pass_index >= 1 for d in result.nodes.values())
+    assert result.loss is not None and result.loss[0] == 1  # the first loss after the first step
+    assert result.detailed == (0, 1, 2)
+
+
+def test_with_the_default_policy_the_passes_compared_in_detail_are_named(tmp_path):
+    a = record_script(tmp_path, "a.py", TRAINING.format(lr="0.1").replace("range(3)", "range(6)"))
+    b = record_script(tmp_path, "b.py", TRAINING.format(lr="0.2").replace("range(3)", "range(6)"))
+    result = diff(a, b)
+    assert result.detailed == (0, 3, 4, 5)  # the first pass and the last three
+    assert result.loss is not None and result.loss[0] == 1  # losses are kept for every pass
+    assert "compared in the passes both kept in detail (0, 3, 4, 5)" in report_text(result)
 
 
 def test_nodes_made_in_one_run_only_are_listed_and_make_the_runs_differ(tmp_path):

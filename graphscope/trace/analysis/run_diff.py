@@ -143,6 +143,15 @@ def diff(a: Record, b: Record, rtol: float = RTOL, atol: float = ATOL) -> RunDif
             result.nodes[node.id] = NodeDifference(node, other, difference)
     result.matched = len(used)
     result.only_b = [node for key, node in in_b.items() if key not in used]
+    result.detailed = tuple(p.index for p, q in zip(a.passes, b.passes) if p.detailed and q.detailed)
+    result.loss = next(
+        (
+            (p.index, p.loss, q.loss)
+            for p, q in zip(a.passes, b.passes)
+            if not _close_numbers(p.loss, q.loss, rtol, atol)
+        ),
+        None,
+    )
     for pass_a, pass_b in zip(a.passes, b.passes):
         if result.step is None and pass_a.detailed and pass_b.detailed:
             result.step = _step_difference(

@@ -67,6 +67,9 @@ class RunDiff:
     rtol: float
     atol: float
     passes: tuple[int, int]  # backward passes in a and in b
+    detailed: tuple[int, ...] = ()  # the passes both kept in detail: where values and steps were compared
+    # the first pass whose loss differs: (pass, a's loss, b's loss)
+    loss: tuple[int, float | None, float | None] | None = None
     matched: int = 0
     # every matched node that differs, by a's node id, in a's creation order
     nodes: dict[int, NodeDifference] = field(default_factory=dict)
@@ -84,6 +87,7 @@ class RunDiff:
             and not self.only_a
             and not self.only_b
             and self.step is None
+            and self.loss is None
             and not self.parameters
         )
 

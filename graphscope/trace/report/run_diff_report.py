@@ -49,8 +49,8 @@ def difference_text(d: Difference, a: TensorSummary | None, b: TensorSummary | N
         text.append(f": max |a − b| {format_number(d.max_abs)}", "yellow")
     if d.element is not None:
         x, y = _element(a, d.element), _element(b, d.element)
-        if x is not None and y is not None:
-            text.append(f"; first at element {d.element}: a {format_number(x)}, b {format_number(y)}", "yellow")
+        if x is not None and y is not None:  # to 8 digits: two values a tolerance apart may agree in 4
+            text.append(f"; first at element {d.element}: a {x:.8g}, b {y:.8g}", "yellow")
     return text
 
 
@@ -120,15 +120,30 @@ def render(d: RunDiff, a_name: str, b_name: str) -> Group:
     """The report as one Rich renderable; the record's strings shown literally."""
     tolerance = f"rtol {d.rtol:g}, atol {d.atol:g}"
     counts = f"{d.matched:,} nodes matched; passes: {d.passes[0]} in a, {d.passes[1]} in b"
+    note: list[RenderableType] = []
+    if len(d.detailed) < min(d.passes):
+        shown = ", ".join(str(i) for i in d.detailed[:8]) + (" …" if len(d.detailed) > 8 else "")
+        note.append(
+            Text(
+                f"  values and steps compared in the passes both kept in detail ({shown or 'none'}); "
+                "record with --keep all to compare every pass",
+                "dim",
+            )
+        )
     if d.agree:
         return Group(
             Text.assemble(literal(a_name, "bold"), " and ", literal(b_name, "bold"), (" agree", "green")),
-            Text(f"  {counts}; every value, grad and grad norm within {tolerance}", "green"),
+            Text(f"  {counts}; every value, grad, loss and grad norm within {tolerance}", "green"),
+            *note,
         )
     parts: list[RenderableType] = [
         Text.assemble(("a ", "dim"), literal(a_name, "bold"), ("  b ", "dim"), literal(b_name, "bold"), "  differ"),
         Text(f"  {counts}; {len(d.nodes):,} matched nodes differ beyond {tolerance}"),
+        *note,
     ]
+    if d.loss is not None:
+        index, x, y = d.loss
+        parts += [Text(""), Text(f"first pass whose loss differs: pass {index}, a {x!r}, b {y!r}", "bold")]
     first = d.first_node
     if first is not None:
         parts += [Text(""), _first_node(first)]
