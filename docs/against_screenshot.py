@@ -41,7 +41,8 @@ async def shoot() -> Path:
     source = (ROOT / "samples" / "fit_a_line.py").read_text()
     with tempfile.TemporaryDirectory() as folder:
         before = load(record(Path(folder), "fit_a_line", source))
-        after = load(record(Path(folder), "fit_a_line_fast", source.replace("learning_rate = 0.1", "learning_rate = 0.5")))
+        faster = source.replace("learning_rate = 0.1", "learning_rate = 0.5")
+        after = load(record(Path(folder), "fit_a_line_fast", faster))
     held = Against("after.json", after, diff(before, after))
     loss = before.passes[1].root
     app = GraphscopeApp(Debuggee(before, "before.json"), against=held)
