@@ -213,7 +213,7 @@ def tensor_repr(tensor: Any) -> str:
             suffixes.append(f"dtype={dtype}")
         text = body(values, indent, dtype.is_floating_point)
     if tensor.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{tensor.grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{tensor.grad_fn.name().rsplit('::', 1)[-1]}>")  # torch's CopySlices
     elif tensor.requires_grad:
         suffixes.append("requires_grad=True")
     return _with_suffixes(prefix + text, suffixes, indent)
