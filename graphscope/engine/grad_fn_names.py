@@ -7,6 +7,7 @@ names (`Function.own_name`); these are only what `grad_fn.name()`, its repr, a t
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -158,19 +159,25 @@ def name_of(fn: Any) -> str:
 
 class TorchNode:
     """A node torch's graph has and the engine's does not (the `t()` of a linear layer's weight):
-    only its name and edges, for a script that walks `next_functions`."""
+    only its name and edges, for a script that walks `next_functions`. Each name is a subclass
+    named so (`TBackward0`), as torch's node types are."""
 
-    __slots__ = ("_name", "next_functions")
+    __slots__ = ("next_functions",)
 
-    def __init__(self, name: str, next_functions: tuple[tuple[Any, int], ...]) -> None:
-        self._name = name
+    def __init__(self, next_functions: tuple[tuple[Any, int], ...]) -> None:
         self.next_functions = next_functions
 
     def name(self) -> str:
-        return self._name
+        return type(self).__name__
 
     def __repr__(self) -> str:
-        return f"<{self._name} object at {id(self):#x}>"
+        return f"<{self.name()} object at {id(self):#x}>"
+
+
+@functools.cache
+def torch_node(name: str) -> type[TorchNode]:
+    """The TorchNode subclass called `name`."""
+    return type(name, (TorchNode,), {"__slots__": ()})
 
 
 def next_functions(fn: Any, edges: tuple[tuple[Any, int], ...]) -> tuple[tuple[Any, int], ...]:
@@ -179,5 +186,5 @@ def next_functions(fn: Any, edges: tuple[tuple[Any, int], ...]) -> tuple[tuple[A
     if type(fn).__name__ != "Linear" or _ndim(fn.inputs[0]) != 2:
         return edges
     data, weight = edges[:2]
-    transposed = (TorchNode("TBackward0", (weight,)), 0) if weight[0] is not None else weight
+    transposed = (torch_node("TBackward0")((weight,)), 0) if weight[0] is not None else weight
     return (edges[2], data, transposed) if len(edges) > 2 else (data, transposed)
