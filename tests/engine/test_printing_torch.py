@@ -205,3 +205,15 @@ def test_a_0d_parameter_formats_only_without_a_spec(torch_names):
     for t in (ours, theirs):
         with pytest.raises(TypeError, match=r"unsupported format string passed to Parameter\.__format__"):
             f"{t:.2f}"
+
+
+@pytest.mark.parametrize("source", ["small floats", "float64", "empty", "0-d float64", "int32"])
+def test_the_dtype_suffix_follows_the_default_dtype(source, torch_names):
+    gs.set_default_dtype(gs.float64)
+    torch.set_default_dtype(torch.float64)
+    try:
+        ours, theirs = both(ARRAYS[source])
+        assert repr(ours) == repr(theirs)
+    finally:
+        gs.set_default_dtype(gs.float32)
+        torch.set_default_dtype(torch.float32)
