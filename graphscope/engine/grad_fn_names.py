@@ -1,6 +1,7 @@
 """torch 2.13's names for the grad_fn nodes a script sees (`MseLossBackward0`, `AddmmBackward0`,
 `SelectBackward0`), and torch's edges where its graph has other nodes than the engine's: a linear
-layer on a batch is torch's addmm of (bias, input, weight.t()). The record keeps the engine's own
+layer on a batch is torch's addmm of (bias, input, weight.t()), cross-entropy its nll_loss of a
+log_softmax. The record keeps the engine's own
 names (`Function.own_name`); these are only what `grad_fn.name()`, its repr, a tensor's repr and
 `next_functions` show. A name is worked out when asked, from the node's class and its inputs
 (which outlive backward), so recording a node costs nothing more."""
@@ -180,11 +181,82 @@ def torch_node(name: str) -> type[TorchNode]:
     return type(name, (TorchNode,), {"__slots__": ()})
 
 
-def next_functions(fn: Any, edges: tuple[tuple[Any, int], ...]) -> tuple[tuple[Any, int], ...]:
-    """torch's edges of `fn`, from the engine's (one per tensor input, in order): a linear layer
-    on a batch is addmm(bias, input, weight.t()) or mm(input, weight.t())."""
-    if type(fn).__name__ != "Linear" or _ndim(fn.inputs[0]) != 2:
-        return edges
-    data, weight = edges[:2]
-    transposed = (torch_node("TBackward0")((weight,)), 0) if weight[0] is not None else weight
-    return (edges[2], data, transposed) if len(edges) > 2 else (data, transposed)
+Edge = tuple[Any, int]
+
+
+def _through(name: str, *edges: Edge) -> Edge:
+    """The edge to a torch node `name` over `edges`; None where no grad flows into any of them."""
+    if all(node is None for node, _ in edges):
+        return (None, 0)
+    return (torch_node(name)(edges), 0)
+
+
+def _linear_edges(fn: Any, edges: tuple[Edge, ...]) -> tuple[Edge, ...]:
+    """addmm(bias, input, weight.t()) or mm(input, weight.t()); off a batch of rows, the input is
+    viewed as one (unsqueezed, for a vector without a bias) and the product viewed back."""
+    data, weight, *bias = edges
+    transposed = _through("TBackward0", weight)
+    dims = _ndim(fn.inputs[0])
+    if dims != 2:
+        data = _through("UnsqueezeBackward0" if dims == 1 and not bias else "ViewBackward0", data)
+    product = (*bias, data, transposed)
+    if dims == 2:
+        return product
+    return (_through("AddmmBackward0" if bias else "MmBackward0", *product),)
+
+
+def _nll_edges(fn: Any, edges: tuple[Edge, ...]) -> tuple[Edge, ...]:
+    """One edge, to the log-probabilities (viewed as rows past two dims); target and weight have none."""
+    data = edges[0]
+    if type(fn).__name__ == "CrossEntropy":
+        data = _through("LogSoftmaxBackward0", data)
+    return (_through("ViewBackward0", data),) if _ndim(fn.inputs[0]) >= 3 else (data,)
+
+
+def _cross_entropy_edges(fn: Any, edges: tuple[Edge, ...]) -> tuple[Edge, ...]:
+    return _nll_edges(fn, edges) if name_of(fn).startswith("NllLoss") else edges
+
+
+def _with_number(fn: Any, edges: tuple[Edge, ...]) -> tuple[Edge, ...]:
+    """torch makes a Python number operand a tensor with no grad: an edge of None, after the tensor's."""
+    return edges + ((None, 0),) if len(edges) == 1 else edges
+
+
+def _where_edges(fn: Any, edges: tuple[Edge, ...]) -> tuple[Edge, ...]:
+    """where(c, a, b): an edge for a and for b in their places, None for a number."""
+    tensors = iter(edges)
+    return tuple([next(tensors) if isinstance(x, Tensor) else (None, 0) for x in fn.inputs][1:])
+
+
+def _sub_edges(fn: Any, edges: tuple[Edge, ...]) -> tuple[Edge, ...]:
+    return edges if name_of(fn) == "RsubBackward1" else _with_number(fn, edges)
+
+
+def _div_edges(fn: Any, edges: tuple[Edge, ...]) -> tuple[Edge, ...]:
+    """`2 / x` is torch's x.reciprocal() * 2."""
+    if isinstance(fn.inputs[0], Tensor):
+        return _with_number(fn, edges)
+    return (_through("ReciprocalBackward0", *edges), (None, 0))
+
+
+# the engine's class name -> torch's edges from the engine's, where torch's graph differs
+EDGES: dict[str, Callable[[Any, tuple[Edge, ...]], tuple[Edge, ...]]] = {
+    "Add": _with_number,
+    "Mul": _with_number,
+    "Where": _where_edges,
+    "Sub": _sub_edges,
+    "Div": _div_edges,
+    "Linear": _linear_edges,
+    "CrossEntropy": _cross_entropy_edges,
+    "NLLLoss": _nll_edges,
+    "L1Loss": lambda fn, edges: (_through("AbsBackward0", _through("SubBackward0", *edges[:2])),),
+    "Embedding": lambda fn, edges: edges[:1],  # the indices have no edge
+    "BinaryCrossEntropy": lambda fn, edges: edges[:2],  # nor a loss's weights
+    "BinaryCrossEntropyWithLogits": lambda fn, edges: edges[:2],
+}
+
+
+def next_functions(fn: Any, edges: tuple[Edge, ...]) -> tuple[Edge, ...]:
+    """torch's edges of `fn`, from the engine's (one per tensor input, in order)."""
+    rule = EDGES.get(type(fn).__name__)
+    return edges if rule is None else rule(fn, edges)

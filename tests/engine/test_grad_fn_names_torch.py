@@ -245,3 +245,44 @@ def test_the_record_keeps_the_engines_own_names():
     names = {node.op: node.name for node in recorder.finish().nodes.values()}
     assert names["linear"] == "LinearBackward0" and names["mse_loss"] == "MSELossBackward0"
     assert names["index"] == "GetItemBackward0"
+
+
+def quickstart_loss(lib):
+    """The quickstart tutorial's shape of model: flatten, linear layers, relu, dropout, cross-entropy."""
+    nn = lib.nn
+    model = nn.Sequential(nn.Flatten(), nn.Linear(12, 5), nn.ReLU(), nn.Dropout(0.2), nn.Linear(5, 3))
+    return nn.CrossEntropyLoss()(model(lib.ones(2, 3, 4)), lib.tensor([0, 2]))
+
+
+# name -> a graph each library builds (the leaves made inside, so that both see the same ones)
+GRAPHS = {
+    "quickstart": quickstart_loss,
+    "linear on a vector": lambda L: L.nn.Linear(3, 2)(L.ones(3, requires_grad=True)).sum(),
+    "linear on a vector, no bias": lambda L: L.nn.Linear(3, 2, bias=False)(L.ones(3, requires_grad=True)).sum(),
+    "linear on a batch of sequences": lambda L: L.nn.Linear(3, 2)(L.ones(2, 4, 3, requires_grad=True)).sum(),
+    "linear, no bias, on sequences": lambda L: L.nn.Linear(3, 2, bias=False)(L.ones(2, 4, 3)).sum(),
+    "cross_entropy over a sequence": lambda L: L.nn.functional.cross_entropy(
+        L.ones(2, 3, 4, requires_grad=True), L.zeros(2, 4).long()
+    ),
+    "nll_loss with weights": lambda L: L.nn.functional.nll_loss(
+        L.ones(2, 3, requires_grad=True).log_softmax(1), L.tensor([0, 2]), weight=L.ones(3)
+    ),
+    "l1_loss": lambda L: L.nn.functional.l1_loss((x := L.ones(2, 3, requires_grad=True)), x * 2),
+    "embedding": lambda L: L.nn.Embedding(5, 3, padding_idx=0)(L.tensor([1, 2])).sum(),
+    "bce with weights": lambda L: L.nn.functional.binary_cross_entropy(
+        L.ones(3, requires_grad=True).sigmoid(), L.ones(3) / 2, weight=L.ones(3)
+    ),
+    "numbers in arithmetic": lambda L: (
+        (x := L.ones(2, requires_grad=True)) + 1 + (1 + x) + (x - 1) + (1 - x) + x * 2 + 2 * x + x / 2 + 2 / x
+    ).sum(),
+    "numbers in where": lambda L: (
+        L.where((x := L.ones(2, requires_grad=True)) > 0, 0.0, x) + L.where(x > 0, x, 0.0) + L.where(x > 0, x, x * 2)
+    ).sum(),
+    "powers": lambda L: ((x := L.ones(2, requires_grad=True)) ** 2 + 2**x + x**x).sum(),
+}
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+def test_graphs_are_torchs_node_for_node(name):
+    build = GRAPHS[name]
+    assert structure(build(gs).grad_fn) == structure(build(torch).grad_fn)
