@@ -1,10 +1,11 @@
 """torch 2.13's names for the grad_fn nodes a script sees (`MseLossBackward0`, `AddmmBackward0`,
 `SelectBackward0`), and torch's edges where its graph has other nodes than the engine's: a linear
 layer on a batch is torch's addmm of (bias, input, weight.t()), cross-entropy its nll_loss of a
-log_softmax. The record keeps the engine's own
-names (`Function.own_name`); these are only what `grad_fn.name()`, its repr, a tensor's repr and
-`next_functions` show. A name is worked out when asked, from the node's class and its inputs
-(which outlive backward), so recording a node costs nothing more."""
+log_softmax. The record keeps the engine's own names (`Function.own_name`); these are only what
+`grad_fn.name()`, its repr, a tensor's repr and `next_functions` show. A name is worked out when
+asked, from the node's class and its inputs (which outlive backward), so recording a node costs
+nothing more. Where the engine's node cannot tell torch's apart (`squeeze()` from `squeeze(0)`,
+`t()` from `transpose(0, 1)`, `bmm` from a batched `@`), it gives the engine's own or the commoner."""
 
 from __future__ import annotations
 
