@@ -58,6 +58,7 @@ from .legacy import (
     ShortTensor,
 )
 from .ops import *  # noqa: F403  (the op functions: add, matmul, softmax, ...)
+from .printing import set_printoptions
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import load, save
 from .size import Size

@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from . import grad_mode
+from . import grad_fn_names, grad_mode
 from .backend import CPU_ARRAY, is_array, namespace
 from .hooks import announce_node_created, observers
 from .tensor import Tensor, as_array
@@ -165,12 +165,18 @@ class Function:
 
     # --- what a PyTorch user can ask a grad_fn -------------------------------------------------
 
+    @classmethod
+    def own_name(cls) -> str:
+        """The engine's name for this kind of node ("LinearBackward0"), one per class: the record's."""
+        return f"{cls.__name__}Backward0"
+
     def name(self) -> str:
-        return f"{type(self).__name__}Backward0"
+        """torch's name for this node ("AddmmBackward0" for a linear layer on a batch), as scripts see it."""
+        return grad_fn_names.name_of(self)
 
     @property
     def next_functions(self):
-        """((node, 0), ...) for each tensor input: its grad_fn, an AccumulateGrad, or None."""
+        """((node, 0), ...) as torch's: for each tensor input, its grad_fn, an AccumulateGrad, or None."""
         edges = []
         for t in self.inputs:
             if not isinstance(t, Tensor):
@@ -182,7 +188,7 @@ class Function:
                 edges.append((t._grad_accumulator(), 0))
             else:
                 edges.append((None, 0))
-        return tuple(edges)
+        return grad_fn_names.next_functions(self, tuple(edges))
 
     def saved_arrays(self) -> dict:
         """The arrays this node keeps for its backward, by name (empty once released)."""
@@ -215,7 +221,7 @@ class AccumulateGrad:
         self.variable = variable
 
     def name(self) -> str:
-        return "AccumulateGrad"
+        return "torch::autograd::AccumulateGrad"
 
     def __repr__(self):
         return f"<AccumulateGrad object at {id(self):#x}>"

@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from . import backend, dtypes, hooks
+from . import backend, dtypes, hooks, printing
 from .dims import normalize_dim
 from .size import Size
 from .size import of as _size_of
@@ -260,9 +260,11 @@ class Tensor:
         return int(self.item())
 
     def __format__(self, spec):
-        if self.array.ndim == 0 and spec:
+        """As torch: a plain 0-d tensor formats as its number (`f"{loss}"`, `f"{loss:.4f}"`); any
+        other tensor only with an empty spec, as its repr."""
+        if self.array.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        return object.__format__(self, spec)
 
     def __pos__(self):
         return self
@@ -383,29 +385,7 @@ class Tensor:
     # --- printing --------------------------------------------------------------------------
 
     def __repr__(self):
-        host = backend.to_host(self.array)  # printing works on a host copy
-        dtype = self.dtype
-        if dtype.is_floating_point:
-            finite = np.isfinite(host)
-            whole = host.size == 0 or bool(np.all(finite & (host == np.round(host))))
-            big = host.size and finite.any() and np.abs(host[finite]).max() >= 1e8
-            options = dict(precision=4, floatmode="unique" if whole else "fixed", suppress_small=not big)
-        else:
-            options = {}
-        body = np.array2string(host, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3, **options)
-        extras = []
-        if (dtype is not dtypes.get_default_dtype() and dtype.is_floating_point) or (
-            dtype not in (dtypes.int64, dtypes.bool_) and not dtype.is_floating_point
-        ):
-            extras.append(f"dtype={dtype}")
-        device = self.device
-        if device.type != "cpu":
-            extras.append(f"device='{device}'")
-        if self.grad_fn is not None:
-            extras.append(f"grad_fn=<{self.grad_fn.name()}>")
-        elif self.requires_grad:
-            extras.append("requires_grad=True")
-        return "tensor(" + ", ".join([body] + extras) + ")"
+        return printing.tensor_repr(self)
 
 
 # The backward pass and the legacy constructors build on Tensor; its methods resolve them at call time.

@@ -83,7 +83,7 @@ def test_an_observer_alone_in_stepping_gets_its_steps_on_its_tape_and_no_calls()
     alone = Journaling()
     _run(alone)
     assert alone.asked == 1 and alone.called == []
-    assert [step[0].name() for step in alone.tape] == [
+    assert [step[0].own_name() for step in alone.tape] == [
         "AddBackward0",
         "MeanBackward0",
         "PowBackward0",
@@ -154,7 +154,7 @@ def test_a_step_whose_backward_raised_stays_open_on_the_tape():
         y = Broken.apply(x).sum()
         with pytest.raises(ValueError, match="broken backward"):
             y.backward()
-    assert [step[0].name() for step in alone.tape] == ["SumBackward0", "BrokenBackward"]
+    assert [step[0].own_name() for step in alone.tape] == ["SumBackward0", "BrokenBackward"]
     assert alone.tape[0][2] is not None and alone.tape[1][2] is None
 
 

@@ -71,3 +71,41 @@ def test_assignments_reach_the_engines_flags_only(run_session):
         assert not hasattr(gs, "my_value") and gs.backends.cudnn.allow_tf32 is False
     finally:
         vars(gs.backends.cudnn)["allow_tf32"] = True
+
+
+PRINTS = """
+import torch
+x = torch.tensor([204.8, 2048.0, 0.2048], requires_grad=True)
+y = (x * 2).sum()
+print(x)
+print(y, f"{y}", f"{y:.2f}")
+print(torch.arange(2000).reshape(40, 50).double())
+print(torch.tensor([[1, 2], [3, 4]], dtype=torch.int32), torch.zeros(0, 3), torch.tensor([True, False]))
+w = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+b = torch.tensor([0.5, -0.5], requires_grad=True)
+out = torch.nn.functional.linear(torch.tensor([[1.0, 1.0]]), w, b)
+loss = torch.nn.functional.mse_loss(out, torch.zeros(1, 2))
+below = loss.grad_fn.next_functions[0][0]
+print(loss, loss.grad_fn.name(), below.name(), [type(n).__name__ for n, _ in below.next_functions])
+print(below.next_functions[0][0].variable is b, below.next_functions[2][0].name())
+torch.set_printoptions(precision=2, linewidth=30)
+print(out, out.shape, torch.linspace(0, 1, 9))
+"""
+
+
+def test_a_script_prints_what_it_prints_under_torch(run_session):
+    import contextlib
+    import io
+
+    import torch
+
+    driver = run_session(PRINTS, as_torch=True, pause=False)
+    state = driver.done()
+    assert state.kind == "finished", driver.session.record.error
+    printed = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(printed):
+            exec(PRINTS, {})
+    finally:
+        torch.set_printoptions(profile="default")
+    assert [line.text for line in driver.session.record.console] == printed.getvalue().splitlines()

@@ -59,8 +59,9 @@ class CustomNode(Node):
     def __init__(self, ctx):
         self.ctx = ctx
 
-    def name(self) -> str:
-        return f"{self.function_cls.__name__}Backward"
+    @classmethod
+    def own_name(cls) -> str:
+        return f"{cls.function_cls.__name__}Backward"
 
     rule = "custom backward: the user's Function.backward"
 

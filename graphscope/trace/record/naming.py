@@ -168,7 +168,7 @@ class Names:
         cls = type(node)
         spec = self._op_specs.get(cls)
         if spec is None:
-            spec = self._op_specs[cls] = (name(node.op), name(node.name())), argument_names(cls)
+            spec = self._op_specs[cls] = (name(node.op), name(node.own_name())), argument_names(cls)
             rule = getattr(cls, "rule", "")
             if isinstance(rule, str) and rule:
                 self.rules.setdefault(spec[0][0], cut(visible(rule), FIELDS["rules"]))

@@ -186,7 +186,7 @@ class Recorder(hooks.Observer):
         else:
             copy = self._keep(t.array)
             j.events.append(
-                ExternalEvent(nid, name(f"{fn.name()} (not recorded)"), copy, site, module, t.requires_grad)
+                ExternalEvent(nid, name(f"{fn.own_name()} (not recorded)"), copy, site, module, t.requires_grad)
             )
             j.tensors[key] = Seen(weakref.ref(t), nid)
         return nid
@@ -247,7 +247,7 @@ class Recorder(hooks.Observer):
         nid = self._next_id
         self._next_id = nid + 1
         j = self._journal
-        label, op = name(f"{fn.name()} (not recorded)"), name(getattr(fn, "op", "function"))
+        label, op = name(f"{fn.own_name()} (not recorded)"), name(getattr(fn, "op", "function"))
         j.events.append(ExternalEvent(nid, label, None, None, self._module(), True, op))
         if seq is None:
             j.functions[id(fn)] = Seen(weakref.ref(fn), nid)
