@@ -73,8 +73,8 @@ def scaled_dot_product_attention(
         )
     if not query.dtype is key.dtype is value.dtype:
         raise RuntimeError(
-            f"scaled_dot_product_attention: query, key and value must have the same dtype, got query {query.dtype.name}, "
-            f"key {key.dtype.name} and value {value.dtype.name}; convert them with .to(...)"
+            "scaled_dot_product_attention: query, key and value must have the same dtype, got "
+            f"query {query.dtype.name}, key {key.dtype.name} and value {value.dtype.name}; convert them with .to(...)"
         )
     if not 0.0 <= dropout_p <= 1.0:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {dropout_p}")

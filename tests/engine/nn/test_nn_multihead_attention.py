@@ -125,6 +125,7 @@ def test_a_fully_masked_query_gives_what_torch_gives(need_weights):
         torch_module,
     )
     assert np.isnan(torch_out[0][1].detach().numpy()).all() == need_weights
+    assert np.isnan(gs_out[0][1].detach().numpy()).all() == need_weights
 
 
 def test_is_causal_uses_the_causal_mask_as_torch_does_without_weights():

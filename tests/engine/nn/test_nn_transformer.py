@@ -246,8 +246,8 @@ def test_nested_tensor_warning_is_torchs():
         caught(nn)
         == caught(tnn)
         == [
-            "enable_nested_tensor is True, but self.use_nested_tensor is False because encoder_layer.self_attn.batch_first "
-            "was not True(use batch_first for better inference performance)"
+            "enable_nested_tensor is True, but self.use_nested_tensor is False because "
+            "encoder_layer.self_attn.batch_first was not True(use batch_first for better inference performance)"
         ]
     )
 
