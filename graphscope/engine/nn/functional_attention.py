@@ -3,7 +3,8 @@
 softmax((q @ kᵀ) · scale + mask) @ v, as torch 2.13 computes it on the CPU: a bool mask keeps the
 positions that are True, a float mask is added, `is_causal` keeps each query to the keys at or
 before it, and a query row whose every key is masked gets zero weights (torch's output there is 0,
-not NaN). The masks and the bias they become are built without grad, outside the graph.
+not NaN). The masks and the bias they become are built without grad, outside the graph, and hold
+the dtype's lowest finite number where torch holds -inf (the same weights).
 """
 
 from __future__ import annotations
@@ -39,21 +40,25 @@ def causal_bias(queries, keys, like):
 def attend(query, key, value, bias, dropout_p, scale, *, zero_masked_rows):
     """(softmax(q kᵀ · scale + bias) @ v, the weights after dropout): attention over the last two dims.
 
-    zero_masked_rows: a query with every key at -inf gets weights of 0 (SDPA's CPU kernel), rather
-    than softmax's NaN (MultiheadAttention's weights path).
+    A bias without grad holds its -inf as the dtype's lowest finite number: the same weights, and no
+    Inf in the graph (where the findings would take a mask for a NaN/Inf origin). A query whose every
+    key is masked gets weights of 0 when zero_masked_rows (SDPA's CPU kernel), else NaN (softmax over
+    -inf only: MultiheadAttention's weights path in torch).
     """
     scores = (query @ key.transpose(-2, -1)) * scale
     dead = None
     if bias is not None:
-        if zero_masked_rows:
-            dead = (bias.detach() == float("-inf")).all(-1, keepdim=True)
-            if bool(dead.any()):
-                bias = bias.masked_fill(dead, 0.0)
-            else:
-                dead = None
+        lowest = float(np.finfo(bias.array.dtype).min)
+        if not bias.requires_grad:
+            bias = bias.clamp(min=lowest)
+        dead = (bias.detach() <= lowest).all(-1, keepdim=True)
+        if bool(dead.any()):
+            bias = bias.masked_fill(dead, 0.0 if zero_masked_rows else float("nan"))
+        else:
+            dead = None
         scores = scores + bias
     weights = scores.softmax(-1)
-    if dead is not None:
+    if dead is not None and zero_masked_rows:
         weights = weights.masked_fill(dead, 0.0)
     if dropout_p > 0.0:
         weights = F.dropout(weights, dropout_p)

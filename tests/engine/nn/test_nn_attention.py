@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as TF
 
 import graphscope as gs
+from graphscope.engine import hooks
 from graphscope.engine.nn import functional as F
 from tests.engine.nn.attention_reference import compare
 from tests.engine.nn.module_reference import DTYPES
@@ -146,3 +147,20 @@ def test_query_key_and_value_of_different_dtypes_fail_as_torch():
         TF.scaled_dot_product_attention(torch.tensor(q), torch.tensor(k).float(), torch.tensor(v).float())
     with pytest.raises(RuntimeError, match="must have the same dtype, got query float64, key float32"):
         F.scaled_dot_product_attention(gs.tensor(q), gs.tensor(k).float(), gs.tensor(v).float())
+
+
+@pytest.mark.parametrize("kwargs", [dict(is_causal=True), dict(attn_mask=np.tril(np.ones((4, 5), bool)))])
+def test_masks_put_no_inf_in_the_graph(kwargs):
+    """A masked position's score is the lowest finite number (the same weights as -inf), so that the
+    debugger's NaN/Inf findings do not take an attention mask for the origin of a NaN."""
+    seen = []
+
+    class Values(hooks.Observer):
+        def node_created(self, node, inputs, output, site):
+            seen.extend(t.detach().numpy() for t in (*inputs, output) if isinstance(t, gs.Tensor))
+
+    q, k, v = (gs.tensor(a, requires_grad=True) for a in qkv((2, 4, 8), (2, 5, 8), (2, 5, 3)))
+    kwargs = {n: gs.tensor(a) if isinstance(a, np.ndarray) else a for n, a in kwargs.items()}
+    with hooks.observe(Values()):
+        F.scaled_dot_product_attention(q, k, v, **kwargs).sum().backward()
+    assert len(seen) > 5 and all(np.isfinite(a).all() for a in seen if a.dtype.kind == "f")
