@@ -4,7 +4,7 @@ softmax((q @ kᵀ) · scale + mask) @ v, as torch 2.13 computes it on the CPU: a
 positions that are True, a float mask is added, `is_causal` keeps each query to the keys at or
 before it, and a query row whose every key is masked gets zero weights (torch's output there is 0,
 not NaN). The masks and the bias they become are built without grad, outside the graph, and hold
-the dtype's lowest finite number where torch holds -inf (the same weights).
+-1e9 where torch holds -inf (the same weights).
 """
 
 from __future__ import annotations
@@ -17,6 +17,9 @@ from .. import dtypes
 from ..creation import ones, zeros
 from ..ops.operands import tensor_input
 from . import functional as F
+
+
+MASKED = -1e9  # a masked position's score: exp(-1e9 - max) is 0, as exp(-inf) is
 
 
 def attention_bias(mask, keep, like, shape):
@@ -40,18 +43,19 @@ def causal_bias(queries, keys, like):
 def attend(query, key, value, bias, dropout_p, scale, *, zero_masked_rows):
     """(softmax(q kᵀ · scale + bias) @ v, the weights after dropout): attention over the last two dims.
 
-    A bias without grad holds its -inf as the dtype's lowest finite number: the same weights, and no
-    Inf in the graph (where the findings would take a mask for a NaN/Inf origin). A query whose every
-    key is masked gets weights of 0 when zero_masked_rows (SDPA's CPU kernel), else NaN (softmax over
-    -inf only: MultiheadAttention's weights path in torch).
+    The bias's -inf becomes -1e9 (the dtype's lowest number if higher): the same weights, as exp
+    gives 0 for both, with no Inf in the graph, where the findings would take a mask for a NaN/Inf
+    origin, and no overflow in the record's statistics. A query whose every key is at -inf gets
+    weights of 0 when zero_masked_rows (SDPA's CPU kernel), else NaN (softmax over -inf only:
+    MultiheadAttention's weights path in torch).
     """
     scores = (query @ key.transpose(-2, -1)) * scale
     dead = None
     if bias is not None:
-        lowest = float(np.finfo(bias.array.dtype).min)
-        if not bias.requires_grad:
-            bias = bias.clamp(min=lowest)
-        dead = (bias.detach() <= lowest).all(-1, keepdim=True)
+        infinite = bias.detach() == float("-inf")
+        dead = infinite.all(-1, keepdim=True)
+        if bool(infinite.any()):
+            bias = bias.masked_fill(infinite, max(MASKED, float(np.finfo(bias.array.dtype).min)))
         if bool(dead.any()):
             bias = bias.masked_fill(dead, 0.0 if zero_masked_rows else float("nan"))
         else:

@@ -151,7 +151,7 @@ def test_query_key_and_value_of_different_dtypes_fail_as_torch():
 
 @pytest.mark.parametrize("kwargs", [dict(is_causal=True), dict(attn_mask=np.tril(np.ones((4, 5), bool)))])
 def test_masks_put_no_inf_in_the_graph(kwargs):
-    """A masked position's score is the lowest finite number (the same weights as -inf), so that the
+    """A masked position's score is -1e9 (the same weights as -inf), so that the
     debugger's NaN/Inf findings do not take an attention mask for the origin of a NaN."""
     seen = []
 
