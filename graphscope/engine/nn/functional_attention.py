@@ -18,7 +18,6 @@ from ..creation import ones, zeros
 from ..ops.operands import tensor_input
 from . import functional as F
 
-
 MASKED = -1e9  # a masked position's score: exp(-1e9 - max) is 0, as exp(-inf) is
 
 
