@@ -3,8 +3,8 @@
 softmax((q @ kᵀ) · scale + mask) @ v, as torch 2.13 computes it on the CPU: a bool mask keeps the
 positions that are True, a float mask is added, `is_causal` keeps each query to the keys at or
 before it, and a query row whose every key is masked gets zero weights (torch's output there is 0,
-not NaN). The masks and the bias they become are built without grad, outside the graph, and hold
--1e9 where torch holds -inf (the same weights).
+not NaN). The masks and the bias they become are built without grad, outside the graph; in the
+scores a masked position holds -1e9 where torch's hold -inf (the same weights).
 """
 
 from __future__ import annotations

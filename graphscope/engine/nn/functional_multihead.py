@@ -75,6 +75,11 @@ def project(query, key, value, in_proj_weight, in_proj_bias, separate):
     return tuple(F.linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
 
 
+def with_a_key_more(*masks):
+    """Each float mask (None as it is) with a last column of 0: the key appended (bias_k, the zero key) is attended."""
+    return tuple(None if m is None else F.pad(m, (0, 1)) for m in masks)
+
+
 def heads(x, batch, num_heads, head_dim):
     """(S, N, E) -> (N, heads, S, head_dim)."""
     return x.reshape(x.shape[0], batch, num_heads, head_dim).permute(1, 2, 0, 3)
@@ -146,31 +151,23 @@ def multi_head_attention_forward(
             raise RuntimeError(
                 f"The shape of the {attn_mask.ndim}D attn_mask is {tuple(attn_mask.shape)}, but should be {want}."
             )
-    if (bias_k is None) != (bias_v is None):
-        raise AssertionError(
-            f"bias_{'k' if bias_v is None else 'v'} is set but bias_{'v' if bias_v is None else 'k'} is None"
-        )
+    if bias_k is not None and bias_v is None:
+        raise AssertionError("bias_k is set but bias_v is None")
+    if bias_v is not None and bias_k is None:
+        raise AssertionError("bias_v is set but bias_k is None")
     if bias_k is not None:
         k = cat([k, bias_k.repeat(1, bsz, 1)])
         v = cat([v, bias_v.repeat(1, bsz, 1)])
-        attn_mask, key_padding_mask = (
-            F.pad(m, (0, 1)) if m is not None else None for m in (attn_mask, key_padding_mask)
-        )
+        attn_mask, key_padding_mask = with_a_key_more(attn_mask, key_padding_mask)
     q, k, v = (heads(x, bsz, num_heads, head_dim) for x in (q, k, v))
     if add_zero_attn:
         blank = zeros(bsz, num_heads, 1, head_dim, dtype=k.dtype, device=k.device)
         k, v = cat([k, blank], 2), cat([v, blank], 2)
-        attn_mask, key_padding_mask = (
-            F.pad(m, (0, 1)) if m is not None else None for m in (attn_mask, key_padding_mask)
-        )
+        attn_mask, key_padding_mask = with_a_key_more(attn_mask, key_padding_mask)
     src_len = k.shape[2]
-    bias = (
-        None
-        if attn_mask is None
-        else attn_mask.reshape(-1, num_heads, tgt_len, src_len)
-        if attn_mask.ndim == 3
-        else attn_mask
-    )
+    bias = attn_mask
+    if bias is not None and bias.ndim == 3:
+        bias = bias.reshape(-1, num_heads, tgt_len, src_len)  # (N * heads, L, S) -> (N, heads, L, S)
     if key_padding_mask is not None:
         if tuple(key_padding_mask.shape) != (bsz, src_len):
             dim, want = (0, bsz) if key_padding_mask.shape[0] != bsz else (1, src_len)
