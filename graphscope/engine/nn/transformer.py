@@ -47,13 +47,13 @@ def is_causal_mask(mask, is_causal, size):
     """torch's _detect_is_causal_mask: is_causal if given, else whether `mask` is the square subsequent mask."""
     if is_causal is not None or mask is None:
         return is_causal is True
-    size = size if size is not None else mask.shape[-2]
     if tuple(mask.shape) != (size, size):
         return False
     return bool((mask == square_subsequent_mask(size, mask.device, mask.dtype)).all())
 
 
 def sequence_length(src, batch_first):
+    """The sequence dim's size of a (S, E), (S, N, E) or, batch first, (N, S, E) input."""
     return src.shape[0] if src.ndim == 2 else src.shape[1 if batch_first else 0]
 
 
