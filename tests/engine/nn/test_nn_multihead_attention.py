@@ -9,7 +9,7 @@ import torch
 import torch.nn as tnn
 
 import graphscope as gs
-from graphscope.engine import nn
+from graphscope.engine import hooks, nn
 from tests.engine.nn.attention_reference import compare, copy_torch_weights
 from tests.engine.nn.module_reference import DTYPES
 
@@ -314,3 +314,21 @@ def test_bad_construction_fails_as_torch(args, error, message):
         tnn.MultiheadAttention(*args)
     with pytest.raises(error, match=message):
         nn.MultiheadAttention(*args)
+
+
+def test_bool_masks_put_no_inf_in_the_graph():
+    """A masked key's score is -1e9 (the same weights as torch's -inf): no Inf for the findings to report."""
+    seen = []
+
+    class Values(hooks.Observer):
+        def node_created(self, node, inputs, output, site):
+            seen.extend(t.detach().numpy() for t in (*inputs, output) if isinstance(t, gs.Tensor))
+
+    module = nn.MultiheadAttention(E, HEADS)
+    x = gs.tensor(RNG.standard_normal((S, N, E)).astype("float32"))
+    with hooks.observe(Values()):
+        out, weights = module(
+            x, x, x, key_padding_mask=gs.tensor(padding((N, S))), attn_mask=gs.tensor(blocked((S, S)))
+        )
+        (out.sum() + weights.sum()).backward()
+    assert len(seen) > 5 and all(np.isfinite(a).all() for a in seen if a.dtype.kind == "f")

@@ -303,3 +303,17 @@ def test_eval_layers_without_grad_agree_with_torchs_fast_path(norm_first):
             expected = torch_layer(*map(torch.tensor, arrays), **{k: torch.tensor(v) for k, v in kwargs.items()})
             got = gs_layer(*map(gs.tensor, arrays), **{k: gs.tensor(v) for k, v in kwargs.items()})
         assert_close(got, expected, "float32", name)
+
+
+def test_custom_encoder_and_decoder_are_used_as_given():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(D, HEADS, FF, dropout=0.0), 1)
+        torch_encoder = tnn.TransformerEncoder(tnn.TransformerEncoderLayer(D, HEADS, FF, dropout=0.0), 1)
+    decoder = nn.TransformerDecoder(nn.TransformerDecoderLayer(D, HEADS, FF, dropout=0.0), 1)
+    torch_decoder = tnn.TransformerDecoder(tnn.TransformerDecoderLayer(D, HEADS, FF, dropout=0.0), 1)
+    gs_model = nn.Transformer(D, HEADS, custom_encoder=encoder, custom_decoder=decoder)
+    torch_model = tnn.Transformer(D, HEADS, custom_encoder=torch_encoder, custom_decoder=torch_decoder)
+    assert gs_model.encoder is encoder and gs_model.decoder is decoder
+    copy_torch_weights(gs_model, torch_model, "float64")
+    compare(gs_model, torch_model, [seq(S), seq(T)], "float64", gs_model, torch_model)
