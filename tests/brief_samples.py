@@ -15,5 +15,6 @@ BRIEF_ARGV = {
     "gradients_of_an_equation.py": (),
     "small_cnn.py": ("30",),
     "spiral_classifier.py": ("60",),
+    "tiny_transformer.py": ("30",),
     "training_loop.py": ("2",),
 }

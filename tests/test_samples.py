@@ -128,6 +128,17 @@ def check_small_cnn(out):
     assert accuracy > 60
 
 
+def check_tiny_transformer(out):
+    ((uniform,),) = numbers(
+        r"characters in \d+ windows of 16, vocabulary of 21: uniform guessing loss ln 21 = ([\d.]+)", out
+    )
+    assert uniform == pytest.approx(math.log(21), abs=1e-4)
+    steps = numbers(r"step +(\d+) +loss ([\d.]+)", out)
+    assert [s[0] for s in steps] == [0, 25, 29] and falling([s[1] for s in steps])
+    assert steps[-1][1] < 0.6 * uniform
+    assert re.search(r"^sample: one \S", out, re.M)
+
+
 # name -> what its output must show when run with its BRIEF_ARGV
 CHECKS = {
     "fit_a_line.py": check_fit_a_line,
@@ -140,6 +151,7 @@ CHECKS = {
     "data_loading.py": check_data_loading,
     "exploding_nan.py": check_exploding_nan,
     "small_cnn.py": check_small_cnn,
+    "tiny_transformer.py": check_tiny_transformer,
 }
 
 

@@ -18,6 +18,10 @@ def load(name):
     return module
 
 
+def falling(values):
+    return all(b < a for a, b in itertools.pairwise(values))
+
+
 @pytest.mark.slow
 def test_training_loop_loss_falls_and_test_accuracy_is_high():
     history = load("training_loop").main(verbose=False)
@@ -54,6 +58,21 @@ def test_char_lstm_loss_falls_far_below_uniform_guessing_and_it_writes_words_of_
     known = set(sample.TEXT.replace(".", " ").split())
     assert len(result["sample"]) == 64
     assert sum(word.strip(".") in known for word in words) >= 0.7 * len(words)
+
+
+@pytest.mark.slow
+def test_tiny_transformer_loss_falls_far_below_uniform_guessing_and_it_writes_words_of_its_text():
+    sample = load("tiny_transformer")
+    result = sample.main(verbose=False)
+    losses = result["losses"]
+    assert losses[0] == pytest.approx(result["uniform_loss"], abs=0.3)
+    means = [sum(losses[i : i + 50]) / 50 for i in range(0, len(losses), 50)]  # a random batch each step: noisy
+    assert falling(means), means
+    assert means[-1] < 0.12 * result["uniform_loss"]
+    words = result["sample"].split()
+    known = set(sample.TEXT.replace(",", " ").replace(".", " ").split())
+    assert len(result["sample"]) == 64 and result["sample"].startswith("one ")
+    assert sum(word.strip(",.") in known for word in words) >= 0.7 * len(words)
 
 
 def test_exploding_nan_turns_nan_after_a_few_finite_steps():

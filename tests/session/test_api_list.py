@@ -55,6 +55,8 @@ def test_every_supported_name_is_listed_once():
         ("torch.nn", "ReLU", "Non-linear activations"),
         ("torch.nn", "Linear", "Linear layers"),
         ("torch.nn", "LayerNorm", "Normalization layers"),
+        ("torch.nn", "TransformerEncoderLayer", "Transformer layers"),
+        ("torch.nn", "MultiheadAttention", "Non-linear activations"),
         ("torch.nn", "CrossEntropyLoss", "Loss functions"),
         ("torch.nn.functional", "cross_entropy", "nn.functional"),
         ("torch.optim", "Adam", "Optimizers"),

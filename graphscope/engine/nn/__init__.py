@@ -20,12 +20,20 @@ from .loss import (
     SmoothL1Loss,
 )
 from .module import Module
+from .multihead_attention import MultiheadAttention
 from .normalization import LayerNorm
 from .parameter import Parameter
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .recurrent import GRU, LSTM, RNN, RNNBase
 from .recurrent_cells import GRUCell, LSTMCell, RNNCell, RNNCellBase
 from .sparse import Embedding
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 from .upsampling import Upsample
 
 __all__ = [
@@ -73,4 +81,12 @@ __all__ += [
     "Dropout2d",
     "Unflatten",
     "Upsample",
+]
+__all__ += [
+    "MultiheadAttention",
+    "Transformer",
+    "TransformerEncoder",
+    "TransformerDecoder",
+    "TransformerEncoderLayer",
+    "TransformerDecoderLayer",
 ]

@@ -266,3 +266,10 @@ from .feature_dropout import dropout2d  # noqa: E402 (imports dropout_mask from 
 from .padding import pad  # noqa: E402 (in its section: the conv nets')
 from .pooling_ops import avg_pool2d, max_pool2d  # noqa: E402 (in its section: the conv nets')
 from .resampling import adaptive_avg_pool2d, interpolate  # noqa: E402 (in its section: the conv nets')
+
+# --- attention (its own modules, which import dropout, linear and pad from here) -----------------
+
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
+
+from .functional_attention import scaled_dot_product_attention  # noqa: E402 (imports dropout from here)
+from .functional_multihead import multi_head_attention_forward  # noqa: E402 (imports linear and pad from here)

@@ -31,6 +31,12 @@ NN = [
     "NLLLoss",
     "BCELoss",
     "BCEWithLogitsLoss",
+    "MultiheadAttention",
+    "Transformer",
+    "TransformerEncoder",
+    "TransformerEncoderLayer",
+    "TransformerDecoder",
+    "TransformerDecoderLayer",
 ]
 FUNCTIONAL = [
     "relu",
@@ -51,6 +57,8 @@ FUNCTIONAL = [
     "leaky_relu",
     "tanh",
     "sigmoid",
+    "scaled_dot_product_attention",
+    "multi_head_attention_forward",
 ]
 INIT = [
     "zeros_",
