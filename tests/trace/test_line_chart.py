@@ -81,7 +81,7 @@ def test_a_click_on_a_cell_picks_the_pass_drawn_there_or_the_nearest():
     assert pass_at(12, 10, 20) == 6
     assert pass_at(19, 10, 20) == 9 and pass_at(0, 10, 20) == 0
     assert pass_at(3, 1, 20) == 0
-    assert pass_at(0, 1000, 2) == 0 and pass_at(1, 1000, 2) == 500
+    assert pass_at(0, 1000, 2) == 0 and pass_at(1, 1000, 2) == 666  # dot columns 2 and 3: passes 666 on
 
 
 def test_scalars_are_placed_at_their_passes():
