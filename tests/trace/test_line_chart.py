@@ -87,3 +87,10 @@ def test_a_click_on_a_cell_picks_the_pass_drawn_there_or_the_nearest():
 def test_scalars_are_placed_at_their_passes():
     chart = draw([Points(np.array([0, 3]), np.array([1.0, 1.0]))], 4, 2, 1)
     assert {x for x, _ in lit(chart)} == {0, 1, 2, 3}
+
+
+def test_a_fraction_is_drawn_against_its_own_bounds():
+    chart = draw([Points.per_pass(np.array([0.5, 0.5]))], 2, 1, 1, bounds=(0.0, 1.0))
+    assert (chart.low, chart.high) == (0.0, 1.0)
+    assert lit(chart) == {(0, 2), (1, 2)}  # 0.5 of 3 dot rows from the top: row 1.5, rounded to 2
+    assert not draw([Points.per_pass(np.array([np.nan]))], 1, 1, 1, bounds=(0.0, 1.0)).dots.any()

@@ -103,13 +103,21 @@ def value_range(series: Sequence[Points], log: bool, guide: float | None = None)
 
 
 def draw(
-    series: Sequence[Points], count: int, width: int, height: int, log: bool = False, guide: float | None = None
+    series: Sequence[Points],
+    count: int,
+    width: int,
+    height: int,
+    log: bool = False,
+    guide: float | None = None,
+    bounds: tuple[float, float] | None = None,
 ) -> Chart:
     """Rasterise `series` over `count` passes into `width` x `height` cells (log: a log10 value scale;
-    guide: a value to draw a dotted line at)."""
+    guide: a value to draw a dotted line at; bounds: the value range, when it is known beforehand,
+    as a fraction's 0 to 1; else the series' own)."""
     dots = np.zeros((height, width), dtype=np.uint8)
     owner = np.full((height, width), NO_SERIES, dtype=np.int64)
-    bounds = value_range(series, log, guide)
+    if bounds is None or value_range(series, log) is None:
+        bounds = value_range(series, log, guide)
     if bounds is None or width <= 0 or height <= 0:
         return Chart(dots, owner, None, 0.0, 0.0, log)
     low, high = bounds
