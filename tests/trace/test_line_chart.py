@@ -94,3 +94,10 @@ def test_a_fraction_is_drawn_against_its_own_bounds():
     assert (chart.low, chart.high) == (0.0, 1.0)
     assert lit(chart) == {(0, 2), (1, 2)}  # 0.5 of 3 dot rows from the top: row 1.5, rounded to 2
     assert not draw([Points.per_pass(np.array([np.nan]))], 1, 1, 1, bounds=(0.0, 1.0)).dots.any()
+
+
+def test_the_guide_is_a_dotted_line_in_its_row_and_absent_outside_fixed_bounds():
+    chart = draw([Points.per_pass(np.array([1e-1, 1e-2]))], 2, 4, 4, log=True, guide=1e-3)
+    assert chart.guide_dot == 15 and chart.guide_char == chr(BLANK + 0x40)
+    outside = draw([Points.per_pass(np.array([0.5]))], 1, 1, 1, guide=2.0, bounds=(0.0, 1.0))
+    assert outside.guide_row is None and outside.guide_char == ""

@@ -37,12 +37,12 @@ class Points:
 
 @dataclass(frozen=True)
 class Chart:
-    """A chart's cells: the dots each cell shows, which series drew each cell last, the row of the
-    guide line (if one was asked for and it is in range), and the value range drawn."""
+    """A chart's cells: the dots each cell shows, which series drew each cell last, the dot row of
+    the guide line (if one was asked for), and the value range drawn."""
 
     dots: np.ndarray  # (height, width) uint8: the braille bits of each cell
     owner: np.ndarray  # (height, width) int: the index of the series that drew in the cell last, or NO_SERIES
-    guide_row: int | None
+    guide_dot: int | None  # the dot row (0 at the top) of the guide
     low: float  # the value at the bottom dot row (in data units, whatever the scale)
     high: float  # at the top dot row
     log: bool
@@ -50,6 +50,16 @@ class Chart:
     def row_text(self, row: int) -> str:
         """The characters of one row of cells."""
         return "".join(chr(BLANK + int(bits)) for bits in self.dots[row])
+
+    @property
+    def guide_row(self) -> int | None:
+        """The row of cells the guide runs along."""
+        return None if self.guide_dot is None else self.guide_dot // 4
+
+    @property
+    def guide_char(self) -> str:
+        """A cell of the guide where no series drew: one dot in four, a dotted line."""
+        return "" if self.guide_dot is None else chr(BLANK + int(DOT_BITS[0, self.guide_dot % 4]))
 
 
 def dot_columns(passes: np.ndarray, count: int, width: int) -> np.ndarray:
@@ -127,10 +137,10 @@ def draw(
         cells_y, cells_x = ys // 4, xs // 2
         np.bitwise_or.at(dots, (cells_y, cells_x), DOT_BITS[xs % 2, ys % 4])
         owner[cells_y, cells_x] = index
-    guide_row = None
-    if guide is not None and (guide > 0 or not log):
-        guide_row = int(scale(np.array([guide]))[0]) // 4
-    return Chart(dots, owner, guide_row, low, high, log)
+    guide_dot = None
+    if guide is not None and (guide > 0 or not log) and low <= guide <= high:
+        guide_dot = int(scale(np.array([guide]))[0])
+    return Chart(dots, owner, guide_dot, low, high, log)
 
 
 def _drawable(values: np.ndarray, log: bool) -> np.ndarray:
