@@ -45,9 +45,7 @@ def training_series(passes: int = PASSES) -> TrainingSeries:
     accuracy = ScalarSeries(
         "train/accuracy", np.arange(passes, dtype=np.int64), 0.5 + 0.05 * k, np.arange(1, passes + 1, dtype=np.int64)
     )
-    return TrainingSeries(
-        passes, loss, params, {"model.relu": relu, "model.tanh": tanh}, {"train/accuracy": accuracy}
-    )
+    return TrainingSeries(passes, loss, params, {"model.relu": relu, "model.tanh": tanh}, {"train/accuracy": accuracy})
 
 
 def training_record(passes: int = PASSES) -> Record:

@@ -1,5 +1,5 @@
-"""Views: the left pane: the view bar over the graph, modules, timeline, passes and findings views, which one
-is shown, and bringing it up to date (a big record's graph roots are found off the UI thread)."""
+"""Views: the left pane: the view bar over the graph, modules, timeline, passes, findings and training views,
+which one is shown, and bringing it up to date (a big record's graph roots are found off the UI thread)."""
 
 from __future__ import annotations
 
@@ -19,18 +19,29 @@ from .outline import Outline
 from .passes_view import PassesView
 from .record_index import RecordIndex
 from .timeline import Timeline
+from .training_view import TrainingView
 from .view_bar import ViewBar
 
-VIEWS = ("graph", "modules", "timeline", "passes", "findings")
+VIEWS = ("graph", "modules", "timeline", "passes", "findings", "training")
 VIEW_TITLES = {
     "graph": "graph",
     "modules": "modules",
     "timeline": "timeline",
     "passes": "passes",
     "findings": "findings",
+    "training": "training",
 }
-# Where the titles do not fit the pane (80 columns): the new view's name whole, the others shortened.
-SHORT_TITLES = {"graph": "graph", "modules": "mod", "timeline": "time", "passes": "pass", "findings": "findings"}
+# Where the titles do not fit the pane (80 columns): shortened.
+SHORT_TITLES = {
+    "graph": "graph",
+    "modules": "mod",
+    "timeline": "time",
+    "passes": "pass",
+    "findings": "find",
+    "training": "train",
+}
+# Views that draw pictures take more of the screen while shown (unless the user set the pane's width).
+WIDE_VIEWS = ("training",)
 
 # Records with more nodes than this find the graph's roots off the UI thread (about 50 ms here).
 BIG_RECORD = 20_000
@@ -57,6 +68,7 @@ class Views(Vertical):
             yield Timeline(id="timeline")
             yield PassesView(id="passes")
             yield FindingsView(id="findings")
+            yield TrainingView(id="training")
 
     def on_mount(self) -> None:
         self.query_one(ViewBar).show(VIEWS, VIEW_TITLES, "graph", short=SHORT_TITLES)
@@ -84,6 +96,8 @@ class Views(Vertical):
             self.query_one(Timeline).show_pass(moment)
         elif view == "findings":
             self.query_one(FindingsView).show_findings(moment)
+        elif view == "training":
+            self.query_one(TrainingView).show_training(moment)
         else:
             self.query_one(PassesView).show_passes(moment)
         return True
@@ -126,7 +140,7 @@ class Views(Vertical):
     def choose(self, view: str, selected: int | None) -> None:
         """Show `view`, with the selected node under its cursor."""
         self._switch_to(view)
-        if selected is not None and view != "passes":
+        if selected is not None and view not in ("passes", "training"):
             self._current_view().reveal_node(selected)
 
     def next_view(self) -> str:
@@ -134,6 +148,7 @@ class Views(Vertical):
 
     def _switch_to(self, view: str) -> None:
         self.query_one("#views", ContentSwitcher).current = view
+        self.set_class(view in WIDE_VIEWS, "-wide")
         self.query_one(ViewBar).show(VIEWS, VIEW_TITLES, view, short=SHORT_TITLES)
         self.refresh_view()
         widget = self.query_one(f"#{view}")

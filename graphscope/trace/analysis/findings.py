@@ -179,7 +179,9 @@ def dead_relus(record: Record) -> list[Finding]:
     return out
 
 
-def grad_extremes(record: Record, vanishing: float = VANISHING_NORM, exploding: float = EXPLODING_NORM) -> list[Finding]:
+def grad_extremes(
+    record: Record, vanishing: float = VANISHING_NORM, exploding: float = EXPLODING_NORM
+) -> list[Finding]:
     """Parameters whose grad norm fell under `vanishing` or rose over `exploding` in some pass."""
     # (name, kind) -> [first pass, passes, latest norm, latest pass], updated in place: ints and a float
     seen: dict[tuple[str, str], list[Any]] = {}

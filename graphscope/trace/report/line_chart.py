@@ -144,7 +144,7 @@ def draw(
 
 
 def _drawable(values: np.ndarray, log: bool) -> np.ndarray:
-    finite = np.isfinite(values)
+    finite: np.ndarray = np.isfinite(values)
     return finite & (values > 0) if log else finite
 
 
@@ -158,7 +158,8 @@ def _scaler(low: float, high: float, log: bool, top: int) -> Callable[[np.ndarra
         v = np.log10(values) if log else values
         # halves: the span of two finite floats may itself overflow
         rows = np.rint((high / 2 - v / 2) / (span / 2) * top)
-        return np.clip(rows, 0, top).astype(np.int64)
+        clipped: np.ndarray = np.clip(rows, 0, top).astype(np.int64)
+        return clipped
 
     return scale
 
@@ -172,19 +173,20 @@ def _series_dots(
     if not len(shown):
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     xs = dot_columns(points.passes[shown], count, width)
-    ys = scale(points.values[shown])
+    values = points.values[shown]
     starts = np.concatenate(([0], np.flatnonzero(np.diff(xs)) + 1))
     ends = np.concatenate((starts[1:], [len(xs)])) - 1
     column_x = xs[starts]
-    top, bottom = np.minimum.reduceat(ys, starts), np.maximum.reduceat(ys, starts)
-    # each column's span, top to bottom
+    # each column's span, top (its highest value) to bottom, scaled once per column
+    top, bottom = scale(np.maximum.reduceat(values, starts)), scale(np.minimum.reduceat(values, starts))
+    first, last = scale(values[starts]), scale(values[ends])
     lengths = bottom - top + 1
     span_x = np.repeat(column_x, lengths)
     span_y = np.repeat(top, lengths) + _within(lengths)
     # joins between neighbouring columns with no left-out point between them
     joined = np.flatnonzero(shown[starts[1:]] == shown[ends[:-1]] + 1)
-    x0, y0 = column_x[joined], ys[ends[joined]]
-    x1, y1 = column_x[joined + 1], ys[starts[joined + 1]]
+    x0, y0 = column_x[joined], last[joined]
+    x1, y1 = column_x[joined + 1], first[joined + 1]
     steps = np.maximum(np.abs(x1 - x0), np.abs(y1 - y0)) + 1
     fraction = _within(steps) / np.repeat(np.maximum(steps - 1, 1), steps)
     line_x = np.rint(np.repeat(x0, steps) + np.repeat(x1 - x0, steps) * fraction).astype(np.int64)
@@ -195,4 +197,5 @@ def _series_dots(
 def _within(lengths: np.ndarray) -> np.ndarray:
     """0, 1, ..., n - 1 for each n in `lengths`, concatenated."""
     total = int(lengths.sum())
-    return np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    within: np.ndarray = np.arange(total, dtype=np.int64) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return within
