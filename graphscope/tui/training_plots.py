@@ -105,7 +105,7 @@ def pass_marks(series: TrainingSeries, passes: Sequence[BackwardPass], findings:
 def plots(series: TrainingSeries, shown: Sequence[str]) -> list[Plot]:
     """The charts of the series, in the view's order, for the parameters in `shown`."""
     colour = {name: PALETTE[i % len(PALETTE)] for i, name in enumerate(series.params)}
-    params = [series.params[name] for name in shown]
+    params = [(name, series.params[name]) for name in shown]
     out: list[Plot] = []
     if series.passes:
         out.append(Plot("loss", [("loss", Points.per_pass(series.loss), "cyan")]))
@@ -113,7 +113,7 @@ def plots(series: TrainingSeries, shown: Sequence[str]) -> list[Plot]:
             out.append(
                 Plot(
                     "grad norm (log)",
-                    [(p.name, Points.per_pass(p.grad_norm), colour[p.name]) for p in params],
+                    [(name, Points.per_pass(p.grad_norm), colour[name]) for name, p in params],
                     log=True,
                     empty="no grad reached these parameters",
                 )
@@ -121,13 +121,13 @@ def plots(series: TrainingSeries, shown: Sequence[str]) -> list[Plot]:
             out.append(
                 Plot(
                     f"update / data (log; ┈ {fit_number(UPDATE_GUIDE)})",
-                    [(p.name, Points.per_pass(p.update_ratio), colour[p.name]) for p in params],
+                    [(name, Points.per_pass(p.update_ratio), colour[name]) for name, p in params],
                     log=True,
                     guide=UPDATE_GUIDE,
                     empty="no optimizer step or hand update followed a pass",
                 )
             )
-            rates = [(p.name, Points.per_pass(p.lr), colour[p.name]) for p in params]
+            rates = [(name, Points.per_pass(p.lr), colour[name]) for name, p in params]
             if len(rates) > 1 and all(np.array_equal(r[1].values, rates[0][1].values, equal_nan=True) for r in rates):
                 rates = [("every one shown", rates[0][1], rates[0][2])]
             out.append(Plot("learning rate", rates, empty="no optimizer step recorded"))
@@ -230,12 +230,12 @@ def picture(
     for plot, chart in drawn:
         newline()
         text.append(plot.title, "bold")
-        if len(plot.series) == 1 and picked is not None:
-            text.append(f"  {_value_at(plot.series[0][1], picked)}", plot.series[0][2])
         if not (chart.owner != NO_SERIES).any():
             newline()
             text.append(f"  {plot.empty}", "dim")
             continue
+        if len(plot.series) == 1 and picked is not None:
+            text.append(f"  {_value_at(plot.series[0][1], picked)}", plot.series[0][2])
         for row in range(plot_height):
             newline()
             lines.append(line)
