@@ -18,7 +18,6 @@ from graphscope.tui.training_view import EMPTY, TrainingView
 from tests.hand_records import mlp_record
 from tests.training_records import EXPLODING_PASS, NAN_PASS, PASSES, VANISHING_PASS, training_record, training_series
 from tests.tui.tui_pilot import wait_for, wait_for_notice, wait_for_text
-from tests.tui.tui_screen import screen_text
 from tests.tui.tui_widget import WidgetApp
 
 SIZE = (120, 40)
