@@ -175,9 +175,7 @@ class Debuggee:
             self._move_to(self._position, step, "goto")
 
     def goto_pass(self, position: int) -> bool:
-        """The first step of the pass at `position` in record.passes (back or on in time, nothing
-        runs); False, the cursor unmoved, when that pass's backward was not kept in full or has not
-        been recorded."""
+        """The first step of record.passes[position] (nothing runs); False if not kept in full or recorded."""
         with self._lock:
             if position not in self._walkable() or not self._recorded(position, 0):
                 return False
