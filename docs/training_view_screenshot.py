@@ -10,17 +10,16 @@ saves the screen as the app draws it.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # tests.training_records
+from graphscope.session import Debuggee
+from graphscope.tui.app import GraphscopeApp
+from graphscope.tui.training_view import TrainingView
 
-from graphscope.session import Debuggee  # noqa: E402 (after the path above)
-from graphscope.tui.app import GraphscopeApp  # noqa: E402
-from graphscope.tui.training_view import TrainingView  # noqa: E402
-from tests.training_records import training_record  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 SIZE = (120, 44)
 
@@ -34,6 +33,8 @@ async def until(pilot, condition, what: str, timeout: float = 30.0) -> None:
 
 
 async def shoot() -> Path:
+    sys.path.insert(0, str(ROOT))  # the tests' record, loaded by name (the tests are not a package mypy checks)
+    training_record = importlib.import_module("tests.training_records").training_record
     app = GraphscopeApp(Debuggee(training_record(), "run.json"))
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:

@@ -19,7 +19,6 @@ from textual.widgets import Footer
 
 from graphscope.session import Breakpoint, NodeKey, State
 from graphscope.trace import snapshot
-from graphscope.trace.record.keep_option import KEEP_ALL
 
 from . import keys
 from .breakpoints_screen import BreakpointsScreen
@@ -38,7 +37,6 @@ from .outline import Outline
 from .record_index import RecordIndex
 from .script_input import ScriptInput
 from .stepper import Stepper
-from .training_view import TrainingView
 from .view_bar import ViewBar
 from .views import BIG_RECORD, Views
 
@@ -92,7 +90,7 @@ class GraphscopeApp(App[None]):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
-            self.views = Views(self.index, self.moment, id="left")
+            self.views = Views(self.index, self.moment, self.debuggee.goto_pass, id="left")
             yield self.views
             yield NodeDetails(id="details")
         yield Stepper(id="stepper")
@@ -400,26 +398,8 @@ class GraphscopeApp(App[None]):
     def on_findings_view_highlighted(self, message: FindingsView.Highlighted) -> None:
         self._show_details(message.node)
 
-    def action_training(self) -> None:
-        self.views.choose("training", self.query_one(NodeDetails).node_id)
-
-    def on_training_view_chosen(self, message: TrainingView.Chosen) -> None:
-        """A pass picked in the training view: the cursor goes to its first step."""
-        state = self.debuggee.state
-        if state is not None and state.kind.busy:
-            self.notify("The script is running: choose a pass when it pauses.", severity="warning")
-            return
-        if self.debuggee.goto_pass(message.position):
-            return
-        passes = self.index.record.passes
-        number = passes[message.position].index if message.position < len(passes) else message.position
-        self.notify(
-            f"Pass {number} was not kept in full: only its figures are in the record ({KEEP_ALL} to keep every pass).",
-            severity="warning",
-        )
-
-    def action_switch_view(self) -> None:
-        self.views.choose(self.views.next_view(), self.query_one(NodeDetails).node_id)
+    def action_switch_view(self, view: str = "") -> None:
+        self.views.choose(view or self.views.next_view(), self.query_one(NodeDetails).node_id)
 
     def action_resize_tree(self, delta: int) -> None:
         left = self.query_one("#left")

@@ -224,7 +224,7 @@ KEYS = (
         "t",
         "training: loss, grad norms, update/data ratios, learning rates, activations, logged scalars over the passes",
         "t",
-        "training",
+        "switch_view('training')",
         "Training",
         False,
         "Training plots",

@@ -1,7 +1,10 @@
 """Views: the left pane: the view bar over the graph, modules, timeline, passes, findings and training views,
-which one is shown, and bringing it up to date (a big record's graph roots are found off the UI thread)."""
+which one is shown, bringing it up to date (a big record's graph roots are found off the UI thread), and going
+where a view chose (a node in the graph; a pass: the debuggee's cursor)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from textual import work
 from textual.app import ComposeResult
@@ -54,10 +57,11 @@ class Views(Vertical):
     class RootsReady(Message):
         """A big record's graph roots are found: the app can settle the state it was showing."""
 
-    def __init__(self, index: RecordIndex, moment: Moment, *, id: str | None = None):
+    def __init__(self, index: RecordIndex, moment: Moment, goto_pass: Callable[[int], bool], *, id: str | None = None):
         super().__init__(id=id)
         self.index = index
         self.moment = moment
+        self.goto_pass = goto_pass  # the debuggee's: the cursor to a pass's first step, False where it cannot
         self._finding_roots = False
 
     def compose(self) -> ComposeResult:
@@ -174,3 +178,13 @@ class Views(Vertical):
             return
         self._switch_to("graph")
         self.query_one(GraphTree).reveal_node(chosen.root)
+
+    def on_training_view_chosen(self, message: TrainingView.Chosen) -> None:
+        if not self.goto_pass(message.position):
+            passes = self.index.record.passes
+            number = passes[message.position].index if message.position < len(passes) else message.position
+            self.notify(
+                f"Pass {number} was not kept in full: only its figures are in the record ({KEEP_ALL} to keep "
+                "every pass).",
+                severity="warning",
+            )
