@@ -17,6 +17,7 @@ from graphscope.tui.training_plots import GUTTER, MARKS, pass_marks, picture
 from graphscope.tui.training_view import EMPTY, TrainingView
 from tests.hand_records import mlp_record
 from tests.training_records import EXPLODING_PASS, NAN_PASS, PASSES, VANISHING_PASS, training_record, training_series
+from tests.tui.tui_live import SCRIPTS, live_app, until_paused, until_settled
 from tests.tui.tui_pilot import wait_for, wait_for_notice, wait_for_text
 from tests.tui.tui_widget import WidgetApp
 
@@ -200,3 +201,26 @@ async def test_names_from_the_script_are_shown_as_written():
         await pilot.press("right_square_bracket", "right_square_bracket", "right_square_bracket")
         await wait_for_text(pilot, "[bold]w[/bold] (3 of 3)")
         assert isinstance(view._picture.text, Text)
+
+
+def test_a_series_of_logged_scalars_alone_is_drawn_on_their_passes():
+    series = training_series()
+    only = TrainingSeries(scalars=series.scalars)
+    shown = picture(only, {}, None, 3, [], 80, 3).text.plain
+    assert shown.startswith(f"{PASSES} passes · no parameters")
+    assert "\ntrain/accuracy  0.65\n" in shown  # logged after pass 3's backward: 4 passes begun
+    assert "\nloss" not in shown and "grad norm" not in shown
+
+
+@pytest.mark.slow
+async def test_a_live_run_shows_its_own_series_and_follows_it_to_the_end():
+    with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
+        async with app.run_test(size=SIZE) as pilot:
+            await until_paused(pilot, session)
+            await pilot.press("t")
+            await wait_for(pilot, lambda: app.views.current == "training")
+            await pilot.press("c")
+            await until_settled(pilot, session, ("finished",))
+            series = session.record.training
+            await wait_for_text(pilot, EMPTY if series.empty() else f"{series.passes} passes")
+            assert app.views.current == "training"
