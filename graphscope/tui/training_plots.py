@@ -5,7 +5,7 @@ scalars), with each pass's marks (NaN/Inf, exploding, vanishing), the cursor's p
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,6 +35,9 @@ CURSOR = ("◆", "bold bright_white")  # the debugger's cursor pass, on the mark
 CURSOR_BACK = "on #1d3a5f"  # the cursor pass's column
 PICKED_BACK = "on #4a4a4a"  # the picked pass's column
 GUIDE_STYLE = "bright_black"
+
+
+Columns = dict[str, int | None]  # "cursor" and "picked": the cell column of that pass, None when off the axis
 
 
 @dataclass(frozen=True)
@@ -191,8 +194,11 @@ def picture(
     cells = plot_cells(width)
     if drawn is None:
         drawn = drawn_plots(series, shown, width, plot_height)
-    number = _numberer(pass_numbers)
-    columns = {
+
+    def number(position: int) -> int:
+        return _pass_number(pass_numbers, position)
+
+    columns: Columns = {
         "cursor": pass_cell(cursor, count, cells) if cursor is not None and cursor < count else None,
         "picked": pass_cell(picked, count, cells) if picked is not None and picked < count else None,
     }
@@ -251,11 +257,9 @@ def picture(
     return Picture(text, frozenset(lines), cells, count)
 
 
-def _numberer(pass_numbers: Sequence[int]):
-    def number(position: int) -> int:
-        return pass_numbers[position] if position < len(pass_numbers) else position
-
-    return number
+def _pass_number(pass_numbers: Sequence[int], position: int) -> int:
+    """The pass's index (its position in the record's passes, where the record has no entry for it)."""
+    return pass_numbers[position] if position < len(pass_numbers) else position
 
 
 def _mark_words(kind: str) -> str:
@@ -269,7 +273,7 @@ def _value_at(points: Points, position: int) -> str:
     return fit_number(float(points.values[at[-1]]), 10)
 
 
-def _marks_row(marks: dict[int, str], cursor: int | None, count: int, cells: int, columns: dict) -> Text:
+def _marks_row(marks: dict[int, str], cursor: int | None, count: int, cells: int, columns: Columns) -> Text:
     """The passes' marks on the plot's columns (a column holding several: the gravest), the cursor's ◆."""
     row: list[tuple[str, str]] = [(" ", "")] * cells
     rank = {VANISHING_GRAD: 0, EXPLODING_GRAD: 1, NAN_ORIGIN: 2}
@@ -289,7 +293,7 @@ def _marks_row(marks: dict[int, str], cursor: int | None, count: int, cells: int
     return text
 
 
-def _back(style: str, cell: int, columns: dict) -> str:
+def _back(style: str, cell: int, columns: Columns) -> str:
     if cell == columns["picked"]:
         return f"{style} {PICKED_BACK}".strip()
     if cell == columns["cursor"]:
@@ -305,7 +309,7 @@ def _label(chart: Chart, row: int, height: int) -> str:
     return " " * (GUTTER - 1) + "│"
 
 
-def _chart_row(text: Text, chart: Chart, row: int, colours: list[str], columns: dict) -> None:
+def _chart_row(text: Text, chart: Chart, row: int, colours: list[str], columns: Columns) -> None:
     """One row of cells, each in the colour of the series that drew it last, runs appended together."""
     chars = chart.row_text(row)
     owners = chart.owner[row]
@@ -328,7 +332,7 @@ def _chart_row(text: Text, chart: Chart, row: int, colours: list[str], columns: 
         text.append(run, run_style or "")
 
 
-def _legend(text: Text, plot: Plot, picked: int | None, width: int, newline) -> None:
+def _legend(text: Text, plot: Plot, picked: int | None, width: int, newline: Callable[[], None]) -> None:
     """The series' names in their colours (with their value at the picked pass), as many to a line as fit."""
     used = width
     for label, points, colour in plot.series:
