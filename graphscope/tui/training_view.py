@@ -144,15 +144,7 @@ class TrainingView(VerticalScroll, can_focus=True):
 
     def action_choose(self) -> None:
         if self.picked is not None and self._picture is not None:
-            self._choose(self.picked)
-
-    def _choose(self, position: int) -> None:
-        """Ask for the cursor at the pass, unless the script is running (it moves the cursor then)."""
-        state = self.moment.state if self.moment is not None else None
-        if state is not None and state.kind.busy:
-            self.notify("The script is running: choose a pass when it pauses.", severity="warning")
-            return
-        self.post_message(self.Chosen(position))
+            self.post_message(self.Chosen(self.picked))
 
     def action_parameter(self, delta: int) -> None:
         if self.moment is None:
@@ -187,4 +179,4 @@ class TrainingView(VerticalScroll, can_focus=True):
         self.picked = pass_at(cell, shown.count, shown.width)
         if self.moment is not None:
             self.show_training(self.moment)
-        self._choose(self.picked)
+        self.post_message(self.Chosen(self.picked))

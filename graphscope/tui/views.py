@@ -180,7 +180,10 @@ class Views(Vertical):
         self.query_one(GraphTree).reveal_node(chosen.root)
 
     def on_training_view_chosen(self, message: TrainingView.Chosen) -> None:
-        if not self.goto_pass(message.position):
+        state = self.moment.state  # the app's latest, a running one included
+        if state is not None and state.kind.busy:
+            self.notify("The script is running: choose a pass when it pauses.", severity="warning")
+        elif not self.goto_pass(message.position):
             passes = self.index.record.passes
             number = passes[message.position].index if message.position < len(passes) else message.position
             self.notify(

@@ -1,12 +1,14 @@
 """The training view: the series plotted over the passes, marks where passes went wrong, a pass picked with the keys
 or a click moves the debugger's cursor there, keys pick the parameters drawn, and a record without a series says so."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from rich.text import Text
 from textual.widgets import Static
 
-from graphscope.session import Debuggee
+from graphscope.session import Debuggee, State
 from graphscope.trace.record.model import NAN_ORIGIN, Finding
 from graphscope.trace.record.training import TrainingSeries
 from graphscope.trace.report.line_chart import pass_cell
@@ -224,3 +226,18 @@ async def test_a_live_run_shows_its_own_series_and_follows_it_to_the_end():
             series = session.record.training
             await wait_for_text(pilot, EMPTY if series.empty() else f"{series.passes} passes")
             assert app.views.current == "training"
+
+
+@pytest.mark.slow
+async def test_a_pass_chosen_while_the_script_runs_waits_for_a_pause():
+    moved = []
+    record = training_record()
+    app = GraphscopeApp(Debuggee(record, "snap.json"))
+    async with app.run_test(size=SIZE) as pilot:
+        view = await open_training(pilot, app)
+        app.views.goto_pass = lambda position: moved.append(position) or True
+        running = replace(app.moment.state, kind=State.RUNNING)
+        app.views.moment = Moment(app.index, running, (), True)  # as the app's tick sets it while a script runs
+        view.post_message(TrainingView.Chosen(3))
+        await wait_for_notice(pilot, "The script is running: choose a pass when it pauses.")
+        assert moved == []
