@@ -174,6 +174,14 @@ class Debuggee:
                 step = min(step, frontier[1])
             self._move_to(self._position, step, "goto")
 
+    def goto_pass(self, position: int) -> bool:
+        """The first step of record.passes[position] (nothing runs); False if not kept in full or recorded."""
+        with self._lock:
+            if position not in self._walkable() or not self._recorded(position, 0):
+                return False
+            self._move_to(position, 0, f"pass {self.record.passes[position].index}")
+        return True
+
     def run_to(self, step: int) -> None:
         """A step of the cursor's pass: back in time when it is recorded, else run the script to it."""
         with self._lock:

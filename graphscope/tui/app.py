@@ -63,6 +63,7 @@ class GraphscopeApp(App[None]):
         min-width: 24;
         border-right: solid $primary-muted;
     }
+    #left.-wide { width: 65%; }
     #views { height: 1fr; }
     #views > * { height: 1fr; }
     #details { width: 1fr; }
@@ -91,7 +92,7 @@ class GraphscopeApp(App[None]):
 
     def compose(self) -> ComposeResult:
         with Horizontal(id="main"):
-            self.views = Views(self.index, self.moment, id="left")
+            self.views = Views(self.index, self.moment, self.debuggee.goto_pass, id="left")
             yield self.views
             yield NodeDetails(id="details", against=self.against is not None)
         yield Stepper(id="stepper")
@@ -399,8 +400,8 @@ class GraphscopeApp(App[None]):
     def on_findings_view_highlighted(self, message: FindingsView.Highlighted) -> None:
         self._show_details(message.node)
 
-    def action_switch_view(self) -> None:
-        self.views.choose(self.views.next_view(), self.query_one(NodeDetails).node_id)
+    def action_switch_view(self, view: str = "") -> None:
+        self.views.choose(view or self.views.next_view(), self.query_one(NodeDetails).node_id)
 
     def action_resize_tree(self, delta: int) -> None:
         left = self.query_one("#left")

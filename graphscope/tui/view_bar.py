@@ -13,7 +13,7 @@ class ViewBar(Static):
     """One line above the graph views; a click on a name posts `Chosen` with its view."""
 
     DEFAULT_CSS = """
-    ViewBar { height: 1; padding: 0 1; background: $panel; }
+    ViewBar { height: 1; padding: 0 0 0 1; background: $panel; }
     """
 
     class Chosen(Message):

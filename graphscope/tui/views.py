@@ -1,7 +1,10 @@
-"""Views: the left pane: the view bar over the graph, modules, timeline, passes and findings views, which one
-is shown, and bringing it up to date (a big record's graph roots are found off the UI thread)."""
+"""Views: the left pane: the view bar over the graph, modules, timeline, passes, findings and training views,
+which one is shown, bringing it up to date (a big record's graph roots are found off the UI thread), and going
+where a view chose (a node in the graph; a pass: the debuggee's cursor)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from textual import work
 from textual.app import ComposeResult
@@ -19,18 +22,29 @@ from .outline import Outline
 from .passes_view import PassesView
 from .record_index import RecordIndex
 from .timeline import Timeline
+from .training_view import TrainingView
 from .view_bar import ViewBar
 
-VIEWS = ("graph", "modules", "timeline", "passes", "findings")
+VIEWS = ("graph", "modules", "timeline", "passes", "findings", "training")
 VIEW_TITLES = {
     "graph": "graph",
     "modules": "modules",
     "timeline": "timeline",
     "passes": "passes",
     "findings": "findings",
+    "training": "training",
 }
-# Where the titles do not fit the pane (80 columns): the new view's name whole, the others shortened.
-SHORT_TITLES = {"graph": "graph", "modules": "mod", "timeline": "time", "passes": "pass", "findings": "findings"}
+# Where the titles do not fit the pane (80 columns): shortened.
+SHORT_TITLES = {
+    "graph": "graph",
+    "modules": "mod",
+    "timeline": "time",
+    "passes": "pass",
+    "findings": "find",
+    "training": "train",
+}
+# Views that draw pictures take more of the screen while shown (unless the user set the pane's width).
+WIDE_VIEWS = ("training",)
 
 # Records with more nodes than this find the graph's roots off the UI thread (about 50 ms here).
 BIG_RECORD = 20_000
@@ -43,10 +57,11 @@ class Views(Vertical):
     class RootsReady(Message):
         """A big record's graph roots are found: the app can settle the state it was showing."""
 
-    def __init__(self, index: RecordIndex, moment: Moment, *, id: str | None = None):
+    def __init__(self, index: RecordIndex, moment: Moment, goto_pass: Callable[[int], bool], *, id: str | None = None):
         super().__init__(id=id)
         self.index = index
         self.moment = moment
+        self.goto_pass = goto_pass  # the debuggee's: the cursor to a pass's first step, False where it cannot
         self._finding_roots = False
 
     def compose(self) -> ComposeResult:
@@ -57,6 +72,7 @@ class Views(Vertical):
             yield Timeline(id="timeline")
             yield PassesView(id="passes")
             yield FindingsView(id="findings")
+            yield TrainingView(id="training")
 
     def on_mount(self) -> None:
         self.query_one(ViewBar).show(VIEWS, VIEW_TITLES, "graph", short=SHORT_TITLES)
@@ -84,6 +100,8 @@ class Views(Vertical):
             self.query_one(Timeline).show_pass(moment)
         elif view == "findings":
             self.query_one(FindingsView).show_findings(moment)
+        elif view == "training":
+            self.query_one(TrainingView).show_training(moment)
         else:
             self.query_one(PassesView).show_passes(moment)
         return True
@@ -126,7 +144,7 @@ class Views(Vertical):
     def choose(self, view: str, selected: int | None) -> None:
         """Show `view`, with the selected node under its cursor."""
         self._switch_to(view)
-        if selected is not None and view != "passes":
+        if selected is not None and view not in ("passes", "training"):
             self._current_view().reveal_node(selected)
 
     def next_view(self) -> str:
@@ -134,6 +152,7 @@ class Views(Vertical):
 
     def _switch_to(self, view: str) -> None:
         self.query_one("#views", ContentSwitcher).current = view
+        self.set_class(view in WIDE_VIEWS, "-wide")
         self.query_one(ViewBar).show(VIEWS, VIEW_TITLES, view, short=SHORT_TITLES)
         self.refresh_view()
         widget = self.query_one(f"#{view}")
@@ -159,3 +178,16 @@ class Views(Vertical):
             return
         self._switch_to("graph")
         self.query_one(GraphTree).reveal_node(chosen.root)
+
+    def on_training_view_chosen(self, message: TrainingView.Chosen) -> None:
+        state = self.moment.state  # the app's latest, a running one included
+        if state is not None and state.kind.busy:
+            self.notify("The script is running: choose a pass when it pauses.", severity="warning")
+        elif not self.goto_pass(message.position):
+            passes = self.index.record.passes
+            number = passes[message.position].index if message.position < len(passes) else message.position
+            self.notify(
+                f"Pass {number} was not kept in full: only its figures are in the record ({KEEP_ALL} to keep "
+                "every pass).",
+                severity="warning",
+            )

@@ -142,3 +142,23 @@ def test_line_breakpoints_match_a_path_suffix_on_a_component_boundary():
     assert not line_matches("other.py:42", "/home/me/model.py", 42)
     assert not line_matches("l.py:42", "/home/me/model.py", 42)
     assert not line_matches("you/model.py:42", "/home/me/model.py", 42)
+
+
+def test_goto_pass_moves_the_cursor_to_the_first_step_of_that_pass_back_and_on():
+    debuggee = Debuggee(mlp_record(passes=3))
+    assert debuggee.goto_pass(2)
+    assert (debuggee.state.pass_index, debuggee.state.step) == (2, 0)
+    assert debuggee.state.node == debuggee.record.passes[2].order[0]
+    assert debuggee.state.reason == "pass 2"
+    assert debuggee.goto_pass(0)
+    assert (debuggee.state.pass_index, debuggee.state.step) == (0, 0)
+
+
+def test_goto_pass_refuses_a_pass_not_kept_in_full_and_leaves_the_cursor():
+    record = mlp_record(passes=3)
+    record.passes[1].detailed, record.passes[1].order, record.passes[1].steps = False, (), []
+    debuggee = Debuggee(record)
+    debuggee.step()
+    assert not debuggee.goto_pass(1)
+    assert not debuggee.goto_pass(7)
+    assert (debuggee.state.pass_index, debuggee.state.step) == (0, 1)

@@ -5,9 +5,11 @@ import pytest
 from graphscope.session import Debuggee
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.help_screen import HelpScreen
+from graphscope.tui.training_view import TrainingView
 from tests.hand_records import mlp_record
+from tests.training_records import training_record
 from tests.tui.tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
-from tests.tui.tui_pilot import wait_for
+from tests.tui.tui_pilot import until_still, wait_for
 
 SIZES = pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 
@@ -78,3 +80,17 @@ def test_the_help_screen(snap_compare, size):
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
 
     assert snap_compare(app, terminal_size=size, run_before=help_open)
+
+
+@SIZES
+def test_the_training_view(snap_compare, size):
+    app = GraphscopeApp(Debuggee(training_record(), "snap.json"))
+
+    async def two_passes_on(pilot):
+        await pilot.press("t")
+        await wait_for(pilot, lambda: app.views.current == "training" and app.query_one(TrainingView).picked == 0)
+        await pilot.press("right", "right")
+        await wait_for(pilot, lambda: app.query_one(TrainingView).picked == 2)
+        await until_still(pilot)
+
+    assert snap_compare(app, terminal_size=size, run_before=two_passes_on)

@@ -147,14 +147,14 @@ async def test_escape_closes_find_without_moving():
 
 
 @pytest.mark.slow
-async def test_v_cycles_graph_modules_timeline_passes_findings():
+async def test_v_cycles_graph_modules_timeline_passes_findings_training():
     app = make_app()
     async with app.run_test() as pilot:
         seen = []
-        for _ in range(5):
+        for _ in range(6):
             seen.append(app.query_one("#views").current)
             await pilot.press("v")
-        assert seen == ["graph", "modules", "timeline", "passes", "findings"]
+        assert seen == ["graph", "modules", "timeline", "passes", "findings", "training"]
         assert app.query_one("#views").current == "graph"
 
 
@@ -382,7 +382,7 @@ async def test_clicking_a_view_name_switches_to_that_view():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: selected(app) is not None)
-        await pilot.click(ViewBar, offset=(18, 0))  # "graph modules timeline passes": on "timeline"
+        await pilot.click(ViewBar, offset=(12, 0))  # "graph mod time pass find train": on "time"
         await wait_for(pilot, lambda: app.views.current == "timeline", what="the timeline view")
 
 

@@ -29,8 +29,11 @@ from ..record.step_table import step_table
 from ..record.tensor_summary import TensorSummary
 from ..report.summary_render import format_number
 
+# A parameter's grad norm under VANISHING_NORM is vanishing, over EXPLODING_NORM exploding (by default).
+VANISHING_NORM, EXPLODING_NORM = 1e-7, 1e3
 
-def find(record: Record, vanishing: float = 1e-7, exploding: float = 1e3) -> list[Finding]:
+
+def find(record: Record, vanishing: float = VANISHING_NORM, exploding: float = EXPLODING_NORM) -> list[Finding]:
     """Every finding in the record, NaN/Inf first."""
     out: list[Finding] = []
     origin = nan_origin(record)
@@ -176,7 +179,9 @@ def dead_relus(record: Record) -> list[Finding]:
     return out
 
 
-def grad_extremes(record: Record, vanishing: float = 1e-7, exploding: float = 1e3) -> list[Finding]:
+def grad_extremes(
+    record: Record, vanishing: float = VANISHING_NORM, exploding: float = EXPLODING_NORM
+) -> list[Finding]:
     """Parameters whose grad norm fell under `vanishing` or rose over `exploding` in some pass."""
     # (name, kind) -> [first pass, passes, latest norm, latest pass], updated in place: ints and a float
     seen: dict[tuple[str, str], list[Any]] = {}
