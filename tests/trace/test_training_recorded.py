@@ -78,7 +78,12 @@ def test_each_module_output_has_mean_std_and_the_dead_or_saturated_fraction_of_i
     run, seen = mlp_run(3)
     _, rec, _ = recorded(run, ONLY_LAST)
     acts = rec.training.activations
-    assert {m: a.kind for m, a in acts.items()} == {"net.0": "other", "net.1": "relu", "net.2": "other", "net.3": "tanh"}
+    assert {m: a.kind for m, a in acts.items()} == {
+        "net.0": "other",
+        "net.1": "relu",
+        "net.2": "other",
+        "net.3": "tanh",
+    }
     relu, tanh, linear = acts["net.1"], acts["net.3"], acts["net.0"]
     for i, s in enumerate(seen):
         hidden, out = s["hidden"], s["out"]
