@@ -3,7 +3,7 @@
 Each figure is stored when the recorder has it at hand: the loss when a pass begins, the grad norms
 when it ends, the module outputs' statistics from its journal then (`stats/activations.py`), an
 update's ratio when the optimizer step or the hand update after it ends. The columns are NumPy
-buffers that grow by doubling (NaN where nothing was stored); `publish` sets `record.training`'s
+buffers that grow by a quarter (NaN where nothing was stored); `publish` sets `record.training`'s
 columns to views of them, so a million passes cost a few arrays and no copy per flush.
 """
 
@@ -24,15 +24,17 @@ from .journal import Journal, OpEvent
 
 _NAN = math.nan
 _KINDS = frozenset(ACTIVATION_KINDS)
+_EMPTY = np.zeros(0)
 
 
 class _Column:
-    """A float64 column growing by doubling, NaN where nothing was stored."""
+    """A float64 column growing by a quarter (a column never stored to takes nothing until read),
+    NaN where nothing was stored."""
 
     __slots__ = ("values",)
 
     def __init__(self) -> None:
-        self.values = np.full(64, _NAN)
+        self.values = _EMPTY
 
     def set(self, index: int, value: float) -> None:
         values = self.values
@@ -48,7 +50,7 @@ class _Column:
 
     @staticmethod
     def _grown(values: np.ndarray, size: int) -> np.ndarray:
-        grown = np.full(max(size, 2 * len(values)), _NAN)
+        grown = np.full(max(size, len(values) + len(values) // 4 + 64), _NAN)
         grown[: len(values)] = values
         return grown
 
