@@ -85,6 +85,21 @@ class TrainingSeries(Same):
         """Whether there is nothing to draw (no pass and no logged scalar)."""
         return self.passes == 0 and not self.scalars
 
+    def learning_rates(self, names: Sequence[str] | None = None) -> list[tuple[list[str], np.ndarray]]:
+        """The distinct learning-rate columns of the parameters `names` (default: all), each with the
+        parameters that share it (one optimizer's); columns without a rate are left out."""
+        groups: list[tuple[list[str], np.ndarray]] = []
+        for name in self.params if names is None else names:
+            lr = self.params[name].lr
+            if np.isnan(lr).all():
+                continue
+            same = next((g for g in groups if np.array_equal(g[1], lr, equal_nan=True)), None)
+            if same is None:
+                groups.append(([name], lr))
+            else:
+                same[0].append(name)
+        return groups
+
     @classmethod
     def from_passes(cls, passes: Sequence[PassFigures]) -> TrainingSeries:
         """The series as far as the passes tell it: their losses and grad norms, every other

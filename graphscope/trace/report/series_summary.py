@@ -10,7 +10,7 @@ import numpy as np
 from rich.table import Table
 from rich.text import Text
 
-from ..record.training import ParamSeries, TrainingSeries
+from ..record.training import TrainingSeries
 from .drawing import loss_sparkline
 from .literal import literal
 from .summary_render import format_number
@@ -74,7 +74,7 @@ def render_series(series: TrainingSeries) -> Table | None:
         table.add_column(column, no_wrap=column != "of", justify="right" if column == "last" else "left")
     _rows(table, "grad norm (log)", ((p.name, p.grad_norm) for p in params), log=True)
     _rows(table, "update/data (log)", ((p.name, p.update_ratio) for p in params), log=True)
-    _rows(table, "lr", _distinct_rates(params))
+    _rows(table, "lr", ((shared(names), lr) for names, lr in series.learning_rates()))
     _rows(table, "dead", ((a.module, a.dead) for a in acts if a.kind == "relu"), style="yellow", fraction=True)
     _rows(
         table,
@@ -87,14 +87,6 @@ def render_series(series: TrainingSeries) -> Table | None:
     return table if table.row_count else None
 
 
-def _distinct_rates(params: list[ParamSeries]) -> list[tuple[str, np.ndarray]]:
-    """One row per distinct learning-rate column: the parameters of one optimizer share theirs (its
-    label the first parameter's, with how many more share it)."""
-    groups: list[tuple[list[str], np.ndarray]] = []
-    for p in params:
-        same = next((g for g in groups if np.array_equal(g[1], p.lr, equal_nan=True)), None)
-        if same is None:
-            groups.append(([p.name], p.lr))
-        else:
-            same[0].append(p.name)
-    return [(names[0] + (f" (+{len(names) - 1})" if len(names) > 1 else ""), lr) for names, lr in groups]
+def shared(names: list[str]) -> str:
+    """The parameters sharing a learning rate: the first, and how many more."""
+    return names[0] + (f" (+{len(names) - 1})" if len(names) > 1 else "")
