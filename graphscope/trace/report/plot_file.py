@@ -65,8 +65,8 @@ def write_plot(record: Record, out: str, params: Sequence[str] | None = None) ->
     except ImportError:
         raise PlotError(f"plotting needs matplotlib: {INSTALL}") from None
     panels = _panels(series, names)
-    settings = {"svg.hashsalt": "graphscope", "svg.fonttype": "none", "text.usetex": False}
-    with matplotlib.rc_context(settings):
+    # ids salted by a constant (the same bytes each time), text as text, no TeX
+    with matplotlib.rc_context({"svg.hashsalt": "graphscope", "svg.fonttype": "none", "text.usetex": False}):
         fig = Figure(figsize=(9, 2.4 * len(panels)), layout="constrained")
         axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
         bad = _nonfinite_passes(record)
@@ -142,7 +142,12 @@ def _panels(series: TrainingSeries, names: list[str]) -> list[tuple[str, Any]]:
         panels.append(("ratio", per_param("update_ratio", True)))
     rates = series.learning_rates(names)
     if rates:
-        panels.append(("lr", lambda ax: [_plot(ax, x, lr, shared(group)) for group, lr in rates]))
+
+        def draw_rates(ax: Axes) -> None:
+            for group, lr in rates:
+                _plot(ax, x, lr, shared(group))
+
+        panels.append(("lr", draw_rates))
     fractions = [
         (f"{a.module} {'dead' if a.kind == 'relu' else 'saturated'}", a.dead if a.kind == "relu" else a.saturated)
         for a in series.activations.values()
@@ -159,9 +164,12 @@ def _panels(series: TrainingSeries, names: list[str]) -> list[tuple[str, Any]]:
         panels.append(("activations", draw_fractions))
     scalars = [s for s in series.scalars.values() if len(s.value)]
     if scalars:
-        panels.append(
-            ("scalars", lambda ax: [_plot(ax, s.pass_index.astype(np.float64), s.value, s.tag) for s in scalars])
-        )
+
+        def draw_scalars(ax: Axes) -> None:  # each point at the passes begun when it was logged
+            for s in scalars:
+                _plot(ax, s.pass_index.astype(np.float64), s.value, s.tag)
+
+        panels.append(("scalars", draw_scalars))
     return panels
 
 
