@@ -187,7 +187,7 @@ class OptimizerRecording:
                 )
             self._pend(index, _new(Stepped, (row, afters)))
             self._training.updates(
-                index, [(leaf.label or label(p), before, p.array) for p, leaf, before in changed], lr
+                index, [(leaf.label or label(p), before, a[0]) for (p, leaf, before), a in zip(changed, afters)], lr
             )
 
     def leaf_updating(self, tensor: Tensor) -> None:
@@ -215,14 +215,9 @@ class OptimizerRecording:
             passes - 1,
             _new(Saw, (last[0], [(leaf.first, leaf.label or self._leaves.label(tensor), before, read)], False)),
         )
-        self._pend(
-            passes - 1,
-            _new(
-                Stepped,
-                (last[0], [(self._leaves.value_after(tensor, leaf, self._journals.current.fresh), before, None)]),
-            ),
-        )
-        self._training.updates(passes - 1, [(leaf.label or self._leaves.label(tensor), before, tensor.array)], _NAN)
+        after = self._leaves.value_after(tensor, leaf, self._journals.current.fresh)
+        self._pend(passes - 1, _new(Stepped, (last[0], [(after, before, None)])))
+        self._training.updates(passes - 1, [(leaf.label or self._leaves.label(tensor), before, after)], _NAN)
 
     # --- what the rest of the recorder calls --------------------------------------------
 
