@@ -167,3 +167,14 @@ def test_a_nonfinite_loss_is_kept_as_it_was():
 
     _, rec, _ = recorded(run, ONLY_LAST)
     assert rec.training.loss.tolist() == [math.inf]
+
+
+def test_module_outputs_past_the_passes_held_at_once_are_all_figured():
+    run, seen = mlp_run(70)
+    _, rec, _ = recorded(run, ONLY_LAST)
+    relu = rec.training.activations["net.1"]
+    assert rec.training.passes == len(relu.mean) == 70
+    np.testing.assert_allclose(relu.mean, [s["hidden"].mean() for s in seen], rtol=1e-5)
+    np.testing.assert_allclose(relu.dead, [np.mean(~s["hidden"].any(axis=0)) for s in seen])
+    for name, series in rec.training.params.items():
+        np.testing.assert_allclose(series.update_ratio, [s["ratios"][name] for s in seen], rtol=1e-4)
