@@ -123,14 +123,14 @@ class TrainingRecording:
     def activations(self, index: int, j: Journal) -> None:
         """Pass `index`'s forward, as journal `j` holds it: each module's output (its last op in the
         pass), held to be figured with the next passes'."""
-        last = j.outputs  # those of the events already put into the record
+        last: dict[str | None, OpEvent] = {m: e for m, e in j.outputs.items()}  # those already put into the record
         j.outputs = {}
-        last.update({e.module: e for e in j.events[j.done :] if type(e) is OpEvent})  # type: ignore[union-attr]
-        last.pop(None, None)  # type: ignore[call-overload]  # (ops outside any module)
+        last.update({e.module: e for e in j.events[j.done :] if type(e) is OpEvent})
+        last.pop(None, None)  # (ops outside any module)
         held = self._held
         for module, e in last.items():
             array = e.array
-            if array.size > 1:  # (a single number: a loss)
+            if array.size > 1 and module is not None:  # (a single number: a loss)
                 op = e.names[0]
                 held.append((index, module, op if op in _KINDS else "other", array, e.vc, e.version))
                 self._held_bytes += array.nbytes
