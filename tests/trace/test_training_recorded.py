@@ -41,18 +41,18 @@ def mlp_run(passes, flush_mid_forward=None):
             with gs.no_grad():  # the forward's module outputs again (no graph: nothing recorded)
                 lin = net[0](x)
                 hidden = net[1](lin)
-            before = {name: p.detach().numpy().copy() for name, p in net.named_parameters()}
-            grads = {name: norm(p.grad.numpy()) for name, p in net.named_parameters()}
+            before = {name: p.detach().cpu().numpy().copy() for name, p in net.named_parameters()}
+            grads = {name: norm(p.grad.cpu().numpy()) for name, p in net.named_parameters()}
             opt.step()
-            after = {name: p.detach().numpy().copy() for name, p in net.named_parameters()}
+            after = {name: p.detach().cpu().numpy().copy() for name, p in net.named_parameters()}
             seen.append(
                 dict(
                     loss=loss.item(),
                     grads=grads,
                     ratios={k: norm(after[k] - before[k]) / norm(before[k]) for k in before},
-                    hidden=hidden.numpy().copy(),
-                    out=out.detach().numpy().copy(),
-                    lin=lin.numpy().copy(),
+                    hidden=hidden.cpu().numpy().copy(),
+                    out=out.detach().cpu().numpy().copy(),
+                    lin=lin.cpu().numpy().copy(),
                 )
             )
 

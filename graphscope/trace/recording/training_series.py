@@ -118,7 +118,7 @@ class TrainingRecording:
         for label, before, after in changes:
             if type(before) is not Summarized and type(after) is not Summarized:  # (else too large to copy)
                 held.append((index, label, before, after, lr))
-                self._held_bytes += before.nbytes + after.nbytes
+                self._held_bytes += (before.size + after.size) * 8
 
     def activations(self, index: int, j: Journal) -> None:
         """Pass `index`'s forward, as journal `j` holds it: each module's output (its last op in the
@@ -133,7 +133,7 @@ class TrainingRecording:
             if array.size > 1 and module is not None:  # (a single number: a loss)
                 op = e.names[0]
                 held.append((index, module, op if op in _KINDS else "other", array, e.vc, e.version))
-                self._held_bytes += array.nbytes
+                self._held_bytes += array.size * 8  # (about: any device's array has a size)
         self._held_passes += 1
         if self._held_passes >= _HELD_PASSES or self._held_bytes > _HELD_BYTES:
             self._figure_held()
