@@ -9,7 +9,7 @@ from rich.console import Console
 
 from graphscope.trace.record.model import BackwardPass, Record
 from graphscope.trace.record.training import ActivationSeries, ParamSeries, ScalarSeries, TrainingSeries
-from graphscope.trace.report.series_summary import SHOWN_ROWS, sparkline
+from graphscope.trace.report.series_summary import SHOWN_ROWS, WIDTH, sparkline
 from graphscope.trace.report.summary_report import print_summary
 from tests.trace.test_summary_report import trained
 
@@ -84,3 +84,12 @@ def test_logged_scalars_have_a_row_each_and_names_are_shown_literally():
 def test_a_record_without_passes_or_figures_has_no_training_table():
     assert "training," not in text_of(Record(passes=[BackwardPass(0, loss=1.0)]))
     assert "training," not in text_of(Record())
+
+
+def test_a_long_column_is_averaged_into_the_sparklines_width_keeping_its_crosses_and_gaps():
+    values = np.linspace(1.0, 2.0, 100_000)
+    values[:3000] = math.nan  # no figure in the first bucket
+    values[-1] = math.inf
+    line = sparkline(values)
+    assert len(line) == WIDTH and line[0] == " " and line[-1] == "×"
+    assert line[1:-1] == "".join(sorted(line[1:-1]))  # rising
