@@ -215,6 +215,35 @@ def _diff(args) -> int:
     return 0 if result.agree else 1
 
 
+def _add_plot(subcommands) -> None:
+    p = subcommands.add_parser(
+        "plot",
+        help="write a snapshot's training series as a picture (SVG or PNG)",
+        description="Draw a saved run's series over its passes into a picture file with matplotlib: the loss, "
+        "each parameter's grad norm and update/data ratio (log scales), the learning rates, the dead and "
+        "saturated fractions of activations and the logged scalars; NaN/Inf passes are marked.",
+    )
+    p.add_argument("snapshot", help="the snapshot JSON")
+    p.add_argument("--out", required=True, metavar="FILE", help="the picture to write: a .svg or .png file")
+    p.add_argument("--params", metavar="A,B", help="the parameters drawn, by name (default: the first 12)")
+    p.set_defaults(handler=_plot)
+
+
+def _plot(args) -> int:
+    from graphscope.trace.report.plot_file import PlotError, check_out, write_plot
+    from graphscope.trace.snapshot import SnapshotError, load
+
+    params = None if args.params is None else [p.strip() for p in args.params.split(",") if p.strip()]
+    try:
+        check_out(args.out)
+        write_plot(load(args.snapshot), args.out, params)
+    except (SnapshotError, PlotError) as error:
+        print(f"graphscope: {error}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.out}")
+    return 0
+
+
 def _add_explain(subcommands) -> None:
     p = subcommands.add_parser(
         "explain",
@@ -315,7 +344,7 @@ def _add_recording_options(p, *, keep: bool) -> None:
 
 # Each entry adds one subcommand. Handlers import their layer (session, trace, tui) inside the
 # function, so `graphscope --version` stays fast and never loads Textual.
-SUBCOMMANDS: tuple = (_add_run, _add_view, _add_summary, _add_diff, _add_explain)
+SUBCOMMANDS: tuple = (_add_run, _add_view, _add_summary, _add_diff, _add_explain, _add_plot)
 
 
 def build_parser() -> argparse.ArgumentParser:

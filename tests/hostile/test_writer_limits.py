@@ -3,6 +3,7 @@ table, `record/limits.py`), whatever the record holds, for every length around e
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 from graphscope.trace import snapshot
@@ -17,6 +18,7 @@ from graphscope.trace.record.model import (
     ScriptError,
     SourceSite,
 )
+from graphscope.trace.record.training import ActivationSeries, ParamSeries, ScalarSeries, TrainingSeries
 from tests.hand_records import mlp_record
 
 NODE = 6  # the first matmul of mlp_record's first pass
@@ -43,6 +45,27 @@ def _set_site(r: Record, **changes) -> None:
 def _set_error(r: Record, **changes) -> None:
     assert r.error is not None
     r.error = dataclasses.replace(r.error, **changes)
+
+
+def _series(r: Record) -> TrainingSeries:
+    """The record's training series, made whole from its passes first (a hand-made record has none)."""
+    if r.training.passes != len(r.passes):
+        r.training = TrainingSeries.from_passes(r.passes)
+    return r.training
+
+
+def _add_param(r: Record, name: str) -> None:
+    n = _series(r).passes
+    r.training.params[name] = ParamSeries(name, *(np.zeros(n) for _ in range(3)))
+
+
+def _add_activation(r: Record, module: str) -> None:
+    n = _series(r).passes
+    r.training.activations[module] = ActivationSeries(module, "relu", *(np.zeros(n) for _ in range(4)))
+
+
+def _add_scalar(r: Record, tag: str) -> None:
+    _series(r).scalars[tag] = ScalarSeries(tag, np.zeros(1, np.int64), np.zeros(1), np.zeros(1, np.int64))
 
 
 def _set_param(r: Record, **changes) -> None:
@@ -94,6 +117,9 @@ PLACES = {
     ),
     "rules": (lambda r, t: r.rules.update({"matmul": t}), lambda r: r.rules["matmul"]),
     "rules.op": (lambda r, t: r.rules.update({t: "grad = 2 * x"}), lambda r: next(k for k in r.rules if k != "matmul")),
+    "training.params.name": (_add_param, lambda r: list(r.training.params)[-1]),
+    "training.activations.module": (_add_activation, lambda r: list(r.training.activations)[-1]),
+    "training.scalars.tag": (_add_scalar, lambda r: list(r.training.scalars)[-1]),
 }
 STRING_FIELDS = sorted(k for k, v in FIELDS.items() if type(v) is int)
 

@@ -159,6 +159,7 @@ ON_DEVICE = [
     "tests/trace/test_summary_report.py",
     "tests/trace/test_dot_export.py",
     "tests/trace/test_tensor_summary.py",
+    "tests/trace/test_training_recorded.py",
 ]
 
 

@@ -62,7 +62,10 @@ def test_a_long_run_keeps_every_loss_in_little_memory_and_its_snapshot_loads():
     record = recorder.finish(0)
     assert [p.loss for p in record.passes] == [2.0 * i for i in range(4300)]
     assert [p.detailed for p in record.passes] == [True] + [False] * 4296 + [True] * 3
-    assert grown / 2000 < 100  # bytes a pass (a BackwardPass object and its dicts took about 350)
+    # bytes a pass (a BackwardPass object and its dicts took about 350): its row about 100; the training
+    # series' loss and grad norm buffers take 16, counted here as up to 45 (buffers grown within the
+    # window are counted whole)
+    assert grown / 2000 < 160
     assert snapshot.loads(snapshot.dumps(record)) == record
 
 

@@ -23,6 +23,13 @@ from graphscope.trace.record.model import (
     Step,
 )
 from graphscope.trace.record.naming import engine_functions
+from graphscope.trace.record.training import (
+    ACTIVATION_KINDS,
+    ActivationSeries,
+    ParamSeries,
+    ScalarSeries,
+    TrainingSeries,
+)
 from graphscope.trace.stats.summarize import summarize
 
 # Names never hold control characters (the loader refuses them); free text may hold anything.
@@ -177,7 +184,33 @@ def records(draw):
         trimmed_nodes=draw(st.integers(0, 9)),
         dropped_console=draw(st.integers(0, 9)),
         rules=draw(st.dictionaries(names, texts, max_size=3)),
+        training=draw(training_series(len(passes))),
     )
+
+
+@st.composite
+def training_series(draw, passes):
+    """A training series of `passes` passes: NaN, Inf and any float in its columns, scalars logged in
+    passes begun by then."""
+
+    def column():
+        return draw(hnp.arrays(np.float64, passes, elements=floats))
+
+    series = TrainingSeries(passes, column())
+    for name in draw(st.lists(names, max_size=3, unique=True)):
+        series.params[name] = ParamSeries(name, column(), column(), column())
+    for module in draw(st.lists(names, max_size=2, unique=True)):
+        kind = draw(st.sampled_from(ACTIVATION_KINDS))
+        series.activations[module] = ActivationSeries(module, kind, column(), column(), column(), column())
+    for tag in draw(st.lists(names, max_size=2, unique=True)):
+        k = draw(st.integers(0, 4))
+        series.scalars[tag] = ScalarSeries(
+            tag,
+            draw(hnp.arrays(np.int64, k, elements=st.integers(-(2**40), 2**40))),
+            draw(hnp.arrays(np.float64, k, elements=floats)),
+            draw(hnp.arrays(np.int64, k, elements=st.integers(0, passes))),
+        )
+    return series
 
 
 def _step(draw, nodes, node, node_id) -> Step:

@@ -43,6 +43,9 @@ _Fields = TypedDict(
         "optimizer.params.state": int,
         "rules": int,
         "rules.op": int,
+        "training.params.name": int,
+        "training.activations.module": int,
+        "training.scalars.tag": int,
     },
 )
 
@@ -76,6 +79,9 @@ FIELDS: _Fields = {
     "optimizer.params.state": NAME_LIMIT,
     "rules": TEXT_LIMIT,  # keyed by op names (rules.op)
     "rules.op": NAME_LIMIT,
+    "training.params.name": NAME_LIMIT,  # leaf labels, as passes.grad_norms
+    "training.activations.module": NAME_LIMIT,
+    "training.scalars.tag": NAME_LIMIT,  # what the script logged under
 }
 
 # The string fields of free text (any character, shown literally); every other string field is a

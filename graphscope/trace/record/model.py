@@ -229,6 +229,8 @@ class Record(_Same):
     def __post_init__(self) -> None:
         if type(self.nodes) is not NodeTable:
             self.nodes = NodeTable(self.nodes)
+        if self.passes and self.training.empty():  # built with passes and no series: the one they tell
+            self.training = TrainingSeries.from_passes(self.passes)
 
     def has_nonfinite(self) -> bool:
         """Whether any NaN or Inf was seen (in a value, a grad, the loss or a grad norm)."""

@@ -20,7 +20,10 @@ writes as a picture. Each series is a float64 column with one entry per backward
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 
@@ -81,3 +84,43 @@ class TrainingSeries(Same):
     def empty(self) -> bool:
         """Whether there is nothing to draw (no pass and no logged scalar)."""
         return self.passes == 0 and not self.scalars
+
+    def learning_rates(self, names: Sequence[str] | None = None) -> list[tuple[list[str], np.ndarray]]:
+        """The distinct learning-rate columns of the parameters `names` (default: all), each with the
+        parameters that share it (one optimizer's); columns without a rate are left out."""
+        groups: list[tuple[list[str], np.ndarray]] = []
+        for name in self.params if names is None else names:
+            lr = self.params[name].lr
+            if np.isnan(lr).all():
+                continue
+            same = next((g for g in groups if np.array_equal(g[1], lr, equal_nan=True)), None)
+            if same is None:
+                groups.append(([name], lr))
+            else:
+                same[0].append(name)
+        return groups
+
+    @classmethod
+    def from_passes(cls, passes: Sequence[PassFigures]) -> TrainingSeries:
+        """The series as far as the passes tell it: their losses and grad norms, every other
+        figure NaN (a snapshot written before the series, a record built without a recorder)."""
+        n = len(passes)
+        series = cls(n, np.array([math.nan if p.loss is None else p.loss for p in passes], dtype=_F64))
+        for i, p in enumerate(passes):
+            for label, norm in p.grad_norms.items():
+                param = series.params.get(label)
+                if param is None:
+                    nan = np.full(n, math.nan)
+                    param = series.params[label] = ParamSeries(label, nan.copy(), nan.copy(), nan)
+                param.grad_norm[i] = norm
+        return series
+
+
+class PassFigures(Protocol):
+    """What `TrainingSeries.from_passes` reads of a pass (a BackwardPass)."""
+
+    @property
+    def loss(self) -> float | None: ...
+
+    @property
+    def grad_norms(self) -> dict[str, float]: ...

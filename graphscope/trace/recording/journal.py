@@ -150,6 +150,7 @@ class Journal:
         "tape",
         "taping",
         "plans",
+        "outputs",
     )
 
     def __init__(self, index: int, first: int = 0) -> None:
@@ -182,6 +183,9 @@ class Journal:
         self.ids: list[int] = []  # node ids put into the record
         self.finite: set[int] = set()  # ids of arrays here already known to hold no NaN/Inf
         self.fresh: Fresh = []  # (leaf entry, copy) of the leaves copied (not shared) in this pass
+        # module -> its last op put into the record so far (the training series reads the rest of
+        # the module outputs from `events` when the pass ends)
+        self.outputs: dict[str, OpEvent] = {}
 
     def steps_begun(self) -> int:
         """How many backward steps have begun (the last may be running), without resolving the tape."""

@@ -96,6 +96,8 @@ class Materializer:
         saved = j.saved
         reprs: dict[int, str] = {}  # id(value) -> its short repr: a chain repeats its constants
         events = j.events
+        # (the training series reads the current pass's module outputs when it ends)
+        outputs: dict[str, OpEvent] = j.outputs if j is self._journals.current else {}
         index = j.index
         e: Any  # one of the journal's events: `kind` says which (mypy does not follow it to `e`)
         for position in range(j.done, len(events)):
@@ -125,6 +127,8 @@ class Materializer:
                         NONE,
                     )
                 )
+                if e.module is not None:
+                    outputs[e.module] = e
                 if e.vc[0] == e.version:  # else it was overwritten in place: its value is lost
                     work.append((RELU if op == "relu" else NODE, nid, e.array))
                     guards.append((nid, e.vc, e.version))

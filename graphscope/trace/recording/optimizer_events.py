@@ -31,6 +31,7 @@ from .journal import Journals
 from .keeping import Policy
 from .leaves import LeafEntry, Leaves
 from .summary_work import StateWork, WorkItem
+from .training_series import TrainingRecording
 
 if TYPE_CHECKING:
     from graphscope.engine.optim.optimizer import Optimizer
@@ -76,6 +77,7 @@ class OptimizerRecording:
         names: Names,
         journals: Journals,
         keep: Callable[[DeviceArray], DeviceArray],
+        training: TrainingRecording,
     ) -> None:
         self._record = record
         # The recorder made record.optimizer an OptimizerHistory (Record says only a list).
@@ -85,10 +87,13 @@ class OptimizerRecording:
         self._names = names
         self._journals = journals
         self._keep = keep  # array -> a copy to summarise later (see Recorder)
+        self._training = training  # each step's update ratios, for every pass
         # pass index -> its events' Saw and Stepped copies, until kept or dropped
         self._pending: dict[int, list[Saw | Stepped]] = {}
-        # id(optimizer) -> (pass index, [(row, [(param, leaf, copy before)])]) while it steps
-        self._open_steps: dict[int, tuple[int, list[tuple[int, list[tuple[Tensor, LeafEntry, DeviceArray]]]]]] = {}
+        # id(optimizer) -> (pass index, [(row, [(param, leaf, copy before)], its group's lr)]) while it steps
+        self._open_steps: dict[
+            int, tuple[int, list[tuple[int, list[tuple[Tensor, LeafEntry, DeviceArray]], float]]]
+        ] = {}
         # (row, site, passes, leaves) of the last grad reset event
         self._last_reset: tuple[int, SourceSite | None, int, set[int | None]] | None = None
         # (row, passes, leaves) of the last update by hand
@@ -158,7 +163,7 @@ class OptimizerRecording:
                 changed.append((p, leaf, before))
             if seen:
                 self._pend(passes - 1, _new(Saw, (row, seen, False)))
-                steps.append((row, changed))
+                steps.append((row, changed, _number(group.get("lr"))))
         self._open_steps[id(optimizer)] = (passes - 1, steps)
 
     def optimizer_step_ended(self, optimizer: Optimizer) -> None:
@@ -168,7 +173,8 @@ class OptimizerRecording:
         index, steps = opened
         state = optimizer.state
         state = state if isinstance(state, dict) else {}
-        for row, changed in steps:
+        label = self._leaves.label
+        for row, changed, lr in steps:
             afters = []
             for p, leaf, before in changed:
                 slot = state.get(p)
@@ -180,6 +186,9 @@ class OptimizerRecording:
                     )
                 )
             self._pend(index, _new(Stepped, (row, afters)))
+            self._training.updates(
+                index, [(leaf.label or label(p), before, a[0]) for (p, leaf, before), a in zip(changed, afters)], lr
+            )
 
     def leaf_updating(self, tensor: Tensor) -> None:
         self._updating = None
@@ -206,13 +215,9 @@ class OptimizerRecording:
             passes - 1,
             _new(Saw, (last[0], [(leaf.first, leaf.label or self._leaves.label(tensor), before, read)], False)),
         )
-        self._pend(
-            passes - 1,
-            _new(
-                Stepped,
-                (last[0], [(self._leaves.value_after(tensor, leaf, self._journals.current.fresh), before, None)]),
-            ),
-        )
+        after = self._leaves.value_after(tensor, leaf, self._journals.current.fresh)
+        self._pend(passes - 1, _new(Stepped, (last[0], [(after, before, None)])))
+        self._training.updates(passes - 1, [(leaf.label or self._leaves.label(tensor), before, after)], _NAN)
 
     # --- what the rest of the recorder calls --------------------------------------------
 
@@ -395,3 +400,14 @@ def _plain(value: Any) -> bool:  # (Any: an option the script set)
 
 
 _PLAIN = (int, float, bool, str, type(None))
+
+
+_NAN = float("nan")
+
+
+def _number(value: object) -> float:
+    """A learning rate as a float (a tensor's single value too); NaN when it is not a number."""
+    try:
+        return float(value)  # type: ignore[arg-type]  # (what the script set: tried, not trusted)
+    except (TypeError, ValueError, OverflowError):
+        return _NAN

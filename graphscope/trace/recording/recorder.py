@@ -3,7 +3,9 @@
 It journals the engine's events and answers the session's calls; its collaborators own the rest: the
 journals held (`journal.py`), the leaves' copies (`leaves.py`), optimizer events (`optimizer_events.py`),
 putting journals into the record (`materialize.py`) and their arrays' summaries (`summary_batches.py`),
-what detail survives (`retention.py`), and the run's facts around the graph (`run_facts.py`).
+what detail survives (`retention.py`), the training series (`training_series.py`), and the run's facts
+around the graph (`run_facts.py`). It runs past 450 lines: the engine's event handlers stay in this one
+class, where the hot path binds what it calls once.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from .optimizer_events import OptimizerRecording
 from .retention import Retention
 from .run_facts import add_console_line, finished, new_record, other_thread_note, script_error
 from .summary_batches import SummaryBatches
+from .training_series import TrainingRecording
 
 if TYPE_CHECKING:
     import threading
@@ -82,7 +85,10 @@ class Recorder(hooks.Observer):
         self._note_grad = leaves.note_grad
         self._pins = pins = Pins(policy.keep_first)
         captured = CapturedValues(self.record, policy.memory_budget)
-        self._optimizer = optimizer = OptimizerRecording(self.record, policy, leaves, names, journals, self._keep)
+        self._training = training = TrainingRecording(self.record)
+        self._optimizer = optimizer = OptimizerRecording(
+            self.record, policy, leaves, names, journals, self._keep, training
+        )
         batches = SummaryBatches(self.record, policy, leaves, optimizer, pins, captured)
         self._materializer = materializer = Materializer(
             self.record, journals, names, optimizer, pins, captured, batches
@@ -217,6 +223,7 @@ class Recorder(hooks.Observer):
         self._norms = []
         self._root_array = root.array
         p.loss = _scalar(root.array)  # known before the first step: a paused pass shows it
+        self._training.loss(p.index, p.loss)
         p.root = self._tensor_node(root)
         made = j.made
         # (a Function without a seq, None, finds nothing)
@@ -332,9 +339,11 @@ class Recorder(hooks.Observer):
         for label, squares in to_host_floats(self._norms):
             p.grad_norms[label] = math.sqrt(squares)
         p.finished = True
+        j = self._journal
+        self._training.grad_norms(index, p.grad_norms)
+        self._training.activations(index, j)
         self._pass = self._root_array = None
         self._norms = []
-        j = self._journal
         if j.taping:
             self._stepping = j.running()
             j.taping = False
@@ -415,6 +424,7 @@ class Recorder(hooks.Observer):
 
     def _flush(self) -> Record:
         self._materializer.flush()
+        self._training.publish()
         error = self.record.error
         if error is not None and error.node is not None and error.node not in self.record.nodes:
             error.node = None

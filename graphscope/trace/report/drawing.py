@@ -38,10 +38,10 @@ def histogram_rows(counts: Iterable[float], height: int, bar_width: int = 2) -> 
     ]
 
 
-def loss_sparkline(losses: list[float | None], width: int = 60) -> str:
-    """Losses as a row of blocks scaled from the lowest to the highest (buckets averaged when there
-    are more than `width`); "×" marks a bucket holding a NaN/Inf, a space a pass without a loss.
-    A flat line (every loss equal) sits at mid height."""
+def loss_sparkline(losses: list[float | None], width: int = 60, span: tuple[float, float] | None = None) -> str:
+    """Losses as a row of blocks scaled from the lowest to the highest, or over `span` (low, high) when
+    given (buckets averaged when there are more than `width`); "×" marks a bucket holding a NaN/Inf,
+    a space a pass without a loss. A flat line (every loss equal) sits at mid height."""
     if not losses or width <= 0:
         return ""
     buckets: list[float | None] = []
@@ -54,7 +54,7 @@ def loss_sparkline(losses: list[float | None], width: int = 60) -> str:
             known = [v for v in chunk if v is not None]  # averaged as v/n, which cannot overflow
             buckets.append(sum(v / len(known) for v in known) if known else None)
     finite = [v for v in buckets if v is not None and math.isfinite(v)]
-    low, high = (min(finite), max(finite)) if finite else (0.0, 0.0)
+    low, high = span or ((min(finite), max(finite)) if finite else (0.0, 0.0))
     out = []
     for v in buckets:
         if v is None:
@@ -65,5 +65,6 @@ def loss_sparkline(losses: list[float | None], width: int = 60) -> str:
             out.append(BLOCKS[len(BLOCKS) // 2])
         else:
             # halves: the span of two finite floats (-1.7e308 to 1.7e308) may itself overflow
-            out.append(BLOCKS[int((v / 2 - low / 2) / (high / 2 - low / 2) * (len(BLOCKS) - 1) + 0.5)])
+            share = min(max((v / 2 - low / 2) / (high / 2 - low / 2), 0.0), 1.0)
+            out.append(BLOCKS[int(share * (len(BLOCKS) - 1) + 0.5)])
     return "".join(out)

@@ -15,6 +15,7 @@ from ..record.limits import cut
 from ..record.model import FINDING_KINDS, FINDING_TITLES, Finding, Record, SourceSite
 from .drawing import loss_sparkline
 from .literal import literal
+from .series_summary import render_series
 from .summary_render import format_number
 
 # Characters of the script's error message shown: Rich takes a minute to wrap a message of
@@ -166,7 +167,7 @@ def render(record: Record) -> Group:
             parts += [Text(""), error]
         return Group(*parts)
     parts += [_overview(record)]
-    for piece in (_loss(record), _grad_norms(record)):
+    for piece in (_loss(record), _grad_norms(record), render_series(record.training)):
         if piece is not None:
             parts += [Text(""), piece]
     parts.append(Text(""))

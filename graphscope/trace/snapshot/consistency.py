@@ -47,8 +47,23 @@ def check_consistency(record: Record, source: str) -> None:
                 _check_pass(p, f"passes[{i}]", shapes)
         for i, event in enumerate(record.optimizer):
             _check_event(event, f"optimizer[{i}]")
+        _check_training(record)
     except Disagreement as d:
         raise SnapshotError(source, "", f"this snapshot is inconsistent at {d.where}: {d.problem}") from None
+
+
+def _check_training(record: Record) -> None:
+    """The training series has one entry per pass, and each logged scalar a pass that was begun."""
+    series, passes = record.training, len(record.passes)
+    if series.passes != passes:
+        raise Disagreement("training.passes", f"the series has {series.passes:,} passes; the snapshot has {passes:,}")
+    for i, s in enumerate(series.scalars.values()):
+        late = np.flatnonzero(s.pass_index > passes)
+        if late.size:
+            k = int(late[0])
+            raise Disagreement(
+                f"training.scalars[{i}].pass[{k}]", f"pass {int(s.pass_index[k]):,} of a run of {passes:,} passes"
+            )
 
 
 def _text(shape: Shape | None) -> str:

@@ -35,6 +35,7 @@ SECTIONS = frozenset(
         "trimmed_nodes",
         "dropped_console",
         "rules",
+        "training",
     }
 )
 

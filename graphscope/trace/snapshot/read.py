@@ -31,6 +31,7 @@ from ..record.node_table import NodeTable
 from ..record.pass_history import PassHistory
 from ..record.step_table import StepColumns, StepTable
 from ..record.summary_table import SummaryTable
+from ..record.training import TrainingSeries
 from .consistency import check_consistency
 from .fields import Json, kind_of
 from .file import read_snapshot_bytes, size_text
@@ -39,12 +40,14 @@ from .format import (
     CONSOLE_STAMPS_VERSION,
     FORMAT,
     STEPS_VERSION,
+    TRAINING_VERSION,
     VERSION,
     SnapshotError,
     gc_paused,
 )
 from .parse import parse
 from .rows_read import RowReader
+from .training_columns import TrainingReader
 
 
 def load(path: str | os.PathLike[str]) -> Record:
@@ -72,7 +75,7 @@ def _short_of_memory(source: str, size: int) -> SnapshotError:
     return SnapshotError(source, "", f"not enough memory to read it (the file is {size_text(size)})")
 
 
-class RecordReader(RowReader):
+class RecordReader(RowReader, TrainingReader):
     """Builds a Record from parsed JSON, checking every value's type, size and references."""
 
     # --- the document ---
@@ -144,6 +147,10 @@ class RecordReader(RowReader):
         record.dropped_console = self.integer(doc["dropped_console"], "dropped_console")
         if "rules" in doc:  # optional: files written before rules load with none
             record.rules = self.rules(doc["rules"], "rules")
+        if self.version >= TRAINING_VERSION:
+            record.training = self.training(self.obj(doc, "", ("training",))["training"], "training")
+        else:
+            record.training = TrainingSeries.from_passes(record.passes)
         return record
 
     def rules(self, d: Json, where: str) -> dict[str, str]:

@@ -21,6 +21,7 @@ from ..record.node_table import NodeTable
 from ..record.step_table import step_columns
 from ..record.summary_table import SummaryTable
 from ..record.tensor_summary import TensorSummary
+from ..record.training import TrainingSeries
 from .atomic_file import write_atomically
 from .columns_write import Blob, Json, column, node_columns, step_table, tensor_columns
 from .format import (
@@ -28,6 +29,7 @@ from .format import (
     VERSION,
     gc_paused,
 )
+from .training_columns import training_json
 
 # A summary -> its row in the document's tensors (None for None).
 _Add = Callable[[TensorSummary | None], int | None]
@@ -245,4 +247,16 @@ def to_json(record: Record, blob: Blob) -> Json:
         "trimmed_nodes": record.trimmed_nodes,
         "dropped_console": record.dropped_console,
         "rules": {_name(op, FIELDS["rules.op"]): _text(rule, FIELDS["rules"]) for op, rule in record.rules.items()},
+        "training": training_json(_series(record), blob),
     }
+
+
+def _series(record: Record) -> TrainingSeries:
+    """The record's training series, or, where its length is not the passes' (a record built without
+    a recorder), the series its passes tell, with its logged scalars."""
+    series = record.training
+    if series.passes == len(record.passes) and len(series.loss) == series.passes:
+        return series
+    rebuilt = TrainingSeries.from_passes(record.passes)
+    rebuilt.scalars = series.scalars
+    return rebuilt

@@ -1,0 +1,186 @@
+"""The recorder's training series (`TrainingRecording`): every pass's small figures, whatever the detail window keeps.
+
+Each figure is taken when the recorder has it at hand: the loss when a pass begins, the grad norms
+when it ends, an update's ratio when the optimizer step or the hand update after it ends (its value
+after is changed by the next). A pass's module outputs (its journal's last op of each module) are
+held, a few passes' worth, and reduced together per module (`stats/activations.py`). Figures are
+stored into NumPy buffers in batches, which grow by a quarter (NaN where nothing was stored);
+`publish` sets `record.training`'s columns to views of them, so a million passes cost a few arrays
+and no copy per flush.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+
+from ..record.model import Record
+from ..record.training import ACTIVATION_KINDS, ActivationSeries, ParamSeries
+from ..stats.activations import figures_of_passes
+from ..stats.device import DeviceArray
+from ..stats.summarize import Summarized
+from ..stats.update_ratio import update_ratios
+from .journal import Journal, OpEvent
+
+_NAN = math.nan
+_KINDS = frozenset(ACTIVATION_KINDS)
+_BATCH = 256  # figures put one at a time, stored together
+_HELD_PASSES = 32  # module outputs held at most, in passes...
+_HELD_BYTES = 1 << 21  # ...and in bytes (a large output is figured with its own pass)
+
+
+class _Rows:
+    """Float64 rows of `width` figures, one per pass, NaN where nothing was stored. Figures put one
+    at a time wait in lists and are stored in batches; the buffer grows by a quarter (none stored:
+    nothing taken until read)."""
+
+    __slots__ = ("values", "indices", "figures")
+
+    def __init__(self, width: int) -> None:
+        self.values = np.zeros((0, width))
+        self.indices: list[int] = []
+        self.figures: list[float | tuple[float, ...]] = []
+
+    def put(self, index: int, figures: float | tuple[float, ...]) -> None:
+        """Row `index`'s figures (a float for a row of one), stored with the next batch."""
+        self.indices.append(index)
+        self.figures.append(figures)
+        if len(self.indices) >= _BATCH:
+            self.store(self.indices, np.array(self.figures))
+            self.indices, self.figures = [], []
+
+    def store(self, indices: list[int], figures: np.ndarray) -> None:
+        """Rows `indices` set to `figures` (one row each)."""
+        values = self.values
+        top = max(indices)
+        if top >= len(values):
+            values = self.values = self._grown(values, top + 1)
+        values[indices] = figures.reshape(len(indices), -1)
+
+    def view(self, n: int, column: int) -> np.ndarray:
+        """A column of the first `n` rows (a view: later figures show through until the buffer grows)."""
+        if self.indices:
+            self.store(self.indices, np.array(self.figures))
+            self.indices, self.figures = [], []
+        if n > len(self.values):
+            self.values = self._grown(self.values, n)
+        return self.values[:n, column]
+
+    @staticmethod
+    def _grown(values: np.ndarray, size: int) -> np.ndarray:
+        grown = np.full((max(size, len(values) + len(values) // 4 + 64), values.shape[1]), _NAN)
+        grown[: len(values)] = values
+        return grown
+
+
+# A parameter's step held until figured: (pass index, label, copies of its value before and after, lr)
+_Step = tuple[int, str, DeviceArray, DeviceArray, float]
+# A module output held until figured: (pass index, module, kind, array, its live version counter, its version then)
+_Held = tuple[int, str, str, DeviceArray, list[int], int]
+
+
+class TrainingRecording:
+    """Stores each pass's figures as the recorder meets them and publishes them as `record.training`
+    (its scalars, which the recorder appends there itself, are left as they are)."""
+
+    def __init__(self, record: Record) -> None:
+        self._record = record
+        self._loss = _Rows(1)
+        # label -> its grad norms, and its steps' (update ratio, lr)
+        self._params: dict[str, tuple[_Rows, _Rows]] = {}
+        # module -> its kind and its (mean, std, saturated, dead)
+        self._activations: dict[str, tuple[str, _Rows]] = {}
+        self._held: list[_Held] = []  # module outputs of the passes not yet figured
+        self._steps: list[_Step] = []  # the steps after them
+        self._held_passes = 0
+        self._held_bytes = 0
+
+    def loss(self, index: int, value: float | None) -> None:
+        """Pass `index` began with this loss (None: not a single number)."""
+        if value is not None:
+            self._loss.put(index, value)
+
+    def grad_norms(self, index: int, norms: dict[str, float]) -> None:
+        """Pass `index`'s backward ended with these parameter grad norms."""
+        params = self._params
+        for label, norm in norms.items():
+            (params.get(label) or self._param(label))[0].put(index, norm)
+
+    def updates(self, index: int, changes: Iterable[tuple[str, DeviceArray, DeviceArray]], lr: float) -> None:
+        """An optimizer step (lr, its group's learning rate) or a hand update (lr NaN) followed pass
+        `index`: (label, copies of the value before it and after it) of each parameter it changed,
+        held to be figured with the next passes'."""
+        if index < 0:
+            return
+        held = self._steps
+        for label, before, after in changes:
+            if type(before) is not Summarized and type(after) is not Summarized:  # (else too large to copy)
+                held.append((index, label, before, after, lr))
+                self._held_bytes += (before.size + after.size) * 8
+
+    def activations(self, index: int, j: Journal) -> None:
+        """Pass `index`'s forward, as journal `j` holds it: each module's output (its last op in the
+        pass), held to be figured with the next passes'."""
+        last: dict[str | None, OpEvent] = {m: e for m, e in j.outputs.items()}  # those already put into the record
+        j.outputs = {}
+        last.update({e.module: e for e in j.events[j.done :] if type(e) is OpEvent})
+        last.pop(None, None)  # (ops outside any module)
+        held = self._held
+        for module, e in last.items():
+            array = e.array
+            if array.size > 1 and module is not None:  # (a single number: a loss)
+                op = e.names[0]
+                held.append((index, module, op if op in _KINDS else "other", array, e.vc, e.version))
+                self._held_bytes += array.size * 8  # (about: any device's array has a size)
+        self._held_passes += 1
+        if self._held_passes >= _HELD_PASSES or self._held_bytes > _HELD_BYTES:
+            self._figure_held()
+
+    def _figure_held(self) -> None:
+        """Figure the held module outputs and steps, each module's (parameter's) of one shape and dtype
+        together; an output overwritten in place since its pass is left NaN."""
+        groups: dict[tuple[str, str, tuple[int, ...], object], tuple[list[int], list[DeviceArray]]] = {}
+        for index, module, kind, array, vc, version in self._held:
+            if vc[0] == version:
+                group = groups.setdefault((module, kind, array.shape, array.dtype), ([], []))
+                group[0].append(index)
+                group[1].append(array)
+        acts = self._activations
+        for (module, kind, _, _), (indices, arrays) in groups.items():
+            held = acts.get(module)
+            if held is None:
+                held = acts[module] = (kind, _Rows(4))
+            held[1].store(indices, figures_of_passes(arrays, kind))
+        steps: dict[tuple[str, tuple[int, ...], object], list[_Step]] = {}
+        for step in self._steps:
+            steps.setdefault((step[1], step[2].shape, step[2].dtype), []).append(step)
+        params = self._params
+        for (label, _, _), same in steps.items():
+            ratios = update_ratios([s[2] for s in same], [s[3] for s in same])
+            rows = (params.get(label) or self._param(label))[1]
+            rows.store([s[0] for s in same], np.column_stack([ratios, [s[4] for s in same]]))
+        self._held, self._steps, self._held_passes, self._held_bytes = [], [], 0, 0
+
+    def publish(self) -> None:
+        """Set `record.training`'s columns to the figures stored for the record's passes."""
+        if self._held or self._steps:
+            self._figure_held()
+        series = self._record.training
+        n = series.passes = len(self._record.passes)
+        series.loss = self._loss.view(n, 0)
+        for label, (norms, steps) in self._params.items():
+            param = series.params.get(label)
+            if param is None:
+                param = series.params[label] = ParamSeries(label)
+            param.grad_norm, param.update_ratio, param.lr = norms.view(n, 0), steps.view(n, 0), steps.view(n, 1)
+        for module, (kind, rows) in self._activations.items():
+            act = series.activations.get(module)
+            if act is None:
+                act = series.activations[module] = ActivationSeries(module, kind)
+            act.mean, act.std, act.saturated, act.dead = (rows.view(n, k) for k in range(4))
+
+    def _param(self, label: str) -> tuple[_Rows, _Rows]:
+        rows = self._params[label] = (_Rows(1), _Rows(2))
+        return rows

@@ -1,0 +1,85 @@
+"""The training series' figures of arrays, against NumPy in float64: a module output's mean, std, saturated and
+dead fractions, and a step's update-to-data ratio, on the host (several passes reduced together) and on another
+device; NaN, Inf, narrow floats and overflow without a warning."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+from graphscope.engine import backend
+from graphscope.trace.stats.activations import SATURATION, activation_figures, figures_of_passes
+from graphscope.trace.stats.update_ratio import update_ratios
+
+pytest.importorskip("array_api_strict", reason="the strict test device needs array-api-strict (the test extra)")
+from tests.engine import strict_device  # (after the skip)
+
+strict_device.register()
+STRICT = backend.Device("strict")
+
+
+def expected(a, kind):
+    w = a.astype(np.float64)
+    saturated = dead = math.nan
+    if kind == "tanh":
+        saturated = np.mean(np.abs(w) >= 1 - SATURATION)
+    elif kind == "sigmoid":
+        saturated = np.mean((w <= SATURATION) | (w >= 1 - SATURATION))
+    elif kind == "relu":
+        dead = np.mean(~w.reshape(len(w), -1).any(axis=0))
+    return [w.mean(), w.std(), saturated, dead]
+
+
+RNG = np.random.default_rng(0)
+CASES = [
+    ("relu", np.maximum(RNG.standard_normal((3, 8, 5)), 0).astype(np.float32)),
+    ("tanh", np.tanh(3 * RNG.standard_normal((3, 16))).astype(np.float32)),
+    ("sigmoid", (1 / (1 + np.exp(-4 * RNG.standard_normal((3, 6, 2))))).astype(np.float64)),
+    ("other", RNG.integers(-5, 5, (3, 4, 4)).astype(np.int64)),
+    ("tanh", np.tanh(RNG.standard_normal((3, 10))).astype(np.float16)),
+]
+
+
+@pytest.mark.parametrize("kind, passes", CASES)
+def test_a_modules_outputs_over_passes_have_the_figures_numpy_gives_each(kind, passes):
+    got = figures_of_passes(list(passes), kind)
+    np.testing.assert_allclose(got, [expected(a, kind) for a in passes], rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("kind, passes", CASES[:4])
+def test_another_devices_outputs_have_the_same_figures(kind, passes):
+    arrays = [backend.from_host(a, STRICT) for a in passes]
+    np.testing.assert_allclose(
+        figures_of_passes(arrays, kind), figures_of_passes(list(passes), kind), rtol=1e-5, atol=1e-7
+    )
+    one = activation_figures([(arrays[0], kind)])[0]
+    np.testing.assert_allclose(one, expected(passes[0], kind), rtol=1e-6, atol=1e-9)
+
+
+def test_a_float32_past_its_squares_range_nan_and_inf_give_figures_without_a_warning():
+    big = np.array([[1e20, -1e20], [1e20, -1e20]], dtype=np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = figures_of_passes(
+            [big, np.array([[np.inf, 0], [0, 0]], np.float32), np.full((2, 2), np.nan, np.float32)], "relu"
+        )
+        ratios = update_ratios(
+            [np.zeros(2), np.array([1e20, 1e20], np.float32)], [np.ones(2), np.array([2e20, 1e20], np.float32)]
+        )
+    assert got[0].tolist()[:2] == pytest.approx([0.0, 1e20], rel=1e-6)
+    assert got[1][0] == math.inf and math.isnan(got[1][1])
+    assert np.isnan(got[2][:2]).all() and got[2][3] == 0.0  # NaN is not zero: every unit alive
+    assert math.isnan(ratios[0]) and ratios[1] == pytest.approx(1 / math.sqrt(2), rel=1e-6)  # |w| = 0: no ratio
+
+
+def test_update_ratios_are_the_step_norm_over_the_value_norm_on_every_device():
+    befores = [RNG.standard_normal((4, 3)).astype(np.float32) for _ in range(3)]
+    afters = [b - 0.01 * RNG.standard_normal((4, 3)).astype(np.float32) for b in befores]
+    want = [
+        np.linalg.norm((a - b).astype(np.float64)) / np.linalg.norm(b.astype(np.float64))
+        for a, b in zip(afters, befores)
+    ]
+    np.testing.assert_allclose(update_ratios(befores, afters), want, rtol=1e-5)
+    on = [backend.from_host(x, STRICT) for x in befores], [backend.from_host(x, STRICT) for x in afters]
+    np.testing.assert_allclose(update_ratios(*on), want, rtol=1e-5)
