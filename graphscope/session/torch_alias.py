@@ -30,6 +30,8 @@ ALIASES = {
     "torch.utils.data.dataset": "graphscope.engine.utils.data.dataset",
     "torch.utils.data.sampler": "graphscope.engine.utils.data.sampler",
     "torch.utils.data.dataloader": "graphscope.engine.utils.data.dataloader",
+    "torch.utils.tensorboard": "graphscope.engine.utils.tensorboard",
+    "torch.utils.tensorboard.writer": "graphscope.engine.utils.tensorboard.writer",
 }
 
 

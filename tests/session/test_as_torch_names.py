@@ -71,3 +71,30 @@ def test_assignments_reach_the_engines_flags_only(run_session):
         assert not hasattr(gs, "my_value") and gs.backends.cudnn.allow_tf32 is False
     finally:
         vars(gs.backends.cudnn)["allow_tf32"] = True
+
+
+def test_a_script_logging_with_torchs_summary_writer_fills_the_records_scalars(run_session, tmp_path):
+    driver = run_session(
+        f"""
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
+        from torch.utils.tensorboard.writer import SummaryWriter as Same
+        assert Same is SummaryWriter
+        w = torch.nn.Parameter(torch.ones(2))
+        optimizer = torch.optim.SGD([w], lr=0.5)
+        with SummaryWriter(log_dir={str(tmp_path / "runs")!r}) as writer:
+            for step in range(2):
+                loss = (w * w).sum()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                writer.add_scalar("Loss/train", loss.item(), step)
+    """,
+        as_torch=True,
+        pause=False,
+    )
+    state = driver.done()
+    assert state.kind == "finished", driver.session.record.error
+    series = driver.session.record.training.scalars["Loss/train"]
+    assert series.step.tolist() == [0, 1] and series.value.tolist() == [2.0, 0.0]
+    assert series.pass_index.tolist() == [1, 2]
