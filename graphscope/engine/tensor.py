@@ -303,9 +303,6 @@ class Tensor:
     def cuda(self, device=None):
         return self.to(backend.Device("cuda", device) if isinstance(device, int) else (device or "cuda"))
 
-    def contiguous(self):
-        return self
-
     def is_floating_point(self) -> builtins.bool:  # (`bool` in here is the method)
         return backend.is_floating(self.array)
 

@@ -190,6 +190,14 @@ def relu_(input: Tensor):
     return _write(input, "relu_", namespace(input.array).maximum(input.array, 0))
 
 
+@method("sin_")
+def sin_(input: Tensor):
+    if _tracked(input, ()):
+        return rebase(input, "sin_", unary.sin)
+    with grad_mode.no_grad():
+        return _write(input, "sin_", unary.sin(input).array)
+
+
 def _filled(input: Tensor, value):
     array = input.array
     everywhere = backend.full(array.shape, True, backend.native_dtype(dtypes.bool_, array), like=array)

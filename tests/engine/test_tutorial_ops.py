@@ -1,0 +1,141 @@
+"""The names the tutorials' scan found missing, against torch 2.13: asin, sin_, fmod, bitwise_xor, dist, cross,
+contiguous, nn.init.orthogonal_ and nn.DataParallel."""
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import graphscope as gs
+from tests.engine.torch_reference import check
+
+
+def test_asin_forward_and_backward_as_torch():
+    check(lambda x: x.asin(), [(3, 4)], low=-0.95, high=0.95)
+    check(lambda x: (x * 0.5).asin(), [(5,)], low=-1.9, high=1.9)
+
+
+def test_asin_of_integers_is_a_float_tensor_as_torch():
+    assert gs.asin(gs.tensor([0, 1])).dtype == gs.float32
+    np.testing.assert_allclose(gs.asin(gs.tensor([0, 1])).numpy(), torch.asin(torch.tensor([0, 1])).numpy())
+
+
+def test_sin_in_place_as_torch():
+    x, t = gs.tensor([0.5, -1.0, 2.0]), torch.tensor([0.5, -1.0, 2.0])
+    assert gs.sin_(x) is x and torch.sin_(t) is t
+    np.testing.assert_allclose(x.numpy(), t.numpy(), rtol=1e-6)
+    check(lambda a: (a * 1.0).sin_(), [(2, 3)])  # on a graph's intermediate: backward through it
+
+
+def test_sin_in_place_of_integers_fails_as_torch():
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        torch.sin_(torch.tensor([1, 2]))
+    with pytest.raises(RuntimeError, match=r"result type float32 can't be cast to the desired output type int64"):
+        gs.sin_(gs.tensor([1, 2]))
+
+
+def test_fmod_takes_the_dividends_sign_as_torch():
+    values = np.array([-3.5, -2.0, 3.0, 5.5, 7.25])
+    divisors = np.array([2.0, -1.5, -2.0, 2.5, 1.0])
+    check(lambda a, b: a.fmod(b), [values, divisors])
+    check(lambda a: a.fmod(1.5), [values])
+    check(lambda a, b: a.fmod(b), [np.array([-7, 7, 5]), np.array([2, -3, 5])], forward_only=True)
+
+
+def test_fmod_of_integers_by_zero_fails_as_torch():
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        torch.fmod(torch.tensor([3]), 0)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        gs.fmod(gs.tensor([3]), 0)
+
+
+def test_bitwise_xor_as_torch():
+    a, b = np.array([1, 2, 3, 12]), np.array([3, 3, 0, 10])
+    assert (
+        gs.bitwise_xor(gs.tensor(a), gs.tensor(b)).tolist()
+        == torch.bitwise_xor(torch.tensor(a), torch.tensor(b)).tolist()
+    )
+    assert gs.tensor([True, False]).bitwise_xor(gs.tensor([True, True])).tolist() == [False, True]
+    with pytest.raises(RuntimeError, match="\"bitwise_xor_cpu\" not implemented for 'Float'"):
+        torch.bitwise_xor(torch.tensor([1.0]), torch.tensor([1.0]))
+    with pytest.raises(NotImplementedError, match="bitwise_xor is not implemented for floating point operands"):
+        gs.bitwise_xor(gs.tensor([1.0]), gs.tensor([1.0]))
+
+
+@pytest.mark.parametrize("p", [2, 1, 3, float("inf")])
+def test_dist_is_the_p_norm_of_the_difference_as_torch(p):
+    check(lambda a, b: a.dist(b, p), [(3, 4), (4,)])
+
+
+def test_cross_along_a_dim_with_broadcasting_as_torch():
+    check(lambda a, b: a.cross(b, dim=1), [(1, 3), (4, 3)])
+    check(lambda a, b: a.cross(b, dim=-1), [(2, 5, 3), (2, 5, 3)])
+
+
+def test_cross_without_dim_takes_the_first_dim_of_size_3_and_warns_as_torch():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check(lambda a, b: a.cross(b), [(3, 4), (3, 4)], dtypes=("float64",))
+    messages = [str(w.message) for w in caught if w.category is UserWarning]
+    assert sum(m.startswith("Using torch.cross without specifying the dim arg is deprecated.") for m in messages) == 2
+
+
+@pytest.mark.parametrize(
+    "shapes, dim, message",
+    [
+        (((2, 4), (2, 4)), None, "no dimension of size 3 in input"),
+        (((2, 3), (2, 3)), 0, "linalg.cross: inputs dimension 0 must have length 3. Got 2 and 2"),
+    ],
+)
+def test_cross_without_a_dim_of_size_3_fails_as_torch(shapes, dim, message):
+    for lib in (torch, gs):
+        a, b = (lib.ones(*shape) for shape in shapes)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(RuntimeError) as caught:
+                lib.cross(a, b) if dim is None else lib.cross(a, b, dim=dim)
+        assert str(caught.value).startswith(message), lib
+
+
+def test_contiguous_copies_a_transposed_tensor_so_that_view_works_as_torch():
+    check(lambda x: x.transpose(1, 2).contiguous().view(2, 4, 15), [(2, 3, 4, 5)])
+    x, t = gs.ones(2, 3), torch.ones(2, 3)
+    assert x.contiguous() is x and t.contiguous() is t  # already row-major: the tensor itself
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (5, 3), (6, 2, 2)])
+def test_orthogonal_init_is_torchs_algorithm_on_the_drawn_matrix(shape):
+    rows, cols = shape[0], int(np.prod(shape[1:]))
+    gs.manual_seed(7)
+    drawn = gs.empty(rows, cols).normal_(0, 1).numpy().astype(np.float64)
+    gs.manual_seed(7)
+    w = gs.nn.init.orthogonal_(gs.empty(*shape), gain=2.0)
+    flat = torch.tensor(drawn.T if rows < cols else drawn)
+    q, r = torch.linalg.qr(flat)
+    q = q * torch.diag(r, 0).sign()
+    expected = (q.T if rows < cols else q).reshape(shape) * 2.0
+    np.testing.assert_allclose(w.numpy(), expected.numpy(), rtol=1e-5, atol=1e-6)
+    assert w.dtype == gs.float32
+
+
+def test_orthogonal_init_of_a_vector_fails_as_torch():
+    for lib in (torch, gs):
+        with pytest.raises(ValueError, match=r"^Only tensors with 2 or more dimensions are supported$"):
+            lib.nn.init.orthogonal_(lib.empty(3))
+
+
+def test_data_parallel_calls_its_module_with_torchs_names_and_numbers():
+    torch.manual_seed(0)
+    reference = torch.nn.Linear(3, 2)
+    model = gs.nn.Linear(3, 2)
+    model.load_state_dict({k: gs.tensor(v.detach().numpy()) for k, v in reference.state_dict().items()})
+    wrapped, torch_wrapped = gs.nn.DataParallel(model), torch.nn.DataParallel(reference)
+    assert list(wrapped.state_dict()) == list(torch_wrapped.state_dict()) == ["module.weight", "module.bias"]
+    assert repr(wrapped) == repr(torch_wrapped)
+    assert wrapped.device_ids == torch_wrapped.device_ids == []
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)
+    np.testing.assert_allclose(
+        wrapped(gs.tensor(x)).detach().numpy(), torch_wrapped(torch.tensor(x)).detach().numpy(), rtol=1e-6
+    )
+    assert [p is q for p, q in zip(wrapped.parameters(), model.parameters())] == [True, True]
