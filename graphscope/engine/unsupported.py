@@ -43,7 +43,6 @@ DECLARED: dict[str, str] = {
     "torch.onnx": "exporting a model needs PyTorch's own tracer",
     "torch.profiler": _PROFILING,
     "torch.svd": "graphscope's linear algebra has no singular value decomposition yet",
-    "torch.unique": "not in graphscope's engine yet; sorted(set(t.tolist())) gives the values",
     "torch.utils.benchmark": _PROFILING,
 }
 

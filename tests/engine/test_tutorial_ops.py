@@ -1,5 +1,5 @@
 """The names the tutorials' scan found missing, against torch 2.13: asin, sin_, fmod, bitwise_xor, dist, cross,
-contiguous, nn.init.orthogonal_ and nn.DataParallel."""
+contiguous, unique, nn.init.orthogonal_ and nn.DataParallel."""
 
 import warnings
 
@@ -139,3 +139,42 @@ def test_data_parallel_calls_its_module_with_torchs_names_and_numbers():
         wrapped(gs.tensor(x)).detach().numpy(), torch_wrapped(torch.tensor(x)).detach().numpy(), rtol=1e-6
     )
     assert [p is q for p, q in zip(wrapped.parameters(), model.parameters())] == [True, True]
+
+
+@pytest.mark.parametrize(
+    "values, options",
+    [
+        ([3.0, 1.0, 2.0, 3.0, 1.0], {}),
+        ([3, 1, 2, 3, 1], {"return_inverse": True, "return_counts": True}),
+        ([[1, 2], [1, 2], [0, 5]], {"return_inverse": True}),
+        ([[1, 2], [1, 2], [0, 5]], {"dim": 0, "return_inverse": True, "return_counts": True}),
+        ([[1, 2, 1], [3, 4, 3]], {"dim": -1, "return_counts": True}),
+        ([float("nan"), 1.0, float("nan")], {"return_counts": True}),
+        (7.0, {"return_inverse": True}),
+        ([], {"return_inverse": True, "return_counts": True}),
+    ],
+)
+def test_unique_as_torch(values, options):
+    got, expected = gs.unique(gs.tensor(values), **options), torch.unique(torch.tensor(values), **options)
+    got, expected = (got, expected) if isinstance(expected, tuple) else ((got,), (expected,))
+    assert len(got) == len(expected)
+    for g, t in zip(got, expected):
+        assert tuple(g.shape) == tuple(t.shape) and str(g.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+        np.testing.assert_array_equal(g.numpy(), t.numpy())
+
+
+def test_unique_of_a_tensor_requiring_grad_has_no_derivative_as_torch():
+    for lib in (torch, gs):
+        x = lib.tensor([3.0, 1.0, 3.0], requires_grad=True)
+        values = x.unique()
+        assert values.requires_grad
+        with pytest.raises(NotImplementedError, match=r"the derivative for '.*unique.*' is not implemented"):
+            values.sum().backward()
+
+
+def test_unique_along_a_dim_out_of_range_fails_as_torch():
+    for lib in (torch, gs):
+        with pytest.raises(
+            IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)$"
+        ):
+            lib.unique(lib.ones(2, 2), dim=2)

@@ -73,7 +73,7 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 # Legacy and convenience names (issue 14): rounding, floor division, ordering, products, norms.
 # Loaded last so that their Tensor methods register after the others (the method table keeps its order).
 from .norms import dist, norm  # noqa: E402 (loaded last, see above)
-from .ordering import argsort, sort, topk  # noqa: E402 (loaded last, see above)
+from .ordering import argsort, sort, topk, unique  # noqa: E402 (loaded last, see above)
 from .products import bmm, cross, dot, einsum, mm, mv  # noqa: E402 (loaded last, see above)
 from .reorder import cumsum, flip, roll, tril, triu  # noqa: E402 (loaded last, see above)
 from .rounding import ceil, floor, floor_divide, fmod, remainder, round  # noqa: E402 (loaded last, see above)
