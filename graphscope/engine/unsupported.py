@@ -44,7 +44,31 @@ DECLARED: dict[str, str] = {
     "torch.profiler": _PROFILING,
     "torch.svd": "graphscope's linear algebra has no singular value decomposition yet",
     "torch.utils.benchmark": _PROFILING,
+    "torch.utils.tensorboard.SummaryWriter.add_graph": "the debugger shows the model's graph itself; drop the call",
 }
+# SummaryWriter logs scalars (into the record), histograms and text; TensorBoard's other kinds are not kept.
+DECLARED.update(
+    (f"torch.utils.tensorboard.SummaryWriter.{method}", "graphscope's SummaryWriter logs scalars, histograms and text")
+    for method in (
+        "add_audio",
+        "add_custom_scalars",
+        "add_custom_scalars_marginchart",
+        "add_custom_scalars_multilinechart",
+        "add_embedding",
+        "add_figure",
+        "add_hparams",
+        "add_histogram_raw",
+        "add_image",
+        "add_image_with_boxes",
+        "add_images",
+        "add_mesh",
+        "add_onnx_graph",
+        "add_pr_curve",
+        "add_pr_curve_raw",
+        "add_tensor",
+        "add_video",
+    )
+)
 
 
 def declared_reason(torch_name: str) -> str | None:

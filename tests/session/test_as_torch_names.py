@@ -98,3 +98,23 @@ def test_a_script_logging_with_torchs_summary_writer_fills_the_records_scalars(r
     series = driver.session.record.training.scalars["Loss/train"]
     assert series.step.tolist() == [0, 1] and series.value.tolist() == [2.0, 0.0]
     assert series.pass_index.tolist() == [1, 2]
+
+
+def test_a_summary_writer_method_graphscope_does_not_keep_fails_saying_why(run_session, tmp_path):
+    driver = run_session(
+        f"""
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
+        writer = SummaryWriter({str(tmp_path / "runs")!r})
+        writer.add_image("digit", torch.zeros(1, 8, 8), 0)
+    """,
+        as_torch=True,
+        pause=False,
+    )
+    assert driver.done().kind == "failed"
+    error = driver.session.record.error
+    assert error.type == "UnsupportedTorchName"
+    assert error.message.startswith(
+        "torch.utils.tensorboard.SummaryWriter.add_image is not supported by graphscope yet: "
+        "graphscope's SummaryWriter logs scalars, histograms and text ("
+    )
