@@ -1,5 +1,5 @@
 """The names the tutorials' scan found missing, against torch 2.13: asin, sin_, fmod, bitwise_xor, dist, cross,
-contiguous, unique, nn.init.orthogonal_ and nn.DataParallel."""
+contiguous, unique, linalg.solve, nn.init.orthogonal_ and nn.DataParallel."""
 
 import warnings
 
@@ -178,3 +178,64 @@ def test_unique_along_a_dim_out_of_range_fails_as_torch():
             IndexError, match=r"^Dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)$"
         ):
             lib.unique(lib.ones(2, 2), dim=2)
+
+
+def _well_conditioned(*shape):
+    """Random square matrices near the identity (uniform noise plus 3·I): solvable, and stable in float32."""
+    rng = np.random.default_rng(1)
+    return rng.uniform(-1, 1, size=shape) + 3 * np.eye(shape[-1])
+
+
+@pytest.mark.parametrize(
+    "a_shape, b_shape",
+    [((3, 3), (3,)), ((3, 3), (3, 2)), ((4, 3, 3), (4, 3)), ((4, 3, 3), (3, 2)), ((2, 1, 3, 3), (5, 3, 1))],
+    ids=["vector", "matrix", "batch-of-vectors", "broadcast-b", "broadcast-both"],
+)
+def test_linalg_solve_forward_and_backward_as_torch(a_shape, b_shape):
+    check(lambda a, b: _lib(a).linalg.solve(a, b), [_well_conditioned(*a_shape), b_shape])
+
+
+def _lib(t):
+    return torch if isinstance(t, torch.Tensor) else gs
+
+
+@pytest.mark.parametrize(
+    "a, b, error, message",
+    [
+        (
+            [[1.0, 2.0], [2.0, 4.0]],
+            [1.0, 1.0],
+            RuntimeError,
+            "torch.linalg.solve: The solver failed because the input matrix is singular.",
+        ),
+        (
+            [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]],
+            [1.0, 1.0],
+            RuntimeError,
+            "linalg.solve: A must be batches of square matrices, but they are 2 by 3 matrices",
+        ),
+        (
+            [[1.0, 0.0], [0.0, 1.0]],
+            [1.0, 1.0, 1.0],
+            RuntimeError,
+            "linalg.solve: Incompatible shapes of A and B for the equation AX = B (2x2 and 3x1)",
+        ),
+    ],
+    ids=["singular", "not-square", "incompatible"],
+)
+def test_linalg_solve_errors_as_torch(a, b, error, message):
+    for lib in (torch, gs):
+        with pytest.raises(error) as caught:
+            lib.linalg.solve(lib.tensor(a), lib.tensor(b))
+        assert str(caught.value).startswith(message), lib
+    with pytest.raises(torch.linalg.LinAlgError):
+        torch.linalg.solve(torch.zeros(2, 2), torch.ones(2))
+    with pytest.raises(gs.linalg.LinAlgError):
+        gs.linalg.solve(gs.zeros(2, 2), gs.ones(2))
+
+
+def test_linalg_solve_of_two_dtypes_fails_as_torch():
+    with pytest.raises(RuntimeError, match="Expected A and B to have the same dtype"):
+        torch.linalg.solve(torch.eye(2), torch.ones(2, dtype=torch.float64))
+    with pytest.raises(RuntimeError, match="Expected A and B to have the same dtype, but found A of type float32"):
+        gs.linalg.solve(gs.eye(2), gs.ones(2, dtype=gs.float64))
