@@ -27,7 +27,6 @@ DECLARED: dict[str, str] = {
     "torch.func": "function transforms (vmap, grad, jacrev, ...) are not recorded as graphs; " + _GRADIENTS,
     "torch.functional": "use torch.nn.functional for the layers' functions, and torch.X for torch.functional's",
     "torch.jit": _EAGER,
-    "torch.linalg.eigvalsh": "graphscope's linear algebra has no eigendecomposition yet",
     "torch.matrix_exp": "graphscope has no matrix exponential yet",
     "torch.nested": "nested (ragged) tensors are not in graphscope's engine; pad the sequences to one length",
     "torch.nn.attention": (

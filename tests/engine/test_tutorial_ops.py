@@ -1,5 +1,5 @@
 """The names the tutorials' scan found missing, against torch 2.13: asin, sin_, fmod, bitwise_xor, dist, cross,
-contiguous, unique, linalg.solve, nn.init.orthogonal_ and nn.DataParallel."""
+contiguous, unique, linalg.solve, linalg.eigvalsh, nn.init.orthogonal_ and nn.DataParallel."""
 
 import warnings
 
@@ -239,3 +239,30 @@ def test_linalg_solve_of_two_dtypes_fails_as_torch():
         torch.linalg.solve(torch.eye(2), torch.ones(2, dtype=torch.float64))
     with pytest.raises(RuntimeError, match="Expected A and B to have the same dtype, but found A of type float32"):
         gs.linalg.solve(gs.eye(2), gs.ones(2, dtype=gs.float64))
+
+
+@pytest.mark.parametrize("uplo", ["L", "U"])
+@pytest.mark.parametrize("shape", [(3, 3), (2, 4, 4)])
+def test_linalg_eigvalsh_reads_one_triangle_forward_and_backward_as_torch(shape, uplo):
+    check(lambda a: _lib(a).linalg.eigvalsh(a, UPLO=uplo), [shape])
+
+
+@pytest.mark.parametrize(
+    "make, error, message",
+    [
+        (lambda lib: lib.linalg.eigvalsh(lib.ones(2, 3)), RuntimeError, "linalg.eigh: A must be batches of square"),
+        (lambda lib: lib.linalg.eigvalsh(lib.ones(2, 2), UPLO="X"), RuntimeError, "Expected UPLO argument to be"),
+        (lambda lib: lib.linalg.eigvalsh(lib.ones(2, 2, dtype=lib.int64)), NotImplementedError, None),
+    ],
+    ids=["not-square", "uplo", "integers"],
+)
+def test_linalg_eigvalsh_errors_as_torch(make, error, message):
+    for lib in (torch, gs):
+        with pytest.raises(error) as caught:
+            make(lib)
+        assert message is None or str(caught.value).startswith(message), lib
+
+
+def test_linalg_eigvalsh_of_integers_says_to_convert():
+    with pytest.raises(NotImplementedError, match=r"^linalg.eigvalsh is not implemented for int64 tensors; convert"):
+        gs.linalg.eigvalsh(gs.ones(2, 2, dtype=gs.int64))
