@@ -8,7 +8,7 @@ unsupported, or lacks:
     python -m tests.engine.tutorial_names TUTORIALS_CHECKOUT [--write]
 
 A tutorial is scanned when it runs on a CPU without a download: it imports only the standard library,
-torch, NumPy and matplotlib (not torchvision, torchaudio, torchtext, ...), names no URL or data/ path,
+torch, NumPy and matplotlib (not torchvision, torchaudio, torchtext, ...), names no URL or data folder,
 and uses CUDA only behind `is_available()`. A name is a dotted chain rooted at an import of torch
 (`torch.nn.functional.relu`, `nn.Linear`, `F.relu`, `optim.SGD`, `from torch.utils.data import
 DataLoader`); Tensor methods are not scanned. The test (`test_tutorial_names.py`) reads the committed
@@ -47,7 +47,7 @@ def runnable(tree: ast.Module) -> bool:
             return False
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in prose:
             text = node.value
-            if "://" in text or text.startswith(("data/", "./data", "../data")):
+            if "://" in text or text == "data" or text.startswith(("data/", "./data", "../data")):
                 return False
             cuda = cuda or text.startswith("cuda")
         if isinstance(node, ast.Attribute):
