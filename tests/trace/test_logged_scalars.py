@@ -3,6 +3,8 @@
 import numpy as np
 
 import graphscope as gs
+from graphscope.engine import hooks
+from graphscope.trace.recording.recorder import Recorder
 from graphscope.utils.tensorboard import SummaryWriter
 from tests.trace.trace_helpers import recorded
 
@@ -54,3 +56,13 @@ def test_many_points_are_kept_in_order(tmp_path):
     assert series.step.tolist() == list(range(1000))
     assert series.value.tolist() == [i / 4 for i in range(1000)]
     assert series.pass_index.tolist() == [0] * 1000
+
+
+def test_a_scalar_logged_after_the_recording_was_sealed_changes_nothing(tmp_path):
+    recorder = Recorder()
+    writer = SummaryWriter(tmp_path / "run")
+    with hooks.observe(recorder):
+        writer.add_scalar("loss", 1.0, 0)
+        record = recorder.seal(0)
+        writer.add_scalar("loss", 2.0, 1)
+    assert record.training.scalars["loss"].value.tolist() == [1.0]
