@@ -25,7 +25,6 @@ DECLARED: dict[str, str] = {
     "torch.contiguous_format": "graphscope's tensors have one memory layout (row-major, NumPy's)",
     "torch.export": _EAGER,
     "torch.func": "function transforms (vmap, grad, jacrev, ...) are not recorded as graphs; " + _GRADIENTS,
-    "torch.functional": "use torch.nn.functional for the layers' functions, and torch.X for torch.functional's",
     "torch.jit": _EAGER,
     "torch.matrix_exp": "graphscope has no matrix exponential yet",
     "torch.nested": "nested (ragged) tensors are not in graphscope's engine; pad the sequences to one length",

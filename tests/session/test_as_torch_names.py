@@ -118,3 +118,20 @@ def test_a_summary_writer_method_graphscope_does_not_keep_fails_saying_why(run_s
         "torch.utils.tensorboard.SummaryWriter.add_image is not supported by graphscope yet: "
         "graphscope's SummaryWriter logs scalars, histograms and text ("
     )
+
+
+def test_torch_functional_imports_and_holds_torchs_functions_of_that_module(run_session):
+    driver = run_session(
+        """
+        import torch
+        import torch.functional as F
+        print(F.einsum is torch.einsum, F.norm is torch.norm, F.split is torch.split, F.unique is torch.unique)
+        F.relu(torch.ones(2))
+    """,
+        as_torch=True,
+        pause=False,
+    )
+    assert driver.done().kind == "failed"
+    assert driver.session.record.console[0].text.startswith("True True True True")
+    error = driver.session.record.error
+    assert error.type == "UnsupportedTorchName" and error.message.startswith("torch.functional.relu is not supported")
