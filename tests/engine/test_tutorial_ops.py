@@ -1,5 +1,6 @@
-"""The names the tutorials' scan found missing, against torch 2.13: asin, sin_, fmod, bitwise_xor, dist, cross,
-contiguous, unique, linalg.solve, linalg.eigvalsh, nn.init.orthogonal_ and nn.DataParallel."""
+"""The names the tutorials' scan (and running them) found missing, against torch 2.13: asin, sin_, fmod,
+bitwise_xor, dist, cross, contiguous, unique, linalg.solve, linalg.eigvalsh, Tensor.stride and is_contiguous,
+nn.init.orthogonal_ and nn.DataParallel."""
 
 import warnings
 
@@ -266,3 +267,27 @@ def test_linalg_eigvalsh_errors_as_torch(make, error, message):
 def test_linalg_eigvalsh_of_integers_says_to_convert():
     with pytest.raises(NotImplementedError, match=r"^linalg.eigvalsh is not implemented for int64 tensors; convert"):
         gs.linalg.eigvalsh(gs.ones(2, 2, dtype=gs.int64))
+
+
+@pytest.mark.parametrize(
+    "view",
+    [
+        lambda x: x,
+        lambda x: x.transpose(0, 2),
+        lambda x: x[:, ::2],
+        lambda x: x[0],
+        lambda x: x[:1, :, 1:3].permute(2, 0, 1),
+        lambda x: x.sum(0, keepdim=True),
+        lambda x: x.transpose(1, 2).contiguous(),
+        lambda x: x[..., :1].expand(2, 3, 5),
+    ],
+    ids=["fresh", "transpose", "step", "select", "slice-permute", "reduced", "contiguous", "expand"],
+)
+def test_stride_and_is_contiguous_as_torch(view):
+    x, t = view(gs.ones(2, 3, 4)), view(torch.ones(2, 3, 4))
+    assert x.stride() == t.stride() and [x.stride(d) for d in range(-x.ndim, x.ndim)] == [
+        t.stride(d) for d in range(-t.ndim, t.ndim)
+    ]
+    assert x.is_contiguous() == t.is_contiguous()
+    with pytest.raises(IndexError, match=r"^Dimension out of range"):
+        x.stride(x.ndim)
