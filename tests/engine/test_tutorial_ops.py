@@ -1,6 +1,6 @@
 """The names the tutorials' scan (and running them) found missing, against torch 2.13: asin, sin_, fmod,
-bitwise_xor, dist, cross, contiguous, unique, linalg.solve, linalg.eigvalsh, Tensor.stride and is_contiguous,
-nn.init.orthogonal_ and nn.DataParallel."""
+bitwise_xor, dist, cross, contiguous, unique, index_add(_), linalg.solve, linalg.eigvalsh, Tensor.stride and
+is_contiguous, nn.init.orthogonal_ and nn.DataParallel."""
 
 import warnings
 
@@ -291,3 +291,34 @@ def test_stride_and_is_contiguous_as_torch(view):
     assert x.is_contiguous() == t.is_contiguous()
     with pytest.raises(IndexError, match=r"^Dimension out of range"):
         x.stride(x.ndim)
+
+
+def test_index_add_forward_and_backward_as_torch():
+    index = np.array([0, 2, 0, 3])
+    check(lambda x, s: x.index_add(1, _lib(x).tensor(index), s, alpha=2.0), [(3, 5), (3, 4)])
+    check(lambda x, s: (x * 1.0).index_add_(0, _lib(x).tensor(index), s), [(4, 2), (4, 2)])  # in place, tracked
+
+
+def test_index_add_in_place_untracked_accumulates_repeats_as_torch():
+    x, t = gs.zeros(3, 2), torch.zeros(3, 2)
+    source = np.arange(6.0, dtype=np.float32).reshape(3, 2)
+    assert x.index_add_(0, gs.tensor([0, 0, 2]), gs.tensor(source), alpha=2) is x
+    t.index_add_(0, torch.tensor([0, 0, 2]), torch.tensor(source), alpha=2)
+    np.testing.assert_array_equal(x.numpy(), t.numpy())
+
+
+@pytest.mark.parametrize(
+    "index, source, error, message",
+    [
+        ([0, 5], (2, 2), RuntimeError, "index 5 is out of bounds for dimension 0 with size 3"),
+        ([-1], (1, 2), RuntimeError, "index -1 is out of bounds for dimension 0 with size 3"),
+        ([[0]], (1, 2), IndexError, "index_add_(): Index is supposed to be a vector, but got dim: 2"),
+        ([0, 1], (2, 3), RuntimeError, "source tensor shape must match self tensor shape, excluding the specified"),
+    ],
+    ids=["past-the-end", "negative", "not-a-vector", "source-shape"],
+)
+def test_index_add_errors_as_torch(index, source, error, message):
+    for lib in (torch, gs):
+        with pytest.raises(error) as caught:
+            lib.zeros(3, 2).index_add_(0, lib.tensor(index), lib.ones(*source))
+        assert str(caught.value).startswith(message), lib

@@ -17,7 +17,7 @@ from .comparison import (
     lt,
     ne,
 )
-from .indexing import gather, getitem, masked_fill, narrow
+from .indexing import gather, getitem, index_add, masked_fill, narrow
 from .inplace import (
     add_,
     bernoulli_,
@@ -25,6 +25,7 @@ from .inplace import (
     copy_,
     div_,
     fill_,
+    index_add_,
     masked_fill_,
     mul_,
     normal_,
