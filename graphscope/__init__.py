@@ -34,3 +34,4 @@ for _name, _module in (
 del _name, _module
 _sys.modules.setdefault(f"{__name__}.utils", utils)  # `import graphscope.utils.data`, as torch's
 _sys.modules.setdefault(f"{__name__}.utils.data", utils.data)
+_sys.modules.setdefault(f"{__name__}.utils.tensorboard", utils.tensorboard)

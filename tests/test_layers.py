@@ -8,7 +8,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "graphscope"
 LAYERS = ("engine", "trace", "session", "tui")
-THIRD_PARTY = {"numpy", "rich", "textual", "cupy", "cupyx", "matplotlib"}
+# (cupy, matplotlib and tensorboard are optional: used only when installed, imported where they are used)
+THIRD_PARTY = {"numpy", "rich", "textual", "cupy", "cupyx", "matplotlib", "tensorboard"}
 
 # The engine modules the session may use, and why: it observes the engine and picks devices; the
 # rest serves --as-torch, which speaks in the engine's own names. Array math comes from trace.

@@ -34,6 +34,7 @@ EVENTS = (
     "tensor_zeroing",
     "leaf_updating",
     "leaf_updated",
+    "scalar_logged",
 )
 
 # Per event, the handlers of the installed observers that override it (rebuilt, never mutated,
@@ -144,6 +145,10 @@ class Observer:
 
     def leaf_updated(self, tensor):
         """The in-place op announced by `leaf_updating` has changed `tensor` (not said when it raised)."""
+
+    def scalar_logged(self, tag: str, value: float, step: int | None):
+        """The script logged the number `value` under `tag` at global step `step` (None: not given),
+        with `SummaryWriter.add_scalar` (each entry of `add_scalars` as "main_tag/tag")."""
 
 
 @contextmanager

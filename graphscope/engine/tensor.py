@@ -215,6 +215,16 @@ class Tensor:
             return _size_of(self.array.shape)
         return self.array.shape[normalize_dim(dim, self.array.ndim)]
 
+    def stride(self, dim=None):
+        """The step, in elements, between neighbours along each dim (the array's strides, as torch's)."""
+        array = self.array
+        strides = tuple(step // array.itemsize for step in array.strides)
+        return strides if dim is None else strides[normalize_dim(dim, array.ndim)]
+
+    def is_contiguous(self) -> builtins.bool:
+        """Whether the elements lie in row-major order without gaps (as after .contiguous())."""
+        return builtins.bool(self.array.flags.c_contiguous)
+
     def numel(self) -> int:
         return int(self.array.size)
 
@@ -304,9 +314,6 @@ class Tensor:
 
     def cuda(self, device=None):
         return self.to(backend.Device("cuda", device) if isinstance(device, int) else (device or "cuda"))
-
-    def contiguous(self):
-        return self
 
     def is_floating_point(self) -> builtins.bool:  # (`bool` in here is the method)
         return backend.is_floating(self.array)

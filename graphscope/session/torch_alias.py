@@ -22,6 +22,7 @@ ALIASES = {
     "torch.optim.lr_scheduler": "graphscope.engine.optim.lr_scheduler",
     "torch.autograd": "graphscope.engine.autograd",
     "torch.linalg": "graphscope.engine.linalg",
+    "torch.functional": "graphscope.engine.torch_functional",
     "torch.backends": "graphscope.engine.torch_backends",
     "torch.backends.cudnn": "graphscope.engine.torch_backends.cudnn",
     "torch.nn.utils": "graphscope.engine.nn.utils",
@@ -30,6 +31,8 @@ ALIASES = {
     "torch.utils.data.dataset": "graphscope.engine.utils.data.dataset",
     "torch.utils.data.sampler": "graphscope.engine.utils.data.sampler",
     "torch.utils.data.dataloader": "graphscope.engine.utils.data.dataloader",
+    "torch.utils.tensorboard": "graphscope.engine.utils.tensorboard",
+    "torch.utils.tensorboard.writer": "graphscope.engine.utils.tensorboard.writer",
 }
 
 

@@ -46,6 +46,8 @@ HOST_DATA = {
     ("autograd/jacobian_check.py", "gradcheck"): "compares Jacobians on host copies (backend.to_host)",
     ("autograd/jacobian_check.py", "_numerical_jacobian"): "perturbs a host copy, runs the function on the device",
     ("autograd/jacobian_check.py", "output_with"): "perturbs a host copy, runs the function on the device",
+    ("utils/tensorboard/writer.py", "as_numpy"): "a logged value on the host (backend.to_host), as torch's make_np",
+    ("utils/tensorboard/event_files.py", "histogram"): "bins a host copy of the logged values for TensorBoard",
 }
 
 

@@ -109,3 +109,67 @@ def test_a_script_prints_what_it_prints_under_torch(run_session):
     finally:
         torch.set_printoptions(profile="default")
     assert [line.text for line in driver.session.record.console] == printed.getvalue().splitlines()
+
+
+def test_a_script_logging_with_torchs_summary_writer_fills_the_records_scalars(run_session, tmp_path):
+    driver = run_session(
+        f"""
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
+        from torch.utils.tensorboard.writer import SummaryWriter as Same
+        assert Same is SummaryWriter
+        w = torch.nn.Parameter(torch.ones(2))
+        optimizer = torch.optim.SGD([w], lr=0.5)
+        with SummaryWriter(log_dir={str(tmp_path / "runs")!r}) as writer:
+            for step in range(2):
+                loss = (w * w).sum()
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                writer.add_scalar("Loss/train", loss.item(), step)
+    """,
+        as_torch=True,
+        pause=False,
+    )
+    state = driver.done()
+    assert state.kind == "finished", driver.session.record.error
+    series = driver.session.record.training.scalars["Loss/train"]
+    assert series.step.tolist() == [0, 1] and series.value.tolist() == [2.0, 0.0]
+    assert series.pass_index.tolist() == [1, 2]
+
+
+def test_a_summary_writer_method_graphscope_does_not_keep_fails_saying_why(run_session, tmp_path):
+    driver = run_session(
+        f"""
+        import torch
+        from torch.utils.tensorboard import SummaryWriter
+        writer = SummaryWriter({str(tmp_path / "runs")!r})
+        writer.add_image("digit", torch.zeros(1, 8, 8), 0)
+    """,
+        as_torch=True,
+        pause=False,
+    )
+    assert driver.done().kind == "failed"
+    error = driver.session.record.error
+    assert error.type == "UnsupportedTorchName"
+    assert error.message.startswith(
+        "torch.utils.tensorboard.SummaryWriter.add_image is not supported by graphscope yet: "
+        "graphscope's SummaryWriter logs scalars, histograms and text ("
+    )
+
+
+def test_torch_functional_imports_and_holds_torchs_functions_of_that_module(run_session):
+    driver = run_session(
+        """
+        import torch
+        import torch.functional as F
+        print(F.einsum is torch.einsum, F.norm is torch.norm, F.split is torch.split, F.unique is torch.unique)
+        F.relu(torch.ones(2))
+    """,
+        as_torch=True,
+        pause=False,
+    )
+    assert driver.done().kind == "failed"
+    assert driver.session.record.console[0].text.startswith("True True True True")
+    error = driver.session.record.error
+    assert error.type == "UnsupportedTorchName" and error.message.startswith("torch.functional.relu is not supported")

@@ -75,13 +75,19 @@ def test_an_unknown_keyword_argument_is_named(run_session, line, name):
 @pytest.mark.parametrize(
     "line, name",
     [
-        ("from torch.utils.tensorboard import SummaryWriter", "torch.utils.tensorboard"),
-        ("import torch.utils.tensorboard", "torch.utils.tensorboard"),
+        ("from torch.distributions import Normal", "torch.distributions"),
+        ("import torch.distributions", "torch.distributions"),
         ("import torch.optim.swa_utils", "torch.optim.swa_utils"),
         ("from torch.nn import Frobnicate", "torch.nn.Frobnicate"),
         ("from torch import fft", "torch.fft"),
     ],
-    ids=["from-tensorboard", "import-tensorboard", "submodule-of-an-alias", "from-import-name", "from-import-module"],
+    ids=[
+        "from-distributions",
+        "import-distributions",
+        "submodule-of-an-alias",
+        "from-import-name",
+        "from-import-module",
+    ],
 )
 def test_a_missing_module_or_imported_name_is_named(run_session, line, name):
     error = failure(run_session, f"import torch\n{line}\n")
@@ -94,9 +100,9 @@ def test_a_missing_module_is_still_an_import_error_the_script_can_catch(run_sess
         """
         import torch
         try:
-            from torch.utils.tensorboard import SummaryWriter
+            from torch.distributions import Normal
         except ImportError as error:
-            print("no tensorboard:", type(error).__name__)
+            print("no distributions:", type(error).__name__)
         print(hasattr(torch, "fft"), hasattr(torch.ones(2), "stft"), hasattr(torch.ones(2), "sum"))
     """,
         as_torch=True,
@@ -104,7 +110,7 @@ def test_a_missing_module_is_still_an_import_error_the_script_can_catch(run_sess
     )
     assert driver.done().kind == "finished", driver.session.record.error
     assert [line.text for line in driver.session.record.console] == [
-        "no tensorboard: UnsupportedTorchModule",
+        "no distributions: UnsupportedTorchModule",
         "False False True",
     ]
 

@@ -5,6 +5,7 @@ from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tan
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d
+from .data_parallel import DataParallel
 from .dropout import Dropout, Dropout2d
 from .linear import Flatten, Identity, Linear, Unflatten
 from .loss import (
@@ -90,3 +91,4 @@ __all__ += [
     "TransformerEncoderLayer",
     "TransformerDecoderLayer",
 ]
+__all__ += ["DataParallel"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+from ..backend import namespace
+from ..creation import empty
 from ..grad_mode import no_grad
 
 __all__ = [
@@ -17,6 +19,7 @@ __all__ = [
     "xavier_normal_",
     "kaiming_uniform_",
     "kaiming_normal_",
+    "orthogonal_",
 ]
 
 
@@ -119,3 +122,20 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu"):
     fan = _fan(tensor, mode)
     std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
     return normal_(tensor, 0.0, std)
+
+
+def orthogonal_(tensor, gain=1, generator=None):
+    """Fill in place with a (semi-)orthogonal matrix, as torch: the Q of a normal matrix's QR, its columns'
+    signs set by R's diagonal, times `gain`; dimensions after the first are flattened."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    with no_grad():
+        drawn = empty(rows, cols, dtype=tensor.dtype, device=tensor.device).normal_(0, 1, generator=generator).array
+    xp = namespace(drawn)
+    q, r = xp.linalg.qr(drawn.T if rows < cols else drawn)
+    q = q * xp.sign(xp.diagonal(r))
+    return _fill(tensor, (q.T if rows < cols else q).reshape(tensor.shape) * gain)

@@ -1,8 +1,23 @@
 """The engine's ops as PyTorch-named functions (each primitive lives beside its derivative rule)."""
 
 from .arithmetic import add, div, maximum, minimum, mul, pow, sub, where
-from .comparison import allclose, eq, equal, ge, gt, isfinite, isnan, le, logical_and, logical_not, logical_or, lt, ne
-from .indexing import gather, getitem, masked_fill, narrow
+from .comparison import (
+    allclose,
+    bitwise_xor,
+    eq,
+    equal,
+    ge,
+    gt,
+    isfinite,
+    isnan,
+    le,
+    logical_and,
+    logical_not,
+    logical_or,
+    lt,
+    ne,
+)
+from .indexing import gather, getitem, index_add, masked_fill, narrow
 from .inplace import (
     add_,
     bernoulli_,
@@ -10,11 +25,13 @@ from .inplace import (
     copy_,
     div_,
     fill_,
+    index_add_,
     masked_fill_,
     mul_,
     normal_,
     relu_,
     setitem,
+    sin_,
     sub_,
     uniform_,
     zero_,
@@ -56,8 +73,8 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 
 # Legacy and convenience names (issue 14): rounding, floor division, ordering, products, norms.
 # Loaded last so that their Tensor methods register after the others (the method table keeps its order).
-from .norms import norm  # noqa: E402 (loaded last, see above)
-from .ordering import argsort, sort, topk  # noqa: E402 (loaded last, see above)
-from .products import bmm, dot, einsum, mm, mv  # noqa: E402 (loaded last, see above)
+from .norms import dist, norm  # noqa: E402 (loaded last, see above)
+from .ordering import argsort, sort, topk, unique  # noqa: E402 (loaded last, see above)
+from .products import bmm, cross, dot, einsum, mm, mv  # noqa: E402 (loaded last, see above)
 from .reorder import cumsum, flip, roll, tril, triu  # noqa: E402 (loaded last, see above)
-from .rounding import ceil, floor, floor_divide, remainder, round  # noqa: E402 (loaded last, see above)
+from .rounding import ceil, floor, floor_divide, fmod, remainder, round  # noqa: E402 (loaded last, see above)

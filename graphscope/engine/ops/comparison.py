@@ -96,8 +96,8 @@ def or_operator(input, other):
     return _bitwise("bitwise_or", input, other, lambda x, y: x | y)
 
 
-@method_only("__xor__")
-def xor_operator(input, other):
+@method("bitwise_xor", "__xor__")
+def bitwise_xor(input, other):
     """x ^ y: logical xor of bool tensors, bitwise xor of integers (as torch)."""
     return _bitwise("bitwise_xor", input, other, lambda x, y: x ^ y)
 

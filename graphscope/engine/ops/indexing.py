@@ -265,6 +265,26 @@ class Gather(Function):
         return out, None, None
 
 
+class IndexAdd(Function):
+    op = "index_add"
+    reads_inputs = ()
+
+    def forward(self, x, axis, index, source, alpha):
+        self.axis, self.index, self.alpha = axis, index, alpha
+        out = backend.copy(x)
+        backend.scatter_add(out, (slice(None),) * axis + (index,), source if alpha == 1 else source * alpha)
+        return out
+
+    rule = "d index_add(x, dim, idx, s)/dx = 1    d/ds = alpha, at the slices idx picks along dim"
+
+    def backward(self, grad):
+        need_x, need_source = self.needs_input_grad[0], self.needs_input_grad[3]
+        picked = namespace(grad).take(grad, self.index, axis=self.axis) if need_source else None
+        if picked is not None and self.alpha != 1:
+            picked = picked * self.alpha
+        return (grad if need_x else None), None, None, picked, None
+
+
 class MaskedFill(Function):
     op = "masked_fill"
     reads_inputs = ()
@@ -319,6 +339,33 @@ def gather(input: Tensor, dim, index: Tensor):
     if index.numel() and (int(xp.min(index.array)) < 0 or int(xp.max(index.array)) >= input.shape[axis]):
         raise RuntimeError(f"gather: index out of range: values must be in [0, {input.shape[axis]}) for dim {axis}")
     return Gather.apply(input, axis, index.array)
+
+
+@method("index_add")
+def index_add(input: Tensor, dim, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+    """`input` with `source`'s slices along `dim` added at the positions `index` names (repeats add up)."""
+    axis = normalize_dim(dim, input.ndim)
+    if not isinstance(index, Tensor) or index.dtype not in (dtypes.int64, dtypes.int32):
+        kind = index.dtype.name if isinstance(index, Tensor) else type(index).__name__
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {kind}")
+    if index.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.ndim}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({input.dtype.name}) and source ({source.dtype.name}) must have the same scalar type"
+        )
+    expected = tuple(index.numel() if d == axis else n for d, n in enumerate(input.shape))
+    if tuple(source.shape) != expected and not (input.ndim == 0 and source.numel() == 1):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. "
+            f"Got self.shape = {list(input.shape)} source.shape = {list(source.shape)}"
+        )
+    positions = backend.reshape(index.array, (-1,))
+    size = input.shape[axis] if input.ndim else 1
+    outside = positions[(positions < 0) | (positions >= size)]  # (no negative index here, unlike x[i])
+    if outside.size:
+        raise RuntimeError(f"index {int(outside[0])} is out of bounds for dimension {axis} with size {size}")
+    return IndexAdd.apply(input, axis, positions, source, alpha)
 
 
 def mask_array(mask, like: Tensor):

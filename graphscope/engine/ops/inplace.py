@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from functools import partial
 
 from .. import backend, dtypes, grad_mode, hooks
 from ..backend import namespace
@@ -188,6 +189,22 @@ def relu_(input: Tensor):
     if _tracked(input, ()):
         return rebase(input, "relu_", unary.relu)
     return _write(input, "relu_", namespace(input.array).maximum(input.array, 0))
+
+
+@method("sin_")
+def sin_(input: Tensor):
+    if _tracked(input, ()):
+        return rebase(input, "sin_", unary.sin)
+    with grad_mode.no_grad():
+        return _write(input, "sin_", unary.sin(input).array)
+
+
+@method("index_add_")
+def index_add_(input: Tensor, dim, index, source, *, alpha=1):
+    if _tracked(input, (source,)):
+        return rebase(input, "index_add_", partial(indexing.index_add, alpha=alpha), dim, index, source)
+    with grad_mode.no_grad():
+        return _write(input, "index_add_", indexing.index_add(input, dim, index, source, alpha=alpha).array)
 
 
 def _filled(input: Tensor, value):

@@ -10,6 +10,7 @@ from ..dims import dims as _dims
 from ..dims import normalize_dim
 from ..function import Function
 from ..tensor import Tensor
+from .arithmetic import sub
 from .operands import tensor_input
 from .reduction import amax, amin, expand_back
 from .reduction import sum as _sum
@@ -176,3 +177,9 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     if isinstance(p, str):
         raise RuntimeError(f"norm: p must be 'fro', 'nuc' or a number, got {p!r}")
     return vector_norm(input, 2 if p is None else p, dim, keepdim, dtype=dtype)
+
+
+@method("dist")
+def dist(input, other, p=2):
+    """torch.dist: the p-norm of `input - other` (broadcast), over every element."""
+    return vector_norm(sub(input, other), p)

@@ -99,3 +99,33 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         return TopkResult(*sort(input))
     indices = _int64(order(input.array, axis, largest), input.array)
     return TopkResult(Topk.apply(input, axis, k, indices), wrap(_first(indices, axis, k)))
+
+
+class Unique(Function):
+    """The distinct values, found before it is applied; torch defines no derivative for it, so its backward says so."""
+
+    reads_inputs = ()
+
+    def forward(self, x, values):
+        return values
+
+    rule = "unique has no derivative (as torch)"
+
+    def backward(self, grad):
+        raise NotImplementedError("the derivative for 'unique' is not implemented; detach() its input first")
+
+
+@method("unique")
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values in ascending order (each NaN distinct, as torch), or the distinct slices along
+    `dim`; with the index of each element's (or slice's) value and each value's count when asked."""
+    tensor_input(input, "unique")
+    array = input.array
+    axis = None if dim is None else normalize_dim(dim, array.ndim)
+    values, inverse, counts = namespace(array).unique(
+        array, return_inverse=True, return_counts=True, axis=axis, equal_nan=False
+    )
+    inverse = inverse.reshape(array.shape if axis is None else (array.shape[axis],))
+    out = Unique.apply(input, values)
+    extras = [wrap(_int64(x, array)) for x, wanted in ((inverse, return_inverse), (counts, return_counts)) if wanted]
+    return (out, *extras) if extras else out

@@ -1,14 +1,17 @@
-"""Products with PyTorch's shape checks (dot, mv, mm, bmm) and einsum, all built on matmul."""
+"""Products with PyTorch's shape checks (dot, mv, mm, bmm) and einsum, all built on matmul; the cross product."""
 
 from __future__ import annotations
 
 import math
+import warnings
 
 from .. import backend
 from ..tensor import Tensor, wrap
+from .arithmetic import mul, sub
+from .indexing import getitem
 from .matmul import matmul, same_dtype
 from .reduction import sum as _sum
-from .shape import expand, permute, reshape
+from .shape import expand, permute, reshape, stack
 from .tensor_methods import method
 
 
@@ -85,6 +88,36 @@ def bmm(input, mat2):
 
 
 # --- einsum ---------------------------------------------------------------------------------------
+
+
+@method("cross")
+def cross(input, other, dim=None):
+    """The cross product of the 3-vectors along `dim` (broadcast); without `dim`, torch's deprecated
+    default: the first dimension of size 3."""
+    _tensors("cross", input, other)
+    if input.ndim != other.ndim:
+        raise RuntimeError(
+            f"linalg.cross: inputs must have the same number of dimensions. Got {input.ndim} and {other.ndim}"
+        )
+    if dim is None:
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated. Please either pass the dim "
+            "explicitly or simply use torch.linalg.cross.",
+            UserWarning,
+            stacklevel=2,
+        )
+        dim = next((d for d, (m, n) in enumerate(zip(input.shape, other.shape)) if m == n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    dim = dim + input.ndim if dim < 0 else dim
+    if input.shape[dim] != 3 or other.shape[dim] != 3:
+        raise RuntimeError(
+            f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[dim]} and {other.shape[dim]}"
+        )
+    a = [getitem(input, (slice(None),) * dim + (i,)) for i in range(3)]
+    b = [getitem(other, (slice(None),) * dim + (i,)) for i in range(3)]
+    parts = [sub(mul(a[j], b[k]), mul(a[k], b[j])) for j, k in ((1, 2), (2, 0), (0, 1))]
+    return stack(parts, dim)
 
 
 def einsum(equation, *operands):

@@ -93,6 +93,22 @@ class Remainder(Function):
         return (grad if need_a else None), (-grad * (self.a // self.b) if need_b else None)
 
 
+class Fmod(Function):
+    """a - b * trunc(a / b): the sign of the dividend, as C's fmod and torch.fmod."""
+
+    def forward(self, a, b):
+        self.a, self.b = a, b
+        return namespace(a).fmod(a, b)
+
+    rule = "d fmod(a, b)/da = 1    d fmod(a, b)/db = −trunc(a/b)"
+    elementwise = True
+    local = ("1", "−trunc({a}/{b})")
+
+    def backward(self, grad):
+        need_a, need_b = self.needs_input_grad
+        return (grad if need_a else None), (-grad * namespace(grad).trunc(self.a / self.b) if need_b else None)
+
+
 def _rounding(cls, name):
     def op(input):
         tensor_input(input, name)
@@ -147,6 +163,13 @@ def remainder(input, other):
     """input - other * floor(input / other): the result takes the divisor's sign (Python's %)."""
     a, b = _checked("remainder", input, other)
     return binary(Remainder, "remainder", a, b)
+
+
+@method("fmod")
+def fmod(input, other):
+    """input - other * trunc(input / other): the result takes the dividend's sign (C's fmod)."""
+    a, b = _checked("fmod", input, other)
+    return binary(Fmod, "fmod", a, b)
 
 
 @method_only("__rfloordiv__")

@@ -144,6 +144,19 @@ class Sin(Function):
         return (grad * namespace(grad).cos(self.x),)
 
 
+class Asin(Function):
+    def forward(self, x):
+        self.x = x
+        return namespace(x).arcsin(x)
+
+    rule = "d asin x/dx = 1/√(1 − x²)"
+    elementwise = True
+    local = ("(1 − {x}²)^(−½)",)
+
+    def backward(self, grad):
+        return (grad / namespace(grad).sqrt(1 - self.x * self.x),)
+
+
 class Cos(Function):
     def forward(self, x):
         self.x = x
@@ -277,6 +290,15 @@ class Clone(Function):
         return (grad,)
 
 
+@method_only("contiguous")
+def contiguous(input: Tensor) -> Tensor:
+    """`input` itself when its array is row-major already, else a row-major copy (as torch, a clone)."""
+    flags = getattr(input.array, "flags", None)
+    if flags is None or flags.c_contiguous:
+        return input
+    return Clone.apply(input)
+
+
 class ToDevice(Function):
     reads_inputs = ()
 
@@ -332,6 +354,7 @@ sqrt = elementwise(Sqrt, "sqrt", floating=True)
 rsqrt = elementwise(Rsqrt, "rsqrt", floating=True)
 sin = elementwise(Sin, "sin", floating=True)
 cos = elementwise(Cos, "cos", floating=True)
+asin = elementwise(Asin, "asin", floating=True)
 tanh = elementwise(Tanh, "tanh", floating=True, functional=True)
 sigmoid = elementwise(Sigmoid, "sigmoid", floating=True, functional=True)
 method("__neg__")(neg)  # -x

@@ -1,5 +1,5 @@
-"""torch.utils for graphscope: the data-loading utilities (`utils.data`)."""
+"""torch.utils for graphscope: data loading (`utils.data`) and TensorBoard logging (`utils.tensorboard`)."""
 
-from . import data
+from . import data, tensorboard
 
-__all__ = ["data"]
+__all__ = ["data", "tensorboard"]

@@ -3,9 +3,10 @@
 It journals the engine's events and answers the session's calls; its collaborators own the rest: the
 journals held (`journal.py`), the leaves' copies (`leaves.py`), optimizer events (`optimizer_events.py`),
 putting journals into the record (`materialize.py`) and their arrays' summaries (`summary_batches.py`),
-what detail survives (`retention.py`), the training series (`training_series.py`), and the run's facts
-around the graph (`run_facts.py`). It runs past 450 lines: the engine's event handlers stay in this one
-class, where the hot path binds what it calls once.
+what detail survives (`retention.py`), the training series (`training_series.py`), the logged scalars
+(`scalar_log.py`), and the run's facts around the graph (`run_facts.py`). It runs past 450 lines: it is the
+one engine observer, each event's handler is here however little it does, and the hot path binds what it
+calls once.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from .materialize import Materializer, grad_slots, leaf_grad_work
 from .optimizer_events import OptimizerRecording
 from .retention import Retention
 from .run_facts import add_console_line, finished, new_record, other_thread_note, script_error
+from .scalar_log import ScalarLog
 from .summary_batches import SummaryBatches
 from .training_series import TrainingRecording
 
@@ -95,6 +97,7 @@ class Recorder(hooks.Observer):
         )
         self._summarize_into = batches.summarize_into
         self._retention = Retention(self.record, policy, journals, pins, captured, materializer, optimizer)
+        self._scalars = ScalarLog(self.record)
         self._pass: BackwardPass | None = None
         self._norms: list[tuple[str, float | DeviceArray]] = []
         self._root_array: DeviceArray | None = None
@@ -384,6 +387,10 @@ class Recorder(hooks.Observer):
     def leaf_updated(self, tensor: Tensor) -> None:
         if not self._sealed:
             self._optimizer.leaf_updated(tensor)
+
+    def scalar_logged(self, tag: str, value: float, step: int | None) -> None:
+        if not self._sealed:
+            self._scalars.add(tag, value, step, len(self.record.passes))
 
     # --- what the session tells it ---------------------------------------------------------
 
