@@ -31,9 +31,6 @@ DECLARED: dict[str, str] = {
     "torch.nn.attention": (
         "graphscope has one attention kernel: call F.scaled_dot_product_attention without picking one"
     ),
-    "torch.nn.functional.scaled_dot_product_attention": (
-        "not in graphscope's engine yet; write it as softmax(q @ k.transpose(-2, -1) / d**0.5, dim=-1) @ v"
-    ),
     "torch.nn.utils.parametrize": "parametrized weights are not recorded yet; compute the weight in forward()",
     "torch.nn.utils.prune": "pruning masks are not in graphscope yet; multiply the weight by a mask in forward()",
     "torch.nn.utils.rnn": "packed sequences are not in graphscope's RNNs; pass padded batches and mask the loss",
