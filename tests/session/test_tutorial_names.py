@@ -1,0 +1,23 @@
+"""Under --as-torch, the names that old and public PyTorch tutorials use resolve as torch's (issue 27)."""
+
+
+def console_of(run_session, source):
+    """The text a script printed under --as-torch; it must finish."""
+    driver = run_session(source, as_torch=True, pause=False)
+    assert driver.done().kind == "finished", driver.session.record.error
+    return "".join(line.text for line in driver.session.record.console)
+
+
+def test_variable_from_both_of_its_modules(run_session):
+    text = console_of(
+        run_session,
+        """
+        import torch
+        from torch.autograd import Variable
+        from torch.autograd.variable import Variable as Same
+        x = Variable(torch.ones(2), requires_grad=True)
+        (x * 3).sum().backward()
+        print(Same is Variable, isinstance(x, Variable), x.grad.tolist(), callable(torch.autograd.variable))
+    """,
+    )
+    assert "True True [3.0, 3.0] True" in text
