@@ -21,3 +21,17 @@ def test_variable_from_both_of_its_modules(run_session):
     """,
     )
     assert "True True [3.0, 3.0] True" in text
+
+
+def test_a_loader_with_workers_runs_in_the_script(run_session):
+    text = console_of(
+        run_session,
+        """
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+        loader = DataLoader(TensorDataset(torch.arange(5.0)), batch_size=2, num_workers=2, pin_memory=False,
+                            persistent_workers=True)
+        print([x.tolist() for x, in loader], loader.prefetch_factor)
+    """,
+    )
+    assert "[[0.0, 1.0], [2.0, 3.0], [4.0]] 2" in text
