@@ -23,6 +23,7 @@ ALIASES = {
     "torch.autograd": "graphscope.engine.autograd",
     "torch.autograd.variable": "graphscope.engine.autograd.variable",
     "torch.linalg": "graphscope.engine.linalg",
+    "torch.onnx": "graphscope.engine.onnx",
     "torch.backends": "graphscope.engine.torch_backends",
     "torch.backends.cudnn": "graphscope.engine.torch_backends.cudnn",
     "torch.nn.utils": "graphscope.engine.nn.utils",

@@ -35,3 +35,23 @@ def test_a_loader_with_workers_runs_in_the_script(run_session):
     """,
     )
     assert "[[0.0, 1.0], [2.0, 3.0], [4.0]] 2" in text
+
+
+def test_onnx_imports_and_its_export_is_unsupported_at_the_call(run_session):
+    driver = run_session(
+        """
+        import torch
+        import torch.onnx
+        model = torch.nn.Linear(2, 1)
+        print("trained", torch.onnx.is_in_onnx_export())
+        torch.onnx.export(model, torch.zeros(1, 2), "model.onnx")
+        print("not reached")
+    """,
+        as_torch=True,
+        pause=False,
+    )
+    assert driver.done().kind == "failed"
+    error = driver.session.record.error
+    assert error.type == "UnsupportedTorchName" and error.site.line == 6
+    assert error.message.startswith("torch.onnx.export is not supported by graphscope yet")
+    assert "".join(line.text for line in driver.session.record.console) == "trained False"
