@@ -45,6 +45,7 @@ TORCH_GROUP_BY_MODULE = {
     "ops.reorder": "Math operations: other",
     "ops.products": "Math operations: BLAS and LAPACK",
     "ops.sampling": "Random sampling",
+    "ops.histogram": "Math operations: other",
 }
 # ...and the names that PyTorch's docs group apart from their engine module's siblings.
 TORCH_GROUP_BY_NAME = {

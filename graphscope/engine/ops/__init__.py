@@ -2,6 +2,7 @@
 
 from .arithmetic import add, div, maximum, minimum, mul, pow, sub, where
 from .comparison import allclose, eq, equal, ge, gt, isfinite, isnan, le, logical_and, logical_not, logical_or, lt, ne
+from .histogram import histc, histogram
 from .indexing import gather, getitem, masked_fill, narrow
 from .inplace import (
     add_,
