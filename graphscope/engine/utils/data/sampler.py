@@ -6,7 +6,6 @@ from ...creation import randint, randperm, tensor
 from ...ops import multinomial
 from ...random import Generator
 
-
 # Indices drawn with replacement are drawn in groups as they are used, never all num_samples at once
 # (num_samples=int(1e10) is a way to say "as many as the script wants"): RandomSampler draws torch's 32
 # at a time; WeightedRandomSampler, whose each draw reads every weight, more.
