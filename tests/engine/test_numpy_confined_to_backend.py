@@ -42,6 +42,7 @@ HOST_DATA = {
     ("tensor.py", "as_array"): "turns NumPy scalars, which only NumPy ops return, into 0-d arrays",
     ("tensor.py", "__repr__"): "formats a host copy made by backend.to_host",
     ("tensor.py", "numpy"): "the CPU tensor's own NumPy array",
+    ("serialization/numpy_arrays.py", "_scalar"): "reads a NumPy scalar's bytes from a file (host data)",
     ("autograd/jacobian_check.py", "gradcheck"): "compares Jacobians on host copies (backend.to_host)",
     ("autograd/jacobian_check.py", "_numerical_jacobian"): "perturbs a host copy, runs the function on the device",
     ("autograd/jacobian_check.py", "output_with"): "perturbs a host copy, runs the function on the device",

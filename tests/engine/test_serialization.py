@@ -586,7 +586,6 @@ class Custom:
         (Custom(), f"{__name__}.Custom", ""),
         (frozenset({1}), "builtins.frozenset", ""),
         (bytearray(b"x"), "builtins.bytearray", ""),
-        (np.zeros(2), "numpy.ndarray", ""),
         (
             {"model": gs.nn.Linear(1, 1)},
             "graphscope.engine.nn.linear.Linear",
@@ -600,7 +599,8 @@ def test_save_refuses_what_torch_load_would_not_load_safely(obj, name, hint):
     assert str(error.value) == (
         f"graphscope.save cannot save a {name} object: it saves tensors, Parameters, dtypes, devices "
         "and nested dict, OrderedDict, list, tuple and set of them with str, bytes, int, float, complex, "
-        f"bool and None (what torch.load reads with weights_only=True){hint}"
+        "bool and None (what torch.load reads with weights_only=True), and NumPy arrays and scalars of bools "
+        f"and numbers{hint}"
     )
 
 
@@ -672,7 +672,8 @@ def test_save_and_load_need_a_path_or_a_binary_file(function, mode):
 REFUSED = (
     "which graphscope.load does not load{also}: it loads tensors, Parameters, dtypes, devices and "
     "nested dict, OrderedDict, list, tuple and set of them with str, bytes, int, float, complex, bool "
-    "and None (what torch.load reads with weights_only=True). If the file holds a whole model "
+    "and None (what torch.load reads with weights_only=True), and NumPy arrays and scalars of bools and "
+    "numbers. If the file holds a whole model "
     "(torch.save(model)), save model.state_dict() instead and load that into the model"
 )
 
@@ -980,3 +981,12 @@ def test_errors_inside_the_pickle_name_the_file(tmp_path):
     with pytest.raises(pickle.UnpicklingError) as error:
         gs.load(path)
     assert str(error.value) == f"cannot load {str(path)!r}: damaged pickle: it ends before its STOP opcode"
+
+
+def test_empty_bytes_are_written_and_read_as_torch_writes_them():
+    obj = {"empty": b"", "again": b"", "some": b"ab"}
+    assert zipfile.ZipFile(saved(obj)).read("archive/data.pkl") == zipfile.ZipFile(saved(obj, torch.save)).read(
+        "archive/data.pkl"
+    )
+    # (torch 2.13's weights-only loader refuses bytes(), its own spelling of b""; graphscope reads it: it runs nothing)
+    assert gs.load(saved(obj, torch.save)) == torch.load(saved(obj), weights_only=False) == obj

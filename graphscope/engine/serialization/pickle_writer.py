@@ -23,10 +23,11 @@ class Global(NamedTuple):
 
 
 class Call(NamedTuple):
-    """`function(*args)` in the pickle (REDUCE): how a reader rebuilds an object."""
+    """`function(*args)` in the pickle (REDUCE): how a reader rebuilds an object, then its `state` (BUILD)."""
 
     function: Global
     args: tuple
+    state: object = None
 
 
 class PersistentId(NamedTuple):
@@ -68,7 +69,7 @@ class PickleWriter:
             if type(spelling) is Global:
                 self.save(spelling)
             else:
-                self.save_call(spelling, obj)
+                self.save_call(spelling, obj, state=spelling.state)
         else:
             writer(self, obj)
 
@@ -86,7 +87,7 @@ class PickleWriter:
         self.memoize(id(obj), obj)
         if items:
             self.save_items(items)
-        if state:
+        if state is not None:
             self.save(state)
             self.out += pickle.BUILD
 
@@ -191,11 +192,14 @@ def _complex(w, obj):
 
 
 def _bytes(w, obj):
-    w.save_call(Call(Global("_codecs", "encode"), (obj.decode("latin1"), "latin1")), obj)
+    if not obj:  # as Python's pickler: bytes() for no bytes
+        w.save_call(Call(Global("__builtin__", "bytes"), ()), obj)
+    else:
+        w.save_call(Call(Global("_codecs", "encode"), (obj.decode("latin1"), "latin1")), obj)
 
 
 def _call(w, obj):
-    w.save_call(obj, obj)
+    w.save_call(obj, obj, state=obj.state)
 
 
 def _persistent_id(w, obj):

@@ -10,7 +10,7 @@ from ..nn.parameter import Parameter
 from ..optim.optimizer import Optimizer
 from ..size import Size
 from ..tensor import Tensor
-from . import archive
+from . import archive, numpy_arrays
 from .pickle_writer import Call, Global, PersistentId, PickleWriter
 from .torch_names import DTYPE_NAMES, STORAGE_NAMES
 
@@ -23,7 +23,7 @@ _STORAGE = "storage"  # one object, so the pickle memoizes it as torch's does
 SAVABLE = (
     "tensors, Parameters, dtypes, devices and nested dict, OrderedDict, list, tuple and set "
     "of them with str, bytes, int, float, complex, bool and None (what torch.load reads "
-    "with weights_only=True)"
+    f"with weights_only=True), and {numpy_arrays.SAVABLE}"
 )
 
 
@@ -77,6 +77,9 @@ class _Storages:
             return Call(DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index))
         if type(obj) is Size:  # a tensor's shape: torch.Size((3, 4)), as torch pickles it
             return Call(SIZE, (tuple(obj),))
+        spelling = numpy_arrays.reduce(obj)
+        if spelling is not None:
+            return spelling
         hint = ""
         if isinstance(obj, (Module, Optimizer)):
             hint = f"; save its state_dict() instead, and load that into a new {type(obj).__name__}"
