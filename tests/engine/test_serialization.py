@@ -704,6 +704,22 @@ def test_load_refuses_a_whole_torch_model(tmp_path):
     )
 
 
+@pytest.mark.parametrize("weights_only", [None, True, False])
+def test_a_whole_torch_model_is_refused_whatever_weights_only_and_says_why(tmp_path, weights_only):
+    """torch 2.13 refuses it by default too; with weights_only=False torch would import the model's classes and
+    run their code, which graphscope never does for a file."""
+    torch.save(torch.nn.Sequential(torch.nn.Linear(1, 1)), tmp_path / "model.pt")
+    if weights_only is not False:
+        with pytest.raises(pickle.UnpicklingError, match=r"Unsupported global: GLOBAL torch\.nn\.modules"):
+            torch.load(tmp_path / "model.pt", weights_only=weights_only)
+    with pytest.raises(pickle.UnpicklingError) as error:
+        gs.load(tmp_path / "model.pt", weights_only=weights_only)
+    message = str(error.value)
+    assert "names torch.nn.modules.container.Sequential, which graphscope.load does not load" in message
+    assert ("it never runs code from a file" in message) == (weights_only is False)
+    assert "save model.state_dict() instead and load that into the model" in message and "\n" not in message
+
+
 def test_load_never_calls_what_a_hostile_file_names():
     hostile = b"\x80\x02cos\nsystem\nX\x04\x00\x00\x00echoq\x00\x85R."
     with pytest.raises(
