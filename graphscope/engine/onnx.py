@@ -6,6 +6,8 @@ uses it, so a script runs up to its export.
 
 from __future__ import annotations
 
+__all__ = ["is_in_onnx_export"]
+
 
 def is_in_onnx_export() -> bool:
     """torch.onnx.is_in_onnx_export(), which models ask in their forward: never, here."""

@@ -10,6 +10,8 @@ from ..function import Function as Node
 from ..tensor import Tensor, wrap
 from .custom import CustomNode
 
+__all__ = ["Variable"]
+
 VOLATILE_WARNING = "volatile was removed and now has no effect. Use `with torch.no_grad():` instead."
 
 

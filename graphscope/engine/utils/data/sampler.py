@@ -9,8 +9,8 @@ from ...random import Generator
 # Indices drawn with replacement are drawn in groups as they are used, never all num_samples at once
 # (num_samples=int(1e10) is a way to say "as many as the script wants"): RandomSampler draws torch's 32
 # at a time; WeightedRandomSampler, whose each draw reads every weight, more.
-DRAWN_AT_ONCE = 32
-WEIGHTED_DRAWN_AT_ONCE = 4096
+_DRAWN_AT_ONCE = 32
+_WEIGHTED_DRAWN_AT_ONCE = 4096
 
 
 class Sampler:
@@ -69,8 +69,8 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         generator = _epoch_generator(self.generator)
         if self.replacement:  # drawn 32 at a time, as torch: num_samples may be far more than memory holds
-            for start in range(0, self.num_samples, DRAWN_AT_ONCE):
-                count = min(DRAWN_AT_ONCE, self.num_samples - start)
+            for start in range(0, self.num_samples, _DRAWN_AT_ONCE):
+                count = min(_DRAWN_AT_ONCE, self.num_samples - start)
                 yield from randint(0, n, (count,), device="cpu", generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
@@ -115,8 +115,8 @@ class WeightedRandomSampler(Sampler):
         if not self.replacement:  # at most one of each index: no more than the weights
             yield from multinomial(self.weights, self.num_samples, False, generator=self.generator).tolist()
             return
-        for start in range(0, self.num_samples, WEIGHTED_DRAWN_AT_ONCE):  # drawn as they are used
-            count = min(WEIGHTED_DRAWN_AT_ONCE, self.num_samples - start)
+        for start in range(0, self.num_samples, _WEIGHTED_DRAWN_AT_ONCE):  # drawn as they are used
+            count = min(_WEIGHTED_DRAWN_AT_ONCE, self.num_samples - start)
             yield from multinomial(self.weights, count, True, generator=self.generator).tolist()
 
     def __len__(self):
