@@ -586,11 +586,6 @@ class Custom:
         (Custom(), f"{__name__}.Custom", ""),
         (frozenset({1}), "builtins.frozenset", ""),
         (bytearray(b"x"), "builtins.bytearray", ""),
-        (
-            {"model": gs.nn.Linear(1, 1)},
-            "graphscope.engine.nn.linear.Linear",
-            "; save its state_dict() instead, and load that into a new Linear",
-        ),
     ],
 )
 def test_save_refuses_what_torch_load_would_not_load_safely(obj, name, hint):

@@ -30,6 +30,13 @@ class Call(NamedTuple):
     state: object = None
 
 
+class NewObject(NamedTuple):
+    """`cls.__new__(cls)` then its `state` (NEWOBJ, BUILD): how Python's pickler writes a plain object."""
+
+    cls: Global
+    state: dict
+
+
 class PersistentId(NamedTuple):
     """A reference to data kept outside the pickle (BINPERSID): torch's storages."""
 
@@ -40,7 +47,7 @@ class PickleWriter:
     """Writes one object tree; `reduce(obj)` spells any other object as a Call or a Global (a
     name the reader looks up), or raises TypeError."""
 
-    def __init__(self, reduce: Callable[[object], Call | Global]):
+    def __init__(self, reduce: Callable[[object], Call | Global | NewObject]):
         self.reduce = reduce
         self.out = bytearray()
         self.memo: dict = {}  # id(obj), or a Global itself -> memo index
@@ -68,6 +75,8 @@ class PickleWriter:
             spelling = self.reduce(obj)
             if type(spelling) is Global:
                 self.save(spelling)
+            elif type(spelling) is NewObject:
+                self.save_new_object(spelling, obj)
             else:
                 self.save_call(spelling, obj, state=spelling.state)
         else:
@@ -90,6 +99,14 @@ class PickleWriter:
         if state is not None:
             self.save(state)
             self.out += pickle.BUILD
+
+    def save_new_object(self, new: NewObject, obj) -> None:
+        """cls() made without arguments and memoized as `obj`, then its state, as Python's pickler (protocol 2)."""
+        self.save(new.cls)
+        self.out += pickle.EMPTY_TUPLE + pickle.NEWOBJ
+        self.memoize(id(obj), obj)
+        self.save(new.state)
+        self.out += pickle.BUILD
 
     def save_items(self, items) -> None:
         """Dict items in batches of 1000 (SETITEM for a batch of one), as Python's pickler."""

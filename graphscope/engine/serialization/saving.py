@@ -10,8 +10,8 @@ from ..nn.parameter import Parameter
 from ..optim.optimizer import Optimizer
 from ..size import Size
 from ..tensor import Tensor
-from . import archive, numpy_arrays
-from .pickle_writer import Call, Global, PersistentId, PickleWriter
+from . import archive, module_pickle, numpy_arrays
+from .pickle_writer import Call, Global, NewObject, PersistentId, PickleWriter
 from .torch_names import DTYPE_NAMES, STORAGE_NAMES
 
 REBUILD_TENSOR = Global("torch._utils", "_rebuild_tensor_v2")
@@ -65,7 +65,7 @@ class _Storages:
         self.data: list = []  # their bytes, by key
         self.locations: dict = {}  # str(device) -> one str object, memoized once in the pickle
 
-    def reduce(self, obj) -> Call | Global:
+    def reduce(self, obj) -> Call | Global | NewObject:
         """torch's spelling of the objects that are not plain Python values."""
         if isinstance(obj, Parameter):
             return Call(REBUILD_PARAMETER, (self.tensor(obj, False), obj.requires_grad, OrderedDict()))
@@ -77,11 +77,13 @@ class _Storages:
             return Call(DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index))
         if type(obj) is Size:  # a tensor's shape: torch.Size((3, 4)), as torch pickles it
             return Call(SIZE, (tuple(obj),))
+        if isinstance(obj, Module):
+            return module_pickle.reduce(obj)
         spelling = numpy_arrays.reduce(obj)
         if spelling is not None:
             return spelling
         hint = ""
-        if isinstance(obj, (Module, Optimizer)):
+        if isinstance(obj, Optimizer):
             hint = f"; save its state_dict() instead, and load that into a new {type(obj).__name__}"
         raise TypeError(
             f"graphscope.save cannot save a {type(obj).__module__}.{type(obj).__qualname__} "
