@@ -45,7 +45,8 @@ def reduce(module: Module) -> NewObject:
             f"graphscope.save cannot save a whole {cls.__name__}: torch keeps its weights in a layout graphscope "
             "does not; save the model's state_dict() instead, and load that into a new model"
         )
-    if module._forward_pre_hooks or module._forward_hooks or module._backward_hooks:
+    own = vars(module)
+    if own["_forward_pre_hooks"] or own["_forward_hooks"] or own["_backward_hooks"]:
         raise TypeError(
             f"graphscope.save cannot save a whole {cls.__name__} with hooks registered (torch would pickle "
             "the hook functions by name); remove them, or save the model's state_dict() instead"
@@ -55,12 +56,12 @@ def reduce(module: Module) -> NewObject:
         "training": module.training,
         "_parameters": dict(module._parameters),
         "_buffers": dict(module._buffers),
-        "_non_persistent_buffers_set": set(module._non_persistent_buffers),
+        "_non_persistent_buffers_set": set(own["_non_persistent_buffers"]),
     }
     state.update({name: None if name == "_is_full_backward_hook" else OrderedDict() for name in HOOK_TABLES})
     state["_modules"] = dict(module._modules)
     engine_state = set(vars(Module()))
-    for name, value in vars(module).items():
+    for name, value in own.items():
         if name in registered or name in state or name in engine_state or name == "_has_hooks":
             continue
         if builtin and name.startswith("_"):  # graphscope's own bookkeeping, but conv's padding, torch's too

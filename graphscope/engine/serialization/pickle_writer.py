@@ -75,7 +75,7 @@ class PickleWriter:
             spelling = self.reduce(obj)
             if type(spelling) is Global:
                 self.save(spelling)
-            elif type(spelling) is NewObject:
+            elif isinstance(spelling, NewObject):
                 self.save_new_object(spelling, obj)
             else:
                 self.save_call(spelling, obj, state=spelling.state)
