@@ -55,3 +55,18 @@ def test_onnx_imports_and_its_export_is_unsupported_at_the_call(run_session):
     assert error.type == "UnsupportedTorchName" and error.site.line == 6
     assert error.message.startswith("torch.onnx.export is not supported by graphscope yet")
     assert "".join(line.text for line in driver.session.record.console) == "trained False"
+
+
+def test_a_script_saves_a_numpy_array_and_a_whole_model(run_session, tmp_path):
+    text = console_of(
+        run_session,
+        f"""
+        import numpy as np
+        import torch
+        model = torch.nn.Sequential(torch.nn.Linear(2, 1))
+        torch.save(np.arange(3.0), {str(tmp_path / "array.pt")!r})
+        torch.save(model, {str(tmp_path / "model.pt")!r})
+        print(torch.load({str(tmp_path / "array.pt")!r}, weights_only=False).tolist())
+    """,
+    )
+    assert "[0.0, 1.0, 2.0]" in text and (tmp_path / "model.pt").stat().st_size > 0

@@ -30,10 +30,13 @@ SAVABLE = (
 def save(
     obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True, _disable_byteorder_record=False
 ) -> None:
-    """Save `obj` (tensors, state dicts, nested containers of plain values) to a path or binary file.
+    """Save `obj` (tensors, state dicts, nested containers of plain values, NumPy arrays, a whole model)
+    to a path or binary file.
 
     The file is in torch.save's zip format, so torch.load reads it too; each tensor keeps its
-    dtype, shape, values, requires_grad and device (graphscope.load puts it back there).
+    dtype, shape, values, requires_grad and device (graphscope.load puts it back there). A whole
+    model is pickled as torch pickles one, for torch.load(weights_only=False); graphscope.load
+    never loads one (it would have to run the file's code), so save its state_dict() to reload it.
     """
     if pickle_module is not None:
         raise TypeError("graphscope.save writes its own pickles: pickle_module must be None")
