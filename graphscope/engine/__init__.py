@@ -147,6 +147,7 @@ def _wrap_public_functions():
         "exp",
         "log",
         "log1p",
+        "log10",
         "sqrt",
         "rsqrt",
         "sin",

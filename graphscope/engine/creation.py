@@ -261,8 +261,45 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False) -> Tensor:
-    values = _make(device, "linspace", start, end, int(steps), dtype=dtypes.float64)
-    return _finish(backend.astype(values, backend.native_dtype(float_or_default(dtype), values)), requires_grad)
+    """torch.linspace's values, bit for bit in float32 and integers: start and end in `dtype`, the step in it
+    (in float64 for integers), the first half counted up from start and the second down from end."""
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    dtype = float_or_default(dtype)
+    index = _make(device, "arange", steps, dtype=dtypes.float64)
+    native, wide = backend.native_dtype(dtype, index), backend.native_dtype(dtypes.float64, index)
+
+    def rounded(value):  # a float64 value as `dtype` holds it (its own arithmetic's rounding)
+        return backend.astype(backend.astype(backend.asarray(float(value), index, wide), native), wide)
+
+    first, last = rounded(start), rounded(end)
+    if steps <= 1:
+        return _finish(backend.astype(index * 0 + first, native), requires_grad)
+    difference = last - first
+    step = rounded(rounded(difference) / (steps - 1)) if dtype.is_floating_point else difference / (steps - 1)
+    up, down = _fused_multiply_add(step, index, first), _fused_multiply_add(-step, steps - 1 - index, last)
+    values = backend.namespace(index).where(index < steps // 2, up, down)
+    return _finish(backend.astype(values, native), requires_grad)
+
+
+def _fused_multiply_add(a, b, c):
+    """a·b + c in float64 arrays rounded once, as the fused multiply-add torch's compiled kernels use: the
+    product's rounding error found exactly (Dekker's split), the sums' by Knuth's two-sum."""
+    product = a * b
+    a_high, b_high = _high_half(a), _high_half(b)
+    a_low, b_low = a - a_high, b - b_high
+    product_error = ((a_high * b_high - product) + a_high * b_low + a_low * b_high) + a_low * b_low
+    total = product + c
+    c_part = total - product
+    sum_error = (product - (total - c_part)) + (c - c_part)
+    return total + (sum_error + product_error)
+
+
+def _high_half(x):
+    """x's upper 26 bits of mantissa (Veltkamp's split), so that products of halves are exact."""
+    scaled = x * 134217729.0  # 2**27 + 1
+    return scaled - (scaled - x)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None) -> Tensor:

@@ -46,6 +46,7 @@ TORCH_GROUP_BY_MODULE = {
     "ops.products": "Math operations: BLAS and LAPACK",
     "ops.sampling": "Random sampling",
     "printing": "Tensors",
+    "ops.histogram": "Math operations: other",
 }
 # ...and the names that PyTorch's docs group apart from their engine module's siblings.
 TORCH_GROUP_BY_NAME = {

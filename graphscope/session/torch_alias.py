@@ -21,8 +21,10 @@ ALIASES = {
     "torch.optim": "graphscope.engine.optim",
     "torch.optim.lr_scheduler": "graphscope.engine.optim.lr_scheduler",
     "torch.autograd": "graphscope.engine.autograd",
+    "torch.autograd.variable": "graphscope.engine.autograd.variable",
     "torch.linalg": "graphscope.engine.linalg",
     "torch.functional": "graphscope.engine.torch_functional",
+    "torch.onnx": "graphscope.engine.onnx",
     "torch.backends": "graphscope.engine.torch_backends",
     "torch.backends.cudnn": "graphscope.engine.torch_backends.cudnn",
     "torch.nn.utils": "graphscope.engine.nn.utils",
@@ -101,8 +103,11 @@ class TorchAliases:
             sys.modules[name] = TorchAlias(name, importlib.import_module(target))
         for name in ALIASES:
             parent, _, child = name.rpartition(".")
-            if parent:
-                setattr(sys.modules[parent], child, sys.modules[name])
+            if not parent:
+                continue
+            own = vars(importlib.import_module(ALIASES[parent])).get(child)
+            if own is None or isinstance(own, types.ModuleType):  # a function of the module's name stays,
+                setattr(sys.modules[parent], child, sys.modules[name])  # as torch.autograd.variable does
         self.finder = _UnsupportedModules()
         sys.meta_path.insert(0, self.finder)
         self.library = library_name.set_library("torch")  # shapes and dtypes print as torch.Size, torch.float32

@@ -99,6 +99,23 @@ def test_linspace_matches_torch(args):
     same(gs.linspace(*args), torch.linspace(*args))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32"])
+def test_linspace_is_torchs_bit_for_bit(dtype):
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        start, end, steps = rng.uniform(-10, 10), rng.uniform(-10, 10), int(rng.integers(0, 300))
+        got = gs.linspace(start, end, steps, dtype=getattr(gs, dtype)).cpu().numpy()
+        expected = torch.linspace(start, end, steps, dtype=getattr(torch, dtype)).numpy()
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected, err_msg=f"linspace({start}, {end}, {steps})")
+
+
+def test_linspace_refuses_negative_steps_as_torch():
+    for lib in (gs, torch):
+        with pytest.raises(RuntimeError, match="number of steps must be non-negative"):
+            lib.linspace(0, 1, -1)
+
+
 def test_linspace_steps_keyword_and_dtype():
     same(gs.linspace(0, 1, steps=4, dtype=gs.float64), torch.linspace(0, 1, steps=4, dtype=torch.float64))
 

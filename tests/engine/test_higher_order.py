@@ -70,6 +70,7 @@ CASES = [
     ("pow of a number", lambda L, b: (2.0**b).sum(), [(4,)]),
     ("exp", lambda L, a: a.exp().sum(), [(3, 2)]),
     ("log", lambda L, a: a.log().sum(), [Positive((5,))]),
+    ("log10", lambda L, a: a.log10().sum(), [Positive((5,))]),
     ("sqrt", lambda L, a: a.sqrt().sum(), [Positive((5,))]),
     ("tanh", lambda L, a: a.tanh().sum(), [(5,)]),
     ("sigmoid", lambda L, a: a.sigmoid().sum(), [(5,)]),

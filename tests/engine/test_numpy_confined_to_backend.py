@@ -43,6 +43,7 @@ HOST_DATA = {
     ("printing.py", "__init__"): "the Formatter measures a host copy made by backend.to_host",
     ("printing.py", "_summarized"): "picks the shown elements of a host copy made by backend.to_host",
     ("tensor.py", "numpy"): "the CPU tensor's own NumPy array",
+    ("serialization/numpy_arrays.py", "_scalar"): "reads a NumPy scalar's bytes from a file (host data)",
     ("autograd/jacobian_check.py", "gradcheck"): "compares Jacobians on host copies (backend.to_host)",
     ("autograd/jacobian_check.py", "_numerical_jacobian"): "perturbs a host copy, runs the function on the device",
     ("autograd/jacobian_check.py", "output_with"): "perturbs a host copy, runs the function on the device",

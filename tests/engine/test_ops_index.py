@@ -202,3 +202,42 @@ def test_setitem_with_ints_and_index_arrays_writes_where_torch_does(name):
 
     shape = tuple(torch.zeros(2, 3, 4)[index].shape)
     check(written, [(2, 3, 4), shape])
+
+
+RANGE_INDEXES = {  # a Python range indexes as the list of its numbers, as in torch
+    "range, list": (range(3), [1, 0, 3]),
+    "rows": range(2),
+    "stepped columns": (slice(None), range(1, 4, 2)),
+    "counting down": range(2, 0, -1),
+    "two ranges": (range(2), range(1, 3)),
+    "empty range": range(0),
+    "empty list": [],
+}
+
+
+@pytest.mark.parametrize("name", RANGE_INDEXES)
+def test_indexing_with_a_range_as_torch(name):
+    index = RANGE_INDEXES[name]
+    check(lambda x: x[index], [(3, 4)])
+
+
+def test_a_range_beside_an_index_tensor_picks_one_element_per_row_as_torch():
+    check(lambda x, y: x[range(3), y], [(3, 4), np.array([1, 0, 3])])  # the backprop lecture's logits[range(n), y]
+
+
+@pytest.mark.parametrize("name", RANGE_INDEXES)
+def test_setitem_with_a_range_writes_where_torch_does(name):
+    index = RANGE_INDEXES[name]
+
+    def written(x, v):
+        y = x * 1
+        y[index] = v
+        return y
+
+    check(written, [(3, 4), tuple(torch.zeros(3, 4)[index].shape)])
+
+
+def test_a_range_past_the_end_is_an_index_error_naming_it():
+    for lib in (gs, torch):
+        with pytest.raises(IndexError, match=r"index 3 is out of bounds for (dimension|axis) 0 with size 3"):
+            lib.zeros(3, 4)[range(5)]

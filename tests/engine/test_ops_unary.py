@@ -40,7 +40,7 @@ def test_unary_at_huge_magnitudes_has_no_nan(op):
     check(lambda x: getattr(x, op)(), [np.array([-1000.0, -100.0, -30.0, 30.0, 100.0, 1000.0])])
 
 
-@pytest.mark.parametrize("op", ["log", "sqrt", "rsqrt", "log1p"])
+@pytest.mark.parametrize("op", ["log", "sqrt", "rsqrt", "log1p", "log10"])
 def test_unary_at_boundary_of_domain_matches_torch_forward(op):
     # log(0) = -inf, sqrt(0) = 0, rsqrt(0) = inf, log1p(-1) = -inf: same infinities as torch.
     check(lambda x: getattr(x, op)(), [np.array([0.0, 1.0, 4.0]) - (op == "log1p")], forward_only=True)
@@ -149,3 +149,9 @@ def test_max_pool_sends_zero_where_an_infinite_grad_is_masked_out():
         lambda x, s: torch.nn.functional.max_pool2d(x, 2) * s,
         requires_grad=[True, False],
     )
+
+
+@pytest.mark.parametrize("values", [np.array([1, 10, 1000, 7]), np.array([True, False])], ids=["int64", "bool"])
+def test_log10_of_integers_and_bools_is_in_the_default_float_as_torch(values):
+    check(lambda x: x.log10(), [values], lambda x: torch.log10(x), forward_only=True)
+    check(lambda x: gs.log10(x), [values], lambda x: torch.log10(x), forward_only=True)

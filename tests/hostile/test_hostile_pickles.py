@@ -189,3 +189,102 @@ def test_hand_made_opcodes_run_nothing_and_are_refused_in_one_line(tmp_path, cas
     mark = tmp_path / "ran"
     data, named = _opcodes(f"touch {mark}")[case]
     _refused(data, mark, named)
+
+
+def _numpy_cases(command: str, mark) -> dict[str, tuple[bytes, str]]:
+    """Pickles that look like NumPy's and reach for code, and what the refusal must name (weights_only=False,
+    with which graphscope.load rebuilds plain NumPy arrays itself)."""
+    import numpy as np
+
+    cmd = _text(command)
+    reconstruct = _global("numpy._core.multiarray", "_reconstruct")
+    return {
+        "numpy.load": (
+            P2 + _global("numpy", "load") + _text(str(mark)) + pickle.TUPLE1 + pickle.REDUCE + b".",
+            "numpy.load",
+        ),
+        "a NumPy module's os": (P2 + _global("numpy.lib.npyio", "os") + b".", "numpy.lib.npyio.os"),
+        "numpy.ctypeslib": (
+            P2 + _global("numpy.ctypeslib", "load_library") + cmd + cmd + pickle.TUPLE2 + pickle.REDUCE + b".",
+            "numpy.ctypeslib.load_library",
+        ),
+        "_reconstruct of another class": (
+            P2
+            + reconstruct
+            + _global("os", "system")
+            + cmd
+            + pickle.TUPLE1
+            + _text("b")
+            + pickle.TUPLE3
+            + pickle.REDUCE
+            + b".",
+            "os.system",
+        ),
+        "_reconstruct of a str": (
+            P2 + reconstruct + cmd + pickle.EMPTY_TUPLE + _text("b") + pickle.TUPLE3 + pickle.REDUCE + b".",
+            "only plain NumPy arrays load",
+        ),
+        "an array of objects that run code": (
+            pickle.dumps(np.array([_Calls(os.system, command)], dtype=object), protocol=2),
+            "refusing NumPy dtype 'O8'",
+        ),
+        "a dtype whose state names fields": (
+            P2
+            + _global("numpy", "dtype")
+            + _text("f4")
+            + pickle.NEWFALSE
+            + pickle.NEWTRUE
+            + pickle.TUPLE3
+            + pickle.REDUCE
+            + pickle.MARK
+            + pickle.BININT1
+            + b"\x03"
+            + _text("<")
+            + pickle.NONE
+            + pickle.EMPTY_TUPLE
+            + pickle.EMPTY_DICT
+            + pickle.BININT1
+            + b"\x04"
+            + pickle.BININT1
+            + b"\x04"
+            + pickle.BININT1
+            + b"\x00"
+            + pickle.TUPLE
+            + pickle.BUILD
+            + b".",
+            "only bools and numbers load",
+        ),
+        "an array state that is not NumPy's": (
+            P2
+            + reconstruct
+            + _global("numpy", "ndarray")
+            + pickle.BININT1
+            + b"\x00"
+            + pickle.TUPLE1
+            + _text("b")
+            + pickle.TUPLE3
+            + pickle.REDUCE
+            + pickle.EMPTY_DICT
+            + _text("__class__")
+            + _global("os", "system")
+            + pickle.SETITEM
+            + pickle.BUILD
+            + b".",
+            "os.system",
+        ),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(_numpy_cases("true", "x")))
+def test_numpy_looking_pickles_run_nothing_and_are_refused_in_one_line(tmp_path, case):
+    mark = tmp_path / "ran"
+    data, named = _numpy_cases(f"touch {mark}", mark)[case]
+    buffer = io.BytesIO()
+    archive.write(buffer, data, [])
+    for weights_only in (False, None):
+        buffer.seek(0)
+        with pytest.raises(pickle.UnpicklingError) as refused:
+            gs.load(buffer, weights_only=weights_only)
+        message = str(refused.value)
+        assert "\n" not in message and (named in message or weights_only is None), message
+        assert not mark.exists(), "the pickle's command ran"

@@ -5,6 +5,7 @@ from .anomaly import detect_anomaly
 from .custom import Function, FunctionCtx
 from .grad import grad
 from .jacobian_check import GradcheckError, gradcheck
+from .variable import Variable
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
@@ -22,10 +23,16 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         t.backward(g, retain_graph=keep, create_graph=create_graph, inputs=inputs)
 
 
+def variable(*args, **kwargs):
+    """torch.autograd.variable: removed from torch long ago; torch 2.13 still answers with this error."""
+    raise RuntimeError("torch.autograd.variable(...) is deprecated, use torch.tensor(...) instead")
+
+
 __all__ = [
     "Function",
     "FunctionCtx",
     "GradcheckError",
+    "Variable",
     "backward",
     "detect_anomaly",
     "enable_grad",
@@ -33,4 +40,5 @@ __all__ = [
     "gradcheck",
     "no_grad",
     "set_grad_enabled",
+    "variable",
 ]

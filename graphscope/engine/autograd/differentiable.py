@@ -23,6 +23,7 @@ from ..ops.reorder import Cumsum, Flip, Roll, Triangle
 from ..ops.rounding import Ceil, Floor, Round
 from ..ops.shape import Cat, Expand, Permute, Repeat, Reshape, Stack
 from ..ops.unary import (
+    LN_10,
     Abs,
     Cast,
     Clamp,
@@ -31,6 +32,7 @@ from ..ops.unary import (
     Exp,
     Log,
     Log1p,
+    Log10,
     Neg,
     Relu,
     Rsqrt,
@@ -122,6 +124,10 @@ def _log(node, g):
 
 def _log1p(node, g):
     return (g / (1 + node.inputs[0]),)
+
+
+def _log10(node, g):
+    return (g / (node.inputs[0] * LN_10),)
 
 
 def _sqrt(node, g):
@@ -306,6 +312,7 @@ RULES: dict[type, Rule] = {
     Exp: _exp,
     Log: _log,
     Log1p: _log1p,
+    Log10: _log10,
     Sqrt: _sqrt,
     Rsqrt: _rsqrt,
     Abs: _abs,

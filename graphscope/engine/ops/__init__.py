@@ -17,6 +17,7 @@ from .comparison import (
     lt,
     ne,
 )
+from .histogram import histc, histogram
 from .indexing import gather, getitem, index_add, masked_fill, narrow
 from .inplace import (
     add_,

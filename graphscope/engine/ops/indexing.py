@@ -22,7 +22,9 @@ def _index_array(part, like):
     elif backend.is_array(part) and not isinstance(part, np.ndarray):
         array = part
     else:
-        array = backend.from_data(part, backend.device_of(like))  # a list or NumPy array
+        array = backend.from_data(part, backend.device_of(like))  # a list, range or NumPy array
+        if isinstance(part, (list, range)) and not len(part):  # no positions: an empty index, as torch's
+            array = backend.astype(array, backend.native_dtype(dtypes.int64, array))
     if not backend.same_device(array, like):
         array = backend.to_device(array, backend.device_of(like))  # as torch: CPU indices are fine
     dtype = backend.dtype_of(array)
@@ -50,7 +52,7 @@ def normalize_index(index, like):
             out.append(part)
         elif isinstance(part, np.integer):
             out.append(int(part))
-        elif isinstance(part, (Tensor, list, np.ndarray)) or backend.is_array(part):
+        elif isinstance(part, (Tensor, list, range, np.ndarray)) or backend.is_array(part):
             if (
                 isinstance(part, Tensor)
                 and part.ndim == 0
@@ -66,7 +68,7 @@ def normalize_index(index, like):
             out.append(array)
         else:
             raise IndexError(
-                f"only integers, slices, None, ..., integer/bool tensors and lists are valid indices "
+                f"only integers, slices, None, ..., integer/bool tensors, lists and ranges are valid indices "
                 f"(got {type(part).__name__})"
             )
     shape = _with_new_axes(out, new_axes, like.shape) if new_axes else None

@@ -72,6 +72,22 @@ class Log1p(Function):
         return (grad / (1 + self.x),)
 
 
+class Log10(Function):
+    def forward(self, x):
+        self.x = x
+        return namespace(x).log10(x)
+
+    rule = "d log₁₀ x/dx = 1/(x·ln 10)"
+    elementwise = True
+    local = ("1/({x}·ln(10))",)
+
+    def backward(self, grad):
+        return (grad / (self.x * LN_10),)
+
+
+LN_10 = 2.302585092994046  # as torch's log10 backward divides by it
+
+
 class Sqrt(Function):
     reads_inputs = ()
     saves_output = True
@@ -350,6 +366,7 @@ relu = elementwise(Relu, "relu", floating=False)  # nn.functional.relu has its o
 exp = elementwise(Exp, "exp", floating=True)
 log = elementwise(Log, "log", floating=True)
 log1p = elementwise(Log1p, "log1p", floating=True)
+log10 = elementwise(Log10, "log10", floating=True)
 sqrt = elementwise(Sqrt, "sqrt", floating=True)
 rsqrt = elementwise(Rsqrt, "rsqrt", floating=True)
 sin = elementwise(Sin, "sin", floating=True)

@@ -8,7 +8,8 @@ from .. import backend
 from ..nn.parameter import Parameter
 from ..size import Size
 from ..tensor import Tensor, wrap
-from . import archive
+from . import archive, numpy_arrays
+from .numpy_arrays import NumpyLoading
 from .pickle_reader import SafeUnpickler, UnpicklingError
 from .saving import SAVABLE
 from .short_repr import short_name, short_repr
@@ -38,9 +39,13 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     with archive.opened(f, "rb") as file:
         files = archive.Archive(file, what)
         loader = _Loader(files, restore, what, weights_only is False)
-        return SafeUnpickler(
+        unpickler = SafeUnpickler(
             files.read("data.pkl"), loader.find_global, loader.persistent_load, encoding, what=what
-        ).load()
+        )
+        if loader.numpy is not None:
+            loader.numpy.refusal = unpickler.refusal
+            unpickler.build = loader.numpy.build
+        return unpickler.load()
 
 
 class _StorageType:
@@ -65,6 +70,7 @@ class _Loader:
 
     def __init__(self, files: archive.Archive, restore, what: str, unsafe_asked: bool):
         self.files, self.restore, self.what, self.unsafe_asked = files, restore, what, unsafe_asked
+        self.numpy = NumpyLoading(None) if unsafe_asked else None  # its refusal is the unpickler's
         self.storages: dict = {}
         self.big_endian = files.big_endian()
         self.globals = {
@@ -79,6 +85,8 @@ class _Loader:
         found = self.globals.get((module, name))
         if found is not None:
             return found
+        if module == "numpy" or module.startswith("numpy."):
+            return self.numpy_global(module, name)
         if module == "torch":
             if name in DTYPES:
                 return DTYPES[name]
@@ -93,6 +101,23 @@ class _Loader:
             f"{self.what} names {short_name(module)}.{short_name(name)}, which graphscope.load does not load{also}: it "
             f"loads {SAVABLE}. If the file holds a whole model (torch.save(model)), save "
             "model.state_dict() instead and load that into the model"
+        )
+
+    def numpy_global(self, module: str, name: str):
+        """A NumPy name: with weights_only=False, the ones of arrays of numbers (rebuilt here, running nothing
+        from the file); as torch 2.13, none by default."""
+        found = None if self.numpy is None else self.numpy.find(module, name)
+        if found is not None:
+            return found
+        if self.numpy is None and NumpyLoading(None).find(module, name) is not None:
+            raise UnpicklingError(
+                f"{self.what} holds a NumPy array or scalar ({short_name(module)}.{short_name(name)}), which "
+                "torch.load does not load with weights_only=True, its default: load it with weights_only=False "
+                "(graphscope then rebuilds arrays of numbers itself, and still runs no code from the file)"
+            )
+        raise UnpicklingError(
+            f"{self.what} names {short_name(module)}.{short_name(name)}, which graphscope.load does not load: of "
+            f"NumPy it loads only {numpy_arrays.SAVABLE}, with weights_only=False"
         )
 
     def persistent_load(self, pid):

@@ -26,8 +26,18 @@ class SafeUnpickler:
     """One pickle, read from the bytes `data` of the file `what`, its globals from `find_global(module, name)`,
     the work it asks for bounded by `bounds` (PickleBounds)."""
 
-    def __init__(self, data, find_global: Callable, persistent_load: Callable, encoding="utf-8", *, what: str):
+    def __init__(
+        self,
+        data,
+        find_global: Callable,
+        persistent_load: Callable,
+        encoding="utf-8",
+        *,
+        what: str,
+        build: Callable[[object, object], bool] | None = None,
+    ):
         self.raw = data
+        self.build = build  # (object, state) -> whether it set the state of that object, for BUILD
         self.data = memoryview(data)
         self.position = 0
         self.find_global = find_global
@@ -315,9 +325,11 @@ def _newobj(u):
 
 def _build(u):
     """Only an OrderedDict's own attributes (a state dict's `_metadata`) may be set from a file,
-    never one that would hide a method (`keys`)."""
+    never one that would hide a method (`keys`), and the states `build` takes (NumPy arrays')."""
     state = u.stack.pop()
     target = u.stack[-1]
+    if type(target) is not OrderedDict and u.build is not None and u.build(target, state):
+        return
     if type(target) is not OrderedDict or type(state) is not dict:
         raise u.refusal(
             f"refusing to set the state of a {type(target).__name__} object from the "

@@ -23,10 +23,18 @@ class Global(NamedTuple):
 
 
 class Call(NamedTuple):
-    """`function(*args)` in the pickle (REDUCE): how a reader rebuilds an object."""
+    """`function(*args)` in the pickle (REDUCE): how a reader rebuilds an object, then its `state` (BUILD)."""
 
     function: Global
     args: tuple
+    state: object = None
+
+
+class NewObject(NamedTuple):
+    """`cls.__new__(cls)` then its `state` (NEWOBJ, BUILD): how Python's pickler writes a plain object."""
+
+    cls: Global
+    state: dict
 
 
 class PersistentId(NamedTuple):
@@ -39,7 +47,7 @@ class PickleWriter:
     """Writes one object tree; `reduce(obj)` spells any other object as a Call or a Global (a
     name the reader looks up), or raises TypeError."""
 
-    def __init__(self, reduce: Callable[[object], Call | Global]):
+    def __init__(self, reduce: Callable[[object], Call | Global | NewObject]):
         self.reduce = reduce
         self.out = bytearray()
         self.memo: dict = {}  # id(obj), or a Global itself -> memo index
@@ -67,8 +75,10 @@ class PickleWriter:
             spelling = self.reduce(obj)
             if type(spelling) is Global:
                 self.save(spelling)
+            elif isinstance(spelling, NewObject):
+                self.save_new_object(spelling, obj)
             else:
-                self.save_call(spelling, obj)
+                self.save_call(spelling, obj, state=spelling.state)
         else:
             writer(self, obj)
 
@@ -86,9 +96,17 @@ class PickleWriter:
         self.memoize(id(obj), obj)
         if items:
             self.save_items(items)
-        if state:
+        if state is not None:
             self.save(state)
             self.out += pickle.BUILD
+
+    def save_new_object(self, new: NewObject, obj) -> None:
+        """cls() made without arguments and memoized as `obj`, then its state, as Python's pickler (protocol 2)."""
+        self.save(new.cls)
+        self.out += pickle.EMPTY_TUPLE + pickle.NEWOBJ
+        self.memoize(id(obj), obj)
+        self.save(new.state)
+        self.out += pickle.BUILD
 
     def save_items(self, items) -> None:
         """Dict items in batches of 1000 (SETITEM for a batch of one), as Python's pickler."""
@@ -191,11 +209,14 @@ def _complex(w, obj):
 
 
 def _bytes(w, obj):
-    w.save_call(Call(Global("_codecs", "encode"), (obj.decode("latin1"), "latin1")), obj)
+    if not obj:  # as Python's pickler: bytes() for no bytes
+        w.save_call(Call(Global("__builtin__", "bytes"), ()), obj)
+    else:
+        w.save_call(Call(Global("_codecs", "encode"), (obj.decode("latin1"), "latin1")), obj)
 
 
 def _call(w, obj):
-    w.save_call(obj, obj)
+    w.save_call(obj, obj, state=obj.state)
 
 
 def _persistent_id(w, obj):

@@ -40,6 +40,10 @@ def _new_bytearray(u, data=b"", encoding=None):
     return bytearray(_latin1_encode(u, data, encoding))
 
 
+def _new_bytes(u):
+    return b""  # Python's pickler writes bytes() for no bytes, in protocol 2
+
+
 def _new_complex(u, real=0.0, imag=0.0):
     _expect(u, type(real) is float and type(imag) is float, "builtins.complex", "two floats", (real, imag))
     return complex(real, imag)
@@ -69,6 +73,7 @@ _BUILDERS: dict[tuple[str, str], Callable[..., object]] = {
     ("builtins", "frozenset"): _new_frozenset,
     ("collections", "OrderedDict"): _new_ordered_dict,
     ("builtins", "bytearray"): _new_bytearray,
+    ("builtins", "bytes"): _new_bytes,
     ("builtins", "complex"): _new_complex,
     ("_codecs", "encode"): _latin1_encode,
 }

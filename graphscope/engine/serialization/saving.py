@@ -10,8 +10,8 @@ from ..nn.parameter import Parameter
 from ..optim.optimizer import Optimizer
 from ..size import Size
 from ..tensor import Tensor
-from . import archive
-from .pickle_writer import Call, Global, PersistentId, PickleWriter
+from . import archive, module_pickle, numpy_arrays
+from .pickle_writer import Call, Global, NewObject, PersistentId, PickleWriter
 from .torch_names import DTYPE_NAMES, STORAGE_NAMES
 
 REBUILD_TENSOR = Global("torch._utils", "_rebuild_tensor_v2")
@@ -23,17 +23,20 @@ _STORAGE = "storage"  # one object, so the pickle memoizes it as torch's does
 SAVABLE = (
     "tensors, Parameters, dtypes, devices and nested dict, OrderedDict, list, tuple and set "
     "of them with str, bytes, int, float, complex, bool and None (what torch.load reads "
-    "with weights_only=True)"
+    f"with weights_only=True), and {numpy_arrays.SAVABLE}"
 )
 
 
 def save(
     obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_serialization=True, _disable_byteorder_record=False
 ) -> None:
-    """Save `obj` (tensors, state dicts, nested containers of plain values) to a path or binary file.
+    """Save `obj` (tensors, state dicts, nested containers of plain values, NumPy arrays, a whole model)
+    to a path or binary file.
 
     The file is in torch.save's zip format, so torch.load reads it too; each tensor keeps its
-    dtype, shape, values, requires_grad and device (graphscope.load puts it back there).
+    dtype, shape, values, requires_grad and device (graphscope.load puts it back there). A whole
+    model is pickled as torch pickles one, for torch.load(weights_only=False); graphscope.load
+    never loads one (it would have to run the file's code), so save its state_dict() to reload it.
     """
     if pickle_module is not None:
         raise TypeError("graphscope.save writes its own pickles: pickle_module must be None")
@@ -65,7 +68,7 @@ class _Storages:
         self.data: list = []  # their bytes, by key
         self.locations: dict = {}  # str(device) -> one str object, memoized once in the pickle
 
-    def reduce(self, obj) -> Call | Global:
+    def reduce(self, obj) -> Call | Global | NewObject:
         """torch's spelling of the objects that are not plain Python values."""
         if isinstance(obj, Parameter):
             return Call(REBUILD_PARAMETER, (self.tensor(obj, False), obj.requires_grad, OrderedDict()))
@@ -77,8 +80,13 @@ class _Storages:
             return Call(DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index))
         if type(obj) is Size:  # a tensor's shape: torch.Size((3, 4)), as torch pickles it
             return Call(SIZE, (tuple(obj),))
+        if isinstance(obj, Module):
+            return module_pickle.reduce(obj)
+        spelling = numpy_arrays.reduce(obj)
+        if spelling is not None:
+            return spelling
         hint = ""
-        if isinstance(obj, (Module, Optimizer)):
+        if isinstance(obj, Optimizer):
             hint = f"; save its state_dict() instead, and load that into a new {type(obj).__name__}"
         raise TypeError(
             f"graphscope.save cannot save a {type(obj).__module__}.{type(obj).__qualname__} "

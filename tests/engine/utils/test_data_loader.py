@@ -1,5 +1,9 @@
 """DataLoader: batches, lengths, shuffling and errors as torch.utils.data's, in the main process."""
 
+import subprocess
+import sys
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -8,6 +12,7 @@ from torch.utils import data as torch_data
 import graphscope as gs
 from graphscope.utils import data
 from tests.engine.utils.data_reference import raises_as_torch, same
+from tests.graphscope_command import HANG_SECONDS, env
 
 
 def tensor_dataset(lib, n=10):
@@ -130,6 +135,10 @@ ERRORS = {
     "int drop_last": dict(drop_last=1),
     "prefetch_factor": dict(prefetch_factor=2),
     "persistent_workers": dict(persistent_workers=True),
+    "negative prefetch_factor": dict(num_workers=2, prefetch_factor=-1),
+    "context without workers": dict(multiprocessing_context="spawn"),
+    "unknown start method": dict(num_workers=2, multiprocessing_context="threads"),
+    "context of another type": dict(num_workers=1, multiprocessing_context=3),
 }
 
 
@@ -141,84 +150,60 @@ def test_option_errors_as_torch(options):
     )
 
 
-def test_workers_are_refused_with_what_to_do():
-    with pytest.raises(
-        NotImplementedError,
-        match=r"DataLoader\(num_workers=2\): graphscope loads batches in the "
-        r"main process only.*pass num_workers=0",
-    ):
-        data.DataLoader(tensor_dataset(gs), num_workers=2)
+WORKER_OPTIONS = dict(num_workers=2, persistent_workers=True, prefetch_factor=3, worker_init_fn=print)
 
 
-def test_shuffle_visits_every_sample_once_per_epoch_in_a_new_order():
-    loader = data.DataLoader(tensor_dataset(gs, 30), batch_size=4, shuffle=True)
-    epochs = [np.concatenate([x.cpu().numpy() for x, _ in loader]) for _ in range(2)]
-    for epoch in epochs:
-        assert sorted(epoch) == list(range(30))
-    assert not np.array_equal(*epochs)
-    assert [len(x) for x, _ in loader] == [4] * 7 + [2] and len(loader) == 8
+def test_workers_give_torchs_batches_in_torchs_order():
+    got = data.DataLoader(Numbers(7), batch_size=3, **WORKER_OPTIONS)
+    expected = torch_data.DataLoader(Numbers(7), batch_size=3, **WORKER_OPTIONS)  # real worker processes
+    same(list(got), list(expected))
+    assert len(got) == len(expected) == 3
 
 
-def test_shuffle_follows_the_generator_and_the_global_seed():
-    def order(generator=None):
-        loader = data.DataLoader(tensor_dataset(gs, 20), batch_size=5, shuffle=True, generator=generator)
+def test_workers_shuffle_as_the_main_process_does():
+    def order(**options):
+        loader = data.DataLoader(
+            tensor_dataset(gs, 20), 5, shuffle=True, generator=gs.Generator().manual_seed(4), **options
+        )
         return [x.cpu().numpy().tolist() for x, _ in loader]
 
-    assert order(gs.Generator().manual_seed(2)) == order(gs.Generator().manual_seed(2))
-    assert order(gs.Generator().manual_seed(2)) != order(gs.Generator().manual_seed(3))
-    gs.manual_seed(6)
-    first = order()
-    gs.manual_seed(6)
-    assert order() == first
+    assert order(num_workers=3) == order()
 
 
-def test_loader_attributes_as_torch():
-    got = data.DataLoader(tensor_dataset(gs), batch_size=3, drop_last=True)
-    expected = torch_data.DataLoader(tensor_dataset(torch), batch_size=3, drop_last=True)
-    assert (got.batch_size, got.drop_last, got.num_workers, got.generator) == (
-        expected.batch_size,
-        expected.drop_last,
-        expected.num_workers,
-        expected.generator,
+def test_worker_options_are_kept_as_torch():
+    for lib in (gs, torch):
+        loader = lib_data(lib).DataLoader(tensor_dataset(lib), num_workers=2, multiprocessing_context="spawn")
+        assert (loader.num_workers, loader.prefetch_factor, loader.persistent_workers) == (2, 2, False)
+        assert loader.multiprocessing_context.get_start_method() == "spawn"
+        assert lib_data(lib).DataLoader(tensor_dataset(lib)).prefetch_factor is None
+
+
+def test_workers_are_said_once_on_stderr(tmp_path):
+    script = tmp_path / "workers.py"
+    script.write_text(
+        "import graphscope as gs\n"
+        "from graphscope.utils import data\n"
+        "dataset = data.TensorDataset(gs.arange(6.0))\n"
+        "for workers in (2, 4):\n"
+        "    print([x.tolist() for x, in data.DataLoader(dataset, batch_size=4, num_workers=workers)])\n"
     )
-    assert type(got.sampler).__name__ == type(expected.sampler).__name__ == "SequentialSampler"
-    assert type(got.batch_sampler).__name__ == type(expected.batch_sampler).__name__ == "BatchSampler"
-    shuffled = data.DataLoader(tensor_dataset(gs), shuffle=True)
-    assert isinstance(shuffled.sampler, data.RandomSampler)
-    unbatched = data.DataLoader(tensor_dataset(gs), batch_size=None)
-    assert unbatched.batch_sampler is None and unbatched.collate_fn is data.default_convert
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, check=True, env=env(), timeout=HANG_SECONDS
+    )
+    assert done.stdout == "[[0.0, 1.0, 2.0, 3.0], [4.0, 5.0]]\n" * 2
+    assert done.stderr.splitlines() == [
+        "graphscope: DataLoader(num_workers>0) loads its batches in the main process, where the debugger "
+        "sees every op (the same batches, in the same order)"
+    ]
 
 
-def test_batches_live_on_the_datasets_device():
-    x, y = next(iter(data.DataLoader(tensor_dataset(gs), batch_size=4)))
-    assert x.device == y.device == gs.get_default_device()
-
-
-def test_graphscope_utils_data_is_reachable_as_torchs_is():
-    import graphscope.utils.data as imported
-
-    assert gs.utils.data is imported is data
-    assert gs.utils.data.DataLoader is data.DataLoader
-
-
-def test_as_torch_aliases_torch_utils_data():
-    from graphscope.session.torch_alias import TorchAliases
-
-    with TorchAliases():
-        import torch as aliased
-        import torch.utils.data as aliased_data
-        from torch.utils.data import DataLoader, TensorDataset
-
-        assert DataLoader is data.DataLoader and TensorDataset is data.TensorDataset
-        assert aliased.utils.data.random_split is data.random_split
-        assert aliased_data.Dataset is data.Dataset
-        from torch.utils.data.dataloader import default_collate
-        from torch.utils.data.dataset import Subset
-        from torch.utils.data.sampler import SubsetRandomSampler
-
-        assert (default_collate, Subset, SubsetRandomSampler) == (
-            data.default_collate,
-            data.Subset,
-            data.SubsetRandomSampler,
-        )
-    assert torch.utils.data.DataLoader is torch_data.DataLoader
+def test_pin_memory_warns_as_torch_without_an_accelerator():
+    for lib in (gs, torch):
+        loader = lib_data(lib).DataLoader(tensor_dataset(lib), pin_memory=True)
+        if lib.accelerator.is_available():
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                list(loader)
+        else:
+            with pytest.warns(UserWarning, match="^'pin_memory' argument is set as true but no accelerator is found"):
+                list(loader)

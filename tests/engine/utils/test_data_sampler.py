@@ -1,9 +1,11 @@
 """Samplers: orders, lengths and errors as torch.utils.data's; random ones reproducible under seeds."""
 
+import tracemalloc
 from collections import Counter
 
 import numpy as np
 import pytest
+import torch
 from torch.utils import data as torch_data
 
 import graphscope as gs
@@ -116,3 +118,41 @@ def test_weighted_random_sampler_follows_the_weights():
     assert abs(counts[2] / 8000 - 0.75) < 0.03
     without = list(data.WeightedRandomSampler([0.0, 1.0, 0.5, 2.0], 3, replacement=False))
     assert sorted(without) == [1, 2, 3]
+
+
+def peak_bytes_of_first_draws(sampler, count=100) -> tuple[list, int]:
+    """The first `count` indices a sampler yields, and the most memory drawing them held at once."""
+    tracemalloc.start()
+    try:
+        iterator = iter(sampler)
+        draws = [next(iterator) for _ in range(count)]
+        return draws, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib, n: lib.RandomSampler(range(10), replacement=True, num_samples=n),
+        lambda lib, n: lib.WeightedRandomSampler([1.0, 2.0, 3.0], n),
+    ],
+    ids=["random with replacement", "weighted"],
+)
+def test_samples_with_replacement_are_drawn_as_used_not_all_at_once(make):
+    draws, peak = peak_bytes_of_first_draws(make(data, 10**7))  # all at once: 80 MB of int64
+    assert all(0 <= i < 10 for i in draws) and peak < 2**20
+    assert len(make(data, int(1e10))) == len(make(torch_data, int(1e10))) == 10**10
+
+
+def test_a_loader_on_a_sampler_of_1e10_samples_gives_its_first_batches_as_torch_does():
+    """makemore's loader: an endless supply of random batches."""
+    for lib in (data, torch_data):
+        dataset = lib.TensorDataset((gs if lib is data else torch).arange(20.0))
+        sampler = lib.RandomSampler(dataset, replacement=True, num_samples=int(1e10))
+        loader = lib.DataLoader(dataset, batch_size=32, sampler=sampler)
+        batches = iter(loader)
+        for _ in range(3):
+            (x,) = next(batches)
+            assert tuple(x.shape) == (32,)
+        assert len(loader) == 312500000

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import multiprocessing
+import sys
+import warnings
+
+from ... import accelerator
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
@@ -9,7 +15,9 @@ from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 class DataLoader:
     """Iterates over `dataset` in batches of `batch_size` (None: one sample at a time), shuffled
-    each pass if `shuffle`, with torch's options and checks; workers are not supported."""
+    each pass if `shuffle`, with torch's options and checks. Workers (`num_workers` > 0) are accepted and
+    checked as torch's, and the batches loaded in the main process all the same: the same batches in the
+    same order, and ops the debugger sees."""
 
     def __init__(
         self,
@@ -34,7 +42,10 @@ class DataLoader:
     ):
         # worker_init_fn, multiprocessing_context, pin_memory_device and in_order concern workers or
         # pinned memory, which a main-process loader has none of: accepted as torch's, unused.
-        _check_process_options(num_workers, timeout, prefetch_factor, persistent_workers)
+        prefetch_factor = _checked_process_options(num_workers, timeout, prefetch_factor, persistent_workers)
+        multiprocessing_context = _checked_context(multiprocessing_context, num_workers)
+        if num_workers > 0:
+            _say_workers_load_in_the_main_process()
         iterable = isinstance(dataset, IterableDataset)
         if iterable:
             for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
@@ -63,12 +74,24 @@ class DataLoader:
         self.sampler = sampler
         self.batch_sampler = batch_sampler
         self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
+        self.persistent_workers = persistent_workers
         self.pin_memory = pin_memory
+        self.pin_memory_device = pin_memory_device
         self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
+        self.in_order = in_order
         self.generator = generator
         self.collate_fn = collate_fn or (default_convert if batch_sampler is None else default_collate)
 
     def __iter__(self):
+        if self.pin_memory and not accelerator.is_available():
+            warnings.warn(
+                "'pin_memory' argument is set as true but no accelerator is found, "
+                "then device pinned memory won't be used.",
+                stacklevel=2,
+            )
         collate, dataset = self.collate_fn, self.dataset
         if isinstance(dataset, IterableDataset):
             yield from map(collate, dataset if self.batch_sampler is None else self.batch_sampler)
@@ -101,20 +124,56 @@ def _gathered(dataset, indices):
     return [t[indices] for t in dataset.tensors]
 
 
-def _check_process_options(num_workers, timeout, prefetch_factor, persistent_workers) -> None:
+def _checked_process_options(num_workers, timeout, prefetch_factor, persistent_workers):
+    """torch's checks of the worker options; the prefetch_factor torch keeps (2 with workers, by default)."""
     if not isinstance(num_workers, int) or num_workers < 0:
         raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
-    if num_workers > 0:
-        raise NotImplementedError(
-            f"DataLoader(num_workers={num_workers}): graphscope loads batches in the main process only, "
-            "where the debugger can follow them; pass num_workers=0"
-        )
     if timeout < 0:
         raise ValueError("timeout option should be non-negative")
-    if prefetch_factor is not None:
+    if num_workers == 0 and prefetch_factor is not None:
         raise ValueError(
             "prefetch_factor option could only be specified in multiprocessing.let num_workers > 0 "
             "to enable multiprocessing, otherwise set prefetch_factor to None."
         )
-    if persistent_workers:
+    if persistent_workers and num_workers == 0:
         raise ValueError("persistent_workers option needs num_workers > 0")
+    if num_workers > 0 and prefetch_factor is None:
+        return 2
+    if prefetch_factor is not None and prefetch_factor < 0:
+        raise ValueError("prefetch_factor option should be non-negative")
+    return prefetch_factor
+
+
+def _checked_context(context, num_workers):
+    """torch's checks of multiprocessing_context: a start method's name (made a context) or a context."""
+    if context is None:
+        return None
+    if num_workers == 0:
+        raise ValueError(
+            "multiprocessing_context can only be used with multi-process loading (num_workers > 0), "
+            f"but got num_workers={num_workers}"
+        )
+    if isinstance(context, str):
+        methods = multiprocessing.get_all_start_methods()
+        if context not in methods:
+            raise ValueError(
+                f"multiprocessing_context option should specify a valid start method in {methods!r}, "
+                f"but got multiprocessing_context={context!r}"
+            )
+        context = multiprocessing.get_context(context)
+    if not isinstance(context, multiprocessing.context.BaseContext):
+        raise TypeError(
+            "multiprocessing_context option should be a valid context object or a string specifying "
+            f"the start method, but got multiprocessing_context={context}"
+        )
+    return context
+
+
+@functools.cache
+def _say_workers_load_in_the_main_process() -> None:
+    """Once per process, one line on stderr: the workers asked for are not started, and why."""
+    print(
+        "graphscope: DataLoader(num_workers>0) loads its batches in the main process, where the debugger "
+        "sees every op (the same batches, in the same order)",
+        file=sys.stderr,
+    )

@@ -6,6 +6,12 @@ from ...creation import randint, randperm, tensor
 from ...ops import multinomial
 from ...random import Generator
 
+# Indices drawn with replacement are drawn in groups as they are used, never all num_samples at once
+# (num_samples=int(1e10) is a way to say "as many as the script wants"): RandomSampler draws torch's 32
+# at a time; WeightedRandomSampler, whose each draw reads every weight, more.
+_DRAWN_AT_ONCE = 32
+_WEIGHTED_DRAWN_AT_ONCE = 4096
+
 
 class Sampler:
     """Yields dataset indices (or lists of them, for a batch sampler); subclasses give __iter__."""
@@ -62,8 +68,10 @@ class RandomSampler(Sampler):
     def __iter__(self):
         n = len(self.data_source)
         generator = _epoch_generator(self.generator)
-        if self.replacement:
-            yield from randint(0, n, (self.num_samples,), device="cpu", generator=generator).tolist()
+        if self.replacement:  # drawn 32 at a time, as torch: num_samples may be far more than memory holds
+            for start in range(0, self.num_samples, _DRAWN_AT_ONCE):
+                count = min(_DRAWN_AT_ONCE, self.num_samples - start)
+                yield from randint(0, n, (count,), device="cpu", generator=generator).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from randperm(n, device="cpu", generator=generator).tolist()
@@ -104,7 +112,12 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self):
-        return iter(multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist())
+        if not self.replacement:  # at most one of each index: no more than the weights
+            yield from multinomial(self.weights, self.num_samples, False, generator=self.generator).tolist()
+            return
+        for start in range(0, self.num_samples, _WEIGHTED_DRAWN_AT_ONCE):  # drawn as they are used
+            count = min(_WEIGHTED_DRAWN_AT_ONCE, self.num_samples - start)
+            yield from multinomial(self.weights, count, True, generator=self.generator).tolist()
 
     def __len__(self):
         return self.num_samples
