@@ -18,6 +18,8 @@ from ..creation import ones, zeros
 from ..ops.operands import tensor_input
 from . import functional as F
 
+# float16's lowest finite number: the only float dtype whose range ends above MASKED.
+FLOAT16_LOWEST = -65504.0
 MASKED = -1e9  # a masked position's score: exp(-1e9 - max) is 0, as exp(-inf) is
 
 
@@ -54,7 +56,7 @@ def attend(query, key, value, bias, dropout_p, scale, *, zero_masked_rows):
         infinite = bias.detach() == float("-inf")
         dead = infinite.all(-1, keepdim=True)
         if bool(infinite.any()):
-            bias = bias.masked_fill(infinite, max(MASKED, float(np.finfo(bias.array.dtype).min)))
+            bias = bias.masked_fill(infinite, FLOAT16_LOWEST if bias.dtype == dtypes.float16 else MASKED)
         if bool(dead.any()):
             bias = bias.masked_fill(dead, 0.0 if zero_masked_rows else float("nan"))
         else:
