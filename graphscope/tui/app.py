@@ -29,6 +29,7 @@ from .expression_line import ExpressionLine
 from .find_dialog import FindDialog
 from .findings_view import FindingsView
 from .gradcheck_screen import GradcheckScreen
+from .graph_picture import GraphPicture
 from .graph_tree import GraphTree
 from .help_screen import HelpScreen
 from .moment import Moment
@@ -397,8 +398,14 @@ class GraphscopeApp(App[None]):
     def on_findings_view_highlighted(self, message: FindingsView.Highlighted) -> None:
         self._show_details(message.node)
 
+    def on_graph_picture_highlighted(self, message: GraphPicture.Highlighted) -> None:
+        self._show_details(message.node)
+
     def action_switch_view(self) -> None:
         self.views.choose(self.views.next_view(), self.query_one(NodeDetails).node_id)
+
+    def action_picture(self) -> None:
+        self.views.choose("picture", self.query_one(NodeDetails).node_id)
 
     def action_resize_tree(self, delta: int) -> None:
         left = self.query_one("#left")

@@ -1,5 +1,5 @@
-"""Views: the left pane: the view bar over the graph, modules, timeline, passes and findings views, which one
-is shown, and bringing it up to date (a big record's graph roots are found off the UI thread)."""
+"""Views: the left pane: the view bar over the graph, modules, timeline, passes, findings and picture views,
+which one is shown, and bringing it up to date (a big record's graph roots are found off the UI thread)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from textual.widgets import ContentSwitcher
 from graphscope.trace.record.keep_option import KEEP_ALL
 
 from .findings_view import FindingsView
+from .graph_picture import GraphPicture
 from .graph_tree import GraphTree
 from .module_tree import ModuleTree
 from .moment import Moment
@@ -21,16 +22,24 @@ from .record_index import RecordIndex
 from .timeline import Timeline
 from .view_bar import ViewBar
 
-VIEWS = ("graph", "modules", "timeline", "passes", "findings")
+VIEWS = ("graph", "modules", "timeline", "passes", "findings", "picture")
 VIEW_TITLES = {
     "graph": "graph",
     "modules": "modules",
     "timeline": "timeline",
     "passes": "passes",
     "findings": "findings",
+    "picture": "picture",
 }
-# Where the titles do not fit the pane (80 columns): the new view's name whole, the others shortened.
-SHORT_TITLES = {"graph": "graph", "modules": "mod", "timeline": "time", "passes": "pass", "findings": "findings"}
+# Where the titles do not fit the pane (80 columns): shortened.
+SHORT_TITLES = {
+    "graph": "graph",
+    "modules": "mod",
+    "timeline": "time",
+    "passes": "pass",
+    "findings": "find",
+    "picture": "pic",
+}
 
 # Records with more nodes than this find the graph's roots off the UI thread (about 50 ms here).
 BIG_RECORD = 20_000
@@ -57,6 +66,7 @@ class Views(Vertical):
             yield Timeline(id="timeline")
             yield PassesView(id="passes")
             yield FindingsView(id="findings")
+            yield GraphPicture(id="picture")
 
     def on_mount(self) -> None:
         self.query_one(ViewBar).show(VIEWS, VIEW_TITLES, "graph", short=SHORT_TITLES)
@@ -84,6 +94,8 @@ class Views(Vertical):
             self.query_one(Timeline).show_pass(moment)
         elif view == "findings":
             self.query_one(FindingsView).show_findings(moment)
+        elif view == "picture":
+            self.query_one(GraphPicture).show(moment)
         else:
             self.query_one(PassesView).show_passes(moment)
         return True
@@ -115,7 +127,7 @@ class Views(Vertical):
     def reveal(self, node_id: int, switch: bool = True) -> bool:
         """Put the shown view's cursor on the node (the graph view when the shown one lacks it)."""
         view = self.current
-        if view in ("graph", "modules", "timeline") and self._current_view().reveal_node(node_id):
+        if view in ("graph", "modules", "timeline", "picture") and self._current_view().reveal_node(node_id):
             return True
         if not switch and view != "passes":
             return False
@@ -145,6 +157,10 @@ class Views(Vertical):
             self.query_one(GraphTree).reveal_node(message.item.node)
 
     def on_findings_view_chosen(self, message: FindingsView.Chosen) -> None:
+        self._switch_to("graph")
+        self.query_one(GraphTree).reveal_node(message.node)
+
+    def on_graph_picture_chosen(self, message: GraphPicture.Chosen) -> None:
         self._switch_to("graph")
         self.query_one(GraphTree).reveal_node(message.node)
 
