@@ -392,20 +392,16 @@ class GraphscopeApp(App[None]):
         self.views.reveal(state.node)
         self._show_details(state.node, force=True)
 
-    def action_findings(self) -> None:
-        self.views.choose("findings", self.query_one(NodeDetails).node_id)
+    def action_show_view(self, view: str) -> None:
+        self.views.choose(view, self.query_one(NodeDetails).node_id)
 
-    def on_findings_view_highlighted(self, message: FindingsView.Highlighted) -> None:
+    def on_findings_view_highlighted(self, message: FindingsView.Highlighted | GraphPicture.Highlighted) -> None:
         self._show_details(message.node)
 
-    def on_graph_picture_highlighted(self, message: GraphPicture.Highlighted) -> None:
-        self._show_details(message.node)
+    on_graph_picture_highlighted = on_findings_view_highlighted
 
     def action_switch_view(self) -> None:
         self.views.choose(self.views.next_view(), self.query_one(NodeDetails).node_id)
-
-    def action_picture(self) -> None:
-        self.views.choose("picture", self.query_one(NodeDetails).node_id)
 
     def action_resize_tree(self, delta: int) -> None:
         left = self.query_one("#left")
