@@ -1,0 +1,144 @@
+"""The picture view (d): the graph around the selected node as boxes and arrows; the arrows move along its
+edges, enter selects the node in the graph view (pilot tests over a loaded record)."""
+
+import pytest
+
+from graphscope.session import Debuggee
+from graphscope.trace.record.model import CONSTANT
+from graphscope.tui.app import GraphscopeApp
+from graphscope.tui.graph_picture import GraphPicture
+from graphscope.tui.graph_tree import GraphTree
+from graphscope.tui.node_details import NodeDetails
+from tests.hand_records import HOSTILE, hostile_record, mlp_record, nan_record
+from tests.tui.tui_pilot import wait_for
+from tests.tui.tui_screen import screen_text
+
+
+def selected(app):
+    return app.query_one(NodeDetails).node_id
+
+
+async def open_picture(pilot, app):
+    await wait_for(pilot, lambda: selected(app) is not None)
+    await pilot.press("d")
+    await wait_for(pilot, lambda: app.query_one("#views").current == "picture" and picture(app).cursor is not None)
+
+
+def picture(app) -> GraphPicture:
+    return app.query_one(GraphPicture)
+
+
+def tensor_inputs(record, node_id):
+    return [i for i in record.nodes.inputs_of(node_id) or () if record.nodes.op_of(i) != CONSTANT]
+
+
+async def test_d_draws_the_whole_pass_around_the_selected_node_with_the_current_step_marked():
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_picture(pilot, app)
+        record = app.debuggee.record
+        current = record.passes[0].order[0]
+        view = picture(app)
+        assert view.cursor == selected(app) == current and view.whole
+        assert set(view.nodes) == {n.id for n in record.nodes.values() if n.pass_index == 0 and n.op != CONSTANT}
+        box = view.picture.boxes[current]
+        screen = screen_text(app).splitlines()
+        # The current step: a double border with its marker; the root (the loss) at the bottom.
+        top = screen[box.top - round(view.scroll_offset.y) + 1]  # (the view bar is the screen's first row)
+        assert "╔▶═" in top and all(b.bottom <= box.bottom for b in view.picture.boxes.values())
+        assert "mean" in screen_text(app) and "matmul" in screen_text(app) and "model.fc2" in screen_text(app)
+
+
+@pytest.mark.slow
+async def test_up_goes_to_an_input_down_to_a_consumer_and_sideways_along_the_layer():
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_picture(pilot, app)
+        record = app.debuggee.record
+        view = picture(app)
+        start = view.cursor
+        await pilot.press("up")
+        await wait_for(pilot, lambda: view.cursor != start)
+        first = view.cursor
+        assert first in tensor_inputs(record, start)
+        await wait_for(pilot, lambda: selected(app) == first)  # the details follow the cursor
+        for _ in range(20):  # up to the top of the picture, where up does nothing
+            if not tensor_inputs(record, view.cursor):
+                break
+            await pilot.press("up")
+            await pilot.pause()
+        top = view.cursor
+        assert not tensor_inputs(record, top)
+        await pilot.press("up")
+        await pilot.pause()
+        assert view.cursor == top
+        layer = view.picture.ranks[view.picture.boxes[top].rank]
+        assert len(layer) > 1
+        await pilot.press("home")  # (not the picture's: nothing moves)
+        for _ in range(len(layer)):
+            await pilot.press("left")
+        await wait_for(pilot, lambda: view.cursor == layer[0])
+        await pilot.press("right")
+        await wait_for(pilot, lambda: view.cursor == layer[1])
+        before = view.cursor
+        await pilot.press("down")
+        await wait_for(pilot, lambda: view.cursor != before)
+        assert before in tensor_inputs(record, view.cursor)
+        assert selected(app) == view.cursor
+
+
+@pytest.mark.slow
+async def test_enter_selects_the_node_in_the_graph_view():
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_picture(pilot, app)
+        await pilot.press("up", "up")
+        await pilot.pause()
+        chosen = picture(app).cursor
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.query_one("#views").current == "graph")
+        tree = app.query_one(GraphTree)
+        assert tree.cursor_item.node == chosen and selected(app) == chosen and tree.has_focus
+        await pilot.press("d")  # back: the picture around the node selected
+        await wait_for(pilot, lambda: app.query_one("#views").current == "picture")
+        assert picture(app).cursor == chosen
+
+
+async def test_stepping_moves_the_double_border_and_nan_boxes_are_red():
+    app = GraphscopeApp(Debuggee(nan_record(), "snap.json"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_picture(pilot, app)
+        await pilot.press("C", "p")  # to the end, and back to pass 1's last step: the matmul the NaN came from
+        record = app.debuggee.record
+        await wait_for(pilot, lambda: app.debuggee.state.node == record.passes[1].order[-1])
+        view = picture(app)
+        await wait_for(pilot, lambda: view.cursor == app.debuggee.state.node)
+        assert record.nodes[view.cursor].pass_index == 1
+        looks = {n: view._look(n, app.moment.marks(n)) for n in view.nodes}
+        assert looks[view.cursor].border == "double"
+        red = [n for n in view.nodes if app.moment.nonfinite(n)]
+        assert red and all(looks[n].style.color.name == "red" and "!" in looks[n].badge.plain for n in red)
+        fine = [n for n in view.nodes if not app.moment.nonfinite(n) and n != view.cursor]
+        assert fine and all(looks[n].style.color is None for n in fine)
+
+
+async def test_names_from_the_script_are_drawn_as_they_are():
+    app = GraphscopeApp(Debuggee(hostile_record(), "snap.json"))
+    async with app.run_test(size=(160, 60)) as pilot:
+        await open_picture(pilot, app)
+        await pilot.press("left", "left")
+        await pilot.pause()
+        text = screen_text(app)
+        for hostile in HOSTILE:
+            assert f"op{hostile}" in text or f"model.{hostile}" in text
+        assert app.is_running  # the [@click=app.quit] module did not quit it
+
+
+async def test_the_view_says_what_to_do_when_nothing_is_selected():
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: selected(app) is not None)
+        view = picture(app)
+        view.show(app.moment)  # before any node is revealed to it
+        await pilot.pause()
+        assert view.cursor is None and "No node to draw yet" in view._rows[0].plain
