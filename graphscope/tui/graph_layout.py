@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from grandalf.graphs import Edge, Graph, Vertex
+from grandalf.graphs import Edge, Vertex, graph_core
 from grandalf.layouts import DummyVertex, SugiyamaLayout
 
 GAP_X = 2  # columns between two boxes of a layer
@@ -75,15 +75,17 @@ def layout(widths: Mapping[int, int], edges: Sequence[tuple[int, int]], box_heig
     vertices = {node: Vertex(node) for node in widths}
     for node, vertex in vertices.items():
         vertex.view = _View(widths[node], box_height)
-    links = [Edge(vertices[a], vertices[b]) for a, b in dict.fromkeys(edges) if a != b and a in widths and b in widths]
-    graph = Graph(list(vertices.values()), links)
+    pairs = [(a, b) for a, b in dict.fromkeys(edges) if a != b and a in widths and b in widths]
+    links: list[Edge] = []
     lefts: dict[Any, int] = {}  # vertex or dummy -> its first column
     rank_of: dict[Any, int] = {}
     ranks: list[list[Any]] = []
     dummies: dict[Edge, dict[int, DummyVertex]] = {}
     offset = 0
-    for component in graph.C:
-        sugiyama = SugiyamaLayout(component)
+    for part, part_pairs in _parts(list(vertices), pairs):
+        part_links = [Edge(vertices[a], vertices[b]) for a, b in part_pairs]
+        links += part_links
+        sugiyama = SugiyamaLayout(graph_core([vertices[n] for n in part], part_links))
         sugiyama.xspace, sugiyama.yspace = GAP_X, 1
         sugiyama.init_all()
         for layer in sugiyama.layers:
@@ -103,6 +105,28 @@ def layout(widths: Mapping[int, int], edges: Sequence[tuple[int, int]], box_heig
                 right = max(right, lefts[vertex] + int(vertex.view.w))
         offset = right + COMPONENT_GAP
     return _routed(widths, vertices, links, lefts, rank_of, ranks, dummies, box_height)
+
+
+def _parts(nodes: list[int], pairs: list[tuple[int, int]]) -> list[tuple[list[int], list[tuple[int, int]]]]:
+    """The connected parts of the graph, each with its nodes and edges in the order given (grandalf's own
+    `Graph` gathers a part's edges in a set, whose order changes from run to run, and the picture with it)."""
+    leader = {n: n for n in nodes}
+
+    def find(n: int) -> int:
+        while leader[n] != n:
+            n = leader[n]
+        return n
+
+    for a, b in pairs:
+        x, y = find(a), find(b)
+        if x != y:
+            leader[max(x, y)] = min(x, y)
+    parts: dict[int, tuple[list[int], list[tuple[int, int]]]] = {}
+    for n in nodes:
+        parts.setdefault(find(n), ([], []))[0].append(n)
+    for a, b in pairs:
+        parts[find(a)][1].append((a, b))
+    return list(parts.values())
 
 
 def _snap(layer: list[Any], lefts: dict[Any, int], offset: int) -> list[Any]:

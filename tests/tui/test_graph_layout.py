@@ -2,6 +2,8 @@
 consumer's, the picture around a node is the whole graph when small and a few hops of it when not."""
 
 import random
+import subprocess
+import sys
 
 import pytest
 from rich.text import Text
@@ -9,6 +11,7 @@ from rich.text import Text
 from graphscope.tui.graph_canvas import ARROW, BORDERS, DOWN, LEFT, LINES, RIGHT, UP, BoxLook, draw
 from graphscope.tui.graph_layout import layout
 from graphscope.tui.graph_neighbourhood import neighbourhood
+from tests.graphscope_command import env
 
 
 def random_dag(n: int, seed: int, fan: int = 2) -> tuple[dict[int, int], list[tuple[int, int]]]:
@@ -146,3 +149,18 @@ def test_a_node_with_more_neighbours_than_fit_shows_the_first_of_them():
     consumers = {0: list(range(1, 100))}
     shown, whole = neighbourhood(0, lambda i: [0] if i else [], lambda i: consumers.get(i, []), limit=40)
     assert not whole and shown == list(range(40))
+
+
+LAY_OUT = (
+    "from tests.tui.test_graph_layout import GRAPHS; from graphscope.tui.graph_layout import layout; "
+    "print(repr(layout(*GRAPHS['random 100'], 4)))"
+)
+
+
+def test_the_same_graph_is_laid_out_the_same_in_every_process():
+    """Nothing in the layout may follow the order of a set of objects (their addresses change each run)."""
+    runs = {
+        subprocess.run([sys.executable, "-c", LAY_OUT], env=env(), capture_output=True, text=True).stdout
+        for _ in range(3)
+    }
+    assert len(runs) == 1 and "Layout(" in runs.pop()
