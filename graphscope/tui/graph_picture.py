@@ -174,11 +174,16 @@ class GraphPicture(ScrollView, can_focus=True):
             self._centre(node_id)
         self.cursor = node_id
         self._draw()
-        assert self.picture is not None  # (_centre made it)
-        box = self.picture.boxes[node_id]
-        self.scroll_to_region(Region(box.left, box.top, box.width, box.height), animate=False, force=True)
+        self.call_after_refresh(self._scroll_to_cursor)  # once the new picture's size is known
         if announce:
             self.post_message(self.Highlighted(node_id))
+
+    def _scroll_to_cursor(self) -> None:
+        """The cursor's box in the middle of the view, as far as the picture lets it be."""
+        if self.picture is not None and self.cursor in self.picture.boxes:
+            box = self.picture.boxes[self.cursor]
+            region = Region(box.left, box.top, box.width, box.height)
+            self.scroll_to_region(region, animate=False, force=True, center=True)
 
     def action_move(self, direction: str) -> None:
         """↑ to an input, ↓ to a consumer (the one nearest below or above), ←→ to the next box of the layer."""

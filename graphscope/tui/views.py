@@ -29,7 +29,7 @@ VIEW_TITLES = {
     "timeline": "timeline",
     "passes": "passes",
     "findings": "findings",
-    "picture": "picture",
+    "picture": "dag",  # (the whole row fits 120 columns)
 }
 # Where the titles do not fit the pane (80 columns): shortened.
 SHORT_TITLES = {
@@ -38,7 +38,7 @@ SHORT_TITLES = {
     "timeline": "time",
     "passes": "pass",
     "findings": "find",
-    "picture": "pic",
+    "picture": "dag",
 }
 
 # Records with more nodes than this find the graph's roots off the UI thread (about 50 ms here).

@@ -4,8 +4,9 @@ import pytest
 
 from graphscope.session import Debuggee
 from graphscope.tui.app import GraphscopeApp
+from graphscope.tui.graph_picture import GraphPicture
 from graphscope.tui.help_screen import HelpScreen
-from tests.hand_records import mlp_record
+from tests.hand_records import mlp_record, nan_record
 from tests.tui.tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
 from tests.tui.tui_pilot import wait_for
 
@@ -78,3 +79,18 @@ def test_the_help_screen(snap_compare, size):
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen))
 
     assert snap_compare(app, terminal_size=size, run_before=help_open)
+
+
+@SIZES
+def test_the_picture_view_at_a_nan(snap_compare, size):
+    record = nan_record()
+    app = GraphscopeApp(Debuggee(record, "snap.json"))
+
+    async def drawn(pilot):
+        await pilot.press("C", "p")  # pass 1's last step: the matmul its NaN came from
+        await wait_for(pilot, lambda: app.debuggee.state.node == record.passes[1].order[-1])
+        await pilot.press("d")
+        await wait_for(pilot, lambda: app.query_one(GraphPicture).cursor == record.passes[1].order[-1])
+        await pilot.wait_for_scheduled_animations()
+
+    assert snap_compare(app, terminal_size=size, run_before=drawn)
