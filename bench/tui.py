@@ -1,9 +1,10 @@
 """TUI speed, headless (App.run_test): open a 100,000-node snapshot to first paint < 1 s, one step on a
-tiny MLP < 30 ms median (key press to screen updated), search over 100,000 nodes < 100 ms per query;
+tiny MLP < 30 ms median (key press to screen updated; with the graph tree shown, and with the dag view's
+drawing, whose ratio to the tree's is printed too), search over 100,000 nodes < 100 ms per query;
 in a fresh process, the app's resident memory with that snapshot open <= 250 MB, and with --million a
 1,000,000-node snapshot with a backward step each loaded and painted in < 5 s within 1.5 GB.
 
-Run: python3 bench/tui.py [--nodes N] [--steps K] [--repeat R] [--million]
+Run: python3 bench/tui.py [--nodes N] [--steps K] [--repeat R] [--million] [--steps-only]
 Each figure is printed with its target and the ratio figure / target (below 1 is within target).
 """
 
@@ -108,7 +109,9 @@ async def open_snapshot(path: str) -> tuple[float, float, float]:
 ui_cpu: list[float] = []  # the UI thread's CPU time per step (the run's load does not change it)
 
 
-async def step_latencies(steps: int) -> list[float]:
+async def step_latencies(steps: int, view_key: str | None = None) -> list[float]:
+    """Key press to screen updated for each of `steps` steps, with the view `view_key` opens shown (the
+    graph tree when None)."""
     with tempfile.TemporaryDirectory() as folder:
         script = os.path.join(folder, "tiny_mlp.py")
         Path(script).write_text(TINY_MLP)
@@ -120,6 +123,10 @@ async def step_latencies(steps: int) -> list[float]:
                 await until(
                     lambda: session.state.kind == "paused" and app.paints and app.paints[-1][1] is session.state
                 )
+                if view_key is not None:
+                    shown = app.views.current
+                    await pilot.press(view_key)
+                    await until(lambda: app.views.current != shown)
                 cpu = time.thread_time()
                 for _ in range(steps):
                     before = session.state
@@ -206,13 +213,36 @@ def app_process(path: str) -> tuple[float, float, float, int, int]:
     return float(load), float(paint), float(shown), int(rss), int(peak)
 
 
+def steps(count: int = 60) -> None:
+    """One step on a tiny MLP with the graph tree shown, then with the dag view (d) drawing the graph."""
+    medians = []
+    for view_key, name in ((None, "the graph tree"), ("d", "the dag view")):
+        latencies = asyncio.run(step_latencies(count, view_key))
+        print(f"one step on a tiny MLP with {name} shown (key press -> screen updated), {len(latencies)} steps:")
+        report("median", statistics.median(latencies), 0.030)
+        print(
+            f"  {'90th percentile / max':<44} {np.percentile(latencies, 90) * 1000:8.1f} ms / "
+            f"{max(latencies) * 1000:.1f} ms"
+        )
+        print(
+            f"  {'UI thread CPU per step (incl. pilot)':<44} {ui_cpu[-1] * 1000:8.1f} ms   "
+            f"(load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+        )
+        medians.append(statistics.median(latencies))
+    print(f"  {'dag view / graph tree, median step':<44} {medians[1] / medians[0]:8.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=100_000)
     parser.add_argument("--steps", type=int, default=60, help="step key presses to time")
     parser.add_argument("--repeat", type=int, default=3, help="openings of the snapshot to time")
     parser.add_argument("--million", action="store_true", help="also open a 1,000,000-node snapshot")
+    parser.add_argument("--steps-only", action="store_true", help="only the step timings (tree and dag views)")
     args = parser.parse_args()
+    if args.steps_only:
+        steps()
+        return
 
     record = build(args.nodes, steps=False)
     with tempfile.TemporaryDirectory() as folder:
@@ -251,17 +281,7 @@ def main() -> None:
         print(f"  {'resident, graph shown and indexed (MB)':<44} {big[3] / 1e6:8.1f}")
 
     gc.collect()  # the openings' records are garbage now: collect them before the next phase is timed
-    latencies = asyncio.run(step_latencies(args.steps))
-    print(f"one step on a tiny MLP (key press -> screen updated), {len(latencies)} steps:")
-    report("median", statistics.median(latencies), 0.030)
-    print(
-        f"  {'90th percentile / max':<44} {np.percentile(latencies, 90) * 1000:8.1f} ms / "
-        f"{max(latencies) * 1000:.1f} ms"
-    )
-    print(
-        f"  {'UI thread CPU per step (incl. pilot)':<44} {ui_cpu[0] * 1000:8.1f} ms   "
-        f"(load average now {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
-    )
+    steps(args.steps)
 
     ui, bare = asyncio.run(search_latencies(record))
     print(f"search over {args.nodes:,} nodes, {len(QUERIES)} queries ({', '.join(map(repr, QUERIES))}):")

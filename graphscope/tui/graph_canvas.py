@@ -1,5 +1,5 @@
 """The graph picture drawn on a character canvas: each box in box-drawing characters around its label lines,
-each edge as a line from its input's box down to an arrow into its consumer's (rich Text rows, labels literal)."""
+each edge as a line from its input's box down to an arrow into its consumer's (rows as Strips, labels literal)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from rich.cells import get_character_cell_size
+from rich.segment import Segment
 from rich.style import Style
-from rich.text import Span, Text
+from rich.text import Text
+from textual.strip import Strip
 
 from .graph_layout import Layout, Route
 
@@ -85,19 +87,18 @@ class Canvas:
                 self.put(x + 1, y, "", style)
             x += size
 
-    def rows(self) -> list[Text]:
-        """Each row as a Text, runs of one style together."""
+    def rows(self) -> list[Strip]:
+        """Each row as a Strip, runs of one style in one segment."""
         out = []
+        width = self.width
         for chars, styles in zip(self.chars, self.styles):
-            spans = []
-            start, offset, at = 0, 0, 0  # the run's first cell and character; the next cell's character
-            for i in range(1, len(chars) + 1):
-                at += len(chars[i - 1])
-                if i == len(chars) or styles[i] is not styles[start]:
-                    if styles[start]:
-                        spans.append(Span(offset, at, styles[start]))
-                    start, offset = i, at
-            out.append(Text("".join(chars), no_wrap=True, end="", spans=spans))
+            segments = []
+            start = 0
+            for i in range(1, width + 1):
+                if i == width or styles[i] is not styles[start]:
+                    segments.append(Segment("".join(chars[start:i]), styles[start] or None))
+                    start = i
+            out.append(Strip(segments, width))
         return out
 
 
@@ -107,7 +108,7 @@ def _added(base: Style, style: str | Style) -> Style:
     return base + (Style.parse(style) if isinstance(style, str) else style)
 
 
-def draw(layout: Layout, looks: Mapping[int, BoxLook], near: Collection[int] = ()) -> list[Text]:
+def draw(layout: Layout, looks: Mapping[int, BoxLook], near: Collection[int] = ()) -> list[Strip]:
     """The picture's rows: edges first (those touching a node in `near` brighter), boxes over them."""
     canvas = Canvas(layout.width, layout.height)
     masks: dict[tuple[int, int], int] = {}

@@ -23,7 +23,7 @@ from .moment import Marks, Moment
 from .node_label import keep_tail, marks_text, node_text, one_line, shape_text, short_dtype
 
 LABEL_WIDTH = 24  # the most columns a box's label takes
-NOTHING = "No node to draw yet: select one in another view (v), or step (n)."
+NOTHING = ("No node to draw yet:", "select one in another view (v),", "or step (n).")
 CURSOR_FILL = Style(bgcolor="grey23")
 MARK_COLOURS = {"failed": "red", "nonfinite": "red", "current": "yellow"}
 
@@ -66,10 +66,11 @@ class GraphPicture(ScrollView, can_focus=True):
         self.whole = False  # whether they are every node connected to the cursor's
         self.picture: Layout | None = None
         self._modules = False  # whether a node drawn has a module (a line for it in every box)
-        self._centred: tuple[int, int] | None = None  # (the node drawn around, the record's node count then)
+        self._centred = 0  # the record's node count when the picture was laid out
         self._drawn: tuple | None = None  # what the rows were drawn from
-        self._rows: list[Text] = []
-        self._strips: dict[int, Strip] = {}
+        self._stale = True  # the rows are drawn again before they are next rendered
+        self._rows: list[Strip] = []
+        self._strips: dict[int, Strip] = {}  # the rows on screen, in the widget's style
 
     # --- what is drawn ---------------------------------------------------------------------------
 
@@ -79,9 +80,9 @@ class GraphPicture(ScrollView, can_focus=True):
         if self.cursor is not None and self.cursor not in moment.record.nodes:
             self.cursor = self.picture = None
             self.nodes = []
-        elif self.cursor is not None and self._centred != (self.cursor, len(moment.record.nodes)):
+        elif self.cursor is not None and self._centred != len(moment.record.nodes):
             self._centre(self.cursor)
-        self._draw()
+        self._redraw()
 
     set_moment = show
 
@@ -107,7 +108,7 @@ class GraphPicture(ScrollView, can_focus=True):
         """Lay out the picture around `node_id`."""
         assert self.moment is not None  # (asked only while a moment is shown)
         self.nodes, self.whole = neighbourhood(node_id, self._inputs, self._consumers)
-        self._centred = (node_id, len(self.moment.record.nodes))
+        self._centred = len(self.moment.record.nodes)
         nodes = self.moment.record.nodes
         self._modules = any(getattr(nodes.get(n), "module", None) for n in self.nodes)
         shown = set(self.nodes)
@@ -116,7 +117,7 @@ class GraphPicture(ScrollView, can_focus=True):
         widths = {n: max(8, *(line.cell_len + 4 for line in lines)) for n, lines in labels.items()}
         height = 2 + max(len(lines) for lines in labels.values())
         self.picture = layout(widths, edges, height)
-        self._drawn = None
+        self.virtual_size = Size(self.picture.width, self.picture.height)
 
     def _labels(self, node_id: int, marks: Marks) -> tuple[Text, ...]:
         """A box's lines: its op (or parameter's name) and arguments, shape and dtype, and module."""
@@ -148,24 +149,28 @@ class GraphPicture(ScrollView, can_focus=True):
             CURSOR_FILL if cursor else Style(),
         )
 
+    def _redraw(self) -> None:
+        """The markers or the cursor may have moved: draw again, once, before the next frame."""
+        if self.picture is None:
+            self.virtual_size = Size(max(map(len, NOTHING)), len(NOTHING))
+        self._stale = True
+        self.refresh()
+
     def _draw(self) -> None:
-        """Draw the rows again when a box's markers or the cursor moved."""
+        """Draw the rows (when a box's markers or the cursor moved since they were drawn)."""
+        self._stale = False
         moment, picture = self.moment, self.picture
         if moment is None or picture is None:
-            self._rows, self._strips, self._drawn = [Text(NOTHING, "dim italic")], {}, None
-            self.virtual_size = Size(len(NOTHING), 1)
-            self.refresh()
+            self._rows = [Strip(Text(line, "dim italic").render(self.app.console)) for line in NOTHING]
+            self._strips, self._drawn = {}, None
             return
         marks = tuple(moment.marks(n) for n in self.nodes)
-        key = (id(picture), marks, self.cursor)
-        if key == self._drawn:
-            return
-        self._drawn = key
-        looks = {n: self._look(n, m) for n, m in zip(self.nodes, marks)}
-        self._rows = draw(picture, looks, near=() if self.cursor is None else (self.cursor,))
-        self._strips = {}
-        self.virtual_size = Size(picture.width, picture.height)
-        self.refresh()
+        drawn = self._drawn
+        if drawn is None or drawn[0] is not picture or drawn[1:] != (marks, self.cursor):
+            self._drawn = (picture, marks, self.cursor)
+            looks = {n: self._look(n, m) for n, m in zip(self.nodes, marks)}
+            self._rows = draw(picture, looks, near=() if self.cursor is None else (self.cursor,))
+            self._strips = {}
 
     # --- moving ----------------------------------------------------------------------------------
 
@@ -173,7 +178,7 @@ class GraphPicture(ScrollView, can_focus=True):
         if self.picture is None or node_id not in self.picture.boxes:
             self._centre(node_id)
         self.cursor = node_id
-        self._draw()
+        self._redraw()
         self.call_after_refresh(self._scroll_to_cursor)  # once the new picture's size is known
         if announce:
             self.post_message(self.Highlighted(node_id))
@@ -229,15 +234,15 @@ class GraphPicture(ScrollView, can_focus=True):
     # --- rendering -------------------------------------------------------------------------------
 
     def render_line(self, y: int) -> Strip:
+        if self._stale:
+            self._draw()
         width = self.scrollable_content_region.width
         row = y + self.scroll_offset.y
         base = self.rich_style
         if row >= len(self._rows):
             return Strip.blank(width, base)
         strip = self._strips.get(row)
-        if strip is None:  # a row is made into segments once, when first on screen
-            text = self._rows[row]
-            strip = Strip(list(text.render(self.app.console)), text.cell_len).apply_style(base)
-            self._strips[row] = strip
+        if strip is None:  # in the widget's style once, when first on screen
+            strip = self._strips[row] = self._rows[row].apply_style(base)
         x = self.scroll_offset.x
         return strip.crop_extend(x, x + width, base)

@@ -100,7 +100,7 @@ def test_the_drawn_line_from_each_exit_mark_ends_in_an_arrow_over_its_consumer(n
     widths, edges = GRAPHS[name]
     picture = layout(widths, edges, 4)
     looks = {n: BoxLook((Text(f"n{n}"),)) for n in widths}
-    rows = [row.plain for row in draw(picture, looks)]
+    rows = [row.text for row in draw(picture, looks)]
     for route in picture.routes:
         source, target = picture.boxes[route.source], picture.boxes[route.target]
         assert rows[source.bottom][route.columns[0]] == BORDERS["plain"][1]
@@ -114,7 +114,7 @@ def test_a_box_shows_its_lines_and_markers_and_the_border_its_look_asks_for():
         1: BoxLook((Text("matmul"), Text("3×4 f32")), Text("✓")),
         2: BoxLook((Text("[bold]x"),), Text("▶"), "double"),
     }
-    rows = [row.plain for row in draw(picture, looks)]
+    rows = [row.text for row in draw(picture, looks)]
     a, b = picture.boxes[1], picture.boxes[2]
     assert rows[a.top][a.left : a.right + 1] == "╭✓" + "─" * 11 + "╮"
     assert rows[a.top + 1][a.left : a.right + 1] == "│ matmul     │"
@@ -126,7 +126,7 @@ def test_a_box_shows_its_lines_and_markers_and_the_border_its_look_asks_for():
 
 def test_a_wide_character_takes_two_cells_and_the_border_stays_in_place():
     picture = layout({1: 10}, [], 3)
-    rows = [row.plain for row in draw(picture, {1: BoxLook((Text("图图图图"),))})]
+    rows = [row.text for row in draw(picture, {1: BoxLook((Text("图图图图"),))})]
     assert rows[1] == "│ 图图图 │"  # the fourth does not fit: cut, not pushed over the border
 
 
