@@ -1,11 +1,14 @@
 """The picture view (d): the graph around the selected node as boxes and arrows; the arrows move along its
 edges, enter selects the node in the graph view (pilot tests over a loaded record)."""
 
+from pathlib import Path
+
 import pytest
 
 from graphscope.session import Debuggee
 from graphscope.trace.record.model import CONSTANT
 from graphscope.tui.app import GraphscopeApp
+from graphscope.tui.graph_neighbourhood import PICTURE_LIMIT
 from graphscope.tui.graph_picture import GraphPicture
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.node_details import NodeDetails
@@ -141,3 +144,11 @@ async def test_the_view_says_what_to_do_when_nothing_is_selected():
         app.views.choose("picture", None)  # shown before any node is revealed to it
         await wait_for(pilot, lambda: "select one in another view (v)," in screen_text(app))
         assert picture(app).cursor is None
+
+
+def test_the_readme_shows_the_dag_view_and_its_limit():
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### Seeing the graph", 1)[1].split("\n## ", 1)[0]
+    assert "![The dag view" in section and "(docs/dag-view.svg)" in section
+    assert (Path(__file__).resolve().parents[2] / "docs" / "dag-view.svg").is_file()
+    assert f"at most {PICTURE_LIMIT} nodes" in section
