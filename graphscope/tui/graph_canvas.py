@@ -44,18 +44,22 @@ BORDERS = {
 EDGE_STYLE = Style(color="bright_black")
 NEAR_STYLE = Style(color="cyan", bold=True)  # the edges of the box under the cursor
 NO_STYLE = Style()
+NOTE_STYLE = Style(dim=True, bold=False)
 
 
 @dataclass(frozen=True, slots=True)
 class BoxLook:
     """How a box is drawn: its label lines, its markers (on its top border), its border ("plain", "heavy",
-    "double"), the border's style and the inside's (under the labels' own)."""
+    "double"), the border's style and the inside's (under the labels' own), and notes at the right of its
+    top and bottom borders (how many inputs and consumers are not drawn)."""
 
     lines: tuple[Text, ...]
     badge: Text = field(default_factory=Text)
     border: str = "plain"
     style: Style = NO_STYLE
     fill: Style = NO_STYLE
+    above: str = ""
+    below: str = ""
 
 
 class Canvas:
@@ -135,6 +139,9 @@ def draw(layout: Layout, looks: Mapping[int, BoxLook], near: Collection[int] = (
             box.left, box.bottom, Text(bottom_left + side_bottom * inner + bottom_right), box.width, look.style
         )
         canvas.write(box.left + 1, box.top, look.badge, inner - 1, look.style)
+        for note, y in ((look.above, box.top), (look.below, box.bottom)):
+            if note and len(note) + look.badge.cell_len < inner:
+                canvas.write(box.right - len(note), y, Text(note), len(note), _added(look.style, NOTE_STYLE))
         for i in range(box.height - 2):
             y = box.top + 1 + i
             canvas.put(box.left, y, side, look.style)

@@ -66,6 +66,7 @@ class GraphPicture(ScrollView, can_focus=True):
         self.whole = False  # whether they are every node connected to the cursor's
         self.picture: Layout | None = None
         self._modules = False  # whether a node drawn has a module (a line for it in every box)
+        self._hidden: dict[int, tuple[int, int]] = {}  # each box's inputs and consumers not drawn
         self._centred = 0  # the record's node count when the picture was laid out
         self._drawn: tuple | None = None  # what the rows were drawn from
         self._stale = True  # the rows are drawn again before they are next rendered
@@ -116,6 +117,13 @@ class GraphPicture(ScrollView, can_focus=True):
         labels = {n: self._labels(n, Marks()) for n in self.nodes}
         widths = {n: max(8, *(line.cell_len + 4 for line in lines)) for n, lines in labels.items()}
         height = 2 + max(len(lines) for lines in labels.values())
+        self._hidden = {
+            n: (
+                sum(i not in shown for i in self._inputs(n)),
+                sum(c not in shown for c in self._consumers(n)),
+            )
+            for n in self.nodes
+        }
         self.picture = layout(widths, edges, height)
         self.virtual_size = Size(self.picture.width, self.picture.height)
 
@@ -137,7 +145,8 @@ class GraphPicture(ScrollView, can_focus=True):
 
     def _look(self, node_id: int, marks: Marks) -> BoxLook:
         """The box's labels, its markers on its border, and its border: double at the current step, heavy
-        under the cursor; red on NaN/Inf or the failing node, yellow at the current step, cyan under the cursor."""
+        under the cursor; red on NaN/Inf or the failing node, yellow at the current step, cyan under the cursor;
+        +N on its top (bottom) border for N inputs (consumers) not drawn."""
         cursor = node_id == self.cursor
         colour = next((c for mark, c in MARK_COLOURS.items() if getattr(marks, mark)), "cyan" if cursor else None)
         badge = Text.assemble(*(mark for mark in marks_text(marks).divide(range(1, 3)) if mark.plain != " "))
@@ -147,6 +156,7 @@ class GraphPicture(ScrollView, can_focus=True):
             "double" if marks.current else "heavy" if cursor else "plain",
             Style(color=colour, bold=colour is not None),
             CURSOR_FILL if cursor else Style(),
+            *(f"+{count}" if count else "" for count in self._hidden.get(node_id, (0, 0))),
         )
 
     def _redraw(self) -> None:

@@ -124,6 +124,12 @@ def test_a_box_shows_its_lines_and_markers_and_the_border_its_look_asks_for():
     assert rows[b.bottom][b.left : b.right + 1] == "╚" + "═" * 12 + "╝"
 
 
+def test_a_box_s_notes_on_its_borders_say_how_many_inputs_and_consumers_are_not_drawn():
+    picture = layout({1: 12}, [], 4)
+    rows = [row.text for row in draw(picture, {1: BoxLook((Text("relu"),), Text("✓"), above="+2", below="+13")})]
+    assert rows == ["╭✓───────+2╮", "│ relu     │", "│          │", "╰───────+13╯"]
+
+
 def test_a_wide_character_takes_two_cells_and_the_border_stays_in_place():
     picture = layout({1: 10}, [], 3)
     rows = [row.text for row in draw(picture, {1: BoxLook((Text("图图图图"),))})]

@@ -3,10 +3,12 @@ edges, enter selects the node in the graph view (pilot tests over a loaded recor
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from graphscope.session import Debuggee
-from graphscope.trace.record.model import CONSTANT
+from graphscope.trace.record.model import CONSTANT, Node, Record
+from graphscope.trace.stats.summarize import summarize
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.graph_neighbourhood import PICTURE_LIMIT
 from graphscope.tui.graph_picture import GraphPicture
@@ -25,6 +27,15 @@ async def open_picture(pilot, app):
     await wait_for(pilot, lambda: selected(app) is not None)
     await pilot.press("d")
     await wait_for(pilot, lambda: app.query_one("#views").current == "picture" and picture(app).cursor is not None)
+
+
+def chain_record(n: int) -> Record:
+    """x -> relu -> relu -> ... (n nodes in all)."""
+    value = summarize(np.ones((2, 3), dtype=np.float32))
+    nodes = {0: Node(0, "tensor", output=value, is_leaf=True)}
+    for i in range(1, n):
+        nodes[i] = Node(i, "relu", "ReluBackward0", (i - 1,), output=value)
+    return Record(nodes=nodes)
 
 
 def picture(app) -> GraphPicture:
@@ -152,3 +163,23 @@ def test_the_readme_shows_the_dag_view_and_its_limit():
     assert "![The dag view" in section and "(docs/dag-view.svg)" in section
     assert (Path(__file__).resolve().parents[2] / "docs" / "dag-view.svg").is_file()
     assert f"at most {PICTURE_LIMIT} nodes" in section
+
+
+@pytest.mark.slow
+async def test_a_big_graph_is_drawn_around_the_node_and_up_past_its_edge_draws_it_again():
+    app = GraphscopeApp(Debuggee(chain_record(300), "snap.json"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_picture(pilot, app)
+        view = picture(app)
+        first = set(view.nodes)
+        assert not view.whole and len(first) <= PICTURE_LIMIT and view.cursor in first
+        edge = [n for n in first if any(i not in first for i in tensor_inputs(app.debuggee.record, n))]
+        assert edge and all(view._look(n, app.moment.marks(n)).above.startswith("+") for n in edge)
+        inside = [n for n in first if n not in edge]
+        assert all(view._look(n, app.moment.marks(n)).above == "" for n in inside)
+        (top,) = edge  # a chain: its first node drawn
+        assert view.reveal_node(top) and view.cursor == top
+        await pilot.press("up")  # to its input, past the picture's edge: drawn around the cursor again
+        await wait_for(pilot, lambda: view.cursor != top)
+        assert view.cursor == top - 1 and view.cursor not in first and top - 1 in view.nodes
+        assert selected(app) == view.cursor
