@@ -213,6 +213,41 @@ def app_process(path: str) -> tuple[float, float, float, int, int]:
     return float(load), float(paint), float(shown), int(rss), int(peak)
 
 
+def random_dag(n: int, seed: int = 0) -> tuple[dict[int, int], list[tuple[int, int]]]:
+    """Boxes 8-28 columns wide, each node fed by one to three of the six made before it."""
+    rng = np.random.default_rng(seed)
+    widths = {i: int(rng.integers(8, 29)) for i in range(n)}
+    edges = [
+        (int(j), i)
+        for i in range(1, n)
+        for j in rng.choice(np.arange(max(0, i - 6), i), min(i, int(rng.integers(1, 4))), replace=False)
+    ]
+    return widths, edges
+
+
+def layouts(repeat: int = 5) -> None:
+    """The dag view's layout (grandalf's Sugiyama) and drawing of a 40-node picture (the most the view
+    draws) and of a 100-node graph; target: 100 ms for the picture, a step's worth of waiting."""
+    from rich.text import Text
+
+    from graphscope.tui.graph_canvas import BoxLook, draw
+    from graphscope.tui.graph_layout import layout
+
+    print("the dag view's layout + drawing (median of 5):")
+    medians = []
+    for n in (40, 100):
+        widths, edges = random_dag(n)
+        looks = {i: BoxLook((Text("matmul"), Text("64×256 f32"))) for i in widths}
+        times = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            draw(layout(widths, edges, 4), looks)
+            times.append(time.perf_counter() - start)
+        medians.append(statistics.median(times))
+        report(f"{n} nodes, {len(edges)} edges", medians[-1], 0.100)
+    print(f"  {'100 nodes / 40 nodes':<44} {medians[1] / medians[0]:8.2f}")
+
+
 def steps(count: int = 60) -> None:
     """One step on a tiny MLP with the graph tree shown, then with the dag view (d) drawing the graph."""
     medians = []
@@ -238,10 +273,13 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=60, help="step key presses to time")
     parser.add_argument("--repeat", type=int, default=3, help="openings of the snapshot to time")
     parser.add_argument("--million", action="store_true", help="also open a 1,000,000-node snapshot")
-    parser.add_argument("--steps-only", action="store_true", help="only the step timings (tree and dag views)")
+    parser.add_argument(
+        "--steps-only", action="store_true", help="only the dag layout and the step timings (tree and dag views)"
+    )
     args = parser.parse_args()
     if args.steps_only:
-        steps()
+        layouts()
+        steps(args.steps)
         return
 
     record = build(args.nodes, steps=False)
@@ -281,6 +319,7 @@ def main() -> None:
         print(f"  {'resident, graph shown and indexed (MB)':<44} {big[3] / 1e6:8.1f}")
 
     gc.collect()  # the openings' records are garbage now: collect them before the next phase is timed
+    layouts()
     steps(args.steps)
 
     ui, bare = asyncio.run(search_latencies(record))

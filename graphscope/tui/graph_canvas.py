@@ -65,15 +65,15 @@ class BoxLook:
 class Canvas:
     """A grid of characters and styles; a wide character's second cell holds ""."""
 
-    def __init__(self, width: int, height: int):
-        self.width, self.height = width, height
+    def __init__(self, width: int, height: int, base: Style = NO_STYLE):
+        self.width, self.height, self.base = width, height, base
         self.chars = [[" "] * width for _ in range(height)]
-        self.styles = [[Style()] * width for _ in range(height)]
+        self.styles = [[base] * width for _ in range(height)]
 
     def put(self, x: int, y: int, char: str, style: Style) -> None:
         if 0 <= y < self.height and 0 <= x < self.width:
             self.chars[y][x] = char
-            self.styles[y][x] = style
+            self.styles[y][x] = _added(self.base, style)
 
     def write(self, x: int, y: int, text: Text, room: int, base: Style = NO_STYLE) -> None:
         """`text` from column x, in at most `room` cells, each character with its style over `base`."""
@@ -100,7 +100,7 @@ class Canvas:
             start = 0
             for i in range(1, width + 1):
                 if i == width or styles[i] is not styles[start]:
-                    segments.append(Segment("".join(chars[start:i]), styles[start] or None))
+                    segments.append(Segment("".join(chars[start:i]), styles[start]))
                     start = i
             out.append(Strip(segments, width))
         return out
@@ -112,9 +112,12 @@ def _added(base: Style, style: str | Style) -> Style:
     return base + (Style.parse(style) if isinstance(style, str) else style)
 
 
-def draw(layout: Layout, looks: Mapping[int, BoxLook], near: Collection[int] = ()) -> list[Strip]:
-    """The picture's rows: edges first (those touching a node in `near` brighter), boxes over them."""
-    canvas = Canvas(layout.width, layout.height)
+def draw(
+    layout: Layout, looks: Mapping[int, BoxLook], near: Collection[int] = (), base: Style = NO_STYLE
+) -> list[Strip]:
+    """The picture's rows: edges first (those touching a node in `near` brighter), boxes over them, every
+    cell's style over `base` (the widget's)."""
+    canvas = Canvas(layout.width, layout.height, base)
     masks: dict[tuple[int, int], int] = {}
     bright: set[tuple[int, int]] = set()
     arrows: list[tuple[int, int, bool]] = []

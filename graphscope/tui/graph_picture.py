@@ -67,11 +67,11 @@ class GraphPicture(ScrollView, can_focus=True):
         self.picture: Layout | None = None
         self._modules = False  # whether a node drawn has a module (a line for it in every box)
         self._hidden: dict[int, tuple[int, int]] = {}  # each box's inputs and consumers not drawn
+        self._label_cache: dict[tuple[int, bool], tuple[Text, ...]] = {}
         self._centred = 0  # the record's node count when the picture was laid out
         self._drawn: tuple | None = None  # what the rows were drawn from
         self._stale = True  # the rows are drawn again before they are next rendered
-        self._rows: list[Strip] = []
-        self._strips: dict[int, Strip] = {}  # the rows on screen, in the widget's style
+        self._rows: list[Strip] = []  # in the widget's style
 
     # --- what is drawn ---------------------------------------------------------------------------
 
@@ -110,6 +110,7 @@ class GraphPicture(ScrollView, can_focus=True):
         assert self.moment is not None  # (asked only while a moment is shown)
         self.nodes, self.whole = neighbourhood(node_id, self._inputs, self._consumers)
         self._centred = len(self.moment.record.nodes)
+        self._label_cache = {}
         nodes = self.moment.record.nodes
         self._modules = any(getattr(nodes.get(n), "module", None) for n in self.nodes)
         shown = set(self.nodes)
@@ -128,7 +129,15 @@ class GraphPicture(ScrollView, can_focus=True):
         self.virtual_size = Size(self.picture.width, self.picture.height)
 
     def _labels(self, node_id: int, marks: Marks) -> tuple[Text, ...]:
-        """A box's lines: its op (or parameter's name) and arguments, shape and dtype, and module."""
+        """A box's lines: its op (or parameter's name) and arguments, shape and dtype, and module (made once
+        for each look, red or not, of the picture's nodes)."""
+        key = (node_id, marks.nonfinite or marks.failed)
+        lines = self._label_cache.get(key)
+        if lines is None:
+            lines = self._label_cache[key] = self._label_lines(node_id, marks)
+        return lines
+
+    def _label_lines(self, node_id: int, marks: Marks) -> tuple[Text, ...]:
         assert self.moment is not None  # (asked only while a moment is shown)
         nodes = self.moment.record.nodes
         node = nodes.get(node_id)
@@ -171,16 +180,16 @@ class GraphPicture(ScrollView, can_focus=True):
         self._stale = False
         moment, picture = self.moment, self.picture
         if moment is None or picture is None:
-            self._rows = [Strip(Text(line, "dim italic").render(self.app.console)) for line in NOTHING]
-            self._strips, self._drawn = {}, None
+            note = [Text(line, "dim italic") for line in NOTHING]
+            self._rows = [Strip(line.render(self.app.console)).apply_style(self.rich_style) for line in note]
+            self._drawn = None
             return
         marks = tuple(moment.marks(n) for n in self.nodes)
         drawn = self._drawn
         if drawn is None or drawn[0] is not picture or drawn[1:] != (marks, self.cursor):
             self._drawn = (picture, marks, self.cursor)
             looks = {n: self._look(n, m) for n, m in zip(self.nodes, marks)}
-            self._rows = draw(picture, looks, near=() if self.cursor is None else (self.cursor,))
-            self._strips = {}
+            self._rows = draw(picture, looks, () if self.cursor is None else (self.cursor,), self.rich_style)
 
     # --- moving ----------------------------------------------------------------------------------
 
@@ -251,8 +260,9 @@ class GraphPicture(ScrollView, can_focus=True):
         base = self.rich_style
         if row >= len(self._rows):
             return Strip.blank(width, base)
-        strip = self._strips.get(row)
-        if strip is None:  # in the widget's style once, when first on screen
-            strip = self._strips[row] = self._rows[row].apply_style(base)
         x = self.scroll_offset.x
-        return strip.crop_extend(x, x + width, base)
+        return self._rows[row].crop_extend(x, x + width, base)
+
+    def notify_style_update(self) -> None:
+        self._drawn, self._stale = None, True  # (the rows hold the widget's style)
+        super().notify_style_update()
