@@ -72,6 +72,9 @@ class GraphPicture(ScrollView, can_focus=True):
         self._drawn: tuple | None = None  # what the rows were drawn from
         self._stale = True  # the rows are drawn again before they are next rendered
         self._rows: list[Strip] = []  # in the widget's style
+        self._style: Style | None = None  # the widget's style
+        self._shown: dict[int, Strip] = {}  # the rows on screen, cropped to the view
+        self._shown_at = (0, 0)  # their first column and width
 
     # --- what is drawn ---------------------------------------------------------------------------
 
@@ -181,15 +184,16 @@ class GraphPicture(ScrollView, can_focus=True):
         moment, picture = self.moment, self.picture
         if moment is None or picture is None:
             note = [Text(line, "dim italic") for line in NOTHING]
-            self._rows = [Strip(line.render(self.app.console)).apply_style(self.rich_style) for line in note]
-            self._drawn = None
+            self._rows = [Strip(line.render(self.app.console)).apply_style(self._base()) for line in note]
+            self._drawn, self._shown = None, {}
             return
         marks = tuple(moment.marks(n) for n in self.nodes)
         drawn = self._drawn
         if drawn is None or drawn[0] is not picture or drawn[1:] != (marks, self.cursor):
             self._drawn = (picture, marks, self.cursor)
             looks = {n: self._look(n, m) for n, m in zip(self.nodes, marks)}
-            self._rows = draw(picture, looks, () if self.cursor is None else (self.cursor,), self.rich_style)
+            self._rows = draw(picture, looks, () if self.cursor is None else (self.cursor,), self._base())
+            self._shown = {}
 
     # --- moving ----------------------------------------------------------------------------------
 
@@ -203,11 +207,13 @@ class GraphPicture(ScrollView, can_focus=True):
             self.post_message(self.Highlighted(node_id))
 
     def _scroll_to_cursor(self) -> None:
-        """The cursor's box in the middle of the view, as far as the picture lets it be."""
+        """The cursor's box in the middle of the view (as far as the picture lets it be) when it is not in view."""
         if self.picture is not None and self.cursor in self.picture.boxes:
             box = self.picture.boxes[self.cursor]
             region = Region(box.left, box.top, box.width, box.height)
-            self.scroll_to_region(region, animate=False, force=True, center=True)
+            seen = Region(*self.scroll_offset, *self.scrollable_content_region.size)
+            if not seen.contains_region(region):  # (a box in view stays put: stepping does not scroll)
+                self.scroll_to_region(region, animate=False, force=True, center=True)
 
     def action_move(self, direction: str) -> None:
         """↑ to an input, ↓ to a consumer (the one nearest below or above), ←→ to the next box of the layer."""
@@ -257,12 +263,22 @@ class GraphPicture(ScrollView, can_focus=True):
             self._draw()
         width = self.scrollable_content_region.width
         row = y + self.scroll_offset.y
-        base = self.rich_style
-        if row >= len(self._rows):
-            return Strip.blank(width, base)
         x = self.scroll_offset.x
-        return self._rows[row].crop_extend(x, x + width, base)
+        if self._shown_at != (x, width):  # scrolled or resized: crop again
+            self._shown_at, self._shown = (x, width), {}
+        strip = self._shown.get(row)
+        if strip is None:
+            base = self._base()
+            strip = self._rows[row] if row < len(self._rows) else Strip.blank(width, base)
+            strip = self._shown[row] = strip.crop_extend(x, x + width, base)
+        return strip
+
+    def _base(self) -> Style:
+        """The widget's own style (worked out from the CSS once: render_line asks on every line)."""
+        if self._style is None:
+            self._style = self.rich_style
+        return self._style
 
     def notify_style_update(self) -> None:
-        self._drawn, self._stale = None, True  # (the rows hold the widget's style)
+        self._drawn, self._stale, self._style = None, True, None  # (the rows hold the widget's style)
         super().notify_style_update()
