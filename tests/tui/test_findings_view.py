@@ -39,7 +39,7 @@ async def test_f_lists_each_finding_with_its_pass_node_and_line(size):
             ]
             assert "accumulated across" in prompt
             await wait_for_text(pilot, "grads not zeroed")
-            bar = "graph modules timeline passes findings" if size[0] >= 120 else "graph mod time pass findings"
+            bar = "graph modules timeline passes findings dag" if size[0] >= 120 else "graph mod time pass find dag"
             assert bar in screen_text(app)
 
 
