@@ -244,6 +244,36 @@ def _plot(args) -> int:
     return 0
 
 
+def _add_render(subcommands) -> None:
+    p = subcommands.add_parser(
+        "render",
+        help="draw a snapshot's graph as an SVG or PNG picture (through Graphviz's dot)",
+        description="Draw a saved run's graph (or one pass's, or one module's part of it) as a picture, with the "
+        "app's marks (NaN/Inf nodes red, the NaN origin and the node the script failed at doubled), through "
+        "Graphviz's `dot` program.",
+    )
+    p.add_argument("snapshot", help="the snapshot JSON")
+    p.add_argument("--out", required=True, metavar="FILE", help="the picture to write: FILE.svg or FILE.png")
+    p.add_argument("--module", metavar="NAME", help="only the nodes made in this module (and the modules inside it)")
+    p.add_argument("--pass", dest="pass_index", type=int, metavar="N", help="only the nodes made in pass N, from 0")
+    p.set_defaults(handler=_render)
+
+
+def _render(args) -> int:
+    from graphscope.trace.report.render import RenderError, picture_format, render
+    from graphscope.trace.snapshot import SnapshotError, load
+
+    try:
+        picture_format(args.out)  # before a big snapshot is read
+        record = load(args.snapshot)
+        render(record, args.out, args.pass_index, args.module)
+    except (SnapshotError, RenderError) as error:
+        print(f"graphscope: {error}", file=sys.stderr)
+        return 2
+    print(f"graph written to {args.out}")
+    return 0
+
+
 def _add_explain(subcommands) -> None:
     p = subcommands.add_parser(
         "explain",
@@ -344,7 +374,7 @@ def _add_recording_options(p, *, keep: bool) -> None:
 
 # Each entry adds one subcommand. Handlers import their layer (session, trace, tui) inside the
 # function, so `graphscope --version` stays fast and never loads Textual.
-SUBCOMMANDS: tuple = (_add_run, _add_view, _add_summary, _add_diff, _add_explain, _add_plot)
+SUBCOMMANDS: tuple = (_add_run, _add_view, _add_summary, _add_diff, _add_explain, _add_plot, _add_render)
 
 
 def build_parser() -> argparse.ArgumentParser:

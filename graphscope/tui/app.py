@@ -30,6 +30,7 @@ from .expression_line import ExpressionLine
 from .find_dialog import FindDialog
 from .findings_view import FindingsView
 from .gradcheck_screen import GradcheckScreen
+from .graph_picture import GraphPicture
 from .graph_tree import GraphTree
 from .help_screen import HelpScreen
 from .moment import Moment
@@ -394,11 +395,13 @@ class GraphscopeApp(App[None]):
         self.views.reveal(state.node)
         self._show_details(state.node, force=True)
 
-    def action_findings(self) -> None:
-        self.views.choose("findings", self.query_one(NodeDetails).node_id)
+    def action_show_view(self, view: str) -> None:
+        self.views.choose(view, self.query_one(NodeDetails).node_id)
 
-    def on_findings_view_highlighted(self, message: FindingsView.Highlighted) -> None:
+    def on_findings_view_highlighted(self, message: FindingsView.Highlighted | GraphPicture.Highlighted) -> None:
         self._show_details(message.node)
+
+    on_graph_picture_highlighted = on_findings_view_highlighted
 
     def action_switch_view(self, view: str = "") -> None:
         self.views.choose(view or self.views.next_view(), self.query_one(NodeDetails).node_id)

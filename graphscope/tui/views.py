@@ -1,4 +1,4 @@
-"""Views: the left pane: the view bar over the graph, modules, timeline, passes, findings and training views,
+"""Views: the left pane: the view bar over the graph, modules, timeline, passes, findings, training and dag views,
 which one is shown, bringing it up to date (a big record's graph roots are found off the UI thread), and going
 where a view chose (a node in the graph; a pass: the debuggee's cursor)."""
 
@@ -15,6 +15,7 @@ from textual.widgets import ContentSwitcher
 from graphscope.trace.record.keep_option import KEEP_ALL
 
 from .findings_view import FindingsView
+from .graph_picture import GraphPicture
 from .graph_tree import GraphTree
 from .module_tree import ModuleTree
 from .moment import Moment
@@ -25,7 +26,7 @@ from .timeline import Timeline
 from .training_view import TrainingView
 from .view_bar import ViewBar
 
-VIEWS = ("graph", "modules", "timeline", "passes", "findings", "training")
+VIEWS = ("graph", "modules", "timeline", "passes", "findings", "training", "picture")
 VIEW_TITLES = {
     "graph": "graph",
     "modules": "modules",
@@ -33,6 +34,7 @@ VIEW_TITLES = {
     "passes": "passes",
     "findings": "findings",
     "training": "training",
+    "picture": "dag",
 }
 # Where the titles do not fit the pane (80 columns): shortened.
 SHORT_TITLES = {
@@ -42,6 +44,7 @@ SHORT_TITLES = {
     "passes": "pass",
     "findings": "find",
     "training": "train",
+    "picture": "dag",
 }
 # Views that draw pictures take more of the screen while shown (unless the user set the pane's width).
 WIDE_VIEWS = ("training",)
@@ -73,6 +76,7 @@ class Views(Vertical):
             yield PassesView(id="passes")
             yield FindingsView(id="findings")
             yield TrainingView(id="training")
+            yield GraphPicture(id="picture")
 
     def on_mount(self) -> None:
         self.query_one(ViewBar).show(VIEWS, VIEW_TITLES, "graph", short=SHORT_TITLES)
@@ -102,6 +106,8 @@ class Views(Vertical):
             self.query_one(FindingsView).show_findings(moment)
         elif view == "training":
             self.query_one(TrainingView).show_training(moment)
+        elif view == "picture":
+            self.query_one(GraphPicture).show(moment)
         else:
             self.query_one(PassesView).show_passes(moment)
         return True
@@ -133,7 +139,7 @@ class Views(Vertical):
     def reveal(self, node_id: int, switch: bool = True) -> bool:
         """Put the shown view's cursor on the node (the graph view when the shown one lacks it)."""
         view = self.current
-        if view in ("graph", "modules", "timeline") and self._current_view().reveal_node(node_id):
+        if view in ("graph", "modules", "timeline", "picture") and self._current_view().reveal_node(node_id):
             return True
         if not switch and view != "passes":
             return False
@@ -164,6 +170,10 @@ class Views(Vertical):
             self.query_one(GraphTree).reveal_node(message.item.node)
 
     def on_findings_view_chosen(self, message: FindingsView.Chosen) -> None:
+        self._switch_to("graph")
+        self.query_one(GraphTree).reveal_node(message.node)
+
+    def on_graph_picture_chosen(self, message: GraphPicture.Chosen) -> None:
         self._switch_to("graph")
         self.query_one(GraphTree).reveal_node(message.node)
 

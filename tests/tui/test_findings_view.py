@@ -39,7 +39,7 @@ async def test_f_lists_each_finding_with_its_pass_node_and_line(size):
             ]
             assert "accumulated across" in prompt
             await wait_for_text(pilot, "grads not zeroed")
-            assert "graph mod time pass find train" in screen_text(app)  # six names: short at 120 columns too
+            assert "graph mod time pass find train dag" in screen_text(app)  # seven names: short at 120 columns too
 
 
 @pytest.mark.slow

@@ -74,7 +74,7 @@ async def test_where_the_names_do_not_fit_they_are_shortened_and_a_click_still_c
         bar.show(VIEWS, VIEW_TITLES, "graph", short=SHORT_TITLES)
         await pilot.pause()
         shown = " ".join(SHORT_TITLES[v] for v in VIEWS)
-        assert str(bar.render()).rstrip() == shown == "graph mod time pass find train"
+        assert str(bar.render()).rstrip() == shown == "graph mod time pass find train dag"
         await pilot.click(ViewBar, offset=(1 + shown.index(SHORT_TITLES[view]) + 1, 0))
         await wait_for(pilot, lambda: app.chosen == [view])
 

@@ -242,7 +242,7 @@ async def test_the_views_switch_on_a_live_run():
     with live_app(SAMPLES / "training_loop.py") as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
             await until_paused(pilot, session)
-            for view in ("modules", "timeline", "passes", "findings", "training", "graph"):
+            for view in ("modules", "timeline", "passes", "findings", "training", "picture", "graph"):
                 await pilot.press("v")
                 await wait_for(pilot, lambda view=view: app.query_one("#views").current == view)
             await pilot.press("v", "v")

@@ -4,9 +4,10 @@ import pytest
 
 from graphscope.session import Debuggee
 from graphscope.tui.app import GraphscopeApp
+from graphscope.tui.graph_picture import GraphPicture
 from graphscope.tui.help_screen import HelpScreen
 from graphscope.tui.training_view import TrainingView
-from tests.hand_records import mlp_record
+from tests.hand_records import mlp_record, nan_record
 from tests.training_records import training_record
 from tests.tui.tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
 from tests.tui.tui_pilot import until_still, wait_for
@@ -94,3 +95,18 @@ def test_the_training_view(snap_compare, size):
         await until_still(pilot)
 
     assert snap_compare(app, terminal_size=size, run_before=two_passes_on)
+
+
+@SIZES
+def test_the_picture_view_at_a_nan(snap_compare, size):
+    record = nan_record()
+    app = GraphscopeApp(Debuggee(record, "snap.json"))
+
+    async def drawn(pilot):
+        await pilot.press("C", "p")  # pass 1's last step: the matmul its NaN came from
+        await wait_for(pilot, lambda: app.debuggee.state.node == record.passes[1].order[-1])
+        await pilot.press("d")
+        await wait_for(pilot, lambda: app.query_one(GraphPicture).cursor == record.passes[1].order[-1])
+        await pilot.wait_for_scheduled_animations()
+
+    assert snap_compare(app, terminal_size=size, run_before=drawn)

@@ -147,14 +147,14 @@ async def test_escape_closes_find_without_moving():
 
 
 @pytest.mark.slow
-async def test_v_cycles_graph_modules_timeline_passes_findings_training():
+async def test_v_cycles_graph_modules_timeline_passes_findings_training_picture():
     app = make_app()
     async with app.run_test() as pilot:
         seen = []
         for _ in range(6):
             seen.append(app.query_one("#views").current)
             await pilot.press("v")
-        assert seen == ["graph", "modules", "timeline", "passes", "findings", "training"]
+        assert seen == ["graph", "modules", "timeline", "passes", "findings", "training", "picture"]
         assert app.query_one("#views").current == "graph"
 
 

@@ -1,10 +1,12 @@
-"""Graphviz DOT export of the recorded graph, for a picture outside the terminal (NaN/Inf nodes in red)."""
+"""Graphviz DOT export of the recorded graph (all of it, one pass's or one module's part), for a picture outside
+the terminal, with the app's marks: NaN/Inf nodes red, the NaN origin and the node the script failed at doubled."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
-from ..record.model import CONSTANT, LEAF_OPS, PARAMETER, Node, Record
+from ..record.model import CONSTANT, LEAF_OPS, NAN_ORIGIN, PARAMETER, Node, Record
 from ..snapshot.atomic_file import write_atomically
 
 
@@ -25,12 +27,14 @@ def escape(text: str) -> str:
     return "".join(out)
 
 
-def _label(node: Node) -> str:
+def _label(node: Node, mark: str) -> str:
     lines = [node.op]
     if node.parameter:
         lines = [node.parameter]
     elif node.op == CONSTANT and node.name:
         lines.append(node.name[:40])
+    if mark:
+        lines[0] = f"{mark} {lines[0]}"
     s = node.output
     if s is not None:
         shape = "×".join(str(d) for d in s.shape) if s.shape else "scalar"
@@ -42,19 +46,39 @@ def _label(node: Node) -> str:
     return "\n".join(lines)
 
 
-def to_dot(record: Record, pass_index: int | None = None) -> str:
-    """The record's nodes (all, or those created by one pass) as a DOT digraph, inputs pointing to their consumers."""
-    nodes = (
-        record.nodes if pass_index is None else {i: n for i, n in record.nodes.items() if n.pass_index == pass_index}
+def in_module(node: Node, module: str) -> bool:
+    """Whether the node was made in `module` or a module inside it (`fc` holds `fc.0`, not `fc2`)."""
+    return node.module is not None and (node.module == module or node.module.startswith(module + "."))
+
+
+def select(record: Record, pass_index: int | None = None, module: str | None = None) -> dict[int, Node]:
+    """The record's nodes by id: all, or those created by one pass, or in one module, or both."""
+    return {
+        i: n
+        for i, n in record.nodes.items()
+        if (pass_index is None or n.pass_index == pass_index) and (module is None or in_module(n, module))
+    }
+
+
+def to_dot(record: Record, pass_index: int | None = None, module: str | None = None) -> str:
+    """The record's nodes (`select`ed by pass and module) as a DOT digraph, inputs pointing to their consumers."""
+    nodes: Mapping[int, Node] = (
+        record.nodes if pass_index is None and module is None else select(record, pass_index, module)
     )
+    origins = {f.node for f in record.findings if f.kind == NAN_ORIGIN}
+    failed = record.error.node if record.error is not None else None
     lines = [
         "digraph graphscope {",
-        "  rankdir=BT;",
+        "  rankdir=TB;",  # inputs above their consumers, as in the app's picture view
         '  node [shape=box, style="rounded,filled", fillcolor=white, fontname="Helvetica"];',
     ]
     for node in nodes.values():
-        attrs = [f'label="{escape(_label(node))}"']
-        if node.output is not None and node.output.has_nonfinite:
+        nonfinite = node.output is not None and node.output.has_nonfinite
+        mark = "✗" if node.id == failed else "!" if nonfinite or node.id in origins else ""
+        attrs = [f'label="{escape(_label(node, mark))}"']
+        if node.id == failed or node.id in origins:  # where the trouble began: doubled
+            attrs.append("peripheries=2")
+        if nonfinite or node.id == failed:
             attrs.append('color=red, fontcolor=red, fillcolor="#ffe0e0", penwidth=2')
         elif node.op == PARAMETER:
             attrs.append('fillcolor="#e0ecff"')
