@@ -36,14 +36,21 @@ class ViewBar(Static):
         width = self.content_region.width
         if short is not None and width and sum(len(titles[v]) + 1 for v in views) - 1 > width:
             titles = short
+        at = views.index(current) if current in views else 0
+        first, last = shown_window([len(titles[v]) for v in views], at, width)
         text = Text(no_wrap=True, overflow="ellipsis")
         self._spans = []
-        for i, view in enumerate(views):
-            if i:
+        if first:
+            text.append("… ", "dim")
+        for i in range(first, last):
+            view = views[i]
+            if i > first:
                 text.append(" ")
             start = text.cell_len
             text.append(titles[view], "bold reverse" if view == current else "dim")
             self._spans.append((start, text.cell_len, view))
+        if last < len(views):
+            text.append(" …", "dim")
         self.update(text)
 
     def on_resize(self) -> None:
@@ -59,3 +66,23 @@ class ViewBar(Static):
                 event.stop()
                 self.post_message(self.Chosen(view))
                 return
+
+
+def shown_window(lengths: list[int], current: int, width: int) -> tuple[int, int]:
+    """The views [first, last) shown in `width` columns: all when they fit, else as many as fit from the
+    first, moved right until the current one is among them ("…" marks those left out on either side)."""
+    if not width or sum(lengths) + len(lengths) - 1 <= width:
+        return 0, len(lengths)
+
+    def fits(first: int, last: int) -> bool:
+        marks = (2 if first else 0) + (2 if last < len(lengths) else 0)
+        return sum(lengths[first:last]) + (last - first - 1) + marks <= width
+
+    first = 0
+    while True:
+        last = first + 1
+        while last < len(lengths) and fits(first, last + 1):
+            last += 1
+        if current < last or first == current:
+            return first, last
+        first += 1

@@ -151,7 +151,7 @@ async def test_v_cycles_graph_modules_timeline_passes_findings_training_picture(
     app = make_app()
     async with app.run_test() as pilot:
         seen = []
-        for _ in range(6):
+        for _ in range(7):
             seen.append(app.query_one("#views").current)
             await pilot.press("v")
         assert seen == ["graph", "modules", "timeline", "passes", "findings", "training", "picture"]
