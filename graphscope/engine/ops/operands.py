@@ -67,9 +67,14 @@ def binary_operands(op: str, a, b, float_result=False):
                 return a, b
         elif (type(b) is float or type(b) is int) and type(x) is _ndarray and x.dtype in _FLOATS:
             return a, b
-        elif type(b) is int and type(x) is _ndarray and x.dtype == _INT64 and not float_result:
-            if _INT64_MIN <= b <= _INT64_MAX:  # a long tensor and an index offset (`i + block_size`)
-                return a, b
+        elif (
+            type(b) is int
+            and type(x) is _ndarray
+            and x.dtype == _INT64
+            and not float_result
+            and _INT64_MIN <= b <= _INT64_MAX
+        ):
+            return a, b  # a long tensor and an index offset (`i + block_size`)
     elif (
         (type(a) is float or type(a) is int)
         and isinstance(b, Tensor)
