@@ -10,6 +10,7 @@ from . import backend
 from .backend import same_device
 from .function import producer_for
 from .hooks import announce, backward_tape, handled, observers
+from .outer_grad import OuterGrad, multiplied
 from .tensor import Tensor, wrap
 
 _ndarray = backend.CPU_ARRAY  # NumPy arrays skip the device checks
@@ -221,6 +222,8 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                     child = producer_for(tensor, node)  # the tensor was changed in place since
                 if child is not None:
                     if g is not None:
+                        if type(g) is OuterGrad:  # only a leaf sums its grads as factors
+                            g = g.value()
                         pending = get(child)
                         if pending is None:
                             grads[child] = g
@@ -236,15 +239,24 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                     held = entry[2]
                     if held is None:
                         entry[2] = g
-                    elif entry[3]:
-                        held += g  # a weight used at every time step sums its grads in one buffer
-                        entry[2] = held
+                    elif type(held) is OuterGrad and type(g) is OuterGrad:
+                        entry[2] = held.plus(g)  # a recurrent weight's grads: one product at the end
                     else:
-                        entry[2] = held + g
-                        entry[3] = True
+                        if type(held) is OuterGrad:
+                            held, entry[3] = held.value(), True
+                        if type(g) is OuterGrad:
+                            g = g.value()
+                        if entry[3]:
+                            held += g  # a weight used at every time step sums its grads in one buffer
+                            entry[2] = held
+                        else:
+                            entry[2] = held + g
+                            entry[3] = True
                 entry[1] -= 1
                 if entry[1] == 0 and entry[2] is not None:
                     g = entry[2]
+                    if type(g) is OuterGrad:
+                        g = g.value()
                     if (
                         plain_leaves
                         and tensor._grad is None
@@ -306,8 +318,8 @@ def _node_backward(node, grad, watching, store, capture, tape=None):
         raise RuntimeError(SECOND_BACKWARD)
     check_versions(node)
     grad_inputs = node.backward(grad)
-    if watching:
-        announce("after_node", node, grad_inputs)
+    if watching:  # an observer hears each grad as an array; the walk still sums a weight's as factors
+        announce("after_node", node, multiplied(grad_inputs))
     elif tape is not None:
         step[2] = grad_inputs
     return grad_inputs
