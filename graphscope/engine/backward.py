@@ -10,7 +10,7 @@ from . import backend
 from .backend import same_device
 from .function import producer_for
 from .hooks import announce, backward_tape, handled, observers
-from .outer_grad import OuterGrad, multiplied
+from .outer_grad import OuterGrad
 from .tensor import Tensor, wrap
 
 _ndarray = backend.CPU_ARRAY  # NumPy arrays skip the device checks
@@ -318,8 +318,8 @@ def _node_backward(node, grad, watching, store, capture, tape=None):
         raise RuntimeError(SECOND_BACKWARD)
     check_versions(node)
     grad_inputs = node.backward(grad)
-    if watching:  # an observer hears each grad as an array; the walk still sums a weight's as factors
-        announce("after_node", node, multiplied(grad_inputs))
+    if watching:
+        announce("after_node", node, grad_inputs)
     elif tape is not None:
         step[2] = grad_inputs
     return grad_inputs

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from . import backend
 
 
@@ -17,11 +20,11 @@ class OuterGrad:
 
     __slots__ = ("lefts", "rights", "shape", "dtype")
 
-    def __init__(self, lefts: list, rights: list, shape: tuple, dtype: object) -> None:
+    def __init__(self, lefts: list[Any], rights: list[Any], shape: tuple[int, int], dtype: Any) -> None:
         self.lefts, self.rights, self.shape, self.dtype = lefts, rights, shape, dtype
 
     @classmethod
-    def of(cls, left, right) -> OuterGrad:
+    def of(cls, left: Any, right: Any) -> OuterGrad:
         """leftᵀ @ right, for a (N, out) left and a (N, in) right of one dtype."""
         return cls([left], [right], (left.shape[1], right.shape[1]), left.dtype)
 
@@ -29,7 +32,7 @@ class OuterGrad:
         """The sum, as a new OuterGrad (each step's own stays as its backward returned it)."""
         return OuterGrad(self.lefts + other.lefts, self.rights + other.rights, self.shape, self.dtype)
 
-    def value(self):
+    def value(self) -> Any:
         """The product as an array of its own."""
         if len(self.lefts) == 1:
             return backend.matmul(self.lefts[0].T, self.rights[0])
@@ -37,8 +40,8 @@ class OuterGrad:
         return backend.matmul(xp.concat(self.lefts, axis=0).T, xp.concat(self.rights, axis=0))
 
 
-def multiplied(grads):
+def multiplied(grads: Sequence[Any]) -> tuple[Any, ...]:
     """`grads` (a node's grad per input) with each OuterGrad replaced by its value."""
     if not any(type(g) is OuterGrad for g in grads):
-        return grads
+        return tuple(grads)
     return tuple(g.value() if type(g) is OuterGrad else g for g in grads)

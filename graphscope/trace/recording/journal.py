@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from graphscope.engine.backend import is_array
-from graphscope.engine.outer_grad import multiplied
 from graphscope.engine.tensor import Tensor
 
 from ..record.model import EXTERNAL, Step
@@ -226,7 +225,6 @@ class Journal:
             if type(e) is OpEvent and e.id == nid:  # its own pass's op, not yet in the record: keep what it saved
                 saved[nid] = state  # (the engine's copy, the journal's own)
             if grad_inputs is not None:  # aligned with the recorded inputs: none for non-tensor arguments
-                grad_inputs = multiplied(grad_inputs)  # a recurrent weight's grad, left as factors by backward
                 if type(e) is OpEvent and len(e.inputs) == len(node.inputs) == len(grad_inputs):
                     grad_inputs = tuple(grad_inputs)  # (every input a tensor or an array: the usual case)
                 else:
