@@ -282,7 +282,7 @@ class MaskedFill(Function):
         return namespace(grad).where(self.mask, 0, grad), None, None
 
 
-def _plain(index) -> tuple | None:
+def plain_index(index) -> tuple | None:
     """`index` as normalize_index would make it when it is only ints and forward slices (x[i], x[a:b],
     x[:, -1]: most indexing in a training loop), without its checks; None for anything else."""
     kind = type(index)
@@ -299,7 +299,7 @@ def _plain(index) -> tuple | None:
 
 @method("__getitem__")
 def getitem(input: Tensor, index):
-    plain = _plain(index)
+    plain = plain_index(index)
     if plain is None:
         index, shape = normalize_index(index, input.array)
     else:
