@@ -10,6 +10,7 @@ from . import backend
 from .backend import same_device
 from .function import producer_for
 from .hooks import announce, backward_tape, handled, observers
+from .outer_grad import OuterGrad
 from .tensor import Tensor, wrap
 
 _ndarray = backend.CPU_ARRAY  # NumPy arrays skip the device checks
@@ -44,7 +45,7 @@ def plan(root):
                 if child is None:
                     entry = leaf_uses.get(id(tensor))
                     if entry is None:
-                        leaf_uses[id(tensor)] = [tensor, 1, None]
+                        leaf_uses[id(tensor)] = [tensor, 1, None, False]  # (.., the grad so far, made here)
                     else:
                         entry[1] += 1
                 elif child not in seen:
@@ -173,6 +174,9 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
         tape = backward_tape()
     grads = {root.grad_fn: seed}
     pop, get = grads.pop, grads.get
+    # The nodes whose pending grad is a sum made by this walk: only those are added into in place (a
+    # grad a backward returned may be its input, a saved array or another input's grad too).
+    summed: set = set()
     # The events around each node go out only when an observer handles them; else the plain loop
     # (which writes each step on the recorder's tape, when it keeps one, instead of calling it).
     stepping = watching and handled("before_node", "after_node")
@@ -184,6 +188,8 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
     try:
         for node in order:
             grad = pop(node, None)
+            if summed:
+                summed.discard(node)
             if grad is None:
                 grad_inputs = _NO_GRADS
             elif plain and node.pre_hooks is None and not node.released:
@@ -216,15 +222,41 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                     child = producer_for(tensor, node)  # the tensor was changed in place since
                 if child is not None:
                     if g is not None:
+                        if type(g) is OuterGrad:  # only a leaf sums its grads as factors
+                            g = g.value()
                         pending = get(child)
-                        grads[child] = g if pending is None else pending + g
+                        if pending is None:
+                            grads[child] = g
+                        elif child in summed:
+                            pending += g
+                            grads[child] = pending  # the same array (a NumPy scalar, from 0-d sums, is new)
+                        else:
+                            grads[child] = pending + g
+                            summed.add(child)
                     continue
                 entry = leaf_uses[id(tensor)]
                 if g is not None:
-                    entry[2] = g if entry[2] is None else entry[2] + g
+                    held = entry[2]
+                    if held is None:
+                        entry[2] = g
+                    elif type(held) is OuterGrad and type(g) is OuterGrad:
+                        entry[2] = held.plus(g)  # a recurrent weight's grads: one product at the end
+                    else:
+                        if type(held) is OuterGrad:
+                            held, entry[3] = held.value(), True
+                        if type(g) is OuterGrad:
+                            g = g.value()
+                        if entry[3]:
+                            held += g  # a weight used at every time step sums its grads in one buffer
+                            entry[2] = held
+                        else:
+                            entry[2] = held + g
+                            entry[3] = True
                 entry[1] -= 1
                 if entry[1] == 0 and entry[2] is not None:
                     g = entry[2]
+                    if type(g) is OuterGrad:
+                        g = g.value()
                     if (
                         plain_leaves
                         and tensor._grad is None

@@ -102,7 +102,9 @@ class Observer:
         """`node` is about to run its backward with the array `grad_output`."""
 
     def after_node(self, node, grad_inputs):
-        """`node` ran its backward; `grad_inputs` aligns with `node.inputs` (None where no grad)."""
+        """`node` ran its backward; `grad_inputs` aligns with `node.inputs` (None where no grad). A
+        recurrent layer's hidden weight's grad is an `outer_grad.OuterGrad` (its factors, multiplied
+        only when read): `outer_grad.multiplied(grad_inputs)` gives them all as arrays."""
 
     def leaf_grad_accumulated(self, tensor, grad):
         """The array `grad` was accumulated into the leaf `tensor.grad`."""

@@ -48,9 +48,14 @@ class TorchAlias(types.ModuleType):
 
     def __getattr__(self, attr: str) -> object:
         try:
-            return getattr(self.__dict__["_target"], attr)
+            value = getattr(self.__dict__["_target"], attr)
         except AttributeError:
             raise unsupported(f"{self.__name__}.{attr}") from None
+        if callable(value) or isinstance(value, types.ModuleType):
+            # Kept on the alias: `torch.log` in a loop is then an attribute read, not this call. (A flag,
+            # which a script may set through the alias, is still read from the engine's module each time.)
+            self.__dict__[attr] = value
+        return value
 
     def __setattr__(self, name: str, value: object) -> None:
         """Setting a flag the engine's module has reaches it (torch.backends.cudnn.benchmark = True);

@@ -63,6 +63,47 @@ def test_tensor_used_several_times_sums_its_grads():
     np.testing.assert_allclose(x.grad.cpu().numpy(), expected, rtol=1e-6)
 
 
+def _grads_of_many_uses(lib, values):
+    """x used five times directly, and through a node used five times, with shared grads among the uses:
+    an Add hands one array to both its inputs, which a third use then adds to."""
+    x = lib.tensor(values, requires_grad=True)
+    a = x * 1.5
+    seen = []
+    a.register_hook(lambda g: seen.append(g.clone()))
+    out = ((x + x) + x) * 2 + x * x + x.exp() + ((a + a) + a) + a * a + a.sin()
+    (out.sum() if out.ndim else out).backward()
+    return x.grad, seen[0]
+
+
+@pytest.mark.parametrize("values", [[0.5, -1.0, 2.0], 0.75])
+def test_grads_summed_over_many_uses_match_torch(values):
+    ours, theirs = _grads_of_many_uses(gs, values), _grads_of_many_uses(torch, values)
+    for g, t in zip(ours, theirs):
+        np.testing.assert_allclose(np.asarray(g.tolist()), np.asarray(t.tolist()), rtol=1e-6)
+
+
+def test_summing_a_weights_grads_in_place_leaves_each_steps_grad_unchanged():
+    w = leaf([[0.5, -1.0], [2.0, 0.25]], gs.float64)
+    h = gs.tensor([[1.0, 2.0]], dtype=gs.float64)
+    outs = []
+    for _ in range(4):  # a weight used at every time step, as a recurrent layer's is
+        h = (h @ w).tanh()
+        h.retain_grad()
+        outs.append(h)
+    outs[-1].sum().backward()
+    steps = [o.grad.clone() for o in outs]
+    w2 = torch.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=torch.float64, requires_grad=True)
+    h2, outs2 = torch.tensor([[1.0, 2.0]], dtype=torch.float64), []
+    for _ in range(4):
+        h2 = (h2 @ w2).tanh()
+        h2.retain_grad()
+        outs2.append(h2)
+    outs2[-1].sum().backward()
+    np.testing.assert_allclose(w.grad.cpu().numpy(), w2.grad.numpy(), rtol=1e-12)
+    for ours, theirs in zip(steps, outs2):
+        np.testing.assert_allclose(ours.cpu().numpy(), theirs.grad.numpy(), rtol=1e-12)
+
+
 def test_grad_has_dtype_and_shape_of_its_tensor():
     a = leaf(np.ones((2, 3), dtype=np.float64))
     b = leaf(np.ones((3,), dtype=np.float32))

@@ -80,7 +80,20 @@ def odd_graphs():
         (z[mask].sum() + h.clamp(min=0.5).mean()).backward()
 
 
-SCRIPTS = [training, accumulating, reused_across_passes, nan_from_the_sixth_pass, odd_graphs]
+def recurrent():
+    """A recurrent weight used at every time step: backward sums its grads as factors (OuterGrad)."""
+    gs.manual_seed(4)
+    lstm, gru = nn.LSTM(3, 4), nn.GRU(4, 2)
+    opt = optim.SGD([*lstm.parameters(), *gru.parameters()], lr=0.1)
+    x = gs.randn(5, 2, 3)
+    for _ in range(4):
+        out, _ = gru(lstm(x)[0])
+        opt.zero_grad()
+        out.pow(2).sum().backward()
+        opt.step()
+
+
+SCRIPTS = [training, accumulating, reused_across_passes, nan_from_the_sixth_pass, odd_graphs, recurrent]
 POLICIES = {
     "default": Policy(),
     "every pass": Policy.every_pass(),
@@ -115,6 +128,26 @@ def test_the_record_is_the_same_from_the_tape_as_from_the_calls(script, policy):
     for p in taped.passes:
         if p.detailed:
             assert [st.node for st in p.steps] == [n for n in p.order if n in {st.node for st in p.steps}]
+
+
+def test_a_recurrent_weights_grad_from_each_time_step_is_recorded():
+    record = _record(recurrent, Policy.every_pass(), called=False)
+    last = record.passes[-1]
+    weight = next(
+        i
+        for i in record.nodes
+        if record.nodes[i].parameter == "weight_hh_l0"
+        and i in set(last.order) | {x for n in last.order for x in record.nodes[n].inputs}
+    )
+    given = [
+        g
+        for st in last.steps
+        for i, g in zip(record.nodes[st.node].inputs, st.grad_inputs)
+        if i == weight and g is not None
+    ]
+    assert len(given) == 5  # one per time step, each the (16, 4) grad of that step's product
+    assert all(tuple(g.shape) == (16, 4) for g in given)
+    assert [g.norm > 0 for g in given] == [True] * 4 + [False]  # backward's order: the first step's h is 0
 
 
 def test_a_node_made_in_a_trimmed_pass_still_resolves_in_a_later_one():

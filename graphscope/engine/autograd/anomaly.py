@@ -7,6 +7,7 @@ import weakref
 
 from ..backend import namespace
 from ..hooks import Observer, install, observe, uninstall
+from ..outer_grad import multiplied
 
 
 class _AnomalyObserver(Observer):
@@ -22,7 +23,7 @@ class _AnomalyObserver(Observer):
     def after_node(self, node, grad_inputs):
         if not self.check_nan:
             return
-        for i, g in enumerate(grad_inputs):
+        for i, g in enumerate(multiplied(grad_inputs)):
             if g is not None and not _finite(g):
                 site = self.sites.get(node)
                 where = "an unknown place"

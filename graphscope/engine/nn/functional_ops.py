@@ -13,6 +13,7 @@ from .. import backend
 from ..backend import namespace, scatter_add
 from ..function import Function
 from ..ops.operands import check_devices
+from ..outer_grad import OuterGrad
 
 _ndarray = backend.CPU_ARRAY  # the CPU's array class: NumPy inputs skip the device check
 
@@ -25,6 +26,9 @@ class Linear(Function):
 
     op = "linear"
     reads_inputs = (0, 1)  # bias is not read by backward
+    # Set on a node whose weight is used at every time step (a recurrent layer's hidden projection):
+    # its backward then gives the weight's grad as an OuterGrad, which only the backward walk takes.
+    outer_weight_grad = False
 
     def forward(self, x, weight, bias=None):
         if x.ndim == 0 or x.shape[-1] != weight.shape[1]:
@@ -68,7 +72,10 @@ class Linear(Function):
             g2 = grad if grad.ndim == 2 else backend.reshape(grad, (-1, weight.shape[0]))
             if needs[1]:
                 x2 = x if x.ndim == 2 else backend.reshape(x, (-1, weight.shape[1]))
-                gw = backend.matmul(g2.T, x2)
+                if self.outer_weight_grad and g2.dtype == x2.dtype == weight.dtype:
+                    gw = OuterGrad.of(g2, x2)  # summed over the time steps as one product (see OuterGrad)
+                else:
+                    gw = backend.matmul(g2.T, x2)
             if len(needs) > 2 and needs[2]:
                 gb = backend.sum(g2, axis=0)
         return (gx, gw) if len(needs) == 2 else (gx, gw, gb)

@@ -34,18 +34,26 @@ def time_steps(sequence, leaf=4):
 
 def rnn_tanh_step(x_proj, h, w_hh, b_hh):
     """h' = tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
-    return (project(h, w_hh, b_hh) + x_proj).tanh()
+    return (recurrent_project(h, w_hh, b_hh) + x_proj).tanh()
 
 
 def rnn_relu_step(x_proj, h, w_hh, b_hh):
     """h' = relu(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
-    return (project(h, w_hh, b_hh) + x_proj).relu()
+    return (recurrent_project(h, w_hh, b_hh) + x_proj).relu()
+
+
+def recurrent_project(h, w_hh, b_hh):
+    """h @ W_hh^T + b_hh, whose weight grad the backward walk sums over the time steps as one product."""
+    out = project(h, w_hh, b_hh)
+    if out.grad_fn is not None:
+        out.grad_fn.outer_weight_grad = True
+    return out
 
 
 def lstm_step(x_proj, state, w_hh, b_hh, w_hr=None):
     """Gates i, f, g, o; c' = f * c + i * g; h' = o * tanh(c') (then h' W_hr^T with a projection)."""
     h, c = state
-    i, f, g, o = (project(h, w_hh, b_hh) + x_proj).chunk(4, 1)
+    i, f, g, o = (recurrent_project(h, w_hh, b_hh) + x_proj).chunk(4, 1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
     h = o.sigmoid() * c.tanh()
     if w_hr is not None:
@@ -55,7 +63,7 @@ def lstm_step(x_proj, state, w_hh, b_hh, w_hr=None):
 
 def gru_step(x_proj, h, w_hh, b_hh):
     """r, z = sigmoid(...); n = tanh(x_n + r * (h W_hn^T + b_hn)); h' = (h - n) * z + n."""
-    h_r, h_z, h_n = project(h, w_hh, b_hh).chunk(3, 1)
+    h_r, h_z, h_n = recurrent_project(h, w_hh, b_hh).chunk(3, 1)
     x_r, x_z, x_n = x_proj.chunk(3, 1)
     r = (h_r + x_r).sigmoid()
     z = (h_z + x_z).sigmoid()

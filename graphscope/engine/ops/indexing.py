@@ -10,6 +10,7 @@ from ..dims import normalize_dim
 from ..function import Function
 from ..tensor import Tensor
 from .operands import device_error
+from .shape import reshape, view_of
 from .tensor_methods import method
 
 _BASIC = (int, slice, type(None), type(Ellipsis))
@@ -303,21 +304,36 @@ class MaskedFill(Function):
         return namespace(grad).where(self.mask, 0, grad), None, None
 
 
+def plain_index(index) -> tuple | None:
+    """`index` as normalize_index would make it when it is only ints and forward slices (x[i], x[a:b],
+    x[:, -1]: most indexing in a training loop), without its checks; None for anything else."""
+    kind = type(index)
+    if kind is int or (kind is slice and index.step is None):
+        return (index, Ellipsis)
+    if kind is tuple:
+        for part in index:
+            kind = type(part)
+            if not (kind is int or (kind is slice and part.step is None)):
+                return None
+        return (*index, Ellipsis)
+    return None
+
+
 @method("__getitem__")
 def getitem(input: Tensor, index):
-    from .shape import reshape, view_of
-
-    index, shape = normalize_index(index, input.array)
+    plain = plain_index(index)
+    if plain is None:
+        index, shape = normalize_index(index, input.array)
+    else:
+        index, shape = plain, None
     try:
         out = GetItem.apply(input if shape is None else reshape(input, shape), index)
     except IndexError as error:
         raise IndexError(f"{error} (indexing a tensor of shape {tuple(input.shape)})") from None
-    return view_of(out, input) if is_basic(index) else out
+    return view_of(out, input) if plain is not None or is_basic(index) else out
 
 
 def narrow(input: Tensor, dim, start, length):
-    from .shape import view_of
-
     axis = normalize_dim(dim, input.ndim)
     index = (slice(None),) * axis + (slice(start, start + length), Ellipsis)
     return view_of(Narrow.apply(input, index), input)

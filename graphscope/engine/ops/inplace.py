@@ -267,7 +267,8 @@ def setitem(input: Tensor, index, value) -> None:
     ):
         return _announced(setitem, input, index, value)
     array = input.array
-    index, shape = indexing.normalize_index(index, array)
+    plain = indexing.plain_index(index)  # ints and forward slices (N[i, j] += 1 in a counting loop)
+    index, shape = indexing.normalize_index(index, array) if plain is None else (plain, None)
     if isinstance(value, Tensor) and not backend.same_device(value.array, array):
         if value.ndim != 0:
             raise device_error("setitem", input.device, value.device)

@@ -10,6 +10,8 @@ from ..tensor import Tensor, wrap
 _SCALARS = (int, float, bool)
 _ndarray = np.ndarray
 _FLOATS = backend.NUMPY_FLOATS  # NumPy's float dtypes: the fast paths' one dict lookup
+_INT64 = np.dtype(np.int64)
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
 def tensor_input(value, op: str, arg: str = "input") -> Tensor:
@@ -65,6 +67,14 @@ def binary_operands(op: str, a, b, float_result=False):
                 return a, b
         elif (type(b) is float or type(b) is int) and type(x) is _ndarray and x.dtype in _FLOATS:
             return a, b
+        elif (
+            type(b) is int
+            and type(x) is _ndarray
+            and x.dtype == _INT64
+            and not float_result
+            and _INT64_MIN <= b <= _INT64_MAX
+        ):
+            return a, b  # a long tensor and an index offset (`i + block_size`)
     elif (
         (type(a) is float or type(a) is int)
         and isinstance(b, Tensor)

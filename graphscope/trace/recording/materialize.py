@@ -7,6 +7,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, cast
 
+from graphscope.engine.outer_grad import multiplied
+
 from ..record.model import CONSTANT, PARAMETER, TENSOR, LeafGrad, Record, SourceSite, Step
 from ..record.naming import Names, short_repr
 from ..record.node_table import IS_LEAF, NONE, REQUIRES_GRAD
@@ -213,6 +215,7 @@ class Materializer:
             st = Step(nid)
             work.append((st, "grad_output", grad_output))
             if grad_inputs is not None:
+                grad_inputs = multiplied(grad_inputs)  # a recurrent weight's grad is kept as factors till now
                 st.grad_inputs = grad_slots(st, grad_inputs)
                 work += [(st.grad_inputs, i, g) for i, g in enumerate(grad_inputs) if g is not None]
             for leaf, grad, before, now in leaves.pop(k, ()):

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphscope.engine import backend, hooks
+from graphscope.engine import backend, hooks, outer_grad
 from graphscope.engine.backend import is_array
 from graphscope.engine.tensor import Tensor, data_writes
 
@@ -291,7 +291,8 @@ class Recorder(hooks.Observer):
         if made is not None:  # already in the record (the session flushed while paused here)
             slots = grad_slots(made, grads)
             # At once: a grad here may become a leaf's `.grad`, which user code may change.
-            self._summarize_into(j.index, [(slots, i, g) for i, g in enumerate(grads) if g is not None], at_once=True)
+            arrays = outer_grad.multiplied(grads)
+            self._summarize_into(j.index, [(slots, i, g) for i, g in enumerate(arrays) if g is not None], at_once=True)
 
     def leaf_grad_accumulating(self, tensor: Tensor) -> None:
         if self._pass is None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
+from graphscope.engine.outer_grad import multiplied
+
 from ..record.model import BackwardPass, Record
 from ..record.pass_history import PassHistory
 from ..stats.device import DeviceArray
@@ -99,7 +101,7 @@ class Retention:
             for k in range(j.steps_done, len(j.steps)):
                 _, grad_output, grad_inputs = j.steps[k]
                 grads.append(grad_output)
-                grads += grad_inputs or ()
+                grads += multiplied(grad_inputs or ())
                 grads += [lg[1] for lg in j.step_leaves.get(k, ())]
             if any_nonfinite(grads, finite):
                 self._pins.nonfinite(j.index, False)

@@ -318,6 +318,29 @@ def test_a_loss_on_the_first_layers_final_state_alone_gives_torchs_grads():
     assert not gs_module.weight_ih_l1.grad.cpu().numpy().any() and gs_module.weight_ih_l0.grad.cpu().numpy().any()
 
 
+def _recurrent_weight_grads(lib, module, x):
+    """The hidden weight's grads summed over the time steps, with the weight also used outside the layer,
+    a hook on it, a second backward into `.grad`, and autograd.grad."""
+    w = module.weight_hh_l0
+    w.register_hook(lambda g: g * 2)
+    loss = module(x)[0].pow(2).sum() + (w * w).sum()
+    loss.backward(retain_graph=True)
+    loss.backward(retain_graph=True)
+    (captured,) = lib.autograd.grad(loss, [w])
+    return w.grad, captured
+
+
+@pytest.mark.parametrize("mode", ["LSTM", "GRU", "RNN"])
+def test_a_hidden_weight_used_at_every_step_and_elsewhere_gets_torchs_grad(mode):
+    gs_module, torch_module = pair(mode, 3, 4)
+    gs_module.double().load_state_dict({k: v.numpy() for k, v in torch_module.double().state_dict().items()})
+    x = np.random.default_rng(1).standard_normal((6, 2, 3))
+    ours = _recurrent_weight_grads(gs, gs_module, gs.tensor(x))
+    theirs = _recurrent_weight_grads(torch, torch_module, torch.tensor(x))
+    for got, expected, what in zip(ours, theirs, [".grad after two backwards", "autograd.grad"]):
+        _assert_close(got, expected, "float64", what)
+
+
 # --- errors, with torch's messages --------------------------------------------------------------
 
 
