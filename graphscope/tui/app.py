@@ -395,9 +395,6 @@ class GraphscopeApp(App[None]):
         self.views.reveal(state.node)
         self._show_details(state.node, force=True)
 
-    def action_show_view(self, view: str) -> None:
-        self.views.choose(view, self.query_one(NodeDetails).node_id)
-
     def on_findings_view_highlighted(self, message: FindingsView.Highlighted | GraphPicture.Highlighted) -> None:
         self._show_details(message.node)
 
