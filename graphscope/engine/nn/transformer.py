@@ -250,7 +250,7 @@ class TransformerEncoder(Module):
         if grad_mode.is_grad_enabled() and (src.requires_grad or any(p.requires_grad for p in layer.parameters())):
             return False
         kept = padding == 0
-        return bool((kept[..., 1:] <= kept[..., :-1]).all())
+        return not bool((kept[..., 1:] & ~kept[..., :-1]).any())  # no kept position after a padded one
 
 
 class TransformerDecoder(Module):

@@ -64,7 +64,7 @@ def test_a_query_whose_every_key_is_masked_gets_zeros_and_zero_grads_as_torch(ki
         [*qkv((2, 4, 8), (2, 5, 8), (2, 5, 3)), mask],
         "float64",
     )
-    assert not gs_out[0][:, 2].detach().numpy().any()
+    assert not gs_out[0][:, 2].detach().cpu().numpy().any()
 
 
 def test_the_attention_weights_are_nodes_of_the_graph():
@@ -87,10 +87,10 @@ def test_dropout_drops_attention_weights_with_the_engines_generator():
     """dropout_p applies always (as torch's SDPA, training or not), to the weights, seeded by gs.manual_seed."""
     q, k, v = (gs.tensor(a) for a in qkv((2, 6, 4), (2, 7, 4), (2, 7, 5)))
     gs.manual_seed(3)
-    got = F.scaled_dot_product_attention(q, k, v, dropout_p=0.4).numpy()
+    got = F.scaled_dot_product_attention(q, k, v, dropout_p=0.4).cpu().numpy()
     gs.manual_seed(3)
     weights = F.dropout(((q @ k.transpose(-2, -1)) * 0.5).softmax(-1), 0.4)
-    np.testing.assert_allclose(got, (weights @ v).numpy(), rtol=1e-12)
+    np.testing.assert_allclose(got, (weights @ v).cpu().numpy(), rtol=1e-12)
     assert 0.2 < float((weights == 0).float().mean()) < 0.6
 
 
@@ -98,7 +98,7 @@ def test_dropout_of_one_gives_zeros_as_torch():
     arrays = qkv((2, 4, 8), (2, 5, 8), (2, 5, 3))
     got = F.scaled_dot_product_attention(*(gs.tensor(a) for a in arrays), dropout_p=1.0)
     expected = TF.scaled_dot_product_attention(*(torch.tensor(a) for a in arrays), dropout_p=1.0)
-    np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    np.testing.assert_array_equal(got.cpu().numpy(), expected.cpu().numpy())
 
 
 ERRORS = [
@@ -158,7 +158,7 @@ def test_masks_put_no_inf_in_the_graph(kwargs):
 
     class Values(hooks.Observer):
         def node_created(self, node, inputs, output, site):
-            seen.extend(t.detach().numpy() for t in (*inputs, output) if isinstance(t, gs.Tensor))
+            seen.extend(t.detach().cpu().numpy() for t in (*inputs, output) if isinstance(t, gs.Tensor))
 
     q, k, v = (gs.tensor(a, requires_grad=True) for a in qkv((2, 4, 8), (2, 5, 8), (2, 5, 3)))
     kwargs = {n: gs.tensor(a) if isinstance(a, np.ndarray) else a for n, a in kwargs.items()}

@@ -124,8 +124,8 @@ def test_a_fully_masked_query_gives_what_torch_gives(need_weights):
         gs_module,
         torch_module,
     )
-    assert np.isnan(torch_out[0][1].detach().numpy()).all() == need_weights
-    assert np.isnan(gs_out[0][1].detach().numpy()).all() == need_weights
+    assert np.isnan(torch_out[0][1].detach().cpu().numpy()).all() == need_weights
+    assert np.isnan(gs_out[0][1].detach().cpu().numpy()).all() == need_weights
 
 
 def test_is_causal_uses_the_causal_mask_as_torch_does_without_weights():
@@ -166,10 +166,12 @@ def test_init_is_torchs():
     gs.manual_seed(0)
     module = nn.MultiheadAttention(16, 4)
     bound = np.sqrt(6 / (16 + 48))
-    weight = module.in_proj_weight.detach().numpy()
+    weight = module.in_proj_weight.detach().cpu().numpy()
     assert np.abs(weight).max() <= bound and np.abs(weight).max() > 0.9 * bound
-    assert not module.in_proj_bias.detach().numpy().any() and not module.out_proj.bias.detach().numpy().any()
-    assert np.abs(module.out_proj.weight.detach().numpy()).max() <= 1 / np.sqrt(16)
+    assert (
+        not module.in_proj_bias.detach().cpu().numpy().any() and not module.out_proj.bias.detach().cpu().numpy().any()
+    )
+    assert np.abs(module.out_proj.weight.detach().cpu().numpy()).max() <= 1 / np.sqrt(16)
 
 
 def test_dropout_of_one_while_training_leaves_the_output_bias_as_torch():
@@ -322,7 +324,7 @@ def test_bool_masks_put_no_inf_in_the_graph():
 
     class Values(hooks.Observer):
         def node_created(self, node, inputs, output, site):
-            seen.extend(t.detach().numpy() for t in (*inputs, output) if isinstance(t, gs.Tensor))
+            seen.extend(t.detach().cpu().numpy() for t in (*inputs, output) if isinstance(t, gs.Tensor))
 
     module = nn.MultiheadAttention(E, HEADS)
     x = gs.tensor(RNG.standard_normal((S, N, E)).astype("float32"))

@@ -201,16 +201,16 @@ def test_the_stacks_layers_are_copies_with_their_own_parameters():
         stack = nn.TransformerEncoder(layer, 2)
     first, second = stack.layers[0].linear1.weight, stack.layers[1].linear1.weight
     assert first is not second and first is not layer.linear1.weight
-    np.testing.assert_array_equal(first.detach().numpy(), second.detach().numpy())
+    np.testing.assert_array_equal(first.detach().cpu().numpy(), second.detach().cpu().numpy())
 
 
 def test_transformer_init_is_xavier_uniform_on_matrices():
     gs.manual_seed(0)
     model = nn.Transformer(16, 2, 1, 1, 32)
-    weight = model.encoder.layers[0].linear1.weight.detach().numpy()
+    weight = model.encoder.layers[0].linear1.weight.detach().cpu().numpy()
     bound = np.sqrt(6 / (16 + 32))
     assert np.abs(weight).max() <= bound and np.abs(weight).max() > 0.9 * bound
-    np.testing.assert_array_equal(model.encoder.norm.weight.detach().numpy(), np.ones(16, np.float32))
+    np.testing.assert_array_equal(model.encoder.norm.weight.detach().cpu().numpy(), np.ones(16, np.float32))
 
 
 @pytest.mark.parametrize("dtype", [None, "float64"])
@@ -232,7 +232,7 @@ def test_eval_encoder_without_grad_zeroes_padded_positions_as_torchs_nested_tens
         expected = torch_stack(torch.tensor(x), src_key_padding_mask=torch.tensor(mask))
         got = gs_stack(gs.tensor(x), src_key_padding_mask=gs.tensor(mask))
     assert_close(got, expected, "float32", "nested output")
-    assert not got.numpy()[0, 3:].any()
+    assert not got.cpu().numpy()[0, 3:].any()
 
 
 def test_nested_tensor_warning_is_torchs():
@@ -280,10 +280,10 @@ def test_layers_with_dropout_train_differently_from_eval_and_agree_in_eval():
     copy_torch_weights(gs_layer, torch_layer, "float64")
     x = gs.tensor(seq(S))
     gs.manual_seed(0)
-    trained = gs_layer(x).detach().numpy()
+    trained = gs_layer(x).detach().cpu().numpy()
     gs_layer.eval(), torch_layer.eval()
-    assert np.abs(trained - gs_layer(x).detach().numpy()).max() > 1e-3
-    compare(lambda t: gs_layer(t), lambda t: torch_layer(t), [x.numpy()], "float64", gs_layer, torch_layer)
+    assert np.abs(trained - gs_layer(x).detach().cpu().numpy()).max() > 1e-3
+    compare(lambda t: gs_layer(t), lambda t: torch_layer(t), [x.cpu().numpy()], "float64", gs_layer, torch_layer)
     assert F.relu is gs_layer.activation
 
 
