@@ -5,7 +5,8 @@ writes as a picture. Each series is a float64 column with one entry per backward
 `record.passes`; NaN where the pass has no figure), so a million passes are a few arrays.
 
     series.loss                          the pass's loss (record.passes[i].loss)
-    series.params[name].grad_norm        L2 norm of the parameter's .grad after pass i's backward
+    series.params[name].grad_norm        L2 norm of the grad pass i's backward gave the parameter
+                                         (BackwardPass.grad_norms: not what .grad held before it)
     series.params[name].update_ratio     |Δw| / |w| of the optimizer step (or hand update) that
                                          followed pass i's backward: the norms of the update and of
                                          the value before it; NaN when none followed
