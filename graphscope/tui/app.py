@@ -84,6 +84,7 @@ class GraphscopeApp(App[None]):
         self._state_lock = threading.Lock()
         self._state_posted = False
         self._followed: tuple | None = None
+        self._panes: Screen | None = None  # the screen the debugger's panes are on, once mounted
         self._details_key: tuple | None = None
         self._quitting = False
         self._preparing = False
@@ -106,6 +107,7 @@ class GraphscopeApp(App[None]):
         self.screen.set_class(self.size.height < 30, "-short")
 
     def on_mount(self) -> None:
+        self._panes = self.screen
         self.on_resize()
         self.query_one(GraphTree).focus()
         self.debuggee.add_listener(self._listener)
@@ -131,10 +133,10 @@ class GraphscopeApp(App[None]):
             self._apply(self.debuggee.state)
 
     def _torn_down(self) -> bool:
-        """Whether the app is being torn down: messages (a state change, a tree's highlight) still
-        arrive, but the panes to show them on are gone."""
+        """Whether the app is being torn down: messages (a state change, a tree's highlight) still arrive,
+        but the panes to show them on are gone or under a dialog (asked every step: no DOM search)."""
         try:
-            return not self.screen.query(NodeDetails)
+            return self.screen is not self._panes
         except ScreenStackError:
             return True
 

@@ -21,8 +21,9 @@ class NodeHeader(Static):
     and the source line wrap (a line cut at the pane's edge reads as a different expression). Every
     string from the script is literal text."""
 
-    DEFAULT_CSS = """
-    NodeHeader { height: auto; min-height: 3; max-height: 7; padding: 0 1; background: $boost; }
+    MIN_LINES, MAX_LINES = 3, 7
+    DEFAULT_CSS = f"""
+    NodeHeader {{ height: auto; min-height: {MIN_LINES}; max-height: {MAX_LINES}; padding: 0 1; background: $boost; }}
     """
 
     def show(self, moment: Moment, node: Node | None) -> None:
@@ -65,11 +66,22 @@ class NodeHeader(Static):
             )
         if lines != self._last:  # each line keeps its own wrapping: a Group, not one joined Text
             self._last = lines
-            self.update(Group(*lines))
-            # And a layout once this refresh is done: Textual counts a layout request only when none
-            # is pending, and keeps a box (its height) per count, so an update landing while an
-            # earlier request waits keeps the earlier text's height (the source line cut short).
-            self.call_after_refresh(self.refresh, layout=True)
+            self.update(Group(*lines), layout=False)
+            if not self._fits():
+                self.refresh(layout=True)
+                # And a layout once this refresh is done: Textual counts a layout request only when none
+                # is pending, and keeps a box (its height) per count, so an update landing while an
+                # earlier request waits keeps the earlier text's height (the source line cut short).
+                self.call_after_refresh(self.refresh, layout=True)
+
+    def _fits(self) -> bool:
+        """Whether the new text takes as many lines as the box has: most steps change the words, not
+        the height, and a layout pass of the whole screen costs more than drawing it."""
+        width = self.content_size.width
+        if width <= 0:
+            return False  # not laid out yet
+        lines = self.visual.get_height(self.styles, width)  # type: ignore[arg-type]  # as Textual measures it
+        return min(max(lines, self.MIN_LINES), self.MAX_LINES) == self.size.height
 
     def on_mount(self) -> None:
         self._last = None

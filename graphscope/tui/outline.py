@@ -17,6 +17,8 @@ from textual.strip import Strip
 
 from .moment import Moment
 from .node_label import marks_text
+from .scroll_range import set_scroll_range
+from .style_memo import StyleMemo
 
 # Deeper rows than this keep the same indentation and show their depth instead (a 10,000-deep
 # chain of nodes must stay readable and cheap).
@@ -107,7 +109,7 @@ class Outline(ScrollView, can_focus=True):
         self.roots: list[OutlineItem] = []
         self.rows: Sequence[OutlineItem] = []  # a list; a Timeline's are made as they are shown
         self.moment: Moment | None = None
-        self._styles_seen: dict = {}
+        self._style = StyleMemo(self)
         self._strips: dict = {}  # rendered lines by their text, width, cursor and focus
 
     # --- what subclasses provide ----------------------------------------------------------------
@@ -227,9 +229,7 @@ class Outline(ScrollView, can_focus=True):
         self._resized()
 
     def _resized(self) -> None:
-        size = Size(self.size.width, len(self.rows))
-        if size != self.virtual_size:
-            self.virtual_size = size
+        set_scroll_range(self, Size(self.size.width, len(self.rows)))  # rows come and go: the box stays
         self.refresh()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -304,25 +304,15 @@ class Outline(ScrollView, can_focus=True):
 
     # --- rendering -----------------------------------------------------------------------------
 
-    def _style(self, component: str):
-        """A component's style ("" for the widget's own), computed once per focus state: render_line
-        asks for it on every line, and working it out from the CSS each time costs more than the line."""
-        key = (component, self.has_focus)
-        style = self._styles_seen.get(key)
-        if style is None:
-            style = self.get_component_rich_style(component) if component else self.rich_style
-            self._styles_seen[key] = style
-        return style
-
     def notify_style_update(self) -> None:
-        self._styles_seen = {}
+        self._style.clear()
         self._strips = {}
         super().notify_style_update()
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width  # the scrollbar, when shown, is not ours to draw on
         row = y + self.scroll_offset.y
-        base = self._style("")
+        base = self._style.get()
         if row >= len(self.rows):
             return Strip.blank(width, base)
         item = self.rows[row]
@@ -330,7 +320,7 @@ class Outline(ScrollView, can_focus=True):
         if depth <= MAX_INDENT:
             indent = Text("  " * depth)
         else:
-            indent = Text(f"{depth:>{2 * MAX_INDENT - 1}}›", self._style("outline--guide"))
+            indent = Text(f"{depth:>{2 * MAX_INDENT - 1}}›", self._style.get("outline--guide"))
         icon = ("▾ " if item.expanded else "▸ ") if item.expandable else "  "
         gutter = self.item_gutter(item)
         room = width - gutter.cell_len - indent.cell_len - len(icon)
@@ -340,7 +330,7 @@ class Outline(ScrollView, can_focus=True):
         if strip is None:  # a step changes a few rows' markers: the others are drawn from here
             text.truncate(width, overflow="ellipsis", pad=True)
             if row == self.cursor:
-                text.stylize(self._style("outline--cursor"))
+                text.stylize(self._style.get("outline--cursor"))
             segments = list(text.render(self.app.console))
             strip = Strip(segments, width).apply_style(base).crop_extend(0, width, base)
             if len(self._strips) > 2048:

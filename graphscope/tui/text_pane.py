@@ -10,6 +10,9 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from .scroll_range import set_scroll_range
+from .style_memo import StyleMemo
+
 
 class TextPane(ScrollView, can_focus=True):
     """Holds one Text, wrapped to its width into lines when set or resized; only the lines on screen
@@ -24,6 +27,7 @@ class TextPane(ScrollView, can_focus=True):
         self.text = Text()
         self._lines: list[Strip] = []
         self._width = 0
+        self._style = StyleMemo(self)
 
     def set_text(self, text: Text) -> None:
         if text.plain == self.text.plain and text.spans == self.text.spans:
@@ -52,21 +56,20 @@ class TextPane(ScrollView, can_focus=True):
             console = self.app.console
             options = console.options.update_width(width)
             self._lines = [Strip(line) for line in console.render_lines(self.text, options, pad=False)]
-        size = Size(width, len(self._lines))
-        if size != self.virtual_size:
-            # Not `self.virtual_size = size`: that reactive lays out the whole screen again; only the
-            # scroll range and the scrollbar change here (the pane's own size does not).
-            self.set_reactive(ScrollView.virtual_size, size)
-            self._scroll_update(size)
+        set_scroll_range(self, Size(width, len(self._lines)))
 
     def on_resize(self, _event: events.Resize) -> None:
         if self.scrollable_content_region.width != self._width:
             self._wrap()
 
+    def notify_style_update(self) -> None:
+        self._style.clear()
+        super().notify_style_update()
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         row = y + self.scroll_offset.y
-        style = self.rich_style
+        style = self._style.get()
         if row >= len(self._lines):
             return Strip.blank(width, style)
         strip = self._lines[row]
