@@ -40,11 +40,11 @@ class GraphTree(Outline):
     def show_roots(self, moment: Moment, roots: list[Root]) -> None:
         """Rebuild from these roots, as far as known at the moment's cursor, when they differ from
         the ones shown (keeps the cursor's node)."""
-        self.moment = moment
+        before, self.moment = self.moment, moment
         roots = moment.known_roots(roots)
         key = tuple((r.pass_index, r.node, r.sinks) for r in roots)
         if key == self._roots_key:
-            self.refresh()
+            self.repaint_marks_since(before)  # a row shows the moment by its markers alone
             return
         selected = self.cursor_item.node if self.cursor_item is not None else None
         self._roots_key = key

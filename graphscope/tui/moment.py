@@ -8,7 +8,7 @@ run) or by stepping back in time over a record that holds more (a snapshot, or `
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from graphscope.session import Breakpoint, SessionState, State
 from graphscope.trace.analysis.findings import find
@@ -53,6 +53,9 @@ class Moment:
     breakpoints: tuple[Breakpoint, ...] = ()
     live: bool = False  # a running session (True) or a loaded snapshot (False)
     against: Against | None = None  # the run held against this one (`view --against`)
+    # Each node's marks once worked out: a step redraws every row on screen, and a row asks twice (its
+    # gutter and its label). A moment is one instant: the views read the record at pauses, each a new moment.
+    _marks: dict[int, Marks] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def record(self):
@@ -339,6 +342,13 @@ class Moment:
     # --- rows ------------------------------------------------------------------------------------
 
     def marks(self, node_id: int) -> Marks:
+        """What the node's row shows besides its name at this moment."""
+        marks = self._marks.get(node_id)
+        if marks is None:
+            marks = self._marks[node_id] = self._work_out_marks(node_id)
+        return marks
+
+    def _work_out_marks(self, node_id: int) -> Marks:
         node = self.record.nodes.get(node_id)
         state = self.state
         error = self.record.error

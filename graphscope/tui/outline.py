@@ -84,7 +84,7 @@ class Outline(ScrollView, can_focus=True):
     }
     """
 
-    cursor: reactive[int] = reactive(0, always_update=True, init=False)
+    cursor: reactive[int] = reactive(0, always_update=True, init=False, repaint=False)  # watch_cursor repaints two rows
 
     class ItemMessage(Message):
         """A message about one item of an outline."""
@@ -145,6 +145,20 @@ class Outline(ScrollView, can_focus=True):
         """New state or breakpoints: repaint the markers."""
         self.moment = moment
         self.refresh()
+
+    def repaint_marks_since(self, before: Moment | None) -> None:
+        """Repaint the rows on screen whose markers differ from `before`'s (a step changes two or three),
+        for an outline whose rows show the moment through their markers alone."""
+        moment = self.moment
+        if before is None or moment is None:
+            self.refresh()
+            return
+        top = self.scroll_offset.y
+        for row in range(top, min(top + self.size.height, len(self.rows))):
+            item = self.rows[row]
+            node = item.node
+            if item.kind == self.MARKED_KIND and node is not None and before.marks(node) != moment.marks(node):
+                self.refresh_line(row)
 
     def expand_item(self, item: OutlineItem) -> None:
         if not item.expandable or item.expanded:
@@ -242,7 +256,8 @@ class Outline(ScrollView, can_focus=True):
 
     def watch_cursor(self, previous: int, value: int) -> None:
         self.scroll_to_region(Region(0, value, max(self.size.width, 1), 1), animate=False, force=True, x_axis=False)
-        self.refresh()
+        self.refresh_line(previous)  # the rows the cursor left and reached (a scroll repaints them all)
+        self.refresh_line(value)
         item = self.cursor_item
         if item is not None:
             self.post_message(self.Highlighted(self, item))

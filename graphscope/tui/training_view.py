@@ -115,10 +115,13 @@ class TrainingView(VerticalScroll, can_focus=True):
             return
         self._shown_key = key
         numbers = [p.index for p in record.passes]
+        before = self._picture
         self._picture = picture(
             series, self._marks, cursor, self.picked, shown, width, plot_height, numbers, self._drawn
         )
-        plots.update(self._picture.text)
+        # A new pass under the cursor redraws the same lines: the screen is laid out again only when
+        # their number changes (the charts never wrap: each line is cut to the width).
+        plots.update(self._picture.text, layout=before is None or _rows(before) != _rows(self._picture))
 
     def set_moment(self, moment: Moment) -> None:
         self.show_training(moment)
@@ -180,3 +183,7 @@ class TrainingView(VerticalScroll, can_focus=True):
         if self.moment is not None:
             self.show_training(self.moment)
         self.post_message(self.Chosen(self.picked))
+
+
+def _rows(shown: Picture) -> int:
+    return shown.text.plain.count("\n") + 1

@@ -1,0 +1,59 @@
+"""What a step redraws: only what changed. A step that changes no pane's size lays nothing out (a layout
+pass redraws the whole screen), and the graph tree repaints only the rows whose markers or cursor moved."""
+
+from textual.screen import Screen
+
+from graphscope.session import Debuggee
+from graphscope.tui.app import GraphscopeApp
+from graphscope.tui.graph_tree import GraphTree
+from tests.hand_records import mlp_record
+from tests.tui.tui_pilot import until_still, wait_for
+
+# Wide and tall enough that the first steps' headers and chain rules fit without a scrollbar.
+SIZE = (160, 50)
+# mlp_record's first steps walk down the tree's rows already open: none expands a row or scrolls.
+PLAIN_STEPS = 3
+
+
+async def step(pilot, app) -> None:
+    """Press n and wait until the step is shown and the screen is still."""
+    before = app.debuggee.state
+    await pilot.press("n")
+    await wait_for(pilot, lambda: app.debuggee.state is not before and app.moment.state is app.debuggee.state)
+    await until_still(pilot)
+
+
+async def test_a_step_that_changes_no_size_lays_out_nothing(monkeypatch):
+    layouts = []
+    lay_out = Screen._refresh_layout
+
+    def counted(screen, *args, **kwargs):
+        layouts.append(screen)
+        return lay_out(screen, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "_refresh_layout", counted)
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.updates > 0)
+        await until_still(pilot)
+        for _ in range(PLAIN_STEPS):
+            layouts.clear()
+            await step(pilot, app)
+            assert layouts == [], f"step {app.debuggee.state.step} laid out the screen"
+
+
+async def test_a_step_repaints_only_the_tree_rows_it_changes():
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.updates > 0)
+        await until_still(pilot)
+        tree = app.query_one(GraphTree)
+        drawn: list[int] = []
+        draw = tree.render_line
+        tree.render_line = lambda y: (drawn.append(y), draw(y))[1]  # type: ignore[method-assign]
+        for _ in range(PLAIN_STEPS):
+            left = tree.cursor
+            drawn.clear()
+            await step(pilot, app)
+            # The row the cursor left (its ▶ now ✓) and the one it reached; the other rows are as they were.
+            assert set(drawn) == {left, tree.cursor}
