@@ -15,7 +15,6 @@ from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer
 
 from graphscope.session import Breakpoint, NodeKey, State
 from graphscope.trace import snapshot
@@ -33,6 +32,7 @@ from .gradcheck_screen import GradcheckScreen
 from .graph_picture import GraphPicture
 from .graph_tree import GraphTree
 from .help_screen import HelpScreen
+from .key_footer import KeyFooter
 from .moment import Moment
 from .node_details import NodeDetails
 from .outline import Outline
@@ -101,7 +101,7 @@ class GraphscopeApp(App[None]):
         yield ConsolePane(id="console")
         yield ExpressionLine(self.debuggee, id="expression-line")
         yield ScriptInput(id="script-input")
-        yield Footer(compact=True)
+        yield KeyFooter(compact=True)
 
     def on_resize(self) -> None:
         self.screen.set_class(self.size.height < 30, "-short")
