@@ -8,6 +8,7 @@ from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.graph_tree import GraphTree
 from tests.hand_records import mlp_record
 from tests.tui.tui_pilot import until_still, wait_for
+from tests.tui.tui_screen import screen_text
 
 # Wide and tall enough that the first steps' headers and chain rules fit without a scrollbar.
 SIZE = (160, 50)
@@ -57,3 +58,33 @@ async def test_a_step_repaints_only_the_tree_rows_it_changes():
             await step(pilot, app)
             # The row the cursor left (its ▶ now ✓) and the one it reached; the other rows are as they were.
             assert set(drawn) == {left, tree.cursor}
+
+
+def tree_on_screen(app, tree) -> list[str]:
+    """The tree's rows as the screen shows them."""
+    x, y, width, height = tree.scrollable_content_region
+    lines = screen_text(app).splitlines()[y : y + height]
+    return [line[x : x + width].rstrip() for line in lines]
+
+
+def tree_drawn_afresh(tree) -> list[str]:
+    """The tree's rows drawn now from its rows and the moment."""
+    return [tree.render_line(y).text.rstrip() for y in range(tree.scrollable_content_region.height)]
+
+
+async def test_the_tree_on_screen_is_the_tree_drawn_afresh_after_every_step_shown_or_hidden():
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.updates > 0)
+        await until_still(pilot)
+        tree = app.query_one(GraphTree)
+        for _ in range(len(app.debuggee.record.passes[0].order)):  # the whole pass: leaves get their ✓ too
+            await step(pilot, app)
+            assert tree_on_screen(app, tree) == tree_drawn_afresh(tree)
+        app.views.choose("timeline", None)  # the tree hidden while the cursor moves on
+        await until_still(pilot)
+        for _ in range(2):
+            await step(pilot, app)
+        app.views.choose("graph", None)
+        await until_still(pilot)
+        assert tree_on_screen(app, tree) == tree_drawn_afresh(tree)
