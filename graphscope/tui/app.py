@@ -10,7 +10,7 @@ from functools import partial
 from typing import ClassVar
 
 from textual import work
-from textual.app import App, ComposeResult, ScreenStackError, SystemCommand
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import BindingType
 from textual.containers import Horizontal
 from textual.message import Message
@@ -133,12 +133,9 @@ class GraphscopeApp(App[None]):
             self._apply(self.debuggee.state)
 
     def _torn_down(self) -> bool:
-        """Whether the app is being torn down: messages (a state change, a tree's highlight) still arrive,
-        but the panes to show them on are gone or under a dialog (asked every step: no DOM search)."""
-        try:
-            return self.screen is not self._panes
-        except ScreenStackError:
-            return True
+        """Whether the app is being torn down: messages (a state change, a tree's highlight) still arrive, but
+        the panes to show them on are going. Panes under a dialog are kept up to date (no DOM search: every step)."""
+        return not self.is_running or self._panes is None or self._panes not in self.screen_stack
 
     def _tick(self) -> None:
         """While the script runs, its prints arrive without state changes: show them. (The rest of

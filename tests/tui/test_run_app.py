@@ -8,11 +8,13 @@ from graphscope.trace import snapshot
 from graphscope.tui.ending import ending
 from graphscope.tui.export_dialog import ExportDialog
 from graphscope.tui.graph_tree import GraphTree
+from graphscope.tui.help_screen import HelpScreen
 from graphscope.tui.node_details import NodeDetails
 from graphscope.tui.stepper import Stepper
 from tests.tui.tui_live import SAMPLES, SCRIPTS, live_app, until_paused, until_settled
-from tests.tui.tui_pilot import wait_for, wait_for_notice, wait_for_text
+from tests.tui.tui_pilot import until_still, wait_for, wait_for_notice, wait_for_text
 from tests.tui.tui_screen import screen_text
+from tests.waiting import ENDED
 
 
 def selected(app):
@@ -384,3 +386,28 @@ async def test_stepping_with_n_to_the_end_of_a_pass_shows_every_leafs_grad():
             await wait_for(pilot, lambda: selected(app) == a)
             app.query_one("#detail-tabs").active = "tab-grad"
             await wait_for_text(pilot, "[36, 81]")  # a.grad = 9a² for a = [2, 3], as the script prints
+
+
+async def test_a_run_that_ends_while_a_dialog_is_open_shows_its_end_when_the_dialog_closes(tmp_path):
+    """The state changes that come while a dialog covers the panes are shown on them: closing the dialog
+    showed the run still running (the changes were dropped, and nothing showed them later)."""
+    wake = tmp_path / "wake"
+    os.mkfifo(wake)
+    with live_app(SCRIPTS / "sleeps.py", [str(wake)], pause=False) as (app, session):
+        async with app.run_test() as pilot:
+
+            def sleeping() -> bool:
+                return any(line.text == "sleeping" for line in session.record.console)
+
+            await wait_for(pilot, sleeping, what="the script to sleep")
+            await pilot.press("question_mark")
+            await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="the help screen")
+            waking = os.open(wake, os.O_WRONLY | os.O_NONBLOCK)
+            os.write(waking, b"x")
+            os.close(waking)
+            await until_settled(pilot, session, ENDED)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, HelpScreen), what="the help screen to close")
+            await until_still(pilot)
+            assert app.moment.state is session.state
+            assert "finished" in app.query_one(Stepper)._last.plain
