@@ -3,7 +3,7 @@ each edge as a line from its input's box down to an arrow into its consumer's (r
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -94,6 +94,15 @@ class Canvas:
                 self.put(x + 1, y, "", style)
             x += size
 
+    def put_all(self, cells: Iterable[tuple[int, int, str]], style: Style) -> None:
+        """`put` for each (x, y, character) in the canvas, all in one style."""
+        style = _added(self.base, style)
+        chars, styles, written = self.chars, self.styles, self.written
+        for x, y, char in cells:
+            chars[y][x] = char
+            styles[y][x] = style
+            written.add(y)
+
     def row(self, y: int) -> Strip:
         """Row y as a Strip, runs of one style in one segment."""
         chars, styles = self.chars[y], self.styles[y]
@@ -132,22 +141,25 @@ class Drawing:
         self._near: frozenset[int] = frozenset()  # the nodes whose edges are to be bright
         self._drawn: tuple[dict[int, BoxLook], frozenset[int]] | None = None  # looks and near drawn; None: none
         self._pending = True  # an update not drawn yet
-        masks: dict[tuple[int, int], int] = {}
-        cells = [_route_cells(layout, route, masks) for route in layout.routes]
-        self._masks = masks
-        self._through: dict[tuple[int, int], list[int]] = {}  # the routes through each cell
-        for k, route_cells in enumerate(cells):
-            for cell in route_cells:
-                self._through.setdefault(cell, []).append(k)
-        spans: dict[int, list[tuple[int, int]]] = {}  # each row's boxes, (left, right)
+        width, height = layout.width, layout.height
+        boxed = [bytearray(width) for _ in range(height)]  # 1 under a box (drawn over any edge)
         for box in layout.boxes.values():
             for y in range(box.top, box.bottom + 1):
-                spans.setdefault(y, []).append((box.left, box.right))
-        open_cells = {(x, y) for x, y in self._through if not any(a <= x <= b for a, b in spans.get(y, ()))}
-        self._cells = [open_cells.intersection(route_cells) for route_cells in cells]  # each route's, boxes over
+                boxed[y][box.left : box.right + 1] = b"\1" * box.width
+        masks: dict[tuple[int, int], int] = {}
+        self._cells = [  # each route's cells in the canvas and not under a box
+            {
+                (x, y)
+                for x, y in _route_cells(layout, route, masks)
+                if 0 <= y < height and 0 <= x < width and not boxed[y][x]
+            }
+            for route in layout.routes
+        ]
+        self._chars = {cell: LINES[mask] for cell, mask in masks.items()}  # each edge cell's line
         self._arrows = {  # the route whose arrow is drawn at a cell (the last one drawn there)
             (route.columns[-1], layout.boxes[route.target].top - 1): k for k, route in enumerate(layout.routes)
         }
+        self._chars.update(dict.fromkeys(self._arrows, ARROW))
         self._exits: dict[int, list[int]] = {}  # the columns where edges leave each box
         for route in layout.routes:
             self._exits.setdefault(route.source, []).append(route.columns[0])
@@ -198,14 +210,15 @@ class Drawing:
             redo = self._flipped(was, near)
             boxes = [node for node in self.layout.boxes if looks[node] is not drawn_looks.get(node)]
         self._drawn, self._pending = (looks, near), False
-        put = self.canvas.put
+        bright = set().union(*(self._cells[k] for k, on in enumerate(shine) if on))
+        arrows, chars = self._arrows, self._chars
+        lit: list[tuple[int, int, str]] = []
+        dim: list[tuple[int, int, str]] = []
         for cell in set().union(*(self._cells[k] for k in redo)):
-            arrow = self._arrows.get(cell)
-            if arrow is not None:
-                put(*cell, ARROW, NEAR_STYLE if shine[arrow] else EDGE_STYLE)
-            else:
-                bright = any(shine[k] for k in self._through[cell])
-                put(*cell, LINES[self._masks[cell]], NEAR_STYLE if bright else EDGE_STYLE)
+            arrow = arrows.get(cell)
+            (lit if (cell in bright if arrow is None else shine[arrow]) else dim).append((*cell, chars[cell]))
+        self.canvas.put_all(lit, NEAR_STYLE)
+        self.canvas.put_all(dim, EDGE_STYLE)
         for node in boxes:
             self._box(node, looks[node])
         for y in self.canvas.take_rows():
