@@ -16,7 +16,7 @@ from textual.strip import Strip
 
 from graphscope.trace.record.model import CONSTANT
 
-from .graph_canvas import BoxLook, draw
+from .graph_canvas import BoxLook, Drawing
 from .graph_layout import Layout, layout
 from .graph_neighbourhood import neighbourhood
 from .moment import Marks, Moment
@@ -67,14 +67,18 @@ class GraphPicture(ScrollView, can_focus=True):
         self.picture: Layout | None = None
         self._modules = False  # whether a node drawn has a module (a line for it in every box)
         self._hidden: dict[int, tuple[int, int]] = {}  # each box's inputs and consumers not drawn
+        self._laid_out: tuple = ()  # what the picture was laid out from: nodes, whole, edges, hidden counts
         self._label_cache: dict[tuple[int, bool], tuple[Text, ...]] = {}
+        self._look_cache: dict[tuple[int, Marks, bool], BoxLook] = {}  # by (node, marks, under the cursor)
+        self._marks: tuple[Moment | None, list[int], tuple[Marks, ...]] = (None, [], ())  # the nodes' marks then
         self._centred = 0  # the record's node count when the picture was laid out
-        self._drawn: tuple | None = None  # what the rows were drawn from
-        self._stale = True  # the rows are drawn again before they are next rendered
-        self._rows: list[Strip] = []  # in the widget's style
+        self._drawing: Drawing | None = None  # the picture's rows, kept between steps
+        self._stale = True  # the rows are drawn anew before they are next rendered
+        self._note: list[Strip] = []  # what to do when there is no picture, in the widget's style
         self._style: Style | None = None  # the widget's style
         self._shown: dict[int, Strip] = {}  # the rows on screen, cropped to the view
         self._shown_at = (0, 0)  # their first column and width
+        self._sized: tuple[Size, Size, Size] | None = None  # the sizes the scrollbars were last fitted to
 
     # --- what is drawn ---------------------------------------------------------------------------
 
@@ -109,25 +113,30 @@ class GraphPicture(ScrollView, can_focus=True):
         return list(self.moment.index.consumers().get(node_id, ()))
 
     def _centre(self, node_id: int) -> None:
-        """Lay out the picture around `node_id`."""
+        """Lay out the picture around `node_id` (the picture drawn stays when it would come out the same, as
+        when a live record grew by a pass that does not touch it)."""
         assert self.moment is not None  # (asked only while a moment is shown)
-        self.nodes, self.whole = neighbourhood(node_id, self._inputs, self._consumers)
         self._centred = len(self.moment.record.nodes)
-        self._label_cache = {}
-        nodes = self.moment.record.nodes
-        self._modules = any(getattr(nodes.get(n), "module", None) for n in self.nodes)
-        shown = set(self.nodes)
-        edges = [(i, n) for n in self.nodes for i in self._inputs(n) if i in shown]
-        labels = {n: self._labels(n, Marks()) for n in self.nodes}
-        widths = {n: max(8, *(line.cell_len + 4 for line in lines)) for n, lines in labels.items()}
-        height = 2 + max(len(lines) for lines in labels.values())
-        self._hidden = {
+        drawn, whole = neighbourhood(node_id, self._inputs, self._consumers)
+        shown = set(drawn)
+        edges = [(i, n) for n in drawn for i in self._inputs(n) if i in shown]
+        hidden = {
             n: (
                 sum(i not in shown for i in self._inputs(n)),
                 sum(c not in shown for c in self._consumers(n)),
             )
-            for n in self.nodes
+            for n in drawn
         }
+        if self.picture is not None and (drawn, whole, edges, hidden) == self._laid_out:
+            return
+        self._laid_out = (drawn, whole, edges, hidden)
+        self.nodes, self.whole, self._hidden = drawn, whole, hidden
+        self._label_cache, self._look_cache = {}, {}
+        nodes = self.moment.record.nodes
+        self._modules = any(getattr(nodes.get(n), "module", None) for n in drawn)
+        labels = {n: self._labels(n, Marks()) for n in drawn}
+        widths = {n: max(8, *(line.cell_len + 4 for line in lines)) for n, lines in labels.items()}
+        height = 2 + max(len(lines) for lines in labels.values())
         self.picture = layout(widths, edges, height)
         self.virtual_size = Size(self.picture.width, self.picture.height)
 
@@ -158,7 +167,15 @@ class GraphPicture(ScrollView, can_focus=True):
     def _look(self, node_id: int, marks: Marks) -> BoxLook:
         """The box's labels, its markers on its border, and its border: double at the current step, heavy
         under the cursor; red on NaN/Inf or the failing node, yellow at the current step, cyan under the cursor;
-        +N on its top (bottom) border for N inputs (consumers) not drawn."""
+        +N on its top (bottom) border for N inputs (consumers) not drawn (one object for each look: the
+        drawing redraws a box when its look is another object)."""
+        key = (node_id, marks, node_id == self.cursor)
+        look = self._look_cache.get(key)
+        if look is None:
+            look = self._look_cache[key] = self._new_look(node_id, marks)
+        return look
+
+    def _new_look(self, node_id: int, marks: Marks) -> BoxLook:
         cursor = node_id == self.cursor
         colour = next((c for mark, c in MARK_COLOURS.items() if getattr(marks, mark)), "cyan" if cursor else None)
         badge = Text.assemble(*(mark for mark in marks_text(marks).divide(range(1, 3)) if mark.plain != " "))
@@ -172,28 +189,50 @@ class GraphPicture(ScrollView, can_focus=True):
         )
 
     def _redraw(self) -> None:
-        """The markers or the cursor may have moved: draw again, once, before the next frame."""
+        """The markers or the cursor may have moved: repaint the rows of the boxes and edges that change, drawn
+        as they are rendered (a new picture is drawn whole, once, before the next frame)."""
         if self.picture is None:
             self.virtual_size = Size(max(map(len, NOTHING)), len(NOTHING))
-        self._stale = True
-        self.refresh()
+        drawing = self._drawing
+        if self._stale or drawing is None or drawing.layout is not self.picture:
+            self._stale = True
+            self.refresh()
+            return
+        top, height = self.scroll_offset.y, self.scrollable_content_region.height
+        start = count = 0
+        for row in sorted(self._update(drawing)):
+            self._shown.pop(row, None)
+            if top <= row < top + height:
+                if count and row == start + count:
+                    count += 1
+                    continue
+                if count:
+                    self.refresh_lines(start, count)
+                start, count = row, 1
+        if count:
+            self.refresh_lines(start, count)
 
     def _draw(self) -> None:
-        """Draw the rows (when a box's markers or the cursor moved since they were drawn)."""
-        self._stale = False
+        """Draw the rows anew: the picture's (for the widget's style), or what to do when there is none."""
+        self._stale, self._shown = False, {}
         moment, picture = self.moment, self.picture
         if moment is None or picture is None:
             note = [Text(line, "dim italic") for line in NOTHING]
-            self._rows = [Strip(line.render(self.app.console)).apply_style(self._base()) for line in note]
-            self._drawn, self._shown = None, {}
+            self._note = [Strip(line.render(self.app.console)).apply_style(self._base()) for line in note]
+            self._drawing = None
             return
-        marks = tuple(moment.marks(n) for n in self.nodes)
-        drawn = self._drawn
-        if drawn is None or drawn[0] is not picture or drawn[1:] != (marks, self.cursor):
-            self._drawn = (picture, marks, self.cursor)
-            looks = {n: self._look(n, m) for n, m in zip(self.nodes, marks)}
-            self._rows = draw(picture, looks, () if self.cursor is None else (self.cursor,), self._base())
-            self._shown = {}
+        self._drawing = Drawing(picture, self._base())
+        self._update(self._drawing)
+
+    def _update(self, drawing: Drawing) -> set[int]:
+        """Ask the drawing for the moment's marks and the cursor; the rows that may change."""
+        assert self.moment is not None  # (a drawing is kept only while a moment is shown)
+        moment, nodes, marks = self._marks
+        if moment is not self.moment or nodes is not self.nodes:
+            marks = tuple(self.moment.marks(n) for n in self.nodes)
+            self._marks = (self.moment, self.nodes, marks)
+        looks = {n: self._look(n, m) for n, m in zip(self.nodes, marks)}
+        return drawing.update(looks, () if self.cursor is None else (self.cursor,))
 
     # --- moving ----------------------------------------------------------------------------------
 
@@ -268,8 +307,12 @@ class GraphPicture(ScrollView, can_focus=True):
             self._shown_at, self._shown = (x, width), {}
         strip = self._shown.get(row)
         if strip is None:
-            base = self._base()
-            strip = self._rows[row] if row < len(self._rows) else Strip.blank(width, base)
+            base, drawing = self._base(), self._drawing
+            if drawing is not None:
+                rows = drawing.layout.height
+                strip = drawing.row(row) if row < rows else Strip.blank(width, base)
+            else:
+                strip = self._note[row] if row < len(self._note) else Strip.blank(width, base)
             strip = self._shown[row] = strip.crop_extend(x, x + width, base)
         return strip
 
@@ -279,6 +322,16 @@ class GraphPicture(ScrollView, can_focus=True):
             self._style = self.rich_style
         return self._style
 
+    def _size_updated(self, size: Size, virtual_size: Size, container_size: Size, layout: bool = True) -> bool:
+        """Fit the scrollbars only when the view's size or the picture's changed: Textual's ScrollView fits and
+        repaints them on every layout of the screen (the app lays out on most steps; 6-8 ms of a step here), as
+        it compares the picture's size with the one the compositor passes, which is the view's."""
+        key = (size, container_size, self.virtual_size)
+        if key == self._sized:
+            return False
+        self._sized = key
+        return super()._size_updated(size, virtual_size, container_size, layout)
+
     def notify_style_update(self) -> None:
-        self._drawn, self._stale, self._style = None, True, None  # (the rows hold the widget's style)
+        self._drawing, self._stale, self._style = None, True, None  # (the rows hold the widget's style)
         super().notify_style_update()

@@ -6,9 +6,10 @@ import subprocess
 import sys
 
 import pytest
+from rich.style import Style
 from rich.text import Text
 
-from graphscope.tui.graph_canvas import ARROW, BORDERS, DOWN, LEFT, LINES, RIGHT, UP, BoxLook, draw
+from graphscope.tui.graph_canvas import ARROW, BORDERS, DOWN, LEFT, LINES, RIGHT, UP, BoxLook, Drawing, draw
 from graphscope.tui.graph_layout import layout
 from graphscope.tui.graph_neighbourhood import neighbourhood
 from tests.graphscope_command import env
@@ -134,6 +135,57 @@ def test_a_wide_character_takes_two_cells_and_the_border_stays_in_place():
     picture = layout({1: 10}, [], 3)
     rows = [row.text for row in draw(picture, {1: BoxLook((Text("图图图图"),))})]
     assert rows[1] == "│ 图图图 │"  # the fourth does not fit: cut, not pushed over the border
+
+
+def looks_of(widths):
+    """Three looks for each node, one object each (a drawing tells looks apart by identity): plain, the
+    current step's, and under the cursor with a note."""
+    return {
+        n: (
+            BoxLook((Text(f"n{n}"), Text("3×4 f32", "dim"))),
+            BoxLook((Text(f"n{n}"),), Text("▶"), "double", Style(color="yellow", bold=True)),
+            BoxLook((Text(f"n{n}"),), Text("✓"), "heavy", Style(color="cyan"), Style(bgcolor="grey23"), above="+1"),
+        )
+        for n in widths
+    }
+
+
+@pytest.mark.parametrize("name", ["skip", "fan-in", "random 40"])
+def test_updates_draw_what_a_fresh_drawing_draws_and_name_every_row_they_change(name):
+    widths, edges = GRAPHS[name]
+    picture = layout(widths, edges, 4)
+    kinds = looks_of(widths)
+    rng = random.Random(7)
+    chosen = dict.fromkeys(widths, 0)
+    near: list[int] = []
+    drawing = Drawing(picture)
+    assert drawing.update({n: kinds[n][0] for n in widths}) == set(range(picture.height))
+    before = [drawing.row(y) for y in range(picture.height)]
+    named: set[int] = set()
+    for turn in range(40):
+        for n in rng.sample(list(widths), 2):
+            chosen[n] = rng.randrange(3)
+        near = rng.sample(list(widths), rng.randrange(3))
+        looks = {n: kinds[n][k] for n, k in chosen.items()}
+        named |= drawing.update(looks, near)
+        if turn % 3 == 1:
+            continue  # two updates before the rows are asked for: drawn once, as the last asked
+        rows = [drawing.row(y) for y in range(picture.height)]
+        assert rows == draw(picture, looks, near), turn
+        assert all(rows[y] is before[y] for y in range(picture.height) if y not in named), turn  # not drawn again
+        before, named = rows, set()
+
+
+def test_an_update_that_changes_one_box_names_only_its_rows():
+    widths, edges = GRAPHS["chain"]
+    picture = layout(widths, edges, 4)
+    kinds = looks_of(widths)
+    drawing = Drawing(picture)
+    drawing.update({n: kinds[n][0] for n in widths})
+    drawing.row(0)  # drawn
+    box = picture.boxes[3]
+    assert drawing.update({n: kinds[n][1 if n == 3 else 0] for n in widths}) == set(range(box.top, box.bottom + 1))
+    assert drawing.update({n: kinds[n][1 if n == 3 else 0] for n in widths}) == set()  # the same again: nothing
 
 
 def chain(n):

@@ -10,12 +10,13 @@ from graphscope.session import Debuggee
 from graphscope.trace.record.model import CONSTANT, Node, Record
 from graphscope.trace.stats.summarize import summarize
 from graphscope.tui.app import GraphscopeApp
+from graphscope.tui.graph_canvas import draw
 from graphscope.tui.graph_neighbourhood import PICTURE_LIMIT
 from graphscope.tui.graph_picture import GraphPicture
 from graphscope.tui.graph_tree import GraphTree
 from graphscope.tui.node_details import NodeDetails
 from tests.hand_records import HOSTILE, hostile_record, mlp_record, nan_record
-from tests.tui.tui_pilot import wait_for
+from tests.tui.tui_pilot import until_still, wait_for
 from tests.tui.tui_screen import screen_text
 
 
@@ -183,3 +184,81 @@ async def test_a_big_graph_is_drawn_around_the_node_and_up_past_its_edge_draws_i
         await wait_for(pilot, lambda: view.cursor != top)
         assert view.cursor == top - 1 and view.cursor not in first and top - 1 in view.nodes
         assert selected(app) == view.cursor
+
+
+def picture_on_screen(app, view) -> list[str]:
+    """The view's rows as the screen shows them."""
+    region = view.scrollable_content_region
+    lines = screen_text(app).splitlines()
+    return [lines[y][region.x : region.right] for y in range(region.y, region.bottom)]
+
+
+def picture_drawn_anew(app, view) -> list[str]:
+    """The view's rows from a drawing made now, cropped to the view."""
+    looks = {n: view._look(n, app.moment.marks(n)) for n in view.nodes}
+    rows = [row.text for row in draw(view.picture, looks, (view.cursor,))]
+    x, y = view.scroll_offset
+    width, height = view.scrollable_content_region.size
+    shown = [row[x : x + width].ljust(width) for row in rows[y : y + height]]
+    return shown + [" " * width] * (height - len(shown))
+
+
+async def test_a_step_repaints_only_the_rows_that_change_and_the_screen_shows_the_picture_drawn_anew():
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_picture(pilot, app)
+        view = picture(app)
+        await until_still(pilot)
+        scrolled, height = view.scroll_offset, view.scrollable_content_region.height
+        asked: list[tuple] = []
+        refresh = view.refresh
+        view.refresh = lambda *regions, **kwargs: asked.append(regions) or refresh(*regions, **kwargs)
+        for _ in range(3):
+            start = view.cursor
+            await pilot.press("n")
+            await wait_for(pilot, lambda start=start: view.cursor != start)
+            await until_still(pilot)
+            assert view.scroll_offset == scrolled  # (the boxes stepped through are in view: nothing scrolls)
+            assert asked and all(asked), asked  # lines, never the whole view
+            lines = {y + scrolled.y for regions in asked for region in regions for y in range(region.y, region.bottom)}
+            box = view.picture.boxes[view.cursor]
+            assert set(range(box.top, box.bottom + 1)) <= lines < set(range(scrolled.y, scrolled.y + height))
+            assert picture_on_screen(app, view) == picture_drawn_anew(app, view)
+            asked.clear()
+
+
+async def test_a_layout_of_the_screen_that_changes_no_size_leaves_the_picture_s_scrollbars_alone():
+    """Textual's ScrollView repaints its scrollbars on every layout of the screen (the app lays out on most
+    steps): the picture's only when its size or its view's changed."""
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_picture(pilot, app)
+        view = picture(app)
+        await until_still(pilot)
+        assert view.show_vertical_scrollbar and view.show_horizontal_scrollbar
+        bars = (view.vertical_scrollbar, view.horizontal_scrollbar)
+        repainted: list[object] = []
+        for bar in bars:
+            refresh = bar.refresh
+            bar.refresh = lambda *regions, refresh=refresh, bar=bar, **kwargs: (
+                repainted.append(bar) or refresh(*regions, **kwargs)
+            )
+        app.screen.refresh(layout=True)
+        await until_still(pilot)
+        assert not repainted
+        await pilot.resize_terminal(90, 24)  # a size that changes: the scrollbars fitted to it
+        await until_still(pilot)
+        assert set(repainted) == set(bars)
+
+
+async def test_laying_out_the_same_nodes_again_keeps_the_picture_drawn():
+    """A live record grows by a pass at a time: the picture of an earlier pass stays as drawn."""
+    app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_picture(pilot, app)
+        view = picture(app)
+        drawn = view.picture
+        view._centre(view.cursor)
+        assert view.picture is drawn
+        other = next(n.id for n in app.debuggee.record.nodes.values() if n.pass_index == 1 and n.op != CONSTANT)
+        assert view.reveal_node(other) and view.picture is not drawn and other in view.picture.boxes
