@@ -231,6 +231,7 @@ class Materializer:
         j.steps_done = len(steps)
         if p is not None and p.finished:  # no step of it can run again: its pending steps can go
             j.steps, j.steps_done, j.made_step = [], 0, None
+            j.plans = []  # and its planned Functions (a journal kept for good kept the whole graph alive)
         # The optimizer events between the passes before it: summarised in the same batch.
         changes: Sequence[WorkItem]
         shared: Sequence[DeviceArray]
