@@ -1,6 +1,8 @@
 """The recorder: what a run puts in the record, node by node and step by step, within its policy."""
 
+import gc
 import tracemalloc
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -496,3 +498,19 @@ def test_a_shape_argument_is_recorded_as_a_shape_not_as_its_type():
     record = recorder.finish(0)
     (flatten,) = [n for n in record.nodes.values() if n.op == "flatten"]
     assert dict(flatten.args)["shape"] == "(32, -1)"
+
+
+def test_a_pass_kept_for_good_does_not_keep_its_graph_alive():
+    rec = Recorder()  # the first pass is kept in detail for good
+    with hooks.observe(rec):
+        x = gs.ones(3, requires_grad=True)
+        y = (x * 2.0).tanh()
+        node = weakref.ref(y.grad_fn)
+        y.sum().backward()
+        del y
+        x2 = gs.ones(3, requires_grad=True)
+        (x2 * 3.0).sum().backward()  # a second pass: the first's journal is held as kept for good
+    rec.finish()
+    gc.collect()
+    assert node() is None
+    assert len(rec.record.passes) == 2

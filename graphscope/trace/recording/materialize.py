@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from graphscope.engine.outer_grad import multiplied
@@ -16,6 +14,7 @@ from ..record.tensor_summary import TensorSummary
 from ..stats.device import DeviceArray
 from ..stats.finite import NUMBER
 from ..stats.summarize import summarize_value
+from .collector import collector_paused
 from .journal import ConstantEvent, Journal, Journals, LeafEvent, OpEvent, saved_roles
 from .keeping import CapturedValues, Pins
 from .optimizer_events import OptimizerRecording
@@ -232,6 +231,7 @@ class Materializer:
         j.steps_done = len(steps)
         if p is not None and p.finished:  # no step of it can run again: its pending steps can go
             j.steps, j.steps_done, j.made_step = [], 0, None
+            j.plans = []  # and its planned Functions (a journal kept for good kept the whole graph alive)
         # The optimizer events between the passes before it: summarised in the same batch.
         changes: Sequence[WorkItem]
         shared: Sequence[DeviceArray]
@@ -261,20 +261,6 @@ def leaf_grad_work(lg: LeafGrad, grad: DeviceArray, before: DeviceArray | None, 
 # A long pass is summarised this many arrays at a time: its raw arrays and the batch's working
 # lists are let go as it goes, not all held at once beside the record being made.
 CHUNK = 8192
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector: materialising makes many long-lived objects and no
-    cycles, and a collector run again and again while they are made would scan them all each
-    time (on a 100,000-node pass, most of the work)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _saved(e: OpEvent) -> tuple[str, ...]:

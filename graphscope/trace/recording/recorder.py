@@ -28,6 +28,7 @@ from ..record.naming import Names, name
 from ..stats.device import DeviceArray
 from ..stats.finite import NUMBER, squared_norm, to_host_floats
 from ..stats.summarize import Summarized, summarize_many
+from . import collector
 from .journal import ConstantEvent, ExternalEvent, Journals, LeafEvent, OpEvent, Seen
 from .keeping import CapturedValues, Pins, Policy
 from .leaves import Leaves
@@ -54,6 +55,12 @@ _new = tuple.__new__
 # there and then, reading the live array, instead of copied to be summarised later: a recorded
 # script with one huge tensor must not hold a second copy of it.
 SUMMARIZE_AT_ONCE = 1 << 20
+# Every this many nodes (plus one), the objects the collector tracks go to its oldest generation
+# (`promote_young`): a long forward's events and the graph they hold live until its pass ends.
+_PROMOTE_EVERY = (1 << 13) - 1
+# A taped backward of at least this many nodes runs with the collector paused: its tape (a list and a
+# dict a step) lives until the pass is put into the record or dropped, and holds no cycle.
+_LONG_BACKWARD = 1 << 12
 
 
 class Recorder(hooks.Observer):
@@ -102,6 +109,7 @@ class Recorder(hooks.Observer):
         self._norms: list[tuple[str, float | DeviceArray]] = []
         self._root_array: DeviceArray | None = None
         self._stepping: int | None = None  # the node whose backward is running
+        self._collector_paused = False  # by a long taped backward, until it ends
         self._raised_in: int | None = None  # the node stepped when the last backward raised
         self._sealed = False  # finished for good by `seal`: takes nothing more
         self.notes: list[str] = []  # what the user should hear about the recording
@@ -146,6 +154,8 @@ class Recorder(hooks.Observer):
             )
         )
         made[node.seq] = nid
+        if not nid & _PROMOTE_EVERY:
+            collector.promote_young()
 
     def _tensor_node(self, t: Tensor) -> int:
         """The node of a tensor met outside a forward op (a root, a leaf given a grad)."""
@@ -244,6 +254,8 @@ class Recorder(hooks.Observer):
             return None
         j = self._journal
         j.taping = True
+        if len(self._pass.order) >= _LONG_BACKWARD:
+            self._collector_paused = collector.pause()
         return j.tape
 
     def _function_node(self, fn: Function) -> int:
@@ -358,6 +370,9 @@ class Recorder(hooks.Observer):
         # The next forward belongs to the next pass.
         self._journal = self._journals.begin(index + 1, self._next_id)
         self._retention.slide(index)
+        if self._collector_paused:
+            self._collector_paused = False
+            collector.resume()
 
     # --- engine events: optimizer (recorded by `self._optimizer` while not sealed) -------------
 
@@ -451,6 +466,9 @@ class Recorder(hooks.Observer):
         return self._finish(exit_code)
 
     def _finish(self, exit_code: int | None) -> Record:
+        if self._collector_paused:  # (a backward cut short without its end: the collector runs again)
+            self._collector_paused = False
+            collector.resume()
         self._retention.check_held()
         finished(self.record, exit_code)
         return self._flush()

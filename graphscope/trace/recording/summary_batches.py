@@ -142,11 +142,11 @@ class SummaryBatches:
                     ready[i] = cached[1]
             slots.append(i)
         if shared and self._pending:  # the pass before's copies may be in a batch not yet stored
-            waiting = frozenset().union(*[e.ids() for e in self._pending])
+            waiting = [e.ids() for e in self._pending]  # (asked of each: no union of them all per pass)
             for k in map(id, shared):
                 i = slot_of.get(k)
                 # (an id a pending batch holds is that same array: the batch keeps it alive)
-                if i is not None and i not in ready and k in waiting:
+                if i is not None and i not in ready and any(k in ids for ids in waiting):
                     ready[i] = LATER
                     self._awaited.add(k)
         todo = [i for i in range(len(arrays)) if i not in ready]
