@@ -139,7 +139,9 @@ def run_recorded(
     session = Session(
         script,
         list(argv),
-        SessionOptions(as_torch=as_torch, device=device, pause=False, break_on_nan=False, echo=echo, policy=policy),
+        SessionOptions(
+            as_torch=as_torch, device=device, pause=False, break_on_nan=False, echo=echo, policy=policy, steered=False
+        ),
     )
     for breakpoint in breakpoints:
         session.add_breakpoint(breakpoint)
@@ -152,7 +154,7 @@ def run_recorded(
         with terminal or contextlib.nullcontext():
             watch.start()
             if ctrl_c.pressed:
-                session.gate.quit()  # Ctrl-C came before the script started: it never runs
+                session.stop()  # Ctrl-C came before the script started: it never runs
             with _OsExit(ending):
                 session.run()
             if post_mortem:
@@ -197,10 +199,10 @@ class _Ending:
 
     def interrupted(self) -> None:
         """Ctrl-C while the script runs (the watch thread): stop it at its next engine event (the
-        gate's quit: no exception is thrown into it from outside, so none lands in the recorder);
+        session's stop: no exception is thrown into it from outside, so none lands in the recorder);
         if it does not stop in time, report a cut of the record and end the process without it."""
         hooks.uninstall(self.session.recorder)  # nothing after Ctrl-C is recorded (a script that
-        self.session.gate.quit()  # catches the gate's SessionQuit and goes on)
+        self.session.stop()  # catches the SessionQuit and goes on)
         if self.over.wait(STOP_SECONDS) or not self._claim.acquire(blocking=False):
             return  # it stopped (its end reports), or os._exit is reporting
         self._report_cut(INTERRUPTED, f"the script did not stop within {STOP_SECONDS + CUT_SECONDS:g} s of Ctrl-C")
