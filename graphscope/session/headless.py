@@ -25,14 +25,13 @@ from graphscope.trace.snapshot.atomic_file import WriteError
 
 from .breakpoint import Breakpoint
 from .death_notice import DeathNotice
-from .headless_stops import StopPrinter
-from .headless_stops import post_mortem as post_mortem_at
 from .session import Session, SessionOptions
 from .state import SessionState
-from .status_line import StatusLine
 
 if TYPE_CHECKING:
     from graphscope.trace import Policy, Record
+
+    from .status_line import StatusLine
 
 # report(record, exit code, notes): prints and writes what the run leaves; the process's exit code.
 Report = Callable[["Record", int, list[str]], int]
@@ -145,9 +144,16 @@ def run_recorded(
     )
     for breakpoint in breakpoints:
         session.add_breakpoint(breakpoint)
+    # What only some runs use is loaded only for them: pdb for stops, Rich's live display for a terminal.
     if breakpoints or post_mortem:
+        from .headless_stops import StopPrinter
+
         session.add_listener(StopPrinter(session, sys.stdout, post_mortem))
-    terminal = StatusLine() if sys.stderr.isatty() else None
+    terminal = None
+    if sys.stderr.isatty():
+        from .status_line import StatusLine
+
+        terminal = StatusLine()
     ending = _Ending(session, report, exports, terminal)
     watch = _Watch(session, ending, terminal)
     with _CtrlC(held, watch.ctrl_c) as ctrl_c:  # held to the end: a second Ctrl-C cannot break a write in half
@@ -158,6 +164,8 @@ def run_recorded(
             with _OsExit(ending):
                 session.run()
             if post_mortem:
+                from .headless_stops import post_mortem as post_mortem_at
+
                 post_mortem_at(session.failure)
             ctrl_c.take_back()  # from a script that took Ctrl-C for itself
             watch.ended()

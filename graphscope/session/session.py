@@ -24,8 +24,6 @@ from .quit_check import QuitCheck
 from .script_runner import Outcome, SessionQuit, run_script
 from .state import Mode, State
 from .step_gate import POLL_SECONDS, StepGate
-from .torch_alias import TorchAliases
-from .torch_errors import in_torch_terms
 
 # A script that never reaches an engine event (a long pure-Python loop) is interrupted this
 # long after quit() by raising SessionQuit in its thread.
@@ -216,8 +214,13 @@ class Session(Debuggee):
                     stack.enter_context(ConsoleCapture(self.recorder.console, self._thread, self.options.echo, ask))
                     if self.options.device is not None:
                         stack.enter_context(_default_device(self.options.device))
-                    if self.options.as_torch:
+                    restate = None
+                    if self.options.as_torch:  # (its modules loaded only then)
+                        from .torch_alias import TorchAliases
+                        from .torch_errors import in_torch_terms
+
                         stack.enter_context(TorchAliases())
+                        restate = in_torch_terms
                     stack.enter_context(observe(self.recorder))
                     stack.enter_context(observe(self.gate) if self._can_stop() else self._ungated_run())
                     with self._lock:
@@ -225,7 +228,7 @@ class Session(Debuggee):
                         self._running = Mode.STEP if self.options.pause else Mode.CONTINUE
                     self._changed("running")
                     if not self.gate.quitting:  # quit before it started: the script never runs
-                        outcome = run_script(self.source, self.argv, in_torch_terms if self.options.as_torch else None)
+                        outcome = run_script(self.source, self.argv, restate)
             except SessionQuit:
                 pass
             finally:
