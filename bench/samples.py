@@ -12,9 +12,11 @@ what the debugger adds. graphscope's modules are compiled first (into the checko
 ignores), as an installed package's are, unless --cold-imports. BLAS runs on one thread unless
 --blas-threads says otherwise (see bench/trace.py).
 
-Run: python3 bench/samples.py [--repeats 3] [--export] [--root CHECKOUT] [--blas-threads N] [--cold-imports]
-       [sample.py ...]
-(--root measures another checkout's graphscope, e.g. the one before a change.)
+Run: python3 bench/samples.py [--repeats 3] [--export] [--root CHECKOUT] [--against CHECKOUT] [--blas-threads N]
+       [--cold-imports] [sample.py ...]
+(--root measures another checkout's graphscope, e.g. the one before a change; --against measures a second
+checkout's recorded runs in the same interleaved rounds and prints its ratios beside them, before/after in
+one run on a shared machine.)
 """
 
 from __future__ import annotations
@@ -48,10 +50,12 @@ def verdict(ratio: float, target: float) -> str:
 
 
 def timed(command: list[str], env: dict) -> tuple[float, float]:
-    """Wall and CPU seconds of one whole process, from its start to its exit (it must exit 0)."""
+    """Wall and CPU seconds of one whole process, from its start to its exit (it must exit 0). It runs in
+    the checkout on its PYTHONPATH: `python -m graphscope` imports the package of its working folder first."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=HERE, env=env, stdin=subprocess.DEVNULL, capture_output=True, check=False)
+    root = env["PYTHONPATH"]
+    done = subprocess.run(command, cwd=root, env=env, stdin=subprocess.DEVNULL, capture_output=True, check=False)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -64,6 +68,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--export", action="store_true", help="recorded runs also write their snapshot")
     parser.add_argument("--root", default=HERE, help="the checkout whose graphscope is measured")
+    parser.add_argument("--against", help="another checkout whose recorded runs are measured beside --root's")
     parser.add_argument("--blas-threads", default="1")
     parser.add_argument(
         "--cold-imports",
@@ -73,20 +78,21 @@ def main() -> None:
     parser.add_argument("samples", nargs="*", help="sample file names (default: the five issue 21 names)")
     args = parser.parse_args()
     threads = args.blas_threads
-    env = dict(
-        os.environ,
-        PYTHONPATH=os.path.abspath(args.root),
-        OPENBLAS_NUM_THREADS=threads,
-        OMP_NUM_THREADS=threads,
-        MKL_NUM_THREADS=threads,
-    )
+    roots = [os.path.abspath(args.root), *([os.path.abspath(args.against)] if args.against else [])]
+    envs = [
+        dict(
+            os.environ, PYTHONPATH=root, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads
+        )
+        for root in roots
+    ]
     if not args.cold_imports:
         # An installed graphscope has its modules compiled (pip does it), as NumPy's and the standard
         # library's are: without that, `graphscope run` compiles its session and report modules on every
         # start, a cost `python sample.py` (which imports the engine alone) pays less of.
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        package = os.path.join(os.path.abspath(args.root), "graphscope")
-        subprocess.run([sys.executable, "-m", "compileall", "-q", package], env=env, check=True)
+        for root, env in zip(roots, envs, strict=True):
+            env.pop("PYTHONDONTWRITEBYTECODE", None)
+            package = os.path.join(root, "graphscope")
+            subprocess.run([sys.executable, "-m", "compileall", "-q", package], env=env, check=True)
     names = args.samples or list(MEASURED_THEN)
     with tempfile.TemporaryDirectory() as folder:
         headless = [
@@ -97,14 +103,19 @@ def main() -> None:
             "--headless",
             *(["--export", os.path.join(folder, "snap.json")] if args.export else []),
         ]
-        configs = {"plain": [sys.executable], "default policy": headless, "keep all": [*headless, "--keep", "all"]}
-        worst = dict.fromkeys(list(configs)[1:], 0.0)
+        # label -> (command, environment): the plain run, each policy's, and --against's beside them.
+        configs = {"plain": ([sys.executable], envs[0])}
+        for label, command in (("default policy", headless), ("keep all", [*headless, "--keep", "all"])):
+            configs[label] = (command, envs[0])
+            if args.against:
+                configs[f"{label} (against)"] = (command, envs[1])
+        worst = {label: 0.0 for label in configs if label in TARGETS}
         print(f"whole process, median of {args.repeats}; wall s, then wall and CPU ratios to `python sample.py`")
         for name in names:
             path = os.path.join(SAMPLES, name)
             times: dict = {label: [] for label in configs}
             for _ in range(args.repeats):
-                for label, command in configs.items():
+                for label, (command, env) in configs.items():
                     times[label].append(timed([*command, path], env))
             wall, cpu = (
                 {label: statistics.median(t[i] for t in runs) for label, runs in times.items()} for i in (0, 1)
@@ -115,6 +126,9 @@ def main() -> None:
                 worst[label] = max(worst[label], ratio)
                 cpu_ratio = cpu[label] / cpu["plain"]
                 cells.append(f"{label} {wall[label]:6.2f} s {verdict(ratio, TARGETS[label])} (cpu {cpu_ratio:5.2f}x)")
+                other = f"{label} (against)"
+                if other in wall:
+                    cells.append(f"against {wall[other] / wall['plain']:5.2f}x (cpu {cpu[other] / cpu['plain']:5.2f}x)")
             then = MEASURED_THEN.get(name)
             if then is not None:
                 cells.append(f"(issue 21 measured {then}x)")

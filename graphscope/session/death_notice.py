@@ -4,7 +4,6 @@ crash in native code, a kill): a small watcher process that outlives it and wait
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 
 # The watcher: one byte on the pipe means the exports were settled; end of file without it means
@@ -19,6 +18,8 @@ class DeathNotice:
         self._pipe = None
         if not lines:
             return
+        import subprocess  # (only a run with exports starts the watcher)
+
         read, write = os.pipe()
         try:
             # A session of its own: the terminal's Ctrl-C and hang-up go to graphscope, not to it.

@@ -25,14 +25,13 @@ from graphscope.trace.snapshot.atomic_file import WriteError
 
 from .breakpoint import Breakpoint
 from .death_notice import DeathNotice
-from .headless_stops import StopPrinter
-from .headless_stops import post_mortem as post_mortem_at
 from .session import Session, SessionOptions
 from .state import SessionState
-from .status_line import StatusLine
 
 if TYPE_CHECKING:
     from graphscope.trace import Policy, Record
+
+    from .status_line import StatusLine
 
 # report(record, exit code, notes): prints and writes what the run leaves; the process's exit code.
 Report = Callable[["Record", int, list[str]], int]
@@ -139,23 +138,34 @@ def run_recorded(
     session = Session(
         script,
         list(argv),
-        SessionOptions(as_torch=as_torch, device=device, pause=False, break_on_nan=False, echo=echo, policy=policy),
+        SessionOptions(
+            as_torch=as_torch, device=device, pause=False, break_on_nan=False, echo=echo, policy=policy, steered=False
+        ),
     )
     for breakpoint in breakpoints:
         session.add_breakpoint(breakpoint)
+    # What only some runs use is loaded only for them: pdb for stops, Rich's live display for a terminal.
     if breakpoints or post_mortem:
+        from .headless_stops import StopPrinter
+
         session.add_listener(StopPrinter(session, sys.stdout, post_mortem))
-    terminal = StatusLine() if sys.stderr.isatty() else None
+    terminal = None
+    if sys.stderr.isatty():
+        from .status_line import StatusLine
+
+        terminal = StatusLine()
     ending = _Ending(session, report, exports, terminal)
     watch = _Watch(session, ending, terminal)
     with _CtrlC(held, watch.ctrl_c) as ctrl_c:  # held to the end: a second Ctrl-C cannot break a write in half
         with terminal or contextlib.nullcontext():
             watch.start()
             if ctrl_c.pressed:
-                session.gate.quit()  # Ctrl-C came before the script started: it never runs
+                session.stop()  # Ctrl-C came before the script started: it never runs
             with _OsExit(ending):
                 session.run()
             if post_mortem:
+                from .headless_stops import post_mortem as post_mortem_at
+
                 post_mortem_at(session.failure)
             ctrl_c.take_back()  # from a script that took Ctrl-C for itself
             watch.ended()
@@ -197,10 +207,10 @@ class _Ending:
 
     def interrupted(self) -> None:
         """Ctrl-C while the script runs (the watch thread): stop it at its next engine event (the
-        gate's quit: no exception is thrown into it from outside, so none lands in the recorder);
+        session's stop: no exception is thrown into it from outside, so none lands in the recorder);
         if it does not stop in time, report a cut of the record and end the process without it."""
         hooks.uninstall(self.session.recorder)  # nothing after Ctrl-C is recorded (a script that
-        self.session.gate.quit()  # catches the gate's SessionQuit and goes on)
+        self.session.stop()  # catches the SessionQuit and goes on)
         if self.over.wait(STOP_SECONDS) or not self._claim.acquire(blocking=False):
             return  # it stopped (its end reports), or os._exit is reporting
         self._report_cut(INTERRUPTED, f"the script did not stop within {STOP_SECONDS + CUT_SECONDS:g} s of Ctrl-C")

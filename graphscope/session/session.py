@@ -1,5 +1,6 @@
-"""Session: runs a user's script under the recorder and the step gate, in a worker thread (the
-app's) or on the calling thread (a headless run's: the main thread, as plain python runs it)."""
+"""Session: runs a user's script under the recorder and the step gate (a run nothing can stop: a quit
+check, once it quits), in a worker thread (the app's) or on the calling thread (a headless run's: the main
+thread, as plain python runs it)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from graphscope.engine import backend
+from graphscope.engine import backend, hooks
 from graphscope.engine.hooks import observe
 from graphscope.trace.recording.recorder import Policy, Recorder
 
@@ -19,11 +20,10 @@ from .console_capture import ConsoleCapture
 from .debuggee import Debuggee
 from .evaluator import Evaluation, Evaluator, FrameInfo
 from .numpy_warnings import QuietNumpyWarnings
+from .quit_check import QuitCheck
 from .script_runner import Outcome, SessionQuit, run_script
 from .state import Mode, State
 from .step_gate import POLL_SECONDS, StepGate
-from .torch_alias import TorchAliases
-from .torch_errors import in_torch_terms
 
 # A script that never reaches an engine event (a long pure-Python loop) is interrupted this
 # long after quit() by raising SessionQuit in its thread.
@@ -32,7 +32,7 @@ INTERRUPT_AFTER_SECONDS = 0.5
 
 @dataclass(frozen=True)
 class SessionOptions:
-    """How to run the script: as_torch (`import torch` is graphscope), device, pausing, recording."""
+    """How to run the script: as_torch (`import torch` is graphscope), device, pausing, steering, recording."""
 
     as_torch: bool = False
     device: str | None = None
@@ -40,6 +40,9 @@ class SessionOptions:
     break_on_nan: bool = True  # a NaN/Inf breakpoint, listed and toggleable like any other
     echo: bool = False  # also pass the script's prints through (headless runs)
     policy: Policy | None = None  # the recorder's policy (None: its defaults)
+    # The user may pause the run or add breakpoints while it runs (the app). False (headless): only
+    # the breakpoints it starts with stop it, and with none the engine runs with no step gate.
+    steered: bool = True
 
 
 class Session(Debuggee):
@@ -66,6 +69,8 @@ class Session(Debuggee):
         self.record.metadata.device = str(self.options.device or backend.get_default_device())
         self.gate = StepGate(self.recorder, lambda: self._breakpoints, self._paused, pause=self.options.pause)
         self._thread: threading.Thread | None = None  # the thread the script runs on, once it does
+        self._ungated = False  # the script runs with no gate installed: a quit installs `_quit_check`
+        self._quit_check: QuitCheck | None = None
         self._finishing = False
         self.evaluator = Evaluator(self._paused_thread)
         self.failure: BaseException | None = None  # what the script raised, once it has (for pdb)
@@ -209,20 +214,44 @@ class Session(Debuggee):
                     stack.enter_context(ConsoleCapture(self.recorder.console, self._thread, self.options.echo, ask))
                     if self.options.device is not None:
                         stack.enter_context(_default_device(self.options.device))
-                    if self.options.as_torch:
+                    restate = None
+                    if self.options.as_torch:  # (its modules loaded only then)
+                        from .torch_alias import TorchAliases
+                        from .torch_errors import in_torch_terms
+
                         stack.enter_context(TorchAliases())
+                        restate = in_torch_terms
                     stack.enter_context(observe(self.recorder))
-                    stack.enter_context(observe(self.gate))
+                    stack.enter_context(observe(self.gate) if self._can_stop() else self._ungated_run())
                     with self._lock:
                         self._life = State.RUNNING
                         self._running = Mode.STEP if self.options.pause else Mode.CONTINUE
                     self._changed("running")
                     if not self.gate.quitting:  # quit before it started: the script never runs
-                        outcome = run_script(self.source, self.argv, in_torch_terms if self.options.as_torch else None)
+                        outcome = run_script(self.source, self.argv, restate)
             except SessionQuit:
                 pass
             finally:
                 self._finish(outcome)
+
+    def _can_stop(self) -> bool:
+        """Whether anything may stop the script before it ends, but quitting (then the gate listens)."""
+        options = self.options
+        return options.steered or options.pause or any(bp.enabled for bp in self._breakpoints)
+
+    @contextlib.contextmanager
+    def _ungated_run(self) -> Iterator[None]:
+        """The script runs with no gate: the engine steps through backward at its own pace (the
+        recorder on its tape), and a quit installs a QuitCheck, removed here when the run is over."""
+        with self._lock:
+            self._ungated = True
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._ungated = False
+                if self._quit_check is not None:
+                    hooks.uninstall(self._quit_check)
 
     @property
     def finishing(self) -> bool:
@@ -285,9 +314,19 @@ class Session(Debuggee):
 
     # --- commands --------------------------------------------------------------------------
 
+    def stop(self) -> None:
+        """Ask the script to stop at its next engine event (SessionQuit raised there, on its own
+        thread: nothing is thrown into it from outside); returns at once, from any thread."""
+        with self._lock:
+            self.gate.quit()
+            if self._ungated and self._quit_check is None:
+                assert self._thread is not None and self._thread.ident is not None  # _ungated: it runs
+                self._quit_check = QuitCheck(self._thread.ident)
+                hooks.install(self._quit_check)
+
     def quit(self) -> None:
         """Unwind the script thread (within about a second, from any state); returns at once."""
-        self.gate.quit()
+        self.stop()
         if self._thread is not None and self._thread.is_alive():
             timer = threading.Timer(INTERRUPT_AFTER_SECONDS, self._interrupt)
             timer.daemon = True
