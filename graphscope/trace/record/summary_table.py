@@ -10,6 +10,7 @@ from typing import Any, cast
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .encoded_pool import EncodedPool
 from .tensor_summary import (
     ARRAY_DTYPES,
     HISTOGRAM_BINS,
@@ -42,6 +43,9 @@ _FIELDS = operator.attrgetter(
     "preview",
 )
 
+# A pool of values: an array, or a loaded snapshot's text (decoded where read).
+Pool = NDArray[Any] | EncodedPool
+
 # What a row holds of its values (the `held` column).
 PREVIEW, FULL, DROPPED = 0, 1, 2
 
@@ -63,7 +67,8 @@ class SummaryTable:
       histogram uint32 or int64[n, 16]    counts (all zero: no finite value)
       held uint8                          PREVIEW (first 64 values), FULL (every value), DROPPED
       start int64                         where its values begin in pools[its host dtype]
-      pools {host dtype name: 1-D array}  previews and full values, one array per host dtype
+      pools {host dtype name: 1-D array}  previews and full values, one array per host dtype (a loaded
+                                          snapshot's: an EncodedPool, a row's values decoded when read)
     """
 
     __slots__ = (
@@ -100,7 +105,7 @@ class SummaryTable:
     histogram: NDArray[np.integer[Any]]
     held: NDArray[np.uint8]
     start: NDArray[np.int64]
-    pools: dict[str, NDArray[Any]]
+    pools: dict[str, Pool]
     _hosts: list[tuple[str, bool]]
     _rows: tuple[NDArray[np.bool_], NDArray[np.bool_]] | None
 
@@ -120,7 +125,7 @@ class SummaryTable:
         histogram: NDArray[np.integer[Any]],
         held: NDArray[np.uint8],
         start: NDArray[np.int64],
-        pools: dict[str, NDArray[Any]],
+        pools: dict[str, Pool],
     ) -> None:
         self.dims_start, self.dims, self.numel = dims_start, dims, numel
         self.dtype, self.dtypes, self.device, self.devices = dtype, dtypes, device, devices
@@ -285,7 +290,7 @@ class SummaryTable:
             a = v if v is not None else None if d else p
             if a is not None and a.size:
                 parts[hosts[h]].append(a)
-        pools = {}
+        pools: dict[str, Pool] = {}
         for host, arrays in parts.items():
             pool = np.concatenate(arrays, axis=None).astype(host, copy=False) if arrays else np.zeros(0, dtype=host)
             pool.flags.writeable = False
@@ -324,9 +329,9 @@ class SummaryTable:
     def _values_of(self, host: str) -> NDArray[Any]:
         """The values of the rows kept in `host`'s pool, in row order (a row marked DROPPED since
         the pools were made is left out)."""
-        pool = self.pools.get(host)
-        if pool is None:
+        if host not in self.pools:
             return np.zeros(0, dtype=host)
+        pool = whole(self.pools[host])
         counts = self._counts()
         mine = np.isin(self.dtype, [k for k, (h, _) in enumerate(self._hosts) if h == host]) & (counts > 0)
         if int(counts[mine].sum()) == len(pool):
@@ -344,10 +349,12 @@ class SummaryTable:
         hosts = [h for h, _ in self._hosts]
         start, _ = self.starts(held, numel, dtype, hosts)
         counts = self._counts()[rows]
-        pools = {}
+        pools: dict[str, Pool] = {}
         for name in sorted(set(hosts)):
             mine = np.isin(dtype, [k for k, h in enumerate(hosts) if h == name]) & (counts > 0)
-            pool = self.pools.get(name, np.zeros(0, dtype=name))[index_ranges(self.start[rows[mine]], counts[mine])]
+            pool = whole(self.pools.get(name, np.zeros(0, dtype=name)))[
+                index_ranges(self.start[rows[mine]], counts[mine])
+            ]
             pool.flags.writeable = False
             pools[name] = pool
         position = {int(r): k for k, r in enumerate(rows.tolist()) if int(r) in self.exact} if self.exact else {}
@@ -399,7 +406,7 @@ class SummaryTable:
         numel = np.concatenate([t.numel for t in tables])
         dtype = np.concatenate(dtype_parts)
         start, _ = SummaryTable.starts(held, numel, dtype, hosts)
-        pools = {}
+        pools: dict[str, Pool] = {}
         for host in sorted(set(hosts)):
             parts = [t._values_of(host) for t in tables]
             pool = np.concatenate(parts) if parts else np.zeros(0, dtype=host)
@@ -422,6 +429,11 @@ class SummaryTable:
             start,
             pools,
         )
+
+
+def whole(pool: Pool) -> NDArray[Any]:
+    """Every value of a pool as an array (a loaded one decoded)."""
+    return pool.decoded() if isinstance(pool, EncodedPool) else pool
 
 
 def index_ranges(starts: ArrayLike, counts: ArrayLike) -> NDArray[np.int64]:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..record.encoded_pool import EncodedPool
 from ..record.limits import FIELDS, ID_LIMIT
 from ..record.literal import visible
 from ..record.node_columns import NodeColumns, offsets
@@ -31,7 +32,7 @@ from ..record.node_fields import (
     Column,
 )
 from ..record.step_table import StepColumns
-from ..record.summary_table import DROPPED, STAT_FIELDS, SummaryTable
+from ..record.summary_table import DROPPED, STAT_FIELDS, Pool, SummaryTable
 from ..record.tensor_summary import ARRAY_DTYPES, HISTOGRAM_BINS, host_dtype
 from .blobs import padding
 from .columns_write import HISTOGRAM_DTYPES, INT_DTYPES
@@ -40,6 +41,8 @@ from .format import MAX_ELEMENTS, MAX_NDIM
 
 LEAF_PARTS = ("grad", "before", "now")  # a leaf grad's summaries, beside its node, in a snapshot's steps
 _COUNT_LIMIT = 2**31  # entries of one ragged row (inputs, saved roles, arguments)
+_BASE64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_CHECKED = 1 << 24  # characters of base64 checked at a time (a copy of this many, then a translate)
 
 
 class ColumnReader(FieldReader):
@@ -217,23 +220,40 @@ class ColumnReader(FieldReader):
             numel[shaped] = np.multiply.reduceat(dims, dims_start[shaped])
         return numel
 
-    def pools(self, given: Json, where: str) -> dict[str, NDArray[Any]]:
+    def pools(self, given: Json, where: str) -> dict[str, Pool]:
+        """The values of the tensors, per host dtype: base64 checked character by character, not
+        decoded (a row's values are decoded when it is read: `record.encoded_pool`)."""
         if type(given) is not dict:
             self.fail(where, f"expected an object, found {kind_of(given)}")
-        pools: dict[str, NDArray[Any]] = {}
-        for key, text in given.items():
+        pools: dict[str, Pool] = {}
+        for key, value in given.items():
             if key not in ARRAY_DTYPES:
                 self.fail(where, f"unknown array dtype {visible(key)[:40]!r}")
             dtype = np.dtype(key)
-            if type(text) is not str or len(self.blobs.get(text, text)) % 4:
+            text = self.blobs.get(value, value) if type(value) is str else None
+            if text is None or len(text) % 4:
                 self.fail(f"{where}.{key}", "expected base64 text")
-            raw_len = len(self.blobs.get(text, text)) // 4 * 3 - padding(self.blobs.get(text, text))
+            raw_len = len(text) // 4 * 3 - padding(text)
             if raw_len % dtype.itemsize:
                 self.fail(f"{where}.{key}", f"not a whole number of {key} values")
-            pool = self.array(text, f"{where}.{key}", dtype, raw_len // dtype.itemsize)
-            pool.flags.writeable = False
-            pools[key] = pool
+            pools[key] = EncodedPool(self.base64_text(text, f"{where}.{key}"), dtype, raw_len // dtype.itemsize)
         return pools
+
+    def base64_text(self, text: str | memoryview, where: str) -> bytes | memoryview:
+        """Base64 text checked without decoding it (a few times faster): only its alphabet, with at
+        most two "=" at its end. Kept as a view of the file's bytes when it is most of them (the
+        file is then kept whole), else copied out (the rest of the file can go)."""
+        if isinstance(text, str):
+            if not text.isascii():
+                self.fail(where, "not valid base64: it holds a character outside ASCII")
+            text = memoryview(text.encode("ascii"))
+        end = len(text) - padding(text)  # the "=" are the last one or two characters
+        for at in range(0, end, _CHECKED):
+            chunk = bytes(text[at : min(at + _CHECKED, end)])
+            rest = chunk.translate(None, _BASE64)
+            if rest:
+                self.fail(where, f"not valid base64: character {at + chunk.find(rest[:1]):,} is {chr(rest[0])!r}")
+        return text if 2 * len(text) > len(text.obj) else bytes(text)  # type: ignore[arg-type]  # a view's object is sized
 
     # --- steps ---------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..record.encoded_pool import EncodedPool
 from ..record.node_columns import NodeColumns
 from ..record.node_fields import COLUMNS, NONE, RAGGED, ROW_PAIRS
 from ..record.step_table import StepColumns
@@ -113,5 +114,9 @@ def tensor_columns(t: SummaryTable, blob: Blob) -> Json:
         "exact": [[i, lo, hi] for i, (lo, hi) in sorted(t.exact.items())],
         "histogram": {"dtype": counts.dtype.name, "data": blob(raw(counts))},
         "held": column(t.held, blob),
-        "values": {name: blob(raw(pool)) for name, pool in sorted(t.pools.items()) if pool.size},
+        "values": {
+            name: blob(bytes(pool.text) if isinstance(pool, EncodedPool) else raw(pool))
+            for name, pool in sorted(t.pools.items())
+            if pool.size
+        },
     }
