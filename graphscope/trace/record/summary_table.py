@@ -1,9 +1,13 @@
-"""SummaryTable: many tensor summaries held as columns, each made into a TensorSummary when read."""
+"""SummaryTable: many tensor summaries held as columns, each made into a TensorSummary when read.
+
+About 490 lines, past 450 on purpose: the ways a table is made (from summaries, taken, joined) and read (a
+row, rows whose statistics are derived) all work on one layout of columns, which lives here once."""
 
 from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
 from itertools import chain
 from typing import Any, cast
 
@@ -45,6 +49,11 @@ _FIELDS = operator.attrgetter(
 
 # A pool of values: an array, or a loaded snapshot's text (decoded where read).
 Pool = NDArray[Any] | EncodedPool
+# (statistics [k, 6], histograms [k, 16]) of k rows of a table, made from their values.
+Derive = Callable[["SummaryTable", NDArray[np.int64]], tuple[NDArray[np.float64], NDArray[np.integer[Any]]]]
+
+# Rows whose statistics are derived together when one of them is read (`SummaryTable.__getitem__`).
+DERIVED_BLOCK = 512
 
 # What a row holds of its values (the `held` column).
 PREVIEW, FULL, DROPPED = 0, 1, 2
@@ -72,8 +81,12 @@ class SummaryTable:
     """
 
     __slots__ = (
+        "_derive",
+        "_derived",
+        "_histogram",
         "_hosts",
         "_rows",
+        "_stats",
         "device",
         "devices",
         "dims",
@@ -82,13 +95,11 @@ class SummaryTable:
         "dtypes",
         "exact",
         "held",
-        "histogram",
         "inf",
         "nan",
         "numel",
         "pools",
         "start",
-        "stats",
     )
 
     dims_start: NDArray[np.int64]
@@ -98,16 +109,18 @@ class SummaryTable:
     dtypes: list[str]
     device: NDArray[np.integer[Any]]
     devices: list[str]
-    stats: NDArray[np.float64]
+    _stats: NDArray[np.float64]
     exact: dict[int, tuple[int, int]]
     nan: NDArray[np.int64]
     inf: NDArray[np.int64]
-    histogram: NDArray[np.integer[Any]]
+    _histogram: NDArray[np.integer[Any]]
     held: NDArray[np.uint8]
     start: NDArray[np.int64]
     pools: dict[str, Pool]
     _hosts: list[tuple[str, bool]]
     _rows: tuple[NDArray[np.bool_], NDArray[np.bool_]] | None
+    _derived: NDArray[np.bool_] | None
+    _derive: Derive | None
 
     def __init__(
         self,
@@ -126,13 +139,47 @@ class SummaryTable:
         held: NDArray[np.uint8],
         start: NDArray[np.int64],
         pools: dict[str, Pool],
+        derived: NDArray[np.bool_] | None = None,
+        derive: Derive | None = None,
     ) -> None:
+        """`derived`, with `derive`: the rows whose statistics and histogram (in `stats` and `histogram`,
+        not yet filled) `derive` makes from their values, when first read."""
         self.dims_start, self.dims, self.numel = dims_start, dims, numel
         self.dtype, self.dtypes, self.device, self.devices = dtype, dtypes, device, devices
-        self.stats, self.exact, self.nan, self.inf = stats, exact, nan, inf
-        self.histogram, self.held, self.start, self.pools = histogram, held, start, pools
+        self._stats, self.exact, self.nan, self.inf = stats, exact, nan, inf
+        self._histogram, self.held, self.start, self.pools = histogram, held, start, pools
         self._hosts = [(host_dtype(d).name, (np.dtype(d).kind if d in ARRAY_DTYPES else "f") in "iub") for d in dtypes]
         self._rows = None  # per row, made once when a row is first read (`_row_facts`)
+        self._derived = derived if derived is not None and derive is not None and derived.any() else None
+        self._derive = derive
+
+    @property
+    def stats(self) -> NDArray[np.float64]:
+        """float64 [n, 6]: min, max, mean, std, norm, zero_fraction (NaN: None), every row's."""
+        self._fill_derived()
+        return self._stats
+
+    @property
+    def histogram(self) -> NDArray[np.integer[Any]]:
+        """Counts [n, 16] (all zero: no finite value), every row's."""
+        self._fill_derived()
+        return self._histogram
+
+    def _fill_derived(self, rows: NDArray[np.int64] | None = None) -> None:
+        """Derive the statistics of these rows (of every row still to derive when None), if still to."""
+        derived = self._derived
+        if derived is None or self._derive is None:
+            return
+        rows = np.flatnonzero(derived) if rows is None else rows[derived[rows]]
+        if not len(rows):
+            return
+        stats, counts = self._derive(self, rows)
+        self._stats[rows], self._histogram[rows] = stats, counts
+        if self._rows is not None:  # the row facts made already
+            self._rows[0][rows], self._rows[1][rows] = counts.any(axis=1), np.isnan(stats).any(axis=1)
+        derived[rows] = False
+        if not derived.any():
+            self._derived = None
 
     def _row_facts(self) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
         """(per row: whether its histogram has counts, whether a statistic is missing), made once."""
@@ -141,7 +188,7 @@ class SummaryTable:
             # any(axis=1) of a 2-D array is an array (NumPy's stubs allow a scalar for any axis)
             rows = self._rows = cast(
                 "tuple[NDArray[np.bool_], NDArray[np.bool_]]",
-                (self.histogram.any(axis=1), np.isnan(self.stats).any(axis=1)),
+                (self._histogram.any(axis=1), np.isnan(self._stats).any(axis=1)),  # a row to derive is derived first
             )
         return rows
 
@@ -152,20 +199,22 @@ class SummaryTable:
         i = int(i)
         if not 0 <= i < len(self.numel):
             raise IndexError("summary row out of range")
+        if self._derived is not None:  # its block of rows (a reader reads rows near each other)
+            self._fill_derived(np.arange(i - i % DERIVED_BLOCK, min(i - i % DERIVED_BLOCK + DERIVED_BLOCK, len(self))))
         filled, missing = self._row_facts()
         a, b = self.dims_start[i : i + 2].tolist()
         shape = tuple(self.dims[a:b].tolist())
         numel = int(self.numel[i])
         d = int(self.dtype[i])
         host, integral = self._hosts[d]
-        stats = self.stats[i].tolist()
+        stats = self._stats[i].tolist()
         if missing[i]:
             stats = [None if math.isnan(v) else v for v in stats]
         lo, hi, mean, std, norm, zf = stats
         if integral and lo is not None:
             lo, hi = self.exact.get(i) or (int(lo), int(hi))
         if filled[i]:
-            hist = self.histogram[i].astype(np.int64)
+            hist = self._histogram[i].astype(np.int64)
             hist.flags.writeable = False
         else:
             hist = NO_COUNTS
