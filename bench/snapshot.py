@@ -45,7 +45,7 @@ from graphscope.trace.record.node_table import (
     NodeTable,
 )
 from graphscope.trace.record.step_table import StepColumns, StepTable
-from graphscope.trace.record.summary_table import SummaryTable
+from graphscope.trace.record.summary_table import SummaryTable, whole
 from graphscope.trace.stats.summarize import summarize
 
 OPS = ("matmul", "add", "relu", "mul", "sum", "exp", "log", "softmax")
@@ -119,7 +119,7 @@ def build_columns(n: int, steps: bool = False) -> Record:
     pool = SummaryTable.from_summaries(_pool())
     rows = np.arange(n) % 64
     host = pool.dtypes[0]
-    previews = pool.pools[host].reshape(64, -1)[rows].reshape(-1)
+    previews = whole(pool.pools[host]).reshape(64, -1)[rows].reshape(-1)
     previews.flags.writeable = False
     width = previews.size // max(n, 1)
     summaries = SummaryTable(

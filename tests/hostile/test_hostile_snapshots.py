@@ -12,7 +12,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graphscope.trace import snapshot
 from graphscope.trace.record.limits import FIELDS, clamp
 from graphscope.trace.record.model import ACCUMULATED_GRAD, Metadata, Node, Record
 from graphscope.trace.record.summary_table import FULL
@@ -21,6 +20,7 @@ from graphscope.trace.snapshot.atomic_file import TEMP_MARK
 from graphscope.trace.stats.summarize import summarize
 from tests.graphscope_command import HANG_SECONDS, env, graphscope, script
 from tests.hostile.hostile_helpers import loads, one_line_error
+from tests.trace.snapshot_v7 import every_figure_stored
 
 TRAIN = """
     import graphscope as gs
@@ -33,9 +33,9 @@ EXIT_LOW, EXIT_HIGH = FIELDS["metadata.exit_code"]
 
 
 def _doc() -> dict:
-    """A valid snapshot of one 6-element tensor, as JSON data."""
+    """A valid snapshot of one 6-element tensor, as JSON data (its statistics stored, not derived)."""
     node = Node(0, "tensor", output=summarize(np.arange(6, dtype=np.float32)))
-    return json.loads(snapshot.dumps(Record(metadata=Metadata(script="model.py"), nodes={0: node})))
+    return every_figure_stored(Record(metadata=Metadata(script="model.py"), nodes={0: node}))
 
 
 def _column(values, dtype="int64") -> dict:
@@ -54,6 +54,7 @@ def _with_rows(doc: dict, n: int, dims: list[int], held: int) -> dict:
         nan=_column([0] * n),
         inf=_column([0] * n),
         held=_column([held] * n),
+        derived=_column([0] * n, "uint8"),
         stats=base64.b64encode(np.zeros((n, 6)).tobytes()).decode(),
         exact=[],
         histogram=_column([0] * (n * HISTOGRAM_BINS), "uint32"),

@@ -11,6 +11,7 @@ from pathlib import Path
 from unittest import mock
 
 import jsonschema
+import numpy as np
 import pytest
 
 import graphscope as gs
@@ -20,6 +21,7 @@ from graphscope.trace.record.model import PARAMETER
 from graphscope.trace.recording.recorder import Recorder
 from tests.brief_samples import BRIEF_ARGV
 from tests.trace.sample_digest import PINNED_ARITHMETIC
+from tests.trace.snapshot_v7 import every_figure_stored
 
 SAMPLES = sorted((Path(gs.__file__).resolve().parent.parent / "samples").glob("*.py"))
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,6 +69,14 @@ def test_the_snapshot_round_trips_and_matches_the_schema(recorded, tmp_path):
     snapshot.dump(rec, target)
     assert snapshot.load(target) == rec
     jsonschema.validate(json.loads(target.read_text()), SCHEMA)
+
+
+def test_statistics_left_out_of_the_export_are_derived_bit_for_bit_as_recorded(recorded):
+    _, rec = recorded
+    stored = snapshot.loads(json.dumps(every_figure_stored(rec))).nodes.columns().summaries  # as recorded
+    derived = snapshot.loads(snapshot.dumps(rec)).nodes.columns().summaries
+    assert np.array_equal(derived.stats.view(np.int64), stored.stats.view(np.int64))
+    assert np.array_equal(derived.histogram, stored.histogram)
 
 
 def test_every_pass_has_a_loss_and_grad_norms(recorded):

@@ -267,9 +267,9 @@ def _column(values, dtype="int64"):
         (("tensors", "values", "float32"), "AAAAAA==", "tensors.values.float32", "the tensors use"),
         (("tensors", "values", "pickle"), "AAAA", "tensors.values", "unknown array dtype"),
         (("tensors", "stats"), "AAAA", "tensors.stats", "base64 characters"),
-        (
+        (  # the one histogram the file holds, row 1's (the others' rows hold every value: derived from them)
             ("tensors", "histogram"),
-            lambda n: _column([0] * 16 + [200] + [0] * (16 * n - 17), "uint8"),
+            lambda n: _column([200] + [0] * 15, "uint8"),
             "tensors.histogram.data",
             "row 1: a count of 200 in",
         ),

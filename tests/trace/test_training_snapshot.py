@@ -14,6 +14,7 @@ from graphscope.trace.record.model import BackwardPass, Record
 from graphscope.trace.record.training import ScalarSeries
 from graphscope.trace.recording.recorder import Policy
 from graphscope.trace.snapshot.format import SnapshotError
+from tests.trace.snapshot_v7 import as_version_7
 from tests.trace.trace_helpers import recorded
 
 
@@ -52,7 +53,7 @@ def test_a_recorded_series_reads_back_as_it_was_nan_and_scalars_included():
 
 def test_a_version_6_file_opens_with_the_series_its_passes_tell():
     rec = trained()
-    doc = doc_of(rec)
+    doc = as_version_7(rec)
     doc["version"] = 6
     del doc["training"]
     t = snapshot.loads(json.dumps(doc)).training

@@ -1,15 +1,20 @@
-"""SummaryTable: many tensor summaries held as columns, each made into a TensorSummary when read."""
+"""SummaryTable: many tensor summaries held as columns, each made into a TensorSummary when read.
+
+About 490 lines, past 450 on purpose: the ways a table is made (from summaries, taken, joined) and read (a
+row, rows whose statistics are derived) all work on one layout of columns, which lives here once."""
 
 from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Callable
 from itertools import chain
 from typing import Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .encoded_pool import EncodedPool
 from .tensor_summary import (
     ARRAY_DTYPES,
     HISTOGRAM_BINS,
@@ -42,6 +47,14 @@ _FIELDS = operator.attrgetter(
     "preview",
 )
 
+# A pool of values: an array, or a loaded snapshot's text (decoded where read).
+Pool = NDArray[Any] | EncodedPool
+# (statistics [k, 6], histograms [k, 16]) of k rows of a table, made from their values.
+Derive = Callable[["SummaryTable", NDArray[np.int64]], tuple[NDArray[np.float64], NDArray[np.integer[Any]]]]
+
+# Rows whose statistics are derived together when one of them is read (`SummaryTable.__getitem__`).
+DERIVED_BLOCK = 512
+
 # What a row holds of its values (the `held` column).
 PREVIEW, FULL, DROPPED = 0, 1, 2
 
@@ -63,12 +76,17 @@ class SummaryTable:
       histogram uint32 or int64[n, 16]    counts (all zero: no finite value)
       held uint8                          PREVIEW (first 64 values), FULL (every value), DROPPED
       start int64                         where its values begin in pools[its host dtype]
-      pools {host dtype name: 1-D array}  previews and full values, one array per host dtype
+      pools {host dtype name: 1-D array}  previews and full values, one array per host dtype (a loaded
+                                          snapshot's: an EncodedPool, a row's values decoded when read)
     """
 
     __slots__ = (
+        "_derive",
+        "_derived",
+        "_histogram",
         "_hosts",
         "_rows",
+        "_stats",
         "device",
         "devices",
         "dims",
@@ -77,13 +95,11 @@ class SummaryTable:
         "dtypes",
         "exact",
         "held",
-        "histogram",
         "inf",
         "nan",
         "numel",
         "pools",
         "start",
-        "stats",
     )
 
     dims_start: NDArray[np.int64]
@@ -93,16 +109,18 @@ class SummaryTable:
     dtypes: list[str]
     device: NDArray[np.integer[Any]]
     devices: list[str]
-    stats: NDArray[np.float64]
+    _stats: NDArray[np.float64]
     exact: dict[int, tuple[int, int]]
     nan: NDArray[np.int64]
     inf: NDArray[np.int64]
-    histogram: NDArray[np.integer[Any]]
+    _histogram: NDArray[np.integer[Any]]
     held: NDArray[np.uint8]
     start: NDArray[np.int64]
-    pools: dict[str, NDArray[Any]]
+    pools: dict[str, Pool]
     _hosts: list[tuple[str, bool]]
     _rows: tuple[NDArray[np.bool_], NDArray[np.bool_]] | None
+    _derived: NDArray[np.bool_] | None
+    _derive: Derive | None
 
     def __init__(
         self,
@@ -120,14 +138,48 @@ class SummaryTable:
         histogram: NDArray[np.integer[Any]],
         held: NDArray[np.uint8],
         start: NDArray[np.int64],
-        pools: dict[str, NDArray[Any]],
+        pools: dict[str, Pool],
+        derived: NDArray[np.bool_] | None = None,
+        derive: Derive | None = None,
     ) -> None:
+        """`derived`, with `derive`: the rows whose statistics and histogram (in `stats` and `histogram`,
+        not yet filled) `derive` makes from their values, when first read."""
         self.dims_start, self.dims, self.numel = dims_start, dims, numel
         self.dtype, self.dtypes, self.device, self.devices = dtype, dtypes, device, devices
-        self.stats, self.exact, self.nan, self.inf = stats, exact, nan, inf
-        self.histogram, self.held, self.start, self.pools = histogram, held, start, pools
+        self._stats, self.exact, self.nan, self.inf = stats, exact, nan, inf
+        self._histogram, self.held, self.start, self.pools = histogram, held, start, pools
         self._hosts = [(host_dtype(d).name, (np.dtype(d).kind if d in ARRAY_DTYPES else "f") in "iub") for d in dtypes]
         self._rows = None  # per row, made once when a row is first read (`_row_facts`)
+        self._derived = derived if derived is not None and derive is not None and derived.any() else None
+        self._derive = derive
+
+    @property
+    def stats(self) -> NDArray[np.float64]:
+        """float64 [n, 6]: min, max, mean, std, norm, zero_fraction (NaN: None), every row's."""
+        self._fill_derived()
+        return self._stats
+
+    @property
+    def histogram(self) -> NDArray[np.integer[Any]]:
+        """Counts [n, 16] (all zero: no finite value), every row's."""
+        self._fill_derived()
+        return self._histogram
+
+    def _fill_derived(self, rows: NDArray[np.int64] | None = None) -> None:
+        """Derive the statistics of these rows (of every row still to derive when None), if still to."""
+        derived = self._derived
+        if derived is None or self._derive is None:
+            return
+        rows = np.flatnonzero(derived) if rows is None else rows[derived[rows]]
+        if not len(rows):
+            return
+        stats, counts = self._derive(self, rows)
+        self._stats[rows], self._histogram[rows] = stats, counts
+        if self._rows is not None:  # the row facts made already
+            self._rows[0][rows], self._rows[1][rows] = counts.any(axis=1), np.isnan(stats).any(axis=1)
+        derived[rows] = False
+        if not derived.any():
+            self._derived = None
 
     def _row_facts(self) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
         """(per row: whether its histogram has counts, whether a statistic is missing), made once."""
@@ -136,7 +188,7 @@ class SummaryTable:
             # any(axis=1) of a 2-D array is an array (NumPy's stubs allow a scalar for any axis)
             rows = self._rows = cast(
                 "tuple[NDArray[np.bool_], NDArray[np.bool_]]",
-                (self.histogram.any(axis=1), np.isnan(self.stats).any(axis=1)),
+                (self._histogram.any(axis=1), np.isnan(self._stats).any(axis=1)),  # a row to derive is derived first
             )
         return rows
 
@@ -147,20 +199,22 @@ class SummaryTable:
         i = int(i)
         if not 0 <= i < len(self.numel):
             raise IndexError("summary row out of range")
+        if self._derived is not None:  # its block of rows (a reader reads rows near each other)
+            self._fill_derived(np.arange(i - i % DERIVED_BLOCK, min(i - i % DERIVED_BLOCK + DERIVED_BLOCK, len(self))))
         filled, missing = self._row_facts()
         a, b = self.dims_start[i : i + 2].tolist()
         shape = tuple(self.dims[a:b].tolist())
         numel = int(self.numel[i])
         d = int(self.dtype[i])
         host, integral = self._hosts[d]
-        stats = self.stats[i].tolist()
+        stats = self._stats[i].tolist()
         if missing[i]:
             stats = [None if math.isnan(v) else v for v in stats]
         lo, hi, mean, std, norm, zf = stats
         if integral and lo is not None:
             lo, hi = self.exact.get(i) or (int(lo), int(hi))
         if filled[i]:
-            hist = self.histogram[i].astype(np.int64)
+            hist = self._histogram[i].astype(np.int64)
             hist.flags.writeable = False
         else:
             hist = NO_COUNTS
@@ -285,7 +339,7 @@ class SummaryTable:
             a = v if v is not None else None if d else p
             if a is not None and a.size:
                 parts[hosts[h]].append(a)
-        pools = {}
+        pools: dict[str, Pool] = {}
         for host, arrays in parts.items():
             pool = np.concatenate(arrays, axis=None).astype(host, copy=False) if arrays else np.zeros(0, dtype=host)
             pool.flags.writeable = False
@@ -324,9 +378,9 @@ class SummaryTable:
     def _values_of(self, host: str) -> NDArray[Any]:
         """The values of the rows kept in `host`'s pool, in row order (a row marked DROPPED since
         the pools were made is left out)."""
-        pool = self.pools.get(host)
-        if pool is None:
+        if host not in self.pools:
             return np.zeros(0, dtype=host)
+        pool = whole(self.pools[host])
         counts = self._counts()
         mine = np.isin(self.dtype, [k for k, (h, _) in enumerate(self._hosts) if h == host]) & (counts > 0)
         if int(counts[mine].sum()) == len(pool):
@@ -344,10 +398,12 @@ class SummaryTable:
         hosts = [h for h, _ in self._hosts]
         start, _ = self.starts(held, numel, dtype, hosts)
         counts = self._counts()[rows]
-        pools = {}
+        pools: dict[str, Pool] = {}
         for name in sorted(set(hosts)):
             mine = np.isin(dtype, [k for k, h in enumerate(hosts) if h == name]) & (counts > 0)
-            pool = self.pools.get(name, np.zeros(0, dtype=name))[index_ranges(self.start[rows[mine]], counts[mine])]
+            pool = whole(self.pools.get(name, np.zeros(0, dtype=name)))[
+                index_ranges(self.start[rows[mine]], counts[mine])
+            ]
             pool.flags.writeable = False
             pools[name] = pool
         position = {int(r): k for k, r in enumerate(rows.tolist()) if int(r) in self.exact} if self.exact else {}
@@ -399,7 +455,7 @@ class SummaryTable:
         numel = np.concatenate([t.numel for t in tables])
         dtype = np.concatenate(dtype_parts)
         start, _ = SummaryTable.starts(held, numel, dtype, hosts)
-        pools = {}
+        pools: dict[str, Pool] = {}
         for host in sorted(set(hosts)):
             parts = [t._values_of(host) for t in tables]
             pool = np.concatenate(parts) if parts else np.zeros(0, dtype=host)
@@ -422,6 +478,11 @@ class SummaryTable:
             start,
             pools,
         )
+
+
+def whole(pool: Pool) -> NDArray[Any]:
+    """Every value of a pool as an array (a loaded one decoded)."""
+    return pool.decoded() if isinstance(pool, EncodedPool) else pool
 
 
 def index_ranges(starts: ArrayLike, counts: ArrayLike) -> NDArray[np.int64]:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..record.encoded_pool import EncodedPool
 from ..record.limits import FIELDS, ID_LIMIT
 from ..record.literal import visible
 from ..record.node_columns import NodeColumns, offsets
@@ -31,19 +32,25 @@ from ..record.node_fields import (
     Column,
 )
 from ..record.step_table import StepColumns
-from ..record.summary_table import DROPPED, STAT_FIELDS, SummaryTable
+from ..record.summary_table import DROPPED, STAT_FIELDS, Pool, SummaryTable
 from ..record.tensor_summary import ARRAY_DTYPES, HISTOGRAM_BINS, host_dtype
+from ..stats.summarize import BATCH_LIMIT
 from .blobs import padding
 from .columns_write import HISTOGRAM_DTYPES, INT_DTYPES
+from .derived_stats import derivable, figures
 from .fields import FieldReader, Json, kind_of
-from .format import MAX_ELEMENTS, MAX_NDIM
+from .format import DERIVED_VERSION, MAX_ELEMENTS, MAX_NDIM
 
 LEAF_PARTS = ("grad", "before", "now")  # a leaf grad's summaries, beside its node, in a snapshot's steps
 _COUNT_LIMIT = 2**31  # entries of one ragged row (inputs, saved roles, arguments)
+_BASE64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_CHECKED = 1 << 24  # characters of base64 checked at a time (a copy of this many, then a translate)
 
 
 class ColumnReader(FieldReader):
     """The column sections of a snapshot (and the base64 arrays they hold), for `read.RecordReader`."""
+
+    version: int  # the document's (set by the record reader)
 
     def strings(self, v: Json, where: str) -> list[str]:
         return self.names(self.seq(v, where), where, None, limit=FIELDS["strings"])
@@ -129,7 +136,7 @@ class ColumnReader(FieldReader):
         "histogram",
         "held",
         "values",
-    )
+    )  # and "derived", version 8 on
 
     def tensor_columns(self, d: Json, where: str) -> SummaryTable:
         self.obj(d, where, self._TENSOR_COLUMNS)
@@ -148,22 +155,13 @@ class ColumnReader(FieldReader):
         if over.any():
             i = int(np.argmax(over))
             self.fail(f"{where}.nan[{i}]", f"{nan[i]:,} NaNs and {inf[i]:,} Infs in {numel[i]:,} elements")
-        stats = self.array(d["stats"], where + ".stats", np.dtype(np.float64), n * len(STAT_FIELDS))
-        stats = stats.reshape(n, len(STAT_FIELDS))
-        zf = stats[:, -1]
-        bad = ~((zf >= 0.0) & (zf <= 1.0))
-        if bad.any():
-            i = int(np.argmax(bad))
-            self.fail(f"{where}.stats", f"row {i}: zero_fraction {float(zf[i])!r} is not a fraction from 0 to 1")
-        exact, counts = self.exact_and_histograms(d, where, n)
-        counts = counts.reshape(n, HISTOGRAM_BINS)
-        overfull = (counts.max(axis=1) > numel) if n else np.zeros(0, dtype=bool)  # one reduce, not a compare per count
-        if overfull.any():
-            i = int(np.argmax(overfull))
-            self.fail(
-                f"{where}.histogram.data", f"row {i}: a count of {int(counts[i].max()):,} in {numel[i]:,} elements"
-            )
         held = self.column(d["held"], where + ".held", n, 0, DROPPED).astype(np.uint8)
+        derived = (
+            self.column(d["derived"], where + ".derived", n, 0, 1).astype(bool)
+            if self.version >= DERIVED_VERSION
+            else np.zeros(n, dtype=bool)
+        )
+        stats, exact, counts = self.stored_figures(d, where, numel, derived)
         hosts = [host_dtype(x).name for x in dtypes]
         start, sizes = SummaryTable.starts(held, numel, dtype, hosts)
         pools = self.pools(d["values"], where + ".values")
@@ -176,14 +174,70 @@ class ColumnReader(FieldReader):
         for host, pool in pools.items():
             if host not in sizes and pool.size:
                 self.fail(f"{where}.values.{host}", f"holds {pool.size:,} values; the tensors use 0")
-        return SummaryTable(
-            dims_start, dims, numel, dtype, dtypes, device, devices, stats, exact, nan, inf, counts, held, start, pools
+        table = SummaryTable(
+            dims_start,
+            dims,
+            numel,
+            dtype,
+            dtypes,
+            device,
+            devices,
+            stats,
+            exact,
+            nan,
+            inf,
+            counts,
+            held,
+            start,
+            pools,
+            derived,
+            figures,
         )
+        wrong = derived & ~derivable(table)
+        if wrong.any():
+            i = int(np.argmax(wrong))
+            self.fail(
+                f"{where}.derived[{i}]",
+                "statistics left out of a tensor they cannot be derived for (only a float tensor whose every "
+                f"value is held, all finite, at most {BATCH_LIMIT:,}, has them derived)",
+            )
+        return table
+
+    def stored_figures(
+        self, d: dict[str, Json], where: str, numel: NDArray[np.int64], derived: NDArray[np.bool_]
+    ) -> tuple[NDArray[np.float64], dict[int, tuple[int, int]], NDArray[np.integer[Any]]]:
+        """(statistics [n, 6], exact integer extremes, histogram counts [n, 16]) of a tensor table: the
+        rows the file holds (every row but the `derived`), each checked; the derived rows left to fill."""
+        n, kept = len(numel), np.flatnonzero(~derived)
+        stats = self.array(d["stats"], where + ".stats", np.dtype(np.float64), len(kept) * len(STAT_FIELDS))
+        stats = stats.reshape(len(kept), len(STAT_FIELDS))
+        zf = stats[:, -1]
+        bad = ~((zf >= 0.0) & (zf <= 1.0))
+        if bad.any():
+            k = int(np.argmax(bad))
+            self.fail(f"{where}.stats", f"row {kept[k]}: zero_fraction {float(zf[k])!r} is not a fraction from 0 to 1")
+        exact, counts = self.exact_and_histograms(d, where, n, len(kept))
+        counts = counts.reshape(len(kept), HISTOGRAM_BINS)
+        overfull = (counts.max(axis=1) > numel[kept]) if len(kept) else np.zeros(0, dtype=bool)  # one reduce per row
+        if overfull.any():
+            k = int(np.argmax(overfull))
+            self.fail(
+                f"{where}.histogram.data",
+                f"row {kept[k]}: a count of {int(counts[k].max()):,} in {numel[kept[k]]:,} elements",
+            )
+        if len(kept) == n:
+            return stats, exact, counts
+        every = np.zeros((n, len(STAT_FIELDS)), dtype=np.float64)  # (zeroed pages: touched when filled)
+        every[kept] = stats
+        every_count = np.zeros((n, HISTOGRAM_BINS), dtype=np.promote_types(counts.dtype, np.uint16))  # up to 4,096
+        every_count[kept] = counts
+        return every, exact, every_count
 
     def exact_and_histograms(
-        self, d: dict[str, Json], where: str, n: int
+        self, d: dict[str, Json], where: str, n: int, kept: int
     ) -> tuple[dict[int, tuple[int, int]], NDArray[np.integer[Any]]]:
-        """A tensor table's exact integer extremes ({row: (min, max)}) and its histogram counts."""
+        """A tensor table's exact integer extremes ({row: (min, max)}, of its n rows) and the histogram
+        counts of the `kept` rows whose figures it holds."""
         exact: dict[int, tuple[int, int]] = {}
         for k, row in enumerate(self.seq(d["exact"], where + ".exact")):
             if type(row) is not list or len(row) != 3:
@@ -196,7 +250,7 @@ class ColumnReader(FieldReader):
         hist = self.obj(d["histogram"], where + ".histogram", ("dtype", "data"))
         if hist["dtype"] not in HISTOGRAM_DTYPES:
             self.fail(where + ".histogram.dtype", f"expected one of {', '.join(HISTOGRAM_DTYPES)}")
-        counts = self.array(hist["data"], where + ".histogram.data", np.dtype(hist["dtype"]), n * HISTOGRAM_BINS)
+        counts = self.array(hist["data"], where + ".histogram.data", np.dtype(hist["dtype"]), kept * HISTOGRAM_BINS)
         if counts.dtype.kind == "i" and counts.size and counts.min() < 0:
             self.fail(where + ".histogram.data", "a histogram count is negative")
         return exact, counts
@@ -217,23 +271,40 @@ class ColumnReader(FieldReader):
             numel[shaped] = np.multiply.reduceat(dims, dims_start[shaped])
         return numel
 
-    def pools(self, given: Json, where: str) -> dict[str, NDArray[Any]]:
+    def pools(self, given: Json, where: str) -> dict[str, Pool]:
+        """The values of the tensors, per host dtype: base64 checked character by character, not
+        decoded (a row's values are decoded when it is read: `record.encoded_pool`)."""
         if type(given) is not dict:
             self.fail(where, f"expected an object, found {kind_of(given)}")
-        pools: dict[str, NDArray[Any]] = {}
-        for key, text in given.items():
+        pools: dict[str, Pool] = {}
+        for key, value in given.items():
             if key not in ARRAY_DTYPES:
                 self.fail(where, f"unknown array dtype {visible(key)[:40]!r}")
             dtype = np.dtype(key)
-            if type(text) is not str or len(self.blobs.get(text, text)) % 4:
+            text = self.blobs.get(value, value) if type(value) is str else None
+            if text is None or len(text) % 4:
                 self.fail(f"{where}.{key}", "expected base64 text")
-            raw_len = len(self.blobs.get(text, text)) // 4 * 3 - padding(self.blobs.get(text, text))
+            raw_len = len(text) // 4 * 3 - padding(text)
             if raw_len % dtype.itemsize:
                 self.fail(f"{where}.{key}", f"not a whole number of {key} values")
-            pool = self.array(text, f"{where}.{key}", dtype, raw_len // dtype.itemsize)
-            pool.flags.writeable = False
-            pools[key] = pool
+            pools[key] = EncodedPool(self.base64_text(text, f"{where}.{key}"), dtype, raw_len // dtype.itemsize)
         return pools
+
+    def base64_text(self, text: str | memoryview, where: str) -> bytes | memoryview:
+        """Base64 text checked without decoding it (a few times faster): only its alphabet, with at
+        most two "=" at its end. Kept as a view of the file's bytes when it is most of them (the
+        file is then kept whole), else copied out (the rest of the file can go)."""
+        if isinstance(text, str):
+            if not text.isascii():
+                self.fail(where, "not valid base64: it holds a character outside ASCII")
+            text = memoryview(text.encode("ascii"))
+        end = len(text) - padding(text)  # the "=" are the last one or two characters
+        for at in range(0, end, _CHECKED):
+            chunk = bytes(text[at : min(at + _CHECKED, end)])
+            rest = chunk.translate(None, _BASE64)
+            if rest:
+                self.fail(where, f"not valid base64: character {at + chunk.find(rest[:1]):,} is {chr(rest[0])!r}")
+        return text if 2 * len(text) > len(text.obj) else bytes(text)  # type: ignore[arg-type]  # a view's object is sized
 
     # --- steps ---------------------------------------------------------------------------------
 

@@ -10,10 +10,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..record.encoded_pool import EncodedPool
 from ..record.node_columns import NodeColumns
 from ..record.node_fields import COLUMNS, NONE, RAGGED, ROW_PAIRS
 from ..record.step_table import StepColumns
 from ..record.summary_table import SummaryTable
+from .derived_stats import agreeing
 
 # The integer dtypes a column may be written in, narrowest first: the writer takes the first
 # that holds every value (a reader widens it again).
@@ -96,7 +98,11 @@ def step_table(c: StepColumns, first: int, blob: Blob) -> Json:
 
 
 def tensor_columns(t: SummaryTable, blob: Blob) -> Json:
-    histogram = t.histogram
+    """The tensor columns; the statistics and histogram of a row whose values derive them exactly are
+    left out (`derived_stats`)."""
+    derived = agreeing(t)
+    kept = ~derived if derived.any() else slice(None)
+    stats, histogram = t.stats[kept], t.histogram[kept]
     top = int(histogram.max()) if histogram.size else 0
     counts = histogram.astype(next(d for d in HISTOGRAM_DTYPES if top <= np.iinfo(d).max), copy=False)
     return {
@@ -109,9 +115,14 @@ def tensor_columns(t: SummaryTable, blob: Blob) -> Json:
         "dims": column(t.dims, blob),
         "nan": column(t.nan, blob),
         "inf": column(t.inf, blob),
-        "stats": blob(raw(t.stats)),
+        "derived": column(derived.astype(np.uint8), blob),
+        "stats": blob(raw(stats)),
         "exact": [[i, lo, hi] for i, (lo, hi) in sorted(t.exact.items())],
         "histogram": {"dtype": counts.dtype.name, "data": blob(raw(counts))},
         "held": column(t.held, blob),
-        "values": {name: blob(raw(pool)) for name, pool in sorted(t.pools.items()) if pool.size},
+        "values": {
+            name: blob(bytes(pool.text) if isinstance(pool, EncodedPool) else raw(pool))
+            for name, pool in sorted(t.pools.items())
+            if pool.size
+        },
     }

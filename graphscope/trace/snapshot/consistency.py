@@ -71,19 +71,18 @@ def _text(shape: Shape | None) -> str:
 
 
 class _Shapes:
-    """Each node's output shape and inputs, by row, read from the columns (as lists: a pass is read one
-    step at a time) and made once per node."""
+    """Each node's output shape and inputs, by row, read from the columns (a few rows: those the column
+    scan flags, one of each op and shapes) and made once per node."""
 
     def __init__(self, nodes: NodeColumns, rules: dict[str, str]) -> None:
         self.nodes, self._recorded_rules = nodes, rules
         table = nodes.summaries
-        self._starts, self._dims = table.dims_start.tolist(), table.dims.tolist()
-        self._outputs: list[int] = np.asarray(nodes.output).tolist()
-        self._input_starts: list[int] = np.asarray(nodes.inputs_start).tolist()
-        inputs = np.asarray(nodes.inputs, dtype=np.int64)
-        self._inputs: list[int] = inputs.tolist()
-        self._input_rows: list[int] = nodes.rows_of(inputs).tolist()
-        self._ops: list[int] = np.asarray(nodes.op).tolist()
+        self._starts, self._dims = table.dims_start, table.dims
+        self._outputs = np.asarray(nodes.output, dtype=np.int64)
+        self._input_starts = np.asarray(nodes.inputs_start, dtype=np.int64)
+        self._inputs = np.asarray(nodes.inputs, dtype=np.int64)
+        self._input_rows = nodes.rows_of(self._inputs)
+        self._ops = np.asarray(nodes.op)
         self._shapes: dict[int, Shape | None] = {}
         self._rules: dict[tuple[str, tuple[Shape | None, ...], Shape | None], str | None] = {}
 
@@ -96,18 +95,18 @@ class _Shapes:
         """Row r's output shape (None: no summary)."""
         if r in self._shapes:
             return self._shapes[r]
-        k = self._outputs[r]
-        shape = None if k < 0 else tuple(self._dims[self._starts[k] : self._starts[k + 1]])
+        k = int(self._outputs[r])
+        shape = None if k < 0 else tuple(self._dims[self._starts[k] : self._starts[k + 1]].tolist())
         self._shapes[r] = shape
         return shape
 
     def inputs(self, r: int) -> tuple[list[int], tuple[Shape | None, ...]]:
         """Row r's input ids and their output shapes."""
-        a, b = self._input_starts[r], self._input_starts[r + 1]
-        return self._inputs[a:b], tuple(self.output(k) for k in self._input_rows[a:b])
+        a, b = self._input_starts[r : r + 2].tolist()
+        return self._inputs[a:b].tolist(), tuple(self.output(k) for k in self._input_rows[a:b].tolist())
 
     def op(self, r: int) -> str:
-        return self.nodes.strings[self._ops[r]]
+        return self.nodes.strings[int(self._ops[r])]
 
     def shape_ids(self, steps: SummaryTable) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """An id per row of `steps` and of the nodes' table, the same id for the same shape (one
@@ -133,7 +132,7 @@ class _Shapes:
         keys = np.full((len(few_rows), _FEW + 2), -2, dtype=np.int64)
         keys[:, 0] = np.asarray(self.nodes.op)[few_rows]
         keys[:, 1] = out[few_rows]
-        input_rows = np.asarray(self._input_rows, dtype=np.int64)
+        input_rows = self._input_rows
         for j in range(_FEW):
             has = starts + j < np.asarray(self.nodes.inputs_start, dtype=np.int64)[few_rows + 1]
             keys[has, j + 2] = out[input_rows[starts[has] + j]]
@@ -172,8 +171,10 @@ def _check_nodes(nodes: NodeColumns) -> None:
         raise Disagreement(
             f"nodes.inputs[{r}]", f"node {ids[r]}'s input {j - starts[r]} is node {nodes.inputs[j]}, not made before it"
         )
-    role_input = np.array([_input_of(s) for s in nodes.strings] + [-1], dtype=np.int64)
     saved = np.asarray(getattr(nodes, _SAVED.parts[0][0]), dtype=np.int64)
+    roles = np.unique(saved[saved >= 0])  # the strings that are roles (not every name and module)
+    role_input = np.full(len(nodes.strings) + 1, -1, dtype=np.int64)  # (the last for -1: none)
+    role_input[roles] = [_input_of(nodes.strings[k]) for k in roles.tolist()]
     saved_start: NDArray[np.int64] = np.asarray(getattr(nodes, _SAVED.start), dtype=np.int64)
     saver = np.repeat(np.arange(len(ids)), np.diff(saved_start))
     wrong = np.flatnonzero(role_input[saved] >= counts[saver]) if saved.size else saved

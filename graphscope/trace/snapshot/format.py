@@ -11,12 +11,15 @@ FORMAT = "graphscope-snapshot"
 # 2: nodes.args (non-tensor arguments). 3: nodes.leaf, leaf grads before/now, optimizer events.
 # 4: strings; nodes and tensors as base64 columns (the record's own, `record/node_fields.py`). 5: console lines'
 # step and events (when each was written). 6: backward steps as columns (`record/step_table.py`). 7: the training
-# series (`record/training.py`, every pass's figures). Files of every earlier version still load.
-VERSION = 7
+# series (`record/training.py`, every pass's figures). 8: the statistics and histograms of tensors whose values it
+# holds, where derived from them bit for bit, left out (`snapshot/derived_stats.py`). Files of every earlier version
+# still load.
+VERSION = 8
 COLUMNS_VERSION = 4  # the first version whose nodes and tensors are binary columns
 CONSOLE_STAMPS_VERSION = 5  # the first whose console lines say when they were written (step, events)
 STEPS_VERSION = 6  # the first whose backward steps are binary columns
 TRAINING_VERSION = 7  # the first with the training series (earlier ones rebuild it from their passes)
+DERIVED_VERSION = 8  # the first that leaves out statistics derived from the values (the tensors' "derived")
 
 MAX_NDIM = 64
 MAX_ELEMENTS = 2**62  # of one tensor (so also each of its dims, its NaN and Inf counts)

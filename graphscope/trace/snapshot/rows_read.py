@@ -63,7 +63,7 @@ class RowReader(ColumnReader):
             for i in np.flatnonzero(missing[:, j]).tolist():
                 column[i] = None
         lows, highs, means, stds, norms, zeros = columns
-        exact, counts = self.exact_and_histograms(d, where, n)
+        exact, counts = self.exact_and_histograms(d, where, n, n)
         histograms = counts.astype(np.int64).reshape(n, HISTOGRAM_BINS)
         histograms.flags.writeable = False
         filled: list[bool] = histograms.any(axis=1).tolist()  # type: ignore[assignment]  # any(axis=1) of 2-D: a list

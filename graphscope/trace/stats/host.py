@@ -40,8 +40,7 @@ def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]
     else:
         flat = _scratch("flat", np.float64, total)
         np.copyto(flat, cat)
-    work = _scratch("work", np.float64, total)
-    squares = np.add.reduceat(np.multiply(flat, flat, out=work), starts)
+    squares = sums_of_squares(flat, starts)
     if not np.isfinite(squares).all():  # a NaN or Inf (or a float64 square's overflow) somewhere
         finite = np.isfinite(squares)
         bad, good = np.flatnonzero(~finite).tolist(), np.flatnonzero(finite).tolist()
@@ -53,38 +52,14 @@ def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]
                 result[i] = s
         return result  # type: ignore[return-value]  # every index is bad or good: none is left None
     cat.flags.writeable = False
-    lows = np.minimum.reduceat(flat, starts)
-    highs = np.maximum.reduceat(flat, starts)
-    sums = np.add.reduceat(flat, starts)
-    means = sums / sizes
-    spans = highs - lows
-    spreads = squares - sums * means  # one pass; two where it cancels (the mean dwarfs the spread)
-    spreads[spans <= 0] = 0.0  # level, or a single value
-    close = (spreads < 0.01 * squares) & (spans > 0)
-    if close.any():
-        centered = np.subtract(flat, means.repeat(sizes), out=work)
-        spreads = np.where(close, np.add.reduceat(np.multiply(centered, centered, out=work), starts), spreads)
-    zeros = np.add.reduceat(np.equal(flat, 0, out=_scratch("zero", np.bool_, total)), starts, dtype=np.intp)
-    # Bins of width span/16 from each array's min; the scale is a hair under 16/span, so each
-    # max lands in bin 15, not 16. A level array has scale 0: everything in bin 0.
-    scales = np.divide(HISTOGRAM_BINS * (1 - 2.0**-40), spans, out=np.zeros(count), where=spans > 0)
-    scaled = np.subtract(flat, lows.repeat(sizes), out=work)  # (a repeat is faster than a take)
-    scaled *= scales.repeat(sizes)
-    index = _scratch("index", np.intp, total)
-    np.copyto(index, scaled, casting="unsafe")  # truncation: the bin within the array
-    index += offsets  # the array's own 16 bins
-    hist = np.bincount(index, minlength=HISTOGRAM_BINS * count).reshape(count, HISTOGRAM_BINS)
+    lows, highs, means, stds, norms, fractions, hist = batch_figures(flat, sizes, starts, offsets, squares)
     hist.flags.writeable = False
-    stds = np.sqrt(spreads / np.maximum(sizes - 1, 1)).tolist()
-    norms = np.sqrt(squares).tolist()
-    fractions = (zeros / sizes).tolist()
     name = dtype_name(cat.dtype)
     out: list[TensorSummary] = []
     append = out.append
     start = 0
-    for a, row, n, lo, hi, mean, sd, norm, zf in zip(
-        arrays, hist, sizes.tolist(), lows.tolist(), highs.tolist(), means.tolist(), stds, norms, fractions
-    ):
+    columns = [x.tolist() for x in (sizes, lows, highs, means, stds, norms, fractions)]
+    for a, row, n, lo, hi, mean, sd, norm, zf in zip(arrays, hist, *columns):
         view = cat[start : start + n]
         start += n
         append(
@@ -107,6 +82,49 @@ def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]
             )
         )
     return out
+
+
+_F = NDArray[np.float64]
+_I = NDArray[np.intp]
+# Per array of a batch: min, max, mean, std (0 for a single value), norm, zero fraction; histogram counts [arrays, 16].
+Figures = tuple[_F, _F, _F, _F, _F, _F, _I]
+
+
+def sums_of_squares(flat: _F, starts: _I) -> _F:
+    """Each array's sum of squares, of arrays laid end to end in `flat` from `starts`."""
+    squares: _F = np.add.reduceat(np.multiply(flat, flat, out=_scratch("work", np.float64, flat.size)), starts)
+    return squares
+
+
+def batch_figures(flat: _F, sizes: _I, starts: _I, offsets: _I, squares: _F) -> Figures:
+    """The statistics of arrays of finite values laid end to end in `flat` (their sizes, starts, each
+    element's first bin: `_layout`; their sums of squares), from segmented reductions. Each array's
+    figures depend on its own values alone: a snapshot derives them again from its values
+    (`snapshot.derived_stats`)."""
+    count, total = len(sizes), flat.size
+    work = _scratch("work", np.float64, total)
+    lows = np.minimum.reduceat(flat, starts)
+    highs = np.maximum.reduceat(flat, starts)
+    sums = np.add.reduceat(flat, starts)
+    means = sums / sizes
+    spans = highs - lows
+    spreads = squares - sums * means  # one pass; two where it cancels (the mean dwarfs the spread)
+    spreads[spans <= 0] = 0.0  # level, or a single value
+    close = (spreads < 0.01 * squares) & (spans > 0)
+    if close.any():
+        centered = np.subtract(flat, means.repeat(sizes), out=work)
+        spreads = np.where(close, np.add.reduceat(np.multiply(centered, centered, out=work), starts), spreads)
+    zeros = np.add.reduceat(np.equal(flat, 0, out=_scratch("zero", np.bool_, total)), starts, dtype=np.intp)
+    # Bins of width span/16 from each array's min; the scale is a hair under 16/span, so each
+    # max lands in bin 15, not 16. A level array has scale 0: everything in bin 0.
+    scales = np.divide(HISTOGRAM_BINS * (1 - 2.0**-40), spans, out=np.zeros(count), where=spans > 0)
+    scaled = np.subtract(flat, lows.repeat(sizes), out=work)  # (a repeat is faster than a take)
+    scaled *= scales.repeat(sizes)
+    index = _scratch("index", np.intp, total)
+    np.copyto(index, scaled, casting="unsafe")  # truncation: the bin within the array
+    index += offsets  # the array's own 16 bins
+    hist = np.bincount(index, minlength=HISTOGRAM_BINS * count).reshape(count, HISTOGRAM_BINS)
+    return lows, highs, means, np.sqrt(spreads / np.maximum(sizes - 1, 1)), np.sqrt(squares), zeros / sizes, hist
 
 
 _layouts: dict[tuple[int, ...], _Layout] = {}  # tuple of sizes -> (sizes, starts, each element's first bin)
