@@ -104,6 +104,7 @@ async def test_p_at_the_first_step_says_why_it_cannot_go_further():
             await wait_for_text(pilot, "nothing earlier in the record")
 
 
+@pytest.mark.slow
 async def test_b_then_c_stops_at_the_breakpoint_in_the_next_pass():
     with live_app(SCRIPTS / "tiny_mlp.py") as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
@@ -256,6 +257,7 @@ async def test_the_views_switch_on_a_live_run():
             await wait_for(pilot, lambda: session.state.step == 0 and session.state.frontier == 2)
 
 
+@pytest.mark.slow
 async def test_slash_finds_a_parameter_of_the_live_model():
     with live_app(SAMPLES / "training_loop.py") as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
@@ -270,6 +272,7 @@ async def test_slash_finds_a_parameter_of_the_live_model():
             )
 
 
+@pytest.mark.slow
 async def test_a_tensor_too_big_for_the_record_shows_its_kept_preview_live_as_in_a_snapshot():
     with live_app(SCRIPTS / "big_tensor.py") as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
@@ -286,6 +289,7 @@ def stepper(app) -> str:
     return app.query_one(Stepper)._last.plain
 
 
+@pytest.mark.slow
 async def test_while_running_the_status_bar_follows_the_pass_and_loss_and_esc_interrupts():
     with live_app(SCRIPTS / "long_training.py") as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
@@ -304,6 +308,7 @@ async def test_while_running_the_status_bar_follows_the_pass_and_loss_and_esc_in
             assert session.state.reason == "interrupted"  # at its next node, or the end of its pass
 
 
+@pytest.mark.slow
 async def test_n_during_a_continue_interrupts_it_at_the_next_node():
     with live_app(SCRIPTS / "long_training.py") as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
