@@ -15,6 +15,14 @@ import threading
 
 import pytest
 
+# Where PYTHONDONTWRITEBYTECODE is set, every pytest process (each xdist worker, each strict-device
+# sub-suite) would rewrite the test modules' asserts again (~7 s of CPU) and every `graphscope` subprocess
+# would compile the package again (~0.3 s): cache them as an installed package's are, in __pycache__
+# (which git ignores). Cleared here, before pytest-xdist starts its workers, so they and every subprocess
+# a test starts inherit it.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 
 def pytest_addoption(parser):
     parser.addoption(

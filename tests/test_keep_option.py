@@ -134,6 +134,7 @@ def test_headless_full_values_keeps_every_element_of_a_large_tensor(tmp_path):
     assert large and all(s.values is not None and s.values.size == s.numel for s in large)
 
 
+@pytest.mark.slow
 def test_explain_of_a_cnn_says_how_to_keep_its_values_and_with_full_values_shows_them():
     cut = graphscope("explain", str(SAMPLES / "small_cnn.py"), "1")
     assert cut.returncode == 0, cut.stderr
@@ -173,6 +174,7 @@ def test_gradcheck_checks_a_conv_of_a_cnn_sized_input_with_full_values_all():
     assert checked.checked and checked.ok, checked.reason
 
 
+@pytest.mark.slow
 def test_the_headless_summary_says_how_to_keep_the_passes_it_did_not():
     cut = graphscope("run", "--headless", str(SAMPLES / "forgot_zero_grad.py"), "4")
     assert cut.returncode == 0, cut.stderr

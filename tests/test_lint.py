@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -29,5 +31,6 @@ def test_the_code_is_ruff_formatted():
     assert_clean(run("ruff", "format", "--check", "."))
 
 
+@pytest.mark.slow
 def test_mypy_finds_nothing():
     assert_clean(run("mypy"))

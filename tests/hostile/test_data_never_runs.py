@@ -36,6 +36,7 @@ def test_a_snapshot_shaped_file_is_never_run_whatever_its_name(tmp_path, command
     ["\ufeff", "\f", "\v \n\t", "\r\n" * 40_000],
     ids=["byte-order-mark", "form-feed", "blanks", "blanks-over-a-chunk"],
 )
+@pytest.mark.slow
 def test_blanks_or_a_byte_order_mark_do_not_hide_the_brace(tmp_path, prefix):
     path, mark = _polyglot(tmp_path, "data.txt", prefix)
     for command in (("explain", path), ("run", "--headless", path)):
@@ -57,6 +58,7 @@ def test_a_script_named_as_json_is_never_run(tmp_path, command):
 
 
 @pytest.mark.parametrize("name", ["OK.JSON", "ok.snapshot", "run.json"])
+@pytest.mark.slow
 def test_a_real_snapshot_is_explained_whatever_its_name(tmp_path, name):
     model = script(
         tmp_path,
@@ -97,6 +99,7 @@ def test_a_script_with_another_name_is_run_and_said_so(tmp_path):
 
 
 @pytest.mark.parametrize("command", [("explain",), ("run", "--headless")])
+@pytest.mark.slow
 def test_a_folder_or_fifo_is_named_for_what_it_is(tmp_path, command):
     fifo = tmp_path / "pipe.py"
     os.mkfifo(fifo)

@@ -425,6 +425,7 @@ print("loaded")
 """
 
 
+@pytest.mark.slow
 def test_a_large_checkpoint_loads_in_little_more_memory_than_its_tensors(tmp_path):
     torch = pytest.importorskip("torch")
     size = 256 * 2**20

@@ -54,6 +54,7 @@ def test_a_relative_export_lands_where_the_command_started_not_where_the_script_
 # --- 10: os._exit and crashes ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_script_ending_in_os_exit_still_gets_its_summary_and_export(tmp_path):
     out = tmp_path / "x.json"
     result = graphscope("run", "--headless", "--export", out, script(tmp_path, TRAIN + "import os\nos._exit(7)\n"))
@@ -83,6 +84,7 @@ OS_EXIT_FROM_A_THREAD = """
 """
 
 
+@pytest.mark.slow
 def test_os_exit_from_another_thread_of_the_script_writes_the_export(tmp_path):
     out = tmp_path / "x.json"
     result = graphscope("run", "--headless", "--export", out, script(tmp_path, OS_EXIT_FROM_A_THREAD))
@@ -110,6 +112,7 @@ FORKED_CHILD = """
 """
 
 
+@pytest.mark.slow
 def test_a_forked_child_leaving_by_os_exit_writes_nothing_of_the_parents(tmp_path):
     out = tmp_path / "x.json"
     result = graphscope("run", "--headless", "--export", out, script(tmp_path, FORKED_CHILD))
@@ -162,6 +165,7 @@ def _signalled(command, signum, cwd):
 
 
 @pytest.mark.parametrize("name", ["SIGTERM", "SIGINT"])
+@pytest.mark.slow
 def test_a_script_stopping_gracefully_on_a_signal_behaves_as_under_plain_python(tmp_path, name):
     path = script(tmp_path, GRACEFUL.format(name=name))
     plain = _signalled([sys.executable, str(path)], getattr(signal, name), tmp_path)
@@ -213,6 +217,7 @@ FOREVER = """
         ("at the script's first line", [sys.executable, "-m", "graphscope"], "started"),
     ],
 )
+@pytest.mark.slow
 def test_ctrl_c_at_any_moment_exits_130_with_one_line_and_an_export_that_loads(tmp_path, moment, command, ready):
     out = tmp_path / "x.json"
     run = subprocess.Popen(
@@ -260,6 +265,7 @@ def test_a_path_naming_a_folder_is_refused_before_the_script_runs(tmp_path, flag
     "name, shown",
     [("a\nb.json", "a\\x0ab.json"), ("a\x1b[31mb.json", "a\\x1b[31mb.json"), ("a\tb.json", "a\\x09b.json")],
 )
+@pytest.mark.slow
 def test_a_control_character_in_the_path_is_printed_escaped(tmp_path, name, shown):
     result = graphscope("run", "--headless", "--export", name, script(tmp_path, TRAIN), cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
@@ -270,6 +276,7 @@ def test_a_control_character_in_the_path_is_printed_escaped(tmp_path, name, show
 @pytest.mark.parametrize(
     "streams", ["sys.stdout = None", "sys.stdout = sys.stderr = None", "sys.stdout = open(os.devnull, 'w')"]
 )
+@pytest.mark.slow
 def test_a_script_replacing_its_streams_leaves_graphscopes_output_alone(tmp_path, streams):
     out = tmp_path / "x.json"
     result = graphscope("run", "--headless", "--export", out, script(tmp_path, TRAIN + f"import os, sys\n{streams}\n"))

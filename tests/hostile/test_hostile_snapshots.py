@@ -78,6 +78,7 @@ def _write(tmp_path, doc: dict, name: str = "hostile.json"):
 # --- counts (issue 26, item 7) --------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_full_rows_whose_value_counts_wrap_a_64_bit_sum_are_refused(tmp_path):
     """Four rows of 2**62 values each: their sum wraps to 0, which the empty pools would match."""
     path = _write(tmp_path, _with_rows(_doc(), 4, [2**31, 2**31], FULL))
@@ -126,12 +127,14 @@ def _with_json(tmp_path, section: str, junk: bytes, name: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_json_that_would_take_more_memory_than_the_process_has_is_refused_before_it_is_built(tmp_path):
     """100 MB of empty objects (2.6 GB once parsed) in a process that may take 1.5 GB."""
     path = _with_json(tmp_path, "console", b"[" + b"{}," * (100 * 2**20 // 3) + b"{}]", "objects.json")
     one_line_error(graphscope("summary", path, memory=1500 * 2**20), 2, str(path), "100.0 MiB", "memory", "GiB")
 
 
+@pytest.mark.slow
 def test_a_long_list_of_numbers_past_the_memory_the_process_has_is_refused_before_it_is_built(tmp_path):
     """161 MB of floats (1.4 GB once parsed) in a process that may take 1 GB."""
     path = _with_json(tmp_path, "findings", b"[" + b"0.5," * (161 * 10**6 // 4) + b"1]", "floats.json")
@@ -149,6 +152,7 @@ def test_a_file_larger_than_the_memory_the_process_has_is_refused_before_it_is_r
 # --- a writer killed mid-write (issue 26, item 11) ------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_partial_file_of_an_export_killed_mid_write_is_removed_by_the_next_export(tmp_path):
     killed_mid_write = (
         "import os, signal, sys\n"
@@ -182,6 +186,7 @@ def test_the_partial_file_of_an_export_killed_mid_write_is_removed_by_the_next_e
 # --- every export loads (issue 26, item 8; issue 25's names) ------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_runs_whose_exports_did_not_load_now_export_what_loads(tmp_path):
     model = script(
         tmp_path,
@@ -355,6 +360,7 @@ def _names_and_texts(record, d: int) -> None:
     ("d", "code"),
     [(-1, EXIT_LOW - 1), (0, EXIT_LOW), (1, EXIT_LOW + 1), (-1, EXIT_HIGH - 1), (0, EXIT_HIGH), (1, EXIT_HIGH + 1)],
 )
+@pytest.mark.slow
 def test_an_export_at_every_limit_and_one_either_side_loads_with_what_fits(tmp_path, d, code):
     record = _limited_run(tmp_path, d, str(code))
     _names_and_texts(record, d)
@@ -362,6 +368,7 @@ def test_an_export_at_every_limit_and_one_either_side_loads_with_what_fits(tmp_p
 
 
 @pytest.mark.parametrize("d", [-1, 0, 1])
+@pytest.mark.slow
 def test_a_scripts_error_at_its_limits_and_one_either_side_loads_with_what_fits(tmp_path, d):
     error = _limited_run(tmp_path, d, "error").error
     _held([error.type], "E" * (NAME + d), FIELDS["error.type"])

@@ -44,6 +44,7 @@ def _refused(record, tmp_path, where: str, commands: tuple[str, ...] = ()) -> st
     return message
 
 
+@pytest.mark.slow
 def test_a_matmul_input_rewired_to_a_node_of_another_shape_is_refused_with_the_place(tmp_path):
     record = mlp_record(passes=1)
     mm2 = _node_of(record, "matmul", 1)  # relu (4, 5) @ w2 (5, 1)

@@ -95,6 +95,7 @@ def test_ctrl_c_at_a_random_moment_exits_130_with_an_export_that_loads(tmp_path,
 
 
 @pytest.mark.parametrize("case", sorted(STUCK))
+@pytest.mark.slow
 def test_ctrl_c_while_the_script_is_not_at_an_engine_event(tmp_path, case):
     code, _, stderr, out = _interrupt(tmp_path, STUCK[case], 0.3)
     assert code == 130, stderr[-2000:]
@@ -121,6 +122,7 @@ THREADS = """
 """
 
 
+@pytest.mark.slow
 def test_a_script_using_the_engine_from_several_threads_records_its_main_thread(tmp_path):
     out = tmp_path / "x.json"
     result = graphscope("run", "--headless", "--export", out, script(tmp_path, THREADS))

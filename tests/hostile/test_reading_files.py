@@ -105,6 +105,7 @@ def test_a_lone_surrogate_in_a_source_text_is_shown_escaped(tmp_path):
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
 
 
+@pytest.mark.slow
 def test_a_lone_surrogate_in_the_scripts_error_is_recorded_exported_and_summarised(tmp_path):
     path = script(
         tmp_path,
@@ -122,6 +123,7 @@ def test_a_lone_surrogate_in_the_scripts_error_is_recorded_exported_and_summaris
     assert "\\udfff" in graphscope("summary", out).stdout
 
 
+@pytest.mark.slow
 def test_losses_at_the_ends_of_the_float_range_are_summarised_and_exported(tmp_path):
     path = script(
         tmp_path,

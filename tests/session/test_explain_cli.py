@@ -53,6 +53,7 @@ def test_pass_chooses_the_backward_pass(tmp_path):
     assert result.stdout.startswith(f"Backward pass 1 of {path}\nPass 1 of 2, loss 5: 2 steps")
 
 
+@pytest.mark.slow
 def test_a_pass_that_does_not_exist_is_an_error_naming_the_passes(tmp_path):
     path = script(tmp_path, TWO_PASSES)
     result = graphscope("explain", "--pass", "7", path)
@@ -77,12 +78,14 @@ def test_no_such_file_is_an_error(tmp_path):
     assert (result.returncode, result.stderr) == (2, f"graphscope: {tmp_path / 'nope.py'}: no such file\n")
 
 
+@pytest.mark.slow
 def test_a_snapshot_is_explained_as_its_script_was(equation_snapshot, equation_explained):
     from_snapshot = graphscope("explain", str(equation_snapshot))
     assert from_snapshot.returncode == 0, from_snapshot.stderr
     assert from_snapshot.stdout == equation_explained.stdout
 
 
+@pytest.mark.slow
 def test_a_snapshot_pass_outside_its_detail_window_says_how_to_get_it(tmp_path):
     path = script(
         tmp_path,
@@ -105,6 +108,7 @@ def test_a_snapshot_pass_outside_its_detail_window_says_how_to_get_it(tmp_path):
     assert on_the_script.returncode == 0 and on_the_script.stdout.startswith(f"Backward pass 2 of {path}")
 
 
+@pytest.mark.slow
 def test_a_snapshot_takes_no_script_options(equation_snapshot):
     snap = equation_snapshot
     for options in (["--as-torch"], ["--full-values", "100000"]):
@@ -133,6 +137,7 @@ def test_markdown_has_a_heading_per_step_and_the_numbers_in_code_blocks():
     assert out.count("```") % 2 == 0
 
 
+@pytest.mark.slow
 def test_text_from_the_script_stays_literal(tmp_path):
     path = script(
         tmp_path,

@@ -3,6 +3,8 @@
 import json
 import os
 
+import pytest
+
 from graphscope.trace import snapshot
 from tests.graphscope_command import ROOT, graphscope, script
 
@@ -16,6 +18,7 @@ def test_headless_run_prints_the_summary_and_the_scripts_output(tmp_path):
     assert "graphscope summary" in result.stdout and "backward passes recorded" in result.stdout
 
 
+@pytest.mark.slow
 def test_export_writes_a_snapshot_that_summary_reads(tmp_path):
     snap = tmp_path / "run.json"
     result = graphscope("run", "--headless", "--export", str(snap), os.path.join(SAMPLES, "training_loop.py"))
@@ -39,6 +42,7 @@ def test_exit_code_is_the_scripts_sys_exit_code(tmp_path):
     assert graphscope("run", "--headless", path).returncode == 4
 
 
+@pytest.mark.slow
 def test_a_raising_script_exits_1_prints_its_traceback_and_still_exports(tmp_path):
     snap = tmp_path / "crash.json"
     path = script(

@@ -1,6 +1,8 @@
 """`graphscope run --headless` of a script with a gradient penalty: the backward that builds the
 penalty's grads and the backward through them are passes of their own, exported and explained."""
 
+import pytest
+
 from graphscope.trace import snapshot
 from tests.graphscope_command import graphscope, script
 
@@ -25,6 +27,7 @@ GRADIENT_PENALTY = """
 GRAD_LINE = 1 + next(i for i, line in enumerate(GRADIENT_PENALTY.splitlines()) if "autograd.grad" in line)
 
 
+@pytest.mark.slow
 def test_a_gradient_penalty_run_records_each_backward_as_a_pass_and_explains_the_second(tmp_path):
     path, snap = script(tmp_path, GRADIENT_PENALTY), tmp_path / "run.json"
     result = graphscope("run", "--headless", "--keep", "all", "--export", snap, path)

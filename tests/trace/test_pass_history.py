@@ -48,6 +48,7 @@ def test_held_passes_are_the_objects_themselves_and_it_reads_like_a_list():
         history[5]
 
 
+@pytest.mark.slow
 def test_a_long_run_keeps_every_loss_in_little_memory_and_its_snapshot_loads():
     w = gs.ones(2, requires_grad=True)
     recorder = Recorder(Policy(keep_first=1, keep_last=3))

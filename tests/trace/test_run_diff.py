@@ -176,6 +176,7 @@ def test_the_command_exits_0_when_they_agree_1_when_they_differ(tmp_path, capsys
     assert main(["diff", "--atol", "100", str(tmp_path / "a.json"), str(tmp_path / "b.json")]) == 0
 
 
+@pytest.mark.slow
 def test_bad_input_exits_2_with_one_line_saying_what(tmp_path):
     good = tmp_path / "a.json"
     snapshot.dump(record_script(tmp_path, "a.py", EQUATION.format(constant="1.0")), good)

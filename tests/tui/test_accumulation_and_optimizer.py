@@ -66,6 +66,7 @@ async def test_a_second_backward_without_zeroing_shows_grad_before_added_and_now
             assert "backward() adds into .grad" not in screen_text(app)
 
 
+@pytest.mark.slow
 async def test_the_passes_view_shows_the_optimizer_s_events_between_the_passes():
     with live_app(SCRIPTS / "sgd_line.py", pause=False) as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
@@ -153,6 +154,7 @@ async def test_highlighting_an_optimizer_step_in_the_timeline_shows_it_in_the_de
             assert "after the backward of pass 0" not in screen_text(app)
 
 
+@pytest.mark.slow
 async def test_a_step_breakpoint_from_the_dialog_pauses_on_a_parameter_the_step_reads():
     with live_app(SCRIPTS / "sgd_line.py") as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:

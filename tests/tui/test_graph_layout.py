@@ -215,6 +215,7 @@ LAY_OUT = (
 )
 
 
+@pytest.mark.slow
 def test_the_same_graph_is_laid_out_the_same_in_every_process():
     """Nothing in the layout may follow the order of a set of objects (their addresses change each run)."""
     runs = {

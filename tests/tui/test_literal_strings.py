@@ -88,6 +88,7 @@ async def test_the_details_tabs_show_names_literally():
         assert app.query_one(NodeDetails).node_id in record.nodes
 
 
+@pytest.mark.slow
 async def test_clicking_a_name_that_looks_like_a_click_action_does_nothing():
     app = make_app()
     async with app.run_test(size=(140, 45)) as pilot:

@@ -59,6 +59,7 @@ async def test_while_stepping_the_rule_tab_shows_the_rule_and_the_numbers_of_the
             assert "grad_in = [-1, -1] × 2·[6, 4] = [-12, -8]" in shown
 
 
+@pytest.mark.slow
 async def test_the_rule_tab_shows_explain_s_lines_for_a_step_that_has_run():
     with live_app(SAMPLES / "gradients_of_an_equation.py") as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:

@@ -136,6 +136,7 @@ async def test_slash_finds_a_node_and_enter_jumps_to_it():
         assert app.query_one(GraphTree).cursor_item.node == node.id
 
 
+@pytest.mark.slow
 async def test_escape_closes_find_without_moving():
     app = make_app()
     async with app.run_test() as pilot:
@@ -176,6 +177,7 @@ async def test_enter_in_the_timeline_travels_to_that_step():
         await wait_for(pilot, lambda: state(app).step == 3)
 
 
+@pytest.mark.slow
 async def test_enter_on_a_pass_shows_its_graph():
     app = make_app(mlp_record(passes=3))
     async with app.run_test(size=(120, 40)) as pilot:
