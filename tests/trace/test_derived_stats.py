@@ -64,3 +64,11 @@ def test_figures_left_out_of_a_tensor_whose_values_are_not_all_held_are_refused_
     with pytest.raises(snapshot.SnapshotError) as refused:
         snapshot.loads(json.dumps(doc))
     assert refused.value.where == "tensors.derived[4]" and "cannot be derived" in refused.value.problem
+
+
+def test_a_version_8_file_without_the_derived_column_is_refused_with_the_place():
+    doc = json.loads(snapshot.dumps(_chain()))
+    del doc["tensors"]["derived"]
+    with pytest.raises(snapshot.SnapshotError) as refused:
+        snapshot.loads(json.dumps(doc))
+    assert refused.value.where == "tensors" and refused.value.problem == 'missing "derived"'

@@ -157,7 +157,7 @@ class ColumnReader(FieldReader):
             self.fail(f"{where}.nan[{i}]", f"{nan[i]:,} NaNs and {inf[i]:,} Infs in {numel[i]:,} elements")
         held = self.column(d["held"], where + ".held", n, 0, DROPPED).astype(np.uint8)
         derived = (
-            self.column(d["derived"], where + ".derived", n, 0, 1).astype(bool)
+            self.column(self.obj(d, where, ("derived",))["derived"], where + ".derived", n, 0, 1).astype(bool)
             if self.version >= DERIVED_VERSION
             else np.zeros(n, dtype=bool)
         )
