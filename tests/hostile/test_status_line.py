@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.graphscope_command import HANG_SECONDS, env, script
 
 STATUS = b"graphscope: running"
@@ -60,6 +62,7 @@ def _run_on_a_terminal(tmp_path, source):
         os.close(master)
 
 
+@pytest.mark.slow
 def test_the_status_line_waits_while_the_script_reads_a_prompted_answer(tmp_path):
     seen = bytearray()
     with _run_on_a_terminal(
@@ -84,6 +87,7 @@ def test_the_status_line_waits_while_the_script_reads_a_prompted_answer(tmp_path
     assert not after_prompt.startswith(b"\r")  # nothing wiped the prompt's line
 
 
+@pytest.mark.slow
 def test_the_status_line_waits_while_the_scripts_line_is_unfinished(tmp_path):
     seen = bytearray()
     with _run_on_a_terminal(

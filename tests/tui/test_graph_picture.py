@@ -203,6 +203,7 @@ def picture_drawn_anew(app, view) -> list[str]:
     return shown + [" " * width] * (height - len(shown))
 
 
+@pytest.mark.slow
 async def test_a_step_repaints_only_the_rows_that_change_and_the_screen_shows_the_picture_drawn_anew():
     app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
     async with app.run_test(size=(120, 40)) as pilot:
@@ -227,6 +228,7 @@ async def test_a_step_repaints_only_the_rows_that_change_and_the_screen_shows_th
             asked.clear()
 
 
+@pytest.mark.slow
 async def test_a_layout_of_the_screen_that_changes_no_size_leaves_the_picture_s_scrollbars_alone():
     """Textual's ScrollView repaints its scrollbars on every layout of the screen (the app lays out on most
     steps): the picture's only when its size or its view's changed."""

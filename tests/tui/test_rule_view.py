@@ -75,6 +75,7 @@ async def test_the_rule_tab_shows_explain_s_lines_for_a_step_that_has_run():
             assert shown[start : start + len(expected)] == [line.strip() for line in expected]
 
 
+@pytest.mark.slow
 async def test_moving_in_the_value_table_chooses_the_element_the_rule_explains():
     with live_app(SAMPLES / "fit_a_line.py") as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:

@@ -370,6 +370,7 @@ async def test_the_scripts_input_is_answered_in_the_console_not_from_the_termina
             assert not line.display
 
 
+@pytest.mark.slow
 async def test_ctrl_q_quits_while_the_script_waits_for_input():
     with live_app(SCRIPTS / "asks.py", pause=False) as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:

@@ -1,6 +1,7 @@
 """What a step redraws: only what changed. A step that changes no pane's size lays nothing out (a layout
 pass redraws the whole screen), and the graph tree repaints only the rows whose markers or cursor moved."""
 
+import pytest
 from textual.screen import Screen
 
 from graphscope.session import Debuggee
@@ -24,6 +25,7 @@ async def step(pilot, app) -> None:
     await until_still(pilot)
 
 
+@pytest.mark.slow
 async def test_a_step_that_changes_no_size_lays_out_nothing(monkeypatch):
     layouts = []
     lay_out = Screen._refresh_layout
@@ -43,6 +45,7 @@ async def test_a_step_that_changes_no_size_lays_out_nothing(monkeypatch):
             assert layouts == [], f"step {app.debuggee.state.step} laid out the screen"
 
 
+@pytest.mark.slow
 async def test_a_step_repaints_only_the_tree_rows_it_changes():
     app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
     async with app.run_test(size=SIZE) as pilot:
@@ -72,6 +75,7 @@ def tree_drawn_afresh(tree) -> list[str]:
     return [tree.render_line(y).text.rstrip() for y in range(tree.scrollable_content_region.height)]
 
 
+@pytest.mark.slow
 async def test_the_tree_on_screen_is_the_tree_drawn_afresh_after_every_step_shown_or_hidden():
     app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
     async with app.run_test(size=SIZE) as pilot:

@@ -122,6 +122,7 @@ async def test_exclamation_mark_without_nan_says_so():
         await wait_for_notice(pilot, "No NaN or Inf")
 
 
+@pytest.mark.slow
 async def test_slash_finds_a_node_and_enter_jumps_to_it():
     app = make_app()
     async with app.run_test() as pilot:
@@ -279,6 +280,7 @@ async def test_debugger_keys_wait_while_a_dialog_is_open():
         assert state(app).step == 0
 
 
+@pytest.mark.slow
 async def test_capital_b_adds_toggles_and_removes_breakpoints():
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -7,19 +7,20 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from ..snapshot.format import gc_paused
+
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector: materialising makes many long-lived objects and no
-    cycles, and a collector run again and again while they are made would scan them all each
-    time (on a 100,000-node pass, most of the work). After, what was made goes to the oldest
-    generation at once (`promote_young`)."""
-    paused = pause()
+    """Pause Python's cyclic garbage collector (as the snapshot reader does, `gc_paused`): materialising
+    makes many long-lived objects and no cycles, and a collector run again and again while they are
+    made would scan them all each time (on a 100,000-node pass, most of the work). After, what was
+    made goes to the oldest generation at once (`promote_young`)."""
     try:
-        yield
+        with gc_paused():
+            yield
     finally:
-        if paused:
-            resume()
+        promote_young()
 
 
 def pause() -> bool:
