@@ -370,9 +370,7 @@ class Recorder(hooks.Observer):
         # The next forward belongs to the next pass.
         self._journal = self._journals.begin(index + 1, self._next_id)
         self._retention.slide(index)
-        if self._collector_paused:
-            self._collector_paused = False
-            collector.resume()
+        self._resume_collector()
 
     # --- engine events: optimizer (recorded by `self._optimizer` while not sealed) -------------
 
@@ -465,10 +463,15 @@ class Recorder(hooks.Observer):
         self._sealed = True
         return self._finish(exit_code)
 
-    def _finish(self, exit_code: int | None) -> Record:
-        if self._collector_paused:  # (a backward cut short without its end: the collector runs again)
+    def _resume_collector(self) -> None:
+        """Let the collector run again after a long taped backward paused it (at its end, or at the
+        run's end when a backward was cut short)."""
+        if self._collector_paused:
             self._collector_paused = False
             collector.resume()
+
+    def _finish(self, exit_code: int | None) -> Record:
+        self._resume_collector()
         self._retention.check_held()
         finished(self.record, exit_code)
         return self._flush()
