@@ -1,6 +1,6 @@
 """The training series' figures of arrays, against NumPy in float64: a module output's mean, std, saturated and
-dead fractions, and a step's update-to-data ratio, on the host (several passes reduced together) and on another
-device; NaN, Inf, narrow floats and overflow without a warning."""
+dead fractions, and a step's update-to-data ratio, on the host (several passes reduced together, in runs that
+change no bit) and on another device; NaN, Inf, narrow floats and overflow without a warning."""
 
 import math
 import warnings
@@ -10,6 +10,8 @@ import pytest
 
 from graphscope.engine import backend
 from graphscope.trace.stats.activations import SATURATION, activation_figures, figures_of_passes
+from graphscope.trace.stats.scratch import scratch
+from graphscope.trace.stats.stacked import STACKED, runs
 from graphscope.trace.stats.update_ratio import update_ratios
 
 pytest.importorskip("array_api_strict", reason="the strict test device needs array-api-strict (the test extra)")
@@ -83,3 +85,33 @@ def test_update_ratios_are_the_step_norm_over_the_value_norm_on_every_device():
     np.testing.assert_allclose(update_ratios(befores, afters), want, rtol=1e-5)
     on = [backend.from_host(x, STRICT) for x in befores], [backend.from_host(x, STRICT) for x in afters]
     np.testing.assert_allclose(update_ratios(*on), want, rtol=1e-5)
+
+
+def test_runs_hold_arrays_of_one_shape_and_dtype_up_to_the_bound_and_a_larger_array_alone():
+    small, other = np.zeros((64, 300), np.float32), np.zeros((64, 300), np.float64)
+    arrays = [small] * 4 + [other, np.zeros(STACKED + 1, np.float32), small]
+    assert [(r.start, r.stop) for r in runs(arrays)] == [(0, 3), (3, 4), (4, 5), (5, 6), (6, 7)]
+
+
+def test_figures_reduced_in_runs_are_those_of_each_array_alone_to_the_bit():
+    arrays = [RNG.standard_normal((64, 300)).astype(np.float32) for _ in range(7)]
+    for kind in ("relu", "tanh", "other"):
+        alone = np.concatenate([figures_of_passes([a], kind) for a in arrays])
+        np.testing.assert_array_equal(figures_of_passes(arrays, kind), alone)
+    afters = [a + np.float32(0.01) for a in arrays]
+    alone = np.concatenate([update_ratios([b], [a]) for b, a in zip(arrays, afters)])
+    np.testing.assert_array_equal(update_ratios(arrays, afters), alone)
+
+
+def test_update_ratios_of_arrays_of_several_shapes_and_sizes_in_one_call():
+    befores = [np.full(3, 2.0), np.full((300, 300), 1.0, np.float32), np.full((2, 2), 4.0, np.float16)]
+    afters = [b * b.dtype.type(1.5) for b in befores]
+    np.testing.assert_allclose(update_ratios(befores, afters), [0.5, 0.5, 0.5], rtol=1e-6)
+
+
+def test_a_scratch_buffer_has_the_dtype_and_size_asked_for_and_is_reused():
+    first = scratch("test.buffer", np.float32, 10)
+    again = scratch("test.buffer", np.float32, 8)
+    assert again.base is first.base and again.size == 8
+    wide = scratch("test.buffer", np.float64, 10)
+    assert wide.dtype == np.float64 and wide.size == 10

@@ -3,13 +3,16 @@ module outputs' statistics, whatever the detail window keeps, each checked again
 arrays."""
 
 import math
+import weakref
 
 import numpy as np
 import pytest
 
 import graphscope as gs
 from graphscope import nn, optim
+from graphscope.trace.record.model import BackwardPass, Record
 from graphscope.trace.recording.recorder import Policy
+from graphscope.trace.recording.training_series import TrainingRecording
 from tests.trace.trace_helpers import recorded
 
 ONLY_LAST = Policy(keep_first=0, keep_last=1)  # every pass but the last loses its detail
@@ -178,3 +181,51 @@ def test_module_outputs_past_the_passes_held_at_once_are_all_figured():
     np.testing.assert_allclose(relu.dead, [np.mean(~s["hidden"].any(axis=0)) for s in seen])
     for name, series in rec.training.params.items():
         np.testing.assert_allclose(series.update_ratio, [s["ratios"][name] for s in seen], rtol=1e-4)
+
+
+def test_large_and_small_outputs_and_steps_have_numpys_figures_and_modules_keep_the_order_they_ran():
+    gs.manual_seed(0)
+    # outputs of 64 x 4 (held, a few passes stacked) and 64 x 300 (figured with its pass); likewise
+    # a 300 x 60 weight and the smaller ones
+    net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 300), nn.Tanh(), nn.Linear(300, 60))
+    opt = optim.SGD(net.parameters(), lr=0.05)
+    x, y = gs.randn(64, 3), gs.randn(64, 60)
+    seen = []
+
+    def run():
+        for _ in range(5):
+            opt.zero_grad()
+            loss = ((net(x) - y) ** 2).mean()
+            loss.backward()
+            with gs.no_grad():
+                outs = [x]
+                for layer in net:
+                    outs.append(layer(outs[-1]))
+            before = {name: p.detach().numpy().copy() for name, p in net.named_parameters()}
+            opt.step()
+            ratios = {k: norm(p.detach().numpy() - before[k]) / norm(before[k]) for k, p in net.named_parameters()}
+            seen.append(([o.numpy() for o in outs[1:]], ratios))
+
+    _, rec, _ = recorded(run, ONLY_LAST)
+    acts = rec.training.activations
+    assert list(acts) == ["net.0", "net.1", "net.2", "net.3", "net.4"]
+    for k, name in enumerate(acts):
+        np.testing.assert_allclose(acts[name].mean, [outs[k].mean() for outs, _ in seen], rtol=1e-4, atol=1e-7)
+        np.testing.assert_allclose(acts[name].std, [outs[k].std() for outs, _ in seen], rtol=1e-4)
+    for name, series in rec.training.params.items():
+        np.testing.assert_allclose(series.update_ratio, [r[name] for _, r in seen], rtol=1e-4)
+        np.testing.assert_allclose(series.lr, np.full(5, 0.05))
+
+
+def test_a_large_parameters_step_is_figured_at_once_and_its_copies_are_let_go():
+    record = Record(passes=[BackwardPass(0)])
+    training = TrainingRecording(record)
+    before = np.linspace(1.0, 2.0, 20000, dtype=np.float32)
+    after = before * np.float32(1.5)
+    copies = weakref.ref(before), weakref.ref(after)
+    training.updates(0, [("w", before, after)], 0.1)
+    del before, after
+    assert all(c() is None for c in copies)
+    training.publish()
+    assert record.training.params["w"].update_ratio.tolist() == [pytest.approx(0.5)]
+    assert record.training.params["w"].lr.tolist() == [0.1]

@@ -2,11 +2,12 @@
 
 Each figure is taken when the recorder has it at hand: the loss when a pass begins, the grad norms
 when it ends, an update's ratio when the optimizer step or the hand update after it ends (its value
-after is changed by the next). A pass's module outputs (its journal's last op of each module) are
-held, a few passes' worth, and reduced together per module (`stats/activations.py`). Figures are
-stored into NumPy buffers in batches, which grow by a quarter (NaN where nothing was stored);
-`publish` sets `record.training`'s columns to views of them, so a million passes cost a few arrays
-and no copy per flush.
+after is changed by the next). A pass's module outputs (its journal's last op of each module) and
+its steps' copies are held, a few passes' worth, and reduced together per module or parameter
+(`stats/activations.py`, `stats/update_ratio.py`); a large one is figured at once, as stacking it
+with others would only copy it. Figures are stored into NumPy buffers in batches, which grow by a
+quarter (NaN where nothing was stored); `publish` sets `record.training`'s columns to views of
+them, so a million passes cost a few arrays and no copy per flush.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ..record.model import Record
 from ..record.training import ACTIVATION_KINDS, ActivationSeries, ParamSeries
 from ..stats.activations import figures_of_passes
 from ..stats.device import DeviceArray
+from ..stats.stacked import STACKED
 from ..stats.summarize import Summarized
 from ..stats.update_ratio import update_ratios
 from .journal import Journal, OpEvent
@@ -28,7 +30,8 @@ _NAN = math.nan
 _KINDS = frozenset(ACTIVATION_KINDS)
 _BATCH = 256  # figures put one at a time, stored together
 _HELD_PASSES = 32  # module outputs held at most, in passes...
-_HELD_BYTES = 1 << 21  # ...and in bytes (a large output is figured with its own pass)
+_HELD_BYTES = 1 << 21  # ...and in bytes
+_AT_ONCE = STACKED // 4  # an array larger is figured at once: stacked with others it would save little
 
 
 class _Rows:
@@ -111,18 +114,23 @@ class TrainingRecording:
     def updates(self, index: int, changes: Iterable[tuple[str, DeviceArray, DeviceArray]], lr: float) -> None:
         """An optimizer step (lr, its group's learning rate) or a hand update (lr NaN) followed pass
         `index`: (label, copies of the value before it and after it) of each parameter it changed,
-        held to be figured with the next passes'."""
+        figured at once when large, else held to be figured with the next passes'."""
         if index < 0:
             return
         held = self._steps
         for label, before, after in changes:
-            if type(before) is not Summarized and type(after) is not Summarized:  # (else too large to copy)
+            if type(before) is Summarized or type(after) is Summarized:  # (too large to copy)
+                continue
+            if before.size > _AT_ONCE:
+                ratio = update_ratios([before], [after])[0]
+                (self._params.get(label) or self._param(label))[1].put(index, (float(ratio), lr))
+            else:
                 held.append((index, label, before, after, lr))
                 self._held_bytes += (before.size + after.size) * 8
 
     def activations(self, index: int, j: Journal) -> None:
         """Pass `index`'s forward, as journal `j` holds it: each module's output (its last op in the
-        pass), held to be figured with the next passes'."""
+        pass), figured at once when large, else held to be figured with the next passes'."""
         last: dict[str | None, OpEvent] = {m: e for m, e in j.outputs.items()}  # those already put into the record
         j.outputs = {}
         last.update({e.module: e for e in j.events[j.done :] if type(e) is OpEvent})
@@ -130,10 +138,16 @@ class TrainingRecording:
         held = self._held
         for module, e in last.items():
             array = e.array
-            if array.size > 1 and module is not None:  # (a single number: a loss)
-                op = e.names[0]
-                held.append((index, module, op if op in _KINDS else "other", array, e.vc, e.version))
+            if array.size <= 1 or module is None:  # (a single number: a loss)
+                continue
+            op = e.names[0]
+            kind = op if op in _KINDS else "other"
+            rows = self._module_rows(module, kind)  # (made as the module first appears: the series' order)
+            if array.size <= _AT_ONCE:
+                held.append((index, module, kind, array, e.vc, e.version))
                 self._held_bytes += array.size * 8  # (about: any device's array has a size)
+            elif e.vc[0] == e.version:  # (else overwritten in place since: left NaN)
+                rows.put(index, tuple(figures_of_passes([array], kind)[0].tolist()))
         self._held_passes += 1
         if self._held_passes >= _HELD_PASSES or self._held_bytes > _HELD_BYTES:
             self._figure_held()
@@ -147,12 +161,8 @@ class TrainingRecording:
                 group = groups.setdefault((module, kind, array.shape, array.dtype), ([], []))
                 group[0].append(index)
                 group[1].append(array)
-        acts = self._activations
         for (module, kind, _, _), (indices, arrays) in groups.items():
-            held = acts.get(module)
-            if held is None:
-                held = acts[module] = (kind, _Rows(4))
-            held[1].store(indices, figures_of_passes(arrays, kind))
+            self._module_rows(module, kind).store(indices, figures_of_passes(arrays, kind))
         steps: dict[tuple[str, tuple[int, ...], object], list[_Step]] = {}
         for step in self._steps:
             steps.setdefault((step[1], step[2].shape, step[2].dtype), []).append(step)
@@ -184,3 +194,10 @@ class TrainingRecording:
     def _param(self, label: str) -> tuple[_Rows, _Rows]:
         rows = self._params[label] = (_Rows(1), _Rows(2))
         return rows
+
+    def _module_rows(self, module: str, kind: str) -> _Rows:
+        """The module's figures (made with the kind of its first output)."""
+        held = self._activations.get(module)
+        if held is None:
+            held = self._activations[module] = (kind, _Rows(4))
+        return held[1]

@@ -17,6 +17,8 @@ from graphscope.engine import backend
 from graphscope.engine.backend import namespace
 
 from .device import DeviceArray
+from .scratch import scratch
+from .stacked import rows, runs
 
 SATURATION = 0.01  # a tanh or sigmoid output this close to a bound counts as saturated
 # op -> the bounds its saturation is measured against
@@ -49,22 +51,29 @@ def activation_figures(outputs: list[tuple[DeviceArray, str]]) -> list[Figures]:
 
 def figures_of_passes(arrays: list[DeviceArray], kind: str) -> np.ndarray:
     """The figures (rows of mean, std, saturated, dead) of one module's outputs over several passes,
-    each of the same shape and dtype, reduced together: a few NumPy calls for them all (host arrays;
-    another device's are summarised one by one)."""
+    each of the same shape and dtype, reduced together: a few NumPy calls per run of them (host
+    arrays, `stacked.runs`; another device's are summarised one by one)."""
     first = arrays[0]
     if type(first) is not np.ndarray:
         return np.array(activation_figures([(a, kind) for a in arrays]), dtype=np.float64).reshape(-1, 4)
+    out = np.full((len(arrays), 4), _NAN)
+    if first.size and first.dtype.kind in "fiub":
+        for run in runs(arrays):
+            _host_figures(arrays[run], kind, out[run])
+    return out
+
+
+def _host_figures(arrays: list[np.ndarray], kind: str, out: np.ndarray) -> None:
+    """Rows `out` set to the figures of host arrays of one shape and a numeric dtype, stacked; the
+    temporaries in scratch buffers."""
+    first = arrays[0]
     k, size = len(arrays), first.size
-    out = np.full((k, 4), _NAN)
-    if not size or first.dtype.kind not in "fiub":
-        return out
-    stack = np.stack(arrays) if k > 1 else first[None]
-    flat = stack.reshape(k, -1)
+    stack = flat = rows(arrays, "activation.stack")
     if flat.dtype.kind != "f" or flat.dtype.itemsize < 4:  # summed in float32 at least (a float16 squared overflows)
         flat = flat.astype(np.float32 if flat.dtype.kind == "f" else np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):  # (once per batch of passes)
+    with np.errstate(over="ignore", invalid="ignore"):  # (once per run of passes)
         total = flat.sum(axis=1).astype(np.float64)
-        squares = (flat * flat).sum(axis=1).astype(np.float64)
+        squares = np.multiply(flat, flat, out=_work("activation.squares", flat)).sum(axis=1).astype(np.float64)
         # a float32's squares past its range are summed again wide
         wide = ~np.isfinite(squares) & np.isfinite(total)
         if wide.any():
@@ -75,12 +84,18 @@ def figures_of_passes(arrays: list[DeviceArray], kind: str) -> np.ndarray:
     bounds = _BOUNDS.get(kind)
     if bounds is not None:
         low, high = bounds
-        out[:, 2] = np.count_nonzero((flat <= low + SATURATION) | (flat >= high - SATURATION), axis=1) / size
+        near = np.less_equal(flat, low + SATURATION, out=_work("activation.low", flat, np.bool_))
+        near |= np.greater_equal(flat, high - SATURATION, out=_work("activation.high", flat, np.bool_))
+        out[:, 2] = np.count_nonzero(near, axis=1) / size
     elif kind == "relu" and first.ndim:
         units = _units(first)
         alive = np.count_nonzero(stack.reshape(k, first.shape[0], -1).any(axis=1), axis=1)
         out[:, 3] = (units - alive) / units
-    return out
+
+
+def _work(name: str, like: np.ndarray, dtype: type[np.generic] | None = None) -> np.ndarray:
+    """Scratch buffer `name` shaped as `like`, of its dtype or `dtype`."""
+    return scratch(name, dtype or like.dtype, like.size).reshape(like.shape)
 
 
 def _on_device(a: DeviceArray, kind: str) -> list[DeviceArray]:

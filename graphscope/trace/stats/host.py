@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Iterator, Sequence
 
 import numpy as np
-from numpy.typing import DTypeLike, NDArray
+from numpy.typing import NDArray
 
 from graphscope.engine.backend import numpy_dtype_name as dtype_name
 
@@ -18,6 +17,7 @@ from ..record.tensor_summary import (
     TensorSummary,
     host_dtype,
 )
+from .scratch import KEEP, scratch
 
 # A histogram's work: (an evenly strided sample of the finite values, their min, their max, how many)
 _Job = tuple[np.ndarray, float, float, int]
@@ -38,7 +38,7 @@ def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]
     if cat.dtype == np.float64:
         flat = cat
     else:
-        flat = _scratch("flat", np.float64, total)
+        flat = scratch("flat", np.float64, total)
         np.copyto(flat, cat)
     squares = sums_of_squares(flat, starts)
     if not np.isfinite(squares).all():  # a NaN or Inf (or a float64 square's overflow) somewhere
@@ -92,7 +92,7 @@ Figures = tuple[_F, _F, _F, _F, _F, _F, _I]
 
 def sums_of_squares(flat: _F, starts: _I) -> _F:
     """Each array's sum of squares, of arrays laid end to end in `flat` from `starts`."""
-    squares: _F = np.add.reduceat(np.multiply(flat, flat, out=_scratch("work", np.float64, flat.size)), starts)
+    squares: _F = np.add.reduceat(np.multiply(flat, flat, out=scratch("work", np.float64, flat.size)), starts)
     return squares
 
 
@@ -102,7 +102,7 @@ def batch_figures(flat: _F, sizes: _I, starts: _I, offsets: _I, squares: _F) -> 
     figures depend on its own values alone: a snapshot derives them again from its values
     (`snapshot.derived_stats`)."""
     count, total = len(sizes), flat.size
-    work = _scratch("work", np.float64, total)
+    work = scratch("work", np.float64, total)
     lows = np.minimum.reduceat(flat, starts)
     highs = np.maximum.reduceat(flat, starts)
     sums = np.add.reduceat(flat, starts)
@@ -114,13 +114,13 @@ def batch_figures(flat: _F, sizes: _I, starts: _I, offsets: _I, squares: _F) -> 
     if close.any():
         centered = np.subtract(flat, means.repeat(sizes), out=work)
         spreads = np.where(close, np.add.reduceat(np.multiply(centered, centered, out=work), starts), spreads)
-    zeros = np.add.reduceat(np.equal(flat, 0, out=_scratch("zero", np.bool_, total)), starts, dtype=np.intp)
+    zeros = np.add.reduceat(np.equal(flat, 0, out=scratch("zero", np.bool_, total)), starts, dtype=np.intp)
     # Bins of width span/16 from each array's min; the scale is a hair under 16/span, so each
     # max lands in bin 15, not 16. A level array has scale 0: everything in bin 0.
     scales = np.divide(HISTOGRAM_BINS * (1 - 2.0**-40), spans, out=np.zeros(count), where=spans > 0)
     scaled = np.subtract(flat, lows.repeat(sizes), out=work)  # (a repeat is faster than a take)
     scaled *= scales.repeat(sizes)
-    index = _scratch("index", np.intp, total)
+    index = scratch("index", np.intp, total)
     np.copyto(index, scaled, casting="unsafe")  # truncation: the bin within the array
     index += offsets  # the array's own 16 bins
     hist = np.bincount(index, minlength=HISTOGRAM_BINS * count).reshape(count, HISTOGRAM_BINS)
@@ -130,8 +130,6 @@ def batch_figures(flat: _F, sizes: _I, starts: _I, offsets: _I, squares: _F) -> 
 _layouts: dict[tuple[int, ...], _Layout] = {}  # tuple of sizes -> (sizes, starts, each element's first bin)
 _Layout = tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]
 _layout_elements = [0]  # elements of the kept layouts' index arrays (a bound on their memory)
-_buffers = threading.local()
-_SCRATCH_LIMIT = 1 << 18  # elements a per-thread buffer may keep between calls
 
 
 def _layout(sizes: list[int]) -> _Layout:
@@ -145,25 +143,13 @@ def _layout(sizes: list[int]) -> _Layout:
         np.cumsum(sized[:-1], out=starts[1:])
         offsets = np.repeat(np.arange(0, count * HISTOGRAM_BINS, HISTOGRAM_BINS, dtype=np.intp), sized)
         layout = (sized, starts, offsets)
-        if offsets.size <= _SCRATCH_LIMIT:  # kept: the next pass likely has the same layout
-            if len(_layouts) >= 64 or _layout_elements[0] > 4 * _SCRATCH_LIMIT:
+        if offsets.size <= KEEP:  # kept: the next pass likely has the same layout
+            if len(_layouts) >= 64 or _layout_elements[0] > 4 * KEEP:
                 _layouts.clear()
                 _layout_elements[0] = 0
             _layouts[key] = layout
             _layout_elements[0] += offsets.size
     return layout
-
-
-def _scratch(name: str, dtype: DTypeLike, size: int, keep: int = _SCRATCH_LIMIT) -> np.ndarray:
-    """A work buffer of `size` elements, this thread's own, reused from call to call (kept up
-    to `keep` elements)."""
-    buffer: np.ndarray | None = getattr(_buffers, name, None)
-    if buffer is None or buffer.size < size:
-        buffer = np.empty(size, dtype=dtype)
-        if size > keep:
-            return buffer
-        setattr(_buffers, name, buffer)
-    return buffer[:size]
 
 
 # --- host (NumPy): the array is already where the statistics are wanted --------------------
@@ -310,7 +296,7 @@ def _zeros(x: np.ndarray) -> int:
     """How many elements of a 1-D float array are 0, through a reused mask (a float's own
     nonzero count is 5x slower, a fresh mask of a large array costs its page faults), counted
     only when it has any (weights and grads seldom hold an exact 0; `any` is 3x faster)."""
-    mask = np.equal(x, 0, out=_scratch("zeros", np.bool_, x.size, PIECE))
+    mask = np.equal(x, 0, out=scratch("zeros", np.bool_, x.size, PIECE))
     return int(np.count_nonzero(mask)) if mask.any() else 0
 
 
@@ -374,8 +360,8 @@ def _histograms(jobs: list[_Job]) -> list[np.ndarray]:
         scales = np.array([g[3] for g in group], dtype=dtype)
         firsts = np.arange(0, k * HISTOGRAM_BINS, HISTOGRAM_BINS, dtype=np.intp)
         total = sum(sizes)
-        values = np.concatenate([g[1] for g in group], out=_scratch("hist" + dtype.char, dtype, total))
-        index = _scratch("bins", np.intp, total)
+        values = np.concatenate([g[1] for g in group], out=scratch("hist" + dtype.char, dtype, total))
+        index = scratch("bins", np.intp, total)
         if sizes.count(sizes[0]) == k:
             lows, scales, firsts = lows[:, None], scales[:, None], firsts[:, None]
             values, index = values.reshape(k, -1), index.reshape(k, -1)

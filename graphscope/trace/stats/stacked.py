@@ -1,0 +1,39 @@
+"""Host arrays reduced together as the rows of one 2-D array, in runs of bounded size.
+
+Stacking many small arrays saves NumPy calls per array; stacking a large one only copies it, so a
+large array is a run of its own, reduced through a view. A row's reduction is the same whether it
+is reduced alone or in a stack: the figures do not depend on the runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from .scratch import scratch
+
+STACKED = 1 << 16  # elements in a run at most (a larger array is a run of its own)
+
+
+def runs(arrays: Sequence[np.ndarray]) -> Iterator[slice]:
+    """Consecutive runs of `arrays`, each of one shape and dtype and at most `STACKED` elements
+    together (a larger array alone)."""
+    start, total = 0, 0
+    for i, a in enumerate(arrays):
+        if total and (total + a.size > STACKED or a.shape != arrays[start].shape or a.dtype != arrays[start].dtype):
+            yield slice(start, i)
+            start, total = i, 0
+        total += a.size
+    if arrays:
+        yield slice(start, len(arrays))
+
+
+def rows(arrays: Sequence[np.ndarray], name: str) -> np.ndarray:
+    """Arrays of one shape and dtype flattened into the rows of a 2-D array: a view of one alone
+    (when it is contiguous), else a stack in this thread's scratch buffer `name`."""
+    k, first = len(arrays), arrays[0]
+    if k == 1:
+        return first.reshape(1, -1)
+    out = scratch(name, first.dtype, k * first.size).reshape(k, *first.shape)
+    return np.stack(arrays, out=out).reshape(k, -1)
