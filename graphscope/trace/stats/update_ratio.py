@@ -11,6 +11,8 @@ from .finite import squared_norm, to_host_floats
 from .scratch import scratch
 from .stacked import rows, runs
 
+_KEEP = 1 << 20  # elements of the squares' buffer kept between steps: a recorder copies parameters up to this size
+
 
 def update_ratios(befores: list[DeviceArray], afters: list[DeviceArray]) -> np.ndarray:
     """|after - before| / |before| of each pair (NaN where |before| is 0 or not finite); host arrays
@@ -36,7 +38,7 @@ def _squares(b: np.ndarray, a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     their dtype (float32 at least), as float64; the squares of both in one scratch buffer."""
     if b.dtype.itemsize < 4:  # (a float16 squared overflows)
         a, b = a.astype(np.float32), b.astype(np.float32)
-    work = scratch("ratio.squares", b.dtype, b.size).reshape(b.shape)
+    work = scratch("ratio.squares", b.dtype, b.size, _KEEP).reshape(b.shape)
     with np.errstate(over="ignore", invalid="ignore"):
         np.subtract(a, b, out=work)
         updates = np.multiply(work, work, out=work).sum(axis=1).astype(np.float64)
