@@ -201,10 +201,12 @@ def test_large_and_small_outputs_and_steps_have_numpys_figures_and_modules_keep_
                 outs = [x]
                 for layer in net:
                     outs.append(layer(outs[-1]))
-            before = {name: p.detach().numpy().copy() for name, p in net.named_parameters()}
+            before = {name: p.detach().cpu().numpy().copy() for name, p in net.named_parameters()}
             opt.step()
-            ratios = {k: norm(p.detach().numpy() - before[k]) / norm(before[k]) for k, p in net.named_parameters()}
-            seen.append(([o.numpy() for o in outs[1:]], ratios))
+            after = {name: p.detach().cpu().numpy() for name, p in net.named_parameters()}
+            seen.append(
+                ([o.cpu().numpy() for o in outs[1:]], {k: norm(after[k] - b) / norm(b) for k, b in before.items()})
+            )
 
     _, rec, _ = recorded(run, ONLY_LAST)
     acts = rec.training.activations
