@@ -88,9 +88,9 @@ def test_update_ratios_are_the_step_norm_over_the_value_norm_on_every_device():
 
 
 def test_runs_hold_arrays_of_one_shape_and_dtype_up_to_the_bound_and_a_larger_array_alone():
-    small, other = np.zeros((64, 300), np.float32), np.zeros((64, 300), np.float64)
-    arrays = [small] * 4 + [other, np.zeros(STACKED + 1, np.float32), small]
-    assert [(r.start, r.stop) for r in runs(arrays)] == [(0, 3), (3, 4), (4, 5), (5, 6), (6, 7)]
+    small, other, empty = np.zeros((64, 300), np.float32), np.zeros((64, 300), np.float64), np.zeros(0)
+    arrays = [small] * 4 + [other, np.zeros(STACKED + 1, np.float32), small, empty, small]
+    assert [(r.start, r.stop) for r in runs(arrays)] == [(0, 3), (3, 4), (4, 5), (5, 6), (6, 7), (7, 8), (8, 9)]
 
 
 def test_figures_reduced_in_runs_are_those_of_each_array_alone_to_the_bit():
@@ -105,8 +105,9 @@ def test_figures_reduced_in_runs_are_those_of_each_array_alone_to_the_bit():
 
 def test_update_ratios_of_arrays_of_several_shapes_and_sizes_in_one_call():
     befores = [np.full(3, 2.0), np.full((300, 300), 1.0, np.float32), np.full((2, 2), 4.0, np.float16)]
+    befores += [np.array(2.0, np.float32), np.array(-4.0, np.float32)]  # (single numbers: stacked, not joined)
     afters = [b * b.dtype.type(1.5) for b in befores]
-    np.testing.assert_allclose(update_ratios(befores, afters), [0.5, 0.5, 0.5], rtol=1e-6)
+    np.testing.assert_allclose(update_ratios(befores, afters), [0.5] * 5, rtol=1e-6)
 
 
 def test_a_scratch_buffer_has_the_dtype_and_size_asked_for_and_is_reused():

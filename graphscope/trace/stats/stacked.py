@@ -19,11 +19,13 @@ STACKED = 1 << 16  # elements in a run at most (a larger array is a run of its o
 def runs(arrays: Sequence[np.ndarray]) -> Iterator[slice]:
     """Consecutive runs of `arrays`, each of one shape and dtype and at most `STACKED` elements
     together (a larger array alone)."""
-    start, total = 0, 0
+    start, total, shape, dtype = 0, 0, (), None
     for i, a in enumerate(arrays):
-        if total and (total + a.size > STACKED or a.shape != arrays[start].shape or a.dtype != arrays[start].dtype):
+        if i > start and (total + a.size > STACKED or a.shape != shape or a.dtype != dtype):
             yield slice(start, i)
             start, total = i, 0
+        if i == start:
+            shape, dtype = a.shape, a.dtype
         total += a.size
     if arrays:
         yield slice(start, len(arrays))
@@ -31,9 +33,13 @@ def runs(arrays: Sequence[np.ndarray]) -> Iterator[slice]:
 
 def rows(arrays: Sequence[np.ndarray], name: str) -> np.ndarray:
     """Arrays of one shape and dtype flattened into the rows of a 2-D array: a view of one alone
-    (when it is contiguous), else a stack in this thread's scratch buffer `name`."""
+    (when it is contiguous), else their stack in this thread's scratch buffer `name`."""
     k, first = len(arrays), arrays[0]
     if k == 1:
         return first.reshape(1, -1)
-    out = scratch(name, first.dtype, k * first.size).reshape(k, *first.shape)
-    return np.stack(arrays, out=out).reshape(k, -1)
+    out = scratch(name, first.dtype, k * first.size)
+    if first.ndim:  # joined along their first axis: a stack's bytes, in a third of np.stack's time
+        np.concatenate(arrays, out=out.reshape(k * first.shape[0], *first.shape[1:]))
+    else:
+        np.stack(arrays, out=out)
+    return out.reshape(k, -1)
