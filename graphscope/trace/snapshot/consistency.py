@@ -112,10 +112,7 @@ class _Shapes:
         """An id per row of `steps` and of the nodes' table, the same id for the same shape (one
         past the end: -1, for an entry of None)."""
         tables = [steps] if steps is self.nodes.summaries else [steps, self.nodes.summaries]
-        padded = [_padded_shapes(t) for t in tables]
-        width = max((m.shape[1] for m in padded), default=1)
-        stacked = np.vstack([np.pad(m, ((0, 0), (0, width - m.shape[1])), constant_values=-1) for m in padded])
-        ids = _row_ids(stacked)
+        ids = _shape_ids(tables)
         cut = len(tables[0])
         step_ids, node_ids = ids[:cut], ids[cut:] if len(tables) > 1 else ids[:cut]
         return np.append(step_ids, -1), np.append(node_ids, -1)
@@ -138,7 +135,7 @@ class _Shapes:
             keys[has, j + 2] = out[input_rows[starts[has] + j]]
         answers = np.ones(len(few_rows), dtype=bool)
         if len(few_rows):
-            back = _row_ids(keys)
+            back = _key_ids(keys)
             first = np.zeros(int(back.max()) + 1, dtype=np.int64)
             first[back[::-1]] = np.arange(len(back) - 1, -1, -1)  # a row of each key (any: its shapes are the same)
             said = np.array(
@@ -172,7 +169,7 @@ def _check_nodes(nodes: NodeColumns) -> None:
             f"nodes.inputs[{r}]", f"node {ids[r]}'s input {j - starts[r]} is node {nodes.inputs[j]}, not made before it"
         )
     saved = np.asarray(getattr(nodes, _SAVED.parts[0][0]), dtype=np.int64)
-    roles = np.unique(saved[saved >= 0])  # the strings that are roles (not every name and module)
+    roles = np.flatnonzero(np.bincount(saved[saved >= 0], minlength=len(nodes.strings)))  # the roles' strings
     role_input = np.full(len(nodes.strings) + 1, -1, dtype=np.int64)  # (the last for -1: none)
     role_input[roles] = [_input_of(nodes.strings[k]) for k in roles.tolist()]
     saved_start: NDArray[np.int64] = np.asarray(getattr(nodes, _SAVED.start), dtype=np.int64)
@@ -245,14 +242,48 @@ def _row_ids(matrix: NDArray[np.int64]) -> NDArray[np.int64]:
     return ids
 
 
-def _padded_shapes(table: SummaryTable) -> NDArray[np.int64]:
+def _key_ids(keys: NDArray[np.int64]) -> NDArray[np.int64]:
+    """_row_ids of `keys` (rows of small ids, -2 and up), from one number per row where their
+    ranges let the row be packed into one (a sort of numbers, not of rows: several times faster)."""
+    if not len(keys):
+        return np.zeros(0, dtype=np.int64)
+    span = keys.max(axis=0) + 3  # each column's values shifted to 0.. (from -2)
+    if float(np.prod(span.astype(np.float64))) >= 2.0**62:
+        return _row_ids(keys)
+    packed = np.zeros(len(keys), dtype=np.int64)
+    for j in range(keys.shape[1]):
+        packed = packed * span[j] + (keys[:, j] + 2)  # mixed radix: equal rows, equal numbers; in row order
+    ids: NDArray[np.int64] = np.unique(packed, return_inverse=True)[1].reshape(-1)
+    return ids
+
+
+def _shape_ids(tables: list[SummaryTable]) -> NDArray[np.int64]:
+    """An id per row of the tables (one after another), the same for the same shape and only for it:
+    from the shape's rank and dims packed into one number where they fit (a sort of numbers, several
+    times faster than one of rows), else from the rows of the shapes."""
+    ranks = np.concatenate([np.diff(t.dims_start) for t in tables])
+    dims = np.concatenate([t.dims for t in tables])
+    starts = np.zeros(len(ranks) + 1, dtype=np.int64)
+    np.cumsum(ranks, out=starts[1:])
+    rank = int(ranks.max(initial=0))
+    bits = (int(dims.max(initial=0)) + 1).bit_length()  # a dim d as d + 1 (0: past the rank)
+    if rank.bit_length() + rank * bits > 62:
+        return _row_ids(_padded_shapes(ranks, dims, starts))
+    keys = ranks.astype(np.int64)
+    for k in range(rank):
+        dim = np.where(ranks > k, dims[np.minimum(starts[:-1] + k, len(dims) - 1)] + 1, 0)
+        keys = (keys << bits) | dim
+    ids: NDArray[np.int64] = np.unique(keys, return_inverse=True)[1].reshape(-1)
+    return ids
+
+
+def _padded_shapes(ranks: NDArray[np.int64], dims: NDArray[np.int64], starts: NDArray[np.int64]) -> NDArray[np.int64]:
     """Each row's shape as a row of a matrix: its rank, then its dims, then -1s."""
-    ranks = np.diff(table.dims_start)
     width = int(ranks.max(initial=0)) + 1
     matrix = np.full((len(ranks), width), -1, dtype=np.int64)
     matrix[:, 0] = ranks
     owner = np.repeat(np.arange(len(ranks)), ranks)
-    matrix[owner, 1 + np.arange(len(table.dims)) - table.dims_start[:-1][owner]] = table.dims
+    matrix[owner, 1 + np.arange(len(dims)) - starts[:-1][owner]] = dims
     return matrix
 
 
