@@ -123,16 +123,14 @@ class _Shapes:
         more than a few inputs is taken as may)."""
         kept, index = _unique(rows)
         refused = np.ones(len(kept), dtype=bool)
-        few = (kept >= 0) & (np.diff(np.asarray(self.nodes.inputs_start, dtype=np.int64))[kept] <= _FEW)
+        node_starts = np.asarray(self.nodes.inputs_start, dtype=np.int64)
+        few = (kept >= 0) & (np.diff(node_starts)[kept] <= _FEW)
         few_rows = kept[few]
-        starts = np.asarray(self.nodes.inputs_start, dtype=np.int64)[few_rows]
-        keys = np.full((len(few_rows), _FEW + 2), -2, dtype=np.int64)
-        keys[:, 0] = np.asarray(self.nodes.op)[few_rows]
-        keys[:, 1] = out[few_rows]
-        input_rows = self.input_rows
-        for j in range(_FEW):
-            has = starts + j < np.asarray(self.nodes.inputs_start, dtype=np.int64)[few_rows + 1]
-            keys[has, j + 2] = out[input_rows[starts[has] + j]]
+        starts, ends = node_starts[few_rows], node_starts[few_rows + 1]
+        given = np.append(out[self.input_rows], -2)  # each input's shape id, then -2: no such input
+        keys = [np.asarray(self.nodes.op, dtype=np.int64)[few_rows], out[few_rows]] + [
+            given[np.where(starts + j < ends, starts + j, len(given) - 1)] for j in range(_FEW)
+        ]
         answers = np.ones(len(few_rows), dtype=bool)
         if len(few_rows):
             back = _key_ids(keys)
@@ -246,17 +244,15 @@ def _row_ids(matrix: NDArray[np.int64]) -> NDArray[np.int64]:
     return ids
 
 
-def _key_ids(keys: NDArray[np.int64]) -> NDArray[np.int64]:
-    """_row_ids of `keys` (rows of small ids, -2 and up), from one number per row where their
-    ranges let the row be packed into one (a sort of numbers, not of rows: several times faster)."""
-    if not len(keys):
-        return np.zeros(0, dtype=np.int64)
-    span = keys.max(axis=0) + 3  # each column's values shifted to 0.. (from -2)
-    if float(np.prod(span.astype(np.float64))) >= 2.0**62:
-        return _row_ids(keys)
-    packed = np.zeros(len(keys), dtype=np.int64)
-    for j in range(keys.shape[1]):
-        packed = packed * span[j] + (keys[:, j] + 2)  # mixed radix: equal rows, equal numbers; in row order
+def _key_ids(keys: list[NDArray[np.int64]]) -> NDArray[np.int64]:
+    """_row_ids of the rows of these columns (of small ids, -2 and up), from one number per row where
+    their ranges let a row be packed into one (a sort of numbers, not of rows: several times faster)."""
+    span = [int(k.max(initial=0)) + 3 for k in keys]  # each column's values shifted to 0.. (from -2)
+    if float(np.prod(np.array(span, dtype=np.float64))) >= 2.0**62:
+        return _row_ids(np.stack(keys, axis=1))
+    packed = np.zeros(len(keys[0]), dtype=np.int64)
+    for k, size in zip(keys, span):
+        packed = packed * size + (k + 2)  # mixed radix: equal rows, equal numbers; in row order
     return _unique(packed)[1]
 
 
