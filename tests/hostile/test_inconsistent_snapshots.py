@@ -94,6 +94,16 @@ def test_node_ids_swapped_are_refused_as_an_input_made_after_its_node(tmp_path):
     assert f"{INCONSISTENT}nodes.inputs[" in str(refused.value) and "not made before it" in str(refused.value)
 
 
+def test_an_input_made_after_its_node_is_refused_at_that_node_and_input(tmp_path):
+    record = mlp_record(passes=1)
+    rows = list(record.nodes)
+    node = record.nodes[_node_of(record, "matmul", 1)]  # leaves (no inputs) and nodes before it
+    late = rows[-1]
+    record.nodes[node.id] = dataclasses.replace(node, inputs=(node.inputs[0], late))
+    message = _refused(record, tmp_path, f"nodes.inputs[{rows.index(node.id)}]")
+    assert message.endswith(f"node {node.id}'s input 1 is node {late}, not made before it"), message
+
+
 def _base64(values) -> str:
     return base64.b64encode(np.array(values, dtype="<i8").tobytes()).decode()
 

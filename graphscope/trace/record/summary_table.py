@@ -268,8 +268,10 @@ class SummaryTable:
         counts = np.where(held == FULL, numel, np.where(held == DROPPED, 0, np.minimum(numel, PREVIEW_SIZE)))
         start = np.zeros(len(numel), dtype=np.int64)
         sizes = {}
-        for name in sorted(set(hosts)):
-            rows = np.isin(dtype, [k for k, h in enumerate(hosts) if h == name])
+        names = sorted(set(hosts))
+        host_of = np.array([names.index(h) for h in hosts], dtype=np.int64)  # by dtype index
+        for k, name in enumerate(names):
+            rows = host_of[dtype] == k if len(names) > 1 else slice(None)  # (one: every row)
             c = counts[rows]
             start[rows] = np.cumsum(c) - c
             sizes[name] = int(c.sum()) if c.sum(dtype=np.float64) < 2.0**62 else int(c.sum(dtype=object))

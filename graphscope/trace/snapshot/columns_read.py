@@ -8,7 +8,7 @@ import binascii
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import DTypeLike, NDArray
 
 from ..record.encoded_pool import EncodedPool
 from ..record.limits import FIELDS, ID_LIMIT
@@ -76,20 +76,19 @@ class ColumnReader(FieldReader):
             self.fail(where, f"holds {len(raw):,} bytes; {count:,} {dtype.name} values take {count * dtype.itemsize:,}")
         return np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype, copy=False)
 
-    def column(self, d: Json, where: str, count: int, low: int, high: int) -> NDArray[np.int64]:
-        """An integer column {"dtype", "data"} of `count` values from low to high, as int64."""
+    def column(self, d: Json, where: str, count: int, low: int, high: int, dtype: DTypeLike = np.int64) -> NDArray[Any]:
+        """An integer column {"dtype", "data"} of `count` values from low to high, as `dtype` (one
+        that holds them: int64 unless the caller knows its range), checked in the file's own dtype."""
         self.obj(d, where, ("dtype", "data"))
         name = d["dtype"]
         if type(name) is not str or name not in INT_DTYPES:
             found = repr(visible(name)[:40]) if type(name) is str else kind_of(name)
             self.fail(where + ".dtype", f"expected one of {', '.join(INT_DTYPES)}, found {found}")
-        a = self.array(d["data"], where + ".data", np.dtype(name), count).astype(np.int64)
-        if a.size:
-            bad = (a < low) | (a > high)
-            if bad.any():
-                i = int(np.argmax(bad))
-                self.fail(f"{where}[{i}]", f"{int(a[i])} is out of range ({low} to {high})")
-        return a
+        a = self.array(d["data"], where + ".data", np.dtype(name), count)
+        if a.size and (int(a.min()) < low or int(a.max()) > high):  # (every INT_DTYPES value is an int64)
+            i = int(np.argmax((a.astype(np.int64) < low) | (a.astype(np.int64) > high)))
+            self.fail(f"{where}[{i}]", f"{int(a[i])} is out of range ({low} to {high})")
+        return a.astype(dtype)
 
     def ragged(
         self, d: Json, where: str, n: int, parts: tuple[str, ...], high: int, low: int = 0
@@ -143,8 +142,8 @@ class ColumnReader(FieldReader):
         n = self.count(d, where)
         dtypes = self.names(self.seq(d["dtypes"], where + ".dtypes"), where + ".dtypes", None, limit=64)
         devices = self.names(self.seq(d["devices"], where + ".devices"), where + ".devices", None, limit=64)
-        dtype = self.column(d["dtype"], where + ".dtype", n, 0, len(dtypes) - 1).astype(np.int32)
-        device = self.column(d["device"], where + ".device", n, 0, len(devices) - 1).astype(np.int32)
+        dtype = self.column(d["dtype"], where + ".dtype", n, 0, len(dtypes) - 1, np.int32)
+        device = self.column(d["device"], where + ".device", n, 0, len(devices) - 1, np.int32)
         ndim = self.column(d["ndim"], where + ".ndim", n, 0, MAX_NDIM)
         dims_start = self.starts(ndim, where + ".ndim")
         dims = self.column(d["dims"], where + ".dims", int(dims_start[-1]), 0, MAX_ELEMENTS)
@@ -155,9 +154,9 @@ class ColumnReader(FieldReader):
         if over.any():
             i = int(np.argmax(over))
             self.fail(f"{where}.nan[{i}]", f"{nan[i]:,} NaNs and {inf[i]:,} Infs in {numel[i]:,} elements")
-        held = self.column(d["held"], where + ".held", n, 0, DROPPED).astype(np.uint8)
+        held = self.column(d["held"], where + ".held", n, 0, DROPPED, np.uint8)
         derived = (
-            self.column(self.obj(d, where, ("derived",))["derived"], where + ".derived", n, 0, 1).astype(bool)
+            self.column(self.obj(d, where, ("derived",))["derived"], where + ".derived", n, 0, 1, bool)
             if self.version >= DERIVED_VERSION
             else np.zeros(n, dtype=bool)
         )
@@ -263,11 +262,11 @@ class ColumnReader(FieldReader):
         numel = np.ones(n, dtype=np.int64)
         shaped = np.flatnonzero(ndim)
         if shaped.size:
-            approx = np.multiply.reduceat(dims.astype(np.float64), dims_start[shaped])
-            big = approx > MAX_ELEMENTS
-            if big.any():
-                i = int(shaped[np.argmax(big)])
-                self.fail(f"{where}.dims", f"tensor {i} has more than the {MAX_ELEMENTS:,} elements allowed")
+            if int(ndim.max()) * int(dims.max(initial=0)).bit_length() > 62:  # else every product is below 2**62
+                big = np.multiply.reduceat(dims.astype(np.float64), dims_start[shaped]) > MAX_ELEMENTS
+                if big.any():
+                    i = int(shaped[np.argmax(big)])
+                    self.fail(f"{where}.dims", f"tensor {i} has more than the {MAX_ELEMENTS:,} elements allowed")
             numel[shaped] = np.multiply.reduceat(dims, dims_start[shaped])
         return numel
 
@@ -366,16 +365,15 @@ class ColumnReader(FieldReader):
                 else:
                     starts, parts = self.ragged(given, at, n, keys, bounds[c.kind][1])
                 if c.kind == IDS:
-                    missing = ~np.isin(parts[0], ids)
-                    if missing.any():
-                        j = int(np.argmax(missing))
-                        self.fail(f"{at}.{keys[0]}[{j}]", f"node id {int(parts[0][j])} does not exist in the snapshot")
+                    self.known(parts[0], ids, f"{at}.{keys[0]}")
                 columns[c.start] = starts
                 columns.update((part, a.astype(c.dtype, copy=False)) for (part, _), a in zip(c.parts, parts))
             else:
                 low, high = (0, (1 << len(c.fields)) - 1) if c.kind == FLAGS else bounds[c.kind]
-                values = np.full(n, NONE if low < 0 else 0) if given is None else self.column(given, at, n, low, high)
-                columns[c.name] = values.astype(c.dtype, copy=False)
+                if given is None:
+                    columns[c.name] = np.full(n, NONE if low < 0 else 0).astype(c.dtype)
+                else:
+                    columns[c.name] = self.column(given, at, n, low, high, c.dtype)
         return NodeColumns(strings=strings, sites=self.sites, summaries=tensors, **columns)
 
     def _row_pairs(self, d: Json, where: str, c: Column, n: int) -> dict[int, tuple[int, int]]:
@@ -384,7 +382,7 @@ class ColumnReader(FieldReader):
         self.obj(d, where, ("count", "rows") + parts)
         k = self.count(d, where)
         rows = self.column(d["rows"], where + ".rows", k, 0, max(n - 1, 0))
-        if len(np.unique(rows)) != k:
+        if (np.diff(np.sort(rows)) == 0).any():
             self.fail(where + ".rows", "a node appears twice")
         counts = [self.column(d[p], f"{where}.{p}", k, 0, ID_LIMIT) for p in parts]
         return dict(zip(rows.tolist(), zip(*(a.tolist() for a in counts))))

@@ -81,7 +81,7 @@ class _Shapes:
         self._outputs = np.asarray(nodes.output, dtype=np.int64)
         self._input_starts = np.asarray(nodes.inputs_start, dtype=np.int64)
         self._inputs = np.asarray(nodes.inputs, dtype=np.int64)
-        self._input_rows = nodes.rows_of(self._inputs)
+        self.input_rows = nodes.rows_of(self._inputs)
         self._ops = np.asarray(nodes.op)
         self._shapes: dict[int, Shape | None] = {}
         self._rules: dict[tuple[str, tuple[Shape | None, ...], Shape | None], str | None] = {}
@@ -103,7 +103,7 @@ class _Shapes:
     def inputs(self, r: int) -> tuple[list[int], tuple[Shape | None, ...]]:
         """Row r's input ids and their output shapes."""
         a, b = self._input_starts[r : r + 2].tolist()
-        return self._inputs[a:b].tolist(), tuple(self.output(k) for k in self._input_rows[a:b].tolist())
+        return self._inputs[a:b].tolist(), tuple(self.output(k) for k in self.input_rows[a:b].tolist())
 
     def op(self, r: int) -> str:
         return self.nodes.strings[int(self._ops[r])]
@@ -112,10 +112,7 @@ class _Shapes:
         """An id per row of `steps` and of the nodes' table, the same id for the same shape (one
         past the end: -1, for an entry of None)."""
         tables = [steps] if steps is self.nodes.summaries else [steps, self.nodes.summaries]
-        padded = [_padded_shapes(t) for t in tables]
-        width = max((m.shape[1] for m in padded), default=1)
-        stacked = np.vstack([np.pad(m, ((0, 0), (0, width - m.shape[1])), constant_values=-1) for m in padded])
-        ids = _row_ids(stacked)
+        ids = _shape_ids(tables)
         cut = len(tables[0])
         step_ids, node_ids = ids[:cut], ids[cut:] if len(tables) > 1 else ids[:cut]
         return np.append(step_ids, -1), np.append(node_ids, -1)
@@ -124,21 +121,19 @@ class _Shapes:
         """Per entry of `rows` (node rows): whether its op's rule may refuse its shapes, worked out
         once per (op, output shape, input shapes) from `out`, each row's output shape id (a node of
         more than a few inputs is taken as may)."""
-        kept, index = np.unique(rows, return_inverse=True)
+        kept, index = _unique(rows)
         refused = np.ones(len(kept), dtype=bool)
-        few = (kept >= 0) & (np.diff(np.asarray(self.nodes.inputs_start, dtype=np.int64))[kept] <= _FEW)
+        node_starts = np.asarray(self.nodes.inputs_start, dtype=np.int64)
+        few = (kept >= 0) & (np.diff(node_starts)[kept] <= _FEW)
         few_rows = kept[few]
-        starts = np.asarray(self.nodes.inputs_start, dtype=np.int64)[few_rows]
-        keys = np.full((len(few_rows), _FEW + 2), -2, dtype=np.int64)
-        keys[:, 0] = np.asarray(self.nodes.op)[few_rows]
-        keys[:, 1] = out[few_rows]
-        input_rows = self._input_rows
-        for j in range(_FEW):
-            has = starts + j < np.asarray(self.nodes.inputs_start, dtype=np.int64)[few_rows + 1]
-            keys[has, j + 2] = out[input_rows[starts[has] + j]]
+        starts, ends = node_starts[few_rows], node_starts[few_rows + 1]
+        given = np.append(out[self.input_rows], -2)  # each input's shape id, then -2: no such input
+        keys = [np.asarray(self.nodes.op, dtype=np.int64)[few_rows], out[few_rows]] + [
+            given[np.where(starts + j < ends, starts + j, len(given) - 1)] for j in range(_FEW)
+        ]
         answers = np.ones(len(few_rows), dtype=bool)
         if len(few_rows):
-            back = _row_ids(keys)
+            back = _key_ids(keys)
             first = np.zeros(int(back.max()) + 1, dtype=np.int64)
             first[back[::-1]] = np.arange(len(back) - 1, -1, -1)  # a row of each key (any: its shapes are the same)
             said = np.array(
@@ -163,25 +158,28 @@ def _check_nodes(nodes: NodeColumns) -> None:
     ids = np.asarray(nodes.id, dtype=np.int64)
     starts = np.asarray(nodes.inputs_start, dtype=np.int64)
     counts = np.diff(starts)
-    owner = np.repeat(np.arange(len(ids)), counts)
-    later = np.flatnonzero(np.asarray(nodes.inputs, dtype=np.int64) >= ids[owner])
+    later = np.flatnonzero(np.asarray(nodes.inputs) >= np.repeat(ids, counts))
     if later.size:
         j = int(later[0])
-        r = int(owner[j])
+        r = _owner(starts, j)
         raise Disagreement(
             f"nodes.inputs[{r}]", f"node {ids[r]}'s input {j - starts[r]} is node {nodes.inputs[j]}, not made before it"
         )
     saved = np.asarray(getattr(nodes, _SAVED.parts[0][0]), dtype=np.int64)
-    roles = np.unique(saved[saved >= 0])  # the strings that are roles (not every name and module)
+    roles = np.flatnonzero(np.bincount(saved[saved >= 0], minlength=len(nodes.strings)))  # the roles' strings
     role_input = np.full(len(nodes.strings) + 1, -1, dtype=np.int64)  # (the last for -1: none)
     role_input[roles] = [_input_of(nodes.strings[k]) for k in roles.tolist()]
     saved_start: NDArray[np.int64] = np.asarray(getattr(nodes, _SAVED.start), dtype=np.int64)
-    saver = np.repeat(np.arange(len(ids)), np.diff(saved_start))
-    wrong = np.flatnonzero(role_input[saved] >= counts[saver]) if saved.size else saved
+    wrong = np.flatnonzero(role_input[saved] >= np.repeat(counts, np.diff(saved_start)))
     if wrong.size:
-        r = int(saver[wrong[0]])
+        r = _owner(saved_start, int(wrong[0]))
         role = nodes.strings[int(saved[wrong[0]])]
         raise Disagreement(f"nodes.saved[{r}]", f"node {ids[r]} saves {role!r} but has {counts[r]} inputs")
+
+
+def _owner(starts: NDArray[np.int64], j: int) -> int:
+    """The row of a ragged column's j-th value, from its rows' starts."""
+    return int(np.searchsorted(starts, j, side="right")) - 1
 
 
 def _input_of(role: str) -> int:
@@ -200,21 +198,22 @@ def _check_pass(p: BackwardPass, where: str, shapes: _Shapes) -> None:
     if len(p.steps) > len(p.order):
         raise Disagreement(f"{where}.steps", f"{len(p.steps)} steps for the {len(p.order)} nodes of the order")
     columns = step_columns(p.steps)
-    rows: list[int] = shapes.nodes.rows_of(np.asarray(columns.node, dtype=np.int64)).tolist()
-    for i in np.flatnonzero(_suspects(columns, np.asarray(p.order[: len(columns)], dtype=np.int64), shapes)).tolist():
-        _check_step(p.steps[i], i, p.order[i], rows[i], f"{where}.steps", shapes)
+    rows = shapes.nodes.rows_of(np.asarray(columns.node, dtype=np.int64))
+    order = np.asarray(p.order[: len(columns)], dtype=np.int64)
+    for i in np.flatnonzero(_suspects(columns, rows, order, shapes)).tolist():
+        _check_step(p.steps[i], i, p.order[i], int(rows[i]), f"{where}.steps", shapes)
 
 
-def _suspects(steps: StepColumns, order: NDArray[np.int64], shapes: _Shapes) -> NDArray[np.bool_]:
-    """Per step: whether any of its checks may fail (a shape not the same as its tensor's, more grads
-    than inputs, another node than the order's, an op whose shapes its rule refuses); every step
-    that fails one is among them."""
+def _suspects(
+    steps: StepColumns, rows: NDArray[np.int64], order: NDArray[np.int64], shapes: _Shapes
+) -> NDArray[np.bool_]:
+    """Per step (of node row `rows`): whether any of its checks may fail (a shape not the same as its
+    tensor's, more grads than inputs, another node than the order's, an op whose shapes its rule
+    refuses); every step that fails one is among them."""
     nodes = shapes.nodes
     step_shape, node_shape = shapes.shape_ids(steps.summaries)
-    rows = nodes.rows_of(np.asarray(steps.node, dtype=np.int64))
     out = np.append(node_shape[np.asarray(nodes.output, dtype=np.int64)], -1)  # a node row's output shape id
     node_starts = np.asarray(nodes.inputs_start, dtype=np.int64)
-    node_inputs = np.asarray(nodes.inputs, dtype=np.int64)
     input_count = np.diff(node_starts)[rows]
     suspect: NDArray[np.bool_] = (np.asarray(steps.node) != order) | _differ(step_shape[steps.grad_output], out[rows])
     grads = np.diff(steps.inputs_start)
@@ -223,7 +222,7 @@ def _suspects(steps: StepColumns, order: NDArray[np.int64], shapes: _Shapes) -> 
     j = np.arange(len(steps.inputs)) - np.repeat(steps.inputs_start[:-1], grads)
     fits = j < input_count[owner]
     at = np.where(fits, node_starts[rows[owner]] + j, 0)
-    given = out[nodes.rows_of(node_inputs[at])] if len(node_inputs) else np.full(len(at), -1)
+    given = out[shapes.input_rows[at]] if len(nodes.inputs) else np.full(len(at), -1)
     suspect[owner[fits & _differ(step_shape[steps.inputs], given)]] = True
     leaves = np.diff(steps.leaves_start)
     leaf_owner = np.repeat(np.arange(len(rows)), leaves)
@@ -245,14 +244,57 @@ def _row_ids(matrix: NDArray[np.int64]) -> NDArray[np.int64]:
     return ids
 
 
-def _padded_shapes(table: SummaryTable) -> NDArray[np.int64]:
+def _key_ids(keys: list[NDArray[np.int64]]) -> NDArray[np.int64]:
+    """_row_ids of the rows of these columns (of small ids, -2 and up), from one number per row where
+    their ranges let a row be packed into one (a sort of numbers, not of rows: several times faster)."""
+    span = [int(k.max(initial=0)) + 3 for k in keys]  # each column's values shifted to 0.. (from -2)
+    if float(np.prod(np.array(span, dtype=np.float64))) >= 2.0**62:
+        return _row_ids(np.stack(keys, axis=1))
+    packed = np.zeros(len(keys[0]), dtype=np.int64)
+    for k, size in zip(keys, span):
+        packed = packed * size + (k + 2)  # mixed radix: equal rows, equal numbers; in row order
+    return _unique(packed)[1]
+
+
+def _shape_ids(tables: list[SummaryTable]) -> NDArray[np.int64]:
+    """An id per row of the tables (one after another), the same for the same shape and only for it:
+    from the shape's rank and dims packed into one number where they fit (a sort of numbers, several
+    times faster than one of rows), else from the rows of the shapes."""
+    ranks = np.concatenate([np.diff(t.dims_start) for t in tables])
+    dims = np.concatenate([t.dims for t in tables])
+    starts = np.zeros(len(ranks) + 1, dtype=np.int64)
+    np.cumsum(ranks, out=starts[1:])
+    rank = int(ranks.max(initial=0))
+    bits = (int(dims.max(initial=0)) + 1).bit_length()  # a dim d as d + 1 (0: past the rank)
+    if rank.bit_length() + rank * bits > 62:
+        return _row_ids(_padded_shapes(ranks, dims, starts))
+    keys = ranks.astype(np.int64)
+    for k in range(rank):
+        dim = np.where(ranks > k, dims[np.minimum(starts[:-1] + k, len(dims) - 1)] + 1, 0)
+        keys = (keys << bits) | dim
+    return _unique(keys)[1]
+
+
+def _unique(values: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """np.unique(values, return_inverse=True) of numbers -1 and up: through a table of every number
+    where their range is not much more than their count (no sort), else by a sort."""
+    top = int(values.max(initial=-1)) + 1  # -1 at 0, k at k + 1
+    if top > 4 * len(values) + (1 << 16):
+        uniques, inverse = np.unique(values, return_inverse=True)
+        return uniques, inverse.reshape(-1)
+    present = np.zeros(top + 1, dtype=bool)
+    present[values + 1] = True
+    rank = np.cumsum(present, dtype=np.int64) - 1
+    return np.flatnonzero(present) - 1, rank[values + 1]
+
+
+def _padded_shapes(ranks: NDArray[np.int64], dims: NDArray[np.int64], starts: NDArray[np.int64]) -> NDArray[np.int64]:
     """Each row's shape as a row of a matrix: its rank, then its dims, then -1s."""
-    ranks = np.diff(table.dims_start)
     width = int(ranks.max(initial=0)) + 1
     matrix = np.full((len(ranks), width), -1, dtype=np.int64)
     matrix[:, 0] = ranks
     owner = np.repeat(np.arange(len(ranks)), ranks)
-    matrix[owner, 1 + np.arange(len(table.dims)) - table.dims_start[:-1][owner]] = table.dims
+    matrix[owner, 1 + np.arange(len(dims)) - starts[:-1][owner]] = dims
     return matrix
 
 

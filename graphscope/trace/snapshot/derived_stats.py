@@ -23,10 +23,10 @@ DERIVED_DTYPES = ("float16", "float32", "float64")  # those the recorder summari
 def derivable(table: SummaryTable) -> NDArray[np.bool_]:
     """Per row: whether its statistics may be derived from its values (every value held, a float
     dtype, all finite, at most a batch's size), whatever they are."""
-    floats = [k for k, name in enumerate(table.dtypes) if name in DERIVED_DTYPES]
+    floats = np.array([name in DERIVED_DTYPES for name in table.dtypes], dtype=bool)  # by dtype index
     rows: NDArray[np.bool_] = (
         (table.held == FULL)
-        & np.isin(table.dtype, floats)
+        & floats[table.dtype]
         & (table.nan == 0)
         & (table.inf == 0)
         & (table.numel > 0)
