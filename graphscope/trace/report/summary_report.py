@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Sequence
 
+import numpy as np
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -43,7 +43,7 @@ def _nodes_per_pass(record: Record) -> str:
         return ""
     if min(counts) == max(counts):
         return f"{counts[0]:,} per pass"
-    return f"{min(counts):,} to {max(counts):,} per pass (median {statistics.median(counts):,.0f})"
+    return f"{min(counts):,} to {max(counts):,} per pass (median {np.median(counts):,.0f})"
 
 
 def _overview(record: Record) -> Table:
