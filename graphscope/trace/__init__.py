@@ -107,4 +107,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
+    """The names loaded so far and the public ones still to load."""
     return sorted({*globals(), *__all__})
