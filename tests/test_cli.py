@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import graphscope
-from graphscope.cli import main
+from graphscope.cli import SUBCOMMANDS, build_parser, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -59,3 +59,28 @@ def test_the_cli_module_does_not_load_textual():
     result = run_python("-c", "import sys, graphscope.cli; print('textual' in sys.modules)")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--headless", "--keep", "all", "--break", "op:mul", "model.py", "a", "--b"],
+        ["view", "snap.json"],
+        ["summary", "snap.json"],
+        ["diff", "a.json", "b.json"],
+        ["explain", "--full-values", "10", "model.py"],
+    ],
+)
+def test_a_parser_of_the_named_command_alone_reads_it_as_the_whole_parser(argv):
+    def read(parser):  # (a handler may be a lambda made with its parser: compared by name)
+        args = vars(parser.parse_args(argv))
+        return {**args, "handler": args["handler"].__qualname__}
+
+    assert read(build_parser(argv[0])) == read(build_parser())
+
+
+def test_each_command_is_registered_under_its_own_name(capsys):
+    for name in SUBCOMMANDS:
+        with pytest.raises(SystemExit):
+            build_parser(name).parse_args([name, "--help"])
+        assert capsys.readouterr().out.startswith(f"usage: graphscope {name} ")

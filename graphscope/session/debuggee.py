@@ -8,8 +8,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from graphscope.trace.analysis.node_gradcheck import GradcheckResult, gradcheck_node
-from graphscope.trace.record.model import OPTIMIZER_STEP
+from graphscope.trace.record.model import OPTIMIZER_STEP, Record
 
 from .breakpoint import Breakpoint, hit_reason
 from .evaluator import Evaluation, FrameInfo, record_answer
@@ -17,7 +16,7 @@ from .forward_stops import ForwardNodes, RecordFacts, TimeKey
 from .state import Mode, SessionState, State
 
 if TYPE_CHECKING:
-    from graphscope.trace import Record
+    from graphscope.trace.analysis.node_gradcheck import GradcheckResult
 
 Listener = Callable[[SessionState], object]  # what it returns is not looked at
 Position = tuple[int, int]  # (position in record.passes, step)
@@ -136,8 +135,9 @@ class Debuggee:
         return 0
 
     def gradcheck(self, node_id: int) -> GradcheckResult:
-        """Check a node's backward numerically at its recorded inputs (it takes a while: call it
-        from a worker thread, while the script is paused or over)."""
+        """A node's backward checked numerically at its recorded inputs (slow: a worker's job, paused or over)."""
+        from graphscope.trace.analysis.node_gradcheck import gradcheck_node
+
         return gradcheck_node(self.record, node_id, self.functions)
 
     def step(self) -> None:

@@ -17,11 +17,8 @@ from typing import TYPE_CHECKING, Any, NoReturn, Protocol, Self
 from rich.console import Console
 
 from graphscope.engine import hooks
-from graphscope.trace import snapshot
 from graphscope.trace.record.literal import escaped
-from graphscope.trace.report import dot
 from graphscope.trace.report.summary_report import print_summary
-from graphscope.trace.snapshot.atomic_file import WriteError
 
 from .breakpoint import Breakpoint
 from .death_notice import DeathNotice
@@ -90,7 +87,7 @@ def run_headless(
 
     def report(record: Record, code: int, notes: list[str]) -> int:
         written, failed = _write(record, export, dot_path, code)
-        print_summary(record, Console(file=stdout))
+        print_summary(record, Console(file=stdout, emoji=False))
         for line in written + failed + notes:
             print(escaped(line), file=stderr)
         if failed:
@@ -286,7 +283,14 @@ class _Ending:
 
 
 def _write(record: Record, export: str | None, dot_path: str | None, code: int) -> tuple[list[str], list[str]]:
-    """Write the exports before anything else can fail; each outcome as a line for stderr."""
+    """Write the exports before anything else can fail; each outcome as a line for stderr. The writers
+    load only for a run that asked for a file."""
+    if not (export or dot_path):
+        return [], []
+    from graphscope.trace import snapshot
+    from graphscope.trace.report import dot
+    from graphscope.trace.snapshot.atomic_file import WriteError
+
     written: list[str] = []
     failed: list[str] = []
     for path, write, done in (

@@ -10,8 +10,9 @@ from textual.widgets import Static
 from graphscope.trace.record.comparison import Against
 from graphscope.trace.record.model import Node
 from graphscope.trace.record.tensor_summary import TensorSummary
+from graphscope.trace.report.number_text import format_number
 from graphscope.trace.report.run_diff_report import difference_text
-from graphscope.trace.report.summary_render import format_number, preview_text
+from graphscope.trace.report.summary_render import preview_text
 
 from .node_label import node_text
 

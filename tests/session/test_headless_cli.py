@@ -2,11 +2,13 @@
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
 from graphscope.trace import snapshot
-from tests.graphscope_command import ROOT, graphscope, script
+from tests.graphscope_command import ROOT, env, graphscope, script
 
 SAMPLES = os.path.join(ROOT, "samples")
 
@@ -132,3 +134,20 @@ def test_as_torch_headless_saves_and_loads_a_checkpoint(tmp_path):
     result = graphscope("run", "--headless", "--as-torch", path, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "same True" in result.stdout
+
+
+def test_a_headless_run_loads_only_what_it_uses(tmp_path):
+    # No export asked for: no DOT writer; no gradcheck (the TUI's); no emoji table (the summary has none).
+    report = tmp_path / "modules.txt"
+    run = (
+        "import atexit, runpy, sys; "
+        f"atexit.register(lambda: open({str(report)!r}, 'w').write(' '.join(sys.modules))); "
+        f"sys.argv = ['graphscope', 'run', '--headless', {os.path.join(SAMPLES, 'fit_a_line.py')!r}]; "
+        "runpy.run_module('graphscope', run_name='__main__')"
+    )
+    result = subprocess.run([sys.executable, "-c", run], capture_output=True, text=True, env=env(), check=False)
+    assert result.returncode == 0, result.stderr
+    assert "graphscope summary" in result.stdout
+    modules = set(report.read_text().split())
+    unused = {"graphscope.trace.report.dot", "graphscope.trace.analysis.node_gradcheck", "rich._emoji_codes"}
+    assert not modules & unused

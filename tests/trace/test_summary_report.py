@@ -122,3 +122,8 @@ def test_the_nodes_made_after_the_last_backward_are_counted_recorded_and_loaded(
         for r in (rec, snapshot.loads(snapshot.dumps(rec)))
     ]
     assert lines[0] == lines[1] and lines[0].endswith(" after the last backward")
+
+
+def test_passes_of_different_sizes_show_the_range_and_the_median():
+    rec = Record(passes=[BackwardPass(i, 1.0, {}, count) for i, count in enumerate((3, 4, 1200, 9))])
+    assert "3 to 1,200 per pass (median 6)" in text_of(rec)  # the median of 4 and 9, 6.5, to even

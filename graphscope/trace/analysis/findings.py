@@ -27,7 +27,7 @@ from ..record.model import (
 from ..record.node_table import IS_LEAF, NodeColumns
 from ..record.step_table import step_table
 from ..record.tensor_summary import TensorSummary
-from ..report.summary_render import format_number
+from ..report.number_text import format_number
 
 # A parameter's grad norm under VANISHING_NORM is vanishing, over EXPLODING_NORM exploding (by default).
 VANISHING_NORM, EXPLODING_NORM = 1e-7, 1e3

@@ -10,7 +10,8 @@ from ..record.comparison import Difference, NodeDifference, RunDiff, StepDiffere
 from ..record.model import PARAMETER, Node
 from ..record.tensor_summary import TensorSummary
 from .literal import literal
-from .summary_render import format_number, preview_text
+from .number_text import format_number
+from .summary_render import preview_text
 
 SHOWN_NODES = 5  # nodes named of those found in one run only
 SHOWN_PARAMETER_ROWS = 20

@@ -13,7 +13,7 @@ from rich.text import Text
 from ..record.training import TrainingSeries
 from .drawing import loss_sparkline
 from .literal import literal
-from .summary_render import format_number
+from .number_text import format_number
 
 SHOWN_ROWS = 8  # rows of one figure (parameters, modules, tags) before "… N more"
 WIDTH = 48  # characters of a sparkline

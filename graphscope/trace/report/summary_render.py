@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -13,21 +11,7 @@ from ..record.tensor_summary import (
 )
 from .drawing import count_sparkline
 from .literal import literal
-
-
-def format_number(value: float | None) -> str:
-    """A statistic as a short string ("—" when there is none)."""
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int):
-        return f"{value:,}" if abs(value) < 10**15 else f"{value:.4e}"
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    return f"{value:.4g}"
+from .number_text import format_number
 
 
 def preview_text(s: TensorSummary, count: int = 8) -> str:

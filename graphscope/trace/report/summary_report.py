@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Sequence
 
+import numpy as np
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -15,8 +15,8 @@ from ..record.limits import cut
 from ..record.model import FINDING_KINDS, FINDING_TITLES, Finding, Record, SourceSite
 from .drawing import loss_sparkline
 from .literal import literal
+from .number_text import format_number
 from .series_summary import render_series
-from .summary_render import format_number
 
 # Characters of the script's error message shown: Rich takes a minute to wrap a message of
 # megabytes (the record, and the TUI, keep it whole).
@@ -43,7 +43,7 @@ def _nodes_per_pass(record: Record) -> str:
         return ""
     if min(counts) == max(counts):
         return f"{counts[0]:,} per pass"
-    return f"{min(counts):,} to {max(counts):,} per pass (median {statistics.median(counts):,.0f})"
+    return f"{min(counts):,} to {max(counts):,} per pass (median {np.median(counts):,.0f})"
 
 
 def _overview(record: Record) -> Table:
@@ -194,5 +194,6 @@ def render(record: Record) -> Group:
 
 
 def print_summary(record: Record, console: Console | None = None) -> None:
-    """Print the summary (to stdout unless a console is given)."""
-    (console or Console()).print(render(record))
+    """Print the summary (to stdout unless a console is given). The summary's own words are never
+    emoji codes, so its console leaves them alone (and Rich's table of 4,000 emoji unloaded)."""
+    (console or Console(emoji=False)).print(render(record))
