@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import operator
 import weakref
@@ -55,6 +56,14 @@ def plan(root):
 
 
 _creation_order = operator.attrgetter("seq")
+
+
+def newest_first(heap: list):
+    """The nodes of `heap` (entries (-seq, node)) newest first, while the walk pushes more: PyTorch's
+    ready queue. A node's consumers are all newer, so each is reached before it is taken."""
+    pop = heapq.heappop
+    while heap:
+        yield pop(heap)[1]
 
 
 def seed_grad(root: Tensor, gradient):
@@ -166,8 +175,16 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
     if root.grad_fn is None:
         _finish_leaf(root, seed, store, capture, capture_only)
         return
-    order, leaf_uses = plan(root.grad_fn)
     watching = bool(observers)
+    # Nobody hears of leaves: no plan walk first, nodes are taken newest first from a heap as the walk
+    # finds them, and each leaf's grad goes into `.grad` once the walk has ended (its uses are not counted).
+    unplanned = not watching and capture is None and capture_only is None
+    if unplanned:
+        heap = [(-root.grad_fn.seq, root.grad_fn)]
+        queued = {root.grad_fn}
+        order, leaf_uses, push, enqueue = newest_first(heap), {}, heapq.heappush, queued.add
+    else:
+        order, leaf_uses = plan(root.grad_fn)
     tape = None
     if watching:
         announce("backward_begun", root, order)
@@ -182,8 +199,6 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
     stepping = watching and handled("before_node", "after_node")
     leaves_watched = watching and handled("leaf_grad_accumulating", "leaf_grad_accumulated")
     plain = not stepping and capture is None
-    # Finished leaves go straight into `.grad` when nobody hears of them.
-    plain_leaves = plain and capture_only is None and not leaves_watched
     handed_out = store.handed_out
     try:
         for node in order:
@@ -221,6 +236,9 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                 if child is not None and child.seq > seq:
                     child = producer_for(tensor, node)  # the tensor was changed in place since
                 if child is not None:
+                    if unplanned and child not in queued:
+                        enqueue(child)
+                        push(heap, (-child.seq, child))
                     if g is not None:
                         if type(g) is OuterGrad:  # only a leaf sums its grads as factors
                             g = g.value()
@@ -234,7 +252,9 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                             grads[child] = pending + g
                             summed.add(child)
                     continue
-                entry = leaf_uses[id(tensor)]
+                entry = leaf_uses.get(id(tensor))
+                if entry is None:
+                    entry = leaf_uses[id(tensor)] = [tensor, 0, None, False]  # unplanned: its count only falls
                 if g is not None:
                     held = entry[2]
                     if held is None:
@@ -254,27 +274,29 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                             entry[3] = True
                 entry[1] -= 1
                 if entry[1] == 0 and entry[2] is not None:
-                    g = entry[2]
-                    if type(g) is OuterGrad:
-                        g = g.value()
-                    if (
-                        plain_leaves
-                        and tensor._grad is None
-                        and tensor._hooks is None
-                        and type(g) is _ndarray
-                        and type(tensor.array) is _ndarray
-                    ):
-                        # A plain leaf's first grad on NumPy: _finish_leaf and _GradStore.accumulate's
-                        # first case, unrolled (the grad is copied unless this pass alone owns it).
-                        if id(g) in handed_out or not backend.is_private(g):
-                            g = backend.copy(g)
-                        handed_out.add(id(g))
-                        tensor._grad = wrap(g)
-                    else:
-                        _finish_leaf(tensor, g, store, capture, capture_only, leaves_watched)
+                    _finish_leaf(tensor, _multiplied(entry[2]), store, capture, capture_only, leaves_watched)
             if not retain_graph:
                 node.__dict__.clear()  # free the saved state (Function.release, inlined)
                 node.released = True
+        if unplanned:
+            for tensor, _, g, _ in leaf_uses.values():
+                if g is None:
+                    continue
+                g = _multiplied(g)
+                if (
+                    tensor._grad is None
+                    and tensor._hooks is None
+                    and type(g) is _ndarray
+                    and type(tensor.array) is _ndarray
+                ):
+                    # A plain leaf's first grad on NumPy: _finish_leaf and _GradStore.accumulate's
+                    # first case, unrolled (the grad is copied unless this pass alone owns it).
+                    if id(g) in handed_out or not backend.is_private(g):
+                        g = backend.copy(g)
+                    handed_out.add(id(g))
+                    tensor._grad = wrap(g)
+                else:
+                    _finish_leaf(tensor, g, store, capture, capture_only)
     finally:
         if watching:
             announce("backward_ended", root)
@@ -323,6 +345,11 @@ def _node_backward(node, grad, watching, store, capture, tape=None):
     elif tape is not None:
         step[2] = grad_inputs
     return grad_inputs
+
+
+def _multiplied(grad):
+    """A leaf's summed grad as an array (a recurrent weight's is held as factors until now)."""
+    return grad.value() if type(grad) is OuterGrad else grad
 
 
 def _finish_leaf(tensor, grad, store, capture, capture_only, watching=False):

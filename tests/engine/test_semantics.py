@@ -104,6 +104,30 @@ def test_summing_a_weights_grads_in_place_leaves_each_steps_grad_unchanged():
         np.testing.assert_allclose(ours.cpu().numpy(), theirs.grad.numpy(), rtol=1e-12)
 
 
+def _short_and_long_paths(lib, values):
+    """x reaches the loss directly and through a chain of 30 ops, w at both ends: a node must
+    have every consumer's grad before it runs, however late the longer path delivers it."""
+    x = lib.tensor(values, requires_grad=True)
+    w = lib.tensor([0.5, -2.0, 3.0], requires_grad=True)
+    h = x * w
+    for _ in range(30):
+        h = h * 0.9 + 0.1
+    seen = []
+    w.register_hook(lambda g: seen.append(g.clone()))
+    ((h + x * x + w) * w).sum().backward()
+    return x.grad.numpy(), w.grad.numpy(), [g.numpy() for g in seen]
+
+
+def test_nodes_reached_by_paths_of_different_lengths_get_all_their_grads_as_torch():
+    values = [1.0, -0.5, 2.0]
+    gx, gw, hooked = _short_and_long_paths(gs, values)
+    tx, tw, torch_hooked = _short_and_long_paths(torch, values)
+    np.testing.assert_allclose(gx, tx, rtol=1e-6)
+    np.testing.assert_allclose(gw, tw, rtol=1e-6)
+    assert len(hooked) == len(torch_hooked) == 1  # a leaf's hook sees its grad once, summed
+    np.testing.assert_allclose(hooked[0], torch_hooked[0], rtol=1e-6)
+
+
 def test_grad_has_dtype_and_shape_of_its_tensor():
     a = leaf(np.ones((2, 3), dtype=np.float64))
     b = leaf(np.ones((3,), dtype=np.float32))
