@@ -29,7 +29,7 @@ from tests.hostile.snapshot_mutations import mutated
 from tests.trace.trace_helpers import recorded
 
 GRADCHECKED = 12  # nodes gradchecked per accepted file (the first ones: leaves are told apart at once)
-REPLAYED = 12  # accepted files per sample replayed in the app (the full fuzz)
+REPLAYED = 12  # the first accepted files of each sample, replayed in the app (the full fuzz; a repeated file once)
 KEYS = ("n", "n", "n", "g", "G", "escape", "comma", "full_stop", "tab", "p", "c", "C")  # a walk through the app
 SAMPLE_SCRIPTS = ("exploding_nan", "forgot_zero_grad", "gradients_of_an_equation")  # small whole samples
 
