@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tests.tui.tui_screen import screen_text
+from tests.tui.tui_screen import screen_drawn, screen_text
 
 # Each ask lets every widget drain its messages and may render the whole screen: a few milliseconds
 # of CPU taken from the script's thread and the other tests. Ask soon, then less often.
@@ -45,6 +45,6 @@ async def until_still(pilot, timeout: float = 10.0) -> None:
     while same < 2 and time.monotonic() < deadline:
         await pilot.pause(0.05)
         await pilot.pause()  # and until idle: the layout a message asked for is done
-        now = pilot.app.export_screenshot()
+        now = screen_drawn(pilot.app)
         same = same + 1 if now == last else 0
         last = now
