@@ -115,7 +115,7 @@ def _short_and_long_paths(lib, values):
     seen = []
     w.register_hook(lambda g: seen.append(g.clone()))
     ((h + x * x + w) * w).sum().backward()
-    return x.grad.numpy(), w.grad.numpy(), [g.numpy() for g in seen]
+    return x.grad.cpu().numpy(), w.grad.cpu().numpy(), [g.cpu().numpy() for g in seen]
 
 
 def test_nodes_reached_by_paths_of_different_lengths_get_all_their_grads_as_torch():
