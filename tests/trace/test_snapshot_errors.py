@@ -467,3 +467,13 @@ def test_reading_bytes_lifts_long_arrays_out_and_reads_as_the_text_does(data):
         except SnapshotError as e:
             outcomes.append(str(e))
     assert outcomes[0] == outcomes[1]
+
+
+def test_a_tensor_whose_dims_multiply_past_2_to_the_62_is_refused_at_it(tmp_path, columns_doc):
+    """Each dim within bounds, their product not: the current version's columns name the tensor."""
+    tensors = columns_doc["tensors"]
+    n = tensors["count"]
+    tensors["ndim"] = _column([1] + [2] * (n - 1), tensors["ndim"]["dtype"])  # every tensor but the first a matrix
+    tensors["dims"] = _column([2**40] * (2 * n - 1))
+    e = _load_doc(tmp_path, columns_doc)
+    assert e.where == "tensors.dims" and "tensor 1 has more than the 4,611,686,018,427,387,904" in e.problem
