@@ -9,6 +9,7 @@ on other devices.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -22,6 +23,14 @@ import pytest
 # a test starts inherit it.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+# A test process keeps torch, the whole suite's modules and Textual's caches (its lru_caches hold whole
+# StylesCaches of Strips after their apps are gone) alive: hundreds of thousands of objects that every full
+# collection walks (~0.3 s each). At CPython's default one follows every 10 collections of the middle
+# generation, ~10% of a pilot or recording test's CPU; here every 100. A test that needs cycles freed
+# collects them itself (gc.collect()), and the `graphscope` subprocesses the tests start keep the default.
+young, middle, _ = gc.get_threshold()
+gc.set_threshold(young, middle, 100)
 
 
 def pytest_addoption(parser):
@@ -74,8 +83,10 @@ def fresh_generators():
     from graphscope.engine.random import DEFAULT_SEED
 
     gs.manual_seed(DEFAULT_SEED)
-    if "torch" in sys.modules:  # the reference, imported by the engine tests
-        sys.modules["torch"].manual_seed(DEFAULT_SEED)
+    if "torch" in sys.modules:  # the reference, imported by the engine tests, which draw from it on the CPU only
+        # Its CPU generator alone: torch.manual_seed also queues a seeding of CUDA's, with the caller's formatted
+        # traceback, at every call (0.5 ms of each of the ~9,000 tests run after torch is imported).
+        sys.modules["torch"].random.default_generator.manual_seed(DEFAULT_SEED)
 
 
 @pytest.fixture(autouse=True)

@@ -2,6 +2,7 @@
 and no private name crosses a package (docs/architecture.md draws the layout)."""
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -25,19 +26,20 @@ def package_of(path: Path) -> str:
     return module_name(path.parent / "__init__.py")
 
 
-def imported(path: Path) -> list[tuple[str, list[str]]]:
+@functools.cache  # each test walks the same files: parsed once a process
+def imported(path: Path) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(absolute module, names taken from it) for every import in `path`, at any depth (a lazy
     import inside a function counts)."""
     package = package_of(path).split(".")
-    found = []
+    found: list[tuple[str, tuple[str, ...]]] = []
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
-            found += [(a.name, []) for a in node.names]
+            found += [(a.name, ()) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = package[: len(package) - node.level + 1] if node.level else []
             module = ".".join(base + ([node.module] if node.module else []))
-            found.append((module, [a.name for a in node.names]))
-    return found
+            found.append((module, tuple(a.name for a in node.names)))
+    return tuple(found)
 
 
 def sources(root: Path) -> list[Path]:

@@ -1,6 +1,7 @@
 """Imports point down only: tui -> session -> trace -> engine (docs/architecture.md), checked on the source."""
 
 import ast
+import functools
 import sys
 from pathlib import Path
 
@@ -23,7 +24,8 @@ SESSION_USES_OF_THE_ENGINE = {
 }
 
 
-def imports(path: Path) -> list[str]:
+@functools.cache  # three tests walk each layer's files: parsed once a process
+def imports(path: Path) -> tuple[str, ...]:
     """The absolute module names `path` imports (relative imports stay inside its own layer)."""
     names = []
     for node in ast.walk(ast.parse(path.read_text())):
@@ -32,7 +34,7 @@ def imports(path: Path) -> list[str]:
         elif isinstance(node, ast.ImportFrom) and not node.level:
             module = node.module or ""
             names += [f"{module}.{a.name}" if module == "graphscope.engine" else module for a in node.names]
-    return names
+    return tuple(names)
 
 
 def layer_files(layer: str) -> list[Path]:
