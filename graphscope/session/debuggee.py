@@ -356,10 +356,13 @@ class Debuggee:
     def _hit(self, position: int, step: int) -> str | None:
         """The reason to stop at this step: the enabled breakpoints its node hits; at a pass's end
         followed by an optimizer step, the enabled step breakpoints."""
+        enabled = [bp for bp in self._breakpoints if bp.enabled]
+        if not enabled:
+            return None  # nothing to match: the step and its node are not read (a continue walks every step)
         p = self.record.passes[position]
         if step >= len(p.order):
             if step == len(p.order):
-                stepping = [bp for bp in self._breakpoints if bp.enabled and bp.pauses_at_step()]
+                stepping = [bp for bp in enabled if bp.pauses_at_step()]
                 if stepping and p.index in self._steps_after_passes():
                     return hit_reason(stepping)
             return None
@@ -367,7 +370,7 @@ class Debuggee:
         if node is None:
             return None
         facts = RecordFacts(node, p.steps[step] if step < len(p.steps) else None)
-        return hit_reason([bp for bp in self._breakpoints if bp.enabled and bp.matches(facts)]) or None
+        return hit_reason([bp for bp in enabled if bp.matches(facts)]) or None
 
     def _steps_after_passes(self) -> set[int]:
         """The indexes of the backward passes an optimizer step followed (before the next began)."""

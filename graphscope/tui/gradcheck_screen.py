@@ -7,7 +7,6 @@ from typing import ClassVar
 
 import numpy as np
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -35,24 +34,25 @@ def verdict(result) -> Text:
     return Text.assemble(("✗ its backward disagrees with central differences", "bold red"), f"  max error {worst}")
 
 
-def input_table(check) -> Table:
-    """An input's checked elements: analytic | numeric | error, the failing ones in red."""
-    table = Table(box=None, padding=(0, 1), pad_edge=False, header_style="dim", expand=False)
-    table.add_column("element", no_wrap=True)
-    table.add_column("analytic", justify="right", no_wrap=True, width=NUMBER)
-    table.add_column("numeric", justify="right", no_wrap=True, width=NUMBER)
-    table.add_column("error", justify="right", no_wrap=True, width=NUMBER)
+def input_table(check) -> Text:
+    """An input's checked elements: analytic | numeric | error, the failing ones in red. Columns of fixed widths
+    written as text (a Rich Table of 64 rows was laid out again at each of the dialog's layouts)."""
     shape = check.shape
+    rows = []
     for flat, a, n in zip(check.elements, check.analytic, check.numeric):
         where = "[" + ", ".join(str(int(i)) for i in np.unravel_index(flat, shape)) + "]" if shape else "[]"
         error = abs(a - n)
         bad = error > ATOL + RTOL * abs(n)  # the check's own tolerance (a kink's one-sided match aside)
-        table.add_row(
-            Text(where, "dim"),
-            Text(fit_number(a, NUMBER)),
-            Text(fit_number(n, NUMBER)),
-            Text(fit_number(error, NUMBER), "bold red" if bad else ""),
-        )
+        rows.append((where, fit_number(a, NUMBER), fit_number(n, NUMBER), fit_number(error, NUMBER), bad))
+    first = max([len("element")] + [len(row[0]) for row in rows])
+    table = Text(no_wrap=True, overflow="ellipsis")
+    headings = "  ".join(f"{h:>{NUMBER}}" for h in ("analytic", "numeric", "error"))
+    table.append(f"{'element':<{first}}  {headings}", "dim")
+    for where, a, n, error, bad in rows:
+        table.append("\n")
+        table.append(f"{where:<{first}}", "dim")
+        table.append(f"  {a:>{NUMBER}}  {n:>{NUMBER}}  ")
+        table.append(f"{error:>{NUMBER}}", "bold red" if bad else "")
     return table
 
 

@@ -56,6 +56,28 @@ def test_continue_without_breakpoints_goes_to_the_end_of_the_run_not_of_the_pass
     assert debuggee.state.reason == "end of the run"
 
 
+class CountedSteps(list):
+    """A pass's steps that count how many are read one by one."""
+
+    reads = 0  # since the test began
+
+    def __getitem__(self, i):
+        CountedSteps.reads += 1
+        return super().__getitem__(i)
+
+
+def test_continue_with_no_enabled_breakpoint_does_not_read_every_step_it_passes():
+    debuggee = Debuggee(mlp_record(passes=3))
+    CountedSteps.reads = 0
+    for p in debuggee.record.passes:
+        p.steps = CountedSteps(p.steps)
+    debuggee.add_breakpoint(Breakpoint(kind="op", value="relu", enabled=False))
+    walked = sum(len(p.order) for p in debuggee.record.passes)
+    debuggee.continue_()
+    assert debuggee.state.reason == "end of the run"
+    assert walked > 1 and CountedSteps.reads == 0  # nothing to match a step against: the walk reads none of them
+
+
 def test_a_node_breakpoint_holds_in_every_later_pass():
     debuggee = Debuggee(mlp_record(passes=3))
     record = debuggee.record

@@ -5,6 +5,7 @@ from typing import ClassVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets._footer import FooterKey
 
@@ -69,5 +70,45 @@ async def test_the_footer_is_rebuilt_when_a_key_comes_goes_or_is_dimmed():
         assert [k.description for k in shown(app)] == ["Save", "palette"]
         app.saving = False
         app.screen.refresh_bindings()
+        await until_still(pilot)
+        assert [(k.description, k.has_class("-disabled")) for k in shown(app)] == [("Save", True), ("palette", False)]
+
+
+class Dialog(ModalScreen[None]):
+    """A dialog with no footer of its own: the app's keys are off while it is open."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "dismiss", "Close")]
+
+
+class KeysWithDialog(Keys):
+    def check_action(self, action: str, _parameters) -> bool | None:
+        return False if isinstance(self.screen, ModalScreen) else super().check_action(action, _parameters)
+
+
+async def test_the_footer_under_a_dialog_is_not_rebuilt_while_the_dialog_opens_and_closes():
+    app = KeysWithDialog()
+    async with app.run_test() as pilot:
+        app.query_one("#one").focus()
+        await until_still(pilot)
+        keys = shown(app)
+        await app.push_screen(Dialog())
+        await until_still(pilot)
+        assert list(app.screen_stack[0].query(FooterKey)) == keys  # under the dialog: the keys as they were
+        app.screen.dismiss()
+        await until_still(pilot)
+        assert shown(app) == keys  # back on top with the same keys: the same widgets, not rebuilt twice
+
+
+async def test_the_footer_shows_keys_that_changed_under_a_dialog_once_its_screen_is_back_on_top():
+    app = KeysWithDialog()
+    async with app.run_test() as pilot:
+        app.query_one("#one").focus()
+        await until_still(pilot)
+        await app.push_screen(Dialog())
+        await until_still(pilot)
+        app.saving = False
+        app.screen_stack[0].refresh_bindings()
+        await until_still(pilot)
+        app.screen.dismiss()
         await until_still(pilot)
         assert [(k.description, k.has_class("-disabled")) for k in shown(app)] == [("Save", True), ("palette", False)]

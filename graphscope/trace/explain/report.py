@@ -26,6 +26,7 @@ from ..record.tensor_summary import TensorSummary
 from .optimizer_step import explain_change
 from .step import (
     SMALL,
+    PassReader,
     explain_lines,
     explain_step,
     number_text,
@@ -108,32 +109,33 @@ def sections(record: Record, pass_index: int) -> tuple[Words, list[Words], list[
     ]
     if len(p.steps) < len(p.order):
         intro.append((f"The record ends at step {len(p.steps)} of {len(p.order)}: the run stopped in this pass.",))
-    out = [_step(record, pass_index, k) for k in range(len(p.steps))]
-    out.append(_leaves(record, p))
+    reader = PassReader(record, p)  # each step and node made once for the whole report
+    out = [_step(reader, pass_index, k) for k in range(len(p.steps))]
+    out.append(_leaves(reader))
     out += [_event(record, e) for e in record.optimizer if e.passes == pass_index + 1]
     return title, intro, out
 
 
-def _step(record: Record, pass_index: int, step: int) -> Section:
+def _step(reader: PassReader, pass_index: int, step: int) -> Section:
     try:
-        e = explain_step(record, pass_index, step)
+        e = explain_step(reader.record, pass_index, step, reader=reader)
     except InconsistentRecord as error:
         raise ExplainError(str(error)) from None
     lines = explain_lines(e)
     if lines and lines[0].startswith(f"step {step + 1} of "):
         lines = lines[1:]  # the heading says it
-    node = record.nodes.get(e.node)
+    node = reader.node(e.node)
     return Section((f"Step {step + 1} of {e.steps}: node {e.node}, ", _node_name(node, e.node)), e.site, numbers=lines)
 
 
-def _leaves(record: Record, p: BackwardPass) -> Section:
+def _leaves(reader: PassReader) -> Section:
     section = Section(
         ("Where the grads ended up",),
         prose=[("backward() adds each leaf's grad into its .grad: now = before + this pass's grad.",)],
     )
-    for st in p.steps:
-        for lg in st.leaf_grads:
-            node = record.nodes.get(lg.node)
+    for i in range(len(reader.pass_.steps)):
+        for lg in reader.step(i).leaf_grads:
+            node = reader.node(lg.node)
             name = f"{_node_name(node, lg.node)} (node {lg.node})"
             added = _summary_text(lg.grad)
             if lg.before is None:

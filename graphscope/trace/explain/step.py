@@ -25,6 +25,7 @@ from ..record.inconsistent import disagreement
 from ..record.keep_option import full_values_hint
 from ..record.model import LEAF_OPS, BackwardPass, Node, Record, SourceSite, Step
 from ..record.naming import CUSTOM_RULE, argument_names, engine_functions
+from ..record.step_table import step_table
 from ..stats.summarize import TensorSummary
 
 SMALL = 8  # tensors up to this many elements are shown whole; larger ones one element at a time
@@ -68,22 +69,50 @@ class StepExplanation:
     seed: str = ""  # the pass's first step: where its grad_out came from
 
 
-def explain_step(record: Record, pass_index: int, step: int, element: int | None = None) -> StepExplanation:
+class PassReader:
+    """One pass's steps and the nodes they name, each made from the record once, as read: a step's explanation
+    reads the steps that passed grads to its node, and a report explains every step of the pass."""
+
+    __slots__ = ("_nodes", "_steps", "pass_", "record")
+
+    def __init__(self, record: Record, pass_: BackwardPass) -> None:
+        self.record, self.pass_ = record, pass_
+        self._steps: dict[int, Step] = {}
+        self._nodes: dict[int, Node | None] = {}
+
+    def step(self, i: int) -> Step:
+        s = self._steps.get(i)
+        if s is None:
+            s = self._steps[i] = self.pass_.steps[i]
+        return s
+
+    def node(self, k: int) -> Node | None:
+        if k in self._nodes:
+            return self._nodes[k]
+        n = self._nodes[k] = self.record.nodes.get(k)
+        return n
+
+
+def explain_step(
+    record: Record, pass_index: int, step: int, element: int | None = None, reader: PassReader | None = None
+) -> StepExplanation:
     """Explain step `step` of backward pass `pass_index` (the node order[step]'s backward);
-    InconsistentRecord (a ValueError) when the record's numbers for it disagree."""
+    InconsistentRecord (a ValueError) when the record's numbers for it disagree. `reader`: the pass's
+    PassReader when explaining several of its steps (each step and node is then made once)."""
     p = record.passes[pass_index]
     if not p.detailed:
         raise ValueError(f"pass {pass_index} was not kept in detail: its steps are not in the record")
     if not 0 <= step < len(p.steps):
         raise IndexError(f"pass {pass_index} has {len(p.steps)} recorded steps; step {step} is out of range")
     with disagreement(f"passes[{pass_index}].steps[{step}]"):
-        return _explained(record, p, pass_index, step, element)
+        return _explained(reader or PassReader(record, p), pass_index, step, element)
 
 
-def _explained(record: Record, p: BackwardPass, pass_index: int, step: int, element: int | None) -> StepExplanation:
+def _explained(reader: PassReader, pass_index: int, step: int, element: int | None) -> StepExplanation:
     """explain_step's work, on a step that exists."""
-    s = p.steps[step]
-    node = record.nodes.get(s.node)
+    record, p = reader.record, reader.pass_
+    s = reader.step(step)
+    node = reader.node(s.node)
     if node is None:  # trimmed with an older pass (the record only grows, but drops old detail)
         return StepExplanation(
             s.node,
@@ -104,7 +133,7 @@ def _explained(record: Record, p: BackwardPass, pass_index: int, step: int, elem
     if not rule:
         out.notes.append(f"no derivative rule is recorded for {node.op}")
     grad_out = _values(s.grad_output)
-    inputs = [record.nodes.get(i) for i in node.inputs]
+    inputs = [reader.node(i) for i in node.inputs]
     values = [_values(n.output) if n is not None else None for n in inputs]
     elementwise = cls is not None and cls.elementwise
     local = _local(cls, node, values) if cls is not None and (elementwise or cls.reduces) else None
@@ -137,7 +166,7 @@ def _explained(record: Record, p: BackwardPass, pass_index: int, step: int, elem
         out.notes.append(_missing("grad_out", s.grad_output))
     elif step == 0 and s.node == p.root:
         out.seed = _seed(grad_out, node)
-    out.sums = _sums(record, p, step)
+    out.sums = _sums(reader, step)
     return out
 
 
@@ -479,24 +508,24 @@ def _summed_to(grad: np.ndarray, shape: tuple[int, ...] | None) -> tuple[np.ndar
     return summed.reshape(shape), axes
 
 
-def _sums(record: Record, p: BackwardPass, step: int) -> list[str]:
+def _sums(reader: PassReader, step: int) -> list[str]:
     """The grads completed at this step that several consumers added to: the step's own input
     grad (its node's output) and the leaves whose .grad this step finished."""
-    s = p.steps[step]
+    s = reader.step(step)
     targets = [s.node] + [lg.node for lg in s.leaf_grads]
-    consumers = _consumers(record, p)
+    consumers = _consumers(reader.record, reader.pass_)
     lines: list[str] = []
     for target in targets:
         parts: list[tuple[int, str, TensorSummary | None]] = []
         upto = step if target == s.node else step + 1
         for i, k in consumers.get(target, ()):
-            other = p.steps[i]
+            other = reader.step(i)
             if i < upto and k < len(other.grad_inputs) and other.grad_inputs[k] is not None:
-                parts.append((other.node, record.nodes[other.node].op, other.grad_inputs[k]))
+                parts.append((other.node, _read(reader, other.node).op, other.grad_inputs[k]))
         if len(parts) < 2:
             continue
         ordered = [(op, g) for _, op, g in sorted(parts, key=lambda part: part[0])]  # in the forward's order
-        node = record.nodes[target]
+        node = _read(reader, target)
         shape = tuple(node.output.shape) if node.output is not None else None
         found = [_values(g) for _, g in ordered]
         if any(a is None for a in found):
@@ -532,13 +561,21 @@ def _consumers(record: Record, p: BackwardPass) -> dict[int, list[tuple[int, int
         return held[3]
     index: dict[int, list[tuple[int, int]]] = {}
     nodes = record.nodes
-    for i, st in enumerate(p.steps):
-        node = nodes.get(st.node)
-        if node is not None:
-            for k, target in enumerate(node.inputs):
+    for i, node in enumerate(step_table(p.steps).node_ids()):  # ids and inputs only: no Step or Node made
+        inputs = nodes.inputs_of(node)
+        if inputs is not None:
+            for k, target in enumerate(inputs):
                 index.setdefault(target, []).append((i, k))
     _CONSUMED[0] = (p, len(p.steps), id(record), index)
     return index
+
+
+def _read(reader: PassReader, k: int) -> Node:
+    """Node k, which the record must hold (a KeyError names it otherwise, as the record's own lookup)."""
+    node = reader.node(k)
+    if node is None:
+        raise KeyError(k)
+    return node
 
 
 def _name(node: Node) -> str:

@@ -56,9 +56,20 @@ def short_repr(value: object, limit: int = 100) -> str:
     return name(text if len(text) <= limit else text[: limit - 1] + "…")
 
 
+# class -> its argument_names: a forward's signature read once (explain and gradcheck ask it for every node)
+_ARGUMENT_NAMES: weakref.WeakKeyDictionary[type, tuple[str, ...]] = weakref.WeakKeyDictionary()
+
+
 def argument_names(cls: type) -> tuple[str, ...]:
     """The names of a Function's forward arguments (after ctx/self), by position: a class's
     `arg_names` when its forward's own names are not the user's."""
+    names = _ARGUMENT_NAMES.get(cls)
+    if names is None:
+        names = _ARGUMENT_NAMES[cls] = _forward_names(cls)
+    return names
+
+
+def _forward_names(cls: type) -> tuple[str, ...]:
     names = getattr(cls, "arg_names", None)
     if names is not None:
         return tuple(names)

@@ -210,6 +210,11 @@ class StepTable(HeldRows[Step]):
         assert self._columns is not None  # the rows before the held ones are the columns'
         return self._columns.step(i)
 
+    def node_ids(self) -> list[int]:
+        """Each step's node id, in order, read without making the Steps."""
+        stored = [] if self._columns is None else self._columns.node[: self._rows].tolist()
+        return stored + [self._held[i].node for i in range(self._rows, self._count)]
+
     def _held_steps(self) -> list[Step]:
         return [self._held[i] for i in range(self._rows, self._count)]
 
