@@ -8,6 +8,7 @@ from hypothesis.extra import numpy as hnp
 from graphscope.trace.record.equality import same
 from graphscope.trace.record.summary_table import SummaryTable
 from graphscope.trace.stats.batched import summarize_batch
+from graphscope.trace.stats.summarize import summarize_many
 
 FIGURES = ("min", "max", "mean", "std", "norm", "zero_fraction", "histogram")
 
@@ -96,3 +97,31 @@ def test_any_batch_kept_whole_reads_as_the_batch_figured_at_once(arrays):
         s.settle()  # worked out now: the one reading below is the deferred one's
     for a, b in zip(reversed(later), reversed(eager)):  # (read from the last: any order works them out alike)
         assert same(a, b)
+
+
+def test_a_table_packs_deferred_summaries_from_their_batch_leaving_them_deferred():
+    arrays = _arrays(5)
+    later = summarize_batch(arrays, 4096)
+    others = summarize_many([np.arange(6, dtype=np.int64), np.array([np.nan, 1.0]), np.zeros(0, np.float32)])
+    eager = summarize_batch(arrays, 4096)
+    for s in eager:
+        s.settle()  # (its figures read from it)
+    mixed = [later[0], others[0], later[1], others[1], eager[2], others[2], *later[2:]]
+    expected = [eager[0], others[0], eager[1], others[1], eager[2], others[2], *eager[2:]]
+    table = SummaryTable.from_summaries(mixed)
+    assert all(s.pending is not None for s in later)  # read from their batch, not filled in one by one
+    reference = SummaryTable.from_summaries(expected)
+    for i in range(len(mixed)):
+        assert same(table[i], reference[i]), i
+
+
+def test_a_table_of_deferred_summaries_only_reads_each_from_its_own_batch():
+    first, second = summarize_batch(_arrays(6), 4096), summarize_batch(_arrays(7)[::-1], 4096)
+    mixed = [s for pair in zip(first, second) for s in pair]
+    table = SummaryTable.from_summaries(mixed)
+    assert all(s.pending is not None for s in mixed)
+    for s in mixed:
+        s.settle()
+    reference = SummaryTable.from_summaries(mixed)
+    for i in range(len(mixed)):
+        assert same(table[i], reference[i]), i

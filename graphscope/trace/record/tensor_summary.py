@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .equality import Same
 
@@ -129,9 +130,13 @@ _FIGURES = frozenset(("min", "max", "mean", "std", "norm", "zero_fraction", "his
 
 
 class Figures(Protocol):
-    """A batch of deferred summaries' figures: `fill` sets the statistics and histogram of its `index`th."""
+    """A batch of deferred summaries' figures: `fill` sets the statistics and histogram of its `index`th;
+    `figures` gives the whole batch's as a SummaryTable holds them (statistics [k, 6] in STAT_FIELDS'
+    order, NaN for None; histograms [k, 16])."""
 
     def fill(self, summary: TensorSummary, index: int) -> None: ...
+
+    def figures(self) -> tuple[NDArray[np.float64], NDArray[np.integer[Any]]]: ...
 
 
 def deferred(

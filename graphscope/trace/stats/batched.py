@@ -51,8 +51,11 @@ def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]
             preview = view if n <= PREVIEW_SIZE else view[:PREVIEW_SIZE]
             append(deferred(a.shape, name, n, preview, view if a.ndim == 1 else view.reshape(a.shape), later, i))
         return out
-    lows, highs, means, stds, norms, fractions, hist = _columns(flat, sizes, squares)
-    for a, row, n, lo, hi, mean, sd, norm, zf in zip(arrays, hist, sizes, lows, highs, means, stds, norms, fractions):
+    sized, starts, offsets = _layout(sizes)
+    lows, highs, means, stds, norms, fractions, hist = batch_figures(flat, sized, starts, offsets, squares)
+    hist.flags.writeable = False
+    columns = [x.tolist() for x in (lows, highs, means, stds, norms, fractions)]
+    for a, row, n, lo, hi, mean, sd, norm, zf in zip(arrays, hist, sizes, *columns):
         view = cat[start : start + n]
         start += n
         append(
@@ -82,26 +85,37 @@ class LaterFigures:
     worked out together, from the batch's host buffer, when the first of them is read, bit for bit
     as `summarize_batch` works them out at once (the same buffer, sums of squares and reductions)."""
 
-    __slots__ = ("_cat", "_columns", "_sizes", "_squares")
+    __slots__ = ("_cat", "_figures", "_sizes", "_squares")
 
     def __init__(self, cat: np.ndarray, sizes: list[int], squares: _F) -> None:
         self._cat: np.ndarray | None = cat
         self._sizes = sizes
         self._squares = squares
-        self._columns: _Columns | None = None
+        self._figures: tuple[_F, _I] | None = None
+
+    def figures(self) -> tuple[_F, _I]:
+        """(statistics [arrays, 6]: min, max, mean, std (NaN for a single value), norm, zero fraction;
+        histograms [arrays, 16], read-only) of the whole batch, worked out on the first call."""
+        cat = self._cat  # (read before the figures: another thread may be working them out)
+        figures = self._figures
+        if figures is None:
+            assert cat is not None  # let go of only once the figures are there
+            sized, starts, offsets = _layout(self._sizes)
+            lows, highs, means, stds, norms, fractions, hist = batch_figures(
+                _wide(cat), sized, starts, offsets, self._squares
+            )
+            hist.flags.writeable = False
+            stds[sized == 1] = np.nan  # one value has no sample std
+            figures = self._figures = np.stack([lows, highs, means, stds, norms, fractions], axis=1), hist
+            self._cat = None  # (the summaries hold their values; the batch needs the buffer no more)
+        return figures
 
     def fill(self, s: TensorSummary, index: int) -> None:
         """Set summary `s` (the batch's `index`th) its statistics and histogram."""
-        cat = self._cat  # (read before the columns: another thread may be working them out)
-        columns = self._columns
-        if columns is None:
-            assert cat is not None  # let go of only once the columns are there
-            columns = self._columns = _columns(_wide(cat), self._sizes, self._squares)
-            self._cat = None  # (the summaries hold their values; the batch needs the buffer no more)
-        lows, highs, means, stds, norms, fractions, hist = columns
-        s.min, s.max, s.mean = lows[index], highs[index], means[index]
-        s.std = stds[index] if s.numel > 1 else None
-        s.norm, s.zero_fraction, s.histogram = norms[index], fractions[index], hist[index]
+        stats, hist = self.figures()
+        s.min, s.max, s.mean, std, s.norm, s.zero_fraction = stats[index].tolist()
+        s.std = std if s.numel > 1 else None
+        s.histogram = hist[index]
 
 
 def _wide(cat: np.ndarray) -> _F:
@@ -111,18 +125,6 @@ def _wide(cat: np.ndarray) -> _F:
     flat = scratch("flat", np.float64, cat.size)
     np.copyto(flat, cat)
     return flat
-
-
-# A batch's figures as `summarize_batch` reads them: min, max, mean, std, norm, zero fraction (lists), histograms.
-_Columns = tuple[list[float], list[float], list[float], list[float], list[float], list[float], NDArray[np.intp]]
-
-
-def _columns(flat: _F, sizes: list[int], squares: _F) -> _Columns:
-    """`batch_figures` of a batch's values (as float64), as lists, and its histograms, read-only."""
-    sized, starts, offsets = _layout(sizes)
-    lows, highs, means, stds, norms, fractions, hist = batch_figures(flat, sized, starts, offsets, squares)
-    hist.flags.writeable = False
-    return lows.tolist(), highs.tolist(), means.tolist(), stds.tolist(), norms.tolist(), fractions.tolist(), hist
 
 
 _F = NDArray[np.float64]
