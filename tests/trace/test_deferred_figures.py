@@ -125,3 +125,10 @@ def test_a_table_of_deferred_summaries_only_reads_each_from_its_own_batch():
     reference = SummaryTable.from_summaries(mixed)
     for i in range(len(mixed)):
         assert same(table[i], reference[i]), i
+
+
+def test_a_figure_never_set_is_missing_not_worked_out_again_and_again():
+    s = summarize_batch(_arrays(), 4096)[0]
+    s.settle()
+    del s.norm
+    assert not hasattr(s, "norm")

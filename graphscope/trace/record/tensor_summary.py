@@ -91,7 +91,7 @@ class TensorSummary(Same):
 
         def __getattr__(self, name: str) -> object:
             """A figure of a deferred summary, read for the first time: worked out now, with the rest."""
-            if name in _FIGURES:
+            if name in _FIGURES and self.pending is not None:  # (else unset for good: no loop)
                 self.settle()
                 return getattr(self, name)
             raise AttributeError(f"'TensorSummary' object has no attribute '{name}'")
