@@ -20,7 +20,7 @@ from .tensor_summary import (
     HISTOGRAM_BINS,
     NO_COUNTS,
     PREVIEW_SIZE,
-    Figures,
+    PendingFigures,
     TensorSummary,
     host_dtype,
 )
@@ -473,7 +473,7 @@ def index_ranges(starts: ArrayLike, counts: ArrayLike) -> NDArray[np.int64]:
 
 
 def _figures_of(
-    items: list[TensorSummary], pendings: tuple[tuple[Figures, int] | None, ...]
+    items: list[TensorSummary], pendings: tuple[tuple[PendingFigures, int] | None, ...]
 ) -> tuple[NDArray[np.float64], dict[int, tuple[int, int]], NDArray[np.int64]]:
     """(statistics [n, 6], exact extremes, histogram counts [n, 16]) of the summaries: read from each,
     or, for a deferred one (its `pending`), from its batch's figures, leaving it deferred."""
@@ -481,10 +481,10 @@ def _figures_of(
     stats = np.full((n, len(STAT_FIELDS)), np.nan)
     counts = np.zeros((n, HISTOGRAM_BINS), dtype=np.int64)
     now: list[int] | range = range(n)
-    later: list[tuple[Figures, NDArray[np.int64], NDArray[np.int64]]] = []  # (batch, rows, their indices there)
+    later: list[tuple[PendingFigures, NDArray[np.int64], NDArray[np.int64]]] = []  # (batch, rows, their indices there)
     waiting = n - pendings.count(None)
     if waiting == n:  # every one deferred (a recording's node outputs): grouped by batch in C
-        batches: list[Figures] = list(map(_BATCH, pendings))  # type: ignore[arg-type]  # (none is None)
+        batches: list[PendingFigures] = list(map(_BATCH, pendings))  # type: ignore[arg-type]  # (none is None)
         index = np.fromiter(map(_INDEX, pendings), np.int64, n)  # type: ignore[arg-type]
         keys = np.fromiter(map(id, batches), np.int64, n)
         for key, first in zip(*np.unique(keys, return_index=True)):
@@ -493,7 +493,7 @@ def _figures_of(
         now = []
     elif waiting:
         now = []
-        grouped: dict[int, tuple[Figures, list[int], list[int]]] = {}  # id(batch) -> (batch, rows, indices)
+        grouped: dict[int, tuple[PendingFigures, list[int], list[int]]] = {}  # id(batch) -> (batch, rows, indices)
         for i, p in enumerate(pendings):
             if p is None:
                 now.append(i)

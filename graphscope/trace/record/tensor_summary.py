@@ -85,7 +85,7 @@ class TensorSummary(Same):
     values: np.ndarray | None = None
     dropped: bool = False
     # (the batch that works out its figures, its index there), until they are read; then None
-    pending: tuple[Figures, int] | None = field(default=None, compare=False, repr=False)
+    pending: tuple[PendingFigures, int] | None = field(default=None, compare=False, repr=False)
 
     if not TYPE_CHECKING:  # (mypy would take any attribute name of a class with __getattr__)
 
@@ -129,7 +129,7 @@ class TensorSummary(Same):
 _FIGURES = frozenset(("min", "max", "mean", "std", "norm", "zero_fraction", "histogram"))
 
 
-class Figures(Protocol):
+class PendingFigures(Protocol):
     """A batch of deferred summaries' figures: `fill` sets the statistics and histogram of its `index`th;
     `figures` gives the whole batch's as a SummaryTable holds them (statistics [k, 6] in STAT_FIELDS'
     order, NaN for None; histograms [k, 16])."""
@@ -140,7 +140,13 @@ class Figures(Protocol):
 
 
 def deferred(
-    shape: tuple[int, ...], dtype: str, numel: int, preview: np.ndarray, values: np.ndarray, later: Figures, index: int
+    shape: tuple[int, ...],
+    dtype: str,
+    numel: int,
+    preview: np.ndarray,
+    values: np.ndarray,
+    later: PendingFigures,
+    index: int,
 ) -> TensorSummary:
     """A summary of a host array of `numel` finite values, all kept, whose statistics and histogram
     `later` works out when one of them is first read."""
