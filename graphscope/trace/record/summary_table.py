@@ -1,6 +1,6 @@
 """SummaryTable: many tensor summaries held as columns, each made into a TensorSummary when read.
 
-About 490 lines, past 450 on purpose: the ways a table is made (from summaries, taken, joined) and read (a
+About 510 lines, past 450 on purpose: the ways a table is made (from summaries, taken, joined) and read (a
 row, rows whose statistics are derived) all work on one layout of columns, which lives here once."""
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from .tensor_summary import (
     HISTOGRAM_BINS,
     NO_COUNTS,
     PREVIEW_SIZE,
+    PendingFigures,
     TensorSummary,
     host_dtype,
 )
@@ -27,25 +28,22 @@ from .tensor_summary import (
 # The float statistics of a row, the columns of `stats` (a snapshot writes them in this order too).
 STAT_FIELDS = ("min", "max", "mean", "std", "norm", "zero_fraction")
 
-# A summary's fields, in the order from_summaries reads them.
+# A summary's fields but its figures, in the order from_summaries reads them.
 _FIELDS = operator.attrgetter(
     "dtype",
     "device",
     "shape",
     "numel",
-    "min",
-    "max",
-    "mean",
-    "std",
-    "norm",
-    "zero_fraction",
     "nan_count",
     "inf_count",
-    "histogram",
     "values",
     "dropped",
     "preview",
+    "pending",
 )
+# Its figures (a deferred summary's are read from its batch, not from it).
+_FIGURES = operator.attrgetter(*STAT_FIELDS, "histogram")
+_BATCH, _INDEX = operator.itemgetter(0), operator.itemgetter(1)  # of a deferred summary's `pending`
 
 # A pool of values: an array, or a loaded snapshot's text (decoded where read).
 Pool = NDArray[Any] | EncodedPool
@@ -287,22 +285,15 @@ class SummaryTable:
                 device_names,
                 shapes,
                 numels,
-                lows,
-                highs,
-                means,
-                stds,
-                norms,
-                zeros,
                 nans,
                 infs,
-                histograms,
                 values,
                 dropped,
                 previews,
+                pendings,
             ) = zip(*map(_FIELDS, items))
         else:
-            dtype_names = device_names = shapes = numels = lows = highs = nans = infs = histograms = ()
-            values = dropped = previews = ()
+            dtype_names = device_names = shapes = numels = nans = infs = values = dropped = previews = pendings = ()
         dtypes = {d: i for i, d in enumerate(dict.fromkeys(dtype_names))}
         devices = {d: i for i, d in enumerate(dict.fromkeys(device_names))}
         dtype = np.fromiter(map(dtypes.__getitem__, dtype_names), np.int32, n)
@@ -311,24 +302,9 @@ class SummaryTable:
         np.cumsum(np.fromiter(map(len, shapes), np.int64, n), out=dims_start[1:])
         dims = np.fromiter(chain.from_iterable(shapes), np.int64, int(dims_start[-1]))
         numel = np.fromiter(numels, np.int64, n)
-        stats = (
-            np.array([lows, highs, means, stds, norms, zeros], dtype=np.float64).T.copy()
-            if n
-            else np.zeros((0, len(STAT_FIELDS)))
-        )
-        exact = {
-            i: (low, highs[i])
-            for i, low in enumerate(lows)
-            if type(low) is int and not (-(2**53) <= low <= 2**53 and -(2**53) <= highs[i] <= 2**53)
-        }
+        stats, exact, counts = _figures_of(items, pendings)
         nan = np.fromiter(nans, np.int64, n)
         inf = np.fromiter(infs, np.int64, n)
-        filled = np.fromiter((h.size == HISTOGRAM_BINS for h in histograms), bool, n)
-        counts = np.zeros((n, HISTOGRAM_BINS), dtype=np.int64)
-        if filled.all() and n:
-            counts[:] = histograms
-        elif filled.any():
-            counts[filled] = np.stack([h for h in histograms if h.size == HISTOGRAM_BINS])
         histogram = counts.astype(np.uint32) if not counts.size or int(counts.max()) < 2**32 else counts
         held = np.fromiter(
             (FULL if v is not None else DROPPED if d else PREVIEW for v, d in zip(values, dropped)), np.uint8, n
@@ -494,3 +470,55 @@ def index_ranges(starts: ArrayLike, counts: ArrayLike) -> NDArray[np.int64]:
     return np.repeat(np.asarray(starts, dtype=np.int64) - ends + counts, counts) + np.arange(
         int(ends[-1]) if len(ends) else 0
     )
+
+
+def _figures_of(
+    items: list[TensorSummary], pendings: tuple[tuple[PendingFigures, int] | None, ...]
+) -> tuple[NDArray[np.float64], dict[int, tuple[int, int]], NDArray[np.int64]]:
+    """(statistics [n, 6], exact extremes, histogram counts [n, 16]) of the summaries: read from each,
+    or, for a deferred one (its `pending`), from its batch's figures, leaving it deferred."""
+    n = len(items)
+    stats = np.full((n, len(STAT_FIELDS)), np.nan)
+    counts = np.zeros((n, HISTOGRAM_BINS), dtype=np.int64)
+    now: list[int] | range = range(n)
+    later: list[tuple[PendingFigures, NDArray[np.int64], NDArray[np.int64]]] = []  # (batch, rows, their indices there)
+    waiting = n - pendings.count(None)
+    if waiting == n:  # every one deferred (a recording's node outputs): grouped by batch in C
+        batches: list[PendingFigures] = list(map(_BATCH, pendings))  # type: ignore[arg-type]  # (none is None)
+        index = np.fromiter(map(_INDEX, pendings), np.int64, n)  # type: ignore[arg-type]
+        keys = np.fromiter(map(id, batches), np.int64, n)
+        for key, first in zip(*np.unique(keys, return_index=True)):
+            rows = np.flatnonzero(keys == key)
+            later.append((batches[first], rows, index[rows]))
+        now = []
+    elif waiting:
+        now = []
+        grouped: dict[int, tuple[PendingFigures, list[int], list[int]]] = {}  # id(batch) -> (batch, rows, indices)
+        for i, p in enumerate(pendings):
+            if p is None:
+                now.append(i)
+                continue
+            entry = grouped.get(id(p[0]))
+            if entry is None:
+                entry = grouped[id(p[0])] = (p[0], [], [])
+            entry[1].append(i)
+            entry[2].append(p[1])
+        later = [(batch, np.array(rows), np.array(indices)) for batch, rows, indices in grouped.values()]
+    exact: dict[int, tuple[int, int]] = {}
+    if len(now):
+        lows, highs, means, stds, norms, zeros, histograms = zip(*map(_FIGURES, [items[i] for i in now]))
+        stats[now] = np.array([lows, highs, means, stds, norms, zeros], dtype=np.float64).T
+        exact = {
+            now[k]: (low, highs[k])
+            for k, low in enumerate(lows)
+            if type(low) is int and not (-(2**53) <= low <= 2**53 and -(2**53) <= highs[k] <= 2**53)
+        }
+        filled = np.fromiter((h.size == HISTOGRAM_BINS for h in histograms), bool, len(now))
+        if filled.any():
+            rows = np.asarray(now)[filled]
+            counts[rows] = np.stack([h for h in histograms if h.size == HISTOGRAM_BINS])
+    for batch, rows, indices in later:
+        figures, hist = batch.figures()
+        stats[rows] = figures[indices]
+        counts[rows] = hist[indices]
+    return stats, exact, counts

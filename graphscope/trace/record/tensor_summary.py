@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+from numpy.typing import NDArray
 
 from .equality import Same
 
@@ -60,6 +62,10 @@ class TensorSummary(Same):
     `preview` holds the first 64 elements in row-major order, `values` every element
     (in the tensor's shape) when there are at most `full_values_limit`; both are read-only
     NumPy host arrays. `dropped` says the memory budget took them away.
+
+    A summary of a small array kept whole may be made `deferred`: its statistics and histogram
+    are worked out, bit for bit as they would have been at once, when one of them is first read
+    (`pending` says from where until then): a kept value needs no statistics until it is shown.
     """
 
     shape: tuple[int, ...]
@@ -78,6 +84,24 @@ class TensorSummary(Same):
     preview: np.ndarray = field(default_factory=lambda: EMPTY)
     values: np.ndarray | None = None
     dropped: bool = False
+    # (the batch that works out its figures, its index there), until they are read; then None
+    pending: tuple[PendingFigures, int] | None = field(default=None, compare=False, repr=False)
+
+    if not TYPE_CHECKING:  # (mypy would take any attribute name of a class with __getattr__)
+
+        def __getattr__(self, name: str) -> object:
+            """A figure of a deferred summary, read for the first time: worked out now, with the rest."""
+            if name in _FIGURES and self.pending is not None:  # (else unset for good: no loop)
+                self.settle()
+                return getattr(self, name)
+            raise AttributeError(f"'TensorSummary' object has no attribute '{name}'")
+
+    def settle(self) -> None:
+        """Work out the figures of a deferred summary (nothing for any other)."""
+        pending = self.pending
+        if pending is not None:
+            pending[0].fill(self, pending[1])
+            self.pending = None
 
     @property
     def has_nonfinite(self) -> bool:
@@ -93,11 +117,44 @@ class TensorSummary(Same):
 
     def drop_values(self) -> int:
         """Let go of the preview and full values (the memory budget is spent); bytes freed."""
+        self.settle()  # (its figures come from the values: worked out while they are here)
         freed = self.captured_bytes
         self.preview = EMPTY
         self.values = None
         self.dropped = True
         return freed
+
+
+# The fields a deferred summary leaves unset until one is read.
+_FIGURES = frozenset(("min", "max", "mean", "std", "norm", "zero_fraction", "histogram"))
+
+
+class PendingFigures(Protocol):
+    """A batch of deferred summaries' figures: `fill` sets the statistics and histogram of its `index`th;
+    `figures` gives the whole batch's as a SummaryTable holds them (statistics [k, 6] in STAT_FIELDS'
+    order, NaN for None; histograms [k, 16])."""
+
+    def fill(self, summary: TensorSummary, index: int) -> None: ...
+
+    def figures(self) -> tuple[NDArray[np.float64], NDArray[np.integer[Any]]]: ...
+
+
+def deferred(
+    shape: tuple[int, ...],
+    dtype: str,
+    numel: int,
+    preview: np.ndarray,
+    values: np.ndarray,
+    later: PendingFigures,
+    index: int,
+) -> TensorSummary:
+    """A summary of a host array of `numel` finite values, all kept, whose statistics and histogram
+    `later` works out when one of them is first read."""
+    s: TensorSummary = object.__new__(TensorSummary)
+    s.shape, s.dtype, s.device, s.numel = shape, dtype, "cpu", numel
+    s.nan_count = s.inf_count = 0
+    s.preview, s.values, s.dropped, s.pending = preview, values, False, (later, index)
+    return s
 
 
 class Summarized:

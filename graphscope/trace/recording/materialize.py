@@ -208,24 +208,31 @@ class Materializer:
         j.done = len(events)
         p = self._record.passes[j.index] if j.index < len(self._record.passes) else None
         steps, leaves = j.steps, j.step_leaves
+        add_step = p.steps.append if p is not None else None
+        item = work.append
         for k in range(j.steps_done, len(steps)):
             nid, grad_output, grad_inputs = steps[k]
             steps[k] = None  # type: ignore[call-overload]  # its arrays now belong to the work (never read again)
-            st = Step(nid)
-            work.append((st, "grad_output", grad_output))
-            if grad_inputs is not None:
+            if grad_inputs is None:
+                st = Step(nid)
+                item((st, "grad_output", grad_output))
+            else:
                 grad_inputs = multiplied(grad_inputs)  # a recurrent weight's grad is kept as factors till now
-                st.grad_inputs = grad_slots(st, grad_inputs)
-                work += [(st.grad_inputs, i, g) for i, g in enumerate(grad_inputs) if g is not None]
-            for leaf, grad, before, now in leaves.pop(k, ()):
-                lg = LeafGrad(leaf)
-                st.leaf_grads.append(lg)
-                work += leaf_grad_work(lg, grad, before, now)
-            if p is not None:
-                p.steps.append(st)
+                slots: list[TensorSummary | None] = [None] * len(grad_inputs)  # a new step's slots, empty
+                st = Step(nid, None, slots)
+                item((st, "grad_output", grad_output))
+                work += [(slots, i, g) for i, g in enumerate(grad_inputs) if g is not None]
+            if leaves:
+                for leaf, grad, before, now in leaves.pop(k, ()):
+                    lg = LeafGrad(leaf)
+                    st.leaf_grads.append(lg)
+                    work += leaf_grad_work(lg, grad, before, now)
+            if add_step is not None:
+                add_step(st)
             if len(work) >= CHUNK:
                 self._batches.summarize_into(j.index, work, guards)
                 work, guards = [], []
+                item = work.append
         if j.steps_done < len(steps):  # the last may still get its grads (the session paused in it)
             j.made_step = (len(steps) - 1, st)
         j.steps_done = len(steps)

@@ -316,7 +316,7 @@ def _note_dead_units(live: LiveNodes, relus: list[tuple[int, DeviceArray]]) -> N
     for row, output in relus:
         units = math.prod(output.shape[1:])
         if type(output) is np.ndarray:
-            alive = int(np.count_nonzero(output.reshape(output.shape[0], -1).any(axis=0)))
+            alive = int(np.count_nonzero(np.logical_or.reduce(output.reshape(output.shape[0], -1), axis=0)))
             live.set_dead(row, (units - alive, units))
         else:
             xp = namespace(output)

@@ -2,7 +2,7 @@
 from the values when read, bit for bit as recorded.
 
 The recorder summarises small float arrays in batches whose figures each depend on the array's values
-alone (`stats.host.batch_figures`); the writer derives them again from the values and leaves out a row's
+alone (`stats.batched.batch_figures`); the writer derives them again from the values and leaves out a row's
 statistics and histogram only where the two agree in every bit, so a reader deriving them gets what was
 recorded. A record of small tensors kept whole (a long chain) is then a third of the size, and a reader
 derives only the rows it shows."""
@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from ..record.summary_table import FULL, SummaryTable, index_ranges, whole
 from ..record.tensor_summary import HISTOGRAM_BINS
-from ..stats.host import batch_figures, sums_of_squares
+from ..stats.batched import batch_figures, sums_of_squares
 from ..stats.summarize import BATCH_LIMIT
 
 DERIVED_DTYPES = ("float16", "float32", "float64")  # those the recorder summarises in batches

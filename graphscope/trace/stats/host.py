@@ -1,4 +1,4 @@
-"""Host statistics: NumPy summaries, small float arrays batched by dtype, large ones in pieces."""
+"""Host statistics: NumPy summaries one array at a time, large ones in pieces (small floats together: `batched`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import math
 from collections.abc import Iterator, Sequence
 
 import numpy as np
-from numpy.typing import NDArray
 
 from graphscope.engine.backend import numpy_dtype_name as dtype_name
 
@@ -17,142 +16,10 @@ from ..record.tensor_summary import (
     TensorSummary,
     host_dtype,
 )
-from .scratch import KEEP, scratch
+from .scratch import scratch
 
 # A histogram's work: (an evenly strided sample of the finite values, their min, their max, how many)
 _Job = tuple[np.ndarray, float, float, int]
-
-
-def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]:
-    """Statistics of many small float arrays of one dtype from segmented reductions over their
-    concatenation; their values become read-only views of that one host buffer (the arrays
-    themselves are not kept). Arrays holding a NaN or Inf are summarised one by one.
-
-    A training loop summarises the same layout (the same sizes in the same order) pass after
-    pass: the layout's index arrays are kept, and the float work happens in per-thread buffers,
-    reused, not in fresh memory each time (whose first touch costs more than the arithmetic)."""
-    count = len(arrays)
-    cat = np.concatenate(arrays, axis=None)  # a copy, flattened, in the arrays' own dtype
-    sizes, starts, offsets = _layout([a.size for a in arrays])
-    total = cat.size
-    if cat.dtype == np.float64:
-        flat = cat
-    else:
-        flat = scratch("flat", np.float64, total)
-        np.copyto(flat, cat)
-    squares = sums_of_squares(flat, starts)
-    if not np.isfinite(squares).all():  # a NaN or Inf (or a float64 square's overflow) somewhere
-        finite = np.isfinite(squares)
-        bad, good = np.flatnonzero(~finite).tolist(), np.flatnonzero(finite).tolist()
-        result: list[TensorSummary | None] = [None] * count
-        for i, s in zip(bad, summarize_hosts([arrays[i] for i in bad], limit)):
-            result[i] = s
-        if good:
-            for i, s in zip(good, summarize_batch([arrays[i] for i in good], limit)):
-                result[i] = s
-        return result  # type: ignore[return-value]  # every index is bad or good: none is left None
-    cat.flags.writeable = False
-    lows, highs, means, stds, norms, fractions, hist = batch_figures(flat, sizes, starts, offsets, squares)
-    hist.flags.writeable = False
-    name = dtype_name(cat.dtype)
-    out: list[TensorSummary] = []
-    append = out.append
-    start = 0
-    columns = [x.tolist() for x in (sizes, lows, highs, means, stds, norms, fractions)]
-    for a, row, n, lo, hi, mean, sd, norm, zf in zip(arrays, hist, *columns):
-        view = cat[start : start + n]
-        start += n
-        append(
-            TensorSummary(
-                a.shape,
-                name,
-                "cpu",
-                n,
-                lo,
-                hi,
-                mean,
-                sd if n > 1 else None,
-                norm,
-                0,
-                0,
-                zf,
-                row,
-                view if n <= PREVIEW_SIZE else view[:PREVIEW_SIZE],
-                None if n > limit else view if a.ndim == 1 else view.reshape(a.shape),
-            )
-        )
-    return out
-
-
-_F = NDArray[np.float64]
-_I = NDArray[np.intp]
-# Per array of a batch: min, max, mean, std (0 for a single value), norm, zero fraction; histogram counts [arrays, 16].
-Figures = tuple[_F, _F, _F, _F, _F, _F, _I]
-
-
-def sums_of_squares(flat: _F, starts: _I) -> _F:
-    """Each array's sum of squares, of arrays laid end to end in `flat` from `starts`."""
-    squares: _F = np.add.reduceat(np.multiply(flat, flat, out=scratch("work", np.float64, flat.size)), starts)
-    return squares
-
-
-def batch_figures(flat: _F, sizes: _I, starts: _I, offsets: _I, squares: _F) -> Figures:
-    """The statistics of arrays of finite values laid end to end in `flat` (their sizes, starts, each
-    element's first bin: `_layout`; their sums of squares), from segmented reductions. Each array's
-    figures depend on its own values alone: a snapshot derives them again from its values
-    (`snapshot.derived_stats`)."""
-    count, total = len(sizes), flat.size
-    work = scratch("work", np.float64, total)
-    lows = np.minimum.reduceat(flat, starts)
-    highs = np.maximum.reduceat(flat, starts)
-    sums = np.add.reduceat(flat, starts)
-    means = sums / sizes
-    spans = highs - lows
-    spreads = squares - sums * means  # one pass; two where it cancels (the mean dwarfs the spread)
-    spreads[spans <= 0] = 0.0  # level, or a single value
-    close = (spreads < 0.01 * squares) & (spans > 0)
-    if close.any():
-        centered = np.subtract(flat, means.repeat(sizes), out=work)
-        spreads = np.where(close, np.add.reduceat(np.multiply(centered, centered, out=work), starts), spreads)
-    zeros = np.add.reduceat(np.equal(flat, 0, out=scratch("zero", np.bool_, total)), starts, dtype=np.intp)
-    # Bins of width span/16 from each array's min; the scale is a hair under 16/span, so each
-    # max lands in bin 15, not 16. A level array has scale 0: everything in bin 0.
-    scales = np.divide(HISTOGRAM_BINS * (1 - 2.0**-40), spans, out=np.zeros(count), where=spans > 0)
-    scaled = np.subtract(flat, lows.repeat(sizes), out=work)  # (a repeat is faster than a take)
-    scaled *= scales.repeat(sizes)
-    index = scratch("index", np.intp, total)
-    np.copyto(index, scaled, casting="unsafe")  # truncation: the bin within the array
-    index += offsets  # the array's own 16 bins
-    hist = np.bincount(index, minlength=HISTOGRAM_BINS * count).reshape(count, HISTOGRAM_BINS)
-    return lows, highs, means, np.sqrt(spreads / np.maximum(sizes - 1, 1)), np.sqrt(squares), zeros / sizes, hist
-
-
-_layouts: dict[tuple[int, ...], _Layout] = {}  # tuple of sizes -> (sizes, starts, each element's first bin)
-_Layout = tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp]]
-_layout_elements = [0]  # elements of the kept layouts' index arrays (a bound on their memory)
-
-
-def _layout(sizes: list[int]) -> _Layout:
-    """(sizes, starts, each element's first bin) of a batch of arrays of these sizes."""
-    key = tuple(sizes)
-    layout = _layouts.get(key)
-    if layout is None:
-        count = len(sizes)
-        sized = np.array(sizes, dtype=np.intp)
-        starts = np.zeros(count, dtype=np.intp)
-        np.cumsum(sized[:-1], out=starts[1:])
-        offsets = np.repeat(np.arange(0, count * HISTOGRAM_BINS, HISTOGRAM_BINS, dtype=np.intp), sized)
-        layout = (sized, starts, offsets)
-        if offsets.size <= KEEP:  # kept: the next pass likely has the same layout
-            if len(_layouts) >= 64 or _layout_elements[0] > 4 * KEEP:
-                _layouts.clear()
-                _layout_elements[0] = 0
-            _layouts[key] = layout
-            _layout_elements[0] += offsets.size
-    return layout
-
-
-# --- host (NumPy): the array is already where the statistics are wanted --------------------
 
 
 def summarize_host(a: np.ndarray, limit: int, device: str) -> TensorSummary:

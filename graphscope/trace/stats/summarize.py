@@ -1,6 +1,6 @@
 """Summarising arrays: one, many (batched by dtype and by device), or a Python constant.
 
-The type is `record.tensor_summary`; the statistics `host` and `device`. This module is the
+The type is `record.tensor_summary`; the statistics `host`, `batched` and `device`. This module is the
 public face of summarising: it re-exports them (drawing a summary is `report.summary_render`'s)."""
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from ..record.tensor_summary import (
     Summarized,
     TensorSummary,
 )
+from .batched import summarize_batch
 from .device import DeviceArray, summarize_on_device, summarize_on_device_batch
 from .host import (
     PIECE,
     counts,
     single_bin,
-    summarize_batch,
     summarize_host,
     summarize_hosts,
 )
