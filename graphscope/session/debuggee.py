@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING
 from graphscope.trace.record.model import OPTIMIZER_STEP, Record
 
 from .breakpoint import Breakpoint, hit_reason
-from .evaluator import Evaluation, FrameInfo, record_answer
 from .forward_stops import ForwardNodes, RecordFacts, TimeKey
 from .state import Mode, SessionState, State
 
 if TYPE_CHECKING:
+    from graphscope.session.evaluator import Evaluation, FrameInfo
     from graphscope.trace.analysis.node_gradcheck import GradcheckResult
 
 Listener = Callable[[SessionState], object]  # what it returns is not looked at
@@ -79,8 +79,7 @@ class Debuggee:
         return False
 
     def _forward_frontier(self) -> int | None:
-        """The last node created that the record holds at the moment the script is at (None: all of
-        it; -1: none, the script running)."""
+        """The last node made that the record holds where the script is (None: all; -1: none, it runs)."""
         return None
 
     # --- the commands ----------------------------------------------------------------------------
@@ -113,8 +112,9 @@ class Debuggee:
         """Nothing runs, so nothing reads input."""
 
     def evaluate(self, text: str) -> Evaluation:
-        """A line typed at a pause: a snapshot has no frame to run it in, so it answers from the
-        record (a node by `#id` or name); a live session evaluates it in the script's frame."""
+        """A line typed at a pause, answered from the record (a node by `#id` or name): a snapshot has no frame."""
+        from .evaluator import record_answer  # (loaded only when a line is typed at a pause)
+
         return record_answer(self.record, text)
 
     def completions(self, prefix: str) -> list[str]:

@@ -11,6 +11,7 @@ import queue
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from graphscope.engine import backend, hooks
 from graphscope.engine.hooks import observe
@@ -18,12 +19,14 @@ from graphscope.trace.recording.recorder import Policy, Recorder
 
 from .console_capture import ConsoleCapture
 from .debuggee import Debuggee
-from .evaluator import Evaluation, Evaluator, FrameInfo
 from .numpy_warnings import QuietNumpyWarnings
 from .quit_check import QuitCheck
 from .script_runner import Outcome, SessionQuit, run_script
 from .state import Mode, State
 from .step_gate import POLL_SECONDS, StepGate
+
+if TYPE_CHECKING:
+    from .evaluator import Evaluation, Evaluator, FrameInfo
 
 # A script that never reaches an engine event (a long pure-Python loop) is interrupted this
 # long after quit() by raising SessionQuit in its thread.
@@ -72,7 +75,7 @@ class Session(Debuggee):
         self._ungated = False  # the script runs with no gate installed: a quit installs `_quit_check`
         self._quit_check: QuitCheck | None = None
         self._finishing = False
-        self.evaluator = Evaluator(self._paused_thread)
+        self._evaluator: Evaluator | None = None  # made when first asked for: a run nothing stops needs none
         self.failure: BaseException | None = None  # what the script raised, once it has (for pdb)
 
     @property
@@ -85,6 +88,16 @@ class Session(Debuggee):
         return self._thread if self._life == State.PAUSED else None
 
     # --- the paused script's frames ------------------------------------------------------------
+
+    @property
+    def evaluator(self) -> Evaluator:
+        """What evaluates lines typed at a pause in the script's frames (loaded on first use)."""
+        with self._lock:
+            if self._evaluator is None:
+                from .evaluator import Evaluator
+
+                self._evaluator = Evaluator(self._paused_thread)
+            return self._evaluator
 
     def evaluate(self, text: str) -> Evaluation:
         """Evaluate a line in the paused script's chosen frame (see Evaluator.evaluate)."""
@@ -179,7 +192,8 @@ class Session(Debuggee):
                 self.gate.release(Mode.STEP)
                 return
             self._life = State.PAUSED
-            self.evaluator.reset()
+            if self._evaluator is not None:  # (a new one starts at the innermost frame)
+                self._evaluator.reset()
             self._running = None
             self._position, self._step, self._created = (position if position >= 0 else None), step, created
         self._changed(reason)

@@ -137,7 +137,8 @@ def test_as_torch_headless_saves_and_loads_a_checkpoint(tmp_path):
 
 
 def test_a_headless_run_loads_only_what_it_uses(tmp_path):
-    # No export asked for: no DOT writer; no gradcheck (the TUI's); no emoji table (the summary has none).
+    # No export asked for: no DOT writer, no snapshot reader or writer; no gradcheck and no evaluator of
+    # lines typed at a pause (the TUI's); no emoji table (the summary has none).
     report = tmp_path / "modules.txt"
     run = (
         "import atexit, runpy, sys; "
@@ -149,5 +150,12 @@ def test_a_headless_run_loads_only_what_it_uses(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "graphscope summary" in result.stdout
     modules = set(report.read_text().split())
-    unused = {"graphscope.trace.report.dot", "graphscope.trace.analysis.node_gradcheck", "rich._emoji_codes"}
+    unused = {
+        "graphscope.trace.report.dot",
+        "graphscope.trace.snapshot.read",
+        "graphscope.trace.snapshot.write",
+        "graphscope.trace.analysis.node_gradcheck",
+        "graphscope.session.evaluator",
+        "rich._emoji_codes",
+    }
     assert not modules & unused

@@ -26,6 +26,26 @@ def test_a_room_of_the_trace_layer_loads_without_the_others():
     assert not loaded(modules, "rich", *others)
 
 
+def test_telling_a_script_from_a_snapshot_loads_neither_the_reader_nor_the_writer():
+    # `graphscope run` asks source_kind first; the snapshot package's face loads read and write on first use.
+    modules = modules_after("import graphscope.trace.snapshot.source_kind, graphscope.trace.snapshot.format")
+    assert not loaded(modules, "graphscope.trace.snapshot.read", "graphscope.trace.snapshot.write")
+
+
+def test_the_snapshot_face_gives_the_reader_and_writer_when_asked_for():
+    from graphscope.trace import snapshot
+    from graphscope.trace.snapshot import read, write
+
+    assert (snapshot.load, snapshot.loads, snapshot.dump, snapshot.dumps) == (
+        read.load,
+        read.loads,
+        write.dump,
+        write.dumps,
+    )
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        snapshot.nothing  # noqa: B018 (the access is the test)
+
+
 def test_the_findings_load_without_rich():
     # Findings are data (their messages are text); drawing them is the report's business.
     assert not loaded(modules_after("import graphscope.trace.analysis.findings"), "rich")

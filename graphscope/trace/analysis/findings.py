@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, TypeGuard
 
 import numpy as np
@@ -19,6 +19,7 @@ from ..record.model import (
     OPTIMIZER_STEP,
     PARAMETER,
     VANISHING_GRAD,
+    BackwardPass,
     Finding,
     Node,
     Record,
@@ -39,12 +40,13 @@ def find(record: Record, vanishing: float = VANISHING_NORM, exploding: float = E
     origin = nan_origin(record)
     if origin is not None:
         out.append(origin)
-    grad = nan_grad(record)
+    passes = list(record.passes)  # a live record makes each pass kept as a row again when read: once here
+    grad = nan_grad(record, passes)
     if grad is not None:
         out.append(grad)
     out += dead_relus(record)
-    out += grad_extremes(record, vanishing, exploding)
-    out += accumulated_grads(record)
+    out += grad_extremes(record, vanishing, exploding, passes)
+    out += accumulated_grads(record, passes)
     return out
 
 
@@ -107,10 +109,12 @@ def _named_leaves(record: Record, op: str | None = None) -> tuple[dict[str, int]
     return latest, made
 
 
-def nan_grad(record: Record) -> Finding | None:
-    """The first backward step whose grads hold a NaN or Inf."""
+def nan_grad(record: Record, passes: Sequence[BackwardPass] | None = None) -> Finding | None:
+    """The first backward step whose grads hold a NaN or Inf (of `passes`, the record's read already)."""
     nodes = record.nodes
-    for p in record.passes:
+    for p in record.passes if passes is None else passes:
+        if not p.steps:  # a pass outside the detail window: no steps to scan (most of a long run)
+            continue
         output, inputs, leaves = step_table(p.steps).nonfinite()
         for number in np.flatnonzero(output | inputs | leaves)[:1].tolist():  # only that step is made
             step = p.steps[number]
@@ -180,12 +184,17 @@ def dead_relus(record: Record) -> list[Finding]:
 
 
 def grad_extremes(
-    record: Record, vanishing: float = VANISHING_NORM, exploding: float = EXPLODING_NORM
+    record: Record,
+    vanishing: float = VANISHING_NORM,
+    exploding: float = EXPLODING_NORM,
+    passes: Sequence[BackwardPass] | None = None,
 ) -> list[Finding]:
-    """Parameters whose grad norm fell under `vanishing` or rose over `exploding` in some pass."""
+    """Parameters whose grad norm fell under `vanishing` or rose over `exploding` in some pass (of
+    `passes`, the record's read already)."""
+    passes = record.passes if passes is None else passes
     # (name, kind) -> [first pass, passes, latest norm, latest pass], updated in place: ints and a float
     seen: dict[tuple[str, str], list[Any]] = {}
-    for p in record.passes:
+    for p in passes:
         for name, norm in p.grad_norms.items():
             if not math.isfinite(norm):
                 continue
@@ -194,7 +203,7 @@ def grad_extremes(
                 entry = seen.setdefault((name, kind), [p.index, 0, norm, p.index])
                 entry[1] += 1
                 entry[2], entry[3] = norm, p.index
-    total = len(record.passes)
+    total = len(passes)
     leaf_of = _named_leaves(record, PARAMETER)[0] if seen else {}
     out: list[Finding] = []
     for (name, kind), (first, count, last_norm, last) in seen.items():
@@ -221,12 +230,12 @@ ACCUMULATION_RUN = 3  # passes adding into one .grad without a reset before it i
 NAMED = 3  # leaves named in one finding; the rest are counted
 
 
-def accumulated_grads(record: Record) -> list[Finding]:
+def accumulated_grads(record: Record, passes: Sequence[BackwardPass] | None = None) -> list[Finding]:
     """Leaves whose `.grad` took the grads of 3 or more backward passes in a row with no
     zero_grad or grad reset between them, where an optimizer step read the growing sum (or the
     script has no optimizer). Accumulating on purpose (several passes, then one step, then
     zero_grad) is not pointed out. Leaves with the same run share one finding, at the line of
-    the step that read the sum (else where the first leaf was made)."""
+    the step that read the sum (else where the first leaf was made). `passes`: the record's, read already."""
     resets: list[tuple[int, set[str] | None]] = []
     steps: list[tuple[int, SourceSite | None]] = []
     for e in record.optimizer:
@@ -238,7 +247,7 @@ def accumulated_grads(record: Record) -> list[Finding]:
     current: dict[str, list[int]] = {}
     pending = iter(sorted(resets, key=lambda r: r[0]))
     reset = next(pending, None)
-    for p in record.passes:
+    for p in record.passes if passes is None else passes:
         while reset is not None and reset[0] <= p.index:  # cleared before this pass began
             if reset[1] is None:
                 current.clear()

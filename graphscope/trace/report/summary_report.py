@@ -12,7 +12,7 @@ from rich.text import Text
 
 from ..record.keep_option import KEEP_ALL
 from ..record.limits import cut
-from ..record.model import FINDING_KINDS, FINDING_TITLES, Finding, Record, SourceSite
+from ..record.model import FINDING_KINDS, FINDING_TITLES, BackwardPass, Finding, Record, SourceSite
 from .drawing import loss_sparkline
 from .literal import literal
 from .number_text import format_number
@@ -37,8 +37,8 @@ def _site_text(site: SourceSite | None) -> Text:
     return where
 
 
-def _nodes_per_pass(record: Record) -> str:
-    counts = [p.node_count for p in record.passes]
+def _nodes_per_pass(passes: Sequence[BackwardPass]) -> str:
+    counts = [p.node_count for p in passes]
     if not counts:
         return ""
     if min(counts) == max(counts):
@@ -46,14 +46,13 @@ def _nodes_per_pass(record: Record) -> str:
     return f"{min(counts):,} to {max(counts):,} per pass (median {np.median(counts):,.0f})"
 
 
-def _overview(record: Record) -> Table:
+def _overview(record: Record, passes: Sequence[BackwardPass]) -> Table:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")
     grid.add_column()
     meta = record.metadata
     if meta.script:
         grid.add_row("script", literal(" ".join([meta.script, *meta.argv[1:]])))
-    passes = record.passes
     detailed = [p.index for p in passes if p.detailed]
     kept = ""
     if passes and len(detailed) < len(passes):
@@ -61,7 +60,7 @@ def _overview(record: Record) -> Table:
         kept = f"  (full detail kept for pass{'es' if len(detailed) != 1 else ''} {shown})"
     grid.add_row("passes", f"{len(passes):,} backward pass{'es' if len(passes) != 1 else ''} recorded{kept}")
     trailing = int((record.nodes.scan().pass_index >= len(passes)).sum())
-    nodes = _nodes_per_pass(record)
+    nodes = _nodes_per_pass(passes)
     if trailing:
         nodes = f"{nodes}; " if nodes else ""
         nodes += f"{trailing:,} after the last backward"
@@ -70,8 +69,8 @@ def _overview(record: Record) -> Table:
     return grid
 
 
-def _loss(record: Record) -> Table | None:
-    losses = [p.loss for p in record.passes]
+def _loss(passes: Sequence[BackwardPass]) -> Table | None:
+    losses = [p.loss for p in passes]
     if not any(v is not None for v in losses):
         return None
     finite = [v for v in losses if v is not None and math.isfinite(v)]
@@ -91,8 +90,8 @@ def _loss(record: Record) -> Table | None:
     return grid
 
 
-def _grad_norms(record: Record, count: int = 5) -> Table | None:
-    latest = next((p for p in reversed(record.passes) if p.grad_norms), None)
+def _grad_norms(passes: Sequence[BackwardPass], count: int = 5) -> Table | None:
+    latest = next((p for p in reversed(passes) if p.grad_norms), None)
     if latest is None:
         return None
     ranked = sorted(latest.grad_norms.items(), key=lambda kv: (math.isnan(kv[1]), 0.0 if math.isnan(kv[1]) else -kv[1]))
@@ -166,8 +165,9 @@ def render(record: Record) -> Group:
         if error is not None:
             parts += [Text(""), error]
         return Group(*parts)
-    parts += [_overview(record)]
-    for piece in (_loss(record), _grad_norms(record), render_series(record.training)):
+    passes = list(record.passes)  # a live record makes each trimmed pass again when read: once here
+    parts += [_overview(record, passes)]
+    for piece in (_loss(passes), _grad_norms(passes), render_series(record.training)):
         if piece is not None:
             parts += [Text(""), piece]
     parts.append(Text(""))
