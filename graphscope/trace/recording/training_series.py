@@ -153,7 +153,7 @@ class TrainingRecording:
                 held = steps.get(label)
                 if held is None:
                     held = steps[label] = _Held(before)
-                elif before.shape != held.shape or before.dtype != held.dtype:
+                elif before.shape != held.shape or before.dtype is not held.dtype:  # (equal dtypes: grouped)
                     held.mixed = True
                 held.indices.append(index)
                 held.arrays.append(before)
@@ -167,26 +167,30 @@ class TrainingRecording:
         j.outputs = {}
         last.update({e.module: e for e in j.events[j.done :] if type(e) is OpEvent})
         last.pop(None, None)  # (ops outside any module)
-        outputs = self._held
+        outputs, held_bytes = self._held, 0
         for module, e in last.items():
             array = e.array
-            if array.size <= 1 or module is None:  # (a single number: a loss)
+            size = array.size
+            if size <= 1 or module is None:  # (a single number: a loss)
                 continue
             op = e.names[0]
             kind = op if op in _KINDS else "other"
-            rows = self._module_rows(module, kind)  # (made as the module first appears: the series' order)
-            if array.size <= _AT_ONCE:
+            if size <= _AT_ONCE:
                 held = outputs.get((module, kind))
-                if held is None:
+                if held is None:  # (its rows made as the module first appears: the series' order)
+                    self._module_rows(module, kind)
                     held = outputs[module, kind] = _Held(array)
-                elif array.shape != held.shape or array.dtype != held.dtype:
+                elif array.shape != held.shape or array.dtype is not held.dtype:  # (equal dtypes: grouped)
                     held.mixed = True
                 held.indices.append(index)
                 held.arrays.append(array)
                 held.more.append((e.vc, e.version))
-                self._held_bytes += array.size * 8  # (about: any device's array has a size)
-            elif e.vc[0] == e.version:  # (else overwritten in place since: left NaN)
-                rows.put(index, tuple(figures_of_passes([array], kind)[0].tolist()))
+                held_bytes += size
+            else:
+                rows = self._module_rows(module, kind)
+                if e.vc[0] == e.version:  # (else overwritten in place since: left NaN)
+                    rows.put(index, tuple(figures_of_passes([array], kind)[0].tolist()))
+        self._held_bytes += held_bytes * 8  # (about: any device's array has a size)
         self._held_passes += 1
         if self._held_passes >= _HELD_PASSES or self._held_bytes > _HELD_BYTES:
             self._figure_held()
