@@ -3,7 +3,7 @@
 import pytest
 
 from graphscope.trace.record.model import OptimizerEvent, ParamChange, SourceSite
-from graphscope.trace.record.optimizer_history import OptimizerHistory
+from graphscope.trace.record.optimizer_history import OptimizerHistory, event_kinds
 
 SITE = SourceSite("train.py", 9, "<module>", "opt.step()")
 
@@ -55,3 +55,16 @@ def test_a_row_added_is_read_back_and_held_once_given_parameters():
     assert history[150] is event  # it has parameters
     history.compact(150, drop_params=True)
     assert history.held(150) is None and history[150] == expected[150]
+
+
+def test_event_kinds_read_from_rows_are_those_of_the_events():
+    history = OptimizerHistory()
+    expected = events()
+    expected[7].params.append(ParamChange(0, "w"))
+    for e in expected:
+        history.append(e)
+    for i in range(0, len(expected), 2):
+        history.compact(i)
+    wanted = [(e.kind, e.passes, e.site, e.params) for e in expected]
+    assert list(event_kinds(history)) == wanted == list(event_kinds(expected))
+    assert list(event_kinds(history))[7][3] is expected[7].params

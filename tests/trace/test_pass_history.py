@@ -8,8 +8,8 @@ import pytest
 import graphscope as gs
 from graphscope.engine import hooks
 from graphscope.trace import snapshot
-from graphscope.trace.record.model import BackwardPass, Record
-from graphscope.trace.record.pass_history import PassHistory
+from graphscope.trace.record.model import BackwardPass, Record, Step
+from graphscope.trace.record.pass_history import PassHistory, grad_norms_by_pass, with_steps
 from graphscope.trace.recording.recorder import Policy, Recorder
 
 PASSES = [
@@ -46,6 +46,29 @@ def test_held_passes_are_the_objects_themselves_and_it_reads_like_a_list():
     assert [p.index for p in history[1:4]] == [1, 2, 3] and history[-2].index == 3
     with pytest.raises(IndexError):
         history[5]
+
+
+def test_grad_norms_read_from_rows_are_those_of_the_passes():
+    history = PassHistory()
+    for p in PASSES:
+        history.append(_trimmed(p))
+    for i in (0, 3, 4):
+        history.compact(i)
+    got = [(i, list(norms)) for i, norms in grad_norms_by_pass(history)]
+    assert got == [(p.index, list(p.grad_norms.items())) for p in PASSES]
+    assert [(i, list(norms)) for i, norms in grad_norms_by_pass(PASSES)] == got
+
+
+def test_only_held_passes_with_steps_are_read_for_steps():
+    history = PassHistory()
+    objects = [_trimmed(p) for p in PASSES]
+    objects[2].steps = [Step(5, None)]
+    objects[4].steps = [Step(6, None)]
+    for p in objects:
+        history.append(p)
+    history.compact(0)
+    assert [p.index for p in with_steps(history)] == [2, 4] == [p.index for p in with_steps(objects)]
+    assert history.held() == objects[1:]
 
 
 @pytest.mark.slow

@@ -116,3 +116,10 @@ def test_a_scratch_buffer_has_the_dtype_and_size_asked_for_and_is_reused():
     assert again.base is first.base and again.size == 8
     wide = scratch("test.buffer", np.float64, 10)
     assert wide.dtype == np.float64 and wide.size == 10
+
+
+def test_runs_of_arrays_known_to_be_of_one_shape_are_cut_by_count_as_runs_would_cut_them():
+    for shape in [(64, 300), (16,), (STACKED + 1,), (0,), (), (256, 256)]:
+        arrays = [np.zeros(shape, np.float32)] * 9
+        assert list(runs(arrays, same=True)) == list(runs(arrays))
+    assert list(runs([], same=True)) == []

@@ -231,3 +231,33 @@ def test_a_large_parameters_step_is_figured_at_once_and_its_copies_are_let_go():
     training.publish()
     assert record.training.params["w"].update_ratio.tolist() == [pytest.approx(0.5)]
     assert record.training.params["w"].lr.tolist() == [0.1]
+
+
+def test_outputs_and_steps_that_change_shape_between_passes_are_each_figured_as_alone():
+    record = Record(passes=[BackwardPass(i) for i in range(4)])
+    training = TrainingRecording(record)
+    shapes = [(3, 4), (5,), (3, 4), (2, 2)]
+    befores = [np.linspace(1.0, 2.0, math.prod(s), dtype=np.float32).reshape(s) for s in shapes]
+    afters = [b * np.float32(1.0 + 0.1 * i) for i, b in enumerate(befores)]
+    for i, (b, a) in enumerate(zip(befores, afters)):
+        training.updates(i, [("w", b, a)], 0.1)
+    training.publish()
+    want = [norm(a - b) / norm(b) for b, a in zip(befores, afters)]
+    np.testing.assert_allclose(record.training.params["w"].update_ratio, want, rtol=1e-6)
+
+
+def test_a_module_whose_batch_shrinks_has_each_passes_figures():
+    gs.manual_seed(0)
+    net = nn.Sequential(nn.Linear(3, 5), nn.ReLU())
+    batches = [gs.randn(n, 3) for n in (8, 8, 3, 8, 2)]
+
+    def run():
+        for x in batches:
+            net(x).sum().backward()
+
+    _, rec, _ = recorded(run, ONLY_LAST)
+    with gs.no_grad():
+        hidden = [net(x).cpu().numpy() for x in batches]
+    relu = rec.training.activations["net.1"]
+    np.testing.assert_allclose(relu.mean, [h.mean() for h in hidden], rtol=1e-6)
+    np.testing.assert_allclose(relu.dead, [np.mean(~h.any(axis=0)) for h in hidden])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any, TypeGuard
 
 import numpy as np
@@ -19,13 +19,14 @@ from ..record.model import (
     OPTIMIZER_STEP,
     PARAMETER,
     VANISHING_GRAD,
-    BackwardPass,
     Finding,
     Node,
     Record,
     SourceSite,
 )
 from ..record.node_table import IS_LEAF, NodeColumns
+from ..record.optimizer_history import event_kinds
+from ..record.pass_history import grad_norms_by_pass, with_steps
 from ..record.step_table import step_table
 from ..record.tensor_summary import TensorSummary
 from ..report.number_text import format_number
@@ -40,13 +41,12 @@ def find(record: Record, vanishing: float = VANISHING_NORM, exploding: float = E
     origin = nan_origin(record)
     if origin is not None:
         out.append(origin)
-    passes = list(record.passes)  # a live record makes each pass kept as a row again when read: once here
-    grad = nan_grad(record, passes)
+    grad = nan_grad(record)
     if grad is not None:
         out.append(grad)
     out += dead_relus(record)
-    out += grad_extremes(record, vanishing, exploding, passes)
-    out += accumulated_grads(record, passes)
+    out += grad_extremes(record, vanishing, exploding)
+    out += accumulated_grads(record)
     return out
 
 
@@ -109,12 +109,10 @@ def _named_leaves(record: Record, op: str | None = None) -> tuple[dict[str, int]
     return latest, made
 
 
-def nan_grad(record: Record, passes: Sequence[BackwardPass] | None = None) -> Finding | None:
-    """The first backward step whose grads hold a NaN or Inf (of `passes`, the record's read already)."""
+def nan_grad(record: Record) -> Finding | None:
+    """The first backward step whose grads hold a NaN or Inf."""
     nodes = record.nodes
-    for p in record.passes if passes is None else passes:
-        if not p.steps:  # a pass outside the detail window: no steps to scan (most of a long run)
-            continue
+    for p in with_steps(record.passes):
         output, inputs, leaves = step_table(p.steps).nonfinite()
         for number in np.flatnonzero(output | inputs | leaves)[:1].tolist():  # only that step is made
             step = p.steps[number]
@@ -184,26 +182,21 @@ def dead_relus(record: Record) -> list[Finding]:
 
 
 def grad_extremes(
-    record: Record,
-    vanishing: float = VANISHING_NORM,
-    exploding: float = EXPLODING_NORM,
-    passes: Sequence[BackwardPass] | None = None,
+    record: Record, vanishing: float = VANISHING_NORM, exploding: float = EXPLODING_NORM
 ) -> list[Finding]:
-    """Parameters whose grad norm fell under `vanishing` or rose over `exploding` in some pass (of
-    `passes`, the record's read already)."""
-    passes = record.passes if passes is None else passes
+    """Parameters whose grad norm fell under `vanishing` or rose over `exploding` in some pass."""
     # (name, kind) -> [first pass, passes, latest norm, latest pass], updated in place: ints and a float
     seen: dict[tuple[str, str], list[Any]] = {}
-    for p in passes:
-        for name, norm in p.grad_norms.items():
+    for index, norms in grad_norms_by_pass(record.passes):
+        for name, norm in norms:
             if not math.isfinite(norm):
                 continue
             kind = VANISHING_GRAD if norm < vanishing else EXPLODING_GRAD if norm > exploding else None
             if kind is not None:
-                entry = seen.setdefault((name, kind), [p.index, 0, norm, p.index])
+                entry = seen.setdefault((name, kind), [index, 0, norm, index])
                 entry[1] += 1
-                entry[2], entry[3] = norm, p.index
-    total = len(passes)
+                entry[2], entry[3] = norm, index
+    total = len(record.passes)
     leaf_of = _named_leaves(record, PARAMETER)[0] if seen else {}
     out: list[Finding] = []
     for (name, kind), (first, count, last_norm, last) in seen.items():
@@ -230,37 +223,37 @@ ACCUMULATION_RUN = 3  # passes adding into one .grad without a reset before it i
 NAMED = 3  # leaves named in one finding; the rest are counted
 
 
-def accumulated_grads(record: Record, passes: Sequence[BackwardPass] | None = None) -> list[Finding]:
+def accumulated_grads(record: Record) -> list[Finding]:
     """Leaves whose `.grad` took the grads of 3 or more backward passes in a row with no
     zero_grad or grad reset between them, where an optimizer step read the growing sum (or the
     script has no optimizer). Accumulating on purpose (several passes, then one step, then
     zero_grad) is not pointed out. Leaves with the same run share one finding, at the line of
-    the step that read the sum (else where the first leaf was made). `passes`: the record's, read already."""
+    the step that read the sum (else where the first leaf was made)."""
     resets: list[tuple[int, set[str] | None]] = []
     steps: list[tuple[int, SourceSite | None]] = []
-    for e in record.optimizer:
-        if e.kind in (OPTIMIZER_STEP, HAND_UPDATE):  # an update by hand reads the grads as a step does
-            steps.append((e.passes, e.site))
+    for kind, passes, site, params in event_kinds(record.optimizer):
+        if kind in (OPTIMIZER_STEP, HAND_UPDATE):  # an update by hand reads the grads as a step does
+            steps.append((passes, site))
         else:  # a light row lost its parameters: count it as clearing every grad
-            resets.append((e.passes, {c.label for c in e.params} if e.params else None))
+            resets.append((passes, {c.label for c in params} if params else None))
     runs: dict[str, list[int]] = {}  # label -> the passes of its longest run so far
     current: dict[str, list[int]] = {}
     pending = iter(sorted(resets, key=lambda r: r[0]))
     reset = next(pending, None)
-    for p in record.passes if passes is None else passes:
-        while reset is not None and reset[0] <= p.index:  # cleared before this pass began
+    for index, norms in grad_norms_by_pass(record.passes):
+        while reset is not None and reset[0] <= index:  # cleared before this pass began
             if reset[1] is None:
                 current.clear()
             else:
                 for label in reset[1]:
                     current.pop(label, None)
             reset = next(pending, None)
-        for label in p.grad_norms:
+        for label, _ in norms:
             run = current.get(label)
             if run is None:
-                run = current[label] = [p.index]
+                run = current[label] = [index]
             else:
-                run.append(p.index)
+                run.append(index)
             best = runs.get(label)
             if best is None or len(run) > len(best):
                 runs[label] = run

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from .held_rows import HeldRows
-from .model import OptimizerEvent, SourceSite
+from .model import OptimizerEvent, ParamChange, SourceSite
 
 _WIDE = 255  # in a byte column: the value did not fit, look in the column's dict
 _MARK_EVERY = 16
@@ -88,14 +88,29 @@ class OptimizerHistory(HeldRows[OptimizerEvent]):
         return len(self._delta)
 
     def __iter__(self) -> Iterator[OptimizerEvent]:
-        # In order, the passes read from the deltas as it goes (not from the last mark each time).
+        for i, passes, event in self._walk():
+            yield event if event is not None else self._made(i, passes)
+
+    def kinds(self) -> Iterator[tuple[str, int, SourceSite | None, list[ParamChange]]]:
+        """(kind, passes, site, parameters) of every event in order, a row's without making its event."""
+        kinds, wide_kinds, kind_list = self._kinds, self._wide_kinds, self._kind_list
+        for i, passes, event in self._walk():
+            if event is not None:
+                yield event.kind, event.passes, event.site, event.params
+            else:
+                k = kinds[i]
+                kind, _, _, site = kind_list[wide_kinds[i] if k == _WIDE else k]
+                yield kind, passes, site, []
+
+    def _walk(self) -> Iterator[tuple[int, int, OptimizerEvent | None]]:
+        """(index, passes, the held event or None) of every event in order, the passes read from the
+        deltas as it goes (not from the last mark each time)."""
         held, delta, wide = self._held, self._delta, self._wide_passes
         passes = 0
         for i in range(len(delta)):
             d = delta[i]
             passes = wide[i] if d == _WIDE else passes + d
-            event = held.get(i)
-            yield event if event is not None else self._made(i, passes)
+            yield i, passes, held.get(i)
 
     def _passes(self, i: int) -> int:
         mark = i - i % _MARK_EVERY
@@ -113,3 +128,11 @@ class OptimizerHistory(HeldRows[OptimizerEvent]):
         k = self._kinds[i]
         kind, optimizer, settings, site = self._kind_list[self._wide_kinds[i] if k == _WIDE else k]
         return OptimizerEvent(kind, passes, optimizer, settings, site)
+
+
+def event_kinds(events: Sequence[OptimizerEvent]) -> Iterator[tuple[str, int, SourceSite | None, list[ParamChange]]]:
+    """(kind, passes, site, parameters) of every event in order (an OptimizerHistory's rows read from
+    its columns)."""
+    if isinstance(events, OptimizerHistory):
+        return events.kinds()
+    return ((e.kind, e.passes, e.site, e.params) for e in events)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterable, Iterator, Sequence
 
 from .held_rows import HeldRows
 from .model import BackwardPass
@@ -68,6 +69,29 @@ class PassHistory(HeldRows[BackwardPass]):
     def __len__(self) -> int:
         return len(self._loss)
 
+    def held(self) -> list[BackwardPass]:
+        """The passes held as objects, in order: the only ones that can hold steps (a row has none)."""
+        return [self._held[i] for i in sorted(self._held)]
+
+    def grad_norm_rows(self) -> Iterator[tuple[int, Iterable[tuple[str, float]]]]:
+        """(index, its (parameter, grad norm) pairs) of every pass in order, a row's read from the
+        columns without making its pass."""
+        held, name_sets, names_of, starts, values = (
+            self._held,
+            self._name_sets,
+            self._norm_names,
+            self._norm_start,
+            self._norm_values,
+        )
+        for i in range(len(self._loss)):
+            p = held.get(i)
+            if p is not None:
+                yield p.index, p.grad_norms.items()
+            else:
+                names = name_sets[names_of[i]]
+                start = starts[i]
+                yield i, zip(names, values[start : start + len(names)])
+
     def _row(self, i: int) -> BackwardPass:
         loss, flags = self._loss[i], self._flags[i]
         names = self._name_sets[self._norm_names[i]]
@@ -80,3 +104,16 @@ class PassHistory(HeldRows[BackwardPass]):
             detailed=False,
             finished=bool(flags & 1),
         )
+
+
+def with_steps(passes: Sequence[BackwardPass]) -> Iterator[BackwardPass]:
+    """The passes that hold backward steps, in order (of a PassHistory, only its held passes are read)."""
+    return (p for p in (passes.held() if isinstance(passes, PassHistory) else passes) if p.steps)
+
+
+def grad_norms_by_pass(passes: Sequence[BackwardPass]) -> Iterator[tuple[int, Iterable[tuple[str, float]]]]:
+    """(index, its (parameter, grad norm) pairs) of every pass in order (a PassHistory's rows read
+    from its columns)."""
+    if isinstance(passes, PassHistory):
+        return passes.grad_norm_rows()
+    return ((p.index, p.grad_norms.items()) for p in passes)

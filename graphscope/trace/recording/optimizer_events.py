@@ -173,22 +173,17 @@ class OptimizerRecording:
         index, steps = opened
         state = optimizer.state
         state = state if isinstance(state, dict) else {}
-        label = self._leaves.label
+        label, value_after, fresh = self._leaves.label, self._leaves.value_after, self._journals.current.fresh
         for row, changed, lr in steps:
             afters = []
+            updates = []
             for p, leaf, before in changed:
                 slot = state.get(p)
-                afters.append(
-                    (
-                        self._leaves.value_after(p, leaf, self._journals.current.fresh),
-                        before,
-                        self._state_copies(slot) if slot else None,
-                    )
-                )
+                after = value_after(p, leaf, fresh)
+                afters.append((after, before, self._state_copies(slot) if slot else None))
+                updates.append((leaf.label or label(p), before, after))
             self._pend(index, _new(Stepped, (row, afters)))
-            self._training.updates(
-                index, [(leaf.label or label(p), before, a[0]) for (p, leaf, before), a in zip(changed, afters)], lr
-            )
+            self._training.updates(index, updates, lr)
 
     def leaf_updating(self, tensor: Tensor) -> None:
         self._updating = None

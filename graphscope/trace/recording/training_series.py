@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -29,8 +30,8 @@ from .journal import Journal, OpEvent
 _NAN = math.nan
 _KINDS = frozenset(ACTIVATION_KINDS)
 _BATCH = 256  # figures put one at a time, stored together
-_HELD_PASSES = 32  # module outputs held at most, in passes...
-_HELD_BYTES = 1 << 21  # ...and in bytes
+_HELD_PASSES = 64  # module outputs held at most, in passes...
+_HELD_BYTES = 1 << 22  # ...and in bytes
 _AT_ONCE = STACKED // 4  # an array larger is figured at once: stacked with others it would save little
 
 
@@ -78,10 +79,34 @@ class _Rows:
         return grown
 
 
-# A parameter's step held until figured: (pass index, label, copies of its value before and after, lr)
-_Step = tuple[int, str, DeviceArray, DeviceArray, float]
-# A module output held until figured: (pass index, module, kind, array, its live version counter, its version then)
-_Held = tuple[int, str, str, DeviceArray, list[int], int]
+class _Held:
+    """Arrays held to be figured together (one module's outputs of one kind, or one parameter's steps):
+    their passes, the arrays, and a second list (each output's version counter and its version
+    then, as pairs; each step's value after and learning rate, as pairs). `mixed` once they differ
+    in shape or dtype (then grouped when figured)."""
+
+    __slots__ = ("indices", "arrays", "more", "shape", "dtype", "mixed")
+
+    def __init__(self, array: DeviceArray) -> None:
+        self.indices: list[int] = []
+        self.arrays: list[DeviceArray] = []
+        self.more: list[tuple[Any, Any]] = []
+        self.shape, self.dtype, self.mixed = array.shape, array.dtype, False
+
+    def groups(self, keep: list[int]) -> list[tuple[list[int], list[DeviceArray], list[tuple[Any, Any]]]]:
+        """The entries at positions `keep` as (passes, arrays, seconds), one group per shape and dtype."""
+        if not self.mixed:
+            if len(keep) == len(self.arrays):
+                return [(self.indices, self.arrays, self.more)]
+            return [([self.indices[k] for k in keep], [self.arrays[k] for k in keep], [self.more[k] for k in keep])]
+        out: dict[tuple[tuple[int, ...], object], tuple[list[int], list[DeviceArray], list[tuple[Any, Any]]]] = {}
+        for k in keep:
+            a = self.arrays[k]
+            group = out.setdefault((a.shape, a.dtype), ([], [], []))
+            group[0].append(self.indices[k])
+            group[1].append(a)
+            group[2].append(self.more[k])
+        return list(out.values())
 
 
 class TrainingRecording:
@@ -95,8 +120,8 @@ class TrainingRecording:
         self._params: dict[str, tuple[_Rows, _Rows]] = {}
         # module -> its kind and its (mean, std, saturated, dead)
         self._activations: dict[str, tuple[str, _Rows]] = {}
-        self._held: list[_Held] = []  # module outputs of the passes not yet figured
-        self._steps: list[_Step] = []  # the steps after them
+        self._held: dict[tuple[str, str], _Held] = {}  # (module, kind) -> its outputs not yet figured
+        self._steps: dict[str, _Held] = {}  # label -> its steps after them (value before; after, lr)
         self._held_passes = 0
         self._held_bytes = 0
 
@@ -117,7 +142,7 @@ class TrainingRecording:
         figured at once when large, else held to be figured with the next passes'."""
         if index < 0:
             return
-        held = self._steps
+        steps = self._steps
         for label, before, after in changes:
             if type(before) is Summarized or type(after) is Summarized:  # (too large to copy)
                 continue
@@ -125,7 +150,14 @@ class TrainingRecording:
                 ratio = update_ratios([before], [after])[0]
                 (self._params.get(label) or self._param(label))[1].put(index, (float(ratio), lr))
             else:
-                held.append((index, label, before, after, lr))
+                held = steps.get(label)
+                if held is None:
+                    held = steps[label] = _Held(before)
+                elif before.shape != held.shape or before.dtype is not held.dtype:  # (equal dtypes: grouped)
+                    held.mixed = True
+                held.indices.append(index)
+                held.arrays.append(before)
+                held.more.append((after, lr))
                 self._held_bytes += (before.size + after.size) * 8
 
     def activations(self, index: int, j: Journal) -> None:
@@ -135,19 +167,30 @@ class TrainingRecording:
         j.outputs = {}
         last.update({e.module: e for e in j.events[j.done :] if type(e) is OpEvent})
         last.pop(None, None)  # (ops outside any module)
-        held = self._held
+        outputs, held_bytes = self._held, 0
         for module, e in last.items():
             array = e.array
-            if array.size <= 1 or module is None:  # (a single number: a loss)
+            size = array.size
+            if size <= 1 or module is None:  # (a single number: a loss)
                 continue
             op = e.names[0]
             kind = op if op in _KINDS else "other"
-            rows = self._module_rows(module, kind)  # (made as the module first appears: the series' order)
-            if array.size <= _AT_ONCE:
-                held.append((index, module, kind, array, e.vc, e.version))
-                self._held_bytes += array.size * 8  # (about: any device's array has a size)
-            elif e.vc[0] == e.version:  # (else overwritten in place since: left NaN)
-                rows.put(index, tuple(figures_of_passes([array], kind)[0].tolist()))
+            if size <= _AT_ONCE:
+                held = outputs.get((module, kind))
+                if held is None:  # (its rows made as the module first appears: the series' order)
+                    self._module_rows(module, kind)
+                    held = outputs[module, kind] = _Held(array)
+                elif array.shape != held.shape or array.dtype is not held.dtype:  # (equal dtypes: grouped)
+                    held.mixed = True
+                held.indices.append(index)
+                held.arrays.append(array)
+                held.more.append((e.vc, e.version))
+                held_bytes += size
+            else:
+                rows = self._module_rows(module, kind)
+                if e.vc[0] == e.version:  # (else overwritten in place since: left NaN)
+                    rows.put(index, tuple(figures_of_passes([array], kind)[0].tolist()))
+        self._held_bytes += held_bytes * 8  # (about: any device's array has a size)
         self._held_passes += 1
         if self._held_passes >= _HELD_PASSES or self._held_bytes > _HELD_BYTES:
             self._figure_held()
@@ -155,23 +198,20 @@ class TrainingRecording:
     def _figure_held(self) -> None:
         """Figure the held module outputs and steps, each module's (parameter's) of one shape and dtype
         together; an output overwritten in place since its pass is left NaN."""
-        groups: dict[tuple[str, str, tuple[int, ...], object], tuple[list[int], list[DeviceArray]]] = {}
-        for index, module, kind, array, vc, version in self._held:
-            if vc[0] == version:
-                group = groups.setdefault((module, kind, array.shape, array.dtype), ([], []))
-                group[0].append(index)
-                group[1].append(array)
-        for (module, kind, _, _), (indices, arrays) in groups.items():
-            self._module_rows(module, kind).store(indices, figures_of_passes(arrays, kind))
-        steps: dict[tuple[str, tuple[int, ...], object], list[_Step]] = {}
-        for step in self._steps:
-            steps.setdefault((step[1], step[2].shape, step[2].dtype), []).append(step)
+        for (module, kind), held in self._held.items():
+            counts = held.more
+            keep = [k for k, (vc, version) in enumerate(counts) if vc[0] == version]
+            if keep:
+                rows = self._module_rows(module, kind)
+                for indices, arrays, _ in held.groups(keep):
+                    rows.store(indices, figures_of_passes(arrays, kind))
         params = self._params
-        for (label, _, _), same in steps.items():
-            ratios = update_ratios([s[2] for s in same], [s[3] for s in same])
+        for label, held in self._steps.items():
             rows = (params.get(label) or self._param(label))[1]
-            rows.store([s[0] for s in same], np.column_stack([ratios, [s[4] for s in same]]))
-        self._held, self._steps, self._held_passes, self._held_bytes = [], [], 0, 0
+            for indices, befores, more in held.groups(list(range(len(held.arrays)))):
+                ratios = update_ratios(befores, [after for after, _ in more], same=True)
+                rows.store(indices, np.column_stack([ratios, [lr for _, lr in more]]))
+        self._held, self._steps, self._held_passes, self._held_bytes = {}, {}, 0, 0
 
     def publish(self) -> None:
         """Set `record.training`'s columns to the figures stored for the record's passes."""

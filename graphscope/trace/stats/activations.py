@@ -58,7 +58,7 @@ def figures_of_passes(arrays: list[DeviceArray], kind: str) -> np.ndarray:
         return np.array(activation_figures([(a, kind) for a in arrays]), dtype=np.float64).reshape(-1, 4)
     out = np.full((len(arrays), 4), _NAN)
     if first.size and first.dtype.kind in "fiub":
-        for run in runs(arrays):
+        for run in runs(arrays, same=True):
             _host_figures(arrays[run], kind, out[run])
     return out
 

@@ -16,9 +16,16 @@ from .scratch import scratch
 STACKED = 1 << 16  # elements in a run at most (a larger array is a run of its own)
 
 
-def runs(arrays: Sequence[np.ndarray]) -> Iterator[slice]:
+def runs(arrays: Sequence[np.ndarray], same: bool = False) -> Iterator[slice]:
     """Consecutive runs of `arrays`, each of one shape and dtype and at most `STACKED` elements
-    together (a larger array alone)."""
+    together (a larger array alone). `same`: the caller knows they all have one shape and dtype
+    (it grouped them), so the runs are cut by count alone, without looking at each array."""
+    if same and arrays:
+        size = arrays[0].size
+        step = max(1, STACKED // size) if size else len(arrays)
+        for start in range(0, len(arrays), step):
+            yield slice(start, min(start + step, len(arrays)))
+        return
     start, total, shape, dtype = 0, 0, (), None
     for i, a in enumerate(arrays):
         if i > start and (total + a.size > STACKED or a.shape != shape or a.dtype != dtype):

@@ -14,9 +14,10 @@ from .stacked import rows, runs
 _KEEP = 1 << 20  # elements of the squares' buffer kept between steps: a recorder copies parameters up to this size
 
 
-def update_ratios(befores: list[DeviceArray], afters: list[DeviceArray]) -> np.ndarray:
+def update_ratios(befores: list[DeviceArray], afters: list[DeviceArray], same: bool = False) -> np.ndarray:
     """|after - before| / |before| of each pair (NaN where |before| is 0 or not finite); host arrays
-    in a few NumPy calls per run of them (`stacked.runs`), another device's in one transfer."""
+    in a few NumPy calls per run of them (`stacked.runs`; `same`: the caller knows they have one
+    shape and dtype), another device's in one transfer."""
     first = befores[0]
     if type(first) is not np.ndarray or first.dtype.kind != "f":
         pairs: list[tuple[str, float | DeviceArray]] = []
@@ -26,7 +27,7 @@ def update_ratios(befores: list[DeviceArray], afters: list[DeviceArray]) -> np.n
         updates, values = np.array(host[0::2]), np.array(host[1::2])
     else:
         updates, values = np.empty(len(befores)), np.empty(len(befores))
-        for run in runs(befores):
+        for run in runs(befores, same):
             updates[run], values[run] = _squares(rows(befores[run], "ratio.before"), rows(afters[run], "ratio.after"))
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         ratios = np.sqrt(updates / values)
