@@ -251,8 +251,7 @@ class Debuggee:
             self._breakpoints = [b for b in self._breakpoints if b.id != breakpoint_id]
 
     def unmatched(self, breakpoint: Breakpoint) -> bool:
-        """Whether a breakpoint on a node, op, module or line matches no node recorded so far (a
-        step breakpoint: no optimizer step recorded so far)."""
+        """Whether a node, op, module or line breakpoint matches no recorded node (a step one: no optimizer step)."""
         if breakpoint.pauses_at_step():
             return not self._steps_after_passes()
         if breakpoint.kind in ("nan", "grad_norm"):
@@ -355,10 +354,9 @@ class Debuggee:
 
     def _hit(self, position: int, step: int) -> str | None:
         """The reason to stop at this step: the enabled breakpoints its node hits; at a pass's end
-        followed by an optimizer step, the enabled step breakpoints."""
-        enabled = [bp for bp in self._breakpoints if bp.enabled]
-        if not enabled:
-            return None  # nothing to match: the step and its node are not read (a continue walks every step)
+        followed by an optimizer step, the enabled step breakpoints. With none enabled, nothing is read."""
+        if not (enabled := [bp for bp in self._breakpoints if bp.enabled]):
+            return None
         p = self.record.passes[position]
         if step >= len(p.order):
             if step == len(p.order):
@@ -366,8 +364,7 @@ class Debuggee:
                 if stepping and p.index in self._steps_after_passes():
                     return hit_reason(stepping)
             return None
-        node = self.record.nodes.get(p.order[step])
-        if node is None:
+        if (node := self.record.nodes.get(p.order[step])) is None:
             return None
         facts = RecordFacts(node, p.steps[step] if step < len(p.steps) else None)
         return hit_reason([bp for bp in enabled if bp.matches(facts)]) or None
