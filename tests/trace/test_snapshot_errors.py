@@ -477,3 +477,27 @@ def test_a_tensor_whose_dims_multiply_past_2_to_the_62_is_refused_at_it(tmp_path
     tensors["dims"] = _column([2**40] * (2 * n - 1))
     e = _load_doc(tmp_path, columns_doc)
     assert e.where == "tensors.dims" and "tensor 1 has more than the 4,611,686,018,427,387,904" in e.problem
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        np.array([0, 1, 5, 9, 40], dtype=np.int64),  # sorted, with gaps: early passes' nodes dropped
+        np.array([9, 0, 40, 5, 1], dtype=np.int64),  # in no order
+    ],
+)
+def test_node_ids_among_nodes_with_gaps_are_checked_each_one(ids):
+    reader = ColumnReader("snap.json")
+    reader.known(np.array([40, 0, 5, 5, 9, 1], dtype=np.int64), ids, "passes[3].order")  # all known: no error
+    reader.known(np.zeros(0, dtype=np.int64), ids, "passes[4].order")  # a pass with no steps
+    for node, i in (([5, 9, 3], 2), ([40, -1], 1), ([41], 0), ([1, 5, 6, 99], 2)):
+        with pytest.raises(SnapshotError) as info:
+            reader.known(np.array(node, dtype=np.int64), ids, "passes[5].order")
+        assert info.value.where == f"passes[5].order[{i}]", node
+        assert info.value.problem == f"node id {node[i]} does not exist in the snapshot"
+
+
+def test_node_ids_of_a_snapshot_without_nodes_are_all_refused():
+    with pytest.raises(SnapshotError) as info:
+        ColumnReader("snap.json").known(np.array([0], dtype=np.int64), np.zeros(0, dtype=np.int64), "passes[0].order")
+    assert info.value.where == "passes[0].order[0]"

@@ -51,6 +51,7 @@ class ColumnReader(FieldReader):
     """The column sections of a snapshot (and the base64 arrays they hold), for `read.RecordReader`."""
 
     version: int  # the document's (set by the record reader)
+    _ids_ordered: tuple[NDArray[np.integer[Any]], NDArray[np.integer[Any]]] | None = None  # (ids, ids sorted)
 
     def strings(self, v: Json, where: str) -> list[str]:
         return self.names(self.seq(v, where), where, None, limit=FIELDS["strings"])
@@ -101,13 +102,25 @@ class ColumnReader(FieldReader):
 
     def known(self, node: NDArray[np.int64], ids: NDArray[np.integer[Any]], where: str) -> None:
         """Refuse a node id that is not one of the snapshot's nodes (named by its place, `where[i]`)."""
-        if len(ids) and int(ids[-1]) - int(ids[0]) == len(ids) - 1 and bool((np.diff(ids) > 0).all()):
-            missing = (node < ids[0]) | (node > ids[-1])  # ids first, first + 1, ...: a range (the usual case)
+        if not node.size:  # a pass outside the detail window: no steps, no order
+            return
+        ordered = self._ordered(ids)
+        if not ordered.size:
+            missing = np.ones(node.shape, dtype=bool)
         else:
-            missing = ~np.isin(node, ids)
+            at = np.minimum(np.searchsorted(ordered, node), ordered.size - 1)
+            missing = ordered[at] != node
         if missing.any():
             i = int(np.argmax(missing))
             self.fail(f"{where}[{i}]", f"node id {int(node[i])} does not exist in the snapshot")
+
+    def _ordered(self, ids: NDArray[np.integer[Any]]) -> NDArray[np.integer[Any]]:
+        """`ids` sorted, made once for the many passes that check their node ids against the same nodes
+        (per check, a sort or an isin would cost each pass as much as all the nodes)."""
+        if self._ids_ordered is None or self._ids_ordered[0] is not ids:
+            ordered = ids if ids.size < 2 or bool((np.diff(ids) > 0).all()) else np.sort(ids)
+            self._ids_ordered = (ids, ordered)
+        return self._ids_ordered[1]
 
     def starts(self, counts: NDArray[np.int64], where: str) -> NDArray[np.int64]:
         """Where each row begins in a flat column, from the rows' lengths (n + 1 entries); refused

@@ -139,13 +139,14 @@ def to_json(record: Record, blob: Blob) -> Json:
 
     table = columns.summaries  # the nodes' outputs: rows 0..; the steps' grads follow, then the optimizer's
     tables: list[SummaryTable] = [table]  # the tables the document's tensors are, one after another
+    first_rows = {id(table): 0}  # each table's first row in the document's tensors (a dict: one look-up a pass)
     rows = len(table)
     passes: list[Json] = []
     for p in record.passes:
         steps = step_columns(p.steps)
-        shared = next((k for k, t in enumerate(tables) if t is steps.summaries), None)
-        if shared is None:  # the steps' own summaries (a recording's) go after the rest
-            shared = len(tables)
+        first = first_rows.get(id(steps.summaries))
+        if first is None:  # the steps' own summaries (a recording's) go after the rest
+            first = first_rows[id(steps.summaries)] = rows
             tables.append(steps.summaries)
             rows += len(steps.summaries)
         passes.append(
@@ -158,7 +159,7 @@ def to_json(record: Record, blob: Blob) -> Json:
                 "finished": p.finished,
                 "root": p.root,
                 "order": {"count": len(p.order), **column(np.array(p.order, dtype=np.int64), blob)},
-                "steps": step_table(steps, sum(len(t) for t in tables[:shared]), blob),
+                "steps": step_table(steps, first, blob),
             }
         )
     items: list[TensorSummary] = []
