@@ -13,6 +13,7 @@ import numpy as np
 from ..record.limits import FIELDS, clamp, fit
 from ..record.literal import has_control
 from ..record.model import (
+    BackwardPass,
     OptimizerEvent,
     Record,
     SourceSite,
@@ -53,6 +54,8 @@ def _pieces(record: Record) -> list[str | bytes]:
     blobs: list[bytes] = []
 
     def blob(raw: bytes) -> str:
+        if not raw:  # an empty column (each pass outside the detail window has ten): JSON's "" as it is
+            return ""
         blobs.append(raw)
         return f"{token}{len(blobs) - 1}"
 
@@ -118,6 +121,21 @@ def _state(key: str, value: TensorSummary | str, add: _Add) -> list[str | int | 
     return [_name(key, limit), _name(value, limit) if isinstance(value, str) else add(value)]
 
 
+def _backward_pass(p: BackwardPass, steps: Json, blob: Blob) -> Json:
+    """A pass as the document holds it, `steps` its step columns already written."""
+    return {
+        "index": p.index,
+        "loss": _num(p.loss),
+        "grad_norms": {_name(k, FIELDS["passes.grad_norms"]): _num(v) for k, v in p.grad_norms.items()},
+        "node_count": p.node_count,
+        "detailed": p.detailed,
+        "finished": p.finished,
+        "root": p.root,
+        "order": {"count": len(p.order), **column(np.array(p.order, dtype=np.int64), blob)},
+        "steps": steps,
+    }
+
+
 def to_json(record: Record, blob: Blob) -> Json:
     """The record as JSON-ready data: small sections as objects; nodes, steps and summaries as
     columns. `blob` turns base64 bytes into what the document holds (a placeholder `_pieces` splices)."""
@@ -142,26 +160,18 @@ def to_json(record: Record, blob: Blob) -> Json:
     first_rows = {id(table): 0}  # each table's first row in the document's tensors (a dict: one look-up a pass)
     rows = len(table)
     passes: list[Json] = []
+    no_steps = step_table(step_columns([]), 0, blob)  # a pass outside the detail window (most of a long run's)
     for p in record.passes:
+        if not len(p.steps):
+            passes.append(_backward_pass(p, no_steps, blob))
+            continue
         steps = step_columns(p.steps)
         first = first_rows.get(id(steps.summaries))
         if first is None:  # the steps' own summaries (a recording's) go after the rest
             first = first_rows[id(steps.summaries)] = rows
             tables.append(steps.summaries)
             rows += len(steps.summaries)
-        passes.append(
-            {
-                "index": p.index,
-                "loss": _num(p.loss),
-                "grad_norms": {_name(k, FIELDS["passes.grad_norms"]): _num(v) for k, v in p.grad_norms.items()},
-                "node_count": p.node_count,
-                "detailed": p.detailed,
-                "finished": p.finished,
-                "root": p.root,
-                "order": {"count": len(p.order), **column(np.array(p.order, dtype=np.int64), blob)},
-                "steps": step_table(steps, first, blob),
-            }
-        )
+        passes.append(_backward_pass(p, step_table(steps, first, blob), blob))
     items: list[TensorSummary] = []
 
     def add(s: TensorSummary | None) -> int | None:
