@@ -85,9 +85,24 @@ def test_every_pass_has_a_loss_and_grad_norms(recorded):
         assert p.finished and p.grad_norms
 
 
+# The samples whose digest run (a `python` of its own that records the sample again) takes about a second of CPU
+# or more: the quick run (`-m "not slow"`) checks the bytes of the others' exports.
+DIGEST_OVER_A_SECOND = {
+    "char_bigram_mlp.py",
+    "char_lstm.py",
+    "small_cnn.py",
+    "spiral_classifier.py",
+    "tiny_transformer.py",
+}
+
+
 @pytest.mark.cpu_only  # the digests are of CPU recordings (a device's name is in the export)
-def test_the_export_is_byte_identical_to_the_committed_one(recorded):
-    path, _ = recorded
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, marks=pytest.mark.slow) if p.name in DIGEST_OVER_A_SECOND else p for p in SAMPLES],
+    ids=[p.name for p in SAMPLES],
+)
+def test_the_export_is_byte_identical_to_the_committed_one(path):
     env = {**os.environ, **PINNED_ARITHMETIC, "PYTHONPATH": str(ROOT)}
     digest = subprocess.run(
         [sys.executable, "-m", "tests.trace.sample_digest", str(path)],
