@@ -501,3 +501,23 @@ def test_node_ids_of_a_snapshot_without_nodes_are_all_refused():
     with pytest.raises(SnapshotError) as info:
         ColumnReader("snap.json").known(np.array([0], dtype=np.int64), np.zeros(0, dtype=np.int64), "passes[0].order")
     assert info.value.where == "passes[0].order[0]"
+
+
+def _with_a_pass_without_steps():
+    """The record and a second pass outside the detail window: its loss and grad norms, no order, no steps."""
+    rec = _record()
+    outside = BackwardPass(1, 1.25, {"w": 1.0}, 3, False, True, None, (), [])
+    return Record(nodes=dict(rec.nodes.items()), passes=[*rec.passes, outside], optimizer=rec.optimizer)
+
+
+def test_a_pass_without_steps_reads_back_as_it_was_written():
+    rec = _with_a_pass_without_steps()
+    loaded = snapshot.loads(snapshot.dumps(rec))
+    assert loaded == rec and len(loaded.passes[1].steps) == 0
+
+
+@pytest.mark.parametrize("count", [False, 0.0, None, "0"])
+def test_the_steps_of_a_pass_without_any_whose_count_is_not_an_integer_are_refused(tmp_path, count):
+    doc = json.loads(snapshot.dumps(_with_a_pass_without_steps()))
+    doc["passes"][1]["steps"]["count"] = count
+    assert _load_doc(tmp_path, doc).where == "passes[1].steps.count"
