@@ -36,7 +36,7 @@ from ..record.summary_table import DROPPED, STAT_FIELDS, Pool, SummaryTable
 from ..record.tensor_summary import ARRAY_DTYPES, HISTOGRAM_BINS, host_dtype
 from ..stats.summarize import BATCH_LIMIT
 from .blobs import padding
-from .columns_write import HISTOGRAM_DTYPES, INT_DTYPES, step_table
+from .columns_write import HISTOGRAM_DTYPES, INT_DTYPES, NO_STEPS
 from .derived_stats import derivable, figures
 from .fields import FieldReader, Json, kind_of
 from .format import DERIVED_VERSION, MAX_ELEMENTS, MAX_NDIM
@@ -45,8 +45,6 @@ LEAF_PARTS = ("grad", "before", "now")  # a leaf grad's summaries, beside its no
 _COUNT_LIMIT = 2**31  # entries of one ragged row (inputs, saved roles, arguments)
 _BASE64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _CHECKED = 1 << 24  # characters of base64 checked at a time (a copy of this many, then a translate)
-# The steps of a pass that has none, as the writer writes them (most passes of a long run): read at a glance.
-_NO_STEPS = step_table(StepColumns.from_steps([]), 0, bytes.decode)
 
 
 class ColumnReader(FieldReader):
@@ -324,7 +322,7 @@ class ColumnReader(FieldReader):
 
     def step_columns(self, d: Json, where: str, ids: NDArray[np.integer[Any]], tensors: SummaryTable) -> StepColumns:
         """A pass's steps (version 6 on): node ids among `ids`, grads as rows of `tensors` or -1."""
-        if type(d) is dict and type(d.get("count")) is int and d == _NO_STEPS:  # (a count 0.0 or false: below)
+        if type(d) is dict and type(d.get("count")) is int and d == NO_STEPS:  # (a count 0.0 or false: below)
             return _no_steps(tensors)
         self.obj(d, where, ("count", "node", "grad_output", "grad_inputs", "leaf_grads"))
         n = self.count(d, where)

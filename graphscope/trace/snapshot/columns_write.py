@@ -97,6 +97,11 @@ def step_table(c: StepColumns, first: int, blob: Blob) -> Json:
     }
 
 
+# The steps of a pass that has none (most passes of a long run: those outside the detail window), as every
+# snapshot holds them: empty columns need no blob. The writer writes it as it is, the reader knows it at a glance.
+NO_STEPS: Json = step_table(StepColumns.from_steps([]), 0, bytes.decode)
+
+
 def tensor_columns(t: SummaryTable, blob: Blob) -> Json:
     """The tensor columns; the statistics and histogram of a row whose values derive them exactly are
     left out (`derived_stats`)."""

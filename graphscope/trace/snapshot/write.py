@@ -24,7 +24,7 @@ from ..record.summary_table import SummaryTable
 from ..record.tensor_summary import TensorSummary
 from ..record.training import TrainingSeries
 from .atomic_file import write_atomically
-from .columns_write import Blob, Json, column, node_columns, step_table, tensor_columns
+from .columns_write import NO_STEPS, Blob, Json, column, node_columns, step_table, tensor_columns
 from .format import (
     FORMAT,
     VERSION,
@@ -160,10 +160,9 @@ def to_json(record: Record, blob: Blob) -> Json:
     first_rows = {id(table): 0}  # each table's first row in the document's tensors (a dict: one look-up a pass)
     rows = len(table)
     passes: list[Json] = []
-    no_steps = step_table(step_columns([]), 0, blob)  # a pass outside the detail window (most of a long run's)
     for p in record.passes:
         if not len(p.steps):
-            passes.append(_backward_pass(p, no_steps, blob))
+            passes.append(_backward_pass(p, NO_STEPS, blob))
             continue
         steps = step_columns(p.steps)
         first = first_rows.get(id(steps.summaries))
