@@ -17,13 +17,15 @@ from tests.waiting import WAIT_SECONDS
 MOST_ROUNDS = 100_000
 
 
-def busy(app) -> bool:
-    """Whether a message sent to the app, its screen or a widget on it waits to be handled, or a callback
-    waits for the next idle moment."""
-    screen = app.screen
-    return any(
-        pump._message_queue.qsize() or pump._next_callbacks for pump in (app, *screen.walk_children(with_self=True))
-    )
+def pumps(app) -> list:
+    """The app, its screen and every widget on it: what handles messages."""
+    return [app, *app.screen.walk_children(with_self=True)]
+
+
+def busy(handlers) -> bool:
+    """Whether a message sent to one of `handlers` waits to be handled, or a callback waits for its next idle
+    moment."""
+    return any(pump._message_queue.qsize() or pump._next_callbacks for pump in handlers)
 
 
 def to_draw(screen) -> bool:
@@ -42,15 +44,17 @@ async def until_drawn(pilot) -> None:
     """Until every message is handled and the screen shows what they changed, as a pilot pause ends (the screen
     is refreshed now, not at its timer); again while the refresh itself sends messages (a widget resized)."""
     app = pilot.app
-    quiet = 0
+    handlers, quiet = pumps(app), 0
     for _ in range(MOST_ROUNDS):
         await asyncio.sleep(0)
         screen = app.screen
-        if busy(app):
+        if busy(handlers):
             quiet = 0
         elif to_draw(screen):
             quiet = 0
             screen._on_timer_update()
+        elif busy(handlers := pumps(app)):  # a widget mounted meanwhile has its own messages
+            quiet = 0
         else:  # twice in a row: a handler that awaited (a mount) has had its turn to send more
             quiet += 1
             if quiet == 2:
