@@ -17,9 +17,10 @@ from graphscope.tui.node_details import NodeDetails
 from graphscope.tui.passes_view import PassesView
 from graphscope.tui.stepper import Stepper
 from tests.brief_samples import BRIEF_ARGV
-from tests.tui.tui_live import SAMPLES, live_app, until_paused, until_settled
-from tests.tui.tui_pilot import until_still, wait_for
+from tests.tui.tui_drawn import press, until, until_drawn
+from tests.tui.tui_live import SAMPLES, live_app
 from tests.tui.tui_screen import screen_text
+from tests.waiting import ENDED, STOPPED, session_in
 
 KEYS = ["n"] * 5 + ["p"] * 2 + ["n"] * 3 + ["c", "!"] + ["p"] * 3 + ["n"] * 2 + ["!"]
 # Keys that move no cursor: nothing to wait for but the screen.
@@ -55,6 +56,11 @@ def region_text(screen: list[str], widget) -> str:
     return "\n".join(line[x : x + w].rstrip() for line in screen[y : y + h])
 
 
+def session_shown(app, session, kinds) -> bool:
+    """Whether the session is in one of `kinds` and the app shows that state."""
+    return session_in(session, kinds) and app.moment.state is session.state
+
+
 async def capture(pilot, app) -> tuple:
     """(stepper position, details on the Value tab, on the Grad tab, on the Rule tab, the console's
     lines, the passes view, the graph tree's rows with what is expanded and the cursor).
@@ -66,8 +72,7 @@ async def capture(pilot, app) -> tuple:
     pane = app.query_one(NodeDetails)
     tabs = pane.query_one("#detail-tabs")
     seen = [stepper_position(app)]
-    await pilot.pause()
-    await pilot.pause()  # the frame the key brought is laid out (the tab's underline a refresh after it)
+    await until_drawn(pilot)  # the frame the key brought is laid out (the tab's underline a refresh after it)
     shown = tabs.active
     assert shown in TABS, shown
     details = {shown: region_text(screen_text(app).splitlines(), pane)}
@@ -91,20 +96,19 @@ async def switch(pilot, app, tab: str, view: str, selected) -> list[str]:
     tabs = pane.query_one("#detail-tabs")
     tabs.active = tab
     app.views.choose(view, selected)
-    await pilot.pause()
-    await pilot.pause()
+    await until_drawn(pilot)
     assert (tabs.active, pane.node_id) == (tab, selected), f"{view} changed the details: {tabs.active} {pane.node_id}"
     return screen_text(app).splitlines()
 
 
-async def press(pilot, app, key: str, settled) -> None:
-    """Press a key and wait until it took effect (`settled`: the app shows the debuggee's state)."""
+async def step(pilot, app, key: str, settled) -> None:
+    """Press a key and wait until it took effect (`settled`: the app shows the debuggee's state) and is drawn."""
     count = app.updates
-    await pilot.press(key)
+    press(app, key)
     if key in STILL:
-        await until_still(pilot)
+        await until_drawn(pilot)
         return
-    await wait_for(pilot, lambda: app.updates > count and settled(), what=f"{key} to take effect")
+    await until(pilot, lambda: app.updates > count and settled(), f"{key} to take effect")
 
 
 async def live_run(path: Path, export: Path) -> list:
@@ -114,14 +118,14 @@ async def live_run(path: Path, export: Path) -> list:
     with live_app(path, BRIEF_ARGV[path.name], policy=Policy(keep_last=None)) as (app, session):
         app.animation_level = "none"  # the tab underline slides otherwise: screens differ by timing
         async with app.run_test(size=SIZE) as pilot:
-            await until_paused(pilot, session)
+            await until(pilot, lambda: session_shown(app, session, STOPPED), "the session to pause and be shown")
+            assert session.state.kind == "paused", session.state
             seen.append(await capture(pilot, app))
             for key in KEYS:
-                await press(pilot, app, key, lambda: True)
-                await until_settled(pilot, session)
+                await step(pilot, app, key, lambda: session_shown(app, session, STOPPED))
                 seen.append(await capture(pilot, app))
-            await pilot.press("C")
-            await until_settled(pilot, session, ("finished", "failed"))
+            press(app, "C")
+            await until(pilot, lambda: session_shown(app, session, ENDED), "the session to end and be shown")
             snapshot.dump(session.record, export)
     return seen
 
@@ -133,28 +137,28 @@ async def view_run(export: Path) -> list:
     app.animation_level = "none"
     seen = []
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: app.moment.state is debuggee.state and app.updates > 0)
+        await until(pilot, lambda: app.moment.state is debuggee.state and app.updates > 0, "the snapshot shown")
         seen.append(await capture(pilot, app))
         for key in KEYS:
-            await press(pilot, app, key, lambda: app.moment.state is debuggee.state)
+            await step(pilot, app, key, lambda: app.moment.state is debuggee.state)
             seen.append(await capture(pilot, app))
     return seen
 
 
 @pytest.fixture
-def fewer_collections():
-    """Young collections less often while two apps draw: each screen update makes and drops many small
-    objects (a Strip and its caches per line), at the default threshold the young collections promote
-    them, and a full collection of the whole process follows about every second of drawing (most of a
-    tenth of this test's time)."""
-    before = gc.get_threshold()
-    gc.set_threshold(10_000, *before[1:])
+def no_collections():
+    """No cyclic collections while two apps draw: each screen update makes and drops many small objects (a
+    Strip and its caches per line), and the young collections that scan and promote them took about a tenth of
+    this test's CPU. Reference counting still frees what is dropped; the cycles wait for the next collection."""
+    enabled = gc.isenabled()
+    gc.disable()
     yield
-    gc.set_threshold(*before)
+    if enabled:
+        gc.enable()
 
 
 @pytest.mark.slow
-@pytest.mark.usefixtures("fewer_collections")
+@pytest.mark.usefixtures("no_collections")
 @pytest.mark.parametrize("name", [p.name for p in sorted(SAMPLES.glob("*.py"))])
 async def test_the_same_keys_show_the_same_thing_live_and_in_the_snapshot(name, tmp_path):
     export = tmp_path / "run.json"
