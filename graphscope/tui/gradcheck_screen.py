@@ -6,11 +6,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -18,6 +17,7 @@ from graphscope.trace.analysis.node_gradcheck import ATOL, RTOL
 
 from .node_label import one_line
 from .number_text import fit_number
+from .text_pane import TextPane
 
 NUMBER = 11  # the width of a grad or an error
 
@@ -36,7 +36,8 @@ def verdict(result) -> Text:
 
 def input_table(check) -> Text:
     """An input's checked elements: analytic | numeric | error, the failing ones in red. Columns of fixed widths
-    written as text (a Rich Table of 64 rows was laid out again at each of the dialog's layouts)."""
+    written as text (a Rich Table of 64 rows was laid out again at each of the dialog's layouts); a line too long
+    for the dialog wraps, every number whole."""
     shape = check.shape
     rows = []
     for flat, a, n in zip(check.elements, check.analytic, check.numeric):
@@ -45,7 +46,7 @@ def input_table(check) -> Text:
         bad = error > ATOL + RTOL * abs(n)  # the check's own tolerance (a kink's one-sided match aside)
         rows.append((where, fit_number(a, NUMBER), fit_number(n, NUMBER), fit_number(error, NUMBER), bad))
     first = max([len("element")] + [len(row[0]) for row in rows])
-    table = Text(no_wrap=True, overflow="ellipsis")
+    table = Text()
     headings = "  ".join(f"{h:>{NUMBER}}" for h in ("analytic", "numeric", "error"))
     table.append(f"{'element':<{first}}  {headings}", "dim")
     for where, a, n, error, bad in rows:
@@ -56,9 +57,9 @@ def input_table(check) -> Text:
     return table
 
 
-def result_renderable(result, nodes) -> Group:
+def result_text(result, nodes) -> Text:
     """The verdict, then each input: its name, the elements checked and the numbers."""
-    parts: list[RenderableType] = [verdict(result)]
+    parts = [verdict(result)]
     for check in result.inputs:
         source = nodes.get(check.node)
         name = one_line(check.label or (source.op if source is not None else "input"))
@@ -77,7 +78,7 @@ def result_renderable(result, nodes) -> Group:
             )
         )
         parts.append(input_table(check))
-    return Group(*parts)
+    return Text("\n").join(parts)
 
 
 class GradcheckScreen(ModalScreen[None]):
@@ -96,7 +97,6 @@ class GradcheckScreen(ModalScreen[None]):
             border: thick $primary;
             background: $surface;
         }
-        & VerticalScroll { height: 1fr; padding: 0 1; }
         & #gc-note { height: auto; padding: 0 1; color: $text-muted; }
     }
     """
@@ -106,15 +106,14 @@ class GradcheckScreen(ModalScreen[None]):
         self.node = node
         self.record = record
         self.result = None  # the check's result, once it has come
-        self._shown: RenderableType = Text(f"Checking the backward of #{node.id} numerically…", "dim")
+        self._shown = Text(f"Checking the backward of #{node.id} numerically…", "dim")
 
     def compose(self) -> ComposeResult:
         node = self.node
         with Vertical() as box:
             box.border_title = f"gradcheck: {one_line(node.op)} #{node.id}"
             box.border_subtitle = "escape close"
-            with VerticalScroll():
-                yield Static(self._shown, id="gc-result")
+            yield TextPane(id="gc-result")
             site = node.site
             yield Static(
                 Text(
@@ -128,13 +127,16 @@ class GradcheckScreen(ModalScreen[None]):
     def show_result(self, result) -> None:
         """The check's result in place of the words that it runs (called on the UI thread, composed or not)."""
         self.result = result
-        self._show(result_renderable(result, self.record.nodes))
+        self._show(result_text(result, self.record.nodes))
 
     def show_failure(self, text: str) -> None:
         """Why the check could not run, in its place."""
         self._show(Text(text, "bold red"))
 
-    def _show(self, renderable: RenderableType) -> None:
-        self._shown = renderable  # what compose shows, if it has not run yet
-        for static in self.query("#gc-result").results(Static):
-            static.update(renderable)
+    def on_mount(self) -> None:
+        self.query_one(TextPane).set_text(self._shown)
+
+    def _show(self, text: Text) -> None:
+        self._shown = text  # what its mount shows, if it has not come yet
+        for pane in self.query("#gc-result").results(TextPane):
+            pane.set_text(text)
