@@ -52,9 +52,6 @@ Derive = Callable[["SummaryTable", NDArray[np.int64]], tuple[NDArray[np.float64]
 
 # Rows whose statistics are derived together when one of them is read (`SummaryTable.__getitem__`).
 DERIVED_BLOCK = 512
-# A loaded pool of at most this many bytes of values is decoded whole when its first row is read: a small file's
-# readers read most rows, and one decoding (well under a millisecond) costs less than a few rows decoded alone.
-WHOLE_POOL = 1 << 20
 
 # What a row holds of its values (the `held` column).
 PREVIEW, FULL, DROPPED = 0, 1, 2
@@ -200,7 +197,7 @@ class SummaryTable:
         i = int(i)
         if not 0 <= i < len(self.numel):
             raise IndexError("summary row out of range")
-        if self._derived is not None and self._derived[i]:  # its block of rows (a reader reads rows near each other)
+        if self._derived is not None:  # its block of rows (a reader reads rows near each other)
             self._fill_derived(np.arange(i - i % DERIVED_BLOCK, min(i - i % DERIVED_BLOCK + DERIVED_BLOCK, len(self))))
         filled, missing = self._row_facts()
         a, b = self.dims_start[i : i + 2].tolist()
@@ -253,10 +250,7 @@ class SummaryTable:
             empty.flags.writeable = False
             return empty
         start = int(self.start[i])
-        pool = self.pools[host]
-        if type(pool) is EncodedPool and pool.nbytes <= WHOLE_POOL:
-            pool.decoded()  # kept: this row and the next are read from it
-        return pool[start : start + count]
+        return self.pools[host][start : start + count]
 
     def nonfinite(self) -> NDArray[np.bool_]:
         """Per row: whether it holds a NaN or an Inf."""
