@@ -6,10 +6,11 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -17,7 +18,6 @@ from graphscope.trace.analysis.node_gradcheck import ATOL, RTOL
 
 from .node_label import one_line
 from .number_text import fit_number
-from .text_pane import TextPane
 
 NUMBER = 11  # the width of a grad or an error
 
@@ -36,8 +36,7 @@ def verdict(result) -> Text:
 
 def input_table(check) -> Text:
     """An input's checked elements: analytic | numeric | error, the failing ones in red. Columns of fixed widths
-    written as text (a Rich Table of 64 rows was laid out again at each of the dialog's layouts); a line too long
-    for the dialog wraps, every number whole."""
+    written as text (a Rich Table of 64 rows was laid out again at each of the dialog's layouts)."""
     shape = check.shape
     rows = []
     for flat, a, n in zip(check.elements, check.analytic, check.numeric):
@@ -46,7 +45,7 @@ def input_table(check) -> Text:
         bad = error > ATOL + RTOL * abs(n)  # the check's own tolerance (a kink's one-sided match aside)
         rows.append((where, fit_number(a, NUMBER), fit_number(n, NUMBER), fit_number(error, NUMBER), bad))
     first = max([len("element")] + [len(row[0]) for row in rows])
-    table = Text()
+    table = Text(no_wrap=True, overflow="ellipsis")
     headings = "  ".join(f"{h:>{NUMBER}}" for h in ("analytic", "numeric", "error"))
     table.append(f"{'element':<{first}}  {headings}", "dim")
     for where, a, n, error, bad in rows:
@@ -57,9 +56,9 @@ def input_table(check) -> Text:
     return table
 
 
-def result_text(result, nodes) -> Text:
+def result_renderable(result, nodes) -> Group:
     """The verdict, then each input: its name, the elements checked and the numbers."""
-    parts = [verdict(result)]
+    parts: list[RenderableType] = [verdict(result)]
     for check in result.inputs:
         source = nodes.get(check.node)
         name = one_line(check.label or (source.op if source is not None else "input"))
@@ -78,7 +77,7 @@ def result_text(result, nodes) -> Text:
             )
         )
         parts.append(input_table(check))
-    return Text("\n").join(parts)
+    return Group(*parts)
 
 
 class GradcheckScreen(ModalScreen[None]):
@@ -97,6 +96,7 @@ class GradcheckScreen(ModalScreen[None]):
             border: thick $primary;
             background: $surface;
         }
+        & VerticalScroll { height: 1fr; padding: 0 1; }
         & #gc-note { height: auto; padding: 0 1; color: $text-muted; }
     }
     """
@@ -106,14 +106,15 @@ class GradcheckScreen(ModalScreen[None]):
         self.node = node
         self.record = record
         self.result = None  # the check's result, once it has come
-        self._shown = Text(f"Checking the backward of #{node.id} numerically…", "dim")
+        self._shown: RenderableType = Text(f"Checking the backward of #{node.id} numerically…", "dim")
 
     def compose(self) -> ComposeResult:
         node = self.node
         with Vertical() as box:
             box.border_title = f"gradcheck: {one_line(node.op)} #{node.id}"
             box.border_subtitle = "escape close"
-            yield TextPane(id="gc-result")
+            with VerticalScroll():
+                yield Static(self._shown, id="gc-result")
             site = node.site
             yield Static(
                 Text(
@@ -127,16 +128,13 @@ class GradcheckScreen(ModalScreen[None]):
     def show_result(self, result) -> None:
         """The check's result in place of the words that it runs (called on the UI thread, composed or not)."""
         self.result = result
-        self._show(result_text(result, self.record.nodes))
+        self._show(result_renderable(result, self.record.nodes))
 
     def show_failure(self, text: str) -> None:
         """Why the check could not run, in its place."""
         self._show(Text(text, "bold red"))
 
-    def on_mount(self) -> None:
-        self.query_one(TextPane).set_text(self._shown)
-
-    def _show(self, text: Text) -> None:
-        self._shown = text  # what its mount shows, if it has not come yet
-        for pane in self.query("#gc-result").results(TextPane):
-            pane.set_text(text)
+    def _show(self, renderable: RenderableType) -> None:
+        self._shown = renderable  # what compose shows, if it has not run yet
+        for static in self.query("#gc-result").results(Static):
+            static.update(renderable)
