@@ -353,18 +353,19 @@ class GraphscopeApp(App[None]):
         if node is None or self.index.step_position(node.id) is None:
             self.notify("Select an op whose backward ran (a leaf has no backward to check).", severity="warning")
             return
-        self.notify(f"Checking the backward of #{node.id} numerically…", markup=False)
-        self._gradcheck(node.id)
+        screen = GradcheckScreen(node, self.index.record)
+        self.push_screen(screen)  # at once: the keys pressed while the check runs are the dialog's (escape closes it)
+        self._gradcheck(screen)
 
     @work(thread=True, exclusive=True, group="gradcheck")
-    def _gradcheck(self, node_id: int) -> None:
+    def _gradcheck(self, screen: GradcheckScreen) -> None:
         """Off the UI thread: central differences run the op's forward many times."""
         try:
-            result = self.debuggee.gradcheck(node_id)
+            result = self.debuggee.gradcheck(screen.node.id)
         except Exception as e:  # noqa: BLE001 (any failure is the user's to read, not a crash)
-            self.call_from_thread(self.notify, f"Gradcheck failed to run: {e}", severity="error", markup=False)
+            self.call_from_thread(screen.show_failure, f"Gradcheck failed to run: {e}")
             return
-        self.call_from_thread(self.push_screen, GradcheckScreen(result, self.index.record))
+        self.call_from_thread(screen.show_result, result)
 
     def action_breakpoints(self) -> None:
         self.push_screen(BreakpointsScreen(self.debuggee))

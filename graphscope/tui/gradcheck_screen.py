@@ -81,7 +81,8 @@ def result_renderable(result, nodes) -> Group:
 
 
 class GradcheckScreen(ModalScreen[None]):
-    """The result of `Debuggee.gradcheck` for one node; escape closes it."""
+    """`Debuggee.gradcheck` for one node: open at once, saying the check runs, then its result (`show_result`,
+    from the worker that ran it); escape closes it, the check running or not."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,q,G", "dismiss", "Close")]
 
@@ -100,19 +101,21 @@ class GradcheckScreen(ModalScreen[None]):
     }
     """
 
-    def __init__(self, result, record):
+    def __init__(self, node, record):
         super().__init__()
-        self.result = result
+        self.node = node
         self.record = record
+        self.result = None  # the check's result, once it has come
+        self._shown: RenderableType = Text(f"Checking the backward of #{node.id} numerically…", "dim")
 
     def compose(self) -> ComposeResult:
-        node = self.record.nodes.get(self.result.node)
+        node = self.node
         with Vertical() as box:
-            box.border_title = f"gradcheck: {one_line(self.result.op)} #{self.result.node}"
+            box.border_title = f"gradcheck: {one_line(node.op)} #{node.id}"
             box.border_subtitle = "escape close"
             with VerticalScroll():
-                yield Static(result_renderable(self.result, self.record.nodes), id="gc-result")
-            site = node.site if node is not None else None
+                yield Static(self._shown, id="gc-result")
+            site = node.site
             yield Static(
                 Text(
                     "Numeric: (f(x+ε) - f(x-ε)) / 2ε in float64, for a fixed random cotangent; "
@@ -121,3 +124,17 @@ class GradcheckScreen(ModalScreen[None]):
                 ),
                 id="gc-note",
             )
+
+    def show_result(self, result) -> None:
+        """The check's result in place of the words that it runs (called on the UI thread, composed or not)."""
+        self.result = result
+        self._show(result_renderable(result, self.record.nodes))
+
+    def show_failure(self, text: str) -> None:
+        """Why the check could not run, in its place."""
+        self._show(Text(text, "bold red"))
+
+    def _show(self, renderable: RenderableType) -> None:
+        self._shown = renderable  # what compose shows, if it has not run yet
+        for static in self.query("#gc-result").results(Static):
+            static.update(renderable)

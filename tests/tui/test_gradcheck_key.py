@@ -1,5 +1,7 @@
 """G on a node checks its backward numerically, off the UI thread, and shows analytic and numeric side by side."""
 
+import threading
+
 from graphscope.session import Debuggee
 from graphscope.tui.app import GraphscopeApp
 from graphscope.tui.gradcheck_screen import NUMBER, GradcheckScreen
@@ -50,4 +52,35 @@ async def test_g_on_a_leaf_says_there_is_no_backward_to_check():
         await wait_for(pilot, lambda: app.query_one(NodeDetails).node_id == leaf)
         await pilot.press("G")
         await wait_for_notice(pilot, "a leaf has no backward to check")
+        assert not isinstance(app.screen, GradcheckScreen)
+
+
+async def test_escape_right_after_g_closes_the_check_however_long_it_takes():
+    """G opens its dialog at once (the check runs behind it): an escape pressed before the check ends closes it,
+    and the result arriving later opens nothing over the keys that follow."""
+    record = mlp_record()
+    debuggee = Debuggee(record, "snap.json")
+    finish, finished = threading.Event(), threading.Event()
+    check = debuggee.gradcheck
+
+    def slow_gradcheck(node_id):
+        finish.wait(10)
+        try:
+            return check(node_id)
+        finally:
+            finished.set()
+
+    debuggee.gradcheck = slow_gradcheck
+    app = GraphscopeApp(debuggee)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("n", "n")
+        await wait_for(pilot, lambda: app.query_one(NodeDetails).node_id == app.debuggee.state.node)
+        await pilot.press("G")
+        assert isinstance(app.screen, GradcheckScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, GradcheckScreen)
+        finish.set()
+        await wait_for(pilot, finished.is_set, what="the check to end")
+        await pilot.pause()
+        await pilot.pause()
         assert not isinstance(app.screen, GradcheckScreen)
