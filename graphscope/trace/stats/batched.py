@@ -3,11 +3,14 @@ the figures of a batch kept whole worked out when first read."""
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 from numpy.typing import NDArray
 
 from graphscope.engine.backend import numpy_dtype_name as dtype_name
 
+from ..record.summary_table import FULL, SummaryTable
 from ..record.tensor_summary import HISTOGRAM_BINS, PREVIEW_SIZE, TensorSummary, deferred
 from .host import summarize_hosts
 from .scratch import KEEP, scratch
@@ -78,6 +81,48 @@ def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]
             )
         )
     return out
+
+
+def summary_rows(arrays: list[np.ndarray]) -> SummaryTable | None:
+    """The summaries of small float arrays of one dtype, every value kept (none past the full values
+    limit), as the rows of one table: what `summarize_batch` makes of them, packed as a table packs its
+    summaries (`SummaryTable.from_summaries`), with no TensorSummary made for each. None when one holds
+    a NaN or an Inf (summarised one by one instead)."""
+    cat = np.concatenate(arrays, axis=None)
+    sizes = [a.size for a in arrays]
+    sized, starts, offsets = _layout(sizes)
+    flat = _wide(cat)
+    squares = sums_of_squares(flat, starts)
+    if not np.isfinite(squares).all():
+        return None
+    lows, highs, means, stds, norms, fractions, hist = batch_figures(flat, sized, starts, offsets, squares)
+    stds[sized == 1] = np.nan  # one value has no sample std
+    cat.flags.writeable = False
+    count = len(arrays)
+    shapes = [a.shape for a in arrays]
+    dims_start = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, shapes), np.int64, count), out=dims_start[1:])
+    numel = np.array(sizes, dtype=np.int64)
+    dtype = np.zeros(count, dtype=np.int32)
+    held = np.full(count, FULL, dtype=np.uint8)
+    name = dtype_name(cat.dtype)
+    return SummaryTable(
+        dims_start,
+        np.fromiter(chain.from_iterable(shapes), np.int64, int(dims_start[-1])),
+        numel,
+        dtype,
+        [name],
+        np.zeros(count, dtype=np.int32),
+        ["cpu"],
+        np.stack([lows, highs, means, stds, norms, fractions], axis=1),
+        {},
+        np.zeros(count, dtype=np.int64),
+        np.zeros(count, dtype=np.int64),
+        hist.astype(np.uint32),  # (at most BATCH_LIMIT values a row: far below 2**32)
+        held,
+        SummaryTable.starts(held, numel, dtype, [name])[0],
+        {name: cat},
+    )
 
 
 class LaterFigures:
