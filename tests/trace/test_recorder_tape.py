@@ -2,6 +2,7 @@
 (the recorder alone in stepping) or calls it at every node (the debugger stepping beside it)."""
 
 import json
+import sys
 
 import numpy as np
 import pytest
@@ -187,3 +188,18 @@ def test_the_node_whose_backward_raised_is_the_errors_node(called):
     assert record.nodes[record.error.node].op == "Broken"
     assert [record.nodes[st.node].op for st in record.passes[0].steps] == ["sum", "add", "Broken"]
     assert record.passes[0].steps[-1].grad_inputs == []
+
+
+def test_a_long_materialised_pass_lets_go_of_its_saved_states_table():
+    # The states saved before each op's backward are popped as its nodes go into the record; a dict
+    # emptied by pops keeps its table (on a 100,000-op chain, 5 MB held for as long as the journal).
+    recorder = Recorder()
+    with hooks.observe(recorder):
+        x = gs.ones(4, requires_grad=True)
+        y = x
+        for _ in range(2000):
+            y = (y * 1.0001).tanh()
+        y.sum().backward()
+    recorder.finish(0)
+    (first,) = [j for j in recorder._journals.recent() if j.index == 0]
+    assert not first.saved and sys.getsizeof(first.saved) < 1024

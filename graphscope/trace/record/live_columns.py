@@ -56,19 +56,28 @@ class LiveSummaries:
             self._pack()
         return row
 
-    def extend(self, summaries: list[TensorSummary]) -> None:
-        """Append summaries (rows len(self) onwards)."""
+    def extend(self, summaries: list[TensorSummary] | SummaryTable) -> None:
+        """Append summaries (rows len(self) onwards): TensorSummary objects, or a table's rows (kept as
+        that table, after the objects before them are packed)."""
+        if isinstance(summaries, SummaryTable):
+            self._pack()
+            self._add_table(summaries)
+            return
         self._loose.extend(summaries)
         if len(self._loose) >= PACK:
             self._pack()
 
     def _pack(self) -> None:
         if self._loose:
-            self._tables.append(SummaryTable.from_summaries(self._loose))
-            self._bases.append(self._start)
-            self._dropped.append(0)
-            self._start += len(self._loose)
-            self._loose = []
+            loose, self._loose = self._loose, []
+            self._add_table(SummaryTable.from_summaries(loose))
+
+    def _add_table(self, table: SummaryTable) -> None:
+        """Append a table's rows after every row (no loose summary left)."""
+        self._tables.append(table)
+        self._bases.append(self._start)
+        self._dropped.append(0)
+        self._start += len(table)
 
     def _locate(self, row: int) -> tuple[int, int]:
         k = bisect_right(self._bases, row) - 1
@@ -256,8 +265,8 @@ class LiveNodes(NodeColumns):
                 return None
         return r if r is not None and self.alive[r] else None
 
-    def set_outputs(self, rows: list[int], summaries: list[TensorSummary]) -> None:
-        """Give each row its output summary (appended to `summaries` in this order)."""
+    def set_outputs(self, rows: list[int], summaries: list[TensorSummary] | SummaryTable) -> None:
+        """Give each row its output summary (appended to `summaries` in this order: objects, or a table's rows)."""
         if rows:
             first = len(self._summaries)
             self._summaries.extend(summaries)

@@ -7,6 +7,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import numpy as np
+
 from graphscope.engine.backend import is_array
 from graphscope.engine.tensor import Tensor
 
@@ -52,12 +54,12 @@ def saved_roles(e: OpEvent, state: Iterable[tuple[str, object]]) -> tuple[str, .
             saved.append("output")
         elif type(value) in _NOT_ARRAYS:  # a setting: a number, the versions of its inputs
             continue
-        elif is_array(value):
+        elif type(value) is _ndarray or is_array(value):  # (a NumPy array, the usual case, at no call's cost)
             if arrays is None:
                 arrays = [
                     x.array if isinstance(x, Tensor) else x
                     for x in e.node.inputs
-                    if isinstance(x, Tensor) or is_array(x)
+                    if isinstance(x, Tensor) or (type(x) not in _NOT_ARRAYS and is_array(x))
                 ]
             for k, a in enumerate(arrays):
                 if value is a:
@@ -73,6 +75,7 @@ def saved_roles(e: OpEvent, state: Iterable[tuple[str, object]]) -> tuple[str, .
     return tuple(saved)
 
 
+_ndarray = np.ndarray
 _NOT_ARRAYS = frozenset((tuple, int, float, bool, type(None), str))  # what a Function's state holds besides arrays
 _attribute_roles: dict[str, str] = {}  # a saved attribute's name -> its role, fit for the record (made once)
 

@@ -206,6 +206,8 @@ class Materializer:
                 work, guards = [], []
         live.extend(rows)
         j.done = len(events)
+        if not saved and len(events) > 1024:  # (a dict emptied by pops keeps its table: a long pass's, megabytes)
+            j.saved = {}
         p = self._record.passes[j.index] if j.index < len(self._record.passes) else None
         steps, leaves = j.steps, j.step_leaves
         add_step = p.steps.append if p is not None else None

@@ -17,9 +17,11 @@ from graphscope.engine.backend import namespace
 
 from ..record.live_columns import LiveNodes
 from ..record.model import Record
+from ..record.summary_table import SummaryTable
 from ..record.tensor_summary import TensorSummary
+from ..stats.batched import summary_rows
 from ..stats.device import DeviceArray
-from ..stats.summarize import summarize_many
+from ..stats.summarize import BATCH_LIMIT, summarize_many
 from . import summary_worker
 from .keeping import CapturedValues, Pins, Policy
 from .leaves import Leaves
@@ -39,6 +41,12 @@ LATER = _Later.LATER
 BACKGROUND_ELEMENTS = 1 << 16
 # Small batches of this many passes (with every pass kept) are summarised together.
 DEFERRED_PASSES = 16
+# A batch summarised at once with at least this many small float node outputs of one dtype (a long
+# pass: a chain) has them summarised as the rows of one table, with no TensorSummary made for each;
+# a run of fewer than ROW_RUN of them between other outputs is made into summaries again.
+TABLE_ROWS = 1024
+ROW_RUN = 64
+_FLOATS = frozenset(np.dtype(d) for d in ("float16", "float32", "float64"))
 
 
 @dataclass(slots=True)
@@ -58,6 +66,8 @@ class PendingBatch:
     states: Sequence[StateWork]
     summaries: list[TensorSummary] | summary_worker.Batch | None = None
     batch_ids: frozenset[int] | None = None
+    rows: SummaryTable | None = None  # the summaries of the slots in `row_of`, as a table's rows
+    row_of: dict[int, int] | None = None  # slot -> its row there
 
     def ids(self) -> frozenset[int]:
         """The ids of the arrays this batch summarises (made once, when a later batch asks)."""
@@ -161,11 +171,51 @@ class SummaryBatches:
             self._deferred_elements += elements
         else:
             entry.guards = ()  # summarised now: the outputs' versions were checked a moment ago
-            entry.summaries = summarize_many(batch, limit)
+            if len(todo) >= TABLE_ROWS:
+                self._as_rows(entry, shared, limit)
+            entry.summaries = summarize_many(entry.batch, limit)
         self._pending.append(entry)
         if len(self._deferred) >= DEFERRED_PASSES or self._deferred_elements >= BACKGROUND_ELEMENTS:
             self._summarize_deferred()
         self._store_ready()
+
+    def _as_rows(self, entry: PendingBatch, shared: Sequence[DeviceArray], limit: int) -> None:
+        """Summarise the batch's small float node outputs of its commonest dtype as the rows of one table
+        (`summary_rows`), when there are TABLE_ROWS of them; the rest of the batch is left to summarise.
+        Only an array no other item and no later pass reads qualifies: nothing shares its summary."""
+        arrays, todo = entry.arrays, entry.todo
+        outside = bytearray(len(arrays))  # per slot: an item other than a node's output reads it
+        node, relu = NODE, RELU
+        for (target, _, _), i in zip(entry.work, entry.slots):
+            if target is not node and target is not relu:
+                outside[i] = 1
+        remembered = self._remembered(shared)
+        remembered.update(self._leaf_summaries)  # (a summary kept from before: shared as it is)
+        cap = min(BATCH_LIMIT, limit)
+        by_dtype: dict[np.dtype, list[int]] = {}
+        for i in todo:
+            a = arrays[i]
+            if not outside[i] and type(a) is np.ndarray and 0 < a.size <= cap and id(a) not in remembered:
+                by_dtype.setdefault(a.dtype, []).append(i)
+        chosen = max((slots for dtype, slots in by_dtype.items() if dtype in _FLOATS), key=len, default=[])
+        if len(chosen) < TABLE_ROWS:
+            return
+        table = summary_rows([arrays[i] for i in chosen])
+        if table is None:  # a NaN or an Inf among them
+            return
+        entry.rows, entry.row_of = table, dict(zip(chosen, range(len(chosen))))
+        entry.todo = [i for i in todo if i not in entry.row_of]
+        entry.batch = [arrays[i] for i in entry.todo]
+
+    def _remembered(self, shared: Sequence[DeviceArray]) -> set[int]:
+        """The ids of the copies whose summaries (and rows) a later batch may share: the leaves', those a
+        later batch awaits, `shared` and the pending optimizer changes'."""
+        current = self._leaves.copies()
+        current.update(self._awaited)
+        current.update(map(id, shared))
+        if self._optimizer.pending():
+            current.update(map(id, self._optimizer.pending_copies()))
+        return current
 
     def _summarize_deferred(self) -> None:
         """Summarise the small batches waiting, all in one call."""
@@ -217,15 +267,15 @@ class SummaryBatches:
                 s = known[k][1]
                 self._awaited.discard(k)
             summaries[i] = s
-        current = self._leaves.copies()
-        current.update(self._awaited)
-        current.update(map(id, shared))
-        if self._optimizer.pending():  # copies later batches will share: keep their summaries
-            current.update(map(id, self._optimizer.pending_copies()))
+        current = self._remembered(shared)  # copies later batches will share: keep their summaries
         if len(known) > 2 * len(current) + 16:  # forget the summaries of copies gone
             known = self._leaf_summaries = {k: v for k, v in known.items() if k in current}
         captured: list[int | TensorSummary] = []  # entries holding values this batch's summaries captured
         fresh = [False] * len(arrays)  # per slot: a summary made for this batch, not yet counted
+        table, table_row = entry.rows, entry.row_of  # (slots summarised as a table's rows: no summary each)
+        if table_row is not None:
+            for i in table_row:
+                fresh[i] = True
         meta = self._record.metadata
         for i, s in zip(todo, fresh_summaries):
             cached = known.get(id(arrays[i]))
@@ -243,7 +293,7 @@ class SummaryBatches:
         row_of = live.row
         rows = self._summary_rows
         given: list[int] = []  # node rows given a new output summary
-        outputs: list[TensorSummary] = []  # and those summaries
+        outputs: list[TensorSummary | int] = []  # and those summaries (an int: a row of `table`)
         next_row = len(live.summaries)
         relus = []
         added = 0
@@ -254,6 +304,17 @@ class SummaryBatches:
             if target is node or target is relu:  # a node's output: key is its id
                 r = row_of(key)
                 if r is None or (stale and key in stale):  # gone from the record, or overwritten in place
+                    continue
+                if s is None:  # a row of `table` (`_as_rows`): finite, on the host, no other holder
+                    given.append(r)
+                    outputs.append(table_row[i])  # (only its slots have no summary)
+                    if fresh[i]:
+                        fresh[i] = False
+                        captured.append(next_row)
+                        added += raw.nbytes  # (its every value, in its own dtype)
+                    next_row += 1
+                    if target is relu and raw.ndim >= 2:
+                        relus.append((r, raw))
                     continue
                 row_shared = None if fresh[i] else rows.get(id(s))  # a summary made now has no row yet
                 if row_shared is not None and row_shared[0] is s:
@@ -283,7 +344,7 @@ class SummaryBatches:
             if s.nan_count or s.inf_count:
                 self._pins.nonfinite(index, target is node or target is relu)
         self._captured.hold(index, captured, added)
-        live.set_outputs(given, outputs)
+        _give_outputs(live, given, outputs, table)
         if len(rows) > 2 * len(known) + 16:  # forget the rows of summaries no longer shared
             self._summary_rows = {id(v[1]): rows[id(v[1])] for v in known.values() if id(v[1]) in rows}
         remap = live.compact_summaries()
@@ -298,6 +359,31 @@ class SummaryBatches:
         if states:
             finish_states(states)
         self._captured.enforce_budget()
+
+
+def _give_outputs(
+    live: LiveNodes, given: list[int], outputs: list[TensorSummary | int], table: SummaryTable | None
+) -> None:
+    """Give the rows their output summaries in this order: objects, and rows of `table` (ints), a run of
+    ROW_RUN of those appended as a table, a shorter one as summaries again."""
+    if table is None:
+        live.set_outputs(given, outputs)  # type: ignore[arg-type]  # (no table: every one an object)
+        return
+    start, n = 0, len(outputs)
+    while start < n:
+        in_table = type(outputs[start]) is int
+        end = start + 1
+        while end < n and (type(outputs[end]) is int) is in_table:
+            end += 1
+        part = outputs[start:end]
+        if not in_table:
+            live.set_outputs(given[start:end], part)  # type: ignore[arg-type]  # (objects, as just found)
+        elif len(part) < ROW_RUN:
+            live.set_outputs(given[start:end], [table[k] for k in part])  # type: ignore[index]  # (ints)
+        else:
+            whole = len(part) == len(table) and part == list(range(len(table)))
+            live.set_outputs(given[start:end], table if whole else table.take(np.array(part, dtype=np.int64)))
+        start = end
 
 
 def _host_elements(arrays: list[DeviceArray]) -> int:

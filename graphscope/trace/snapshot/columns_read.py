@@ -34,10 +34,11 @@ from ..record.node_fields import (
 from ..record.step_table import StepColumns
 from ..record.summary_table import DROPPED, STAT_FIELDS, Pool, SummaryTable
 from ..record.tensor_summary import ARRAY_DTYPES, HISTOGRAM_BINS, host_dtype
+from ..stats.batched import derived_figures
 from ..stats.summarize import BATCH_LIMIT
 from .blobs import padding
 from .columns_write import HISTOGRAM_DTYPES, INT_DTYPES, NO_STEPS
-from .derived_stats import derivable, figures
+from .derived_stats import derivable
 from .fields import FieldReader, Json, kind_of
 from .format import DERIVED_VERSION, MAX_ELEMENTS, MAX_NDIM
 
@@ -203,7 +204,7 @@ class ColumnReader(FieldReader):
             start,
             pools,
             derived,
-            figures,
+            derived_figures,
         )
         wrong = derived & ~derivable(table)
         if wrong.any():

@@ -3,11 +3,14 @@ the figures of a batch kept whole worked out when first read."""
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 from numpy.typing import NDArray
 
 from graphscope.engine.backend import numpy_dtype_name as dtype_name
 
+from ..record.summary_table import FULL, SummaryTable, index_ranges, whole
 from ..record.tensor_summary import HISTOGRAM_BINS, PREVIEW_SIZE, TensorSummary, deferred
 from .host import summarize_hosts
 from .scratch import KEEP, scratch
@@ -80,6 +83,46 @@ def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]
     return out
 
 
+def summary_rows(arrays: list[np.ndarray]) -> SummaryTable | None:
+    """The summaries of small float arrays of one dtype, every value kept (none past the full values
+    limit), as the rows of one table: what `summarize_batch` makes of them, packed as a table packs its
+    summaries (`SummaryTable.from_summaries`), with no TensorSummary made for each. Their statistics and
+    histograms wait until read (`derived_figures`): a value kept whole needs none until it is shown, and
+    their columns take no memory till then. None when one holds a NaN or an Inf (summarised one by one)."""
+    cat = np.concatenate(arrays, axis=None)
+    sizes = [a.size for a in arrays]
+    if not np.isfinite(sums_of_squares(_wide(cat), _layout(sizes)[1])).all():
+        return None
+    cat.flags.writeable = False
+    count = len(arrays)
+    shapes = [a.shape for a in arrays]
+    dims_start = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(np.fromiter(map(len, shapes), np.int64, count), out=dims_start[1:])
+    numel = np.array(sizes, dtype=np.int64)
+    dtype = np.zeros(count, dtype=np.int32)
+    held = np.full(count, FULL, dtype=np.uint8)
+    name = dtype_name(cat.dtype)
+    return SummaryTable(
+        dims_start,
+        np.fromiter(chain.from_iterable(shapes), np.int64, int(dims_start[-1])),
+        numel,
+        dtype,
+        [name],
+        np.zeros(count, dtype=np.int32),
+        ["cpu"],
+        np.zeros((count, 6), dtype=np.float64),  # (zero pages, untouched until derived)
+        {},
+        np.zeros(count, dtype=np.int64),
+        np.zeros(count, dtype=np.int64),
+        np.zeros((count, HISTOGRAM_BINS), dtype=np.uint32),  # (at most BATCH_LIMIT values a row: well below 2**32)
+        held,
+        SummaryTable.starts(held, numel, dtype, [name])[0],
+        {name: cat},
+        np.ones(count, dtype=bool),
+        derived_figures,
+    )
+
+
 class LaterFigures:
     """The statistics and histograms of a batch of small arrays of finite values, every value kept:
     worked out together, from the batch's host buffer, when the first of them is read, bit for bit
@@ -116,6 +159,45 @@ class LaterFigures:
         s.min, s.max, s.mean, std, s.norm, s.zero_fraction = stats[index].tolist()
         s.std = std if s.numel > 1 else None
         s.histogram = hist[index]
+
+
+def derived_figures(table: SummaryTable, rows: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
+    """(statistics [rows, 6] as the `stats` column holds them, histogram counts [rows, 16]) of these rows
+    of a table (each a float tensor, every value held, all finite), derived from their values, a batch per
+    dtype: bit for bit those `summarize_batch` works out (each array's figures depend on its values alone),
+    as a table whose rows' figures wait until read derives them (a snapshot's `derived_stats`, `summary_rows`)."""
+    stats = np.zeros((len(rows), 6), dtype=np.float64)
+    counts = np.zeros((len(rows), HISTOGRAM_BINS), dtype=np.intp)
+    kinds = table.dtype[rows]
+    for kind in np.unique(kinds).tolist():
+        mine = kinds == kind
+        stats[mine], counts[mine] = _derived_batch(table, rows[mine], table.dtypes[kind])
+    return stats, counts
+
+
+def _derived_batch(table: SummaryTable, rows: NDArray[np.int64], dtype: str) -> tuple[_F, NDArray[np.intp]]:
+    """`derived_figures` of rows of one dtype, as the recorder's batch reduced them."""
+    sizes = table.numel[rows].astype(np.intp)
+    starts = np.zeros(len(rows), dtype=np.intp)
+    np.cumsum(sizes[:-1], out=starts[1:])
+    pool = table.pools[dtype]  # a float dtype is its own host dtype
+    first = table.start[rows]
+    begin, end = int(first.min()), int((first + sizes).max())
+    if end - begin <= 4 * int(sizes.sum()):  # rows near each other (a block a reader shows): their run decoded
+        flat = pool[begin:end][index_ranges(first - begin, sizes)]
+    else:
+        flat = whole(pool)[index_ranges(first, sizes)]
+    flat = flat.astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):  # values whose squares overflow: a writer keeps their figures
+        lows, highs, means, stds, norms, fractions, counts = batch_figures(
+            flat,
+            sizes,
+            starts,
+            np.repeat(np.arange(0, len(rows) * HISTOGRAM_BINS, HISTOGRAM_BINS, dtype=np.intp), sizes),
+            sums_of_squares(flat, starts),
+        )
+    stds[sizes == 1] = np.nan  # one value has no sample std
+    return np.stack([lows, highs, means, stds, norms, fractions], axis=1), counts
 
 
 def _wide(cat: np.ndarray) -> _F:
