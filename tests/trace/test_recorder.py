@@ -514,3 +514,15 @@ def test_a_pass_kept_for_good_does_not_keep_its_graph_alive():
     gc.collect()
     assert node() is None
     assert len(rec.record.passes) == 2
+
+
+def test_a_recorded_pass_holds_its_steps_as_rows_each_step_made_when_read():
+    a = gs.tensor([1.0, 2.0], requires_grad=True)
+
+    def run():
+        (a * 3).sum().backward()
+
+    steps = record(run, Policy.every_pass()).passes[0].steps
+    assert steps[0] is not steps[0] and steps[0] == steps[0]  # no Step object held per step
+    assert steps[1].grad_output is steps[0].grad_inputs[0]  # the grad the sum passed down: one summary
+    assert steps[1].leaf_grads[0].grad.values.tolist() == [3.0, 3.0]

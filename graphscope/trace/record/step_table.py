@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -113,11 +114,7 @@ class StepColumns:
         """Per step: whether its grad output, any of its grad inputs, any grad it added to a leaf
         holds a NaN or an Inf."""
         bad = np.append(self.summaries.nonfinite(), False)  # the last: NONE
-        return (
-            bad[self.grad_output],
-            _any_per_row(bad[self.inputs], self.inputs_start),
-            _any_per_row(bad[self.leaf_grad], self.leaves_start),
-        )
+        return _flagged(bad, self.grad_output, self.inputs, self.inputs_start, self.leaf_grad, self.leaves_start)
 
     def head(self, count: int) -> StepColumns:
         """The first `count` steps (views of these columns)."""
@@ -172,6 +169,107 @@ class StepColumns:
         )
 
 
+def _flagged(
+    bad: NDArray[np.bool_],
+    grad_output: NDArray[np.int64],
+    inputs: NDArray[np.int64],
+    inputs_start: NDArray[np.int64],
+    leaf_grad: NDArray[np.int64],
+    leaves_start: NDArray[np.int64],
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]]:
+    """Per step: whether its grad output, any grad input, any leaf grad is a summary row flagged in
+    `bad` (whose last entry, for NONE, is False)."""
+    return bad[grad_output], _any_per_row(bad[inputs], inputs_start), _any_per_row(bad[leaf_grad], leaves_start)
+
+
+class LiveSteps:
+    """A recording's steps as they run: rows appended to plain lists, the columns of StepColumns (a
+    ragged column's rows start at its `_start` entry and end at the next step's, the last step's at
+    the column's end, so the last step can still gain grads: one paused in gets them when its
+    backward returns), their summary entries slots of `summaries` (NONE for None) that the
+    recorder's summary batches fill in. A Step is made when one is read."""
+
+    __slots__ = (
+        "grad_output",
+        "inputs",
+        "inputs_start",
+        "leaf_before",
+        "leaf_grad",
+        "leaf_node",
+        "leaf_now",
+        "leaves_start",
+        "node",
+        "summaries",
+    )
+
+    def __init__(self) -> None:
+        self.node: list[int] = []
+        self.grad_output: list[int] = []
+        self.inputs_start: list[int] = []
+        self.inputs: list[int] = []
+        self.leaves_start: list[int] = []
+        self.leaf_node: list[int] = []
+        self.leaf_grad: list[int] = []
+        self.leaf_before: list[int] = []
+        self.leaf_now: list[int] = []
+        self.summaries: list[TensorSummary | None] = []
+
+    def __len__(self) -> int:
+        return len(self.node)
+
+    def _bounds(self, starts: list[int], end: int, i: int) -> tuple[int, int]:
+        return starts[i], starts[i + 1] if i + 1 < len(starts) else end
+
+    def step(self, i: int) -> Step:
+        """Step i, made from its rows (entries sharing a slot share its summary)."""
+        table = self.summaries
+
+        def summary(row: int) -> TensorSummary | None:
+            return None if row < 0 else table[row]
+
+        a, b = self._bounds(self.inputs_start, len(self.inputs), i)
+        c, d = self._bounds(self.leaves_start, len(self.leaf_node), i)
+        return Step(
+            self.node[i],
+            summary(self.grad_output[i]),
+            [summary(r) for r in self.inputs[a:b]],
+            [
+                LeafGrad(leaf, summary(grad), summary(before), summary(now))
+                for leaf, grad, before, now in zip(
+                    self.leaf_node[c:d], self.leaf_grad[c:d], self.leaf_before[c:d], self.leaf_now[c:d]
+                )
+            ],
+        )
+
+    def leaf_grads_of(self, leaf: int, first: int) -> list[tuple[int, LeafGrad]]:
+        """(step, its LeafGrad) of each grad accumulated into node `leaf`, steps numbered from `first`."""
+        out = []
+        starts = self.leaves_start
+        for k, node in enumerate(self.leaf_node):
+            if node == leaf:
+                i = bisect_right(starts, k) - 1
+                out.append((first + i, self.step(i).leaf_grads[k - starts[i]]))
+        return out
+
+    def nonfinite(self) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]]:
+        """Per step: whether its grad output, any of its grad inputs, any grad it added to a leaf
+        holds a NaN or an Inf (a summary not yet made holds none)."""
+        flagged = [r for r, s in enumerate(self.summaries) if s is not None and (s.nan_count or s.inf_count)]
+        if not flagged:  # (the usual answer, without an array per column)
+            none = np.zeros(len(self.node), dtype=bool)
+            return none, none.copy(), none.copy()
+        bad = np.zeros(len(self.summaries) + 1, dtype=bool)  # the last: NONE
+        bad[flagged] = True
+        return _flagged(
+            bad,
+            np.array(self.grad_output, dtype=np.int64),
+            np.array(self.inputs, dtype=np.int64),
+            np.array([*self.inputs_start, len(self.inputs)], dtype=np.int64),
+            np.array(self.leaf_grad, dtype=np.int64),
+            np.array([*self.leaves_start, len(self.leaf_node)], dtype=np.int64),
+        )
+
+
 def _any_per_row(flags: NDArray[np.bool_], starts: NDArray[np.int64]) -> NDArray[np.bool_]:
     """Per row of a ragged column: whether any of its entries is set."""
     counts = np.add.reduceat(np.append(flags, False).astype(np.int64), starts[:-1]) if len(starts) > 1 else None
@@ -183,9 +281,9 @@ def _any_per_row(flags: NDArray[np.bool_], starts: NDArray[np.int64]) -> NDArray
 
 class StepTable(HeldRows[Step]):
     """`pass.steps`, read like the list of Steps it replaces: rows of StepColumns (a loaded pass's),
-    each made into a Step when read, then the steps a recording appends, held as the objects (its
-    summaries fill them in as their batches are computed). The scans below read the columns with
-    NumPy and only the held steps one by one."""
+    then the rows a recording appends (`live()`, a LiveSteps), each made into a Step when read; or,
+    after the columns, Steps appended as the objects (a cut of a pass, `until`). The scans below read
+    the columns with NumPy and only the held steps one by one."""
 
     _what = "step"
 
@@ -194,33 +292,49 @@ class StepTable(HeldRows[Step]):
         self._columns = columns
         self._rows = 0 if columns is None else len(columns)
         self._count = self._rows
+        self._live: LiveSteps | None = None
         self._leaf_index: tuple[tuple[int, int], dict[int, list[tuple[int, LeafGrad]]]] = ((-1, -1), {})
         for st in steps:
             self.append(st)
 
     def append(self, step: Step) -> None:
         """Add the next step, held as the object."""
+        if self._live is not None:
+            raise ValueError("a recording's step table takes its steps as rows (live())")
         self._held[self._count] = step
         self._count += 1
 
+    def live(self) -> LiveSteps:
+        """The rows a recording appends its steps to, after the columns' (made on first use)."""
+        if self._live is None:
+            if self._held:
+                raise ValueError("a step table holding Steps as objects takes no rows after them")
+            self._live = LiveSteps()
+        return self._live
+
     def __len__(self) -> int:
-        return self._count
+        return self._count if self._live is None else self._rows + len(self._live.node)
 
     def _row(self, i: int) -> Step:
+        if i >= self._rows:
+            assert self._live is not None  # the rows after the columns' are the recording's
+            return self._live.step(i - self._rows)
         assert self._columns is not None  # the rows before the held ones are the columns'
         return self._columns.step(i)
 
     def node_ids(self) -> list[int]:
         """Each step's node id, in order, read without making the Steps."""
         stored = [] if self._columns is None else self._columns.node[: self._rows].tolist()
+        if self._live is not None:
+            return stored + self._live.node
         return stored + [self._held[i].node for i in range(self._rows, self._count)]
 
     def _held_steps(self) -> list[Step]:
         return [self._held[i] for i in range(self._rows, self._count)]
 
     def columns(self) -> StepColumns:
-        """Every step as columns (the stored ones while none is held; else made from the steps)."""
-        if self._columns is not None and not self._held:
+        """Every step as columns (the stored ones while none follows them; else made from the steps)."""
+        if self._columns is not None and len(self) == self._rows:
             return self._columns
         return StepColumns.from_steps(list(self))
 
@@ -244,6 +358,8 @@ class StepTable(HeldRows[Step]):
                     leaves[i] = 1
                     break
         parts = [np.frombuffer(flags, dtype=bool).copy() for flags in (output, inputs, leaves)]
+        if self._live is not None:
+            parts = [np.concatenate([r, h]) for r, h in zip(self._live.nonfinite(), parts)]
         if self._columns is not None:
             parts = [np.concatenate([c, h]) for c, h in zip(self._columns.nonfinite(), parts)]
         return parts[0], parts[1], parts[2]
@@ -257,6 +373,8 @@ class StepTable(HeldRows[Step]):
             steps = np.searchsorted(c.leaves_start, at, side="right") - 1
             for k, i in zip(at.tolist(), steps.tolist()):
                 out.append((i, c.step(i).leaf_grads[k - int(c.leaves_start[i])]))
+        if self._live is not None:
+            out += self._live.leaf_grads_of(leaf, self._rows)
         return out + self._held_leaf_grads().get(leaf, [])
 
     def _held_leaf_grads(self) -> dict[int, list[tuple[int, LeafGrad]]]:
@@ -276,18 +394,18 @@ class StepTable(HeldRows[Step]):
         """The leaves grads were accumulated into, each once, in the order of their first."""
         c = self._columns
         first = [] if c is None else c.leaf_node[np.sort(np.unique(c.leaf_node, return_index=True)[1])].tolist()
+        live = [] if self._live is None else self._live.leaf_node
         held = [lg.node for st in self._held_steps() for lg in st.leaf_grads]
-        return list(dict.fromkeys(first + held))
+        return list(dict.fromkeys(first + live + held))
 
     def until(self, cursor: int) -> StepTable:
         """The steps as a pause before step `cursor` knows them: those before it, then step `cursor`
         holding the grad it receives but nothing its backward passes on."""
         c = self._columns
         rows = min(cursor, self._rows)
-        out = StepTable(
-            None if c is None else c.head(rows), (self._held[i] for i in range(rows, min(cursor, self._count)))
-        )
-        if cursor < self._count:
+        count = len(self)
+        out = StepTable(None if c is None else c.head(rows), (self[i] for i in range(rows, min(cursor, count))))
+        if cursor < count:
             current = self[cursor]
             out.append(Step(current.node, current.grad_output))
         return out

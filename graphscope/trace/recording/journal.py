@@ -12,8 +12,9 @@ import numpy as np
 from graphscope.engine.backend import is_array
 from graphscope.engine.tensor import Tensor
 
-from ..record.model import EXTERNAL, Step
+from ..record.model import EXTERNAL
 from ..record.naming import INPUT_ROLES, name
+from ..record.step_table import LiveSteps
 from ..stats.device import DeviceArray
 
 if TYPE_CHECKING:
@@ -178,7 +179,7 @@ class Journal:
         self.taping = False  # the engine is writing the tape (its last step may be running)
         self.plans: list[tuple[Sequence[Function], tuple[int, ...]]] = []  # (planned Functions, their ids) per backward
         self.step_leaves: dict[int, list[LeafGradRow]] = {}  # step position -> its leaves' grads
-        self.made_step: tuple[int, Step] | None = None  # (position, the record's Step) of the last step put there
+        self.made_step: tuple[int, LiveSteps] | None = None  # (position, the record's rows) of the last step put there
         self.done = 0  # events already turned into nodes
         self.steps_done = 0
         self.materialized = False  # some of it is in the record
@@ -243,10 +244,10 @@ class Journal:
             steps.append((nid, grad_output, grad_inputs))
         del tape[:done]
 
-    def step_ended(self, grads: tuple[DeviceArray | None, ...]) -> Step | None:
+    def step_ended(self, grads: tuple[DeviceArray | None, ...]) -> LiveSteps | None:
         """The last step's grads to its inputs (its backward returned): filed with it, or, where the
-        step is in the record already (the session flushed while paused in it), that Step returned
-        for them to be summarised into."""
+        step is in the record already (the session flushed while paused in it), the rows it is the
+        last of returned for them to be written into."""
         steps = self.steps
         made = self.made_step
         if made is not None and made[0] == len(steps) - 1:
@@ -257,11 +258,11 @@ class Journal:
 
     def leaf_grad(
         self, nid: int, copy: DeviceArray, before: DeviceArray | None, now: DeviceArray, grad: DeviceArray
-    ) -> Step | None:
+    ) -> LiveSteps | None:
         """A leaf's grad accumulated at the last step: node `nid`, copies of the grad added, of `.grad`
         before (or None) and after; `grad` is the added grad itself, which the step's grads may hold
         (and which user code may change: the copy takes its place). Filed with the step, or, where
-        the step is in the record already, that Step returned for it to be summarised into."""
+        the step is in the record already, the rows it is the last of returned for it to be written into."""
         tape = self.tape
         if tape:  # its step is the tape's last: it goes there, filed with the step when resolved
             step = tape[-1]

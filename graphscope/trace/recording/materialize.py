@@ -5,11 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from graphscope.engine.outer_grad import multiplied
-
-from ..record.model import CONSTANT, PARAMETER, TENSOR, LeafGrad, Record, SourceSite, Step
+from ..record.model import CONSTANT, PARAMETER, TENSOR, BackwardPass, Record, SourceSite
 from ..record.naming import Names, short_repr
 from ..record.node_table import IS_LEAF, NONE, REQUIRES_GRAD
+from ..record.step_table import LiveSteps, StepTable
 from ..record.tensor_summary import TensorSummary
 from ..stats.device import DeviceArray
 from ..stats.finite import NUMBER
@@ -18,6 +17,7 @@ from .collector import collector_paused
 from .journal import ConstantEvent, Journal, Journals, LeafEvent, OpEvent, saved_roles
 from .keeping import CapturedValues, Pins
 from .optimizer_events import OptimizerRecording
+from .step_rows import StepRows
 from .summary_batches import SummaryBatches
 from .summary_work import NODE, RELU, Guard, StateWork, WorkItem
 
@@ -210,34 +210,20 @@ class Materializer:
             j.saved = {}
         p = self._record.passes[j.index] if j.index < len(self._record.passes) else None
         steps, leaves = j.steps, j.step_leaves
-        add_step = p.steps.append if p is not None else None
-        item = work.append
-        for k in range(j.steps_done, len(steps)):
-            nid, grad_output, grad_inputs = steps[k]
-            steps[k] = None  # type: ignore[call-overload]  # its arrays now belong to the work (never read again)
-            if grad_inputs is None:
-                st = Step(nid)
-                item((st, "grad_output", grad_output))
-            else:
-                grad_inputs = multiplied(grad_inputs)  # a recurrent weight's grad is kept as factors till now
-                slots: list[TensorSummary | None] = [None] * len(grad_inputs)  # a new step's slots, empty
-                st = Step(nid, None, slots)
-                item((st, "grad_output", grad_output))
-                work += [(slots, i, g) for i, g in enumerate(grad_inputs) if g is not None]
-            if leaves:
-                for leaf, grad, before, now in leaves.pop(k, ()):
-                    lg = LeafGrad(leaf)
-                    st.leaf_grads.append(lg)
-                    work += leaf_grad_work(lg, grad, before, now)
-            if add_step is not None:
-                add_step(st)
-            if len(work) >= CHUNK:
-                self._batches.summarize_into(j.index, work, guards)
-                work, guards = [], []
-                item = work.append
-        if j.steps_done < len(steps):  # the last may still get its grads (the session paused in it)
-            j.made_step = (len(steps) - 1, st)
-        j.steps_done = len(steps)
+        if j.steps_done < len(steps):
+            table = _live_steps(p)
+            written = StepRows(table, work)
+            add_step = written.add
+            for k in range(j.steps_done, len(steps)):
+                nid, grad_output, grad_inputs = steps[k]
+                steps[k] = None  # type: ignore[call-overload]  # its arrays now belong to the work (never read again)
+                add_step(nid, grad_output, grad_inputs, leaves.pop(k, ()) if leaves else ())
+                if len(work) >= CHUNK:
+                    self._batches.summarize_into(j.index, work, guards)
+                    work, guards = [], []
+                    written.restart(work)
+            j.made_step = (len(steps) - 1, table)  # the last may still get its grads (the session paused in it)
+            j.steps_done = len(steps)
         if p is not None and p.finished:  # no step of it can run again: its pending steps can go
             j.steps, j.steps_done, j.made_step = [], 0, None
             j.plans = []  # and its planned Functions (a journal kept for good kept the whole graph alive)
@@ -251,20 +237,13 @@ class Materializer:
         self._batches.summarize_into(j.index, work, guards, shared=shared, states=states)
 
 
-def grad_slots(step: Step, grad_inputs: Sequence[DeviceArray | None]) -> list[TensorSummary | None]:
-    """The step's grads to its inputs, a slot each (made empty on first use)."""
-    if not step.grad_inputs:
-        step.grad_inputs = [None] * len(grad_inputs)
-    return step.grad_inputs
-
-
-def leaf_grad_work(lg: LeafGrad, grad: DeviceArray, before: DeviceArray | None, now: DeviceArray) -> list[WorkItem]:
-    """What to summarise into a leaf grad: the added grad, `.grad` before (when there was one)
-    and after (the added grad's own copy when nothing was there)."""
-    work: list[WorkItem] = [(lg, "grad", grad), (lg, "now", now)]
-    if before is not None:
-        work.append((lg, "before", before))
-    return work
+def _live_steps(p: BackwardPass | None) -> LiveSteps:
+    """The rows pass `p`'s steps are appended to (rows going nowhere for a journal without its pass)."""
+    if p is None:
+        return LiveSteps()
+    if not isinstance(p.steps, StepTable):  # (a list: empty, the pass trimmed)
+        p.steps = StepTable(steps=p.steps)
+    return p.steps.live()
 
 
 # A long pass is summarised this many arrays at a time: its raw arrays and the batch's working

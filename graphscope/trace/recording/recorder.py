@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graphscope.engine import backend, hooks, outer_grad
+from graphscope.engine import backend, hooks
 from graphscope.engine.backend import is_array
 from graphscope.engine.tensor import Tensor, data_writes
 
 from ..analysis import findings
-from ..record.model import BackwardPass, LeafGrad, Record, ScriptError
+from ..record.model import BackwardPass, Record, ScriptError
 from ..record.naming import Names, name
 from ..stats.device import DeviceArray
 from ..stats.finite import NUMBER, squared_norm, to_host_floats
@@ -32,12 +32,14 @@ from . import collector
 from .journal import ConstantEvent, ExternalEvent, Journals, LeafEvent, OpEvent, Seen
 from .keeping import CapturedValues, Pins, Policy
 from .leaves import Leaves
-from .materialize import Materializer, grad_slots, leaf_grad_work
+from .materialize import Materializer
 from .optimizer_events import OptimizerRecording
 from .retention import Retention
 from .run_facts import add_console_line, finished, new_record, other_thread_note, script_error
 from .scalar_log import ScalarLog
+from .step_rows import StepRows
 from .summary_batches import SummaryBatches
+from .summary_work import WorkItem
 from .training_series import TrainingRecording
 
 if TYPE_CHECKING:
@@ -301,10 +303,10 @@ class Recorder(hooks.Observer):
         self._stepping = None
         made = j.step_ended(grads)
         if made is not None:  # already in the record (the session flushed while paused here)
-            slots = grad_slots(made, grads)
+            work: list[WorkItem] = []
+            StepRows(made, work).inputs(grads)
             # At once: a grad here may become a leaf's `.grad`, which user code may change.
-            arrays = outer_grad.multiplied(grads)
-            self._summarize_into(j.index, [(slots, i, g) for i, g in enumerate(arrays) if g is not None], at_once=True)
+            self._summarize_into(j.index, work, at_once=True)
 
     def leaf_grad_accumulating(self, tensor: Tensor) -> None:
         if self._pass is None:
@@ -338,9 +340,9 @@ class Recorder(hooks.Observer):
         self._note_grad(leaf, array)
         made = j.leaf_grad(nid, copy, before, now_copy, grad)
         if made is not None:  # its step is in the record already: summarised at once
-            lg = LeafGrad(nid)
-            made.leaf_grads.append(lg)
-            self._summarize_into(j.index, leaf_grad_work(lg, copy, before, now_copy))
+            work: list[WorkItem] = []
+            StepRows(made, work).leaf_grad(nid, copy, before, now_copy)
+            self._summarize_into(j.index, work)
         squares = squared_norm(grad)
         if type(squares) is float and squares - squares == 0.0:  # its sum of squares is finite: so is it
             j.finite.add(id(copy))

@@ -9,6 +9,7 @@ from graphscope.engine.outer_grad import multiplied
 
 from ..record.model import BackwardPass, Record
 from ..record.pass_history import PassHistory
+from ..record.step_table import step_table
 from ..stats.device import DeviceArray
 from ..stats.finite import any_nonfinite, is_finite
 from .journal import ConstantEvent, Journal, Journals, OpEvent
@@ -185,9 +186,9 @@ class Retention:
             if p.detailed:
                 refs.add(p.root)
                 refs.update(p.order)
-                for st in p.steps:
-                    refs.add(st.node)
-                    refs.update(lg.node for lg in st.leaf_grads)
+                steps = step_table(p.steps)  # (its ids read without making the Steps)
+                refs.update(steps.node_ids())
+                refs.update(steps.leaves())
         if record.error is not None:
             refs.add(record.error.node)
         keep, stack = set(), [nid for nid in refs if nid in orphans]
