@@ -1,7 +1,5 @@
 """`python -m graphscope`: the same command line as the `graphscope` script."""
 
-import sys
+from graphscope.cli import entry
 
-from graphscope.cli import main
-
-sys.exit(main())
+entry()

@@ -136,6 +136,51 @@ def test_as_torch_headless_saves_and_loads_a_checkpoint(tmp_path):
     assert "same True" in result.stdout
 
 
+LEFT_IN_A_CYCLE = """
+    import atexit, sys
+    import graphscope as gs
+    x = gs.tensor([1.0, 2.0], requires_grad=True)
+    (x * x).sum().backward()
+    class Left:
+        def __del__(self):
+            print("finalised", file=sys.stderr, flush=True)
+    left = Left()
+    left.me = left
+    if sys.argv[1:] == ["exit-handler"]:
+        atexit.register(print, "exit handler ran", file=sys.stderr)
+"""
+
+
+def _exit_probe(path, *args) -> subprocess.CompletedProcess:
+    """`graphscope run --headless path args` in a process whose last exit handler says whether the
+    collector's objects were frozen by then."""
+    run = (
+        "import atexit, gc, runpy, sys; "
+        "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0, file=sys.stderr)); "
+        f"sys.argv = ['graphscope', 'run', '--headless', {str(path)!r}, *{list(args)!r}]; "
+        "runpy.run_module('graphscope', run_name='__main__')"
+    )
+    return subprocess.run([sys.executable, "-c", run], capture_output=True, text=True, env=env(), check=False)
+
+
+def test_the_exit_scans_no_object_again_and_what_the_script_left_is_finalised(tmp_path):
+    # The interpreter's exit collects several times, each scanning every object alive (a record kept
+    # whole: a tenth of the run): after one collection, which finalises the script's leftovers, the
+    # rest is frozen.
+    result = _exit_probe(script(tmp_path, LEFT_IN_A_CYCLE))
+    assert result.returncode == 0, result.stderr
+    assert "finalised" in result.stderr
+    assert "frozen True" in result.stderr
+
+
+def test_a_script_that_leaves_an_exit_handler_exits_as_under_python(tmp_path):
+    # What its handler lets go of is finalised by the exit's collections, as under plain python.
+    result = _exit_probe(script(tmp_path, LEFT_IN_A_CYCLE), "exit-handler")
+    assert result.returncode == 0, result.stderr
+    assert "frozen False" in result.stderr
+    assert result.stderr.index("exit handler ran") < result.stderr.index("finalised")
+
+
 def test_a_headless_run_loads_only_what_it_uses(tmp_path):
     # No export asked for: no DOT writer, no snapshot reader or writer; no gradcheck and no evaluator of
     # lines typed at a pause (the TUI's); no emoji table (the summary has none).

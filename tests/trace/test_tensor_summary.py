@@ -225,6 +225,17 @@ def test_summaries_made_in_a_batch_equal_those_made_one_by_one(arrays):
         np.testing.assert_array_equal(batched.values, alone.values)
 
 
+def test_histograms_binned_together_equal_each_binned_alone():
+    # Large arrays' histograms are binned together: the samples of one size as rows of their own (here
+    # 16 of 2,500 values), the others (odd sizes, and a pair of one size too few to set apart) in one run.
+    rng = np.random.default_rng(7)
+    shapes = [(50, 100)] * 16 + [(6001,), (4097,), (70, 70), (70, 70)]
+    arrays = [(rng.standard_normal(shape) * rng.uniform(0.1, 50)).astype(np.float32) for shape in shapes]
+    arrays += [rng.standard_normal((50, 100)), rng.uniform(-1, 1, 9000)]  # float64: binned apart from float32
+    for a, together in zip(arrays, summarize_many(arrays)):
+        np.testing.assert_array_equal(together.histogram, summarize(a).histogram)
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     hnp.arrays(

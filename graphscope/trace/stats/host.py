@@ -196,12 +196,18 @@ def single_bin(m: int) -> np.ndarray:
     return out
 
 
+_Binned = tuple[int, np.ndarray, float, float]  # a sample to bin: (its job, the sample, its min, its scale)
+# Values of samples of one size that are binned apart from the others (fewer: a dozen NumPy calls
+# more would cost more than repeating their min, scale and first bin for each value).
+ROWS_APART = 32768
+
+
 def _histograms(jobs: list[_Job]) -> list[np.ndarray]:
     """The 16 bins from min to max of each job's `m` finite values (a job: sample, min, max, m),
     counted on its sample (all of them, or an evenly strided sample) and scaled to `m`. The
-    samples of a dtype are binned together: one subtraction, one product, one count for all."""
+    samples of a dtype are binned together (`_count`), those of one size apart from the others."""
     out: list[np.ndarray | None] = [None] * len(jobs)
-    groups: dict[np.dtype, list[tuple[int, np.ndarray, float, float]]] = {}  # dtype -> [(job, sample, min, scale)]
+    groups: dict[np.dtype, list[_Binned]] = {}  # dtype -> [(job, sample, min, scale)]
     for i, (sample, mn, mx, m) in enumerate(jobs):
         if mx == mn:
             out[i] = single_bin(m)
@@ -218,35 +224,49 @@ def _histograms(jobs: list[_Job]) -> list[np.ndarray]:
         # a tiny span, whose scale is no longer a plain finite number).
         groups.setdefault(sample.dtype, []).append((i, sample, mn, HISTOGRAM_BINS * (1 - 2.0**-20) / span))
     for dtype, group in groups.items():
-        k = len(group)
-        sizes = [g[1].size for g in group]
-        # Each sample's min, scale and first bin, in its own dtype as NumPy rounds a Python float
-        # meeting it, as a column when the samples are alike (a large array's sample has 4,096
-        # values), else repeated for each value.
-        lows = np.array([g[2] for g in group], dtype=dtype)
-        scales = np.array([g[3] for g in group], dtype=dtype)
-        firsts = np.arange(0, k * HISTOGRAM_BINS, HISTOGRAM_BINS, dtype=np.intp)
-        total = sum(sizes)
-        values = np.concatenate([g[1] for g in group], out=scratch("hist" + dtype.char, dtype, total))
-        index = scratch("bins", np.intp, total)
-        if sizes.count(sizes[0]) == k:
-            lows, scales, firsts = lows[:, None], scales[:, None], firsts[:, None]
-            values, index = values.reshape(k, -1), index.reshape(k, -1)
-        else:
-            lows, scales, firsts = lows.repeat(sizes), scales.repeat(sizes), firsts.repeat(sizes)
-        np.multiply(np.subtract(values, lows, out=values), scales, out=values)
-        np.copyto(index, values, casting="unsafe")  # truncation: the bin
-        if not all(g[3] < 1e30 for g in group):
-            np.clip(index, 0, HISTOGRAM_BINS - 1, out=index)
-        index += firsts
-        counted = _scaled(
-            np.bincount(index.reshape(-1), minlength=k * HISTOGRAM_BINS).reshape(k, HISTOGRAM_BINS),
-            np.array([jobs[g[0]][3] for g in group], dtype=np.int64),
-        )
-        counted.flags.writeable = False
-        for g, row in zip(group, counted):
-            out[g[0]] = row
+        # Many samples of one size (a model's layers repeat their shapes) are binned as rows of their
+        # own, with no per-value copy of their min, scale and first bin; the others together.
+        alike: dict[int, list[_Binned]] = {}
+        for g in group:
+            alike.setdefault(g[1].size, []).append(g)
+        apart = [rows for size, rows in alike.items() if len(rows) > 1 and len(rows) * size >= ROWS_APART]
+        mixed = [g for rows in alike.values() if not any(rows is r for r in apart) for g in rows]
+        for rows in [*apart, *([mixed] if mixed else [])]:
+            _count(jobs, dtype, rows, out)
     return out  # type: ignore[return-value]  # each job is in one group or a single bin: none is left None
+
+
+def _count(jobs: list[_Job], dtype: np.dtype, group: list[_Binned], out: list[np.ndarray | None]) -> None:
+    """Bin `group`'s samples of `dtype` together: one subtraction, one product, one count for all; each
+    job's counts into `out`."""
+    k = len(group)
+    sizes = [g[1].size for g in group]
+    # Each sample's min, scale and first bin, in its own dtype as NumPy rounds a Python float
+    # meeting it, as a column when the samples are alike (a large array's sample has 4,096
+    # values), else repeated for each value.
+    lows = np.array([g[2] for g in group], dtype=dtype)
+    scales = np.array([g[3] for g in group], dtype=dtype)
+    firsts = np.arange(0, k * HISTOGRAM_BINS, HISTOGRAM_BINS, dtype=np.intp)
+    total = sum(sizes)
+    values = np.concatenate([g[1] for g in group], out=scratch("hist" + dtype.char, dtype, total))
+    index = scratch("bins", np.intp, total)
+    if sizes.count(sizes[0]) == k:
+        lows, scales, firsts = lows[:, None], scales[:, None], firsts[:, None]
+        values, index = values.reshape(k, -1), index.reshape(k, -1)
+    else:
+        lows, scales, firsts = lows.repeat(sizes), scales.repeat(sizes), firsts.repeat(sizes)
+    np.multiply(np.subtract(values, lows, out=values), scales, out=values)
+    np.copyto(index, values, casting="unsafe")  # truncation: the bin
+    if not all(g[3] < 1e30 for g in group):
+        np.clip(index, 0, HISTOGRAM_BINS - 1, out=index)
+    index += firsts
+    counted = _scaled(
+        np.bincount(index.reshape(-1), minlength=k * HISTOGRAM_BINS).reshape(k, HISTOGRAM_BINS),
+        np.array([jobs[g[0]][3] for g in group], dtype=np.int64),
+    )
+    counted.flags.writeable = False
+    for g, row in zip(group, counted):
+        out[g[0]] = row
 
 
 _half_maxes: dict[np.dtype, float] = {}
