@@ -39,6 +39,21 @@ class Step(Same):
     leaf_grads: list[LeafGrad] = field(default_factory=list)
 
 
+# The columns of a pass's steps, held alike by a loaded pass (StepColumns) and a recording one (LiveSteps).
+STEP_COLUMNS = (
+    "grad_output",
+    "inputs",
+    "inputs_start",
+    "leaf_before",
+    "leaf_grad",
+    "leaf_node",
+    "leaf_now",
+    "leaves_start",
+    "node",
+    "summaries",
+)
+
+
 class StepColumns:
     """A pass's steps as columns, one entry per step in the order they ran (summary entries are
     rows of `summaries`, NONE for None):
@@ -51,18 +66,7 @@ class StepColumns:
       summaries     SummaryTable     (a loaded record's: the snapshot's one table, shared with the nodes)
     """
 
-    __slots__ = (
-        "grad_output",
-        "inputs",
-        "inputs_start",
-        "leaf_before",
-        "leaf_grad",
-        "leaf_node",
-        "leaf_now",
-        "leaves_start",
-        "node",
-        "summaries",
-    )
+    __slots__ = STEP_COLUMNS
 
     def __init__(
         self,
@@ -189,18 +193,7 @@ class LiveSteps:
     backward returns), their summary entries slots of `summaries` (NONE for None) that the
     recorder's summary batches fill in. A Step is made when one is read."""
 
-    __slots__ = (
-        "grad_output",
-        "inputs",
-        "inputs_start",
-        "leaf_before",
-        "leaf_grad",
-        "leaf_node",
-        "leaf_now",
-        "leaves_start",
-        "node",
-        "summaries",
-    )
+    __slots__ = STEP_COLUMNS
 
     def __init__(self) -> None:
         self.node: list[int] = []
