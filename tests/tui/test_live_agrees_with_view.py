@@ -3,6 +3,7 @@ passes view and graph tree (expanded the same way after `c` and `!`)."""
 
 import gc
 import re
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,11 @@ def session_shown(app, session, kinds) -> bool:
     return session_in(session, kinds) and app.moment.state is session.state
 
 
+def how_far(session) -> tuple[int, int]:
+    """How far a live script got (passes and nodes recorded): a wait goes on while this changes."""
+    return len(session.record.passes), len(session.record.nodes)
+
+
 async def capture(pilot, app) -> tuple:
     """(stepper position, details on the Value tab, on the Grad tab, on the Rule tab, the console's
     lines, the passes view, the graph tree's rows with what is expanded and the cursor).
@@ -101,14 +107,15 @@ async def switch(pilot, app, tab: str, view: str, selected) -> list[str]:
     return screen_text(app).splitlines()
 
 
-async def step(pilot, app, key: str, settled) -> None:
-    """Press a key and wait until it took effect (`settled`: the app shows the debuggee's state) and is drawn."""
+async def step(pilot, app, key: str, settled, progress=None) -> None:
+    """Press a key and wait until it took effect (`settled`: the app shows the debuggee's state) and is drawn
+    (`progress`: how far a live script got, a wait that moves on as long as it runs)."""
     count = app.updates
     press(app, key)
     if key in STILL:
         await until_drawn(pilot)
         return
-    await until(pilot, lambda: app.updates > count and settled(), f"{key} to take effect")
+    await until(pilot, lambda: app.updates > count and settled(), f"{key} to take effect", progress=progress)
 
 
 async def live_run(path: Path, export: Path) -> list:
@@ -118,14 +125,17 @@ async def live_run(path: Path, export: Path) -> list:
     with live_app(path, BRIEF_ARGV[path.name], policy=Policy(keep_last=None)) as (app, session):
         app.animation_level = "none"  # the tab underline slides otherwise: screens differ by timing
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: session_shown(app, session, STOPPED), "the session to pause and be shown")
+            ran = partial(how_far, session)
+            stopped = partial(session_shown, app, session, STOPPED)
+            await until(pilot, stopped, "the session to pause and be shown", progress=ran)
             assert session.state.kind == "paused", session.state
             seen.append(await capture(pilot, app))
             for key in KEYS:
-                await step(pilot, app, key, lambda: session_shown(app, session, STOPPED))
+                await step(pilot, app, key, stopped, ran)
                 seen.append(await capture(pilot, app))
             press(app, "C")
-            await until(pilot, lambda: session_shown(app, session, ENDED), "the session to end and be shown")
+            ended = partial(session_shown, app, session, ENDED)
+            await until(pilot, ended, "the session to end and be shown", progress=ran)
             snapshot.dump(session.record, export)
     return seen
 

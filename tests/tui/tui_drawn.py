@@ -68,13 +68,17 @@ def press(app, key: str) -> None:
     app._driver.send_message(events.Key(name, key if len(key) == 1 else None))
 
 
-async def until(pilot, predicate, what: str, timeout: float = WAIT_SECONDS) -> None:
+async def until(pilot, predicate, what: str, timeout: float = WAIT_SECONDS, progress=None) -> None:
     """Until `predicate()` holds and the app has drawn what it handled; between asks (a script's thread at
-    work), sleep, sooner at first; fail with `what` and the screen after `timeout`."""
+    work), sleep, sooner at first; fail with `what` and the screen after `timeout` in which `progress()` (when
+    given: how far a running script got) did not change: a slow run on a loaded machine is not a hang."""
     deadline = time.monotonic() + timeout
     between = FIRST_ASK
+    moved = progress() if progress else None
     await until_drawn(pilot)
     while not predicate():
+        if progress and (now := progress()) != moved:
+            moved, deadline = now, time.monotonic() + timeout
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}\n{screen_text(pilot.app)}")
         await asyncio.sleep(between)
