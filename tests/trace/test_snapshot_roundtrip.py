@@ -101,3 +101,15 @@ def test_histogram_counts_are_written_in_the_narrowest_dtype_that_holds_them(siz
     doc = every_figure_stored(record)  # (a histogram its values derive is not written: version 8)
     assert doc["tensors"]["histogram"]["dtype"] == dtype
     assert snapshot.loads(json.dumps(doc)) == record
+
+
+def test_values_with_no_histogram_from_their_min_are_written_with_their_recorded_figures():
+    # Values a summary's counts deny (a hostile file loaded and exported again: a NaN and an Inf counted as
+    # none), and finite values whose range passes float64's (found by the schema test's records): the writer
+    # keeps the recorded figures rather than derive any (it failed in NumPy's bincount on a negative bin).
+    denied = summarize(np.array([1.0, np.nan, 2.0, np.inf], dtype=np.float32))
+    denied.nan_count = denied.inf_count = 0
+    wide = summarize(np.array([-1.7e308, 0.0, 1.7e308]))
+    record = Record(nodes={0: Node(0, "tensor", output=denied), 1: Node(1, "tensor", output=wide)})
+    loaded = snapshot.loads(snapshot.dumps(record)).nodes
+    assert (loaded[0].output, loaded[1].output) == (denied, wide)

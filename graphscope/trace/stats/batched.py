@@ -188,16 +188,33 @@ def _derived_batch(table: SummaryTable, rows: NDArray[np.int64], dtype: str) -> 
     else:
         flat = whole(pool)[index_ranges(first, sizes)]
     flat = flat.astype(np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):  # values whose squares overflow: a writer keeps their figures
+    with np.errstate(over="ignore", invalid="ignore"):
+        squares = sums_of_squares(flat, starts)
+        denied = _unbinnable(flat, starts, squares)
+        if denied.any():  # figures no row holds, worked out from zeros: a writer keeps the recorded ones
+            flat[np.repeat(denied, sizes)] = 0.0
+            squares[denied] = 0.0
         lows, highs, means, stds, norms, fractions, counts = batch_figures(
             flat,
             sizes,
             starts,
             np.repeat(np.arange(0, len(rows) * HISTOGRAM_BINS, HISTOGRAM_BINS, dtype=np.intp), sizes),
-            sums_of_squares(flat, starts),
+            squares,
         )
     stds[sizes == 1] = np.nan  # one value has no sample std
-    return np.stack([lows, highs, means, stds, norms, fractions], axis=1), counts
+    stats = np.stack([lows, highs, means, stds, norms, fractions], axis=1)
+    stats[denied], counts[denied] = np.nan, -1
+    return stats, counts
+
+
+def _unbinnable(flat: _F, starts: _I, squares: _F) -> NDArray[np.bool_]:
+    """Per row: whether its values have no histogram of 16 bins from their min (a NaN or an Inf, which a
+    file's counts deny, or a range past float64's): among the rows whose sum of squares is not finite."""
+    unbinnable = ~np.isfinite(squares)
+    if unbinnable.any():
+        spans = np.maximum.reduceat(flat, starts) - np.minimum.reduceat(flat, starts)
+        unbinnable &= ~np.isfinite(spans)
+    return unbinnable
 
 
 def _wide(cat: np.ndarray) -> _F:
