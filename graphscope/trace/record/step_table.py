@@ -89,13 +89,12 @@ class StepColumns:
     def __len__(self) -> int:
         return len(self.node)
 
+    def _summary(self, row: int) -> TensorSummary | None:
+        return None if row < 0 else self.summaries[row]
+
     def step(self, i: int) -> Step:
         """Step i, made from its rows (a leaf grad's `now` is its `grad` when they share a row)."""
-        table = self.summaries
-
-        def summary(row: int) -> TensorSummary | None:
-            return None if row < 0 else table[row]
-
+        summary = self._summary
         a, b = self.inputs_start[i : i + 2].tolist()
         c, d = self.leaves_start[i : i + 2].tolist()
         leaves = []
@@ -213,13 +212,12 @@ class LiveSteps:
     def _bounds(self, starts: list[int], end: int, i: int) -> tuple[int, int]:
         return starts[i], starts[i + 1] if i + 1 < len(starts) else end
 
+    def _summary(self, row: int) -> TensorSummary | None:
+        return None if row < 0 else self.summaries[row]
+
     def step(self, i: int) -> Step:
         """Step i, made from its rows (entries sharing a slot share its summary)."""
-        table = self.summaries
-
-        def summary(row: int) -> TensorSummary | None:
-            return None if row < 0 else table[row]
-
+        summary = self._summary
         a, b = self._bounds(self.inputs_start, len(self.inputs), i)
         c, d = self._bounds(self.leaves_start, len(self.leaf_node), i)
         return Step(
@@ -237,11 +235,12 @@ class LiveSteps:
     def leaf_grads_of(self, leaf: int, first: int) -> list[tuple[int, LeafGrad]]:
         """(step, its LeafGrad) of each grad accumulated into node `leaf`, steps numbered from `first`."""
         out = []
-        starts = self.leaves_start
+        starts, summary = self.leaves_start, self._summary
         for k, node in enumerate(self.leaf_node):
             if node == leaf:
                 i = bisect_right(starts, k) - 1
-                out.append((first + i, self.step(i).leaf_grads[k - starts[i]]))
+                grad, before, now = summary(self.leaf_grad[k]), summary(self.leaf_before[k]), summary(self.leaf_now[k])
+                out.append((first + i, LeafGrad(node, grad, before, now)))
         return out
 
     def nonfinite(self) -> tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]]:
