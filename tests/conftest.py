@@ -102,3 +102,13 @@ def no_script_thread_outlives_its_test():
         hooks.uninstall(observer)
     assert not leaked, f"{len(leaked)} script thread(s) still running after the test: quit and join its Session"
     assert not left, f"engine observers still installed after the test: {left}"
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_frozen():
+    """Objects a test left frozen (`graphscope view` freezes the record it loads: `load_for_viewing`) are
+    thawed after it: every later recording in its worker would find them, and keep its collector's
+    promotion off (`Collector`), and they would never be collected."""
+    yield
+    if gc.get_freeze_count():
+        gc.unfreeze()

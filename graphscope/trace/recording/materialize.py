@@ -13,7 +13,7 @@ from ..record.tensor_summary import TensorSummary
 from ..stats.device import DeviceArray
 from ..stats.finite import NUMBER
 from ..stats.summarize import summarize_value
-from .collector import collector_paused
+from .collector import Collector
 from .journal import ConstantEvent, Journal, Journals, LeafEvent, OpEvent, saved_roles
 from .keeping import CapturedValues, Pins
 from .optimizer_events import OptimizerRecording
@@ -38,6 +38,7 @@ class Materializer:
         pins: Pins,
         captured: CapturedValues,
         batches: SummaryBatches,
+        collector: Collector,
     ):
         self._record = record
         self._journals = journals
@@ -46,6 +47,7 @@ class Materializer:
         self._pins = pins
         self._captured = captured
         self._batches = batches
+        self._collector = collector
 
     def materialize_through(self, index: int) -> None:
         """Materialise journal `index` and any earlier recent one still pending, in order, so
@@ -57,14 +59,14 @@ class Materializer:
     def materialize(self, j: Journal) -> None:
         """Turn the journal's new events and steps into record nodes and steps, with summaries."""
         if j.tape:  # (most calls find none: every pass's journal is asked, or the steps came one by one)
-            with collector_paused():  # (resolving a long tape makes a tuple per step)
+            with self._collector.paused():  # (resolving a long tape makes a tuple per step)
                 j.untape()  # first: its steps say which of its ops' saved state to put into the record
         if self._pins.for_good(j.index):
             self._journals.keep_for_good(j)
         if j.done == len(j.events) and j.steps_done == len(j.steps):
             return
         j.materialized = True
-        with collector_paused():
+        with self._collector.paused():
             self._materialize_new(j)
 
     def flush(self) -> None:

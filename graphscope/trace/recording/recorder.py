@@ -28,7 +28,7 @@ from ..record.naming import Names, name
 from ..stats.device import DeviceArray
 from ..stats.finite import NUMBER, squared_norm, to_host_floats
 from ..stats.summarize import Summarized, summarize_many
-from . import collector
+from .collector import Collector
 from .journal import ConstantEvent, ExternalEvent, Journals, LeafEvent, OpEvent, Seen
 from .keeping import CapturedValues, Pins, Policy
 from .leaves import Leaves
@@ -101,8 +101,9 @@ class Recorder(hooks.Observer):
             self.record, policy, leaves, names, journals, self._keep, training
         )
         batches = SummaryBatches(self.record, policy, leaves, optimizer, pins, captured)
+        self._collector = collector = Collector()
         self._materializer = materializer = Materializer(
-            self.record, journals, names, optimizer, pins, captured, batches
+            self.record, journals, names, optimizer, pins, captured, batches, collector
         )
         self._summarize_into = batches.summarize_into
         self._retention = Retention(self.record, policy, journals, pins, captured, materializer, optimizer)
@@ -157,7 +158,7 @@ class Recorder(hooks.Observer):
         )
         made[node.seq] = nid
         if not nid & _PROMOTE_EVERY:
-            collector.promote_young()
+            self._collector.promote_young()
 
     def _tensor_node(self, t: Tensor) -> int:
         """The node of a tensor met outside a forward op (a root, a leaf given a grad)."""
@@ -257,7 +258,7 @@ class Recorder(hooks.Observer):
         j = self._journal
         j.taping = True
         if len(self._pass.order) >= _LONG_BACKWARD:
-            self._collector_paused = collector.pause()
+            self._collector_paused = self._collector.pause()
         return j.tape
 
     def _function_node(self, fn: Function) -> int:
@@ -470,7 +471,7 @@ class Recorder(hooks.Observer):
         run's end when a backward was cut short)."""
         if self._collector_paused:
             self._collector_paused = False
-            collector.resume()
+            self._collector.resume()
 
     def _finish(self, exit_code: int | None) -> Record:
         self._resume_collector()
