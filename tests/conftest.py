@@ -24,6 +24,13 @@ import pytest
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
+# One BLAS and OpenMP thread per process, set before NumPy or torch is imported, and inherited by the
+# `graphscope` subprocesses: pytest-xdist runs a worker per core, each of which would start a thread per
+# core; and a matrix product's rounding follows its thread count, so the samples' byte-identity digests
+# (tests/trace/test_samples_recorded.py) would hold only on machines with as many cores as the one that took them.
+for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
+
 # A test process keeps torch, the whole suite's modules and Textual's caches (its lru_caches hold whole
 # StylesCaches of Strips after their apps are gone) alive: hundreds of thousands of objects that every full
 # collection walks (~0.3 s each). At CPython's default one follows every 10 collections of the middle
