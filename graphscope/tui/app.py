@@ -265,9 +265,9 @@ class GraphscopeApp(App[None]):
         if item.kind in ("step", "note") and item.step is not None:
             self.debuggee.run_to(item.step)
 
-    def on_view_bar_chosen(self, message: ViewBar.Chosen) -> None:
+    async def on_view_bar_chosen(self, message: ViewBar.Chosen) -> None:
         if message.view != self.views.current:
-            self.views.choose(message.view, self.query_one(NodeDetails).node_id)
+            await self.views.choose(message.view, self.query_one(NodeDetails).node_id)
 
     def on_breakpoints_screen_changed(self, _message: BreakpointsScreen.Changed) -> None:
         self._repaint_marks()
@@ -400,8 +400,8 @@ class GraphscopeApp(App[None]):
 
     on_graph_picture_highlighted = on_findings_view_highlighted
 
-    def action_switch_view(self, view: str = "") -> None:
-        self.views.choose(view or self.views.next_view(), self.query_one(NodeDetails).node_id)
+    async def action_switch_view(self, view: str = "") -> None:
+        await self.views.choose(view or self.views.next_view(), self.query_one(NodeDetails).node_id)
 
     def action_resize_tree(self, delta: int) -> None:
         left = self.query_one("#left")

@@ -1,6 +1,6 @@
 """Views: the left pane: the view bar over the graph, modules, timeline, passes, findings, training and dag views,
-which one is shown, bringing it up to date (a big record's graph roots are found off the UI thread), and going
-where a view chose (a node in the graph; a pass: the debuggee's cursor)."""
+which one is shown (each but the graph made when first shown), bringing it up to date (a big record's graph roots
+are found off the UI thread), and going where a view chose (a node in the graph; a pass: the debuggee's cursor)."""
 
 from __future__ import annotations
 
@@ -46,6 +46,16 @@ SHORT_TITLES = {
     "training": "train",
     "picture": "dag",
 }
+# The views made the first time they are shown (the graph's is made with the pane): they are most of the
+# app's widgets, and a start that laid them out and styled them while hidden took about a sixth longer.
+MADE_WHEN_SHOWN = {
+    "modules": ModuleTree,
+    "timeline": Timeline,
+    "passes": PassesView,
+    "findings": FindingsView,
+    "training": TrainingView,
+    "picture": GraphPicture,
+}
 # Views that draw pictures take more of the screen while shown (unless the user set the pane's width).
 WIDE_VIEWS = ("training",)
 
@@ -71,12 +81,6 @@ class Views(Vertical):
         yield ViewBar()
         with ContentSwitcher(initial="graph", id="views"):
             yield GraphTree(id="graph")
-            yield ModuleTree(id="modules")
-            yield Timeline(id="timeline")
-            yield PassesView(id="passes")
-            yield FindingsView(id="findings")
-            yield TrainingView(id="training")
-            yield GraphPicture(id="picture")
 
     def on_mount(self) -> None:
         self.query_one(ViewBar).show(VIEWS, VIEW_TITLES, "graph", short=SHORT_TITLES)
@@ -147,8 +151,11 @@ class Views(Vertical):
             self._switch_to("graph")
         return self.query_one(GraphTree).reveal_node(node_id)
 
-    def choose(self, view: str, selected: int | None) -> None:
-        """Show `view`, with the selected node under its cursor."""
+    async def choose(self, view: str, selected: int | None) -> None:
+        """Show `view`, with the selected node under its cursor (made first, where it is shown for the first time)."""
+        switcher = self.query_one("#views", ContentSwitcher)
+        if not switcher.query_children(f"#{view}"):
+            await switcher.add_content(MADE_WHEN_SHOWN[view](id=view))
         self._switch_to(view)
         if selected is not None and view not in ("passes", "training"):
             self._current_view().reveal_node(selected)

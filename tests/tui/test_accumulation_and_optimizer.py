@@ -71,7 +71,7 @@ async def test_the_passes_view_shows_the_optimizer_s_events_between_the_passes()
     with live_app(SCRIPTS / "sgd_line.py", pause=False) as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
             await until_settled(pilot, session, ("finished",))
-            app.views.choose("passes", None)
+            await app.views.choose("passes", None)
             view = app.query_one(PassesView)
             table = view.query_one("#pass-table")
             await wait_for(pilot, lambda: table.row_count == 3 + 6, what="3 passes and 6 events")
@@ -119,7 +119,7 @@ async def test_the_timeline_shows_the_events_before_the_pass_it_lists():
     with live_app(SCRIPTS / "sgd_line.py") as (app, session):
         async with app.run_test(size=(120, 40)) as pilot:
             await until_settled(pilot, session, ("paused",))
-            app.views.choose("timeline", None)
+            await app.views.choose("timeline", None)
             await wait_for_text(pilot, "end of pass 0")
             assert "↳ optimizer.zero_grad()  SGD" in screen_text(app)
             assert "optimizer.step()" not in screen_text(app)  # it has not happened yet
@@ -138,7 +138,7 @@ async def test_highlighting_an_optimizer_step_in_the_timeline_shows_it_in_the_de
         async with app.run_test(size=(120, 40)) as pilot:
             await until_settled(pilot, session, ("paused",))
             await step_into_pass_1(pilot, app, session)
-            app.views.choose("timeline", None)
+            await app.views.choose("timeline", None)
             timeline = app.query_one(Timeline)
             await wait_for_text(pilot, "end of pass 1")
             timeline.focus()
@@ -183,7 +183,7 @@ async def test_a_hand_written_update_shows_in_the_passes_view_and_the_rule_tab_a
     with live_app(SCRIPTS / "hand_update_line.py", pause=False) as (app, session):
         async with app.run_test(size=size) as pilot:
             await until_settled(pilot, session, ("finished",))
-            app.views.choose("passes", None)
+            await app.views.choose("passes", None)
             table = app.query_one(PassesView).query_one("#pass-table")
             await wait_for(pilot, lambda: table.row_count == 3 + 9, what="3 passes and 9 events")
             cells = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]

@@ -153,7 +153,7 @@ async def test_the_view_says_what_to_do_when_nothing_is_selected():
     app = GraphscopeApp(Debuggee(mlp_record(), "snap.json"))
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: selected(app) is not None)
-        app.views.choose("picture", None)  # shown before any node is revealed to it
+        await app.views.choose("picture", None)  # shown before any node is revealed to it
         await wait_for(pilot, lambda: "select one in another view (v)," in screen_text(app))
         assert picture(app).cursor is None
 

@@ -101,7 +101,7 @@ async def switch(pilot, app, tab: str, view: str, selected) -> list[str]:
     pane = app.query_one(NodeDetails)
     tabs = pane.query_one("#detail-tabs")
     tabs.active = tab
-    app.views.choose(view, selected)
+    await app.views.choose(view, selected)
     await until_drawn(pilot)
     assert (tabs.active, pane.node_id) == (tab, selected), f"{view} changed the details: {tabs.active} {pane.node_id}"
     return screen_text(app).splitlines()

@@ -85,10 +85,10 @@ async def test_the_tree_on_screen_is_the_tree_drawn_afresh_after_every_step_show
         for _ in range(len(app.debuggee.record.passes[0].order)):  # the whole pass: leaves get their ✓ too
             await step(pilot, app)
             assert tree_on_screen(app, tree) == tree_drawn_afresh(tree)
-        app.views.choose("timeline", None)  # the tree hidden while the cursor moves on
+        await app.views.choose("timeline", None)  # the tree hidden while the cursor moves on
         await until_still(pilot)
         for _ in range(2):
             await step(pilot, app)
-        app.views.choose("graph", None)
+        await app.views.choose("graph", None)
         await until_still(pilot)
         assert tree_on_screen(app, tree) == tree_drawn_afresh(tree)

@@ -15,6 +15,7 @@ from graphscope.tui.help_screen import HelpScreen
 from graphscope.tui.node_details import NodeDetails
 from graphscope.tui.tensor_preview import TensorPreview
 from graphscope.tui.view_bar import ViewBar
+from graphscope.tui.views import VIEWS
 from tests.hand_records import mlp_record, nan_record
 from tests.tui.tui_pilot import wait_for, wait_for_notice, wait_for_text
 from tests.tui.tui_screen import screen_text
@@ -427,3 +428,20 @@ async def test_at_the_first_step_the_console_and_passes_hold_only_what_was_known
         await wait_for_text(pilot, "done")
         await wait_for_text(pilot, "over 3 passes")
         assert [str(cell) for cell in app.query_one("#pass-table").get_column_at(0)] == ["0", "1", "2"]
+
+
+async def test_a_view_is_made_when_first_shown_and_kept():
+    """The app starts with the graph view alone (the six others are most of its widgets, and laying out and
+    styling them hidden made a start about a fifth slower); each is made the first time it is chosen."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        switcher = app.query_one("#views")
+        assert [view.id for view in switcher.children] == ["graph"]
+        await pilot.press("v")
+        await wait_for(pilot, lambda: app.views.current == "modules")
+        modules = app.query_one("#modules")
+        assert modules.display and app.focused is modules
+        await pilot.press(*"vvvvvv")
+        await wait_for(pilot, lambda: app.views.current == "graph")
+        assert [view.id for view in switcher.children] == list(VIEWS)
+        assert app.query_one("#modules") is modules  # made once
