@@ -27,6 +27,7 @@ from tests.graphscope_command import ROOT, graphscope
 from tests.hand_records import mlp_record, nan_record
 from tests.hostile.snapshot_mutations import mutated
 from tests.trace.trace_helpers import recorded
+from tests.tui.tui_drawn import press, until_drawn
 
 GRADCHECKED = 12  # nodes gradchecked per accepted file (the first ones: leaves are told apart at once)
 REPLAYED = 12  # the first accepted files of each sample, replayed in the app (the full fuzz; a repeated file once)
@@ -84,12 +85,14 @@ def _read_all(record, context: str) -> None:
 
 
 async def _replay(record, path) -> None:
-    """The app over the record, walked with KEYS: it must not die (run_test raises what killed it)."""
+    """The app over the record, walked with KEYS, each handled and drawn before the next (waiting on the app's
+    state, not a pilot's pauses: half of each replay's time was sleep): it must not die (run_test raises what
+    killed it)."""
     app = GraphscopeApp(Debuggee(record, str(path)))
     async with app.run_test(size=(120, 40)) as pilot:
         for key in KEYS:
-            await pilot.press(key)
-        await pilot.pause()
+            press(app, key)
+            await until_drawn(pilot)
 
 
 def _fuzz(name: str, doc, count: int, tmp_path, replays: int = 0) -> tuple[int, int]:
