@@ -31,8 +31,8 @@ def test_an_array_met_again_shares_one_slot_and_one_work_item():
     table, _, work, (one, grad_mul, grad_w, _) = _written()
     assert [id(a) for _, _, a in work] == [id(one), id(grad_mul), id(grad_w)]
     live = table.live()
-    assert live.grad_output == [0, 1, 0] and live.inputs == [1, 0, 2, -1]
-    assert live.leaf_grad == live.leaf_now == [2] and live.leaf_before == [-1]
+    assert live.grad_output.tolist() == [0, 1, 0] and live.inputs.tolist() == [1, 0, 2, -1]
+    assert live.leaf_grad.tolist() == live.leaf_now.tolist() == [2] and live.leaf_before.tolist() == [-1]
 
 
 def test_steps_are_made_when_read_from_the_filled_slots():

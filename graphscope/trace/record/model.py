@@ -45,7 +45,7 @@ they ran, its summary entries rows of `summaries` or -1 for None):
                                     accumulated into a leaf, what it added, `.grad` before, after
       summaries     SummaryTable    a loaded record's: the snapshot's one table, shared with the nodes
 A Step (and its LeafGrads) is made when read; a recording appends its steps as rows of the same
-columns (`StepTable.live()`, a `LiveSteps` of plain lists, whose summary entries are slots of one
+columns (`StepTable.live()`, a `LiveSteps` of int64 arrays, whose summary entries are slots of one
 list filled in as their batches are computed). Code that reads every step
 (findings, the index, the summary) asks the table (`nonfinite`, `leaf_grads_of`, `leaves`, `until`),
 which reads the columns with NumPy. Passes out of the detail window are rows of `PassHistory`; the

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -186,7 +187,7 @@ def _flagged(
 
 
 class LiveSteps:
-    """A recording's steps as they run: rows appended to plain lists, the columns of StepColumns (a
+    """A recording's steps as they run: rows appended to int64 arrays (`array.array`), the columns of StepColumns (a
     ragged column's rows start at its `_start` entry and end at the next step's, the last step's at
     the column's end, so the last step can still gain grads: one paused in gets them when its
     backward returns), their summary entries slots of `summaries` (NONE for None) that the
@@ -195,21 +196,22 @@ class LiveSteps:
     __slots__ = STEP_COLUMNS
 
     def __init__(self) -> None:
-        self.node: list[int] = []
-        self.grad_output: list[int] = []
-        self.inputs_start: list[int] = []
-        self.inputs: list[int] = []
-        self.leaves_start: list[int] = []
-        self.leaf_node: list[int] = []
-        self.leaf_grad: list[int] = []
-        self.leaf_before: list[int] = []
-        self.leaf_now: list[int] = []
+        # int64 arrays, not lists: a list holds an int object per entry past 256 (36 bytes, not 8)
+        self.node = array("q")
+        self.grad_output = array("q")
+        self.inputs_start = array("q")
+        self.inputs = array("q")
+        self.leaves_start = array("q")
+        self.leaf_node = array("q")
+        self.leaf_grad = array("q")
+        self.leaf_before = array("q")
+        self.leaf_now = array("q")
         self.summaries: list[TensorSummary | None] = []
 
     def __len__(self) -> int:
         return len(self.node)
 
-    def _bounds(self, starts: list[int], end: int, i: int) -> tuple[int, int]:
+    def _bounds(self, starts: array[int], end: int, i: int) -> tuple[int, int]:
         return starts[i], starts[i + 1] if i + 1 < len(starts) else end
 
     def _summary(self, row: int) -> TensorSummary | None:
@@ -318,7 +320,7 @@ class StepTable(HeldRows[Step]):
         """Each step's node id, in order, read without making the Steps."""
         stored = [] if self._columns is None else self._columns.node[: self._rows].tolist()
         if self._live is not None:
-            return stored + self._live.node
+            return stored + self._live.node.tolist()
         return stored + [self._held[i].node for i in range(self._rows, self._count)]
 
     def _held_steps(self) -> list[Step]:
@@ -386,7 +388,7 @@ class StepTable(HeldRows[Step]):
         """The leaves grads were accumulated into, each once, in the order of their first."""
         c = self._columns
         first = [] if c is None else c.leaf_node[np.sort(np.unique(c.leaf_node, return_index=True)[1])].tolist()
-        live = [] if self._live is None else self._live.leaf_node
+        live = [] if self._live is None else self._live.leaf_node.tolist()
         held = [lg.node for st in self._held_steps() for lg in st.leaf_grads]
         return list(dict.fromkeys(first + live + held))
 

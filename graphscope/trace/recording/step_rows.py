@@ -69,17 +69,17 @@ class StepRows:
             arrays += (grad, now, before)  # (`now` before `before`: the batches meet them in the order they always did)
         found = self.slots(arrays)
         rows.grad_output.append(found[0])
-        rows.inputs += found[1:given]
+        rows.inputs.extend(found[1:given])
         if given < len(found):
-            rows.leaf_grad += found[given::3]
-            rows.leaf_now += found[given + 1 :: 3]
-            rows.leaf_before += found[given + 2 :: 3]
+            rows.leaf_grad.extend(found[given::3])
+            rows.leaf_now.extend(found[given + 1 :: 3])
+            rows.leaf_before.extend(found[given + 2 :: 3])
 
     def inputs(self, grad_inputs: Sequence[DeviceArray | None]) -> None:
         """The last step's grads to its inputs, aligned with them (replacing any it had)."""
         inputs = self.rows.inputs
         del inputs[self.rows.inputs_start[-1] :]
-        inputs += self.slots(multiplied(grad_inputs))
+        inputs.extend(self.slots(multiplied(grad_inputs)))
 
     def leaf_grad(self, leaf: int, grad: DeviceArray, before: DeviceArray | None, now: DeviceArray) -> None:
         """A grad the last step accumulated into node `leaf`: the added grad, `.grad` before (None:

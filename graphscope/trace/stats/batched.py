@@ -48,11 +48,13 @@ def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]
     start = 0
     if max(sizes) <= limit:  # every value kept: the figures wait until they are read
         later = LaterFigures(cat, sizes, squares)
+        shapes: dict[tuple[int, ...], tuple[int, ...]] = {}  # one tuple per shape, not one per summary
         for i, (a, n) in enumerate(zip(arrays, sizes)):
             view = cat[start : start + n]
             start += n
             preview = view if n <= PREVIEW_SIZE else view[:PREVIEW_SIZE]
-            append(deferred(a.shape, name, n, preview, view if a.ndim == 1 else view.reshape(a.shape), later, i))
+            shape = shapes.setdefault(a.shape, a.shape)
+            append(deferred(shape, name, n, preview, view if a.ndim == 1 else view.reshape(shape), later, i))
         return out
     sized, starts, offsets = _layout(sizes)
     lows, highs, means, stds, norms, fractions, hist = batch_figures(flat, sized, starts, offsets, squares)
