@@ -20,6 +20,7 @@ class Collector:
         # Whether the script was seen keeping objects frozen: promotion is skipped from then on, without
         # asking again (CPython counts frozen objects one by one: ~50 ms for 500,000, at every pass's end).
         self._frozen_seen = False
+        self._paused = False  # by `pause` (a long taped backward), until `resume`
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -30,16 +31,19 @@ class Collector:
         finally:
             self.promote_young()
 
-    def pause(self) -> bool:
-        """Pause the collector; whether it ran (only then is `resume` to be called)."""
-        enabled = gc.isenabled()
-        gc.disable()
-        return enabled
+    def pause(self) -> None:
+        """Pause the collector until `resume` (left as it is where the script had paused it)."""
+        if gc.isenabled():
+            gc.disable()
+            self._paused = True
 
     def resume(self) -> None:
-        """Promote what was made while paused (`promote_young`) and let the collector run again."""
-        self.promote_young()
-        gc.enable()
+        """Where `pause` paused the collector: promote what was made since (`promote_young`) and let it
+        run again (nothing otherwise: safe to call at any pass's end, or the run's)."""
+        if self._paused:
+            self._paused = False
+            self.promote_young()
+            gc.enable()
 
     def promote_young(self) -> None:
         """Move every object the collector tracks into its oldest generation, unscanned: the record's new

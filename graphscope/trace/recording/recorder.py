@@ -112,7 +112,6 @@ class Recorder(hooks.Observer):
         self._norms: list[tuple[str, float | DeviceArray]] = []
         self._root_array: DeviceArray | None = None
         self._stepping: int | None = None  # the node whose backward is running
-        self._collector_paused = False  # by a long taped backward, until it ends
         self._raised_in: int | None = None  # the node stepped when the last backward raised
         self._sealed = False  # finished for good by `seal`: takes nothing more
         self.notes: list[str] = []  # what the user should hear about the recording
@@ -258,7 +257,7 @@ class Recorder(hooks.Observer):
         j = self._journal
         j.taping = True
         if len(self._pass.order) >= _LONG_BACKWARD:
-            self._collector_paused = self._collector.pause()
+            self._collector.pause()
         return j.tape
 
     def _function_node(self, fn: Function) -> int:
@@ -373,7 +372,7 @@ class Recorder(hooks.Observer):
         # The next forward belongs to the next pass.
         self._journal = self._journals.begin(index + 1, self._next_id)
         self._retention.slide(index)
-        self._resume_collector()
+        self._collector.resume()  # (paused by a long taped backward)
 
     # --- engine events: optimizer (recorded by `self._optimizer` while not sealed) -------------
 
@@ -466,15 +465,8 @@ class Recorder(hooks.Observer):
         self._sealed = True
         return self._finish(exit_code)
 
-    def _resume_collector(self) -> None:
-        """Let the collector run again after a long taped backward paused it (at its end, or at the
-        run's end when a backward was cut short)."""
-        if self._collector_paused:
-            self._collector_paused = False
-            self._collector.resume()
-
     def _finish(self, exit_code: int | None) -> Record:
-        self._resume_collector()
+        self._collector.resume()  # (a backward cut short while paused)
         self._retention.check_held()
         finished(self.record, exit_code)
         return self._flush()

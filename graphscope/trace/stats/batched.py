@@ -53,7 +53,8 @@ def summarize_batch(arrays: list[np.ndarray], limit: int) -> list[TensorSummary]
             view = cat[start : start + n]
             start += n
             preview = view if n <= PREVIEW_SIZE else view[:PREVIEW_SIZE]
-            shape = shapes.setdefault(a.shape, a.shape)
+            shape = a.shape
+            shape = shapes.setdefault(shape, shape)
             append(deferred(shape, name, n, preview, view if a.ndim == 1 else view.reshape(shape), later, i))
         return out
     sized, starts, offsets = _layout(sizes)
