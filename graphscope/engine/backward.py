@@ -275,8 +275,10 @@ def run_backward(root: Tensor, gradient=None, retain_graph=False, create_graph=F
                 entry[1] -= 1
                 if entry[1] == 0 and entry[2] is not None:
                     _finish_leaf(tensor, _multiplied(entry[2]), store, capture, capture_only, leaves_watched)
-            if not retain_graph:
-                node.__dict__.clear()  # free the saved state (Function.release, inlined)
+            if not retain_graph:  # (Function.release, inlined)
+                node.__dict__.clear()
+                node.versions = ()
+                node.output_version = None
                 node.released = True
         if unplanned:
             for tensor, _, g, _ in leaf_uses.values():

@@ -21,21 +21,35 @@ next_seq = itertools.count().__next__
 class Function:
     """A primitive op: `forward` on raw arrays, `backward` beside it; an instance is one graph node.
 
-    Attributes set on `self` in `forward` are the node's saved state, freed after backward
-    (the instance `__dict__`); the slots below are the node's place in the graph.
+    Attributes set on `self` in `forward` are the node's saved state, freed after backward (the
+    instance `__dict__`, which only the rarely set defaults below join); the slots below are the
+    node's place in the graph and the versions its backward checks, kept out of the state so that
+    a recorder's copy of it does not keep them alive.
     """
 
     # seq: creation order, which is a topological order (a node's inputs exist before it).
     # replaces: for an in-place node, the node it took over its tensor from (see `producer`).
-    __slots__ = ("inputs", "needs_input_grad", "seq", "replaces", "__dict__", "__weakref__")
+    # versions: (input position, its version at forward) for the inputs backward reads.
+    # output_version: (the output's version counter, its version at forward), when backward reads the output.
+    __slots__ = (
+        "inputs",
+        "needs_input_grad",
+        "seq",
+        "replaces",
+        "versions",
+        "output_version",
+        "__dict__",
+        "__weakref__",
+    )
     inputs: tuple[Any, ...]  # forward's arguments: Tensors, and the numbers and arrays between them
     needs_input_grad: list[bool] | tuple[bool, ...]
     seq: int
     replaces: Function | None
+    versions: tuple[tuple[int, int], ...] | list[tuple[int, int]]
+    output_version: tuple[list[int], int] | None
 
     op: ClassVar[str] = "function"
     # Rarely changed per-node state lives in the instance dict only when set; these are defaults.
-    versions: tuple[tuple[int, int], ...] = ()  # (input position, its version at forward) for the inputs backward reads
     pre_hooks: list[Callable[..., Any]] | None = None  # tensor hooks on this node's output (register_hook, retain_grad)
     released = False  # saved state freed by a backward without retain_graph
     # Positions of the inputs whose arrays `backward` reads, so whose version counter is checked
@@ -45,8 +59,6 @@ class Function:
     # Whether `backward` reads the node's own output (exp, tanh, softmax, ...): an in-place change
     # of the output tensor then makes backward refuse, as it does for a read input.
     saves_output = False
-    # (the output's version counter, its version at forward), when saved
-    output_version: tuple[list[int], int] | None = None
     # The derivative rule its backward applies, in plain Unicode for a learner ("d(a·b)/da = b");
     # a fused op says what it fuses. The recorder copies it into the record once per class.
     rule: ClassVar[str] = ""
@@ -119,10 +131,11 @@ class Function:
                 if isinstance(a, Tensor):
                     versions.append((i, a._vc[0]))
             fn.versions = versions
+        else:
+            fn.versions = ()
         result.requires_grad = True
         result.grad_fn = fn
-        if fn.saves_output:
-            fn.output_version = (result._vc, 0)
+        fn.output_version = (result._vc, 0) if fn.saves_output else None
         if observers:
             announce_node_created(fn, args, result)
         return result
@@ -189,6 +202,13 @@ class Function:
             else:
                 edges.append((None, 0))
         return grad_fn_names.next_functions(self, tuple(edges))
+
+    def release(self) -> None:
+        """Free what backward needed (a backward without retain_graph ran): the saved state and the
+        versions it checked; a second backward through the node then refuses."""
+        self.__dict__.clear()
+        self.versions, self.output_version = (), None
+        self.released = True
 
     def saved_arrays(self) -> dict:
         """The arrays this node keeps for its backward, by name (empty once released)."""

@@ -192,3 +192,21 @@ def test_a_one_thread_observer_gets_no_tape_from_another_thread():
         worker.start()
         worker.join()
     assert observer.asked == 0 and observer.tape == [] and observer.others == 1
+
+
+def test_a_tape_step_holds_what_its_node_saved_and_nothing_of_the_engines():
+    """A step's state is the node's instance dict: what forward saved, not the versions backward checks
+    (those are the node's and go when backward frees it). A copy that held them kept them alive to the
+    pass's end, ~100 bytes a step: on a 100,000-op chain, 4% of its recorded peak RSS."""
+    x = gs.ones(8, requires_grad=True)
+    y = x * 1.5  # saves its input (checked against its version)
+    z = y.tanh()  # saves its output (checked against its version)
+    journaling = Journaling()
+    with hooks.observe(journaling):
+        z.sum().backward()
+    states = {type(node).__name__: state for node, _, _, state in journaling.tape}
+    assert set(states["Mul"]) == {"a", "b"}
+    assert set(states["Tanh"]) == {"out"}
+    assert states["Tanh"]["out"] is z.array
+    for node, *_ in journaling.tape:
+        assert node.released and node.versions == () and node.output_version is None

@@ -155,6 +155,7 @@ class Function:
         node.inputs = args
         node.needs_input_grad = needs
         node.seq = next_seq()
+        node.versions, node.output_version = (), None  # (a custom backward's reads are its ctx's to check)
         if any(output is a for a in args):
             output = wrap(output.array)
         output.grad_fn = node

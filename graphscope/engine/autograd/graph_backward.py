@@ -67,8 +67,7 @@ def run_graph_backward(root: Tensor, gradient, retain_graph: bool, capture_only,
                     if entry[1] == 0 and entry[2] is not None:
                         _finish_leaf(tensor, entry[2], capture, capture_only, leaves_watched)
                 if not retain_graph:
-                    node.__dict__.clear()  # free the saved state (Function.release, inlined)
-                    node.released = True
+                    node.release()
         finally:
             if watching:
                 announce("backward_ended", root)
