@@ -7,6 +7,8 @@ row is an observer that ignores every event: the engine's own cost of announcing
 every recording pays before doing anything. The "default + step gate" row adds the session's
 StepGate, running on (no breakpoint), as `graphscope run` (headless or not) installs it: the gate
 hears every op and backward step, so the engine calls the recorder per step instead of taping.
+The "first pass only" row is `--keep first=1`, the least a user can ask to keep: no target of its
+own, but it should cost no more than the default (it once held every step's optimizer copies).
 
 BLAS runs on one thread unless --blas-threads says otherwise: on a shared machine a
 multi-threaded BLAS contending with other processes makes single runs swing tenfold.
@@ -134,6 +136,7 @@ def main() -> None:
         ("silent observer", "silent"),
         ("default policy", Policy()),
         ("default + step gate", "gate"),
+        ("first pass only", Policy(keep_first=1, keep_last=0)),
         ("every pass", Policy.every_pass()),
     ]
     targets = {

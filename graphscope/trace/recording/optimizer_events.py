@@ -28,7 +28,7 @@ from ..record.tensor_summary import TensorSummary
 from ..stats.device import DeviceArray
 from ..stats.summarize import Summarized
 from .journal import Journals
-from .keeping import Policy
+from .keeping import Pins, Policy
 from .leaves import LeafEntry, Leaves
 from .summary_work import StateWork, WorkItem
 from .training_series import TrainingRecording
@@ -78,8 +78,10 @@ class OptimizerRecording:
         journals: Journals,
         keep: Callable[[DeviceArray], DeviceArray],
         training: TrainingRecording,
+        pins: Pins,
     ) -> None:
         self._record = record
+        self._pins = pins
         # The recorder made record.optimizer an OptimizerHistory (Record says only a list).
         self._history = cast(OptimizerHistory, record.optimizer)
         self._keep_first = policy.keep_first
@@ -90,6 +92,10 @@ class OptimizerRecording:
         self._training = training  # each step's update ratios, for every pass
         # pass index -> its events' Saw and Stepped copies, until kept or dropped
         self._pending: dict[int, list[Saw | Stepped]] = {}
+        # The last pass that left the detail window: an event of it (its optimizer step, when the window
+        # keeps no last passes) is a row from the start. Passes leave in order, so a pass at or before
+        # it that is not kept for good has left too.
+        self._dropped = -1
         # id(optimizer) -> (pass index, [(row, [(param, leaf, copy before)], its group's lr)]) while it steps
         self._open_steps: dict[
             int, tuple[int, list[tuple[int, list[tuple[Tensor, LeafEntry, DeviceArray]], float]]]
@@ -231,6 +237,7 @@ class OptimizerRecording:
             if passed == index:
                 events.compact(position, drop_params=True)
         self._pending.pop(index, None)
+        self._dropped = max(self._dropped, index)
 
     def work(self, before: int) -> tuple[list[WorkItem], list[DeviceArray], list[StateWork]]:
         """The pending events of passes before `before` as ParamChanges in the record, and the
@@ -299,7 +306,9 @@ class OptimizerRecording:
 
     def _pend(self, index: int, entry: Saw | Stepped) -> None:
         """Keep an event's copies (a Saw or Stepped) to turn into ParamChanges with the next pass
-        put into the record, or at a flush."""
+        put into the record, or at a flush; none for a pass that left the detail window (its row is all)."""
+        if index <= self._dropped and not self._pins.for_good(index):
+            return
         pending = self._pending.get(index)
         if pending is None:
             self._pending[index] = [entry]

@@ -98,7 +98,7 @@ class Recorder(hooks.Observer):
         captured = CapturedValues(self.record, policy.memory_budget)
         self._training = training = TrainingRecording(self.record)
         self._optimizer = optimizer = OptimizerRecording(
-            self.record, policy, leaves, names, journals, self._keep, training
+            self.record, policy, leaves, names, journals, self._keep, training, pins
         )
         batches = SummaryBatches(self.record, policy, leaves, optimizer, pins, captured)
         self._collector = collector = Collector()
